@@ -1,0 +1,162 @@
+/* backend_cpu.c — the CPU backend: the GPU's tiled algorithm on host threads.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ *
+ * C = A·B is computed as the row-major product Cᵀ = Bᵀ·Aᵀ on the row-major readings of the
+ * untouched column-major buffers, panel by panel as the plan cuts it, block tile by block tile
+ * within a panel (one OpenMP task per tile).  The per-type kernel is written once, in
+ * backend_cpu_tile.h, and instantiated below for float, double and their complex pairs.
+ *
+ * Bitwise reproducibility: every element of C is accumulated in its own element type, starting
+ * from zero, one product at a time in increasing k; neither the tile nor the panel an element
+ * falls in, nor the thread that computes it, changes that sequence.  So results do not depend on
+ * the panel limit or the thread count.
+ */
+#include <stdint.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "backend.h"
+#include "tilemm.h"
+
+/* The largest block tile (rows and columns of Cᵀ, and real k depth) the local buffers hold.
+ * Three 64×64 double tiles are 96 KiB of stack per thread, 128 KiB for complex double (whose
+ * depth is halved); every platform's default thread stack (512 KiB and up) has room. */
+#define CPU_TILE_MAX 64
+
+/* Rows of Cᵀ per register block of the micro-kernel (halved for complex). */
+#define CPU_ROW_BLOCK 4
+
+/* The operands of one panel, as the kernels read them. */
+typedef struct {
+  tilemm_matrix bt;   /* Bᵀ: n_panel × k */
+  tilemm_matrix at;   /* Aᵀ: k × m_panel */
+  tilemm_matrix ct;   /* Cᵀ: n_panel × m_panel */
+  int64_t tile_rows, tile_cols, tile_depth;
+  int threads;
+} cpu_operands;
+
+static int64_t ceil_div (int64_t a, int64_t b)
+{
+  return (a + b - 1) / b;
+}
+
+static int round_up (int value, int multiple)
+{
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+#define TILE_REAL float
+#define TILE_PARTS 1
+#define TILE_SUFFIX s
+#include "backend_cpu_tile.h"
+
+#define TILE_REAL double
+#define TILE_PARTS 1
+#define TILE_SUFFIX d
+#include "backend_cpu_tile.h"
+
+#define TILE_REAL float
+#define TILE_PARTS 2
+#define TILE_SUFFIX c
+#include "backend_cpu_tile.h"
+
+#define TILE_REAL double
+#define TILE_PARTS 2
+#define TILE_SUFFIX z
+#include "backend_cpu_tile.h"
+
+/* Whether the plan's tiles fit the fixed local buffers (CPU_TILE_MAX is a multiple of every
+ * register block, so a tile that fits also fits once padded to whole blocks). */
+static int cpu_tiles_fit (const tilemm_plan *plan)
+{
+  const int depth_max = CPU_TILE_MAX / (tilemm_type_is_complex (plan->type) ? 2 : 1);
+  return plan->tile_rows >= 1 && plan->tile_rows <= CPU_TILE_MAX && plan->tile_cols >= 1
+         && plan->tile_cols <= CPU_TILE_MAX && plan->tile_depth >= 1
+         && plan->tile_depth <= depth_max;
+}
+
+static int cpu_threads (const tilemm_plan *plan)
+{
+  if (plan->threads > 0)
+    return plan->threads;
+#ifdef _OPENMP
+  return omp_get_max_threads ();
+#else
+  return 1;
+#endif
+}
+
+/* The operands of one panel: sub-views of A, B and C (the guide's GetSubMatrix), read row-major.
+ * Panel (row, col, rows, cols) of Cᵀ is C(col…, row…) = A(col…, :) · B(:, row…). */
+static cpu_operands cpu_panel_operands (const tilemm_plan *plan, const tilemm_panel *panel,
+                                        const tilemm_view *a, const tilemm_view *b,
+                                        const tilemm_view *c)
+{
+  const tilemm_view a_panel = tilemm_view_sub (a, panel->col, 0, panel->cols, plan->k);
+  const tilemm_view b_panel = tilemm_view_sub (b, 0, panel->row, plan->k, panel->rows);
+  const tilemm_view c_panel = tilemm_view_sub (c, panel->col, panel->row, panel->cols, panel->rows);
+  cpu_operands op;
+  op.bt = tilemm_row_major_reading (&b_panel);
+  op.at = tilemm_row_major_reading (&a_panel);
+  op.ct = tilemm_row_major_reading (&c_panel);
+  op.tile_rows = plan->tile_rows;
+  op.tile_cols = plan->tile_cols;
+  op.tile_depth = plan->tile_depth;
+  op.threads = cpu_threads (plan);
+  return op;
+}
+
+static void cpu_run_panel (tilemm_type type, const cpu_operands *op)
+{
+  switch (type)
+    {
+    case TILEMM_SINGLE:
+      cpu_panel_s (op);
+      break;
+    case TILEMM_DOUBLE:
+      cpu_panel_d (op);
+      break;
+    case TILEMM_COMPLEX_SINGLE:
+      cpu_panel_c (op);
+      break;
+    case TILEMM_COMPLEX_DOUBLE:
+      cpu_panel_z (op);
+      break;
+    default:
+      break;   /* unreachable: tilemm_cpu_multiply checked the type */
+    }
+}
+
+tilemm_status tilemm_cpu_multiply (const tilemm_plan *plan, const tilemm_view *a,
+                                   const tilemm_view *b, const tilemm_view *c, tilemm_error *err)
+{
+  if ((int) plan->type < 0 || plan->type >= TILEMM_NTYPES)
+    return tilemm_error_set (err, TILEMM_ETYPE, "cpu backend: unknown element type %d",
+                             (int) plan->type);
+  if (!cpu_tiles_fit (plan))
+    return tilemm_error_set (err, TILEMM_EINVAL,
+                             "cpu backend: tile %dx%dx%d does not fit the %dx%d local buffers "
+                             "(depth at most %d for %s)",
+                             plan->tile_rows, plan->tile_cols, plan->tile_depth, CPU_TILE_MAX,
+                             CPU_TILE_MAX,
+                             CPU_TILE_MAX / (tilemm_type_is_complex (plan->type) ? 2 : 1),
+                             tilemm_type_name (plan->type));
+  if (plan->panel_rows < 1 || plan->panel_cols < 1)
+    return tilemm_error_set (err, TILEMM_EINVAL, "cpu backend: empty panels (%lld x %lld)",
+                             (long long) plan->panel_rows, (long long) plan->panel_cols);
+
+  const int64_t npanels = tilemm_plan_panel_count (plan);
+  for (int64_t i = 0; i < npanels; i++)
+    {
+      tilemm_panel panel;
+      if (!tilemm_plan_panel (plan, i, &panel))
+        return tilemm_error_set (err, TILEMM_EINVAL, "cpu backend: panel %lld of %lld missing",
+                                 (long long) i, (long long) npanels);
+      const cpu_operands op = cpu_panel_operands (plan, &panel, a, b, c);
+      cpu_run_panel (plan->type, &op);
+    }
+  return tilemm_error_set (err, TILEMM_OK, NULL);
+}

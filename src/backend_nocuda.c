@@ -1,0 +1,56 @@
+/* backend_nocuda.c — the CUDA backend of a build without CUDA: every call answers TILEMM_ENOGPU,
+ * so hosts need no #ifdef and "auto" quietly falls back.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#include "backend.h"
+
+static const char not_built[] =
+  "this tilemm was built without CUDA; reinstall it where the CUDA toolkit is found "
+  "(nvcc on PATH, in /usr/local/cuda, or named by CUDA_HOME or NVCC)";
+
+tilemm_status tilemm_cuda_probe (tilemm_error *err)
+{
+  return tilemm_error_set (err, TILEMM_ENOGPU, "%s", not_built);
+}
+
+int tilemm_cuda_device_count (void)
+{
+  return 0;
+}
+
+tilemm_status tilemm_cuda_device_info (int index, tilemm_device_info *info, tilemm_error *err)
+{
+  (void) index;
+  (void) info;
+  return tilemm_error_set (err, TILEMM_ENOGPU, "%s", not_built);
+}
+
+int tilemm_cuda_current_device (void)
+{
+  return -1;
+}
+
+tilemm_status tilemm_cuda_multiply (const tilemm_plan *plan, const tilemm_view *a,
+                                    const tilemm_view *b, const tilemm_view *c, tilemm_error *err)
+{
+  (void) plan;
+  (void) a;
+  (void) b;
+  (void) c;
+  return tilemm_error_set (err, TILEMM_ENOGPU, "%s", not_built);
+}
+
+void tilemm_cuda_release (void)
+{
+}
+
+size_t tilemm_cuda_bytes_held (void)
+{
+  return 0;
+}
+
+int tilemm_cuda_built (void)
+{
+  return 0;
+}

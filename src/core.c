@@ -1,0 +1,67 @@
+/* core.c — the one entry point: check the operands, then run the plan's backend.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#include "backend.h"
+#include "tilemm.h"
+
+#ifndef TILEMM_VERSION
+#error "TILEMM_VERSION must be defined by the build (-DTILEMM_VERSION=x.y.z, read from DESCRIPTION)"
+#endif
+
+/* Given bare (-DTILEMM_VERSION=0.1.0) so no layer of quoting between make, mkoctfile and nvcc
+ * can eat it; stringised here. */
+#define TILEMM_STRINGISE_(x) #x
+#define TILEMM_STRINGISE(x) TILEMM_STRINGISE_ (x)
+
+const char *tilemm_version (void)
+{
+  return TILEMM_STRINGISE (TILEMM_VERSION);
+}
+
+int tilemm_openmp_built (void)
+{
+#ifdef _OPENMP
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+tilemm_status tilemm_check_operands (const tilemm_plan *plan, const tilemm_view *a,
+                                     const tilemm_view *b, const tilemm_view *c)
+{
+  if (!plan || !a || !b || !c)
+    return TILEMM_EINVAL;
+  tilemm_status status;
+  if ((status = tilemm_view_check (a)) != TILEMM_OK || (status = tilemm_view_check (b)) != TILEMM_OK
+      || (status = tilemm_view_check (c)) != TILEMM_OK)
+    return status;
+  if (plan->m > 0 && plan->n > 0 && (plan->panel_rows < 1 || plan->panel_cols < 1))
+    return TILEMM_EINVAL; /* a plan whose panels cover nothing would leave C unwritten */
+  if (a->type != plan->type || b->type != plan->type || c->type != plan->type)
+    return TILEMM_ETYPE;
+  if (a->rows != plan->m || a->cols != plan->k || b->rows != plan->k || b->cols != plan->n
+      || c->rows != plan->m || c->cols != plan->n)
+    return TILEMM_ESHAPE;
+  return TILEMM_OK;
+}
+
+tilemm_status tilemm_multiply (const tilemm_plan *plan, const tilemm_view *a, const tilemm_view *b,
+                               const tilemm_view *c, tilemm_error *err)
+{
+  tilemm_status status = tilemm_check_operands (plan, a, b, c);
+  if (status != TILEMM_OK)
+    return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+  if (plan->m == 0 || plan->n == 0)
+    return tilemm_error_set (err, TILEMM_OK, NULL);
+  switch (plan->backend)
+    {
+    case TILEMM_BACKEND_CPU:
+      return tilemm_cpu_multiply (plan, a, b, c, err);
+    case TILEMM_BACKEND_CUDA:
+      return tilemm_cuda_multiply (plan, a, b, c, err);
+    default:
+      return tilemm_error_set (err, TILEMM_EBACKEND, "unknown backend %d", (int) plan->backend);
+    }
+}

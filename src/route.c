@@ -1,0 +1,74 @@
+/* route.c — the rules of Octave's `*` as small pure functions: what a product means, which
+ * operands our kernels take and how, and what everything else is handed back to.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ *
+ * The rows this must agree with are measured in shared/docs/octave-semantics.md.  Whatever our
+ * kernels do not compute (scalars, integers, sparse, N-D, non-numeric classes) is delegated to
+ * the built-in mtimes unchanged, so its answer and its error are exactly `*`'s.
+ */
+#include "tilemm.h"
+
+static int class_is_kernel_input (tilemm_class cls)
+{
+  return cls == TILEMM_CLASS_DOUBLE || cls == TILEMM_CLASS_SINGLE || cls == TILEMM_CLASS_LOGICAL
+         || cls == TILEMM_CLASS_CHAR;
+}
+
+static int operand_is_delegated (const tilemm_operand *x)
+{
+  return !class_is_kernel_input (x->cls) || x->is_sparse || x->ndims > 2
+         || (x->rows == 1 && x->cols == 1);
+}
+
+/* "single wins; logical and char give double" */
+static tilemm_class result_class (const tilemm_operand *a, const tilemm_operand *b)
+{
+  return (a->cls == TILEMM_CLASS_SINGLE || b->cls == TILEMM_CLASS_SINGLE) ? TILEMM_CLASS_SINGLE
+                                                                          : TILEMM_CLASS_DOUBLE;
+}
+
+static tilemm_operand_use operand_use (const tilemm_operand *x, tilemm_class cls, int make_complex)
+{
+  if (make_complex)
+    return TILEMM_OPERAND_TO_COMPLEX;
+  return x->cls == cls ? TILEMM_OPERAND_AS_IS : TILEMM_OPERAND_TO_RESULT;
+}
+
+tilemm_route tilemm_route_decide (const tilemm_operand *a, const tilemm_operand *b)
+{
+  tilemm_route route = { 0 };
+  route.action = TILEMM_ROUTE_DELEGATE;
+  if (operand_is_delegated (a) || operand_is_delegated (b))
+    return route;
+
+  route.m = a->rows;
+  route.k = a->cols;
+  route.n = b->cols;
+  if (a->cols != b->rows)
+    {
+      route.action = TILEMM_ROUTE_NONCONFORMANT;
+      return route;
+    }
+
+  route.result_class = result_class (a, b);
+  route.result_complex = a->is_complex || b->is_complex;
+  const int single = route.result_class == TILEMM_CLASS_SINGLE;
+
+  if (route.m == 0 || route.n == 0)
+    route.action = TILEMM_ROUTE_EMPTY;
+  else if (route.k == 0)
+    route.action = TILEMM_ROUTE_ZEROS;
+  else
+    route.action = TILEMM_ROUTE_COMPUTE;
+
+  /* complex·real is a real product on A's interleaved data; real·complex has no such reading
+   * (B's real parts are two elements apart), so A is made complex there. */
+  route.a_as_pairs = a->is_complex && !b->is_complex;
+  const int complex_kernel = route.result_complex && !route.a_as_pairs;
+  route.compute_type = complex_kernel ? (single ? TILEMM_COMPLEX_SINGLE : TILEMM_COMPLEX_DOUBLE)
+                                      : (single ? TILEMM_SINGLE : TILEMM_DOUBLE);
+  route.use_a = operand_use (a, route.result_class, complex_kernel && !a->is_complex);
+  route.use_b = operand_use (b, route.result_class, complex_kernel && !b->is_complex);
+  return route;
+}

@@ -1,0 +1,643 @@
+/* tilemm.c — the mex gateway: C = tilemm (A, B, "option", value, ...), a drop-in for A * B.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ *
+ * Thin glue: read classes and sizes, parse the options, ask the core's route what `*` means,
+ * delegate what our kernels do not compute to the built-in mtimes (so its answers and errors are
+ * exactly `*`'s), wrap the data in views, run the plan, and turn a status into an error with a
+ * "tilemm:<reason>" identifier.  The BIST blocks at the end of this file are the package's Octave
+ * tests; `pkg install` extracts them, and the build appends them to the help file tilemm.m.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "mex_common.h"
+
+typedef enum { BACKEND_AUTO, BACKEND_CPU, BACKEND_GPU } backend_choice;
+
+typedef struct {
+  backend_choice backend;
+  size_t max_device_bytes;   /* 0: no limit */
+} options;
+
+static const char usage[] = "usage: C = tilemm (A, B) or tilemm (A, B, \"backend\", NAME, ...)";
+
+/* ------------------------------------------------------------------ options */
+
+/* Copies a char row vector into buf; 0 if the array is not one or is too long. */
+static int get_string (const mxArray *arg, char *buf, size_t len)
+{
+  if (!mxIsChar (arg) || mxGetNumberOfDimensions (arg) != 2 || mxGetM (arg) > 1
+      || mxGetNumberOfElements (arg) >= len)
+    return 0;
+  return mxGetString (arg, buf, (mwSize) len) == 0;
+}
+
+static int equals_ignoring_case (const char *a, const char *b)
+{
+  for (; *a && *b; a++, b++)
+    {
+      char x = *a >= 'A' && *a <= 'Z' ? (char) (*a - 'A' + 'a') : *a;
+      if (x != *b)
+        return 0;
+    }
+  return *a == *b;
+}
+
+static backend_choice parse_backend (const mxArray *value)
+{
+  static const struct {
+    const char *name;
+    backend_choice choice;
+  } names[] = { { "auto", BACKEND_AUTO }, { "cpu", BACKEND_CPU }, { "gpu", BACKEND_GPU } };
+  char buf[16];
+  if (get_string (value, buf, sizeof buf))
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+      if (equals_ignoring_case (buf, names[i].name))
+        return names[i].choice;
+  mexErrMsgIdAndTxt ("tilemm:badoption",
+                     "option \"backend\" must be \"auto\", \"cpu\" or \"gpu\"");
+  return BACKEND_AUTO;
+}
+
+static size_t parse_byte_count (const mxArray *value, const char *name)
+{
+  if (!mxIsNumeric (value) || mxIsComplex (value) || mxGetNumberOfElements (value) != 1
+      || mxIsSparse (value))
+    mexErrMsgIdAndTxt ("tilemm:badoption", "option \"%s\" must be a real scalar", name);
+  double bytes = mxGetScalar (value);
+  if (!(bytes >= 0) || bytes != bytes || bytes > 9.0e18 || bytes != (double) (long long) bytes)
+    mexErrMsgIdAndTxt ("tilemm:badoption",
+                       "option \"%s\" must be a whole number of bytes >= 0 (0: no limit)",
+                       name);
+  return (size_t) bytes;
+}
+
+static options parse_options (int nopt, const mxArray *opt[])
+{
+  options o = { BACKEND_AUTO, 0 };
+  if (nopt % 2 != 0)
+    mexErrMsgIdAndTxt ("tilemm:badoption",
+                       "options come in name, value pairs; %s", usage);
+  for (int i = 0; i < nopt; i += 2)
+    {
+      char name[32];
+      if (!get_string (opt[i], name, sizeof name))
+        mexErrMsgIdAndTxt ("tilemm:badoption",
+                           "option %d: the name must be a string such as \"backend\"",
+                           i / 2 + 1);
+      if (equals_ignoring_case (name, "backend"))
+        o.backend = parse_backend (opt[i + 1]);
+      else if (equals_ignoring_case (name, "max_device_bytes"))
+        o.max_device_bytes = parse_byte_count (opt[i + 1], "max_device_bytes");
+      else
+        mexErrMsgIdAndTxt ("tilemm:badoption",
+                           "unknown option \"%s\"; known options: \"backend\", "
+                           "\"max_device_bytes\"",
+                           name);
+    }
+  return o;
+}
+
+/* ------------------------------------------------------------------ operands */
+
+static tilemm_class class_of (const mxArray *x)
+{
+  switch (mxGetClassID (x))
+    {
+    case mxDOUBLE_CLASS:
+      return TILEMM_CLASS_DOUBLE;
+    case mxSINGLE_CLASS:
+      return TILEMM_CLASS_SINGLE;
+    case mxLOGICAL_CLASS:
+      return TILEMM_CLASS_LOGICAL;
+    case mxCHAR_CLASS:
+      return TILEMM_CLASS_CHAR;
+    case mxINT8_CLASS:
+    case mxUINT8_CLASS:
+    case mxINT16_CLASS:
+    case mxUINT16_CLASS:
+    case mxINT32_CLASS:
+    case mxUINT32_CLASS:
+    case mxINT64_CLASS:
+    case mxUINT64_CLASS:
+      return TILEMM_CLASS_INTEGER;
+    default:
+      return TILEMM_CLASS_OTHER;
+    }
+}
+
+static tilemm_operand describe (const mxArray *x)
+{
+  tilemm_operand d;
+  d.cls = class_of (x);
+  d.is_complex = mxIsComplex (x) ? 1 : 0;
+  d.is_sparse = mxIsSparse (x) ? 1 : 0;
+  d.ndims = (int) mxGetNumberOfDimensions (x);
+  d.rows = (int64_t) mxGetM (x);
+  d.cols = (int64_t) mxGetN (x);
+  return d;
+}
+
+static mxClassID mx_class (tilemm_class cls)
+{
+  return cls == TILEMM_CLASS_SINGLE ? mxSINGLE_CLASS : mxDOUBLE_CLASS;
+}
+
+/* Returns x converted as the route asks; a new array (to destroy) or x itself. */
+static mxArray *prepare_operand (const mxArray *x, tilemm_operand_use use, tilemm_class cls)
+{
+  if (use == TILEMM_OPERAND_AS_IS)
+    return (mxArray *) x;
+  mxArray *converted = NULL;
+  mxArray *in = (mxArray *) x;
+  mexCallMATLAB (1, &converted, 1, &in, cls == TILEMM_CLASS_SINGLE ? "single" : "double");
+  if (use == TILEMM_OPERAND_TO_COMPLEX)
+    {
+      mxArray *made = NULL;
+      mexCallMATLAB (1, &made, 1, &converted, "complex");
+      mxDestroyArray (converted);
+      converted = made;
+    }
+  return converted;
+}
+
+/* The data: real values, or interleaved (re, im) pairs.  mxGetData is the documented accessor for
+ * both in the interleaved API (Octave 7's mxGetComplexSingles rejects single complex inputs). */
+static void *data_of (const mxArray *x)
+{
+  return mxGetData (x);
+}
+
+/* ------------------------------------------------------------------ result */
+
+/* An uninitialised m×n result.  Octave 7's interleaved mxCreate*NumericMatrix gives a complex
+ * array a buffer sized for a real one (half of what it needs), so under Octave a complex result
+ * is created m×2n and then given n columns: its buffer then holds exactly the 2·m·n values.
+ * (Where the allocation is right, the unused half is never touched and costs no page.) */
+static mxArray *create_result (int64_t m, int64_t n, tilemm_class cls, int is_complex)
+{
+#ifndef MATLAB_MEX_FILE
+  if (is_complex)
+    {
+      mxArray *c = mxCreateUninitNumericMatrix ((mwSize) m, (mwSize) (2 * n), mx_class (cls),
+                                                mxCOMPLEX);
+      mxSetN (c, (mwSize) n);
+      return c;
+    }
+#endif
+  return mxCreateUninitNumericMatrix ((mwSize) m, (mwSize) n, mx_class (cls),
+                                      is_complex ? mxCOMPLEX : mxREAL);
+}
+
+/* `*` gives a real result when every imaginary part is zero: so do we. */
+static mxArray *narrow_if_real (mxArray *c)
+{
+  const size_t count = mxGetNumberOfElements (c);
+  const int single = mxIsSingle (c);
+  const float *fs = single ? (const float *) mxGetData (c) : NULL;
+  const double *ds = single ? NULL : (const double *) mxGetData (c);
+  for (size_t i = 0; i < count; i++)
+    if (single ? fs[2 * i + 1] != 0.0f : ds[2 * i + 1] != 0.0)
+      return c;
+  mxArray *real = mxCreateUninitNumericMatrix (mxGetM (c), mxGetN (c), mxGetClassID (c), mxREAL);
+  if (single)
+    {
+      float *out = (float *) mxGetData (real);
+      for (size_t i = 0; i < count; i++)
+        out[i] = fs[2 * i];
+    }
+  else
+    {
+      double *out = (double *) mxGetData (real);
+      for (size_t i = 0; i < count; i++)
+        out[i] = ds[2 * i];
+    }
+  mxDestroyArray (c);
+  return real;
+}
+
+/* ------------------------------------------------------------------ backend */
+
+/* Picks the backend; returns 0 when "auto" has no GPU and the product goes to mtimes. */
+static int choose_backend (backend_choice choice, tilemm_backend *backend)
+{
+  tilemm_error err = { TILEMM_OK, "" };
+  switch (choice)
+    {
+    case BACKEND_CPU:
+      *backend = TILEMM_BACKEND_CPU;
+      return 1;
+    case BACKEND_GPU:
+      if (tilemm_cuda_probe (&err) != TILEMM_OK)
+        tilemm_mex_fail (TILEMM_ENOGPU, &err);
+      *backend = TILEMM_BACKEND_CUDA;
+      return 1;
+    default:
+      if (tilemm_cuda_probe (&err) != TILEMM_OK)
+        return 0;
+      *backend = TILEMM_BACKEND_CUDA;
+      return 1;
+    }
+}
+
+static void delegate_to_mtimes (mxArray *plhs[], const mxArray *a, const mxArray *b)
+{
+  mxArray *args[2] = { (mxArray *) a, (mxArray *) b };
+  mexCallMATLAB (1, plhs, 2, args, "mtimes");
+}
+
+/* Runs the product on prepared operands into a fresh uninitialised result. */
+static mxArray *compute (const tilemm_route *route, tilemm_backend backend, const options *o,
+                         const mxArray *a, const mxArray *b)
+{
+  tilemm_type type = route->compute_type;
+  int64_t m = route->m;
+  int64_t a_stride = route->m;
+  if (route->a_as_pairs)
+    {
+      /* A's (re, im) pairs read as a real (2m)×k matrix; C's likewise as (2m)×n. */
+      m *= 2;
+      a_stride *= 2;
+    }
+  mxArray *c = create_result (route->m, route->n, route->result_class, route->result_complex);
+  tilemm_view va, vb, vc;
+  tilemm_error err = { TILEMM_OK, "" };
+  tilemm_limits limits = { o->max_device_bytes };
+  tilemm_plan plan;
+  tilemm_status status = tilemm_view_init (&va, type, m, route->k, a_stride, data_of (a));
+  if (status == TILEMM_OK)
+    status = tilemm_view_init (&vb, type, route->k, route->n, route->k, data_of (b));
+  if (status == TILEMM_OK)
+    status = tilemm_view_init (&vc, type, m, route->n, m, data_of (c));
+  if (status == TILEMM_OK)
+    status = tilemm_plan_make (&plan, backend, type, m, route->n, route->k, &limits);
+  if (status == TILEMM_OK)
+    status = tilemm_multiply (&plan, &va, &vb, &vc, &err);
+  if (status != TILEMM_OK)
+    {
+      mxDestroyArray (c);
+      tilemm_mex_fail (status, &err);
+    }
+  return route->result_complex ? narrow_if_real (c) : c;
+}
+
+void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+  tilemm_mex_register_cleanup ();
+  if (nlhs > 1)
+    mexErrMsgIdAndTxt ("tilemm:nargout", "one output only; %s", usage);
+  if (nrhs < 2)
+    mexErrMsgIdAndTxt ("tilemm:nargin", "two matrices needed; %s", usage);
+  const mxArray *a = prhs[0], *b = prhs[1];
+  const options o = parse_options (nrhs - 2, prhs + 2);
+  const tilemm_operand da = describe (a), db = describe (b);
+  const tilemm_route route = tilemm_route_decide (&da, &db);
+  tilemm_backend backend = TILEMM_BACKEND_CPU;
+
+  switch (route.action)
+    {
+    case TILEMM_ROUTE_DELEGATE:
+    case TILEMM_ROUTE_NONCONFORMANT:
+      /* mtimes raises the nonconformant error itself: its very id and message, which a mex
+       * error could not give (Octave prefixes those with the function's name). */
+      delegate_to_mtimes (plhs, a, b);
+      return;
+    case TILEMM_ROUTE_EMPTY:
+    case TILEMM_ROUTE_ZEROS:
+      /* A created numeric matrix is zero-filled: the answer for k = 0, and empty otherwise. */
+      plhs[0] = mxCreateNumericMatrix ((mwSize) route.m, (mwSize) route.n,
+                                       mx_class (route.result_class), mxREAL);
+      return;
+    case TILEMM_ROUTE_COMPUTE:
+      break;
+    }
+
+  if (!choose_backend (o.backend, &backend))
+    {
+      delegate_to_mtimes (plhs, a, b);
+      return;
+    }
+  mxArray *pa = prepare_operand (a, route.use_a, route.result_class);
+  mxArray *pb = prepare_operand (b, route.use_b, route.result_class);
+  plhs[0] = compute (&route, backend, &o, pa, pb);
+  if (pa != a)
+    mxDestroyArray (pa);
+  if (pb != b)
+    mxDestroyArray (pb);
+}
+
+/* ------------------------------------------------------------------ tests
+ *
+ * Every test compares tilemm with the built-in `*` in the same session: class, size, realness,
+ * sparsity, NaN/Inf placement, and values within an elementwise rounding bound
+ * 8·eps·k·(|A|·|B|) that a wrong answer cannot meet.  GPU blocks run only where tilemm_info says
+ * a GPU is usable, and count as skipped elsewhere.
+
+%!function check_product (A, B, varargin)
+%!  C = tilemm (A, B, varargin{:});
+%!  R = A * B;
+%!  assert (class (C), class (R));
+%!  assert (size (C), size (R));
+%!  assert (isreal (C), isreal (R));
+%!  assert (issparse (C), issparse (R));
+%!  assert (isnan (C), isnan (R));
+%!  assert (isinf (C), isinf (R));
+%!  fin = isfinite (R);
+%!  if (isinteger (R) || islogical (R) || ischar (R))
+%!    assert (C, R);
+%!  elseif (any (fin(:)))
+%!    Ad = double (full (A)); Bd = double (full (B));
+%!    if (isscalar (A) || isscalar (B))
+%!      k = 1;
+%!    else
+%!      k = columns (Ad);
+%!    endif
+%!    bound = 8 * double (eps (class (R))) * max (k, 1) * (abs (Ad) * abs (Bd));
+%!    err = abs (double (C) - double (R));
+%!    assert (all (err(fin) <= bound(fin) + realmin ()), true, ...
+%!            sprintf ("max error %g exceeds bound", max (err(fin) - bound(fin))));
+%!    assert (isinf (C) & (C > 0), isinf (R) & (R > 0));
+%!  endif
+%!endfunction
+
+%!function check_same_error (A, B, varargin)
+%!  want = ""; got = "";
+%!  try, A * B; catch e, want = e; end
+%!  try, tilemm (A, B, varargin{:}); catch e, got = e; end
+%!  assert (isobject (want) || isstruct (want) || ! ischar (want), true, "A * B did not fail");
+%!  assert (! ischar (got), true, "tilemm did not fail");
+%!  assert (got.identifier, want.identifier);
+%!  assert (got.message, want.message);
+%!endfunction
+
+%!function r = rnd (m, n, cls, cplx)
+%!  ## Fresh random data in [-1, 1]: never zeros, which hide unwritten outputs.
+%!  r = 2 * rand (m, n) - 1;
+%!  if (nargin > 3 && cplx)
+%!    r = complex (r, 2 * rand (m, n) - 1);
+%!  endif
+%!  if (nargin > 2)
+%!    r = cast (r, cls);
+%!  endif
+%!endfunction
+
+%!function ok = gpu_usable ()
+%!  ok = getfield (tilemm_info (), "gpu_usable");
+%!endfunction
+
+%!demo
+%! ## A product on tilemm's tiled kernels (the GPU where usable), checked against `*`.
+%! A = rand (2000, 1500);  B = rand (1500, 1800);
+%! info = tilemm_info ();
+%! if (info.gpu_usable)
+%!   where = sprintf ("GPU %d (%s)", info.device_in_use, info.devices(info.device_in_use + 1).name);
+%!   backend = "gpu";
+%! else
+%!   where = "CPU (no usable GPU: tilemm's tiled C backend)";
+%!   backend = "cpu";
+%! endif
+%! C = tilemm (A, B, "backend", backend);          # warm-up: first call sets up
+%! tic; C = tilemm (A, B, "backend", backend); t_tilemm = toc;
+%! tic; R = A * B; t_mtimes = toc;
+%! printf ("tilemm on %s: %.1f ms;  A * B: %.1f ms\n", where, 1e3 * t_tilemm, 1e3 * t_mtimes);
+%! printf ("relative difference |C - A*B|_1 / |A*B|_1 = %.2g\n", norm (C - R, 1) / norm (R, 1));
+
+## The rows of octave-semantics.md, one block each, on the "cpu" and "auto" backends.
+%!test check_product (single (ones (2)), ones (2), "backend", "cpu");
+%!test check_product (ones (2), single (ones (2)), "backend", "cpu");
+%!test check_product (single (1+1i), ones (2), "backend", "cpu");
+%!test check_product (ones (2), complex (ones (2), 0), "backend", "cpu");
+%!test check_product (complex (ones (2), 0), ones (2), "backend", "cpu");
+%!test check_product ([1+1i 2], [1; 1], "backend", "cpu");
+%!test check_product ([1i 2], [-1i; 0], "backend", "cpu");
+%!test check_product (true (2), true (2), "backend", "cpu");
+%!test check_product (true (2), single (ones (2)), "backend", "cpu");
+%!test check_product ('ab', [1; 2], "backend", "cpu");
+%!test check_product (int8 ([1 2]), 2.5, "backend", "cpu");
+%!test check_product (2.5, int8 ([1 2]), "backend", "cpu");
+%!test check_product (int8 ([1 2]), int8 (3), "backend", "cpu");
+%!test check_same_error (int8 ([1 2; 3 4]), int8 ([1 2; 3 4]), "backend", "cpu");
+%!test check_same_error (int8 ([1 2; 3 4]), [1 2; 3 4], "backend", "cpu");
+%!test check_same_error (int8 ([1 2; 3 4]), single ([1 2; 3 4]), "backend", "cpu");
+%!test check_same_error (int8 ([1 2]), int16 (3), "backend", "cpu");
+%!test check_product (3, ones (2, 3), "backend", "cpu");
+%!test check_product (ones (2, 3), 3, "backend", "cpu");
+%!test check_same_error (ones (2, 3), [], "backend", "cpu");
+%!test check_same_error ([], ones (2, 3), "backend", "cpu");
+%!test check_product (zeros (0, 3), zeros (3, 4), "backend", "cpu");
+%!test check_product (zeros (3, 0), zeros (0, 4), "backend", "cpu");
+%!test check_product (zeros (3, 0), 5, "backend", "cpu");
+%!test check_same_error (ones (2, 2, 2), ones (2, 2), "backend", "cpu");
+%!test check_product (ones (2, 2), ones (2, 2, 2), "backend", "cpu");
+%!test check_product (ones (4, 2, 2), ones (4, 2), "backend", "cpu");
+%!test check_product (sparse (eye (2)), ones (2), "backend", "cpu");
+%!test check_product (ones (2), sparse (eye (2)), "backend", "cpu");
+%!test check_product (sparse (eye (2)), sparse (eye (2)), "backend", "cpu");
+%!test check_product (sparse (eye (2)), 3, "backend", "cpu");
+%!test check_same_error (ones (3, 2), ones (4, 5), "backend", "cpu");
+%!test check_same_error ({1}, 2, "backend", "cpu");
+%!test check_same_error (struct (), 2, "backend", "cpu");
+%!test check_product (single (2), ones (2), "backend", "cpu");
+%!test check_product (1:3, 2, "backend", "cpu");
+%!test check_product ((1:3)', (1:3), "backend", "cpu");
+%!test check_product (uint8 (200), uint8 (2), "backend", "cpu");
+%!test check_product (int8 (-100), 2.5, "backend", "cpu");
+%!test check_product (ones (2), int8 (3), "backend", "cpu");
+%!test check_product (zeros (0, 3), zeros (3, 0), "backend", "cpu");
+%!test check_product (zeros (2, 0), zeros (0, 2), "backend", "cpu");
+%!test check_product (single (zeros (2, 0)), zeros (0, 2), "backend", "cpu");
+%!test check_product (ones (1, 0), ones (0, 1), "backend", "cpu");
+%!test check_product ([], 5, "backend", "cpu");
+%!test check_product (5, [], "backend", "cpu");
+%!test check_product ([], [], "backend", "cpu");
+%!test check_same_error (single (2), sparse (eye (2)), "backend", "cpu");
+%!test check_same_error (single (ones (2)), sparse (eye (2)), "backend", "cpu");
+%!test check_same_error (sparse (eye (2)), single (ones (2)), "backend", "cpu");
+%!test check_product (NaN, zeros (2), "backend", "cpu");
+
+## The same rows on the default backend ("auto": the GPU where usable, else `*` itself).
+%!test check_product (single (ones (2)), ones (2));
+%!test check_product (ones (2), complex (ones (2), 0));
+%!test check_product ([1i 2], [-1i; 0]);
+%!test check_product (true (2), single (ones (2)));
+%!test check_product ('ab', [1; 2]);
+%!test check_product (zeros (3, 0), zeros (0, 4));
+%!test check_product (ones (2, 2), ones (2, 2, 2));
+%!test check_same_error (ones (3, 2), ones (4, 5));
+%!test check_same_error (int8 ([1 2; 3 4]), [1 2; 3 4]);
+
+## Realness: complex results whose imaginary parts all vanish come back real, as with `*`.
+%!assert (isreal (tilemm (complex (ones (2), 0), ones (2), "backend", "cpu")))
+%!assert (isreal (tilemm ([1i 2], [-1i; 0], "backend", "cpu")))
+%!assert (! isreal (tilemm ([1i 2; 3 4], [1 0; 0 1], "backend", "cpu")))
+%!assert (tilemm ([1i 2; 3 4], [1 0; 0 1], "backend", "cpu"), [1i 2; 3 4])
+
+## Every class pair of the kernel's classes, real and complex, on random data.
+%!test
+%! classes = {"double", "single", "logical", "char"};
+%! for i = 1:numel (classes)
+%!   for j = 1:numel (classes)
+%!     A = rnd (7, 5); B = rnd (5, 6);
+%!     switch (classes{i})
+%!       case "logical", A = A > 0;
+%!       case "char", A = char (65 + floor (26 * abs (A)));
+%!       otherwise, A = cast (A, classes{i});
+%!     endswitch
+%!     switch (classes{j})
+%!       case "logical", B = B > 0;
+%!       case "char", B = char (65 + floor (26 * abs (B)));
+%!       otherwise, B = cast (B, classes{j});
+%!     endswitch
+%!     check_product (A, B, "backend", "cpu");
+%!   endfor
+%! endfor
+%!test
+%! for ca = {"double", "single"}
+%!   for cb = {"double", "single"}
+%!     for za = [false true]
+%!       for zb = [false true]
+%!         check_product (rnd (9, 4, ca{1}, za), rnd (4, 11, cb{1}, zb), "backend", "cpu");
+%!       endfor
+%!     endfor
+%!   endfor
+%! endfor
+
+## Shapes: primes, vectors, tile edges, larger products.
+%!test check_product (rnd (1, 37), rnd (37, 1), "backend", "cpu");
+%!test check_product (rnd (37, 1), rnd (1, 41), "backend", "cpu");
+%!test check_product (rnd (1, 53), rnd (53, 29), "backend", "cpu");
+%!test check_product (rnd (29, 53), rnd (53, 1), "backend", "cpu");
+%!test check_product (rnd (63, 64), rnd (64, 65), "backend", "cpu");
+%!test check_product (rnd (65, 127), rnd (127, 129), "backend", "cpu");
+%!test check_product (rnd (97, 89), rnd (89, 83), "backend", "cpu");
+%!test check_product (rnd (97, 89, "single"), rnd (89, 83, "single"), "backend", "cpu");
+%!test check_product (rnd (61, 67, "double", true), rnd (67, 71, "double", true), "backend", "cpu");
+%!test check_product (rnd (61, 67, "single", true), rnd (67, 71, "single", true), "backend", "cpu");
+%!test check_product (rnd (61, 67, "double", true), rnd (67, 71), "backend", "cpu");
+%!test check_product (rnd (61, 67), rnd (67, 71, "double", true), "backend", "cpu");
+%!test check_product (rnd (61, 67, "single", true), rnd (67, 71), "backend", "cpu");
+%!test check_product (rnd (61, 67, "single"), rnd (67, 71, "double", true), "backend", "cpu");
+%!test check_product (rnd (300, 2), rnd (2, 301), "backend", "cpu");
+%!test check_product (rnd (2, 1000), rnd (1000, 3), "backend", "cpu");
+%!test check_product (rnd (257, 263), rnd (263, 269), "backend", "cpu");
+%!test check_product (rnd (400, 400, "single"), rnd (400, 400, "single"), "backend", "cpu");
+%!test
+%! for t = 1:20
+%!   m = randi (70); k = randi (70); n = randi (70);
+%!   check_product (rnd (m, k), rnd (k, n), "backend", "cpu");
+%!   check_product (rnd (m, k, "single", true), rnd (k, n, "single", true), "backend", "cpu");
+%! endfor
+
+## NaN and Inf as `*` gives them: no skipped zeros, Inf·0 is NaN, overflow is Inf.
+%!test check_product ([NaN 1; 2 3], [0 0; 0 0], "backend", "cpu");
+%!test check_product ([Inf 1; 1 1], [0 1; 1 0], "backend", "cpu");
+%!test check_product ([Inf 0; 0 1], [1 0; 0 1], "backend", "cpu");
+%!test check_product ([Inf -Inf; 1 1], [1 1; 1 1], "backend", "cpu");
+%!test check_product ([1e308 1e308; 1 1], [10 1; 0 1], "backend", "cpu");
+%!test check_product (single ([3e38 3e38; 1 1]), single ([10 1; 0 1]), "backend", "cpu");
+%!test check_product (complex ([Inf 1; 1 1], [0 1; 1 0]), [0 1; 1 1], "backend", "cpu");
+%!test
+%! A = rnd (40, 33); B = rnd (33, 37);
+%! A(5, 7) = NaN; A(11, :) = Inf; B(:, 3) = -Inf; B(20, 30) = 0; A(1, 20) = Inf;
+%! check_product (A, B, "backend", "cpu");
+
+## Exact values: products of small integers are exact in double.
+%!assert (tilemm ([1 2; 3 4], [5 6; 7 8], "backend", "cpu"), [19 22; 43 50])
+%!assert (tilemm (single ([1 2; 3 4]), [5 6; 7 8], "backend", "cpu"), single ([19 22; 43 50]))
+%!assert (tilemm ([1+2i 3; 4 5i], [1 1i; 2 3], "backend", "cpu"), [7+2i 7+1i; 4+10i 19i])
+%!test
+%! A = randi ([-50 50], 45, 70); B = randi ([-50 50], 70, 38);
+%! assert (tilemm (A, B, "backend", "cpu"), A * B);
+
+## Panels: a small "max_device_bytes" cuts the product into panels; the result is identical.
+%!test
+%! A = rnd (150, 90); B = rnd (90, 170);
+%! whole = tilemm (A, B, "backend", "cpu");
+%! for limit = [20000 60000 200000]
+%!   assert (tilemm (A, B, "backend", "cpu", "max_device_bytes", limit), whole);
+%! endfor
+%!test
+%! A = rnd (70, 40, "single", true); B = rnd (40, 90, "single", true);
+%! assert (tilemm (A, B, "backend", "cpu", "max_device_bytes", 30000),
+%!         tilemm (A, B, "backend", "cpu"));
+%!error <max_device_bytes> tilemm (ones (2), ones (2), "backend", "cpu", "max_device_bytes", 8)
+
+## Options and arguments.
+%!error id=tilemm:nargin tilemm ()
+%!error id=tilemm:nargin tilemm (ones (2))
+%!error id=tilemm:nargout [a, b] = tilemm (ones (2), ones (2))
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "backend")
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "backend", "tpu")
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "backend", 1)
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "nosuchoption", 1)
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), 3, "cpu")
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "max_device_bytes", -1)
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "max_device_bytes", "big")
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "max_device_bytes", [1 2])
+%!error <unknown option "colour"> tilemm (ones (2), ones (2), "colour", "red")
+%!assert (tilemm (ones (2), ones (2), "BACKEND", "CPU"), [2 2; 2 2])
+%!assert (tilemm (ones (2), ones (2), "backend", "cpu", "backend", "auto"), [2 2; 2 2])
+%!test
+%! if (gpu_usable ())
+%!   return;
+%! endif
+%! id = "";
+%! try
+%!   tilemm (ones (2), ones (2), "backend", "gpu");
+%! catch e
+%!   id = e.identifier;
+%! end_try_catch
+%! assert (id, "tilemm:nogpu");
+
+## tilemm_info
+%!test
+%! s = tilemm_info ();
+%! assert (ischar (s.version) && ! isempty (s.version));
+%! assert (islogical (s.cuda_built) && islogical (s.gpu_usable));
+%! assert (isstruct (s.devices));
+%! assert (isstruct (s.plans) && numel (s.plans) >= 4);
+%! if (! s.cuda_built)
+%!   assert (s.gpu_usable, false);
+%!   assert (numel (s.devices), 0);
+%! endif
+
+## GPU: every class, complex, awkward shapes, k = 1, k = 0, tall-skinny, against `*`.
+%!testif ; gpu_usable ()
+%! for cls = {"double", "single"}
+%!   for z = [false true]
+%!     for s = [1 15 16 17 31 33 127]
+%!       check_product (rnd (s, s + 2, cls{1}, z), rnd (s + 2, s, cls{1}, z), "backend", "gpu");
+%!     endfor
+%!   endfor
+%! endfor
+%!testif ; gpu_usable ()
+%! check_product (rnd (1000, 1000), rnd (1000, 1000), "backend", "gpu");
+%! check_product (rnd (1023, 1000, "single"), rnd (1000, 1023, "single"), "backend", "gpu");
+%!testif ; gpu_usable ()
+%! check_product (rnd (4097, 300), rnd (300, 129), "backend", "gpu");
+%! check_product (rnd (129, 300, "single"), rnd (300, 4097, "single"), "backend", "gpu");
+%!testif ; gpu_usable ()
+%! check_product (rnd (2000, 64), rnd (64, 2000), "backend", "gpu");
+%! check_product (rnd (64, 3000, "single"), rnd (3000, 64, "single"), "backend", "gpu");
+%!testif ; gpu_usable ()
+%! check_product (rnd (300, 1), rnd (1, 200), "backend", "gpu");
+%! check_product (zeros (30, 0), zeros (0, 20), "backend", "gpu");
+%!testif ; gpu_usable ()
+%! check_product (rnd (130, 70, "double", true), rnd (70, 90), "backend", "gpu");
+%! check_product (rnd (130, 70), rnd (70, 90, "single", true), "backend", "gpu");
+%! check_product (true (40, 30), rnd (30, 20, "single"), "backend", "gpu");
+%!testif ; gpu_usable ()
+%! A = rnd (40, 33); B = rnd (33, 37);
+%! A(5, 7) = NaN; A(11, :) = Inf; B(:, 3) = -Inf; A(1, 20) = Inf;
+%! check_product (A, B, "backend", "gpu");
+%!testif ; gpu_usable ()
+%! A = rnd (500, 300); B = rnd (300, 400);
+%! assert (tilemm (A, B, "backend", "gpu", "max_device_bytes", 400000),
+%!         tilemm (A, B, "backend", "gpu"));
+%!testif ; gpu_usable ()
+%! A = randi ([-50 50], 450, 170); B = randi ([-50 50], 170, 380);
+%! assert (tilemm (A, B, "backend", "gpu"), A * B);
+%! assert (tilemm (A, B), A * B);
+
+*/

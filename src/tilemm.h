@@ -1,0 +1,231 @@
+/* tilemm.h — the pure-C core of tilemm: views, plans, routes, status codes.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ *
+ * The core knows nothing of Octave, MATLAB or CUDA: any host (the mex gateway, an oct-file, a C
+ * program, a BLAS shim) wraps its data in views, asks for a plan and calls tilemm_multiply.
+ *
+ * The one idea.  Views describe matrices the way Octave, MATLAB and BLAS store them: column by
+ * column, column j starting `stride` elements after column j-1.  Read row by row, the same bytes
+ * are the transpose.  So C = A·B (m×n) is computed, on the untouched buffers, as the row-major
+ * product  Cᵀ (n×m) = Bᵀ (n×k) · Aᵀ (k×m)  by a tiled kernel in the style of the CUDA guide
+ * (tilemm_matrix below is the guide's Matrix).  Nothing is ever transposed or copied to reorder.
+ */
+#ifndef TILEMM_H
+#define TILEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- status */
+
+typedef enum {
+  TILEMM_OK = 0,
+  TILEMM_EINVAL,      /* a bad argument: null data, negative size, stride < rows, ...      */
+  TILEMM_ESHAPE,      /* inner dimensions disagree, or C has the wrong size               */
+  TILEMM_ETYPE,       /* operands of different or unsupported element types               */
+  TILEMM_EOVERFLOW,   /* a size whose element or byte count does not fit the address space */
+  TILEMM_ENOMEM,      /* host memory could not be allocated                               */
+  TILEMM_ENOGPU,      /* no usable GPU: not built with CUDA, no device, no or old driver  */
+  TILEMM_EDEVMEM,     /* device memory could not be allocated                             */
+  TILEMM_ECUDA,       /* a CUDA call failed (the error detail names it)                   */
+  TILEMM_EBACKEND,    /* the plan names a backend this build does not have                */
+  TILEMM_NSTATUS
+} tilemm_status;
+
+/* A sentence describing the status, never NULL. */
+const char *tilemm_strerror (tilemm_status status);
+
+/* The short reason used in error identifiers, "tilemm:<reason>" (e.g. "nogpu", "cuda"). */
+const char *tilemm_status_reason (tilemm_status status);
+
+/* What went wrong, in detail, for a host to show its user.  Every call that can fail in a way a
+ * status alone cannot explain (CUDA calls) takes an optional tilemm_error*; it is per call, so
+ * no state survives from one call to the next. */
+typedef struct {
+  tilemm_status status;
+  char detail[384];   /* e.g. "cudaMalloc(dA, 134217728 bytes): out of memory"; "" if none */
+} tilemm_error;
+
+/* Records status and a printf-style detail into err (if err is not NULL); returns status. */
+tilemm_status tilemm_error_set (tilemm_error *err, tilemm_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__ ((format (printf, 3, 4)))
+#endif
+  ;
+
+/* ---------------------------------------------------------------- views */
+
+typedef enum {
+  TILEMM_SINGLE = 0,        /* float                                   */
+  TILEMM_DOUBLE,            /* double                                  */
+  TILEMM_COMPLEX_SINGLE,    /* interleaved (re, im) float pairs         */
+  TILEMM_COMPLEX_DOUBLE,    /* interleaved (re, im) double pairs        */
+  TILEMM_NTYPES
+} tilemm_type;
+
+/* Bytes per element (a complex element counts once: 8 or 16 bytes). 0 for a bad type. */
+size_t tilemm_type_size (tilemm_type type);
+int tilemm_type_is_complex (tilemm_type type);
+const char *tilemm_type_name (tilemm_type type);
+
+/* A column-major, strided matrix view: element (i, j) lives at data + (i + j*stride) elements.
+ * stride >= max(rows, 1).  A view never owns its data. */
+typedef struct {
+  int64_t rows;
+  int64_t cols;
+  int64_t stride;
+  tilemm_type type;
+  void *data;
+} tilemm_view;
+
+/* Fills *view after checking the arguments (sizes >= 0, stride >= max(rows,1), data not NULL
+ * unless the view is empty, byte extent representable). */
+tilemm_status tilemm_view_init (tilemm_view *view, tilemm_type type, int64_t rows, int64_t cols,
+                                int64_t stride, void *data);
+
+/* Checks an existing view as tilemm_view_init would. */
+tilemm_status tilemm_view_check (const tilemm_view *view);
+
+/* The sub-matrix of `rows`×`cols` starting at (row, col): the same struct with an offset pointer
+ * and the parent's stride (the CUDA guide's GetSubMatrix).  The caller keeps it inside the
+ * parent; tilemm_view_sub clamps it so it never reaches past the parent's edge. */
+tilemm_view tilemm_view_sub (const tilemm_view *view, int64_t row, int64_t col, int64_t rows,
+                             int64_t cols);
+
+/* The row-major reading of a view, the CUDA guide's Matrix: element (r, c) lives at
+ * elements + r*stride + c.  The reading of a column-major rows×cols view is its cols×rows
+ * transpose, with the same stride and the same bytes. */
+typedef struct {
+  int64_t height;
+  int64_t width;
+  int64_t stride;
+  void *elements;
+} tilemm_matrix;
+
+tilemm_matrix tilemm_row_major_reading (const tilemm_view *view);
+
+/* ---------------------------------------------------------------- plan */
+
+typedef enum {
+  TILEMM_BACKEND_CPU = 0,   /* the tiled C backend, always built                   */
+  TILEMM_BACKEND_CUDA,      /* the tiled CUDA kernels; TILEMM_ENOGPU if not usable */
+  TILEMM_NBACKENDS
+} tilemm_backend;
+
+const char *tilemm_backend_name (tilemm_backend backend);
+
+/* How one product C (m×n) = A (m×k) · B (k×n) is cut into work.  The tile shape is given for the
+ * row-major product Cᵀ = Bᵀ·Aᵀ that the kernels compute: a block tile covers tile_rows rows of Cᵀ
+ * (columns of C) by tile_cols columns of Cᵀ (rows of C), stepping tile_depth along k. */
+typedef struct {
+  tilemm_backend backend;
+  tilemm_type type;
+  int64_t m, n, k;
+  int variant;          /* backend kernel variant (CUDA: see backend_cuda.h)              */
+  int tile_rows;        /* block tile rows of Cᵀ                                          */
+  int tile_cols;        /* block tile columns of Cᵀ                                       */
+  int tile_depth;       /* k step of one shared-memory (or cache) tile                    */
+  int pad;              /* elements added to each shared-memory tile row against conflicts */
+  int64_t panel_rows;   /* rows of Cᵀ (columns of C) per panel; n when there is one panel   */
+  int64_t panel_cols;   /* cols of Cᵀ (rows of C) per panel; m when there is one panel      */
+  int threads;          /* host threads (CPU backend); 0 = the runtime's default          */
+} tilemm_plan;
+
+/* Limits a plan must respect.  Zero means "no limit". */
+typedef struct {
+  size_t max_device_bytes;   /* A, B and C panels must fit in this many bytes (GPU)   */
+} tilemm_limits;
+
+/* Chooses variant, tiles, padding and panels for the product.  Pure: no allocation, no device
+ * query; limits may be NULL. */
+tilemm_status tilemm_plan_make (tilemm_plan *plan, tilemm_backend backend, tilemm_type type,
+                                int64_t m, int64_t n, int64_t k, const tilemm_limits *limits);
+
+/* A panel: rows × cols of Cᵀ starting at (row, col); in C's terms, C(col : col+cols-1,
+ * row : row+rows-1), computed from A(col…, :) and B(:, row…). */
+typedef struct {
+  int64_t row, col, rows, cols;
+} tilemm_panel;
+
+/* Number of panels in a plan (0 for an empty product). */
+int64_t tilemm_plan_panel_count (const tilemm_plan *plan);
+
+/* Panel number index (0 ≤ index < count, row by row over Cᵀ); returns 0 when out of range. */
+int tilemm_plan_panel (const tilemm_plan *plan, int64_t index, tilemm_panel *panel);
+
+/* ---------------------------------------------------------------- multiply */
+
+/* C = A·B for column-major views of one type: A is m×k, B is k×n, C is m×n (written whole;
+ * its previous contents are never read).  Runs plan->backend.  err may be NULL. */
+tilemm_status tilemm_multiply (const tilemm_plan *plan, const tilemm_view *a, const tilemm_view *b,
+                               const tilemm_view *c, tilemm_error *err);
+
+/* Checks that a, b, c form a product the plan describes: types, sizes, strides. */
+tilemm_status tilemm_check_operands (const tilemm_plan *plan, const tilemm_view *a,
+                                     const tilemm_view *b, const tilemm_view *c);
+
+/* ---------------------------------------------------------------- route: the rules of `*` */
+
+typedef enum {
+  TILEMM_CLASS_DOUBLE = 0,
+  TILEMM_CLASS_SINGLE,
+  TILEMM_CLASS_LOGICAL,
+  TILEMM_CLASS_CHAR,
+  TILEMM_CLASS_INTEGER,     /* int8 … uint64                                   */
+  TILEMM_CLASS_OTHER        /* cell, struct, function handle, object, unknown   */
+} tilemm_class;
+
+typedef struct {
+  tilemm_class cls;
+  int is_complex;
+  int is_sparse;
+  int ndims;                /* as the host reports it (2 for a matrix)        */
+  int64_t rows, cols;       /* first two dimensions                           */
+} tilemm_operand;
+
+typedef enum {
+  TILEMM_ROUTE_COMPUTE = 0,   /* run a kernel                                                */
+  TILEMM_ROUTE_ZEROS,         /* k == 0: an m×n result of zeros, m, n > 0                    */
+  TILEMM_ROUTE_EMPTY,         /* m == 0 or n == 0: an empty m×n result                       */
+  TILEMM_ROUTE_NONCONFORMANT, /* "operator *: nonconformant arguments (op1 is RxC, op2 is RxC)" */
+  TILEMM_ROUTE_DELEGATE       /* hand both operands, unchanged, to the built-in mtimes       */
+} tilemm_route_action;
+
+typedef enum {
+  TILEMM_OPERAND_AS_IS = 0,   /* the operand's data is used in place                         */
+  TILEMM_OPERAND_TO_RESULT,   /* convert to the result's real class (logical/char/double→…)   */
+  TILEMM_OPERAND_TO_COMPLEX   /* convert to the result's class and make it complex             */
+} tilemm_operand_use;
+
+typedef struct {
+  tilemm_route_action action;
+  tilemm_class result_class;  /* TILEMM_CLASS_DOUBLE or TILEMM_CLASS_SINGLE when not delegated */
+  int result_complex;         /* complex before narrowing (narrowed when all imag parts are 0) */
+  tilemm_type compute_type;   /* element type the kernel runs in                              */
+  tilemm_operand_use use_a, use_b;
+  int a_as_pairs;             /* complex A times real B: the kernel reads A's interleaved data as
+                                 a real (2m)×k matrix (stride 2·lda) and writes C's interleaved
+                                 data as a real (2m)×n one — a real product, no copy            */
+  int64_t m, n, k;            /* the product's dimensions (m, n in complex elements)           */
+} tilemm_route;
+
+/* Decides what `a * b` means, exactly as Octave's mtimes does for the cases it keeps, and
+ * TILEMM_ROUTE_DELEGATE for everything else (scalars, integers, sparse, N-D, non-numeric). */
+tilemm_route tilemm_route_decide (const tilemm_operand *a, const tilemm_operand *b);
+
+/* ---------------------------------------------------------------- library facts */
+
+const char *tilemm_version (void);
+int tilemm_cuda_built (void);      /* 1 when this build has the CUDA backend */
+int tilemm_openmp_built (void);    /* 1 when the CPU backend runs on OpenMP   */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILEMM_H */

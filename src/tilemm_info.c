@@ -1,0 +1,110 @@
+/* tilemm_info.c — the mex gateway of tilemm_info (): what this build has and which GPU it uses.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#include <stdio.h>
+
+#include "mex_common.h"
+
+static mxArray *logical (int value)
+{
+  return mxCreateLogicalScalar (value ? true : false);
+}
+
+static mxArray *devices_struct (void)
+{
+  static const char *fields[] = { "index", "name", "total_memory", "free_memory",
+                                  "compute_capability", "multiprocessors" };
+  const int count = tilemm_cuda_device_count ();
+  mxArray *s = mxCreateStructMatrix (count > 0 ? 1 : 0, count > 0 ? (mwSize) count : 0,
+                                     (int) (sizeof fields / sizeof fields[0]), fields);
+  for (int i = 0; i < count; i++)
+    {
+      tilemm_device_info info;
+      tilemm_error err = { TILEMM_OK, "" };
+      if (tilemm_cuda_device_info (i, &info, &err) != TILEMM_OK)
+        tilemm_mex_fail (err.status, &err);
+      char cc[16];
+      snprintf (cc, sizeof cc, "%d.%d", info.cc_major, info.cc_minor);
+      mxSetField (s, (mwIndex) i, "index", mxCreateDoubleScalar (info.index));
+      mxSetField (s, (mwIndex) i, "name", mxCreateString (info.name));
+      mxSetField (s, (mwIndex) i, "total_memory", mxCreateDoubleScalar ((double) info.total_memory));
+      mxSetField (s, (mwIndex) i, "free_memory", mxCreateDoubleScalar ((double) info.free_memory));
+      mxSetField (s, (mwIndex) i, "compute_capability", mxCreateString (cc));
+      mxSetField (s, (mwIndex) i, "multiprocessors", mxCreateDoubleScalar (info.multiprocessors));
+    }
+  return s;
+}
+
+/* The plan each backend would use for a large square product of each type. */
+static mxArray *plans_struct (void)
+{
+  static const char *fields[] = { "backend", "type", "variant", "tile_rows", "tile_cols",
+                                  "tile_depth", "pad" };
+  const int backends = tilemm_cuda_built () ? 2 : 1;
+  mxArray *s = mxCreateStructMatrix (1, (mwSize) (backends * TILEMM_NTYPES),
+                                     (int) (sizeof fields / sizeof fields[0]), fields);
+  mwIndex i = 0;
+  for (int b = 0; b < backends; b++)
+    for (int t = 0; t < TILEMM_NTYPES; t++, i++)
+      {
+        tilemm_plan plan;
+        tilemm_status status =
+          tilemm_plan_make (&plan, (tilemm_backend) b, (tilemm_type) t, 4096, 4096, 4096, NULL);
+        if (status != TILEMM_OK)
+          tilemm_mex_fail (status, NULL);
+        mxSetField (s, i, "backend", mxCreateString (tilemm_backend_name (plan.backend)));
+        mxSetField (s, i, "type", mxCreateString (tilemm_type_name (plan.type)));
+        mxSetField (s, i, "variant", mxCreateDoubleScalar (plan.variant));
+        mxSetField (s, i, "tile_rows", mxCreateDoubleScalar (plan.tile_rows));
+        mxSetField (s, i, "tile_cols", mxCreateDoubleScalar (plan.tile_cols));
+        mxSetField (s, i, "tile_depth", mxCreateDoubleScalar (plan.tile_depth));
+        mxSetField (s, i, "pad", mxCreateDoubleScalar (plan.pad));
+      }
+  return s;
+}
+
+void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+  (void) prhs;
+  tilemm_mex_register_cleanup ();
+  if (nrhs != 0)
+    mexErrMsgIdAndTxt ("tilemm:nargin", "no arguments; usage: s = tilemm_info ()");
+  if (nlhs > 1)
+    mexErrMsgIdAndTxt ("tilemm:nargout", "one output only");
+  static const char *fields[] = { "version", "cuda_built", "openmp", "gpu_usable", "gpu_reason",
+                                  "devices", "device_in_use", "plans" };
+  tilemm_error err = { TILEMM_OK, "" };
+  const int usable = tilemm_cuda_probe (&err) == TILEMM_OK;
+  mxArray *s = mxCreateStructMatrix (1, 1, (int) (sizeof fields / sizeof fields[0]), fields);
+  mxSetField (s, 0, "version", mxCreateString (tilemm_version ()));
+  mxSetField (s, 0, "cuda_built", logical (tilemm_cuda_built ()));
+  mxSetField (s, 0, "openmp", logical (tilemm_openmp_built ()));
+  mxSetField (s, 0, "gpu_usable", logical (usable));
+  mxSetField (s, 0, "gpu_reason", mxCreateString (usable ? "" : err.detail));
+  mxSetField (s, 0, "devices", devices_struct ());
+  mxSetField (s, 0, "device_in_use",
+              usable ? mxCreateDoubleScalar (tilemm_cuda_current_device ())
+                     : mxCreateDoubleMatrix (0, 0, mxREAL));
+  mxSetField (s, 0, "plans", plans_struct ());
+  plhs[0] = s;
+}
+
+/*
+%!test
+%! s = tilemm_info ();
+%! assert (fieldnames (s), {"version"; "cuda_built"; "openmp"; "gpu_usable"; "gpu_reason";
+%!                          "devices"; "device_in_use"; "plans"});
+%! assert (! isempty (regexp (s.version, '^\d+\.\d+\.\d+', "once")));
+%!error id=tilemm:nargin tilemm_info (1)
+%!test
+%! s = tilemm_info ();
+%! if (s.gpu_usable)
+%!   assert (numel (s.devices) >= 1);
+%!   assert (any ([s.devices.index] == s.device_in_use));
+%!   assert (all ([s.devices.total_memory] > 0));
+%! else
+%!   assert (ischar (s.gpu_reason) && ! isempty (s.gpu_reason));
+%!   assert (isempty (s.device_in_use));
+%! endif
+*/

@@ -1,0 +1,95 @@
+/* view.c — column-major strided views, sub-views and their row-major reading.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#include <stdint.h>
+
+#include "tilemm.h"
+
+static const struct {
+  size_t size;
+  int is_complex;
+  const char *name;
+} type_table[TILEMM_NTYPES] = {
+  [TILEMM_SINGLE] = { sizeof (float), 0, "single" },
+  [TILEMM_DOUBLE] = { sizeof (double), 0, "double" },
+  [TILEMM_COMPLEX_SINGLE] = { 2 * sizeof (float), 1, "complex single" },
+  [TILEMM_COMPLEX_DOUBLE] = { 2 * sizeof (double), 1, "complex double" },
+};
+
+static int type_valid (tilemm_type type)
+{
+  return (int) type >= 0 && type < TILEMM_NTYPES;
+}
+
+size_t tilemm_type_size (tilemm_type type)
+{
+  return type_valid (type) ? type_table[type].size : 0;
+}
+
+int tilemm_type_is_complex (tilemm_type type)
+{
+  return type_valid (type) ? type_table[type].is_complex : 0;
+}
+
+const char *tilemm_type_name (tilemm_type type)
+{
+  return type_valid (type) ? type_table[type].name : "unknown";
+}
+
+tilemm_status tilemm_view_check (const tilemm_view *view)
+{
+  if (!view || !type_valid (view->type))
+    return TILEMM_EINVAL;
+  if (view->rows < 0 || view->cols < 0)
+    return TILEMM_EINVAL;
+  if (view->stride < (view->rows > 1 ? view->rows : 1))
+    return TILEMM_EINVAL;
+  if (view->rows == 0 || view->cols == 0)
+    return TILEMM_OK;
+  if (!view->data)
+    return TILEMM_EINVAL;
+  /* The last element sits at (rows-1) + (cols-1)*stride; its byte offset must fit. */
+  const uint64_t limit = (uint64_t) PTRDIFF_MAX / tilemm_type_size (view->type);
+  if ((uint64_t) view->rows > limit
+      || (uint64_t) (view->cols - 1) > (limit - (uint64_t) view->rows) / (uint64_t) view->stride)
+    return TILEMM_EOVERFLOW;
+  return TILEMM_OK;
+}
+
+tilemm_status tilemm_view_init (tilemm_view *view, tilemm_type type, int64_t rows, int64_t cols,
+                                int64_t stride, void *data)
+{
+  if (!view)
+    return TILEMM_EINVAL;
+  tilemm_view candidate = { rows, cols, stride, type, data };
+  tilemm_status status = tilemm_view_check (&candidate);
+  if (status == TILEMM_OK)
+    *view = candidate;
+  return status;
+}
+
+static int64_t clamp (int64_t value, int64_t lo, int64_t hi)
+{
+  return value < lo ? lo : value > hi ? hi : value;
+}
+
+tilemm_view tilemm_view_sub (const tilemm_view *view, int64_t row, int64_t col, int64_t rows,
+                             int64_t cols)
+{
+  tilemm_view sub = *view;
+  row = clamp (row, 0, view->rows);
+  col = clamp (col, 0, view->cols);
+  sub.rows = clamp (rows, 0, view->rows - row);
+  sub.cols = clamp (cols, 0, view->cols - col);
+  if (view->data)
+    sub.data = (char *) view->data
+               + (size_t) (row + col * view->stride) * tilemm_type_size (view->type);
+  return sub;
+}
+
+tilemm_matrix tilemm_row_major_reading (const tilemm_view *view)
+{
+  tilemm_matrix matrix = { view->cols, view->rows, view->stride, view->data };
+  return matrix;
+}

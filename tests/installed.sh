@@ -1,0 +1,21 @@
+#!/bin/bash
+# What users get is what is tested: installs the release tarball with `pkg install` into a
+# temporary package prefix, loads it, and runs the installed package's tests.
+#
+# Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+set -eo pipefail
+builddir=${TILEMM_BUILDDIR:-.}
+srcdir=${TILEMM_SRCDIR:-.}
+tarball=${TILEMM_TARBALL:?the release tarball (make dist)}
+prefix="$builddir/tests/pkg-prefix"
+rm -rf "$prefix"
+mkdir -p "$prefix"
+${OCTAVE:-octave-cli} --no-gui --norc --no-history --quiet --eval "
+  pkg ('prefix', '$prefix', '$prefix');
+  pkg ('local_list', '$prefix/octave_packages');
+  pkg ('install', '-local', '$tarball');
+  pkg ('load', 'tilemm');
+  addpath ('$srcdir/tests');
+  d = pkg ('describe', 'tilemm');
+  printf ('installed tilemm %s in %s\n', d{1}.version, '$prefix');
+  run_bist ('installed', 'tilemm', 'tilemm_info')" 2>&1 | grep -v "^error: ignoring const execution_exception"

@@ -1,0 +1,1334 @@
+/* test_core.c — unit tests of the pure-C core: views, status codes, plans and the CPU backend.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ *
+ * Products are checked against a long-double triple loop on the column-major data, element by
+ * element, within the classic bound of recursive summation
+ *     |C_ij - ref_ij| <= TOL_FACTOR · eps(type) · k · sum_l |a_il| |b_lj|
+ * (for complex, |x| = |re| + |im| and each part is checked), so only rounding can pass, never a
+ * wrong index, a missing term or a stale element.  Every C is poisoned with NaN before the
+ * product, its gap between rows and stride and a guard after it hold a byte sentinel that must
+ * survive, and the gaps of A and B hold NaN, so reading outside a view shows up in the result.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend.h"
+#include "check.h"
+#include "tilemm.h"
+
+#define TEST_STRINGISE_(x) #x
+#define TEST_STRINGISE(x) TEST_STRINGISE_ (x)
+
+#define TOL_FACTOR 4.0L
+#define GUARD_ELEMENTS 16     /* elements after the last column of every test matrix */
+#define SENTINEL_BYTE 0xA5    /* fills C's gaps and guard: must be unchanged afterwards */
+
+/* ---------------------------------------------------------------- random numbers */
+
+/* xorshift64*: small, seeded, the same sequence everywhere. */
+static uint64_t rng_state = 0x9E3779B97F4A7C15u;
+
+static void rng_seed (uint64_t seed)
+{
+  rng_state = seed ? seed : 0x9E3779B97F4A7C15u;
+}
+
+static uint64_t rng_next (void)
+{
+  rng_state ^= rng_state >> 12;
+  rng_state ^= rng_state << 25;
+  rng_state ^= rng_state >> 27;
+  return rng_state * 0x2545F4914F6CDD1Du;
+}
+
+/* Uniform in [-1, 1]. */
+static double rng_uniform (void)
+{
+  return (double) (rng_next () >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+/* Uniform integer in [lo, hi]. */
+static int64_t rng_range (int64_t lo, int64_t hi)
+{
+  return lo + (int64_t) (rng_next () % (uint64_t) (hi - lo + 1));
+}
+
+/* ---------------------------------------------------------------- test matrices */
+
+static const tilemm_type all_types[] = { TILEMM_SINGLE, TILEMM_DOUBLE, TILEMM_COMPLEX_SINGLE,
+                                         TILEMM_COMPLEX_DOUBLE };
+
+static int type_parts (tilemm_type type)
+{
+  return tilemm_type_is_complex (type) ? 2 : 1;
+}
+
+static int type_is_float (tilemm_type type)
+{
+  return type == TILEMM_SINGLE || type == TILEMM_COMPLEX_SINGLE;
+}
+
+static long double type_eps (tilemm_type type)
+{
+  return type_is_float (type) ? FLT_EPSILON : DBL_EPSILON;
+}
+
+/* A column-major matrix with its own buffer: stride*cols elements plus a guard. */
+typedef struct {
+  tilemm_view view;
+  size_t bytes;       /* of the whole buffer */
+  size_t elements;    /* of the whole buffer, gaps and guard included */
+} test_matrix;
+
+static int tm_alloc (test_matrix *t, tilemm_type type, int64_t rows, int64_t cols, int64_t stride)
+{
+  memset (t, 0, sizeof *t);
+  t->elements = (size_t) (stride * cols) + GUARD_ELEMENTS;
+  t->bytes = t->elements * tilemm_type_size (type);
+  void *data = malloc (t->bytes);
+  if (!data)
+    return 0;
+  if (tilemm_view_init (&t->view, type, rows, cols, stride, data) != TILEMM_OK)
+    {
+      free (data);
+      return 0;
+    }
+  return 1;
+}
+
+static void tm_free (test_matrix *t)
+{
+  free (t->view.data);
+  t->view.data = NULL;
+}
+
+/* Scalar `part` of buffer element `index`, whatever the type. */
+static long double tm_get_at (const test_matrix *t, size_t index, int part)
+{
+  const size_t s = index * (size_t) type_parts (t->view.type) + (size_t) part;
+  return type_is_float (t->view.type) ? (long double) ((const float *) t->view.data)[s]
+                                      : (long double) ((const double *) t->view.data)[s];
+}
+
+static void tm_set_at (test_matrix *t, size_t index, int part, double value)
+{
+  const size_t s = index * (size_t) type_parts (t->view.type) + (size_t) part;
+  if (type_is_float (t->view.type))
+    ((float *) t->view.data)[s] = (float) value;
+  else
+    ((double *) t->view.data)[s] = value;
+}
+
+static size_t tm_index (const test_matrix *t, int64_t i, int64_t j)
+{
+  return (size_t) (i + j * t->view.stride);
+}
+
+static long double tm_get (const test_matrix *t, int64_t i, int64_t j, int part)
+{
+  return tm_get_at (t, tm_index (t, i, j), part);
+}
+
+static void tm_set (test_matrix *t, int64_t i, int64_t j, int part, double value)
+{
+  tm_set_at (t, tm_index (t, i, j), part, value);
+}
+
+static int tm_in_view (const test_matrix *t, size_t index)
+{
+  const size_t stride = (size_t) t->view.stride;
+  return index / stride < (size_t) t->view.cols && index % stride < (size_t) t->view.rows;
+}
+
+/* An operand: fresh random values in the view, NaN in the gaps and guard. */
+static void tm_fill_random (test_matrix *t)
+{
+  const int parts = type_parts (t->view.type);
+  for (size_t e = 0; e < t->elements; e++)
+    for (int p = 0; p < parts; p++)
+      tm_set_at (t, e, p, tm_in_view (t, e) ? rng_uniform () : NAN);
+}
+
+/* A result: NaN in the view (every element must be written), the sentinel elsewhere. */
+static void tm_poison (test_matrix *t)
+{
+  memset (t->view.data, SENTINEL_BYTE, t->bytes);
+  const int parts = type_parts (t->view.type);
+  for (int64_t j = 0; j < t->view.cols; j++)
+    for (int64_t i = 0; i < t->view.rows; i++)
+      for (int p = 0; p < parts; p++)
+        tm_set (t, i, j, p, NAN);
+}
+
+/* Whether every byte outside the view still holds the sentinel. */
+static int tm_gaps_intact (const test_matrix *t)
+{
+  const size_t es = tilemm_type_size (t->view.type);
+  const unsigned char *bytes = t->view.data;
+  for (size_t e = 0; e < t->elements; e++)
+    if (!tm_in_view (t, e))
+      for (size_t b = 0; b < es; b++)
+        if (bytes[e * es + b] != SENTINEL_BYTE)
+          return 0;
+  return 1;
+}
+
+/* ---------------------------------------------------------------- the reference */
+
+typedef struct {
+  int64_t mismatches;
+  int64_t first_i, first_j;
+  long double got, want, bound;
+} compare_result;
+
+/* Whether a computed part agrees with the reference: NaN where the reference is NaN, the same
+ * infinity, and within the bound otherwise (a NaN result fails the last test too). */
+static int part_agrees (long double got, long double want, long double bound)
+{
+  if (isnan (want))
+    return isnan (got);
+  if (isinf (want))
+    return got == want;
+  return fabsl (got - want) <= bound;
+}
+
+static void note_mismatch (compare_result *r, int64_t i, int64_t j, long double got,
+                           long double want, long double bound)
+{
+  if (r->mismatches++ == 0)
+    {
+      r->first_i = i;
+      r->first_j = j;
+      r->got = got;
+      r->want = want;
+      r->bound = bound;
+    }
+}
+
+/* An operand copied for the reference as `lines` contiguous vectors of length k: the rows of A,
+ * the columns of B, so every dot product reads both operands contiguously.  Parts are kept in
+ * double (exact for float and double data); |re| + |im| only scales the error bound. */
+typedef struct {
+  int64_t lines, k;
+  double *re, *im, *abs;   /* im is NULL for a real type */
+} ref_lines;
+
+static void ref_free (ref_lines *r)
+{
+  free (r->re);
+  free (r->im);
+  free (r->abs);
+}
+
+/* The lines of t: its rows when by_rows, else its columns. */
+static int ref_load (ref_lines *r, const test_matrix *t, int by_rows)
+{
+  const int complex_type = tilemm_type_is_complex (t->view.type);
+  r->lines = by_rows ? t->view.rows : t->view.cols;
+  r->k = by_rows ? t->view.cols : t->view.rows;
+  const size_t count = (size_t) (r->lines * r->k) + 1;
+  r->re = malloc (count * sizeof *r->re);
+  r->im = complex_type ? malloc (count * sizeof *r->im) : NULL;
+  r->abs = malloc (count * sizeof *r->abs);
+  if (!r->re || !r->abs || (complex_type && !r->im))
+    return 0;
+  for (int64_t line = 0; line < r->lines; line++)
+    for (int64_t l = 0; l < r->k; l++)
+      {
+        const size_t e = (size_t) (line * r->k + l);
+        const int64_t i = by_rows ? line : l, j = by_rows ? l : line;
+        r->re[e] = (double) tm_get (t, i, j, 0);
+        r->abs[e] = fabs (r->re[e]);
+        if (complex_type)
+          {
+            r->im[e] = (double) tm_get (t, i, j, 1);
+            r->abs[e] += fabs (r->im[e]);
+          }
+      }
+  return 1;
+}
+
+typedef struct {
+  long double re, im;
+  double mag;   /* sum of |a_il| |b_lj| */
+} ref_value;
+
+/* sum_l a[l]·b[l] in long double and the magnitude sum in double.  Two partial sums each, in
+ * named variables the compiler keeps in registers, so the additions pipeline; the order of
+ * summation is irrelevant at this precision. */
+static ref_value ref_dot (const ref_lines *a, int64_t i, const ref_lines *b, int64_t j)
+{
+  const int64_t k = a->k, pairs = k / 2 * 2;
+  const double *ar = a->re + i * k, *br = b->re + j * k;
+  const double *aa = a->abs + i * k, *ba = b->abs + j * k;
+  long double re0 = 0, re1 = 0, im0 = 0, im1 = 0;
+  double mag0 = 0, mag1 = 0;
+  if (a->im)
+    {
+      const double *ai = a->im + i * k, *bi = b->im + j * k;
+      for (int64_t l = 0; l < pairs; l += 2)
+        {
+          re0 += (long double) ar[l] * br[l] - (long double) ai[l] * bi[l];
+          im0 += (long double) ar[l] * bi[l] + (long double) ai[l] * br[l];
+          re1 += (long double) ar[l + 1] * br[l + 1] - (long double) ai[l + 1] * bi[l + 1];
+          im1 += (long double) ar[l + 1] * bi[l + 1] + (long double) ai[l + 1] * br[l + 1];
+        }
+      if (pairs < k)
+        {
+          re0 += (long double) ar[pairs] * br[pairs] - (long double) ai[pairs] * bi[pairs];
+          im0 += (long double) ar[pairs] * bi[pairs] + (long double) ai[pairs] * br[pairs];
+        }
+    }
+  else
+    {
+      for (int64_t l = 0; l < pairs; l += 2)
+        {
+          re0 += (long double) ar[l] * br[l];
+          re1 += (long double) ar[l + 1] * br[l + 1];
+        }
+      if (pairs < k)
+        re0 += (long double) ar[pairs] * br[pairs];
+    }
+  for (int64_t l = 0; l < pairs; l += 2)
+    {
+      mag0 += aa[l] * ba[l];
+      mag1 += aa[l + 1] * ba[l + 1];
+    }
+  if (pairs < k)
+    mag0 += aa[pairs] * ba[pairs];
+  ref_value v = { re0 + re1, im0 + im1, mag0 + mag1 };
+  return v;
+}
+
+/* Compares C = A·B with the long-double reference, element by element. */
+static compare_result compare_with_reference (const test_matrix *a, const test_matrix *b,
+                                              const test_matrix *c)
+{
+  const int64_t m = a->view.rows, k = a->view.cols, n = b->view.cols;
+  const int complex_type = tilemm_type_is_complex (a->view.type);
+  /* The bound grows by 1% so that rounding the magnitudes in double can never matter. */
+  const long double tol = TOL_FACTOR * type_eps (a->view.type) * (long double) k * 1.01L;
+  compare_result r = { 0 };
+  ref_lines ra = { 0 }, rb = { 0 };
+  if (!ref_load (&ra, a, 1) || !ref_load (&rb, b, 0))
+    {
+      r.mismatches = -1;
+      goto done;
+    }
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++)
+      {
+        const ref_value want = ref_dot (&ra, i, &rb, j);
+        const long double bound = tol * (long double) want.mag;
+        const long double got_re = tm_get (c, i, j, 0);
+        if (!part_agrees (got_re, want.re, bound))
+          note_mismatch (&r, i, j, got_re, want.re, bound);
+        if (complex_type)
+          {
+            const long double got_im = tm_get (c, i, j, 1);
+            if (!part_agrees (got_im, want.im, bound))
+              note_mismatch (&r, i, j, got_im, want.im, bound);
+          }
+      }
+done:
+  ref_free (&ra);
+  ref_free (&rb);
+  return r;
+}
+
+/* ---------------------------------------------------------------- running products */
+
+/* The extra stride (beyond rows) of each operand; all zero for tight matrices. */
+typedef struct {
+  int64_t a, b, c;
+} stride_extra;
+
+static const stride_extra tight = { 0, 0, 0 };
+
+/* One product's operands, filled and poisoned, ready to multiply. */
+typedef struct {
+  test_matrix a, b, c;
+  unsigned char *a_copy, *b_copy;   /* to check the operands are left untouched */
+} product;
+
+static int product_make (product *p, tilemm_type type, int64_t m, int64_t k, int64_t n,
+                         stride_extra extra)
+{
+  memset (p, 0, sizeof *p);
+  if (!tm_alloc (&p->a, type, m, k, (m > 1 ? m : 1) + extra.a)
+      || !tm_alloc (&p->b, type, k, n, (k > 1 ? k : 1) + extra.b)
+      || !tm_alloc (&p->c, type, m, n, (m > 1 ? m : 1) + extra.c))
+    return 0;
+  tm_fill_random (&p->a);
+  tm_fill_random (&p->b);
+  tm_poison (&p->c);
+  p->a_copy = malloc (p->a.bytes);
+  p->b_copy = malloc (p->b.bytes);
+  if (!p->a_copy || !p->b_copy)
+    return 0;
+  return 1;
+}
+
+static void product_free (product *p)
+{
+  tm_free (&p->a);
+  tm_free (&p->b);
+  tm_free (&p->c);
+  free (p->a_copy);
+  free (p->b_copy);
+}
+
+/* Remembers A and B and re-poisons C, so one product can be run again (other plans). */
+static void product_prepare (product *p)
+{
+  memcpy (p->a_copy, p->a.view.data, p->a.bytes);
+  memcpy (p->b_copy, p->b.view.data, p->b.bytes);
+  tm_poison (&p->c);
+}
+
+/* Runs plan on the product and checks everything but the values: status, untouched operands,
+ * untouched gaps of C.  Returns 1 when all of that holds. */
+static int product_run (product *p, const tilemm_plan *plan, const char *what)
+{
+  product_prepare (p);
+  tilemm_error err;
+  tilemm_status status = tilemm_multiply (plan, &p->a.view, &p->b.view, &p->c.view, &err);
+  int ok = 1;
+  CHECK (status == TILEMM_OK && err.status == TILEMM_OK, "%s: status %d (%s)", what, (int) status,
+         err.detail);
+  ok &= status == TILEMM_OK;
+  CHECK (memcmp (p->a_copy, p->a.view.data, p->a.bytes) == 0, "%s: A was modified", what);
+  CHECK (memcmp (p->b_copy, p->b.view.data, p->b.bytes) == 0, "%s: B was modified", what);
+  CHECK (tm_gaps_intact (&p->c), "%s: C's gap or guard was written", what);
+  ok &= memcmp (p->a_copy, p->a.view.data, p->a.bytes) == 0
+        && memcmp (p->b_copy, p->b.view.data, p->b.bytes) == 0 && tm_gaps_intact (&p->c);
+  return ok;
+}
+
+/* Checks C against the reference; returns 1 when it agrees. */
+static int product_check_values (const product *p, const char *what)
+{
+  const compare_result r = compare_with_reference (&p->a, &p->b, &p->c);
+  CHECK (r.mismatches == 0,
+         "%s: %lld mismatches; first C(%lld,%lld) = %.20Lg, reference %.20Lg, bound %.3Lg", what,
+         (long long) r.mismatches, (long long) r.first_i, (long long) r.first_j, r.got, r.want,
+         r.bound);
+  return r.mismatches == 0;
+}
+
+/* Plans, runs and checks one product of fresh random operands. */
+static int check_product (tilemm_type type, int64_t m, int64_t k, int64_t n, stride_extra extra,
+                          const tilemm_limits *limits)
+{
+  char what[160];
+  snprintf (what, sizeof what, "%s %lldx%lldx%lld strides +%lld/+%lld/+%lld",
+            tilemm_type_name (type), (long long) m, (long long) k, (long long) n,
+            (long long) extra.a, (long long) extra.b, (long long) extra.c);
+  product p;
+  tilemm_plan plan;
+  int ok = product_make (&p, type, m, k, n, extra);
+  CHECK (ok, "%s: out of memory", what);
+  if (ok)
+    {
+      tilemm_status status = tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, type, m, n, k, limits);
+      CHECK (status == TILEMM_OK, "%s: plan status %d", what, (int) status);
+      ok = status == TILEMM_OK && product_run (&p, &plan, what) && product_check_values (&p, what);
+    }
+  product_free (&p);
+  return ok;
+}
+
+/* ---------------------------------------------------------------- views */
+
+static void test_type_facts (void)
+{
+  CHECK_CASE ("types: sizes, complexity and names");
+  CHECK (tilemm_type_size (TILEMM_SINGLE) == 4, "single size");
+  CHECK (tilemm_type_size (TILEMM_DOUBLE) == 8, "double size");
+  CHECK (tilemm_type_size (TILEMM_COMPLEX_SINGLE) == 8, "complex single size");
+  CHECK (tilemm_type_size (TILEMM_COMPLEX_DOUBLE) == 16, "complex double size");
+  CHECK (!tilemm_type_is_complex (TILEMM_SINGLE) && !tilemm_type_is_complex (TILEMM_DOUBLE),
+         "real types");
+  CHECK (tilemm_type_is_complex (TILEMM_COMPLEX_SINGLE)
+           && tilemm_type_is_complex (TILEMM_COMPLEX_DOUBLE), "complex types");
+  CHECK (strcmp (tilemm_type_name (TILEMM_SINGLE), "single") == 0, "name");
+  CHECK (strcmp (tilemm_type_name (TILEMM_DOUBLE), "double") == 0, "name");
+  CHECK (strcmp (tilemm_type_name (TILEMM_COMPLEX_SINGLE), "complex single") == 0, "name");
+  CHECK (strcmp (tilemm_type_name (TILEMM_COMPLEX_DOUBLE), "complex double") == 0, "name");
+
+  CHECK_CASE ("types: out-of-range types are size 0, real and unknown");
+  const tilemm_type bad[] = { TILEMM_NTYPES, (tilemm_type) -1, (tilemm_type) 1000 };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    {
+      CHECK (tilemm_type_size (bad[i]) == 0, "size of type %d", (int) bad[i]);
+      CHECK (!tilemm_type_is_complex (bad[i]), "complexity of type %d", (int) bad[i]);
+      CHECK (strcmp (tilemm_type_name (bad[i]), "unknown") == 0, "name of type %d", (int) bad[i]);
+    }
+}
+
+static void test_view_init (void)
+{
+  double buffer[64];
+  tilemm_view v;
+
+  CHECK_CASE ("view_init: accepts a valid view and fills every field");
+  memset (&v, 0, sizeof v);
+  CHECK (tilemm_view_init (&v, TILEMM_DOUBLE, 3, 4, 5, buffer) == TILEMM_OK, "3x4 stride 5");
+  CHECK (v.rows == 3 && v.cols == 4 && v.stride == 5 && v.type == TILEMM_DOUBLE
+           && v.data == buffer, "fields %lld %lld %lld", (long long) v.rows, (long long) v.cols,
+         (long long) v.stride);
+  CHECK (tilemm_view_check (&v) == TILEMM_OK, "check agrees");
+  CHECK (tilemm_view_init (&v, TILEMM_DOUBLE, 3, 4, 3, buffer) == TILEMM_OK, "stride == rows");
+  CHECK (tilemm_view_init (&v, TILEMM_DOUBLE, 1, 1, 1, buffer) == TILEMM_OK, "1x1");
+
+  CHECK_CASE ("view_init: rejects negative sizes");
+  CHECK (tilemm_view_init (&v, TILEMM_DOUBLE, -1, 4, 5, buffer) == TILEMM_EINVAL, "rows -1");
+  CHECK (tilemm_view_init (&v, TILEMM_DOUBLE, 3, -1, 5, buffer) == TILEMM_EINVAL, "cols -1");
+  CHECK (tilemm_view_init (&v, TILEMM_DOUBLE, INT64_MIN, 1, 5, buffer) == TILEMM_EINVAL, "rows min");
+  CHECK (tilemm_view_init (&v, TILEMM_DOUBLE, 3, 4, -5, buffer) == TILEMM_EINVAL, "stride -5");
+
+  CHECK_CASE ("view_init: rejects stride < max(rows, 1), including stride 0 with rows 0");
+  CHECK (tilemm_view_init (&v, TILEMM_DOUBLE, 3, 4, 2, buffer) == TILEMM_EINVAL, "stride 2 < 3");
+  CHECK (tilemm_view_init (&v, TILEMM_DOUBLE, 0, 4, 0, buffer) == TILEMM_EINVAL, "0 rows stride 0");
+  CHECK (tilemm_view_init (&v, TILEMM_DOUBLE, 0, 0, 0, NULL) == TILEMM_EINVAL, "0x0 stride 0");
+  CHECK (tilemm_view_init (&v, TILEMM_DOUBLE, 0, 4, 1, buffer) == TILEMM_OK, "0 rows stride 1");
+
+  CHECK_CASE ("view_init: NULL data only for empty views");
+  CHECK (tilemm_view_init (&v, TILEMM_DOUBLE, 3, 4, 3, NULL) == TILEMM_EINVAL, "3x4 NULL");
+  CHECK (tilemm_view_init (&v, TILEMM_DOUBLE, 1, 1, 1, NULL) == TILEMM_EINVAL, "1x1 NULL");
+  CHECK (tilemm_view_init (&v, TILEMM_DOUBLE, 0, 4, 1, NULL) == TILEMM_OK, "0x4 NULL");
+  CHECK (tilemm_view_init (&v, TILEMM_DOUBLE, 4, 0, 4, NULL) == TILEMM_OK, "4x0 NULL");
+  CHECK (tilemm_view_init (&v, TILEMM_DOUBLE, 0, 0, 1, NULL) == TILEMM_OK, "0x0 NULL");
+
+  CHECK_CASE ("view_init: rejects bad types and a NULL view; leaves *view alone on failure");
+  CHECK (tilemm_view_init (&v, TILEMM_NTYPES, 1, 1, 1, buffer) == TILEMM_EINVAL, "NTYPES");
+  CHECK (tilemm_view_init (&v, (tilemm_type) -1, 1, 1, 1, buffer) == TILEMM_EINVAL, "type -1");
+  CHECK (tilemm_view_init (NULL, TILEMM_DOUBLE, 1, 1, 1, buffer) == TILEMM_EINVAL, "NULL view");
+  CHECK (tilemm_view_check (NULL) == TILEMM_EINVAL, "check NULL");
+  tilemm_view before;
+  tilemm_view_init (&v, TILEMM_SINGLE, 2, 2, 2, buffer);
+  before = v;
+  tilemm_view_init (&v, TILEMM_DOUBLE, 3, 4, 2, buffer);
+  CHECK (memcmp (&before, &v, sizeof v) == 0, "view changed by a failed init");
+}
+
+static void test_view_overflow (void)
+{
+  /* The data is never dereferenced: only the arithmetic on the extent is tested. */
+  double dummy;
+  tilemm_view v;
+  const int64_t limit_d = (int64_t) (PTRDIFF_MAX / 8);      /* doubles addressable */
+  const int64_t limit_z = (int64_t) (PTRDIFF_MAX / 16);     /* complex doubles     */
+
+  CHECK_CASE ("view_init: byte extent overflow is TILEMM_EOVERFLOW, the largest fit is OK");
+  CHECK (tilemm_view_init (&v, TILEMM_DOUBLE, 1, limit_d, 1, &dummy) == TILEMM_OK,
+         "1 x limit doubles fits");
+  CHECK (tilemm_view_init (&v, TILEMM_DOUBLE, 1, limit_d + 1, 1, &dummy) == TILEMM_EOVERFLOW,
+         "1 x (limit+1) doubles");
+  CHECK (tilemm_view_init (&v, TILEMM_DOUBLE, limit_d, 1, limit_d, &dummy) == TILEMM_OK,
+         "limit x 1 doubles fits");
+  CHECK (tilemm_view_init (&v, TILEMM_COMPLEX_DOUBLE, 1, limit_d, 1, &dummy) == TILEMM_EOVERFLOW,
+         "complex double is twice as wide");
+  CHECK (tilemm_view_init (&v, TILEMM_COMPLEX_DOUBLE, 1, limit_z, 1, &dummy) == TILEMM_OK,
+         "1 x limit complex doubles fits");
+  CHECK (tilemm_view_init (&v, TILEMM_DOUBLE, 2, INT64_C (1) << 62, 2, &dummy)
+           == TILEMM_EOVERFLOW, "2^62 columns of stride 2");
+  CHECK (tilemm_view_init (&v, TILEMM_SINGLE, INT64_MAX, 2, INT64_MAX, &dummy)
+           == TILEMM_EOVERFLOW, "INT64_MAX rows");
+  CHECK (tilemm_view_init (&v, TILEMM_SINGLE, 1, INT64_MAX, INT64_MAX, &dummy)
+           == TILEMM_EOVERFLOW, "INT64_MAX stride and cols");
+  CHECK (tilemm_view_init (&v, TILEMM_SINGLE, 0, INT64_MAX, 1, NULL) == TILEMM_OK,
+         "an empty view is never too large");
+}
+
+static void test_view_sub (void)
+{
+  double buffer[7 * 5];
+  tilemm_view v, s;
+  tilemm_view_init (&v, TILEMM_DOUBLE, 6, 5, 7, buffer);
+
+  CHECK_CASE ("view_sub: offset pointer, parent stride, requested size inside the parent");
+  s = tilemm_view_sub (&v, 2, 3, 3, 2);
+  CHECK (s.data == buffer + 2 + 3 * 7, "offset %td", (double *) s.data - buffer);
+  CHECK (s.rows == 3 && s.cols == 2 && s.stride == 7 && s.type == TILEMM_DOUBLE, "shape");
+  CHECK (tilemm_view_check (&s) == TILEMM_OK, "sub-view valid");
+  s = tilemm_view_sub (&v, 0, 0, 6, 5);
+  CHECK (memcmp (&s, &v, sizeof s) == 0, "the whole view is itself");
+
+  CHECK_CASE ("view_sub: clamps to the parent's edges");
+  s = tilemm_view_sub (&v, 4, 3, 10, 10);
+  CHECK (s.rows == 2 && s.cols == 2 && s.data == buffer + 4 + 3 * 7, "overhang %lldx%lld",
+         (long long) s.rows, (long long) s.cols);
+  s = tilemm_view_sub (&v, 9, 9, 3, 3);
+  CHECK (s.rows == 0 && s.cols == 0, "start past the end gives an empty view");
+  CHECK (tilemm_view_check (&s) == TILEMM_OK, "and it is valid");
+  s = tilemm_view_sub (&v, -3, -1, 2, 2);
+  CHECK (s.rows == 2 && s.cols == 2 && s.data == buffer, "negative start clamps to 0");
+  s = tilemm_view_sub (&v, 1, 1, -4, -4);
+  CHECK (s.rows == 0 && s.cols == 0, "negative size clamps to 0");
+
+  CHECK_CASE ("view_sub: complex elements count once, NULL data stays NULL");
+  float cbuf[2 * 4 * 3];
+  tilemm_view_init (&v, TILEMM_COMPLEX_SINGLE, 3, 3, 4, cbuf);
+  s = tilemm_view_sub (&v, 1, 2, 2, 1);
+  CHECK (s.data == cbuf + 2 * (1 + 2 * 4), "complex offset %td", (float *) s.data - cbuf);
+  tilemm_view_init (&v, TILEMM_DOUBLE, 0, 5, 1, NULL);
+  s = tilemm_view_sub (&v, 0, 2, 0, 2);
+  CHECK (s.data == NULL && s.cols == 2 && s.rows == 0, "empty NULL view");
+}
+
+static void test_row_major_reading (void)
+{
+  double buffer[5 * 4];
+  for (int i = 0; i < 20; i++)
+    buffer[i] = i;
+  tilemm_view v;
+  tilemm_view_init (&v, TILEMM_DOUBLE, 3, 4, 5, buffer);
+
+  CHECK_CASE ("row_major_reading: the guide's Matrix is the transpose on the same bytes");
+  const tilemm_matrix mat = tilemm_row_major_reading (&v);
+  CHECK (mat.height == 4 && mat.width == 3 && mat.stride == 5 && mat.elements == buffer,
+         "height %lld width %lld stride %lld", (long long) mat.height, (long long) mat.width,
+         (long long) mat.stride);
+  for (int64_t r = 0; r < mat.height; r++)
+    for (int64_t c = 0; c < mat.width; c++)
+      CHECK (((double *) mat.elements)[r * mat.stride + c] == buffer[c + r * v.stride],
+             "reading (%lld,%lld) is view (%lld,%lld)", (long long) r, (long long) c,
+             (long long) c, (long long) r);
+  const tilemm_view sub = tilemm_view_sub (&v, 1, 2, 2, 2);
+  const tilemm_matrix sm = tilemm_row_major_reading (&sub);
+  CHECK (sm.height == 2 && sm.width == 2 && ((double *) sm.elements)[1 * sm.stride + 0] == 16,
+         "reading of a sub-view");
+}
+
+/* ---------------------------------------------------------------- status */
+
+static void test_status (void)
+{
+  CHECK_CASE ("status: every code has a message and an identifier-safe reason");
+  for (int s = 0; s < TILEMM_NSTATUS; s++)
+    {
+      const char *message = tilemm_strerror ((tilemm_status) s);
+      const char *reason = tilemm_status_reason ((tilemm_status) s);
+      CHECK (message && message[0] != '\0', "message of %d", s);
+      CHECK (reason && reason[0] != '\0', "reason of %d", s);
+      CHECK (reason && strspn (reason, "abcdefghijklmnopqrstuvwxyz") == strlen (reason),
+             "reason of %d is \"%s\"", s, reason ? reason : "(null)");
+      CHECK (message && strcmp (message, tilemm_strerror (TILEMM_NSTATUS)) != 0,
+             "status %d has its own message", s);
+    }
+  CHECK (strcmp (tilemm_status_reason (TILEMM_ENOGPU), "nogpu") == 0, "nogpu");
+  CHECK (strcmp (tilemm_status_reason (TILEMM_ECUDA), "cuda") == 0, "cuda");
+  CHECK (strcmp (tilemm_status_reason (TILEMM_NSTATUS), "unknown") == 0, "unknown reason");
+  CHECK (tilemm_strerror ((tilemm_status) -1) != NULL, "negative status");
+  CHECK (tilemm_status_reason ((tilemm_status) -1) != NULL, "negative status reason");
+
+  CHECK_CASE ("status: tilemm_error_set records the status and formats the detail");
+  tilemm_error err;
+  memset (&err, 'x', sizeof err);
+  CHECK (tilemm_error_set (&err, TILEMM_ECUDA, "cudaMalloc(%s, %zu bytes): %s", "dA",
+                           (size_t) 134217728, "out of memory") == TILEMM_ECUDA, "returns status");
+  CHECK (err.status == TILEMM_ECUDA, "status recorded");
+  CHECK (strcmp (err.detail, "cudaMalloc(dA, 134217728 bytes): out of memory") == 0, "detail \"%s\"",
+         err.detail);
+  CHECK (tilemm_error_set (&err, TILEMM_OK, NULL) == TILEMM_OK && err.status == TILEMM_OK
+           && err.detail[0] == '\0', "NULL format clears the detail");
+  CHECK (tilemm_error_set (NULL, TILEMM_ENOMEM, "%d", 1) == TILEMM_ENOMEM, "NULL err");
+
+  CHECK_CASE ("status: a long detail is truncated and terminated");
+  char longtext[1000];
+  memset (longtext, 'y', sizeof longtext - 1);
+  longtext[sizeof longtext - 1] = '\0';
+  tilemm_error_set (&err, TILEMM_EINVAL, "%s", longtext);
+  CHECK (strlen (err.detail) == sizeof err.detail - 1, "length %zu", strlen (err.detail));
+
+  CHECK_CASE ("library facts: version, backend names, build flags");
+  /* The build passes the version bare (-DTILEMM_VERSION=0.1.0) and core.c stringises it. */
+  const char *version = tilemm_version ();
+  CHECK (version[0] != '\0' && strcmp (version, TEST_STRINGISE (TILEMM_VERSION)) == 0,
+         "version \"%s\"", version);
+  CHECK (strcmp (tilemm_backend_name (TILEMM_BACKEND_CPU), "cpu") == 0, "cpu");
+  CHECK (strcmp (tilemm_backend_name (TILEMM_BACKEND_CUDA), "gpu") == 0, "gpu");
+  CHECK (strcmp (tilemm_backend_name (TILEMM_NBACKENDS), "unknown") == 0, "unknown backend");
+#ifdef _OPENMP
+  CHECK (tilemm_openmp_built () == 1, "built with OpenMP");
+#else
+  CHECK (tilemm_openmp_built () == 0, "built without OpenMP");
+#endif
+  CHECK (tilemm_cuda_built () == 0 || tilemm_cuda_built () == 1, "cuda_built is a flag");
+}
+
+/* ---------------------------------------------------------------- plans */
+
+static void test_plan_tiles (void)
+{
+  for (size_t t = 0; t < sizeof all_types / sizeof all_types[0]; t++)
+    {
+      const tilemm_type type = all_types[t];
+      tilemm_plan plan;
+      CHECK_CASE ("plan: tiles of the cpu and gpu backends for %s", tilemm_type_name (type));
+      CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, type, 100, 200, 300, NULL) == TILEMM_OK,
+             "cpu plan");
+      CHECK (plan.backend == TILEMM_BACKEND_CPU && plan.type == type && plan.m == 100
+               && plan.n == 200 && plan.k == 300, "plan records the product");
+      CHECK (plan.tile_rows == 64 && plan.tile_cols == 64, "cpu tile %dx%d", plan.tile_rows,
+             plan.tile_cols);
+      CHECK (plan.tile_depth == (tilemm_type_is_complex (type) ? 32 : 64), "cpu depth %d",
+             plan.tile_depth);
+      CHECK (plan.threads == 0 && plan.pad == 0, "cpu defaults");
+      CHECK (plan.panel_rows == 200 && plan.panel_cols == 100, "one panel");
+
+      tilemm_status status = tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, type, 100, 200, 300,
+                                               NULL);
+      CHECK (status == TILEMM_OK, "gpu plans are pure: they need no GPU (status %d)", (int) status);
+      CHECK (plan.backend == TILEMM_BACKEND_CUDA && plan.variant >= 1, "gpu variant %d",
+             plan.variant);
+      CHECK (plan.tile_rows >= 1 && plan.tile_cols >= 1 && plan.tile_depth >= 1 && plan.pad >= 0,
+             "gpu tile %dx%dx%d pad %d", plan.tile_rows, plan.tile_cols, plan.tile_depth,
+             plan.pad);
+      CHECK (plan.panel_rows == 200 && plan.panel_cols == 100, "one gpu panel");
+    }
+}
+
+static void test_plan_one_panel (void)
+{
+  tilemm_plan plan;
+  tilemm_panel panel;
+  const tilemm_limits none = { 0 };
+  const tilemm_limits roomy = { 8 * (37 * 41 + 41 * 53 + 37 * 53) };
+
+  CHECK_CASE ("plan: no limit, a zero limit or a roomy one give one whole panel");
+  const tilemm_limits *limits[] = { NULL, &none, &roomy };
+  for (int i = 0; i < 3; i++)
+    {
+      CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 37, 53, 41, limits[i])
+               == TILEMM_OK, "plan %d", i);
+      CHECK (tilemm_plan_panel_count (&plan) == 1, "count %lld",
+             (long long) tilemm_plan_panel_count (&plan));
+      CHECK (tilemm_plan_panel (&plan, 0, &panel) && panel.row == 0 && panel.col == 0
+               && panel.rows == 53 && panel.cols == 37, "panel %lld %lld %lld %lld",
+             (long long) panel.row, (long long) panel.col, (long long) panel.rows,
+             (long long) panel.cols);
+    }
+
+  CHECK_CASE ("plan: an empty product has no panels; out-of-range panels return 0");
+  CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 0, 5, 3, NULL) == TILEMM_OK,
+         "m = 0");
+  CHECK (tilemm_plan_panel_count (&plan) == 0, "no panels for m = 0");
+  CHECK (!tilemm_plan_panel (&plan, 0, &panel), "panel 0 of none");
+  CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 5, 0, 3, NULL) == TILEMM_OK,
+         "n = 0");
+  CHECK (tilemm_plan_panel_count (&plan) == 0, "no panels for n = 0");
+  CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 5, 4, 0, NULL) == TILEMM_OK,
+         "k = 0");
+  CHECK (tilemm_plan_panel_count (&plan) == 1, "k = 0 still has a panel to write zeros");
+  CHECK (!tilemm_plan_panel (&plan, 1, &panel), "panel 1 of 1");
+  CHECK (!tilemm_plan_panel (&plan, -1, &panel), "panel -1");
+  CHECK (!tilemm_plan_panel (&plan, INT64_MAX, &panel), "panel INT64_MAX");
+}
+
+/* Plans with a limit and checks the panels cover C exactly once, each within the limit. */
+static void check_panel_cover (tilemm_backend backend, tilemm_type type, int64_t m, int64_t n,
+                               int64_t k, size_t limit)
+{
+  CHECK_CASE ("plan: %s %s %lldx%lldx%lld in %zu bytes: panels cover C once, each fits",
+              tilemm_backend_name (backend), tilemm_type_name (type), (long long) m,
+              (long long) k, (long long) n, limit);
+  const tilemm_limits limits = { limit };
+  tilemm_plan plan;
+  tilemm_status status = tilemm_plan_make (&plan, backend, type, m, n, k, &limits);
+  CHECK (status == TILEMM_OK, "status %d", (int) status);
+  if (status != TILEMM_OK)
+    return;
+  const int64_t count = tilemm_plan_panel_count (&plan);
+  CHECK (count > 1, "the limit should force panels (count %lld)", (long long) count);
+  unsigned char *marks = calloc ((size_t) (m * n), 1);
+  CHECK (marks != NULL, "out of memory");
+  if (!marks)
+    return;
+  const size_t es = tilemm_type_size (type);
+  for (int64_t p = 0; p < count; p++)
+    {
+      tilemm_panel panel;
+      CHECK (tilemm_plan_panel (&plan, p, &panel), "panel %lld of %lld", (long long) p,
+             (long long) count);
+      CHECK (panel.rows >= 1 && panel.cols >= 1 && panel.row >= 0 && panel.col >= 0
+               && panel.row + panel.rows <= n && panel.col + panel.cols <= m,
+             "panel %lld inside C", (long long) p);
+      const size_t bytes = es * (size_t) (panel.rows * k + k * panel.cols + panel.rows * panel.cols);
+      CHECK (bytes <= limit, "panel %lld needs %zu bytes > %zu", (long long) p, bytes, limit);
+      for (int64_t j = panel.row; j < panel.row + panel.rows && j < n; j++)
+        for (int64_t i = panel.col; i < panel.col + panel.cols && i < m; i++)
+          if (i >= 0 && j >= 0)
+            marks[i + j * m]++;
+    }
+  int64_t wrong = 0;
+  for (int64_t e = 0; e < m * n; e++)
+    wrong += marks[e] != 1;
+  CHECK (wrong == 0, "%lld elements of C covered 0 or 2+ times", (long long) wrong);
+  free (marks);
+}
+
+static void test_plan_panels (void)
+{
+  check_panel_cover (TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 500, 300, 200, 8 * 100000);
+  check_panel_cover (TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 1000, 10, 64, 8 * 5000);
+  check_panel_cover (TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 10, 1000, 64, 8 * 5000);
+  check_panel_cover (TILEMM_BACKEND_CPU, TILEMM_SINGLE, 129, 257, 1000, 4 * 70000);
+  check_panel_cover (TILEMM_BACKEND_CPU, TILEMM_COMPLEX_DOUBLE, 97, 89, 13, 16 * 1000);
+  check_panel_cover (TILEMM_BACKEND_CUDA, TILEMM_COMPLEX_SINGLE, 300, 301, 7, 8 * 2000);
+  check_panel_cover (TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 4096, 4096, 4096, (size_t) 64 << 20);
+  /* The smallest limit that still fits one element of C with its row of Bᵀ and column of Aᵀ. */
+  check_panel_cover (TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 5, 7, 1000, 8 * 2001);
+
+  CHECK_CASE ("plan: TILEMM_EDEVMEM when not even one row and column fit");
+  tilemm_plan plan;
+  memset (&plan, 0x5A, sizeof plan);
+  tilemm_plan before = plan;
+  const tilemm_limits tiny = { 8 * 2000 };
+  CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 5, 7, 1000, &tiny)
+           == TILEMM_EDEVMEM, "2k doubles cannot hold a row, a column and an element");
+  CHECK (memcmp (&plan, &before, sizeof plan) == 0, "a failed plan leaves *plan alone");
+  const tilemm_limits one_byte = { 1 };
+  CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_SINGLE, 2, 2, 2, &one_byte)
+           == TILEMM_EDEVMEM, "one byte");
+  const tilemm_limits whole_k = { 16 * 2001 };
+  CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_COMPLEX_DOUBLE, 3, 3, 1000, &tiny)
+           == TILEMM_EDEVMEM, "complex elements are 16 bytes");
+  CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_COMPLEX_DOUBLE, 3, 3, 1000, &whole_k)
+           == TILEMM_OK, "16*(2k+1) bytes fit");
+
+  CHECK_CASE ("plan: bad arguments are rejected");
+  CHECK (tilemm_plan_make (NULL, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 1, 1, 1, NULL)
+           == TILEMM_EINVAL, "NULL plan");
+  CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, -1, 1, 1, NULL)
+           == TILEMM_EINVAL, "m < 0");
+  CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 1, -1, 1, NULL)
+           == TILEMM_EINVAL, "n < 0");
+  CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 1, 1, -1, NULL)
+           == TILEMM_EINVAL, "k < 0");
+  CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_NTYPES, 1, 1, 1, NULL)
+           == TILEMM_EINVAL, "bad type");
+  CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, (tilemm_type) -1, 1, 1, 1, NULL)
+           == TILEMM_EINVAL, "negative type");
+  CHECK (tilemm_plan_make (&plan, TILEMM_NBACKENDS, TILEMM_DOUBLE, 1, 1, 1, NULL)
+           == TILEMM_EINVAL, "bad backend");
+}
+
+/* ---------------------------------------------------------------- products */
+
+/* Every m, k, n in 1..40 in double, one counted case per m. */
+static void test_exhaustive_small_double (void)
+{
+  rng_seed (40);
+  for (int64_t m = 1; m <= 40; m++)
+    {
+      CHECK_CASE ("multiply: double, m = %lld, every k and n in 1..40", (long long) m);
+      int64_t failures = 0;
+      for (int64_t k = 1; k <= 40 && failures < 3; k++)
+        for (int64_t n = 1; n <= 40 && failures < 3; n++)
+          failures += !check_product (TILEMM_DOUBLE, m, k, n, tight, NULL);
+    }
+}
+
+/* A dimension that is likely to sit on a tile or SIMD edge, or is simply ragged. */
+static int64_t ragged_dimension (void)
+{
+  static const int64_t edges[] = { 1, 2, 3, 5, 7, 8, 13, 31, 32, 33, 37, 63, 64, 65, 97,
+                                   127, 128, 129 };
+  const size_t nedges = sizeof edges / sizeof edges[0];
+  const uint64_t pick = rng_next () % (nedges + 4);
+  return pick < nedges ? edges[pick] : rng_range (1, 150);
+}
+
+static void test_random_shapes (void)
+{
+  rng_seed (2026);
+  for (size_t t = 0; t < sizeof all_types / sizeof all_types[0]; t++)
+    for (int s = 0; s < 18; s++)
+      {
+        const tilemm_type type = all_types[t];
+        const int64_t m = ragged_dimension (), k = ragged_dimension (), n = ragged_dimension ();
+        /* Every third shape reads from and writes to strided matrices. */
+        const stride_extra extra = s % 3 == 2 ? (stride_extra) { rng_range (1, 9),
+                                                                 rng_range (1, 9),
+                                                                 rng_range (1, 9) }
+                                              : tight;
+        CHECK_CASE ("multiply: %s random ragged shape %d: %lldx%lldx%lld",
+                    tilemm_type_name (type), s, (long long) m, (long long) k, (long long) n);
+        check_product (type, m, k, n, extra, NULL);
+      }
+}
+
+static void test_large_products (void)
+{
+  rng_seed (517);
+  for (size_t t = 0; t < sizeof all_types / sizeof all_types[0]; t++)
+    {
+      CHECK_CASE ("multiply: %s 300x517x211", tilemm_type_name (all_types[t]));
+      check_product (all_types[t], 300, 517, 211, tight, NULL);
+    }
+  CHECK_CASE ("multiply: double 1000x1000x1000");
+  check_product (TILEMM_DOUBLE, 1000, 1000, 1000, tight, NULL);
+  CHECK_CASE ("multiply: single 400x1999x301 (long float sums stay in bound)");
+  check_product (TILEMM_SINGLE, 400, 1999, 301, tight, NULL);
+}
+
+static void test_strided (void)
+{
+  rng_seed (77);
+  for (size_t t = 0; t < sizeof all_types / sizeof all_types[0]; t++)
+    {
+      const tilemm_type type = all_types[t];
+      CHECK_CASE ("multiply: %s with strides larger than rows; C's gaps untouched",
+                  tilemm_type_name (type));
+      check_product (type, 70, 33, 66, (stride_extra) { 3, 1, 5 }, NULL);
+      check_product (type, 1, 129, 65, (stride_extra) { 7, 0, 2 }, NULL);
+      check_product (type, 65, 1, 1, (stride_extra) { 0, 4, 11 }, NULL);
+    }
+
+  CHECK_CASE ("multiply: sub-views of larger matrices, as a host would pass them");
+  test_matrix big_a, big_b, big_c;
+  tm_alloc (&big_a, TILEMM_DOUBLE, 90, 80, 90);
+  tm_alloc (&big_b, TILEMM_DOUBLE, 80, 70, 85);
+  tm_alloc (&big_c, TILEMM_DOUBLE, 95, 75, 100);
+  tm_fill_random (&big_a);
+  tm_fill_random (&big_b);
+  tm_poison (&big_c);
+  /* A(5:71, 3:52), B(10:59, 1:66), C(2:68, 4:69) in 0-based offsets. */
+  test_matrix a = big_a, b = big_b, c = big_c;
+  a.view = tilemm_view_sub (&big_a.view, 5, 3, 67, 50);
+  b.view = tilemm_view_sub (&big_b.view, 10, 1, 50, 66);
+  c.view = tilemm_view_sub (&big_c.view, 2, 4, 67, 66);
+  tilemm_plan plan;
+  tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 67, 66, 50, NULL);
+  CHECK (tilemm_multiply (&plan, &a.view, &b.view, &c.view, NULL) == TILEMM_OK, "status");
+  const compare_result r = compare_with_reference (&a, &b, &c);
+  CHECK (r.mismatches == 0, "%lld mismatches", (long long) r.mismatches);
+  /* Everything of big C outside the sub-view must still be poison or sentinel. */
+  int64_t touched = 0;
+  for (int64_t j = 0; j < big_c.view.cols; j++)
+    for (int64_t i = 0; i < big_c.view.rows; i++)
+      {
+        const int inside = i >= 2 && i < 2 + 67 && j >= 4 && j < 4 + 66;
+        touched += !inside && !isnan (tm_get (&big_c, i, j, 0));
+      }
+  CHECK (touched == 0, "%lld elements of C outside the sub-view written", (long long) touched);
+  tm_free (&big_a);
+  tm_free (&big_b);
+  tm_free (&big_c);
+}
+
+static void test_k_zero (void)
+{
+  for (size_t t = 0; t < sizeof all_types / sizeof all_types[0]; t++)
+    {
+      const tilemm_type type = all_types[t];
+      CHECK_CASE ("multiply: %s with k = 0 gives zeros over a NaN-poisoned C",
+                  tilemm_type_name (type));
+      test_matrix c;
+      tm_alloc (&c, type, 67, 70, 69);
+      tm_poison (&c);
+      tilemm_view a, b;
+      CHECK (tilemm_view_init (&a, type, 67, 0, 67, NULL) == TILEMM_OK, "A 67x0");
+      CHECK (tilemm_view_init (&b, type, 0, 70, 1, NULL) == TILEMM_OK, "B 0x70");
+      tilemm_plan plan;
+      tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, type, 67, 70, 0, NULL);
+      tilemm_error err;
+      CHECK (tilemm_multiply (&plan, &a, &b, &c.view, &err) == TILEMM_OK, "status: %s",
+             err.detail);
+      int64_t nonzero = 0;
+      for (int64_t j = 0; j < 70; j++)
+        for (int64_t i = 0; i < 67; i++)
+          for (int p = 0; p < type_parts (type); p++)
+            nonzero += tm_get (&c, i, j, p) != 0;
+      CHECK (nonzero == 0, "%lld parts not zero", (long long) nonzero);
+      CHECK (tm_gaps_intact (&c), "gaps written");
+      tm_free (&c);
+    }
+
+  CHECK_CASE ("multiply: m = 0 or n = 0 succeed and write nothing");
+  test_matrix c;
+  tm_alloc (&c, TILEMM_DOUBLE, 4, 4, 4);
+  tm_poison (&c);
+  double data[16] = { 0 };
+  tilemm_view a, b, c0;
+  tilemm_plan plan;
+  tilemm_view_init (&a, TILEMM_DOUBLE, 0, 4, 1, NULL);
+  tilemm_view_init (&b, TILEMM_DOUBLE, 4, 4, 4, data);
+  tilemm_view_init (&c0, TILEMM_DOUBLE, 0, 4, 1, c.view.data);
+  tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 0, 4, 4, NULL);
+  CHECK (tilemm_multiply (&plan, &a, &b, &c0, NULL) == TILEMM_OK, "m = 0");
+  tilemm_view_init (&a, TILEMM_DOUBLE, 4, 4, 4, data);
+  tilemm_view_init (&b, TILEMM_DOUBLE, 4, 0, 4, NULL);
+  tilemm_view_init (&c0, TILEMM_DOUBLE, 4, 0, 4, c.view.data);
+  tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 4, 0, 4, NULL);
+  CHECK (tilemm_multiply (&plan, &a, &b, &c0, NULL) == TILEMM_OK, "n = 0");
+  int64_t written = 0;
+  for (int64_t e = 0; e < 16; e++)
+    written += !isnan (tm_get_at (&c, (size_t) e, 0));
+  CHECK (written == 0, "%lld elements written", (long long) written);
+  tm_free (&c);
+}
+
+/* Runs a 1×2 times 2×1 double and single product and compares the result to `expect` exactly
+ * (NaN to NaN, the same infinity). */
+static void check_special_dot (const char *name, const double a[2], const double b[2],
+                               double expect_double, float expect_single)
+{
+  CHECK_CASE ("multiply: NaN/Inf: %s", name);
+  for (int t = 0; t < 2; t++)
+    {
+      const tilemm_type type = t ? TILEMM_DOUBLE : TILEMM_SINGLE;
+      double ad[2], bd[2], cd[2] = { NAN, 12345 };
+      float af[2], bf[2], cf[2] = { NAN, 12345 };
+      for (int i = 0; i < 2; i++)
+        {
+          ad[i] = a[i];
+          bd[i] = b[i];
+          af[i] = (float) a[i];
+          bf[i] = (float) b[i];
+        }
+      tilemm_view va, vb, vc;
+      tilemm_view_init (&va, type, 1, 2, 1, t ? (void *) ad : (void *) af);
+      tilemm_view_init (&vb, type, 2, 1, 2, t ? (void *) bd : (void *) bf);
+      tilemm_view_init (&vc, type, 1, 1, 1, t ? (void *) cd : (void *) cf);
+      tilemm_plan plan;
+      tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, type, 1, 1, 2, NULL);
+      CHECK (tilemm_multiply (&plan, &va, &vb, &vc, NULL) == TILEMM_OK, "status");
+      const double got = t ? cd[0] : (double) cf[0];
+      const double want = t ? expect_double : (double) expect_single;
+      CHECK (isnan (want) ? isnan (got) : got == want, "%s: got %g, want %g",
+             tilemm_type_name (type), got, want);
+      CHECK (t ? cd[1] == 12345 : cf[1] == 12345, "the element after C was written");
+    }
+}
+
+static void test_special_values (void)
+{
+  const double inf = INFINITY;
+  check_special_dot ("[NaN 1]*[0;0] = NaN", (double[]) { NAN, 1 }, (double[]) { 0, 0 }, NAN, NAN);
+  check_special_dot ("[Inf 1]*[0;1] = NaN", (double[]) { inf, 1 }, (double[]) { 0, 1 }, NAN, NAN);
+  check_special_dot ("[Inf 0]*[1;0] = Inf", (double[]) { inf, 0 }, (double[]) { 1, 0 }, inf, inf);
+  check_special_dot ("[Inf -Inf]*[1;1] = NaN", (double[]) { inf, -inf }, (double[]) { 1, 1 }, NAN,
+                     NAN);
+  check_special_dot ("[0 1]*[Inf;2] = NaN", (double[]) { 0, 1 }, (double[]) { inf, 2 }, NAN, NAN);
+  CHECK_CASE ("multiply: NaN/Inf: [1e308 1e308]*[10;0] = Inf (and 1e38 in single)");
+  {
+    double ad[2] = { 1e308, 1e308 }, bd[2] = { 10, 0 }, cd = NAN;
+    float af[2] = { 1e38f, 1e38f }, bf[2] = { 10, 0 }, cf = NAN;
+    tilemm_view va, vb, vc;
+    tilemm_plan plan;
+    tilemm_view_init (&va, TILEMM_DOUBLE, 1, 2, 1, ad);
+    tilemm_view_init (&vb, TILEMM_DOUBLE, 2, 1, 2, bd);
+    tilemm_view_init (&vc, TILEMM_DOUBLE, 1, 1, 1, &cd);
+    tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 1, 1, 2, NULL);
+    CHECK (tilemm_multiply (&plan, &va, &vb, &vc, NULL) == TILEMM_OK && cd == inf, "double %g",
+           cd);
+    tilemm_view_init (&va, TILEMM_SINGLE, 1, 2, 1, af);
+    tilemm_view_init (&vb, TILEMM_SINGLE, 2, 1, 2, bf);
+    tilemm_view_init (&vc, TILEMM_SINGLE, 1, 1, 1, &cf);
+    tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_SINGLE, 1, 1, 2, NULL);
+    CHECK (tilemm_multiply (&plan, &va, &vb, &vc, NULL) == TILEMM_OK && cf == (float) inf,
+           "single %g", (double) cf);
+  }
+
+  CHECK_CASE ("multiply: NaN/Inf: complex (Inf+0i)*(0+0i) + (1+1i)*(1+0i) = NaN+NaNi");
+  {
+    double a[4] = { inf, 0, 1, 1 }, b[4] = { 0, 0, 1, 0 }, c[2] = { 7, 7 };
+    tilemm_view va, vb, vc;
+    tilemm_plan plan;
+    tilemm_view_init (&va, TILEMM_COMPLEX_DOUBLE, 1, 2, 1, a);
+    tilemm_view_init (&vb, TILEMM_COMPLEX_DOUBLE, 2, 1, 2, b);
+    tilemm_view_init (&vc, TILEMM_COMPLEX_DOUBLE, 1, 1, 1, c);
+    tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_COMPLEX_DOUBLE, 1, 1, 2, NULL);
+    CHECK (tilemm_multiply (&plan, &va, &vb, &vc, NULL) == TILEMM_OK, "status");
+    CHECK (isnan (c[0]) && isnan (c[1]), "got %g%+gi", c[0], c[1]);
+    /* (Inf+0i)*(1+0i) = (Inf*1 - 0*0, Inf*0 + 0*1) = Inf + NaN i, as the plain formula gives. */
+    b[0] = 1;
+    b[2] = 0;
+    CHECK (tilemm_multiply (&plan, &va, &vb, &vc, NULL) == TILEMM_OK, "status");
+    CHECK (c[0] == inf && isnan (c[1]), "got %g%+gi", c[0], c[1]);
+  }
+}
+
+/* Inf and NaN at the ragged edges of a product, where tiles are padded with zeros: they must
+ * reach exactly the elements a plain dot product reaches, and no others. */
+static void test_special_values_at_edges (void)
+{
+  rng_seed (65);
+  for (size_t t = 0; t < sizeof all_types / sizeof all_types[0]; t++)
+    {
+      const tilemm_type type = all_types[t];
+      CHECK_CASE ("multiply: %s Inf/NaN on ragged tile edges stay in their rows and columns",
+                  tilemm_type_name (type));
+      const int64_t m = 65, k = 65 + 32, n = 67;
+      product p;
+      if (!product_make (&p, type, m, k, n, tight))
+        {
+          CHECK (0, "out of memory");
+          product_free (&p);
+          continue;
+        }
+      tm_set (&p.a, m - 1, k - 1, 0, INFINITY);    /* last row of C: ±Inf or NaN        */
+      tm_set (&p.b, k - 1, 5, 0, 0);               /* ... NaN in column 5 (Inf*0)      */
+      if (type_parts (type) == 2)
+        tm_set (&p.b, k - 1, 5, 1, 0);
+      tm_set (&p.b, k - 2, n - 1, 0, -INFINITY);   /* last column of C                 */
+      tm_set (&p.a, 0, 64, 0, NAN);                /* first row of C, from a later k tile */
+      tilemm_plan plan;
+      tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, type, m, n, k, NULL);
+      if (product_run (&p, &plan, "edges"))
+        product_check_values (&p, "edges");
+      CHECK (isnan (tm_get (&p.c, m - 1, 5, 0)), "Inf*0 at the corner is NaN");
+      CHECK (!isnan (tm_get (&p.c, m - 2, 5, 0)) && isfinite (tm_get (&p.c, m - 2, 3, 0)),
+             "rows without Inf or NaN stay finite");
+      product_free (&p);
+    }
+}
+
+/* Runs one product under several plans and checks every result is bitwise the first. */
+static void check_bitwise_plans (tilemm_type type, int64_t m, int64_t k, int64_t n,
+                                 const size_t *limits, int nlimits, const int *threads,
+                                 int nthreads)
+{
+  product p;
+  if (!product_make (&p, type, m, k, n, (stride_extra) { 1, 2, 3 }))
+    {
+      CHECK (0, "out of memory");
+      product_free (&p);
+      return;
+    }
+  const size_t es = tilemm_type_size (type);
+  unsigned char *first = malloc (p.c.bytes);
+  tilemm_plan plan;
+  tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, type, m, n, k, NULL);
+  if (first && product_run (&p, &plan, "unpanelled") && product_check_values (&p, "unpanelled"))
+    {
+      memcpy (first, p.c.view.data, p.c.bytes);
+      for (int i = 0; i < nlimits; i++)
+        {
+          const tilemm_limits lim = { limits[i] * es };
+          CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, type, m, n, k, &lim) == TILEMM_OK,
+                 "plan");
+          CHECK (tilemm_plan_panel_count (&plan) > 1, "limit %zu gives one panel", limits[i]);
+          product_run (&p, &plan, "panelled");
+          CHECK (memcmp (first, p.c.view.data, p.c.bytes) == 0,
+                 "panels of %lldx%lld (limit %zu elements) differ from one panel",
+                 (long long) plan.panel_rows, (long long) plan.panel_cols, limits[i]);
+        }
+      for (int i = 0; i < nthreads; i++)
+        {
+          tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, type, m, n, k, NULL);
+          plan.threads = threads[i];
+          product_run (&p, &plan, "threads");
+          CHECK (memcmp (first, p.c.view.data, p.c.bytes) == 0,
+                 "%d threads differ from the default", threads[i]);
+        }
+    }
+  free (first);
+  product_free (&p);
+}
+
+static void test_bitwise_reproducible (void)
+{
+  rng_seed (1234);
+  /* Limits in elements: panels far from tile multiples, down to single rows and columns. */
+  const size_t limits[] = { 30000, 9000, 2500, 2 * 131 + 1 };
+  const int threads[] = { 1, 2, 3, 7 };
+  for (size_t t = 0; t < sizeof all_types / sizeof all_types[0]; t++)
+    {
+      CHECK_CASE ("multiply: %s panelled runs are bitwise the unpanelled run",
+                  tilemm_type_name (all_types[t]));
+      check_bitwise_plans (all_types[t], 150, 131, 97, limits, 4, NULL, 0);
+      CHECK_CASE ("multiply: %s plan->threads = 1, 2, 3, 7 are bitwise the default",
+                  tilemm_type_name (all_types[t]));
+      check_bitwise_plans (all_types[t], 203, 100, 190, NULL, 0, threads, 4);
+    }
+}
+
+/* Plans whose tiles are not the defaults (odd sizes, single rows) still compute C. */
+static void test_other_tiles (void)
+{
+  static const int shapes[][3] = { { 1, 1, 1 }, { 5, 7, 3 }, { 64, 1, 64 }, { 3, 64, 17 },
+                                   { 63, 62, 31 } };
+  rng_seed (99);
+  for (size_t t = 0; t < sizeof all_types / sizeof all_types[0]; t++)
+    {
+      const tilemm_type type = all_types[t];
+      CHECK_CASE ("multiply: %s under hand-made plans (odd tiles, tiny panels)",
+                  tilemm_type_name (type));
+      product p;
+      if (!product_make (&p, type, 71, 45, 69, (stride_extra) { 2, 0, 1 }))
+        {
+          CHECK (0, "out of memory");
+          product_free (&p);
+          continue;
+        }
+      for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        {
+          tilemm_plan plan;
+          tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, type, 71, 69, 45, NULL);
+          plan.tile_rows = shapes[s][0];
+          plan.tile_cols = shapes[s][1];
+          /* Complex buffers hold half the depth. */
+          plan.tile_depth = shapes[s][2] > 1 ? shapes[s][2] / type_parts (type) : 1;
+          plan.panel_rows = 1 + (int64_t) s * 13;
+          plan.panel_cols = 70 - (int64_t) s * 9;
+          char what[64];
+          snprintf (what, sizeof what, "tile %dx%dx%d", plan.tile_rows, plan.tile_cols,
+                    plan.tile_depth);
+          if (product_run (&p, &plan, what))
+            product_check_values (&p, what);
+        }
+      product_free (&p);
+    }
+
+  CHECK_CASE ("multiply: the cpu backend refuses tiles larger than its buffers");
+  double x = 1, y = 1, z = 0;
+  tilemm_view a, b, c;
+  tilemm_view_init (&a, TILEMM_DOUBLE, 1, 1, 1, &x);
+  tilemm_view_init (&b, TILEMM_DOUBLE, 1, 1, 1, &y);
+  tilemm_view_init (&c, TILEMM_DOUBLE, 1, 1, 1, &z);
+  tilemm_plan plan;
+  tilemm_error err;
+  tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 1, 1, 1, NULL);
+  plan.tile_rows = 65;
+  CHECK (tilemm_multiply (&plan, &a, &b, &c, &err) == TILEMM_EINVAL && err.detail[0] != '\0',
+         "tile_rows 65");
+  plan.tile_rows = 64;
+  plan.tile_depth = 0;
+  CHECK (tilemm_multiply (&plan, &a, &b, &c, &err) == TILEMM_EINVAL, "tile_depth 0");
+  plan.tile_depth = 64;
+  CHECK (tilemm_multiply (&plan, &a, &b, &c, &err) == TILEMM_OK && z == 1, "64x64x64 is fine");
+  CHECK (err.status == TILEMM_OK, "err records success");
+}
+
+/* The comparison must catch a wrong answer: perturb one term of one element and watch it fail. */
+static void test_checker_catches_errors (void)
+{
+  CHECK_CASE ("checker: a tiny perturbation of one term, or one stale element, is caught");
+  rng_seed (7);
+  product p;
+  if (!product_make (&p, TILEMM_DOUBLE, 50, 60, 40, tight))
+    {
+      CHECK (0, "out of memory");
+      product_free (&p);
+      return;
+    }
+  tilemm_plan plan;
+  tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 50, 40, 60, NULL);
+  product_run (&p, &plan, "control");
+  CHECK (compare_with_reference (&p.a, &p.b, &p.c).mismatches == 0, "the control passes");
+  tm_set (&p.a, 17, 23, 0, (double) tm_get (&p.a, 17, 23, 0) * (1 + 1e-9));
+  const compare_result r = compare_with_reference (&p.a, &p.b, &p.c);
+  CHECK (r.mismatches == 40 && r.first_i == 17, "a 1e-9 change of A(17,23) gives %lld mismatches",
+         (long long) r.mismatches);
+  tm_set (&p.a, 17, 23, 0, (double) tm_get (&p.a, 17, 23, 0) / (1 + 1e-9));
+  tm_poison (&p.c);
+  tilemm_multiply (&plan, &p.a.view, &p.b.view, &p.c.view, NULL);
+  tm_set (&p.c, 49, 39, 0, NAN);
+  CHECK (compare_with_reference (&p.a, &p.b, &p.c).mismatches == 1, "a NaN left in C is caught");
+  product_free (&p);
+}
+
+/* ---------------------------------------------------------------- errors */
+
+static void test_operand_errors (void)
+{
+  double da[6] = { 1, 2, 3, 4, 5, 6 }, db[6] = { 1, 2, 3, 4, 5, 6 }, dc[9];
+  float fa[6] = { 1, 2, 3, 4, 5, 6 };
+  tilemm_view a, b, c, af, bad;
+  tilemm_plan plan;
+  tilemm_error err;
+  tilemm_view_init (&a, TILEMM_DOUBLE, 3, 2, 3, da);
+  tilemm_view_init (&b, TILEMM_DOUBLE, 2, 3, 2, db);
+  tilemm_view_init (&c, TILEMM_DOUBLE, 3, 3, 3, dc);
+  tilemm_view_init (&af, TILEMM_SINGLE, 3, 2, 3, fa);
+  tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 3, 3, 2, NULL);
+
+  CHECK_CASE ("errors: mixed or mismatched types are TILEMM_ETYPE");
+  CHECK (tilemm_multiply (&plan, &af, &b, &c, &err) == TILEMM_ETYPE && err.status == TILEMM_ETYPE,
+         "single A, double plan");
+  CHECK (err.detail[0] != '\0', "a detail is given");
+  tilemm_plan splan;
+  tilemm_plan_make (&splan, TILEMM_BACKEND_CPU, TILEMM_SINGLE, 3, 3, 2, NULL);
+  CHECK (tilemm_multiply (&splan, &a, &b, &c, &err) == TILEMM_ETYPE, "double views, single plan");
+  tilemm_view cz = c;
+  cz.type = TILEMM_COMPLEX_DOUBLE;
+  CHECK (tilemm_multiply (&plan, &a, &b, &cz, &err) == TILEMM_ETYPE, "complex C");
+
+  CHECK_CASE ("errors: disagreeing sizes are TILEMM_ESHAPE");
+  tilemm_view b2;
+  tilemm_view_init (&b2, TILEMM_DOUBLE, 3, 2, 3, db);
+  CHECK (tilemm_multiply (&plan, &a, &b2, &c, &err) == TILEMM_ESHAPE, "inner dimensions");
+  tilemm_view c2;
+  tilemm_view_init (&c2, TILEMM_DOUBLE, 3, 2, 3, dc);
+  CHECK (tilemm_multiply (&plan, &a, &b, &c2, &err) == TILEMM_ESHAPE, "C too narrow");
+  tilemm_plan other;
+  tilemm_plan_make (&other, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 3, 3, 3, NULL);
+  CHECK (tilemm_multiply (&other, &a, &b, &c, &err) == TILEMM_ESHAPE, "plan for another k");
+  CHECK (tilemm_check_operands (&plan, &a, &b, &c) == TILEMM_OK, "the right operands pass");
+
+  CHECK_CASE ("errors: NULL or invalid views are TILEMM_EINVAL");
+  CHECK (tilemm_multiply (&plan, NULL, &b, &c, &err) == TILEMM_EINVAL, "NULL A");
+  CHECK (tilemm_multiply (NULL, &a, &b, &c, &err) == TILEMM_EINVAL, "NULL plan");
+  bad = c;
+  bad.stride = 2;
+  CHECK (tilemm_multiply (&plan, &a, &b, &bad, &err) == TILEMM_EINVAL, "C stride < rows");
+  bad = a;
+  bad.data = NULL;
+  CHECK (tilemm_multiply (&plan, &bad, &b, &c, NULL) == TILEMM_EINVAL, "A without data, NULL err");
+
+  if (tilemm_cuda_built ())
+    check_skip ("errors: the gpu backend without CUDA is TILEMM_ENOGPU", "this build has CUDA");
+  else
+    {
+      CHECK_CASE ("errors: the gpu backend without CUDA is TILEMM_ENOGPU");
+      tilemm_plan gplan;
+      tilemm_plan_make (&gplan, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 3, 3, 2, NULL);
+      CHECK (tilemm_multiply (&gplan, &a, &b, &c, &err) == TILEMM_ENOGPU, "status");
+      CHECK (err.status == TILEMM_ENOGPU && strstr (err.detail, "CUDA") != NULL, "detail \"%s\"",
+             err.detail);
+    }
+}
+
+static double wall_seconds (void)
+{
+  struct timespec now;
+  timespec_get (&now, TIME_UTC);
+  return (double) now.tv_sec + 1e-9 * (double) now.tv_nsec;
+}
+
+int main (void)
+{
+  const double start = wall_seconds ();
+  test_type_facts ();
+  test_view_init ();
+  test_view_overflow ();
+  test_view_sub ();
+  test_row_major_reading ();
+  test_status ();
+  test_plan_tiles ();
+  test_plan_one_panel ();
+  test_plan_panels ();
+  test_operand_errors ();
+  test_checker_catches_errors ();
+  test_special_values ();
+  test_special_values_at_edges ();
+  test_k_zero ();
+  test_strided ();
+  test_other_tiles ();
+  test_bitwise_reproducible ();
+  test_random_shapes ();
+  test_exhaustive_small_double ();
+  test_large_products ();
+  printf ("test_core: %.1f s\n", wall_seconds () - start);
+  return check_summary ("test_core");
+}
