@@ -563,6 +563,62 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %!         tilemm (A, B, "backend", "cpu"));
 %!error <max_device_bytes> tilemm (ones (2), ones (2), "backend", "cpu", "max_device_bytes", 8)
 
+## Bad and odd inputs: every class, real and complex, scalar / vector / matrix / empty / N-D, in
+## both orders, on every backend that runs here: exactly what `*` gives, or exactly its error.
+%!function x = sample_operand (cls, shape, cplx)
+%!  all_dims = struct ("scalar", [1 1], "row", [1 3], "column", [3 1], "matrix", [3 3],
+%!                     "empty", [0 3], "nd", [3 3 2]);
+%!  dims = all_dims.(shape);
+%!  v = reshape (mod (1:prod (dims), 7) - 3, dims);
+%!  switch (cls)
+%!    case "cell",     x = num2cell (v);
+%!    case "struct",   x = struct ("a", num2cell (v));
+%!    case "function", x = @sin;
+%!    case "sparse",   x = sparse (v(:, :, 1));
+%!    case "logical",  x = v > 0;
+%!    case "char",     x = char (v + 70);
+%!    otherwise,       x = cast (v, cls);
+%!  endswitch
+%!  if (cplx && (isfloat (x) || strcmp (cls, "sparse")))
+%!    x = complex (x, 1);
+%!  endif
+%!endfunction
+%!function check_like_mtimes (A, B, varargin)
+%!  want_err = []; got_err = [];
+%!  try, R = A * B; catch want_err, end
+%!  try, C = tilemm (A, B, varargin{:}); catch got_err, end
+%!  if (isempty (want_err))
+%!    if (! isempty (got_err))
+%!      error ("tilemm failed where * did not: %s", got_err.message);
+%!    endif
+%!    check_product (A, B, varargin{:});
+%!  else
+%!    assert (! isempty (got_err), true, "tilemm succeeded where * failed");
+%!    assert (got_err.identifier, want_err.identifier);
+%!    assert (got_err.message, want_err.message);
+%!  endif
+%!endfunction
+%!test
+%! classes = {"double", "single", "logical", "char", "int8", "uint8", "int16", "uint16", ...
+%!            "int32", "uint32", "int64", "uint64", "cell", "struct", "function", "sparse"};
+%! shapes = {"scalar", "row", "column", "matrix", "empty", "nd"};
+%! for backend = {"cpu", "auto"}
+%!   for i = 1:numel (classes)
+%!     for s = 1:numel (shapes)
+%!       for cplx = [false true]
+%!         A = sample_operand (classes{i}, shapes{s}, cplx);
+%!         for j = [1 2 4 5 16]    # against double, single, char, int8 and sparse partners
+%!           for t = {"matrix", "scalar", "column"}
+%!             B = sample_operand (classes{j}, t{1}, false);
+%!             check_like_mtimes (A, B, "backend", backend{1});
+%!             check_like_mtimes (B, A, "backend", backend{1});
+%!           endfor
+%!         endfor
+%!       endfor
+%!     endfor
+%!   endfor
+%! endfor
+
 ## Options and arguments.
 %!error id=tilemm:nargin tilemm ()
 %!error id=tilemm:nargin tilemm (ones (2))

@@ -8,4 +8,4 @@ builddir=${TILEMM_BUILDDIR:-.}
 srcdir=${TILEMM_SRCDIR:-.}
 ${OCTAVE:-octave-cli} --no-gui --norc --no-history --quiet --eval "
   addpath ('$builddir/src'); addpath ('$srcdir/inst'); addpath ('$srcdir/tests');
-  run_bist ('bist', 'tilemm', 'tilemm_info')" 2>&1 | grep -v "^error: ignoring const execution_exception"
+  run_bist ('bist', 'tilemm', 'tilemm_info', 'tilemm_build')" 2>&1 | grep -v "^error: ignoring const execution_exception"
