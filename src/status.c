@@ -21,6 +21,7 @@ static const struct {
   [TILEMM_EDEVMEM] = { "outofmemory", "out of GPU memory" },
   [TILEMM_ECUDA] = { "cuda", "a CUDA call failed" },
   [TILEMM_EBACKEND] = { "nobackend", "this build of tilemm does not have the requested backend" },
+  [TILEMM_EOPTION] = { "badoption", "bad option" },
 };
 
 static int status_valid (tilemm_status status)

@@ -11,20 +11,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "front.h"
 #include "mex_common.h"
-
-typedef enum { BACKEND_AUTO, BACKEND_CPU, BACKEND_GPU } backend_choice;
-
-typedef struct {
-  backend_choice backend;
-  size_t max_device_bytes;   /* 0: no limit */
-} options;
-
-static const char usage[] = "usage: C = tilemm (A, B) or tilemm (A, B, \"backend\", NAME, ...)";
 
 /* ------------------------------------------------------------------ options */
 
-/* Copies a char row vector into buf; 0 if the array is not one or is too long. */
+/* A char row vector's text in buf; 0 if the array is not one or does not fit. */
 static int get_string (const mxArray *arg, char *buf, size_t len)
 {
   if (!mxIsChar (arg) || mxGetNumberOfDimensions (arg) != 2 || mxGetM (arg) > 1
@@ -33,68 +25,35 @@ static int get_string (const mxArray *arg, char *buf, size_t len)
   return mxGetString (arg, buf, (mwSize) len) == 0;
 }
 
-static int equals_ignoring_case (const char *a, const char *b)
+static tilemm_options parse_options (int nopt, const mxArray *opt[])
 {
-  for (; *a && *b; a++, b++)
-    {
-      char x = *a >= 'A' && *a <= 'Z' ? (char) (*a - 'A' + 'a') : *a;
-      if (x != *b)
-        return 0;
-    }
-  return *a == *b;
-}
-
-static backend_choice parse_backend (const mxArray *value)
-{
-  static const struct {
-    const char *name;
-    backend_choice choice;
-  } names[] = { { "auto", BACKEND_AUTO }, { "cpu", BACKEND_CPU }, { "gpu", BACKEND_GPU } };
-  char buf[16];
-  if (get_string (value, buf, sizeof buf))
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-      if (equals_ignoring_case (buf, names[i].name))
-        return names[i].choice;
-  mexErrMsgIdAndTxt ("tilemm:badoption",
-                     "option \"backend\" must be \"auto\", \"cpu\" or \"gpu\"");
-  return BACKEND_AUTO;
-}
-
-static size_t parse_byte_count (const mxArray *value, const char *name)
-{
-  if (!mxIsNumeric (value) || mxIsComplex (value) || mxGetNumberOfElements (value) != 1
-      || mxIsSparse (value))
-    mexErrMsgIdAndTxt ("tilemm:badoption", "option \"%s\" must be a real scalar", name);
-  double bytes = mxGetScalar (value);
-  if (!(bytes >= 0) || bytes != bytes || bytes > 9.0e18 || bytes != (double) (long long) bytes)
-    mexErrMsgIdAndTxt ("tilemm:badoption",
-                       "option \"%s\" must be a whole number of bytes >= 0 (0: no limit)",
-                       name);
-  return (size_t) bytes;
-}
-
-static options parse_options (int nopt, const mxArray *opt[])
-{
-  options o = { BACKEND_AUTO, 0 };
+  tilemm_options o;
+  tilemm_options_init (&o);
   if (nopt % 2 != 0)
-    mexErrMsgIdAndTxt ("tilemm:badoption",
-                       "options come in name, value pairs; %s", usage);
+    mexErrMsgIdAndTxt ("tilemm:badoption", "options come in name, value pairs; %s",
+                       tilemm_usage);
   for (int i = 0; i < nopt; i += 2)
     {
-      char name[32];
+      char name[64], text[64];
       if (!get_string (opt[i], name, sizeof name))
         mexErrMsgIdAndTxt ("tilemm:badoption",
-                           "option %d: the name must be a string such as \"backend\"",
-                           i / 2 + 1);
-      if (equals_ignoring_case (name, "backend"))
-        o.backend = parse_backend (opt[i + 1]);
-      else if (equals_ignoring_case (name, "max_device_bytes"))
-        o.max_device_bytes = parse_byte_count (opt[i + 1], "max_device_bytes");
-      else
-        mexErrMsgIdAndTxt ("tilemm:badoption",
-                           "unknown option \"%s\"; known options: \"backend\", "
-                           "\"max_device_bytes\"",
-                           name);
+                           "option %d: the name must be a string such as \"backend\"", i / 2 + 1);
+      const mxArray *v = opt[i + 1];
+      tilemm_value value = { TILEMM_VALUE_OTHER, "", 0.0 };
+      if (get_string (v, text, sizeof text))
+        {
+          value.kind = TILEMM_VALUE_STRING;
+          value.string = text;
+        }
+      else if (mxIsNumeric (v) && !mxIsComplex (v) && !mxIsSparse (v)
+               && mxGetNumberOfElements (v) == 1)
+        {
+          value.kind = TILEMM_VALUE_REAL_SCALAR;
+          value.number = mxGetScalar (v);
+        }
+      tilemm_error err = { TILEMM_OK, "" };
+      if (tilemm_options_set (&o, name, &value, &err) != TILEMM_OK)
+        mexErrMsgIdAndTxt ("tilemm:badoption", "%s", err.detail);
     }
   return o;
 }
@@ -162,13 +121,6 @@ static mxArray *prepare_operand (const mxArray *x, tilemm_operand_use use, tilem
   return converted;
 }
 
-/* The data: real values, or interleaved (re, im) pairs.  mxGetData is the documented accessor for
- * both in the interleaved API (Octave 7's mxGetComplexSingles rejects single complex inputs). */
-static void *data_of (const mxArray *x)
-{
-  return mxGetData (x);
-}
-
 /* ------------------------------------------------------------------ result */
 
 /* An uninitialised m×n result.  Octave 7's interleaved mxCreate*NumericMatrix gives a complex
@@ -191,55 +143,22 @@ static mxArray *create_result (int64_t m, int64_t n, tilemm_class cls, int is_co
 }
 
 /* `*` gives a real result when every imaginary part is zero: so do we. */
-static mxArray *narrow_if_real (mxArray *c)
+static mxArray *narrow_if_real (mxArray *c, tilemm_class cls)
 {
+  const tilemm_type type = cls == TILEMM_CLASS_SINGLE ? TILEMM_COMPLEX_SINGLE
+                                                      : TILEMM_COMPLEX_DOUBLE;
   const size_t count = mxGetNumberOfElements (c);
-  const int single = mxIsSingle (c);
-  const float *fs = single ? (const float *) mxGetData (c) : NULL;
-  const double *ds = single ? NULL : (const double *) mxGetData (c);
-  for (size_t i = 0; i < count; i++)
-    if (single ? fs[2 * i + 1] != 0.0f : ds[2 * i + 1] != 0.0)
-      return c;
-  mxArray *real = mxCreateUninitNumericMatrix (mxGetM (c), mxGetN (c), mxGetClassID (c), mxREAL);
-  if (single)
-    {
-      float *out = (float *) mxGetData (real);
-      for (size_t i = 0; i < count; i++)
-        out[i] = fs[2 * i];
-    }
-  else
-    {
-      double *out = (double *) mxGetData (real);
-      for (size_t i = 0; i < count; i++)
-        out[i] = ds[2 * i];
-    }
+  /* mxGetData is the documented accessor of interleaved data (Octave 7's mxGetComplexSingles
+   * rejects single complex arrays). */
+  if (!tilemm_imag_all_zero (type, mxGetData (c), count))
+    return c;
+  mxArray *real = mxCreateUninitNumericMatrix (mxGetM (c), mxGetN (c), mx_class (cls), mxREAL);
+  tilemm_copy_real_parts (type, mxGetData (c), count, mxGetData (real));
   mxDestroyArray (c);
   return real;
 }
 
-/* ------------------------------------------------------------------ backend */
-
-/* Picks the backend; returns 0 when "auto" has no GPU and the product goes to mtimes. */
-static int choose_backend (backend_choice choice, tilemm_backend *backend)
-{
-  tilemm_error err = { TILEMM_OK, "" };
-  switch (choice)
-    {
-    case BACKEND_CPU:
-      *backend = TILEMM_BACKEND_CPU;
-      return 1;
-    case BACKEND_GPU:
-      if (tilemm_cuda_probe (&err) != TILEMM_OK)
-        tilemm_mex_fail (TILEMM_ENOGPU, &err);
-      *backend = TILEMM_BACKEND_CUDA;
-      return 1;
-    default:
-      if (tilemm_cuda_probe (&err) != TILEMM_OK)
-        return 0;
-      *backend = TILEMM_BACKEND_CUDA;
-      return 1;
-    }
-}
+/* ------------------------------------------------------------------ gateway */
 
 static void delegate_to_mtimes (mxArray *plhs[], const mxArray *a, const mxArray *b)
 {
@@ -247,84 +166,48 @@ static void delegate_to_mtimes (mxArray *plhs[], const mxArray *a, const mxArray
   mexCallMATLAB (1, plhs, 2, args, "mtimes");
 }
 
-/* Runs the product on prepared operands into a fresh uninitialised result. */
-static mxArray *compute (const tilemm_route *route, tilemm_backend backend, const options *o,
-                         const mxArray *a, const mxArray *b)
-{
-  tilemm_type type = route->compute_type;
-  int64_t m = route->m;
-  int64_t a_stride = route->m;
-  if (route->a_as_pairs)
-    {
-      /* A's (re, im) pairs read as a real (2m)×k matrix; C's likewise as (2m)×n. */
-      m *= 2;
-      a_stride *= 2;
-    }
-  mxArray *c = create_result (route->m, route->n, route->result_class, route->result_complex);
-  tilemm_view va, vb, vc;
-  tilemm_error err = { TILEMM_OK, "" };
-  tilemm_limits limits = { o->max_device_bytes };
-  tilemm_plan plan;
-  tilemm_status status = tilemm_view_init (&va, type, m, route->k, a_stride, data_of (a));
-  if (status == TILEMM_OK)
-    status = tilemm_view_init (&vb, type, route->k, route->n, route->k, data_of (b));
-  if (status == TILEMM_OK)
-    status = tilemm_view_init (&vc, type, m, route->n, m, data_of (c));
-  if (status == TILEMM_OK)
-    status = tilemm_plan_make (&plan, backend, type, m, route->n, route->k, &limits);
-  if (status == TILEMM_OK)
-    status = tilemm_multiply (&plan, &va, &vb, &vc, &err);
-  if (status != TILEMM_OK)
-    {
-      mxDestroyArray (c);
-      tilemm_mex_fail (status, &err);
-    }
-  return route->result_complex ? narrow_if_real (c) : c;
-}
-
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
   tilemm_mex_register_cleanup ();
   if (nlhs > 1)
-    mexErrMsgIdAndTxt ("tilemm:nargout", "one output only; %s", usage);
+    mexErrMsgIdAndTxt ("tilemm:nargout", "one output only; %s", tilemm_usage);
   if (nrhs < 2)
-    mexErrMsgIdAndTxt ("tilemm:nargin", "two matrices needed; %s", usage);
+    mexErrMsgIdAndTxt ("tilemm:nargin", "two matrices needed; %s", tilemm_usage);
   const mxArray *a = prhs[0], *b = prhs[1];
-  const options o = parse_options (nrhs - 2, prhs + 2);
+  const tilemm_options o = parse_options (nrhs - 2, prhs + 2);
   const tilemm_operand da = describe (a), db = describe (b);
-  const tilemm_route route = tilemm_route_decide (&da, &db);
-  tilemm_backend backend = TILEMM_BACKEND_CPU;
+  tilemm_decision d;
+  tilemm_error err = { TILEMM_OK, "" };
+  if (tilemm_decide (&da, &db, &o, &d, &err) != TILEMM_OK)
+    tilemm_mex_fail (err.status, &err);
 
-  switch (route.action)
+  switch (d.action)
     {
-    case TILEMM_ROUTE_DELEGATE:
-    case TILEMM_ROUTE_NONCONFORMANT:
-      /* mtimes raises the nonconformant error itself: its very id and message, which a mex
-       * error could not give (Octave prefixes those with the function's name). */
+    case TILEMM_DO_DELEGATE:
       delegate_to_mtimes (plhs, a, b);
       return;
-    case TILEMM_ROUTE_EMPTY:
-    case TILEMM_ROUTE_ZEROS:
+    case TILEMM_DO_FILL:
       /* A created numeric matrix is zero-filled: the answer for k = 0, and empty otherwise. */
-      plhs[0] = mxCreateNumericMatrix ((mwSize) route.m, (mwSize) route.n,
-                                       mx_class (route.result_class), mxREAL);
+      plhs[0] = mxCreateNumericMatrix ((mwSize) d.route.m, (mwSize) d.route.n,
+                                       mx_class (d.route.result_class), mxREAL);
       return;
-    case TILEMM_ROUTE_COMPUTE:
+    case TILEMM_DO_COMPUTE:
       break;
     }
 
-  if (!choose_backend (o.backend, &backend))
+  mxArray *pa = prepare_operand (a, d.route.use_a, d.route.result_class);
+  mxArray *pb = prepare_operand (b, d.route.use_b, d.route.result_class);
+  mxArray *c = create_result (d.route.m, d.route.n, d.route.result_class, d.route.result_complex);
+  if (tilemm_run (&d, &o, mxGetData (pa), mxGetData (pb), mxGetData (c), &err) != TILEMM_OK)
     {
-      delegate_to_mtimes (plhs, a, b);
-      return;
+      mxDestroyArray (c);
+      tilemm_mex_fail (err.status, &err);
     }
-  mxArray *pa = prepare_operand (a, route.use_a, route.result_class);
-  mxArray *pb = prepare_operand (b, route.use_b, route.result_class);
-  plhs[0] = compute (&route, backend, &o, pa, pb);
   if (pa != a)
     mxDestroyArray (pa);
   if (pb != b)
     mxDestroyArray (pb);
+  plhs[0] = d.route.result_complex ? narrow_if_real (c, d.route.result_class) : c;
 }
 
 /* ------------------------------------------------------------------ tests

@@ -34,6 +34,7 @@ typedef enum {
   TILEMM_EDEVMEM,     /* device memory could not be allocated                             */
   TILEMM_ECUDA,       /* a CUDA call failed (the error detail names it)                   */
   TILEMM_EBACKEND,    /* the plan names a backend this build does not have                */
+  TILEMM_EOPTION,     /* an unknown option, or a bad option value (front ends)            */
   TILEMM_NSTATUS
 } tilemm_status;
 

@@ -1,0 +1,168 @@
+/* front.c — the rules of a tilemm call that every front end shares (see front.h).
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#include <ctype.h>
+#include <math.h>
+#include <string.h>
+
+#include "backend.h"
+#include "front.h"
+
+const char tilemm_usage[] = "usage: C = tilemm (A, B) or tilemm (A, B, \"backend\", NAME, ...)";
+
+void tilemm_options_init (tilemm_options *options)
+{
+  options->backend = TILEMM_CHOOSE_AUTO;
+  options->max_device_bytes = 0;
+}
+
+static int same_ignoring_case (const char *a, const char *b)
+{
+  for (; *a && *b; a++, b++)
+    if (tolower ((unsigned char) *a) != tolower ((unsigned char) *b))
+      return 0;
+  return *a == *b;
+}
+
+static tilemm_status set_backend (tilemm_options *options, const tilemm_value *value,
+                                  tilemm_error *err)
+{
+  static const struct {
+    const char *name;
+    tilemm_backend_choice choice;
+  } names[] = { { "auto", TILEMM_CHOOSE_AUTO }, { "cpu", TILEMM_CHOOSE_CPU },
+                { "gpu", TILEMM_CHOOSE_GPU } };
+  if (value->kind == TILEMM_VALUE_STRING)
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+      if (same_ignoring_case (value->string, names[i].name))
+        {
+          options->backend = names[i].choice;
+          return TILEMM_OK;
+        }
+  return tilemm_error_set (err, TILEMM_EOPTION,
+                           "option \"backend\" must be \"auto\", \"cpu\" or \"gpu\"");
+}
+
+static tilemm_status set_byte_count (size_t *bytes, const char *name, const tilemm_value *value,
+                                     tilemm_error *err)
+{
+  const double x = value->number;
+  if (value->kind != TILEMM_VALUE_REAL_SCALAR || !(x >= 0) || x > 9.0e18 || x != floor (x))
+    return tilemm_error_set (err, TILEMM_EOPTION,
+                             "option \"%s\" must be a whole number of bytes >= 0 (0: no limit)",
+                             name);
+  *bytes = (size_t) x;
+  return TILEMM_OK;
+}
+
+tilemm_status tilemm_options_set (tilemm_options *options, const char *name,
+                                  const tilemm_value *value, tilemm_error *err)
+{
+  if (same_ignoring_case (name, "backend"))
+    return set_backend (options, value, err);
+  if (same_ignoring_case (name, "max_device_bytes"))
+    return set_byte_count (&options->max_device_bytes, "max_device_bytes", value, err);
+  return tilemm_error_set (err, TILEMM_EOPTION,
+                           "unknown option \"%s\"; known options: \"backend\", "
+                           "\"max_device_bytes\"",
+                           name);
+}
+
+tilemm_status tilemm_decide (const tilemm_operand *a, const tilemm_operand *b,
+                             const tilemm_options *options, tilemm_decision *decision,
+                             tilemm_error *err)
+{
+  decision->route = tilemm_route_decide (a, b);
+  decision->backend = TILEMM_BACKEND_CPU;
+  switch (decision->route.action)
+    {
+    case TILEMM_ROUTE_DELEGATE:
+    case TILEMM_ROUTE_NONCONFORMANT:
+      /* mtimes raises the nonconformant error itself: its very id and message. */
+      decision->action = TILEMM_DO_DELEGATE;
+      return TILEMM_OK;
+    case TILEMM_ROUTE_EMPTY:
+    case TILEMM_ROUTE_ZEROS:
+      decision->action = TILEMM_DO_FILL;
+      return TILEMM_OK;
+    case TILEMM_ROUTE_COMPUTE:
+      break;
+    }
+  decision->action = TILEMM_DO_COMPUTE;
+  tilemm_error probe_err = { TILEMM_OK, "" };
+  switch (options->backend)
+    {
+    case TILEMM_CHOOSE_CPU:
+      return TILEMM_OK;
+    case TILEMM_CHOOSE_GPU:
+      if (tilemm_cuda_probe (&probe_err) != TILEMM_OK)
+        return tilemm_error_set (err, TILEMM_ENOGPU, "%s", probe_err.detail);
+      decision->backend = TILEMM_BACKEND_CUDA;
+      return TILEMM_OK;
+    case TILEMM_CHOOSE_AUTO:
+    default:
+      if (tilemm_cuda_probe (&probe_err) == TILEMM_OK)
+        decision->backend = TILEMM_BACKEND_CUDA;
+      else
+        decision->action = TILEMM_DO_DELEGATE;
+      return TILEMM_OK;
+    }
+}
+
+tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options *options,
+                          const void *a, const void *b, void *c, tilemm_error *err)
+{
+  const tilemm_route *r = &decision->route;
+  const tilemm_type type = r->compute_type;
+  /* Complex A times real B: A's (re, im) pairs read as a real (2m)×k matrix, C's as (2m)×n. */
+  const int64_t m = r->a_as_pairs ? 2 * r->m : r->m;
+  tilemm_view va, vb, vc;
+  tilemm_limits limits = { options->max_device_bytes };
+  tilemm_plan plan;
+  tilemm_status status;
+  if ((status = tilemm_view_init (&va, type, m, r->k, m, (void *) a)) != TILEMM_OK
+      || (status = tilemm_view_init (&vb, type, r->k, r->n, r->k, (void *) b)) != TILEMM_OK
+      || (status = tilemm_view_init (&vc, type, m, r->n, m, c)) != TILEMM_OK
+      || (status = tilemm_plan_make (&plan, decision->backend, type, m, r->n, r->k, &limits))
+           != TILEMM_OK)
+    return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+  return tilemm_multiply (&plan, &va, &vb, &vc, err);
+}
+
+int tilemm_imag_all_zero (tilemm_type complex_type, const void *data, size_t count)
+{
+  if (complex_type == TILEMM_COMPLEX_SINGLE)
+    {
+      const float *x = (const float *) data;
+      for (size_t i = 0; i < count; i++)
+        if (x[2 * i + 1] != 0.0f)
+          return 0;
+    }
+  else
+    {
+      const double *x = (const double *) data;
+      for (size_t i = 0; i < count; i++)
+        if (x[2 * i + 1] != 0.0)
+          return 0;
+    }
+  return 1;
+}
+
+void tilemm_copy_real_parts (tilemm_type complex_type, const void *data, size_t count, void *real)
+{
+  if (complex_type == TILEMM_COMPLEX_SINGLE)
+    {
+      const float *x = (const float *) data;
+      float *y = (float *) real;
+      for (size_t i = 0; i < count; i++)
+        y[i] = x[2 * i];
+    }
+  else
+    {
+      const double *x = (const double *) data;
+      double *y = (double *) real;
+      for (size_t i = 0; i < count; i++)
+        y[i] = x[2 * i];
+    }
+}

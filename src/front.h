@@ -1,0 +1,78 @@
+/* front.h — what every front end (the mex gateway, the oct-file) shares, so that the rules of a
+ * call are written once: options, the decision of what tilemm (A, B, ...) does, and running the
+ * product on raw buffers.  Host-independent C: a front end only converts its host's values.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#ifndef TILEMM_FRONT_H
+#define TILEMM_FRONT_H
+
+#include "tilemm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+extern const char tilemm_usage[];
+
+typedef enum {
+  TILEMM_CHOOSE_AUTO = 0,   /* the GPU when usable, else the built-in mtimes */
+  TILEMM_CHOOSE_CPU,
+  TILEMM_CHOOSE_GPU
+} tilemm_backend_choice;
+
+typedef struct {
+  tilemm_backend_choice backend;
+  size_t max_device_bytes;   /* 0: no limit */
+} tilemm_options;
+
+/* An option value as a front end sees it: a string, a real scalar, or something else. */
+typedef enum { TILEMM_VALUE_STRING, TILEMM_VALUE_REAL_SCALAR, TILEMM_VALUE_OTHER } tilemm_value_kind;
+typedef struct {
+  tilemm_value_kind kind;
+  const char *string;   /* TILEMM_VALUE_STRING */
+  double number;        /* TILEMM_VALUE_REAL_SCALAR */
+} tilemm_value;
+
+void tilemm_options_init (tilemm_options *options);
+
+/* Applies one name/value pair (names are case-insensitive).  TILEMM_EOPTION with a message that
+ * names the option and says what it takes. */
+tilemm_status tilemm_options_set (tilemm_options *options, const char *name,
+                                  const tilemm_value *value, tilemm_error *err);
+
+typedef enum {
+  TILEMM_DO_DELEGATE = 0,   /* hand A and B unchanged to the built-in mtimes                 */
+  TILEMM_DO_FILL,           /* an m×n real result of zeros (k = 0) or an empty one: no kernel */
+  TILEMM_DO_COMPUTE         /* run the route's product on `backend`                          */
+} tilemm_action;
+
+typedef struct {
+  tilemm_route route;
+  tilemm_action action;
+  tilemm_backend backend;   /* TILEMM_DO_COMPUTE */
+} tilemm_decision;
+
+/* What tilemm (a, b, options...) does.  TILEMM_ENOGPU (with the reason) when "gpu" was asked
+ * for and no GPU is usable; "auto" without a GPU delegates to mtimes. */
+tilemm_status tilemm_decide (const tilemm_operand *a, const tilemm_operand *b,
+                             const tilemm_options *options, tilemm_decision *decision,
+                             tilemm_error *err);
+
+/* Runs a TILEMM_DO_COMPUTE decision on buffers: a and b hold the operands after the route's
+ * conversions (column-major, contiguous), c an m×n result of the route's class and complexity
+ * (interleaved when complex). */
+tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options *options,
+                          const void *a, const void *b, void *c, tilemm_error *err);
+
+/* For `*`'s narrowing of complex results: 1 when all `count` imaginary parts are zero. */
+int tilemm_imag_all_zero (tilemm_type complex_type, const void *data, size_t count);
+
+/* Copies the real parts of `count` interleaved complex elements into `real`. */
+void tilemm_copy_real_parts (tilemm_type complex_type, const void *data, size_t count, void *real);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILEMM_FRONT_H */
