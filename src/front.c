@@ -166,3 +166,23 @@ void tilemm_copy_real_parts (tilemm_type complex_type, const void *data, size_t 
         y[i] = x[2 * i];
     }
 }
+
+/* What a user can do about each failure, appended to the message. */
+const char *tilemm_advice (tilemm_status status)
+{
+  switch (status)
+    {
+    case TILEMM_ENOGPU:
+      return "Use the \"cpu\" or \"auto\" backend, or check the driver with nvidia-smi.";
+    case TILEMM_EDEVMEM:
+      return "Free GPU memory, or set \"max_device_bytes\" so tilemm works in smaller panels.";
+    case TILEMM_ENOMEM:
+      return "Free memory, or multiply smaller pieces.";
+    case TILEMM_ECUDA:
+      return "tilemm released its GPU buffers; the next call starts afresh.";
+    case TILEMM_EOVERFLOW:
+      return "Multiply smaller pieces.";
+    default:
+      return "";
+    }
+}

@@ -71,6 +71,9 @@ int tilemm_imag_all_zero (tilemm_type complex_type, const void *data, size_t cou
 /* Copies the real parts of `count` interleaved complex elements into `real`. */
 void tilemm_copy_real_parts (tilemm_type complex_type, const void *data, size_t count, void *real);
 
+/* What a user can do about a failure, appended to error messages ("" when nothing helps). */
+const char *tilemm_advice (tilemm_status status);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,187 @@
+// tilemm_oct.cc — the Octave-native front end of tilemm (built as tilemm.oct).
+//
+// Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+//
+// The same rules as the mex gateway (src/tilemm.c), written once in the core (front.h): this file
+// only converts Octave values.  It exists because returning a mex result costs Octave 7 a copy
+// element by element into a fresh array, about as long as the whole product on the GPU; here the
+// result is Octave's own array, allocated without a fill, and the backend writes straight into
+// it.  Under Octave, tilemm.oct shadows tilemm.mex; the mex gateway is built for MATLAB (and
+// tested under Octave from src/mex/).
+
+#include <octave/oct.h>
+#include <octave/parse.h>
+
+#include <string>
+
+#include "backend.h"
+#include "front.h"
+#include "tilemm_help.h"
+
+namespace
+{
+
+// Releases the GPU buffers when Octave unloads the module or exits.
+struct release_at_unload
+{
+  ~release_at_unload () { tilemm_cuda_release (); }
+} release_guard;
+
+[[noreturn]] void fail (const tilemm_error &err)
+{
+  const std::string id = std::string ("tilemm:") + tilemm_status_reason (err.status);
+  const char *detail = err.detail[0] ? err.detail : tilemm_strerror (err.status);
+  error_with_id (id.c_str (), "%s. %s", detail, tilemm_advice (err.status));
+}
+
+tilemm_options parse_options (const octave_value_list &args)
+{
+  tilemm_options o;
+  tilemm_options_init (&o);
+  const int nopt = args.length () - 2;
+  if (nopt % 2 != 0)
+    error_with_id ("tilemm:badoption", "options come in name, value pairs; %s", tilemm_usage);
+  for (int i = 2; i < args.length (); i += 2)
+    {
+      if (! args(i).is_string () || args(i).rows () > 1)
+        error_with_id ("tilemm:badoption",
+                       "option %d: the name must be a string such as \"backend\"", i / 2);
+      const std::string name = args(i).string_value ();
+      const octave_value &v = args(i+1);
+      std::string text;
+      tilemm_value value = { TILEMM_VALUE_OTHER, "", 0.0 };
+      if (v.is_string () && v.rows () <= 1)
+        {
+          text = v.string_value ();
+          value.kind = TILEMM_VALUE_STRING;
+          value.string = text.c_str ();
+        }
+      else if (v.isnumeric () && v.isreal () && ! v.issparse () && v.numel () == 1)
+        {
+          value.kind = TILEMM_VALUE_REAL_SCALAR;
+          value.number = v.double_value ();
+        }
+      tilemm_error err = { TILEMM_OK, "" };
+      if (tilemm_options_set (&o, name.c_str (), &value, &err) != TILEMM_OK)
+        error_with_id ("tilemm:badoption", "%s", err.detail);
+    }
+  return o;
+}
+
+tilemm_class class_of (const octave_value &x)
+{
+  if (x.is_double_type ())
+    return TILEMM_CLASS_DOUBLE;
+  if (x.is_single_type ())
+    return TILEMM_CLASS_SINGLE;
+  if (x.islogical ())
+    return TILEMM_CLASS_LOGICAL;
+  if (x.is_char_matrix () || x.is_string ())
+    return TILEMM_CLASS_CHAR;
+  if (x.isinteger ())
+    return TILEMM_CLASS_INTEGER;
+  return TILEMM_CLASS_OTHER;
+}
+
+tilemm_operand describe (const octave_value &x)
+{
+  tilemm_operand d;
+  d.cls = class_of (x);
+  d.is_complex = x.iscomplex () ? 1 : 0;
+  d.is_sparse = x.issparse () ? 1 : 0;
+  const dim_vector dims = x.dims ();
+  d.ndims = dims.ndims ();
+  d.rows = dims(0);
+  d.cols = dims.ndims () > 1 ? dims(1) : 1;
+  return d;
+}
+
+// Octave's arrays of each element type, from any operand the route accepts.  An operand that
+// already has the class and complexity shares its data (no copy); others are converted.
+void convert (const octave_value &x, NDArray &out) { out = x.array_value (true); }
+void convert (const octave_value &x, FloatNDArray &out) { out = x.float_array_value (true); }
+void convert (const octave_value &x, ComplexNDArray &out) { out = x.complex_array_value (true); }
+void convert (const octave_value &x, FloatComplexNDArray &out)
+{
+  out = x.float_complex_array_value (true);
+}
+
+// Runs the product into Octave's own result array, allocated without a fill.
+template <typename Real, typename Cplx>
+octave_value compute (const tilemm_decision &d, const tilemm_options &o, const octave_value &a,
+                      const octave_value &b)
+{
+  const tilemm_route &r = d.route;
+  const bool single = r.result_class == TILEMM_CLASS_SINGLE;
+  const dim_vector result_dims (r.m, r.n);
+  tilemm_error err = { TILEMM_OK, "" };
+  // The converted operands live until the product is done.
+  Real ra, rb;
+  Cplx ca, cb;
+  const void *pa, *pb;
+  if (r.use_a == TILEMM_OPERAND_TO_COMPLEX || a.iscomplex ())
+    convert (a, ca), pa = ca.data ();
+  else
+    convert (a, ra), pa = ra.data ();
+  if (r.use_b == TILEMM_OPERAND_TO_COMPLEX || b.iscomplex ())
+    convert (b, cb), pb = cb.data ();
+  else
+    convert (b, rb), pb = rb.data ();
+
+  if (! r.result_complex)
+    {
+      Real c (result_dims);   // uninitialised: the product writes every element
+      if (tilemm_run (&d, &o, pa, pb, c.fortran_vec (), &err) != TILEMM_OK)
+        fail (err);
+      return octave_value (c);
+    }
+  Cplx c (result_dims);
+  if (tilemm_run (&d, &o, pa, pb, c.fortran_vec (), &err) != TILEMM_OK)
+    fail (err);
+  const tilemm_type type = single ? TILEMM_COMPLEX_SINGLE : TILEMM_COMPLEX_DOUBLE;
+  if (tilemm_imag_all_zero (type, c.data (), c.numel ()))
+    {
+      Real real (result_dims);
+      tilemm_copy_real_parts (type, c.data (), c.numel (), real.fortran_vec ());
+      return octave_value (real);
+    }
+  return octave_value (c);
+}
+
+} // namespace
+
+DEFUN_DLD (tilemm, args, nargout, TILEMM_HELP_TEXT)
+{
+  if (nargout > 1)
+    error_with_id ("tilemm:nargout", "one output only; %s", tilemm_usage);
+  if (args.length () < 2)
+    error_with_id ("tilemm:nargin", "two matrices needed; %s", tilemm_usage);
+  const octave_value &a = args(0), &b = args(1);
+  const tilemm_options o = parse_options (args);
+  const tilemm_operand da = describe (a), db = describe (b);
+  tilemm_decision d;
+  tilemm_error err = { TILEMM_OK, "" };
+  if (tilemm_decide (&da, &db, &o, &d, &err) != TILEMM_OK)
+    fail (err);
+
+  switch (d.action)
+    {
+    case TILEMM_DO_DELEGATE:
+      // mtimes itself: its answer, and its error with its own id and message.
+      {
+        octave_value_list operands (2);
+        operands(0) = a;
+        operands(1) = b;
+        return octave::feval ("mtimes", operands, 1);
+      }
+    case TILEMM_DO_FILL:
+      if (d.route.result_class == TILEMM_CLASS_SINGLE)
+        return octave_value (FloatNDArray (dim_vector (d.route.m, d.route.n), 0.0f));
+      return octave_value (NDArray (dim_vector (d.route.m, d.route.n), 0.0));
+    case TILEMM_DO_COMPUTE:
+      break;
+    }
+  if (d.route.result_class == TILEMM_CLASS_SINGLE)
+    return compute<FloatNDArray, FloatComplexNDArray> (d, o, a, b);
+  return compute<NDArray, ComplexNDArray> (d, o, a, b);
+}
