@@ -39,6 +39,7 @@ function tilemm_build (varargin)
   [srcdir, outdir, nvcc] = parse_args (varargin{:});
   version = read_version (fullfile (srcdir, "..", "DESCRIPTION"));
   core = {"status.c", "view.c", "plan.c", "route.c", "core.c", "front.c", "backend_cpu.c", ...
+          "parallel_copy.c", ...
           "mex_common.c"};
   core = cellfun (@(f) fullfile (srcdir, f), core, "UniformOutput", false);
   flags = {"-R2018a", ["-DTILEMM_VERSION=" version], ["-I" srcdir]};

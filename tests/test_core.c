@@ -20,6 +20,7 @@
 
 #include "backend.h"
 #include "check.h"
+#include "parallel_copy.h"
 #include "tilemm.h"
 
 #define TEST_STRINGISE_(x) #x
@@ -1299,6 +1300,54 @@ static void test_operand_errors (void)
     }
 }
 
+/* Parallel staging copies: every byte of the block arrives, nothing beside it is touched. */
+static void test_parallel_copy (void)
+{
+  static const struct {
+    size_t row_bytes, cols, src_pitch, dst_pitch;
+    int threads;
+  } cases[] = {
+    { 1000, 7, 1000, 1000, 0 },        /* contiguous, small: one thread                 */
+    { 3 << 20, 3, 3 << 20, 3 << 20, 0 }, /* contiguous, 9 MiB in 1 MiB pieces            */
+    { 4096, 600, 4104, 4096, 2 },      /* packing columns (host stride > rows)          */
+    { 4093, 700, 4093, 4100, 0 },      /* unpacking into a strided destination           */
+    { 12345, 99, 12400, 12350, 1 },    /* one thread asked for                           */
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    {
+      CHECK_CASE ("parallel copy %zu: %zu x %zu bytes, pitches %zu/%zu, %d threads", c,
+                  cases[c].row_bytes, cases[c].cols, cases[c].src_pitch, cases[c].dst_pitch,
+                  cases[c].threads);
+      const size_t src_len = cases[c].src_pitch * cases[c].cols;
+      const size_t dst_len = cases[c].dst_pitch * cases[c].cols;
+      unsigned char *src = malloc (src_len), *dst = malloc (dst_len);
+      CHECK (src && dst, "allocation");
+      if (!src || !dst)
+        {
+          free (src);
+          free (dst);
+          continue;
+        }
+      for (size_t i = 0; i < src_len; i++)
+        src[i] = (unsigned char) (i * 2654435761u >> 13);
+      memset (dst, 0xA5, dst_len);
+      tilemm_parallel_copy_2d (dst, cases[c].dst_pitch, src, cases[c].src_pitch,
+                               cases[c].row_bytes, cases[c].cols, cases[c].threads);
+      size_t wrong = 0, touched = 0;
+      for (size_t j = 0; j < cases[c].cols; j++)
+        {
+          const unsigned char *d = dst + j * cases[c].dst_pitch, *s = src + j * cases[c].src_pitch;
+          wrong += memcmp (d, s, cases[c].row_bytes) != 0;
+          for (size_t g = cases[c].row_bytes; g < cases[c].dst_pitch; g++)
+            touched += d[g] != 0xA5;
+        }
+      CHECK (wrong == 0, "%zu columns differ", wrong);
+      CHECK (touched == 0, "%zu gap bytes written", touched);
+      free (src);
+      free (dst);
+    }
+}
+
 static double wall_seconds (void)
 {
   struct timespec now;
@@ -1329,6 +1378,7 @@ int main (void)
   test_random_shapes ();
   test_exhaustive_small_double ();
   test_large_products ();
+  test_parallel_copy ();
   printf ("test_core: %.1f s\n", wall_seconds () - start);
   return check_summary ("test_core");
 }
