@@ -34,19 +34,32 @@ static void plan_cpu_tiles (tilemm_plan *plan)
   plan->pad = 0;
 }
 
+static int64_t ceil_div (int64_t a, int64_t b)
+{
+  return b > 0 ? (a + b - 1) / b : 0;
+}
+
 /* The preferred CUDA variant for the type: the last preferred entry of the table wins, so a new
- * variant takes over by being appended with preferred = 1. */
+ * variant takes over by being appended with preferred = 1.  When its blocks cannot fill the GPU,
+ * the variant marked preferred_small (smaller tiles, more blocks) is taken instead, if any. */
 static int plan_cuda_tiles (tilemm_plan *plan)
 {
-  const tilemm_cuda_variant *chosen = NULL;
+  const tilemm_cuda_variant *chosen = NULL, *small = NULL;
   for (int i = 0; i < TILEMM_CUDA_NVARIANTS; i++)
     {
       const tilemm_cuda_variant *v = &tilemm_cuda_variants[i];
-      if (v->preferred && (v->types & TILEMM_TYPE_BIT (plan->type)))
+      if (!(v->types & TILEMM_TYPE_BIT (plan->type)))
+        continue;
+      if (v->preferred)
         chosen = v;
+      if (v->preferred_small)
+        small = v;
     }
   if (!chosen)
     return 0;
+  if (small && ceil_div (plan->n, chosen->tile_rows) * ceil_div (plan->m, chosen->tile_cols)
+                 < TILEMM_CUDA_SMALL_BLOCKS)
+    chosen = small;
   plan->variant = chosen->id;
   plan->tile_rows = chosen->tile_rows;
   plan->tile_cols = chosen->tile_cols;
@@ -124,11 +137,6 @@ tilemm_status tilemm_plan_make (tilemm_plan *plan, tilemm_backend backend, tilem
     return status;
   *plan = p;
   return TILEMM_OK;
-}
-
-static int64_t ceil_div (int64_t a, int64_t b)
-{
-  return b > 0 ? (a + b - 1) / b : 0;
 }
 
 int64_t tilemm_plan_panel_count (const tilemm_plan *plan)

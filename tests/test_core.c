@@ -697,6 +697,30 @@ static void test_plan_tiles (void)
     }
 }
 
+/* Small products take the small-tile variant where the preferred tiles cannot fill the GPU. */
+static void test_plan_small_products (void)
+{
+  static const struct {
+    tilemm_type type;
+    int64_t n;
+    int variant;
+  } cases[] = {
+    { TILEMM_SINGLE, 1000, 5 }, { TILEMM_SINGLE, 4096, 3 }, { TILEMM_DOUBLE, 1000, 5 },
+    { TILEMM_DOUBLE, 8192, 3 }, { TILEMM_COMPLEX_SINGLE, 1000, 4 },
+    { TILEMM_COMPLEX_DOUBLE, 1000, 3 },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      tilemm_plan plan;
+      CHECK_CASE ("plan: gpu variant for %s n = %lld", tilemm_type_name (cases[i].type),
+                  (long long) cases[i].n);
+      CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, cases[i].type, cases[i].n, cases[i].n,
+                               cases[i].n, NULL) == TILEMM_OK, "plan");
+      CHECK (plan.variant == cases[i].variant, "variant %d, want %d", plan.variant,
+             cases[i].variant);
+    }
+}
+
 static void test_plan_one_panel (void)
 {
   tilemm_plan plan;
@@ -1366,6 +1390,7 @@ int main (void)
   test_status ();
   test_plan_tiles ();
   test_plan_one_panel ();
+  test_plan_small_products ();
   test_plan_panels ();
   test_operand_errors ();
   test_checker_catches_errors ();

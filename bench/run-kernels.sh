@@ -1,0 +1,75 @@
+#!/bin/sh
+# run-kernels.sh — build tilemm's CUDA kernels with the kernel benchmark (ours against cuBLAS) and
+# run it; with --tests, first build and run tests/test_cuda (and a compute-sanitizer memcheck
+# pass of its quick subset) and summarise the kernels' SASS.  Logs go to $OUT (default
+# bench/out).  Arguments after the options go to bench_kernels (e.g. --quick, --types sd,
+# --variants 1,3).
+#
+#   bench/run-kernels.sh [--tests] [--no-bench] [bench_kernels options]
+#
+# Needs nvcc and cuBLAS (CUDA_HOME, default /usr/local/cuda) and a GPU.  Builds for sm_90 (the
+# H100) unless ARCH says otherwise.  TEST_TIMEOUT, SANITIZER_TIMEOUT and BENCH_TIMEOUT (seconds)
+# bound the three steps.
+#
+# Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+set -eu
+cd "$(dirname "$0")/.."
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+NVCC=${NVCC:-$CUDA_HOME/bin/nvcc}
+ARCH=${ARCH:-sm_90}
+OUT=${OUT:-bench/out}
+BUILD=${BUILD:-$(mktemp -d)}
+mkdir -p "$OUT" "$BUILD"
+
+tests=0
+bench=1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --tests) tests=1; shift ;;
+    --no-bench) bench=0; shift ;;
+    *) break ;;
+  esac
+done
+
+NVFLAGS="-std=c++17 -O3 -arch=$ARCH -Isrc -DTILEMM_VERSION=\"0.1.0\""
+echo "== build ($NVCC $NVFLAGS)"
+"$NVCC" $NVFLAGS -Xptxas -v -c src/kernels.cu -o "$BUILD/kernels.o" 2> "$OUT/ptxas.log"
+grep -c "spill stores" "$OUT/ptxas.log" > /dev/null
+if grep -E "[1-9][0-9]* bytes spill (stores|loads)" "$OUT/ptxas.log"; then
+  echo "warning: a kernel spills registers (see $OUT/ptxas.log)"
+fi
+
+if [ $tests = 1 ]; then
+  "$NVCC" $NVFLAGS -c src/backend_cuda.cu -o "$BUILD/backend_cuda.o"
+  for f in status view plan core backend_cpu; do
+    ${CC:-cc} -std=c11 -O2 -fopenmp -Isrc -DTILEMM_VERSION='"0.1.0"' -c src/$f.c -o "$BUILD/$f.o"
+  done
+  "$NVCC" $NVFLAGS -Itests tests/test_cuda.cu "$BUILD/backend_cuda.o" "$BUILD/kernels.o" \
+    "$BUILD/status.o" "$BUILD/view.o" "$BUILD/plan.o" "$BUILD/core.o" "$BUILD/backend_cpu.o" \
+    -Xcompiler -fopenmp -o "$BUILD/test_cuda"
+  echo "== tests/test_cuda"
+  timeout "${TEST_TIMEOUT:-300}" "$BUILD/test_cuda" > "$OUT/test_cuda.log" 2>&1 || true
+  grep -E "^(FAIL|SKIP)|  .*check failed" "$OUT/test_cuda.log" | head -40 || true
+  tail -1 "$OUT/test_cuda.log"
+  if command -v compute-sanitizer > /dev/null; then
+    echo "== compute-sanitizer memcheck, quick subset"
+    TILEMM_TEST_QUICK=1 timeout "${SANITIZER_TIMEOUT:-120}" compute-sanitizer --tool memcheck --report-api-errors no --print-limit 20 \
+      "$BUILD/test_cuda" > "$OUT/sanitizer.log" 2>&1 || true
+    grep -E "ERROR SUMMARY|passed|Invalid|out of bounds" "$OUT/sanitizer.log" | head -20 || true
+  fi
+fi
+
+if [ $bench = 1 ]; then
+  "$NVCC" $NVFLAGS -Itests bench/bench_kernels.cu "$BUILD/kernels.o" src/status.c src/view.c \
+    -lcublas -o "$BUILD/bench_kernels"
+  if command -v cuobjdump > /dev/null; then
+    # Instruction mix of each kernel: wide loads present, no local memory, FMAs per shared load.
+    cuobjdump -sass "$BUILD/kernels.o" | awk '
+      function flush () { if (name != "") { printf "%s", name; for (k in n) printf " %s=%d", k, n[k]; print "" } delete n }
+      /Function :/ { flush(); name = $3; next }
+      { for (i = 1; i <= NF; i++) if ($i ~ /^(FFMA|DFMA|LDS|LDG|STS|STG|BAR|LDL|STL)/) { op = $i; sub(/;$/, "", op); n[op]++ } }
+      END { flush() }' > "$OUT/sass-mix.txt" || true
+  fi
+  echo "== bench/bench_kernels $*"
+  timeout "${BENCH_TIMEOUT:-600}" "$BUILD/bench_kernels" "$@" | tee "$OUT/bench.log"
+fi
