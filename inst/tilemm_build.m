@@ -159,13 +159,16 @@ endfunction
 %!   evalc ("tilemm_build (source_dir (), out)");
 %!   assert (exist (fullfile (out, ["tilemm." mexext()]), "file") > 0);
 %!   here = pwd ();
+%!   clear tilemm tilemm_info;     # forget the loaded ones: the fresh build must answer
 %!   cd (out);
 %!   unwind_protect
+%!     assert (which ("tilemm"), fullfile (out, ["tilemm." mexext()]));
 %!     A = rand (37, 29); B = rand (29, 41);
 %!     C = tilemm (A, B, "backend", "cpu");
 %!     s = tilemm_info ();
 %!   unwind_protect_cleanup
 %!     cd (here);
+%!     clear tilemm tilemm_info;
 %!   end_unwind_protect
 %!   assert (C, A * B, -1e-12);
 %!   assert (s.cuda_built, false);

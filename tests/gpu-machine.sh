@@ -10,7 +10,8 @@ set -u
 tarball=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 out=${OUT:-/tmp/tilemm-gpu-out}
 mkdir -p "$out"
-work=$(mktemp -d)
+work=${WORK:-/tmp/tilemm-gpu}
+rm -rf "$work"; mkdir -p "$work"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 tar -C "$work" -xzf "$tarball" || exit 1
 cd "$work"/tilemm-* || exit 1

@@ -560,7 +560,9 @@ static void test_view_sub (void)
   CHECK (s.rows == 3 && s.cols == 2 && s.stride == 7 && s.type == TILEMM_DOUBLE, "shape");
   CHECK (tilemm_view_check (&s) == TILEMM_OK, "sub-view valid");
   s = tilemm_view_sub (&v, 0, 0, 6, 5);
-  CHECK (memcmp (&s, &v, sizeof s) == 0, "the whole view is itself");
+  /* Field by field: the struct's padding bytes are not part of its value. */
+  CHECK (s.rows == v.rows && s.cols == v.cols && s.stride == v.stride && s.type == v.type
+           && s.data == v.data, "the whole view is itself");
 
   CHECK_CASE ("view_sub: clamps to the parent's edges");
   s = tilemm_view_sub (&v, 4, 3, 10, 10);
