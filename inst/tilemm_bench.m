@@ -33,6 +33,7 @@
 ## @code{speedup} and @code{reldiff}.
 ##
 ## Example:
+## @c runs: this example is run by the test suite (tests/check_doc_examples.m)
 ## @example
 ## tilemm_bench ([256 512], @{"single"@}, "repeats", 3);
 ## @end example

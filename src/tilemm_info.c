@@ -97,6 +97,13 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %!                          "devices"; "device_in_use"; "plans"});
 %! assert (! isempty (regexp (s.version, '^\d+\.\d+\.\d+', "once")));
 %!error id=tilemm:nargin tilemm_info (1)
+%!testif ; ! isempty (strfind (which ("tilemm"), "-api-v"))
+%! ## Installed by pkg: the manual sits beside the binary, where `doc tilemm` looks for it.
+%! info = fullfile (fileparts (which ("tilemm")), "doc.info");
+%! assert (exist (info, "file") == 2);
+%! assert (! isempty (strfind (fileread (info), "tilemm_bench")));
+%! [status, ~] = system (sprintf ('info --file "%s" --index-search tilemm --output - >/dev/null 2>&1', info));
+%! assert (any (status == [0 127]));   # 127: no info program here to ask
 %!test
 %! s = tilemm_info ();
 %! if (s.gpu_usable)
