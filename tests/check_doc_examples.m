@@ -8,7 +8,14 @@ function n = check_doc_examples (source)
   if (strcmp (source, "manual"))
     text = fileread (fullfile (fileparts (mfilename ("fullpath")), "..", "doc", "tilemm.texi"));
   else
-    text = get_help_text (source);
+    ## The help file itself: an installed mex's help (tilemm_info.m) sits in another folder than
+    ## the mex, where get_help_text does not look.
+    file = file_in_loadpath ([source ".m"]);
+    if (isempty (file))
+      text = get_help_text (source);
+    else
+      text = fileread (file);
+    endif
   endif
   blocks = regexp (text, '@c runs[^\n]*\n\s*@example(.*?)@end example', "tokens");
   if (isempty (blocks))
