@@ -14,7 +14,7 @@ function n = check_doc_examples (source)
     if (isempty (file))
       text = get_help_text (source);
     else
-      text = fileread (file);
+      text = regexprep (fileread (file), '(?m)^[ \t]*##? ?', '');   # drop the comment marks
     endif
   endif
   blocks = regexp (text, '@c runs[^\n]*\n\s*@example(.*?)@end example', "tokens");
