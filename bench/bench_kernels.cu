@@ -440,10 +440,10 @@ int main (int argc, char **argv)
   printf ("\n| type | m×n×k |");
   for (int v : shown_variants)
     printf (" v%d |", v);
-  printf (" cuBLAS | best/cuBLAS | checks |\n|---|---|");
+  printf (" cuBLAS | best/cuBLAS | plan | plan/cuBLAS | checks |\n|---|---|");
   for (size_t i = 0; i < shown_variants.size (); i++)
     printf ("---|");
-  printf ("---|---|---|\n");
+  printf ("---|---|---|---|---|\n");
   bool all_ok = true;
   for (const result_row &r : table)
     {
@@ -460,7 +460,25 @@ int main (int argc, char **argv)
           if (!isnan (x))
             best = std::max (best, x);
         }
-      printf (" %.2f | %.0f%% | %s |\n", r.cublas, 100 * best / r.cublas, r.all_ok ? "ok" : "WRONG");
+      /* The variant tilemm's plan picks for this product, and its share of cuBLAS. */
+      tilemm_plan plan;
+      const tilemm_type tt = r.type == 's' ? TILEMM_SINGLE : r.type == 'd' ? TILEMM_DOUBLE
+                             : r.type == 'c' ? TILEMM_COMPLEX_SINGLE : TILEMM_COMPLEX_DOUBLE;
+      double planned = NAN;
+      int pv = 0;
+      if (tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, tt, r.s.m, r.s.n, r.s.k, NULL) == TILEMM_OK)
+        {
+          pv = plan.variant;
+          const size_t idx = std::find (variants.begin (), variants.end (), pv) - variants.begin ();
+          if (idx < r.tfs.size ())
+            planned = r.tfs[idx];
+        }
+      printf (" %.2f | %.0f%% | v%d | ", r.cublas, 100 * best / r.cublas, pv);
+      if (isnan (planned))
+        printf ("not run |");
+      else
+        printf ("%.0f%% |", 100 * planned / r.cublas);
+      printf (" %s |\n", r.all_ok ? "ok" : "WRONG");
       all_ok &= r.all_ok;
     }
   CUBLAS_OK (cublasDestroy (handle));

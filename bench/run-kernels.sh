@@ -5,11 +5,14 @@
 # bench/out).  Arguments after the options go to bench_kernels (e.g. --quick, --types sd,
 # --variants 1,3).
 #
-#   bench/run-kernels.sh [--tests] [--no-bench] [bench_kernels options]
+#   bench/run-kernels.sh [--tests] [--no-bench] [--build-only] [--prebuilt] [bench_kernels options]
 #
-# Needs nvcc and cuBLAS (CUDA_HOME, default /usr/local/cuda) and a GPU.  Builds for sm_90 (the
-# H100) unless ARCH says otherwise.  TEST_TIMEOUT, SANITIZER_TIMEOUT and BENCH_TIMEOUT (seconds)
-# bound the three steps.
+# --build-only builds everything into $BUILD and stops (on a machine with nvcc but no GPU);
+# --prebuilt runs what such a build left in $BUILD without building (the GPU machine then needs
+# only the CUDA runtime and cuBLAS).  Needs nvcc and cuBLAS (CUDA_HOME, default /usr/local/cuda)
+# and a GPU.  Builds for sm_90 (the H100) unless ARCH says otherwise.  TEST_TIMEOUT,
+# SANITIZER_TIMEOUT and BENCH_TIMEOUT (seconds) bound the three steps; TILEMM_TEST_VARIANTS
+# (e.g. "6-12") narrows test_cuda's kernel cases.
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 set -eu
@@ -23,35 +26,56 @@ mkdir -p "$OUT" "$BUILD"
 
 tests=0
 bench=1
+build=1
+run=1
 while [ $# -gt 0 ]; do
   case $1 in
     --tests) tests=1; shift ;;
     --no-bench) bench=0; shift ;;
+    --build-only) run=0; shift ;;
+    --prebuilt) build=0; shift ;;
     *) break ;;
   esac
 done
 
 NVFLAGS="-std=c++17 -O3 -arch=$ARCH -Isrc -DTILEMM_VERSION=\"0.1.0\""
-echo "== build ($NVCC $NVFLAGS)"
-"$NVCC" $NVFLAGS -Xptxas -v -c src/kernels.cu -o "$BUILD/kernels.o" 2> "$OUT/ptxas.log"
-grep -c "spill stores" "$OUT/ptxas.log" > /dev/null
-if grep -E "[1-9][0-9]* bytes spill (stores|loads)" "$OUT/ptxas.log"; then
-  echo "warning: a kernel spills registers (see $OUT/ptxas.log)"
+if [ $build = 1 ]; then
+  echo "== build ($NVCC $NVFLAGS)"
+  "$NVCC" $NVFLAGS -Xptxas -v -c src/kernels.cu -o "$BUILD/kernels.o" 2> "$BUILD/ptxas.log"
+  if grep -E "[1-9][0-9]* bytes spill (stores|loads)" "$BUILD/ptxas.log"; then
+    echo "warning: a kernel spills registers (see $BUILD/ptxas.log)"
+  fi
+  # The core's objects, as src/Makefile.in lists them (CORE_OBJ).
+  core=$(sed -n '/^CORE_OBJ =/,/[^\\]$/p' src/Makefile.in | sed 's/^CORE_OBJ =//; s/\\//g')
+  objs=""
+  for o in $core; do
+    f=${o%.o}
+    ${CC:-cc} -std=c11 -O2 -fopenmp -Isrc -DTILEMM_VERSION='"0.1.0"' -c src/$f.c -o "$BUILD/$f.o"
+    objs="$objs $BUILD/$f.o"
+  done
+  "$NVCC" $NVFLAGS -c src/backend_cuda.cu -o "$BUILD/backend_cuda.o"
+  "$NVCC" $NVFLAGS -Itests tests/test_cuda.cu "$BUILD/backend_cuda.o" "$BUILD/kernels.o" $objs \
+    -Xcompiler -fopenmp -o "$BUILD/test_cuda"
+  "$NVCC" $NVFLAGS -Itests bench/bench_kernels.cu "$BUILD/kernels.o" "$BUILD/status.o" \
+    "$BUILD/view.o" "$BUILD/plan.o" -lcublas -o "$BUILD/bench_kernels"
+  if command -v cuobjdump > /dev/null; then
+    # Instruction mix of each kernel: wide loads present, no local memory, FMAs per shared load.
+    cuobjdump -sass "$BUILD/kernels.o" | awk '
+      function flush () { if (name != "") { printf "%s", name; for (k in n) printf " %s=%d", k, n[k]; print "" } delete n }
+      /Function :/ { flush(); name = $3; next }
+      { for (i = 1; i <= NF; i++) if ($i ~ /^(FFMA|DFMA|DMMA|LDS|LDG|STS|STG|BAR|LDL|STL|LDGSTS)/) { op = $i; sub(/;$/, "", op); n[op]++ } }
+      END { flush() }' > "$BUILD/sass-mix.txt" || true
+  fi
 fi
+cp "$BUILD/ptxas.log" "$BUILD/sass-mix.txt" "$OUT/" 2> /dev/null || true
+[ $run = 1 ] || exit 0
 
 if [ $tests = 1 ]; then
-  "$NVCC" $NVFLAGS -c src/backend_cuda.cu -o "$BUILD/backend_cuda.o"
-  for f in status view plan core backend_cpu; do
-    ${CC:-cc} -std=c11 -O2 -fopenmp -Isrc -DTILEMM_VERSION='"0.1.0"' -c src/$f.c -o "$BUILD/$f.o"
-  done
-  "$NVCC" $NVFLAGS -Itests tests/test_cuda.cu "$BUILD/backend_cuda.o" "$BUILD/kernels.o" \
-    "$BUILD/status.o" "$BUILD/view.o" "$BUILD/plan.o" "$BUILD/core.o" "$BUILD/backend_cpu.o" \
-    -Xcompiler -fopenmp -o "$BUILD/test_cuda"
   echo "== tests/test_cuda"
   timeout "${TEST_TIMEOUT:-300}" "$BUILD/test_cuda" > "$OUT/test_cuda.log" 2>&1 || true
   grep -E "^(FAIL|SKIP)|  .*check failed" "$OUT/test_cuda.log" | head -40 || true
   tail -1 "$OUT/test_cuda.log"
-  if command -v compute-sanitizer > /dev/null; then
+  if command -v compute-sanitizer > /dev/null && [ "${SANITIZER_TIMEOUT:-120}" -gt 0 ]; then
     echo "== compute-sanitizer memcheck, quick subset"
     TILEMM_TEST_QUICK=1 timeout "${SANITIZER_TIMEOUT:-120}" compute-sanitizer --tool memcheck --report-api-errors no --print-limit 20 \
       "$BUILD/test_cuda" > "$OUT/sanitizer.log" 2>&1 || true
@@ -60,16 +84,6 @@ if [ $tests = 1 ]; then
 fi
 
 if [ $bench = 1 ]; then
-  "$NVCC" $NVFLAGS -Itests bench/bench_kernels.cu "$BUILD/kernels.o" src/status.c src/view.c \
-    -lcublas -o "$BUILD/bench_kernels"
-  if command -v cuobjdump > /dev/null; then
-    # Instruction mix of each kernel: wide loads present, no local memory, FMAs per shared load.
-    cuobjdump -sass "$BUILD/kernels.o" | awk '
-      function flush () { if (name != "") { printf "%s", name; for (k in n) printf " %s=%d", k, n[k]; print "" } delete n }
-      /Function :/ { flush(); name = $3; next }
-      { for (i = 1; i <= NF; i++) if ($i ~ /^(FFMA|DFMA|LDS|LDG|STS|STG|BAR|LDL|STL)/) { op = $i; sub(/;$/, "", op); n[op]++ } }
-      END { flush() }' > "$OUT/sass-mix.txt" || true
-  fi
   echo "== bench/bench_kernels $*"
   timeout "${BENCH_TIMEOUT:-600}" "$BUILD/bench_kernels" "$@" | tee "$OUT/bench.log"
 fi

@@ -23,6 +23,7 @@ typedef struct {
   int threads;         /* threads per block                                           */
   int preferred;       /* 1: the plan's choice for these types                        */
   int preferred_small; /* 1: the choice when the preferred tiles cannot fill the GPU      */
+  int preferred_split; /* 1: the choice for a small C' with a long k (the launcher splits k) */
 } tilemm_cuda_variant;
 
 /* Below this many blocks of the preferred variant the GPU is not filled (the H100 has 132 SMs;
@@ -48,36 +49,77 @@ typedef struct {
  * 4  variant 3 with k-tiles of 16: half the barriers per multiply-add.
  * 5  variant 3 with 64×64 blocks and 4×4 threads: more blocks per SM and for small products.
  *
- * Preferred (H100, bench/RESULTS.md): 3 for single, double and complex double, 4 for complex
- * single.  Variant 5 is faster than 3 for small products (n = 1000: single 22.8 against 15.5
- * TF/s, double 11.7 against 8.6) because 128×128 tiles leave most of the 132 SMs idle there: the
- * plan takes it (preferred_small) when the preferred tiles number fewer than
- * TILEMM_CUDA_SMALL_BLOCKS blocks. */
+ * 6  single and complex single: variant 3's register tiles fed by a 3-stage cp.async pipeline
+ *    (X transposed on the way by 4-byte copies), k-tiles of 16, two blocks per SM on sm_90.
+ *    Complex single is the real product on the same bytes (src/kernels_simt.cuh): 128×128 reals.
+ * 7  variant 6 with 64×64 real tiles, 8×4 per thread, 128 threads: for small products.
+ * 8  double and complex double on the FP64 tensor cores (mma.sync m8n8k4, DMMA): 128×128×16 real
+ *    tiles, 8 warps of 64×32, 3-stage cp.async, padded conflict-free shared tiles.  Complex is
+ *    the real product on the same bytes.  Before sm_80 the launcher runs variant 3 instead.
+ * 9  variant 8 with the m16n8k8 DMMA of sm_90 (m8n8k4 pairs before it).
+ * 10 variant 9 with 64×64 tiles, 4 warps of 32×32: for small products (variant 5 before sm_80).
+ * 11 split k: variant 7 (single types) or 10 (double types) with k cut into up to 128 pieces
+ *    (a function of the shape alone), partial products in a workspace, added in a fixed order.
+ * 12 variant 6 (single) with one block per SM and k+1's fragments double-buffered in registers.
+ *
+ * The plan takes the preferred variant; preferred_small where the preferred tiles number fewer
+ * than TILEMM_CUDA_SMALL_BLOCKS; preferred_split where even the small tiles fill at most a
+ * quarter of that and k is long (plan.c).  Measured choices: bench/RESULTS.md, bench/NOTES.md. */
 static const tilemm_cuda_variant tilemm_cuda_variants[] = {
   { 1, "guide: 16x16 shared-memory tiles, one output per thread", TILEMM_ALL_TYPES,
-    16, 16, 16, 0, 256, 0, 0 },
+    16, 16, 16, 0, 256, 0, 0, 0 },
   { 2, "register tile 8x8, k-major padded shared X", TILEMM_TYPE_ONLY (SINGLE),
-    128, 128, 8, 4, 256, 0, 0 },
+    128, 128, 8, 4, 256, 0, 0, 0 },
   { 2, "register tile 8x8, k-major shared X", TILEMM_TYPE_ONLY (DOUBLE),
-    128, 128, 8, 0, 256, 0, 0 },
+    128, 128, 8, 0, 256, 0, 0, 0 },
   { 2, "register tile 4x4 complex, k-major shared X", TILEMM_TYPE_ONLY (COMPLEX_SINGLE)
-    | TILEMM_TYPE_ONLY (COMPLEX_DOUBLE), 64, 64, 8, 0, 256, 0, 0 },
+    | TILEMM_TYPE_ONLY (COMPLEX_DOUBLE), 64, 64, 8, 0, 256, 0, 0, 0 },
   { 3, "register tile 8x8, double-buffered", TILEMM_TYPE_ONLY (SINGLE),
-    128, 128, 8, 4, 256, 1, 0 },
+    128, 128, 8, 4, 256, 0, 0, 0 },
   { 3, "register tile 8x8, double-buffered", TILEMM_TYPE_ONLY (DOUBLE),
-    128, 128, 8, 0, 256, 1, 0 },
+    128, 128, 8, 0, 256, 0, 0, 0 },
   { 3, "register tile 4x4 complex, double-buffered", TILEMM_TYPE_ONLY (COMPLEX_SINGLE),
-    64, 64, 8, 0, 256, 0, 0 },
+    64, 64, 8, 0, 256, 0, 0, 0 },
   { 3, "register tile 4x4 complex, double-buffered", TILEMM_TYPE_ONLY (COMPLEX_DOUBLE),
-    64, 64, 8, 0, 256, 1, 0 },
+    64, 64, 8, 0, 256, 0, 0, 0 },
   { 4, "register tile 8x8, double-buffered, k-tiles of 16", TILEMM_TYPE_ONLY (SINGLE),
-    128, 128, 16, 4, 256, 0, 0 },
+    128, 128, 16, 4, 256, 0, 0, 0 },
   { 4, "register tile 4x4 complex, double-buffered, k-tiles of 16",
-    TILEMM_TYPE_ONLY (COMPLEX_SINGLE), 64, 64, 16, 0, 256, 1, 0 },
+    TILEMM_TYPE_ONLY (COMPLEX_SINGLE), 64, 64, 16, 0, 256, 0, 0, 0 },
   { 5, "register tile 4x4, 64x64 blocks, double-buffered", TILEMM_TYPE_ONLY (SINGLE),
-    64, 64, 16, 4, 256, 0, 1 },
+    64, 64, 16, 4, 256, 0, 0, 0 },
   { 5, "register tile 4x4, 64x64 blocks, double-buffered", TILEMM_TYPE_ONLY (DOUBLE),
-    64, 64, 8, 0, 256, 0, 1 },
+    64, 64, 8, 0, 256, 0, 0, 0 },
+  { 6, "register tile 8x8, 3-stage cp.async pipeline, k-tiles of 16", TILEMM_TYPE_ONLY (SINGLE),
+    128, 128, 16, 4, 256, 1, 0, 0 },
+  { 6, "register tile 8x8 of reals, 3-stage cp.async pipeline", TILEMM_TYPE_ONLY (COMPLEX_SINGLE),
+    128, 64, 8, 4, 256, 1, 0, 0 },
+  { 7, "register tile 8x4, 64x64 blocks, 3-stage cp.async", TILEMM_TYPE_ONLY (SINGLE),
+    64, 64, 16, 4, 128, 0, 1, 0 },
+  { 7, "register tile 8x4 of reals, 64x64 real blocks, 3-stage cp.async",
+    TILEMM_TYPE_ONLY (COMPLEX_SINGLE), 64, 32, 8, 4, 128, 0, 1, 0 },
+  { 8, "FP64 tensor cores m8n8k4, warp tiles 64x32, 3-stage cp.async", TILEMM_TYPE_ONLY (DOUBLE),
+    128, 128, 16, 4, 256, 0, 0, 0 },
+  { 8, "FP64 tensor cores m8n8k4 on the real product", TILEMM_TYPE_ONLY (COMPLEX_DOUBLE),
+    128, 64, 8, 4, 256, 0, 0, 0 },
+  { 9, "FP64 tensor cores m16n8k8 (sm_90), warp tiles 64x32", TILEMM_TYPE_ONLY (DOUBLE),
+    128, 128, 16, 4, 256, 1, 0, 0 },
+  { 9, "FP64 tensor cores m16n8k8 (sm_90) on the real product", TILEMM_TYPE_ONLY (COMPLEX_DOUBLE),
+    128, 64, 8, 4, 256, 1, 0, 0 },
+  { 10, "FP64 tensor cores, 64x64 blocks, warp tiles 32x32", TILEMM_TYPE_ONLY (DOUBLE),
+    64, 64, 16, 4, 128, 0, 1, 0 },
+  { 10, "FP64 tensor cores, 64x64 real blocks", TILEMM_TYPE_ONLY (COMPLEX_DOUBLE),
+    64, 32, 8, 4, 128, 0, 1, 0 },
+  { 11, "split k over variant 7, fixed-order reduction", TILEMM_TYPE_ONLY (SINGLE),
+    64, 64, 16, 4, 128, 0, 0, 1 },
+  { 11, "split k over variant 7, fixed-order reduction", TILEMM_TYPE_ONLY (COMPLEX_SINGLE),
+    64, 32, 8, 4, 128, 0, 0, 1 },
+  { 11, "split k over variant 10, fixed-order reduction", TILEMM_TYPE_ONLY (DOUBLE),
+    64, 64, 16, 4, 128, 0, 0, 1 },
+  { 11, "split k over variant 10, fixed-order reduction", TILEMM_TYPE_ONLY (COMPLEX_DOUBLE),
+    64, 32, 8, 4, 128, 0, 0, 1 },
+  { 12, "variant 6, one block per SM, fragments double-buffered", TILEMM_TYPE_ONLY (SINGLE),
+    128, 128, 16, 4, 256, 0, 0, 0 },
 };
 
 #define TILEMM_CUDA_NVARIANTS ((int) (sizeof tilemm_cuda_variants / sizeof tilemm_cuda_variants[0]))

@@ -7,14 +7,21 @@
  * instantiation from the pointers' and strides' alignment, and splits very tall products into
  * several launches so the grid never exceeds its 65535-block y limit.
  */
+#include <mutex>
 #include <stdint.h>
 
 #include "kernels.h"
+#include "kernels_dmma.cuh"
 #include "kernels_guide.cuh"
 #include "kernels_regtile.cuh"
+#include "kernels_simt.cuh"
 
 #ifndef TILEMM_LAUNCH
 #define TILEMM_LAUNCH(kernel, grid, block, stream, ...) kernel<<<grid, block, 0, stream>>> (__VA_ARGS__)
+#endif
+#ifndef TILEMM_LAUNCH_SMEM
+#define TILEMM_LAUNCH_SMEM(kernel, grid, block, smem, stream, ...)                          \
+  kernel<<<grid, block, smem, stream>>> (__VA_ARGS__)
 #endif
 
 /* ---------------------------------------------------------------- configurations
@@ -47,6 +54,40 @@ typedef regtile_config<float2, 64, 64, 16, 4, 4, 0, 2, 2> v4_csingle;
  * (Single steps k by 16 so that each thread still copies one whole chunk of each tile.) */
 typedef regtile_config<float, 64, 64, 16, 4, 4, 4, 2, 2> v5_single;
 typedef regtile_config<double, 64, 64, 8, 4, 4, 0, 2, 2> v5_double;
+
+/* Variant 6: register tiles as variant 3, fed by a 3-stage cp.async pipeline (X transposed on the
+ * way by 4-byte copies), fragments of k+1 loaded while k is multiplied (kernels_simt.cuh).  Complex
+ * single is the same kernel on the real reading of the product: 128×128 reals = 128×64 complex. */
+typedef simt_config<float, false, 128, 128, 16, 8, 8, 3, 2, 1, 1> v6_single;
+typedef simt_config<float, true, 128, 128, 16, 8, 8, 3, 2, 1> v6_csingle;
+
+/* Variant 7: variant 6 with 64×64 tiles (of reals), 8×4 per thread, 128 threads: four times the
+ * blocks of variant 6, for products too small to fill the GPU with 128×128 tiles. */
+typedef simt_config<float, false, 64, 64, 16, 8, 4, 3, 4> v7_single;
+typedef simt_config<float, true, 64, 64, 16, 8, 4, 3, 4> v7_csingle;
+
+/* Variants 8 and 9: FP64 tensor cores (kernels_dmma.cuh), 128×128 tiles of reals, k-step 16,
+ * 8 warps of 64×32, 3 stages (112 KB of shared memory: one block per SM, as the 128 accumulator
+ * registers per thread ask anyway).  8 issues m8n8k4 everywhere; 9 the m16n8k8 of sm_90 (what
+ * cuBLAS uses on the H100), m8n8k4 before. */
+typedef dmma_config<false, 128, 128, 16, 2, 4, 3, 884, 1> v8_double;
+typedef dmma_config<true, 128, 128, 16, 2, 4, 3, 884, 1> v8_cdouble;
+typedef dmma_config<false, 128, 128, 16, 2, 4, 3, 1688, 1> v9_double;
+typedef dmma_config<true, 128, 128, 16, 2, 4, 3, 1688, 1> v9_cdouble;
+
+/* Variant 10: variant 9 with 64×64 tiles, 4 warps of 32×32: for products too small for 9. */
+typedef dmma_config<false, 64, 64, 16, 2, 2, 3, 1688, 2> v10_double;
+typedef dmma_config<true, 64, 64, 16, 2, 2, 3, 1688, 2> v10_cdouble;
+
+/* Variant 12: variant 6 (single) with one block per SM and registers to spare (up to 255): the
+ * fragments of k+1 explicitly double-buffered.  Variant 6 fits 128 registers for two blocks per
+ * SM and leaves that overlap to the compiler; 12 measures the other side of the trade. */
+typedef simt_config<float, false, 128, 128, 16, 8, 8, 3, 1, 2> v12_single;
+
+/* Variant 11: split k for small C' and long k: variant 7 (real and complex single) or 10 (double
+ * and complex double) with gridDim.z splits of k, each writing a partial C' to a workspace, then
+ * splitk_reduce adding the partials in a fixed order.  The split count is a function of the shape
+ * alone (split_count below), so a product gives the same bits on any GPU. */
 
 /* ---------------------------------------------------------------- launch helpers */
 
@@ -137,6 +178,243 @@ void launch_regtile (const tilemm_matrix &c, const tilemm_matrix &x, const tilem
     }
 }
 
+/* The compute capability of the current device (cached per device): DMMA needs sm_80. */
+int current_cc_major ()
+{
+  static int cc[64];
+  int dev = 0;
+  if (cudaGetDevice (&dev) != cudaSuccess || dev < 0)
+    return 0;
+  if (dev >= 64)
+    {
+      int major = 0;
+      cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, dev);
+      return major;
+    }
+  if (cc[dev] == 0)
+    cudaDeviceGetAttribute (&cc[dev], cudaDevAttrComputeCapabilityMajor, dev);
+  return cc[dev];
+}
+
+/* Kernels with more than 48 KB of dynamic shared memory must say so, once per device. */
+template <typename Kernel> void allow_smem (Kernel kernel, int bytes)
+{
+  static bool done[64];
+  int dev = 0;
+  if (bytes <= 48 * 1024 || cudaGetDevice (&dev) != cudaSuccess)
+    return;
+  if (dev < 64 && done[dev])
+    return;
+  if (cudaFuncSetAttribute ((const void *) kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            bytes)
+          == cudaSuccess
+      && dev < 64)
+    done[dev] = true;
+}
+
+const ksplit no_split = { 0, 0 };
+
+/* Launches a pipelined kernel (simt or dmma) on real readings, in slices of at most 65535 tile
+ * rows, with `splits` planes along z (1: none). */
+template <class Cfg, typename Kernel>
+void launch_pipelined (Kernel kernel, const tilemm_matrix &c, const tilemm_matrix &x,
+                       const tilemm_matrix &y, int splits, ksplit split, cudaStream_t stream)
+{
+  typedef typename Cfg::R R;
+  allow_smem (kernel, Cfg::SMEM_BYTES);
+  const int64_t step = max_grid_y * Cfg::BM;
+  for (int64_t r = 0; r < c.height; r += step)
+    {
+      const int64_t h = c.height - r < step ? c.height - r : step;
+      dim3 grid ((unsigned) ceil_div (c.width, Cfg::BN), (unsigned) ceil_div (h, Cfg::BM),
+                 (unsigned) splits);
+      dim3 block (Cfg::THREADS);
+      TILEMM_LAUNCH_SMEM (kernel, grid, block, Cfg::SMEM_BYTES, stream,
+                          typed<R> (rows_of (c, r, h, sizeof (R))),
+                          typed<const R> (rows_of (x, r, h, sizeof (R))), typed<const R> (y),
+                          split);
+    }
+}
+
+/* The real reading of a complex matrix: (re, im) pairs as reals, twice as wide. */
+tilemm_matrix real_reading (const tilemm_matrix &m)
+{
+  tilemm_matrix r = { m.height, 2 * m.width, 2 * m.stride, m.elements };
+  return r;
+}
+
+/* Variant 6/7 (simt) on matrices of `type`, real or complex, into c; with k split into `splits`
+ * planes of a workspace when SPLIT. */
+template <class Cfg, bool SPLIT>
+void run_simt (const tilemm_matrix &c0, const tilemm_matrix &x0, const tilemm_matrix &y0,
+               int splits, ksplit split, cudaStream_t stream)
+{
+  typedef typename Cfg::R R;
+  const tilemm_matrix c = Cfg::CPLX ? real_reading (c0) : c0;
+  const tilemm_matrix x = Cfg::CPLX ? real_reading (x0) : x0;
+  const tilemm_matrix y = Cfg::CPLX ? real_reading (y0) : y0;
+  if (wide_ok (y, sizeof (R)) && wide_ok (c, sizeof (R)))
+    launch_pipelined<Cfg> (simt_kernel<Cfg, true, SPLIT>, c, x, y, splits, split, stream);
+  else
+    launch_pipelined<Cfg> (simt_kernel<Cfg, false, SPLIT>, c, x, y, splits, split, stream);
+}
+
+template <class Cfg, bool SPLIT>
+void run_dmma (const tilemm_matrix &c0, const tilemm_matrix &x0, const tilemm_matrix &y0,
+               int splits, ksplit split, cudaStream_t stream)
+{
+  const tilemm_matrix c = Cfg::CPLX ? real_reading (c0) : c0;
+  const tilemm_matrix x = Cfg::CPLX ? real_reading (x0) : x0;
+  const tilemm_matrix y = Cfg::CPLX ? real_reading (y0) : y0;
+  const bool wx = wide_ok (x, 8), wy = wide_ok (y, 8) && wide_ok (c, 8);
+  if (wx && wy)
+    launch_pipelined<Cfg> (dmma_kernel<Cfg, true, true, SPLIT>, c, x, y, splits, split, stream);
+  else if (wx)
+    launch_pipelined<Cfg> (dmma_kernel<Cfg, true, false, SPLIT>, c, x, y, splits, split, stream);
+  else if (wy)
+    launch_pipelined<Cfg> (dmma_kernel<Cfg, false, true, SPLIT>, c, x, y, splits, split, stream);
+  else
+    launch_pipelined<Cfg> (dmma_kernel<Cfg, false, false, SPLIT>, c, x, y, splits, split, stream);
+}
+
+/* The kernels of variants 6 and 7 on the whole product. */
+template <class Cfg>
+void launch_simt (const tilemm_matrix &c, const tilemm_matrix &x, const tilemm_matrix &y,
+                  cudaStream_t stream)
+{
+  run_simt<Cfg, false> (c, x, y, 1, no_split, stream);
+}
+
+/* Variants 8–10; before sm_80 (no DMMA) the register-tiled kernel Fallback runs instead. */
+template <class Cfg, class Fallback>
+void launch_dmma (const tilemm_matrix &c, const tilemm_matrix &x, const tilemm_matrix &y,
+                  cudaStream_t stream)
+{
+  if (current_cc_major () < 8)
+    launch_regtile<Fallback> (c, x, y, stream);
+  else
+    run_dmma<Cfg, false> (c, x, y, 1, no_split, stream);
+}
+
+/* ---------------------------------------------------------------- split k (variant 11) */
+
+/* Workspace for the partial products: a stream-ordered pool per device that keeps up to
+ * SPLIT_POOL_KEEP bytes between calls (a pool that returned its memory at every synchronisation
+ * would make each small product pay for a fresh mapping).  tilemm_cuda_kernels_release frees it. */
+const int max_devices = 64;
+const size_t split_workspace_max = (size_t) 32 << 20;
+std::mutex pool_mutex;
+cudaMemPool_t pools[max_devices];
+bool pool_made[max_devices];
+
+void *workspace_alloc (size_t bytes, cudaStream_t stream)
+{
+  int dev = 0;
+  if (cudaGetDevice (&dev) != cudaSuccess || dev < 0 || dev >= max_devices)
+    return nullptr;
+  std::lock_guard<std::mutex> lock (pool_mutex);
+  if (!pool_made[dev])
+    {
+      int supported = 0;
+      cudaDeviceGetAttribute (&supported, cudaDevAttrMemoryPoolsSupported, dev);
+      if (!supported)
+        return nullptr;
+      cudaMemPoolProps props = {};
+      props.allocType = cudaMemAllocationTypePinned;
+      props.location.type = cudaMemLocationTypeDevice;
+      props.location.id = dev;
+      if (cudaMemPoolCreate (&pools[dev], &props) != cudaSuccess)
+        {
+          cudaGetLastError ();
+          return nullptr;
+        }
+      uint64_t keep = split_workspace_max;
+      cudaMemPoolSetAttribute (pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+      pool_made[dev] = true;
+    }
+  void *p = nullptr;
+  if (cudaMallocFromPoolAsync (&p, bytes, pools[dev], stream) != cudaSuccess)
+    {
+      cudaGetLastError (); /* not a failure of the product: it runs unsplit */
+      pool_made[dev] = false; /* a pool lost to a device reset is made again next time */
+      return nullptr;
+    }
+  return p;
+}
+
+/* How many splits of k: enough blocks to fill the GPU twice over (256), each split at least four
+ * k-tiles, at most 128 splits and 32 MB of partial sums.  A function of the shape only. */
+int split_count (int64_t height, int64_t width, int64_t k, int bm, int bn, int bk, size_t es,
+                 int64_t *kchunk)
+{
+  const int64_t tiles = ceil_div (height, bm) * ceil_div (width, bn);
+  const int64_t ktiles = ceil_div (k, bk);
+  int64_t s = ceil_div (256, tiles);
+  if (s > ktiles / 4)
+    s = ktiles / 4;
+  if (s > 128)
+    s = 128;
+  const int64_t plane = height * ceil_div (width, 4) * 4;
+  while (s > 1 && (double) s * (double) plane * (double) es > (double) split_workspace_max)
+    s--;
+  if (s <= 1 || height > max_grid_y * bm)
+    {
+      *kchunk = k;
+      return 1;
+    }
+  *kchunk = ceil_div (ktiles, s) * bk;
+  return (int) ceil_div (k, *kchunk);
+}
+
+/* Runs Cfg with k split into a workspace, then the reduction into C'; unsplit when one split
+ * suffices or no workspace can be had.  Run is run_simt<Cfg> or run_dmma<Cfg>. */
+template <class Cfg, void (*Run) (const tilemm_matrix &, const tilemm_matrix &,
+                                  const tilemm_matrix &, int, ksplit, cudaStream_t),
+          void (*Whole) (const tilemm_matrix &, const tilemm_matrix &,
+                         const tilemm_matrix &, int, ksplit, cudaStream_t)>
+void launch_split (const tilemm_matrix &c, const tilemm_matrix &x, const tilemm_matrix &y,
+                   cudaStream_t stream)
+{
+  typedef typename Cfg::R R;
+  const int parts = Cfg::CPLX ? 2 : 1;
+  const int64_t width = c.width * parts, k = x.width * parts; /* reals */
+  int64_t kchunk;
+  const int splits = split_count (c.height, width, k, Cfg::BM, Cfg::BN, Cfg::BK, sizeof (R),
+                                  &kchunk);
+  if (splits <= 1)
+    {
+      Whole (c, x, y, 1, no_split, stream);
+      return;
+    }
+  const int64_t ws_stride = ceil_div (width, 4) * 4; /* keeps 16-byte rows */
+  const int64_t plane = c.height * ws_stride;
+  R *ws = (R *) workspace_alloc ((size_t) splits * (size_t) plane * sizeof (R), stream);
+  if (!ws)
+    {
+      Whole (c, x, y, 1, no_split, stream);
+      return;
+    }
+  /* The workspace as a matrix of the type (complex: ws_stride / 2 complex elements per row). */
+  const tilemm_matrix w = { c.height, c.width, ws_stride / parts, ws };
+  const ksplit split = { kchunk, plane };
+  Run (w, x, y, splits, split, stream);
+  const kmatrix<R> cr = { c.height, width, c.stride * parts, (R *) c.elements };
+  dim3 grid ((unsigned) ceil_div (width, 32), (unsigned) (c.height < max_grid_y ? c.height : max_grid_y));
+  TILEMM_LAUNCH (splitk_reduce<R>, grid, dim3 (32, 8), stream, cr, (const R *) ws, ws_stride,
+                 plane, splits);
+  cudaFreeAsync (ws, stream);
+}
+
+template <class Cfg, class Fallback>
+void launch_split_dmma (const tilemm_matrix &c, const tilemm_matrix &x, const tilemm_matrix &y,
+                        cudaStream_t stream)
+{
+  if (current_cc_major () < 8)
+    launch_regtile<Fallback> (c, x, y, stream);
+  else
+    launch_split<Cfg, run_dmma<Cfg, true>, run_dmma<Cfg, false> > (c, x, y, stream);
+}
+
 typedef void (*launch_fn) (const tilemm_matrix &, const tilemm_matrix &, const tilemm_matrix &,
                            cudaStream_t);
 
@@ -153,6 +431,18 @@ struct kernel_entry
     TILEMM_GUIDE_BLOCK * TILEMM_GUIDE_BLOCK }
 #define REGTILE_ENTRY(variant, type, Cfg)                                                   \
   { variant, type, launch_regtile<Cfg>, Cfg::BM, Cfg::BN, Cfg::BK, Cfg::PAD, Cfg::THREADS }
+#define SIMT_ENTRY(variant, type, Cfg)                                                      \
+  { variant, type, launch_simt<Cfg>, Cfg::BM, Cfg::TABLE_COLS, Cfg::TABLE_DEPTH, Cfg::PAD,   \
+    Cfg::THREADS }
+#define DMMA_ENTRY(variant, type, Cfg, Fallback)                                            \
+  { variant, type, launch_dmma<Cfg, Fallback>, Cfg::BM, Cfg::TABLE_COLS, Cfg::TABLE_DEPTH, 4, \
+    Cfg::THREADS }
+#define SPLIT_SIMT_ENTRY(variant, type, Cfg)                                                \
+  { variant, type, launch_split<Cfg, run_simt<Cfg, true>, run_simt<Cfg, false> >, Cfg::BM, Cfg::TABLE_COLS,              \
+    Cfg::TABLE_DEPTH, Cfg::PAD, Cfg::THREADS }
+#define SPLIT_DMMA_ENTRY(variant, type, Cfg, Fallback)                                      \
+  { variant, type, launch_split_dmma<Cfg, Fallback>, Cfg::BM, Cfg::TABLE_COLS,               \
+    Cfg::TABLE_DEPTH, 4, Cfg::THREADS }
 
 const kernel_entry kernel_table[] = {
   GUIDE_ENTRY (TILEMM_SINGLE, float),
@@ -171,6 +461,21 @@ const kernel_entry kernel_table[] = {
   REGTILE_ENTRY (4, TILEMM_COMPLEX_SINGLE, v4_csingle),
   REGTILE_ENTRY (5, TILEMM_SINGLE, v5_single),
   REGTILE_ENTRY (5, TILEMM_DOUBLE, v5_double),
+  SIMT_ENTRY (6, TILEMM_SINGLE, v6_single),
+  SIMT_ENTRY (6, TILEMM_COMPLEX_SINGLE, v6_csingle),
+  SIMT_ENTRY (7, TILEMM_SINGLE, v7_single),
+  SIMT_ENTRY (7, TILEMM_COMPLEX_SINGLE, v7_csingle),
+  DMMA_ENTRY (8, TILEMM_DOUBLE, v8_double, v3_double),
+  DMMA_ENTRY (8, TILEMM_COMPLEX_DOUBLE, v8_cdouble, v3_cdouble),
+  DMMA_ENTRY (9, TILEMM_DOUBLE, v9_double, v3_double),
+  DMMA_ENTRY (9, TILEMM_COMPLEX_DOUBLE, v9_cdouble, v3_cdouble),
+  DMMA_ENTRY (10, TILEMM_DOUBLE, v10_double, v5_double),
+  DMMA_ENTRY (10, TILEMM_COMPLEX_DOUBLE, v10_cdouble, v3_cdouble),
+  SPLIT_SIMT_ENTRY (11, TILEMM_SINGLE, v7_single),
+  SPLIT_SIMT_ENTRY (11, TILEMM_COMPLEX_SINGLE, v7_csingle),
+  SPLIT_DMMA_ENTRY (11, TILEMM_DOUBLE, v10_double, v5_double),
+  SPLIT_DMMA_ENTRY (11, TILEMM_COMPLEX_DOUBLE, v10_cdouble, v3_cdouble),
+  SIMT_ENTRY (12, TILEMM_SINGLE, v12_single),
 };
 
 const kernel_entry *find_kernel (int variant, tilemm_type type)
@@ -252,4 +557,16 @@ extern "C" int tilemm_cuda_kernel_shape (int variant, tilemm_type type, int *til
   *pad = kernel->pad;
   *threads = kernel->threads;
   return 1;
+}
+
+extern "C" void tilemm_cuda_kernels_release (void)
+{
+  std::lock_guard<std::mutex> lock (pool_mutex);
+  for (int dev = 0; dev < max_devices; dev++)
+    if (pool_made[dev])
+      {
+        cudaMemPoolDestroy (pools[dev]); /* waits for nothing: every use was stream-ordered */
+        pool_made[dev] = false;
+      }
+  cudaGetLastError ();
 }

@@ -46,7 +46,12 @@ __device__ __forceinline__ void elem_madd (double2 &acc, double2 a, double2 b)
 }
 
 /* Sixteen bytes of elements: VW of them, moved by one 128-bit load or store.  The pointer must be
- * 16-byte aligned (global or shared). */
+ * 16-byte aligned (global or shared): the host emulation (tests/emu) checks it. */
+#ifdef TILEMM_EMULATE
+#define TILEMM_CHECK16(p) tilemm_emu_check_align (p, 16, "16-byte access")
+#else
+#define TILEMM_CHECK16(p) ((void) 0)
+#endif
 template <typename T> struct vec16;
 
 template <> struct vec16<float>
@@ -54,11 +59,13 @@ template <> struct vec16<float>
   static constexpr int n = 4;
   static __device__ __forceinline__ void load (float *dst, const float *src)
   {
+    TILEMM_CHECK16 (src);
     const float4 v = *reinterpret_cast<const float4 *> (src);
     dst[0] = v.x; dst[1] = v.y; dst[2] = v.z; dst[3] = v.w;
   }
   static __device__ __forceinline__ void store (float *dst, const float *src)
   {
+    TILEMM_CHECK16 (dst);
     *reinterpret_cast<float4 *> (dst) = make_float4 (src[0], src[1], src[2], src[3]);
   }
 };
@@ -68,11 +75,13 @@ template <> struct vec16<double>
   static constexpr int n = 2;
   static __device__ __forceinline__ void load (double *dst, const double *src)
   {
+    TILEMM_CHECK16 (src);
     const double2 v = *reinterpret_cast<const double2 *> (src);
     dst[0] = v.x; dst[1] = v.y;
   }
   static __device__ __forceinline__ void store (double *dst, const double *src)
   {
+    TILEMM_CHECK16 (dst);
     *reinterpret_cast<double2 *> (dst) = make_double2 (src[0], src[1]);
   }
 };

@@ -394,7 +394,7 @@ static const shape square_shapes[] = {
   { 1, 1, 1 },     { 15, 15, 15 },  { 16, 16, 16 },  { 17, 17, 17 },    { 31, 31, 31 },
   { 33, 33, 33 },  { 127, 127, 127 }, { 17, 33, 15 }, { 129, 65, 255 },  { 33, 1, 127 },
   { 15, 0, 17 },   { 1, 4097, 1 },  { 1000, 1000, 1000 }, { 1023, 1023, 1023 },
-  { 4097, 33, 17 }, { 31, 17, 4097 }, { 2, 300, 257 },
+  { 4097, 33, 17 }, { 31, 17, 4097 }, { 2, 300, 257 }, { 5, 3001, 7 }, { 130, 1500, 40 },
 };
 static const shape skinny_shapes[] = {
   { 8192, 64, 8192 }, /* C = 8192×64 · 64×8192: a big C from a thin k */
@@ -408,11 +408,39 @@ static int quick_mode (void)
   return q && *q && strcmp (q, "0") != 0;
 }
 
+/* TILEMM_TEST_VARIANTS="6-12" or "3,8" narrows the kernel cases to those variants (a quick look
+ * on the GPU machine); unset, every variant is tested. */
+static int variant_selected (int variant)
+{
+  const char *sel = getenv ("TILEMM_TEST_VARIANTS");
+  if (!sel || !*sel)
+    return 1;
+  for (const char *p = sel; *p;)
+    {
+      char *end;
+      const long lo = strtol (p, &end, 10);
+      long hi = lo;
+      if (end == p)
+        return 1; /* not a list: test everything */
+      if (*end == '-')
+        {
+          p = end + 1;
+          hi = strtol (p, &end, 10);
+        }
+      if (variant >= lo && variant <= hi)
+        return 1;
+      p = *end == ',' ? end + 1 : end;
+      if (*end && *end != ',')
+        break;
+    }
+  return 0;
+}
+
 static void kernel_cases (void)
 {
   const int64_t big = quick_mode () ? 3000000 : INT64_MAX;
   for (int variant = 1; variant <= 16; variant++)
-    for (int ti = 0; ti < TILEMM_NTYPES; ti++)
+    for (int ti = 0; ti < TILEMM_NTYPES && variant_selected (variant); ti++)
       {
         const tilemm_type t = (tilemm_type) ti;
         int r, c, d, p, th;
@@ -430,6 +458,73 @@ static void kernel_cases (void)
         for (const shape &s : skinny_shapes)
           if (s.H * s.K * s.W <= big)
             kernel_case (variant, t, s.H, s.K, s.W, LAYOUT_WIDE_STRIDE);
+      }
+}
+
+/* Long k through every variant: the same bits twice (split k adds its partials in a fixed order),
+ * and Inf·0 = NaN, Inf·1 = Inf wherever in k they fall (here in a late split). */
+static void long_k_cases (void)
+{
+  const int64_t H = 3, K = 4096, W = 5;
+  for (int variant = 1; variant <= 16; variant++)
+    for (int ti = 0; ti < TILEMM_NTYPES; ti++)
+      {
+        const tilemm_type t = (tilemm_type) ti;
+        int r, c, d, p, th;
+        if (!variant_selected (variant) || !tilemm_cuda_kernel_shape (variant, t, &r, &c, &d, &p, &th))
+          continue;
+        CHECK_CASE ("kernel v%d %s long k: the same bits twice, Inf*0 = NaN late in k", variant,
+                    tilemm_type_name (t));
+        const size_t es = tilemm_type_size (t);
+        host_matrix x = host_alloc (H, K, K, es), y = host_alloc (K, W, W, es),
+                    c1 = host_alloc (H, W, W, es), c2 = host_alloc (H, W, W, es);
+        fill_input (t, x);
+        fill_input (t, y);
+        value inf = { INFINITY, 0 }, zero = { 0, 0 }, one = { 1, 0 };
+        put (t, x.e, 0 * K + 3001, inf);  /* X(0, 3001) = Inf          */
+        put (t, y.e, 3001 * W + 0, zero); /* Y(3001, 0) = 0: C'(0,0) NaN */
+        put (t, y.e, 3001 * W + 1, one);  /* Y(3001, 1) = 1: C'(0,1) Inf */
+        void *dx = NULL, *dy = NULL, *dc = NULL;
+        int ok = cudaMalloc (&dx, (size_t) (H * K) * es) == cudaSuccess
+                 && cudaMalloc (&dy, (size_t) (K * W) * es) == cudaSuccess
+                 && cudaMalloc (&dc, (size_t) (H * W) * es) == cudaSuccess
+                 && cudaMemcpy (dx, x.e, (size_t) (H * K) * es, cudaMemcpyHostToDevice) == cudaSuccess
+                 && cudaMemcpy (dy, y.e, (size_t) (K * W) * es, cudaMemcpyHostToDevice) == cudaSuccess;
+        CHECK (ok, "device buffers");
+        tilemm_matrix mc = { H, W, W, dc }, mx = { H, K, K, dx }, my = { K, W, W, dy };
+        tilemm_error err;
+        for (int run = 0; run < 2 && ok; run++)
+          {
+            ok = tilemm_cuda_launch (variant, t, mc, mx, my, 0, &err) == TILEMM_OK
+                 && cudaDeviceSynchronize () == cudaSuccess
+                 && cudaMemcpy (run ? c2.e : c1.e, dc, (size_t) (H * W) * es,
+                                cudaMemcpyDeviceToHost) == cudaSuccess;
+            CHECK (ok, "run %d: %s", run, err.detail);
+          }
+        if (ok)
+          {
+            CHECK (memcmp (c1.e, c2.e, (size_t) (H * W) * es) == 0, "two runs differ");
+            CHECK (isnan (get (t, c1.e, 0).re), "C'(0,0) = %Lg, not NaN", get (t, c1.e, 0).re);
+            CHECK (isinf (get (t, c1.e, 1).re), "C'(0,1) = %Lg, not Inf", get (t, c1.e, 1).re);
+            /* the other rows hold no Inf: within the bound of the reference */
+            for (int64_t i = 1; i < H; i++)
+              for (int64_t j = 0; j < W; j++)
+                {
+                  value exact, allow;
+                  reference (t, x, y, i, j, &exact, &allow);
+                  const value got = get (t, c1.e, i * W + j);
+                  CHECK (fabsl (got.re - exact.re) <= allow.re && fabsl (got.im - exact.im) <= allow.im,
+                         "C'(%lld,%lld) = %Lg, exact %Lg", (long long) i, (long long) j, got.re,
+                         exact.re);
+                }
+          }
+        cudaFree (dx);
+        cudaFree (dy);
+        cudaFree (dc);
+        free (x.e);
+        free (y.e);
+        free (c1.e);
+        free (c2.e);
       }
 }
 
@@ -747,6 +842,7 @@ int main (void)
   checker_case ();
   table_cases ();
   kernel_cases ();
+  long_k_cases ();
   for (int t = 0; t < TILEMM_NTYPES; t++)
     {
       multiply_case ((tilemm_type) t, 1, 1, 1, 0);

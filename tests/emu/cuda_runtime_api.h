@@ -1,0 +1,108 @@
+/* tests/emu/cuda_runtime_api.h — a host emulation of the little of CUDA that tilemm's kernels and
+ * their launcher use, so that src/kernels.cu compiles with g++ and its kernels run on the CPU:
+ * every CUDA thread a fiber, blocks one after another, __syncthreads and the warp-wide mma.sync
+ * as fiber barriers, cp.async as a plain copy.  For correctness only (indexing, edges, splits,
+ * fragment layouts as the PTX ISA gives them), with AddressSanitizer watching every access: device
+ * buffers are host buffers of exactly their size.  Not a timing model.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#ifndef TILEMM_EMU_CUDA_RUNTIME_API_H
+#define TILEMM_EMU_CUDA_RUNTIME_API_H
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+
+#define TILEMM_EMULATE 1
+
+/* ---------------------------------------------------------------- language */
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __align__(n) __attribute__ ((aligned (n)))
+#define __shared__ static
+#define TILEMM_DYNAMIC_SMEM(name) unsigned char *const name = tilemm_emu_dynamic_smem ()
+
+struct dim3
+{
+  unsigned x, y, z;
+  dim3 (unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x (x_), y (y_), z (z_) {}
+};
+typedef dim3 uint3;
+
+struct __attribute__ ((aligned (8))) float2 { float x, y; };
+struct __attribute__ ((aligned (16))) float4 { float x, y, z, w; };
+struct __attribute__ ((aligned (16))) double2 { double x, y; };
+struct __attribute__ ((aligned (16))) uint4 { unsigned x, y, z, w; };
+struct __attribute__ ((aligned (8))) uint2 { unsigned x, y; };
+inline float2 make_float2 (float x, float y) { return { x, y }; }
+inline float4 make_float4 (float x, float y, float z, float w) { return { x, y, z, w }; }
+inline double2 make_double2 (double x, double y) { return { x, y }; }
+using std::fma;
+inline float fmaf (float a, float b, float c) { return std::fma (a, b, c); }
+inline double __longlong_as_double (long long v) { double d; memcpy (&d, &v, 8); return d; }
+inline long long __double_as_longlong (double d) { long long v; memcpy (&v, &d, 8); return v; }
+
+/* ---------------------------------------------------------------- threads (tests/emu/emu.cc) */
+dim3 &tilemm_emu_thread_idx ();
+extern dim3 tilemm_emu_block_idx, tilemm_emu_grid_dim, tilemm_emu_block_dim;
+#define threadIdx (tilemm_emu_thread_idx ())
+#define blockIdx (tilemm_emu_block_idx)
+#define gridDim (tilemm_emu_grid_dim)
+#define blockDim (tilemm_emu_block_dim)
+void __syncthreads ();
+unsigned char *tilemm_emu_dynamic_smem ();
+/* The warp-wide f64 product c += a·b in mma.m16n8k8's fragment layout, k in increasing order,
+ * one rounding per multiply-add. */
+void tilemm_emu_dmma_16x8x8 (double (&c)[4], const double (&a)[4], const double (&b)[2]);
+/* Runs `body` for every thread of every block of the grid. */
+void tilemm_emu_launch (dim3 grid, dim3 block, size_t smem, const std::function<void ()> &body);
+/* Aborts when p is not aligned to `bytes` (a misaligned wide access faults on the GPU). */
+void tilemm_emu_check_align (const void *p, size_t bytes, const char *what);
+
+#define TILEMM_LAUNCH(kernel, grid, block, stream, ...)                                    \
+  tilemm_emu_launch (grid, block, 0, [=] () { kernel (__VA_ARGS__); })
+#define TILEMM_LAUNCH_SMEM(kernel, grid, block, smem, stream, ...)                         \
+  tilemm_emu_launch (grid, block, smem, [=] () { kernel (__VA_ARGS__); })
+
+/* ---------------------------------------------------------------- runtime */
+typedef int cudaError_t;
+enum { cudaSuccess = 0, cudaErrorMemoryAllocation = 2, cudaErrorInvalidValue = 1 };
+typedef struct CUstream_st *cudaStream_t;
+enum cudaMemcpyKind { cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice };
+enum cudaDeviceAttr
+{
+  cudaDevAttrComputeCapabilityMajor,
+  cudaDevAttrMemoryPoolsSupported
+};
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize };
+typedef struct tilemm_emu_pool *cudaMemPool_t;
+enum cudaMemAllocationType { cudaMemAllocationTypePinned };
+enum cudaMemLocationType { cudaMemLocationTypeDevice };
+struct cudaMemLocation { cudaMemLocationType type; int id; };
+struct cudaMemPoolProps { cudaMemAllocationType allocType; cudaMemLocation location; };
+enum cudaMemPoolAttr { cudaMemPoolAttrReleaseThreshold };
+
+const char *cudaGetErrorString (cudaError_t e);
+cudaError_t cudaGetLastError ();
+cudaError_t cudaGetDevice (int *dev);
+cudaError_t cudaDeviceGetAttribute (int *value, cudaDeviceAttr attr, int dev);
+cudaError_t cudaFuncSetAttribute (const void *func, cudaFuncAttribute attr, int value);
+cudaError_t cudaMalloc (void **p, size_t bytes);
+cudaError_t cudaFree (void *p);
+cudaError_t cudaMemcpy (void *dst, const void *src, size_t bytes, cudaMemcpyKind kind);
+cudaError_t cudaDeviceSynchronize ();
+cudaError_t cudaMemPoolCreate (cudaMemPool_t *pool, const cudaMemPoolProps *props);
+cudaError_t cudaMemPoolDestroy (cudaMemPool_t pool);
+cudaError_t cudaMemPoolSetAttribute (cudaMemPool_t pool, cudaMemPoolAttr attr, void *value);
+cudaError_t cudaMallocFromPoolAsync (void **p, size_t bytes, cudaMemPool_t pool, cudaStream_t s);
+cudaError_t cudaFreeAsync (void *p, cudaStream_t s);
+
+#endif /* TILEMM_EMU_CUDA_RUNTIME_API_H */

@@ -1,0 +1,254 @@
+/* tests/emu/emu.cc — the fibers behind tests/emu/cuda_runtime_api.h: each CUDA thread of a block
+ * is a ucontext fiber; the block's fibers run round-robin until each finishes or waits at a
+ * barrier (__syncthreads: the whole block; the emulated mma.sync: its warp), and a barrier opens
+ * when every unfinished thread of its scope waits at it.  Blocks run one after another, so a
+ * kernel's static __shared__ arrays and its dynamic shared memory are simply per launch buffers.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#include <ucontext.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include "cuda_runtime_api.h"
+
+dim3 tilemm_emu_block_idx, tilemm_emu_grid_dim, tilemm_emu_block_dim;
+
+namespace {
+
+enum state { RUN, WAIT_BLOCK, WAIT_WARP, DONE };
+
+struct fiber
+{
+  ucontext_t ctx;
+  std::vector<char> stack;
+  dim3 tid;
+  state st;
+};
+
+std::vector<fiber> fibers;
+int current = -1;
+ucontext_t scheduler;
+const std::function<void ()> *body;
+std::vector<unsigned char> dyn_smem;
+
+/* The warp's exchange area for the emulated mma. */
+struct warp_slots
+{
+  double a[32][4], b[32][2];
+};
+std::vector<warp_slots> slots;
+
+void trampoline (unsigned lo, unsigned hi)
+{
+  const uintptr_t i = ((uintptr_t) hi << 32) | lo;
+  (*body) ();
+  fibers[i].st = DONE;
+  swapcontext (&fibers[i].ctx, &scheduler);
+}
+
+void wait (state s)
+{
+  fiber &f = fibers[current];
+  f.st = s;
+  swapcontext (&f.ctx, &scheduler);
+}
+
+/* Runs the block's fibers until all are done. */
+void run_block (int n)
+{
+  for (;;)
+    {
+      bool ran = false;
+      for (int i = 0; i < n; i++)
+        if (fibers[i].st == RUN)
+          {
+            current = i;
+            swapcontext (&scheduler, &fibers[i].ctx);
+            current = -1;
+            ran = true;
+          }
+      if (ran)
+        continue;
+      /* Nobody can run: open the barriers whose whole scope waits. */
+      bool all_done = true, opened = false;
+      for (int i = 0; i < n; i++)
+        all_done &= fibers[i].st == DONE;
+      if (all_done)
+        return;
+      bool block_ready = true;
+      for (int i = 0; i < n; i++)
+        block_ready &= fibers[i].st == WAIT_BLOCK || fibers[i].st == DONE;
+      if (block_ready)
+        {
+          for (int i = 0; i < n; i++)
+            if (fibers[i].st == WAIT_BLOCK)
+              fibers[i].st = RUN;
+          opened = true;
+        }
+      for (int w = 0; w * 32 < n; w++)
+        {
+          bool ready = true, any = false;
+          for (int i = w * 32; i < n && i < w * 32 + 32; i++)
+            {
+              ready &= fibers[i].st == WAIT_WARP || fibers[i].st == DONE;
+              any |= fibers[i].st == WAIT_WARP;
+            }
+          if (ready && any)
+            {
+              for (int i = w * 32; i < n && i < w * 32 + 32; i++)
+                if (fibers[i].st == WAIT_WARP)
+                  fibers[i].st = RUN;
+              opened = true;
+            }
+        }
+      if (!opened)
+        {
+          fprintf (stderr, "emu: deadlock: threads wait at different barriers\n");
+          abort ();
+        }
+    }
+}
+
+} // namespace
+
+dim3 &tilemm_emu_thread_idx ()
+{
+  return fibers[current].tid;
+}
+
+void __syncthreads ()
+{
+  wait (WAIT_BLOCK);
+}
+
+unsigned char *tilemm_emu_dynamic_smem ()
+{
+  return dyn_smem.data ();
+}
+
+void tilemm_emu_check_align (const void *p, size_t bytes, const char *what)
+{
+  if ((uintptr_t) p % bytes != 0)
+    {
+      fprintf (stderr, "emu: %s at %p is not %zu-byte aligned\n", what, p, bytes);
+      abort ();
+    }
+}
+
+void tilemm_emu_dmma_16x8x8 (double (&c)[4], const double (&a)[4], const double (&b)[2])
+{
+  const int lane = current % 32, warp = current / 32;
+  warp_slots &s = slots[warp]; /* sized at launch: no fiber moves it */
+  memcpy (s.a[lane], a, sizeof a);
+  memcpy (s.b[lane], b, sizeof b);
+  wait (WAIT_WARP); /* every lane's operands are in */
+  const int g = lane / 4, t = lane % 4;
+  for (int h = 0; h < 2; h++)      /* rows g, g+8            */
+    for (int v = 0; v < 2; v++)    /* columns 2t, 2t+1       */
+      {
+        const int row = g + 8 * h, col = 2 * t + v;
+        double acc = c[2 * h + v];
+        for (int k = 0; k < 8; k++)
+          {
+            /* A(row, k): lane (row mod 8)·4 + k mod 4, register (row ≥ 8) + 2·(k ≥ 4) */
+            const double av = s.a[(row % 8) * 4 + k % 4][(row >= 8) + 2 * (k >= 4)];
+            /* B(k, col): lane col·4 + k mod 4, register k ≥ 4 */
+            const double bv = s.b[col * 4 + k % 4][k >= 4];
+            acc = std::fma (av, bv, acc);
+          }
+        c[2 * h + v] = acc;
+      }
+  wait (WAIT_WARP); /* nobody overwrites the slots before everyone has read them */
+}
+
+void tilemm_emu_launch (dim3 grid, dim3 block, size_t smem, const std::function<void ()> &fn)
+{
+  const int n = (int) (block.x * block.y * block.z);
+  tilemm_emu_grid_dim = grid;
+  tilemm_emu_block_dim = block;
+  body = &fn;
+  fibers.resize (n);
+  slots.resize ((n + 31) / 32);
+  for (fiber &f : fibers)
+    f.stack.resize (256 * 1024);
+  for (unsigned bz = 0; bz < grid.z; bz++)
+    for (unsigned by = 0; by < grid.y; by++)
+      for (unsigned bx = 0; bx < grid.x; bx++)
+        {
+          tilemm_emu_block_idx = dim3 (bx, by, bz);
+          /* shared memory starts as garbage (NaN bytes): a read of what no copy wrote shows */
+          dyn_smem.assign (smem + 16, 0xff);
+          for (int i = 0; i < n; i++)
+            {
+              fiber &f = fibers[i];
+              f.tid = dim3 (i % block.x, (i / block.x) % block.y, i / (block.x * block.y));
+              f.st = RUN;
+              getcontext (&f.ctx);
+              f.ctx.uc_stack.ss_sp = f.stack.data ();
+              f.ctx.uc_stack.ss_size = f.stack.size ();
+              f.ctx.uc_link = nullptr;
+              makecontext (&f.ctx, (void (*) ()) trampoline, 2, (unsigned) i, 0u);
+            }
+          run_block (n);
+        }
+}
+
+/* ---------------------------------------------------------------- runtime */
+
+const char *cudaGetErrorString (cudaError_t e)
+{
+  return e == cudaSuccess ? "no error" : e == cudaErrorMemoryAllocation ? "out of memory"
+                                                                        : "invalid value";
+}
+cudaError_t cudaGetLastError () { return cudaSuccess; }
+cudaError_t cudaGetDevice (int *dev) { *dev = 0; return cudaSuccess; }
+int tilemm_emu_cc_major = 9;
+cudaError_t cudaDeviceGetAttribute (int *value, cudaDeviceAttr attr, int)
+{
+  *value = attr == cudaDevAttrComputeCapabilityMajor ? tilemm_emu_cc_major : 1;
+  return cudaSuccess;
+}
+cudaError_t cudaFuncSetAttribute (const void *, cudaFuncAttribute, int) { return cudaSuccess; }
+cudaError_t cudaMalloc (void **p, size_t bytes)
+{
+  *p = malloc (bytes ? bytes : 1);
+  return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+cudaError_t cudaFree (void *p) { free (p); return cudaSuccess; }
+cudaError_t cudaMemcpy (void *dst, const void *src, size_t bytes, cudaMemcpyKind)
+{
+  memcpy (dst, src, bytes);
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceSynchronize () { return cudaSuccess; }
+struct tilemm_emu_pool { int dummy; };
+int tilemm_emu_pool_live = 0; /* workspaces not yet freed */
+cudaError_t cudaMemPoolCreate (cudaMemPool_t *pool, const cudaMemPoolProps *)
+{
+  *pool = new tilemm_emu_pool ();
+  return cudaSuccess;
+}
+cudaError_t cudaMemPoolDestroy (cudaMemPool_t pool) { delete pool; return cudaSuccess; }
+cudaError_t cudaMemPoolSetAttribute (cudaMemPool_t, cudaMemPoolAttr, void *) { return cudaSuccess; }
+cudaError_t cudaMallocFromPoolAsync (void **p, size_t bytes, cudaMemPool_t, cudaStream_t)
+{
+  /* garbage, like fresh device memory: every partial must be written before it is read */
+  *p = malloc (bytes);
+  if (!*p)
+    return cudaErrorMemoryAllocation;
+  memset (*p, 0xff, bytes);
+  tilemm_emu_pool_live++;
+  return cudaSuccess;
+}
+cudaError_t cudaFreeAsync (void *p, cudaStream_t)
+{
+  free (p);
+  tilemm_emu_pool_live--;
+  return cudaSuccess;
+}
