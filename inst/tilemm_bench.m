@@ -18,19 +18,30 @@
 ## reported in milliseconds and GFLOP/s (2n³ flops), with the speed-up of tilemm over @code{*}
 ## and the largest relative difference between the two results.
 ##
+## Where the product ran on the GPU, tilemm's own time is split as well (medians, ms): the
+## GPU backend's critical path, @emph{upload} (until the first kernel starts), @emph{compute}
+## (first kernel start to last kernel end) and @emph{download} (the rest: the last pieces of
+## the result coming back into Octave's array), and @emph{hand-back}, the whole call's time
+## less the backend's (options, the result's allocation, returning it to Octave).
+##
 ## Options:
 ## @table @asis
 ## @item @qcode{"backend"}
 ## passed to tilemm (default @qcode{"auto"}).
 ## @item @qcode{"repeats"}
 ## timed runs per case (default 5).
+## @item @qcode{"max_device_bytes"}
+## passed to tilemm (default 0, no limit): a smaller value streams the product through the GPU
+## in panels.
 ## @item @qcode{"plot"}
 ## a file name: save a PNG plot of GFLOP/s against n there.
 ## @end table
 ##
 ## With an output, @var{results} is a struct array with fields @code{n}, @code{class},
 ## @code{tilemm_ms}, @code{mtimes_ms}, @code{tilemm_gflops}, @code{mtimes_gflops},
-## @code{speedup} and @code{reldiff}.
+## @code{speedup}, @code{reldiff}, and the split of tilemm's time @code{upload_ms},
+## @code{compute_ms}, @code{download_ms} and @code{handback_ms} (NaN where the product did not
+## run on the GPU).
 ##
 ## Example:
 ## @c runs: this example is run by the test suite (tests/check_doc_examples.m)
@@ -42,7 +53,7 @@
 ## @end deftypefn
 
 function results = tilemm_bench (varargin)
-  [sizes, classes, backend, repeats, plotfile] = parse_args (varargin{:});
+  [sizes, classes, backend, repeats, plotfile, limit] = parse_args (varargin{:});
   info = tilemm_info ();
   if (info.gpu_usable)
     where = info.devices(info.device_in_use + 1).name;
@@ -51,27 +62,33 @@ function results = tilemm_bench (varargin)
   endif
   printf ("tilemm %s, backend \"%s\" (%s); median of %d runs after a warm-up\n",
           info.version, backend, where, repeats);
-  printf ("%6s %-7s %12s %12s %12s %12s %8s %10s\n", "n", "class", "tilemm ms",
-          "A*B ms", "tilemm GF/s", "A*B GF/s", "speedup", "rel.diff");
+  stats = stats_function ();
+  printf ("%6s %-7s %10s %10s %11s %11s %8s %9s | %8s %8s %8s %9s\n", "n", "class",
+          "tilemm ms", "A*B ms", "tilemm GF/s", "A*B GF/s", "speedup", "rel.diff", "upload",
+          "compute", "download", "hand-back");
   results = struct ("n", {}, "class", {}, "tilemm_ms", {}, "mtimes_ms", {},
-                    "tilemm_gflops", {}, "mtimes_gflops", {}, "speedup", {}, "reldiff", {});
+                    "tilemm_gflops", {}, "mtimes_gflops", {}, "speedup", {}, "reldiff", {},
+                    "upload_ms", {}, "compute_ms", {}, "download_ms", {}, "handback_ms", {});
   for c = 1:numel (classes)
     for n = sizes(:)'
       A = cast (2 * rand (n) - 1, classes{c});
       B = cast (2 * rand (n) - 1, classes{c});
-      C = tilemm (A, B, "backend", backend);   # warm-up: first use sets up buffers
+      f = @() tilemm (A, B, "backend", backend, "max_device_bytes", limit);
+      C = f ();   # warm-up: first use sets up buffers
       R = A * B;
-      t_tilemm = time_median (@() tilemm (A, B, "backend", backend), repeats);
-      t_mtimes = time_median (@() A * B, repeats);
+      [t_tilemm, split] = time_median (f, repeats, stats);
+      t_mtimes = time_median (@() A * B, repeats, []);
       reldiff = double (max (abs (C(:) - R(:))) / max (abs (R(:))));
       gf = @(t) 2 * n^3 / t / 1e9;
       r = struct ("n", n, "class", classes{c}, "tilemm_ms", 1e3 * t_tilemm,
                   "mtimes_ms", 1e3 * t_mtimes, "tilemm_gflops", gf (t_tilemm),
                   "mtimes_gflops", gf (t_mtimes), "speedup", t_mtimes / t_tilemm,
-                  "reldiff", reldiff);
+                  "reldiff", reldiff, "upload_ms", split(1), "compute_ms", split(2),
+                  "download_ms", split(3), "handback_ms", split(4));
       results(end+1) = r;
-      printf ("%6d %-7s %12.2f %12.2f %12.1f %12.1f %7.2fx %10.2g\n", n, classes{c},
-              r.tilemm_ms, r.mtimes_ms, r.tilemm_gflops, r.mtimes_gflops, r.speedup, reldiff);
+      printf ("%6d %-7s %10.2f %10.2f %11.1f %11.1f %7.2fx %9.2g | %8.2f %8.2f %8.2f %9.2f\n",
+              n, classes{c}, r.tilemm_ms, r.mtimes_ms, r.tilemm_gflops, r.mtimes_gflops,
+              r.speedup, reldiff, split);
     endfor
   endfor
   if (! isempty (plotfile))
@@ -82,27 +99,51 @@ function results = tilemm_bench (varargin)
   endif
 endfunction
 
-function t = time_median (f, repeats)
+## The median time of f (), and with a stats function, the medians of the GPU backend's split
+## [upload compute download hand-back] in ms (NaN where a run did not reach the GPU).
+function [t, split] = time_median (f, repeats, stats)
   times = zeros (repeats, 1);
+  parts = NaN (repeats, 4);
   for i = 1:repeats
+    before = [];
+    if (! isempty (stats))
+      before = stats ().calls;
+    endif
     tic ();
     C = f ();
     times(i) = toc ();
+    if (! isempty (stats))
+      s = stats ();
+      if (s.calls > before && s.ok)
+        parts(i,:) = [s.upload_ms, s.compute_ms, s.download_ms, 1e3 * times(i) - s.backend_ms];
+      endif
+    endif
   endfor
   t = median (times);
+  split = median (parts, 1);
 endfunction
 
-function [sizes, classes, backend, repeats, plotfile] = parse_args (varargin)
+## __tilemm_stats__, when tilemm is the oct-file that defines it; [] otherwise.
+function f = stats_function ()
+  f = [];
+  w = which ("tilemm");
+  if (numel (w) > 4 && strcmp (w(end-3:end), ".oct") && ! isempty (which ("__tilemm_stats__")))
+    f = @__tilemm_stats__;
+  endif
+endfunction
+
+function [sizes, classes, backend, repeats, plotfile, limit] = parse_args (varargin)
   sizes = [1024 2048 4096];
   classes = {"double", "single"};
   backend = "auto";
   repeats = 5;
   plotfile = "";
+  limit = 0;
   pos = 0;
   i = 1;
   while (i <= numel (varargin))
     v = varargin{i};
-    if (ischar (v) && any (strcmpi (v, {"backend", "repeats", "plot"})))
+    if (ischar (v) && any (strcmpi (v, {"backend", "repeats", "plot", "max_device_bytes"})))
       if (i == numel (varargin))
         error ("tilemm:badoption", "tilemm_bench: option \"%s\" needs a value", v);
       endif
@@ -117,6 +158,12 @@ function [sizes, classes, backend, repeats, plotfile] = parse_args (varargin)
           repeats = value;
         case "plot"
           plotfile = value;
+        case "max_device_bytes"
+          if (! (isnumeric (value) && isscalar (value) && value >= 0 && value == fix (value)))
+            error ("tilemm:badoption",
+                   "tilemm_bench: \"max_device_bytes\" must be a whole number of bytes >= 0");
+          endif
+          limit = value;
       endswitch
       i += 2;
       continue;
@@ -174,6 +221,23 @@ endfunction
 %! assert ([r.n], [40 65 40 65]);
 %! assert (all ([r.tilemm_ms] > 0 & [r.mtimes_ms] > 0));
 %! assert (all ([r.reldiff] < 1e-4));
+%! assert (all (isnan ([r.upload_ms, r.compute_ms, r.download_ms, r.handback_ms])));
+%!test
+%! ## On the GPU: the split of tilemm's time, its parts adding up to no more than the whole.
+%! if (! getfield (tilemm_info (), "gpu_usable"))
+%!   return;
+%! endif
+%! r = tilemm_bench (600, "double", "backend", "gpu", "repeats", 3);
+%! w = which ("tilemm");
+%! if (strcmp (w(end-3:end), ".oct"))
+%!   parts = [r.upload_ms, r.compute_ms, r.download_ms, r.handback_ms];
+%!   assert (all (isfinite (parts)));
+%!   assert (all (parts(1:3) >= 0));
+%!   assert (sum (parts(1:3)) <= r.tilemm_ms * 1.5);
+%! endif
+%! r = tilemm_bench (300, "single", "backend", "gpu", "repeats", 2, "max_device_bytes", 2e5);
+%! assert (r.reldiff < 1e-4);
+%!error id=tilemm:badoption tilemm_bench (10, "max_device_bytes", -1)
 %!error id=tilemm:badoption tilemm_bench ([10 20], {"int8"})
 %!error id=tilemm:badoption tilemm_bench ([10 20], "repeats", 0)
 %!error id=tilemm:badoption tilemm_bench (-3)

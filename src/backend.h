@@ -56,6 +56,35 @@ void tilemm_cuda_release (void);
 /* Bytes of device memory tilemm currently holds (for leak tests). */
 size_t tilemm_cuda_bytes_held (void);
 
+/* Bytes of pinned (page-locked) host memory tilemm currently holds: its staging buffers. */
+size_t tilemm_cuda_pinned_bytes_held (void);
+
+/* Device bytes one product may use now: the free memory plus what tilemm holds (it reuses its
+ * own buffers), less a margin for the driver.  0 when there is no usable GPU.  The front end
+ * gives it to the plan as a limit when a product would not fit otherwise. */
+size_t tilemm_cuda_memory_budget (void);
+
+/* Where the time of the last GPU product went (tilemm_cuda_multiply), for tilemm_bench and the
+ * hidden Octave function __tilemm_stats__.  Copies, compute and downloads overlap; the split
+ * below follows the critical path, so upload + compute + download = total:
+ *   upload   = from entry until the first kernel starts (the GPU waits for data),
+ *   compute  = from the first kernel's start to the last kernel's end (CUDA events),
+ *   download = the rest: the last pieces of C coming back and copied into the result. */
+typedef struct {
+  unsigned long long calls;  /* GPU products run since load (successful or not)        */
+  int ok;                    /* 1 when the last one succeeded                           */
+  double total_ms;           /* entry to return, host clock                             */
+  double upload_ms, compute_ms, download_ms;
+  double copy_in_ms;         /* host time spent copying operands into pinned staging    */
+  double copy_out_ms;        /* host time spent copying results out of pinned staging   */
+  double result_prep_ms;     /* host time preparing the result's pages (huge pages)     */
+  double bytes_up, bytes_down;
+  long long panels, steps;
+} tilemm_cuda_stats;
+
+/* Fills *stats with the last GPU product's figures (all zero before the first). */
+void tilemm_cuda_last_stats (tilemm_cuda_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

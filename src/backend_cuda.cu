@@ -5,30 +5,59 @@
  * Replaces backend_nocuda.c in builds with CUDA (same functions, see backend.h).
  *
  * One product, on the untouched column-major buffers, is the row-major product Cᵀ = Bᵀ·Aᵀ
- * (tilemm.h).  The plan cuts Cᵀ into panels; a panel needs a row-block of Bᵀ (columns of B), a
- * column-block of Aᵀ (rows of A) and gives a block of Cᵀ.  Each piece is uploaded PACKED
- * (cudaMemcpy2DAsync with the host stride as source pitch and the width as destination pitch:
- * the same bytes in the same order, the gaps between columns left behind), the plan's kernel
- * variant runs, and the block of Cᵀ comes back into C at C's own stride, never touching the
- * elements between C's rows and its stride.  Operand panels already on the device are reused.
+ * (tilemm.h).  The plan cuts Cᵀ into panels and each panel into steps: a panel's piece of Bᵀ
+ * (columns of B) stays on the device while A's rows go through it, one step at a time: a step
+ * uploads some rows of A (a block of Aᵀ's columns), runs the plan's kernel variant for the
+ * matching block of Cᵀ and downloads it into C at C's own stride, never touching the elements
+ * between C's rows and its stride.  Every piece travels PACKED (the same bytes in the same order,
+ * the gaps between columns left behind).
  *
- * State kept between calls: the probe's answer, one stream and three device buffers (B's panel,
- * A's panel, C's panel), created on first use and grown only, so repeated products allocate
- * nothing.  On ANY failure everything is freed, the error cleared, and a broken context (a
- * "sticky" error such as an illegal address) reset, so the next call starts clean.  A mutex makes
- * concurrent calls safe (they take turns).
+ * The bus.  Octave's memory is pageable: plain copies from it run at 7–12 GB/s.  So every byte
+ * goes through a ring of pinned staging chunks, allocated once and bounded (TILEMM_STAGING_MB ×
+ * 2·TILEMM_STAGING_CHUNKS): host threads (tilemm_parallel_copy_2d) fill an upload chunk while
+ * the copy engine sends the previous ones, and empty a download chunk into C while the other
+ * engine brings the next.  One host thread (the caller) drives it all without blocking: copies
+ * out what has arrived, enqueues what can start (kernels on two streams, downloads), then
+ * stages one more upload chunk, and again.  Streams and events order the GPU side:
+ *   upload stream:   Bᵀ panel, A rows of step 0, 1, 2, …        (waits: a slot free again)
+ *   compute streams: step j's kernel on stream j % 2            (waits: its data, its C slot)
+ *   download stream: step j's piece of C, chunk by chunk        (waits: step j's kernel)
+ * so step j computes while step j+1 uploads and step j−1 downloads.  With one panel every step
+ * has its own slot (the whole product sits on the device, as before); under a limit the plan
+ * gives two slots that the steps take in turn, and the device holds tilemm_plan_device_bytes.
  *
- * Not yet: pinned staging and copy/compute overlap (a later issue).
+ * The result.  A fresh result array faults its pages in on first write: they are asked for as
+ * huge pages (host_pages.h), one fault per 2 MiB, which the staging copies take in their stride
+ * (background threads can fault them in instead, TILEMM_PREFAULT_THREADS; slower there).
+ *
+ * State kept between calls: the probe's answer, four streams, events, three device buffers
+ * (Bᵀ's panel, A's slots, C's slots, grown only) and the pinned ring, created on first use, so
+ * repeated products allocate nothing.  On ANY failure everything is freed, the error cleared,
+ * and a broken context (a "sticky" error such as an illegal address) reset, so the next call
+ * starts clean.  A mutex makes concurrent calls safe (they take turns).
+ *
+ * Settings (environment, read once; doc/PERFORMANCE.md): TILEMM_STAGING_MB (chunk size, 16),
+ * TILEMM_STAGING_CHUNKS (chunks each way, 4), TILEMM_COPY_THREADS (host copy threads, 0 = the
+ * OpenMP default), TILEMM_HUGEPAGES (1: ask huge pages for the result), TILEMM_PREFAULT_THREADS
+ * (threads faulting the result in, 0: none), TILEMM_STEP_COLS and TILEMM_STEP_ROWS (rows of A
+ * and columns of B per step of a one-panel product, 0: the plan's).
  */
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <mutex>
+#include <thread>
+#include <vector>
+
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
+#include "host_pages.h"
 #include "kernels.h"
+#include "parallel_copy.h"
 #include "tilemm.h"
 
 /* The oldest GPU the build's kernels can run on: sm_75 (CUDA 13 dropped sm_70). */
@@ -126,26 +155,91 @@ tilemm_status probe (tilemm_error *err)
   return tilemm_error_set (err, TILEMM_OK, NULL);
 }
 
+/* ---------------------------------------------------------------- settings */
+
+long env_long (const char *name, long fallback, long lo, long hi)
+{
+  const char *v = getenv (name);
+  if (!v || !*v)
+    return fallback;
+  char *end = nullptr;
+  const long x = strtol (v, &end, 10);
+  return *end || x < lo || x > hi ? fallback : x;
+}
+
+struct settings
+{
+  size_t chunk_bytes;    /* one pinned staging chunk                               */
+  int chunks;            /* chunks for uploads, and as many for downloads          */
+  int copy_threads;      /* host threads per staging copy (0: OpenMP's default)    */
+  int huge_pages;        /* ask huge pages for a large result                      */
+  int prefault_threads;  /* threads faulting a large result's pages in (0: none)   */
+  int64_t step_cols;     /* rows of A per step of a one-panel product (0: plan's)  */
+  int64_t step_rows;     /* columns of B per step of a one-panel product (0: plan's) */
+};
+
+const settings &config (void)
+{
+  static const settings s = {
+    /* TILEMM_STAGING_KB, finer, wins over TILEMM_STAGING_MB (tests use tiny chunks). */
+    getenv ("TILEMM_STAGING_KB")
+      ? (size_t) env_long ("TILEMM_STAGING_KB", 16384, 1, 1L << 20) << 10
+      : (size_t) env_long ("TILEMM_STAGING_MB", 16, 1, 1024) << 20,
+    (int) env_long ("TILEMM_STAGING_CHUNKS", 4, 2, 16),
+    (int) env_long ("TILEMM_COPY_THREADS", 0, 0, 1024),
+    (int) env_long ("TILEMM_HUGEPAGES", 1, 0, 1),
+    (int) env_long ("TILEMM_PREFAULT_THREADS", 0, 0, 64),
+    (int64_t) env_long ("TILEMM_STEP_COLS", 0, 0, 1L << 40),
+    (int64_t) env_long ("TILEMM_STEP_ROWS", 0, 0, 1L << 40),
+  };
+  return s;
+}
+
+/* Results smaller than this are left to the ordinary page faults. */
+const size_t PREPARE_RESULT_BYTES = (size_t) 8 << 20;
+
 /* ---------------------------------------------------------------- the workspace */
 
 enum { BUF_X, BUF_Y, BUF_C, NBUF };
-const char *const buffer_name[NBUF] = { "dX (panel of B)", "dY (panel of A)", "dC (panel of C)" };
+const char *const buffer_name[NBUF] = { "dX (panel of B)", "dY (slots of A's rows)",
+                                        "dC (slots of C)" };
+enum { NCOMP = 2, MAX_CHUNKS = 16 };
+enum { EV_Y, EV_COMP, EV_CFREE, EV_X, NRING };
 
-/* The stream and buffers kept between calls, on device `device`. */
+/* The streams, events and buffers kept between calls, on device `device`. */
 struct workspace
 {
   int device;
-  cudaStream_t stream;
+  cudaStream_t up, down, comp[NCOMP];
+  bool events;                       /* the fixed events below exist              */
+  cudaEvent_t up_ev[MAX_CHUNKS];     /* an upload chunk's copy to the device done  */
+  cudaEvent_t down_ev[MAX_CHUNKS];   /* a download chunk's copy from the device done */
+  cudaEvent_t t_begin, t_first, t_last; /* timing: entry, first kernel, last kernel */
+  cudaEvent_t *ring[NRING];          /* per step, modulo their length: A's rows up,
+                                        kernel done, C's slot downloaded; per part of
+                                        Bᵀ: up                                        */
+  size_t ring_size;                  /* plain data, like all of ws: nothing here has a
+                                        destructor that could run before the release
+                                        at unload                                     */
   void *buffer[NBUF];
   size_t capacity[NBUF];
+  unsigned char *pinned;             /* 2·chunks staging chunks: uploads, then downloads */
+  size_t pinned_bytes;
 };
 
-workspace ws = { -1, nullptr, { nullptr, nullptr, nullptr }, { 0, 0, 0 } };
+workspace ws = { -1, nullptr, nullptr, { nullptr, nullptr }, false, {}, {}, nullptr, nullptr,
+                 nullptr, { nullptr, nullptr, nullptr, nullptr }, 0, { nullptr, nullptr, nullptr },
+                 { 0, 0, 0 }, nullptr, 0 };
 std::mutex ws_mutex;
 
-/* Frees everything, ignoring errors (a broken context refuses to free; the reset reclaims it). */
+tilemm_cuda_stats last_stats;        /* of the last product; `calls` counts them all */
+
+/* Frees everything, ignoring errors (a broken context refuses to free; the reset reclaims it).
+ * Nothing may be in flight into the pinned chunks when they go: wait for the device first. */
 void workspace_free (void)
 {
+  if (ws.up || ws.pinned)
+    cudaDeviceSynchronize ();
   for (int i = 0; i < NBUF; i++)
     {
       if (ws.buffer[i])
@@ -153,9 +247,38 @@ void workspace_free (void)
       ws.buffer[i] = nullptr;
       ws.capacity[i] = 0;
     }
-  if (ws.stream)
-    cudaStreamDestroy (ws.stream);
-  ws.stream = nullptr;
+  if (ws.pinned)
+    cudaFreeHost (ws.pinned);
+  ws.pinned = nullptr;
+  ws.pinned_bytes = 0;
+  for (int r = 0; r < NRING; r++)
+    {
+      for (size_t i = 0; ws.ring[r] && i < ws.ring_size; i++)
+        if (ws.ring[r][i])
+          cudaEventDestroy (ws.ring[r][i]);
+      free (ws.ring[r]);
+      ws.ring[r] = nullptr;
+    }
+  ws.ring_size = 0;
+  if (ws.events)
+    {
+      for (int i = 0; i < MAX_CHUNKS; i++)
+        {
+          cudaEventDestroy (ws.up_ev[i]);
+          cudaEventDestroy (ws.down_ev[i]);
+        }
+      cudaEventDestroy (ws.t_begin);
+      cudaEventDestroy (ws.t_first);
+      cudaEventDestroy (ws.t_last);
+      ws.events = false;
+    }
+  cudaStream_t *streams[] = { &ws.up, &ws.down, &ws.comp[0], &ws.comp[1] };
+  for (cudaStream_t *s : streams)
+    {
+      if (*s)
+        cudaStreamDestroy (*s);
+      *s = nullptr;
+    }
   ws.device = -1;
   cudaGetLastError ();
 }
@@ -172,8 +295,39 @@ void workspace_recover (void)
     }
 }
 
-/* Makes sure the stream exists on the current device and buffer i holds at least bytes[i]. */
-tilemm_status workspace_reserve (const size_t bytes[NBUF], tilemm_error *err)
+/* Creates the fixed events; on failure destroys those made and leaves ws.events false. */
+tilemm_status create_events (tilemm_error *err)
+{
+  cudaEvent_t made[2 * MAX_CHUNKS + 3];
+  int count = 0;
+  cudaError_t e = cudaSuccess;
+  for (int i = 0; i < 2 * MAX_CHUNKS && e == cudaSuccess; i++)
+    if ((e = cudaEventCreateWithFlags (&made[count], cudaEventDisableTiming)) == cudaSuccess)
+      count++;
+  for (int i = 0; i < 3 && e == cudaSuccess; i++)
+    if ((e = cudaEventCreate (&made[count])) == cudaSuccess)
+      count++;
+  if (e != cudaSuccess)
+    {
+      for (int i = 0; i < count; i++)
+        cudaEventDestroy (made[i]);
+      return cuda_failure (err, e, "cudaEventCreate");
+    }
+  for (int i = 0; i < MAX_CHUNKS; i++)
+    {
+      ws.up_ev[i] = made[i];
+      ws.down_ev[i] = made[MAX_CHUNKS + i];
+    }
+  ws.t_begin = made[2 * MAX_CHUNKS];
+  ws.t_first = made[2 * MAX_CHUNKS + 1];
+  ws.t_last = made[2 * MAX_CHUNKS + 2];
+  ws.events = true;
+  return TILEMM_OK;
+}
+
+/* Makes sure the streams, events and pinned chunks exist on the current device, buffer i holds
+ * at least bytes[i] and each event ring has `ring` events. */
+tilemm_status workspace_reserve (const size_t bytes[NBUF], size_t ring, tilemm_error *err)
 {
   int device = 0;
   CUDA_TRY (cudaGetDevice (&device), "cudaGetDevice");
@@ -187,8 +341,36 @@ tilemm_status workspace_reserve (const size_t bytes[NBUF], tilemm_error *err)
         }
       ws.device = device;
     }
-  if (!ws.stream)
-    CUDA_TRY (cudaStreamCreateWithFlags (&ws.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  cudaStream_t *streams[] = { &ws.up, &ws.down, &ws.comp[0], &ws.comp[1] };
+  for (cudaStream_t *s : streams)
+    if (!*s)
+      CUDA_TRY (cudaStreamCreateWithFlags (s, cudaStreamNonBlocking), "cudaStreamCreate");
+  if (!ws.events)
+    {
+      const tilemm_status status = create_events (err);
+      if (status != TILEMM_OK)
+        return status;
+    }
+  if (ws.ring_size < ring)
+    {
+      /* Grow every ring to `ring` events, new slots null until created, so a failure half way
+       * leaves nothing that workspace_free cannot find. */
+      for (int r = 0; r < NRING; r++)
+        {
+          cudaEvent_t *grown = (cudaEvent_t *) realloc (ws.ring[r], ring * sizeof (cudaEvent_t));
+          if (!grown)
+            return tilemm_error_set (err, TILEMM_ENOMEM, "no memory for %zu CUDA events", ring);
+          ws.ring[r] = grown;
+          for (size_t i = ws.ring_size; i < ring; i++)
+            grown[i] = nullptr;
+        }
+      const size_t old = ws.ring_size;
+      ws.ring_size = ring;
+      for (int r = 0; r < NRING; r++)
+        for (size_t i = old; i < ring; i++)
+          CUDA_TRY (cudaEventCreateWithFlags (&ws.ring[r][i], cudaEventDisableTiming),
+                    "cudaEventCreate");
+    }
   for (int i = 0; i < NBUF; i++)
     {
       if (ws.capacity[i] >= bytes[i])
@@ -204,34 +386,83 @@ tilemm_status workspace_reserve (const size_t bytes[NBUF], tilemm_error *err)
                 bytes[i]);
       ws.capacity[i] = bytes[i];
     }
+  if (!ws.pinned)
+    {
+      const size_t pinned = 2 * (size_t) config ().chunks * config ().chunk_bytes;
+      void *p = nullptr;
+      CUDA_TRY (cudaHostAlloc (&p, pinned, cudaHostAllocDefault),
+                "cudaHostAlloc(pinned staging, %zu bytes)", pinned);
+      ws.pinned = (unsigned char *) p;
+      ws.pinned_bytes = pinned;
+    }
   return TILEMM_OK;
 }
 
-/* ---------------------------------------------------------------- one product */
+/* ---------------------------------------------------------------- pieces and units */
 
-/* Host view -> packed device copy of its row-major reading (pitch = width). */
-tilemm_status upload (void *device, const tilemm_view *host, const char *name, size_t elem,
-                      tilemm_error *err)
+/* A block that travels: `lines` lines of `width` bytes, `pitch` apart on the host, packed
+ * (width apart) on the device. */
+struct piece
 {
-  const tilemm_matrix r = tilemm_row_major_reading (host);
-  CUDA_TRY (cudaMemcpy2DAsync (device, (size_t) r.width * elem, r.elements,
-                               (size_t) r.stride * elem, (size_t) r.width * elem,
-                               (size_t) r.height, cudaMemcpyHostToDevice, ws.stream),
-            "cudaMemcpy2DAsync(%s, %lld rows of %zu bytes, host to device)", name,
-            (long long) r.height, (size_t) r.width * elem);
-  return TILEMM_OK;
+  char *host;
+  size_t pitch;
+  char *dev;
+  size_t width;
+  int64_t lines;
+};
+
+/* What one staging chunk carries: whole lines, or a segment of one line when a line is longer
+ * than the chunk.  Packed in the chunk, and contiguous on the device either way. */
+struct unit
+{
+  int64_t line, lines;
+  size_t off, len;
+  size_t bytes () const { return (size_t) lines * len; }
+};
+
+struct cursor
+{
+  int64_t line;
+  size_t off;
+  bool started;
+};
+
+unit next_unit (const piece &p, cursor &c, size_t most)
+{
+  unit u;
+  u.line = c.line;
+  if (p.width <= most)
+    {
+      int64_t n = (int64_t) (most / (p.width ? p.width : 1));
+      if (n < 1)
+        n = 1;
+      u.lines = n < p.lines - c.line ? n : p.lines - c.line;
+      u.off = 0;
+      u.len = p.width;
+      c.line += u.lines;
+    }
+  else
+    {
+      u.lines = 1;
+      u.off = c.off;
+      u.len = p.width - c.off < most ? p.width - c.off : most;
+      c.off += u.len;
+      if (c.off == p.width)
+        {
+          c.off = 0;
+          c.line++;
+        }
+    }
+  return u;
 }
 
-/* Packed device block of Cᵀ -> host view of C at its own stride (gaps untouched). */
-tilemm_status download (const tilemm_view *host, const void *device, size_t elem, tilemm_error *err)
+/* A piece of a view: its row-major reading (height = lines, width = elements per line). */
+piece piece_of (const tilemm_view &v, void *dev, size_t es)
 {
-  const tilemm_matrix r = tilemm_row_major_reading (host);
-  CUDA_TRY (cudaMemcpy2DAsync (r.elements, (size_t) r.stride * elem, device,
-                               (size_t) r.width * elem, (size_t) r.width * elem,
-                               (size_t) r.height, cudaMemcpyDeviceToHost, ws.stream),
-            "cudaMemcpy2DAsync(C, %lld rows of %zu bytes, device to host)", (long long) r.height,
-            (size_t) r.width * elem);
-  return TILEMM_OK;
+  const tilemm_matrix r = tilemm_row_major_reading (&v);
+  piece p = { (char *) r.elements, (size_t) r.stride * es, (char *) dev, (size_t) r.width * es,
+              r.height };
+  return p;
 }
 
 tilemm_matrix device_matrix (void *elements, int64_t height, int64_t width)
@@ -240,54 +471,380 @@ tilemm_matrix device_matrix (void *elements, int64_t height, int64_t width)
   return m;
 }
 
-tilemm_status multiply_panels (const tilemm_plan *plan, const tilemm_view *a, const tilemm_view *b,
-                               const tilemm_view *c, tilemm_error *err)
+double ms_since (std::chrono::steady_clock::time_point t0)
 {
+  return std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now () - t0)
+    .count ();
+}
+
+/* Waits for the result's page preparation threads however the product ends. */
+struct prefault_guard
+{
+  tilemm_prefault *p = nullptr;
+  ~prefault_guard () { tilemm_prefault_finish (p); }
+};
+
+/* One step of the pipeline: the block rows × cols of Cᵀ at (row, col): part `part` of the
+ * panel's Bᵀ times step `y` of A's rows (its slot: y % slots). */
+struct step
+{
+  int64_t row, rows, col, cols;
+  int64_t y, part;
+  bool x_new;   /* the part's Bᵀ is uploaded here (its first use in this panel row)   */
+  bool x_reuse; /* ... over an earlier panel row's, which earlier kernels still read    */
+  bool y_first; /* the first step of A's rows y: they are uploaded here                 */
+  bool y_last;  /* the last step of A's rows y: slot y % slots is free once it is done  */
+};
+
+/* ---------------------------------------------------------------- one product */
+
+tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const tilemm_view *b,
+                            const tilemm_view *c, tilemm_cuda_stats *st, tilemm_error *err)
+{
+  const settings &cfg = config ();
   const size_t es = tilemm_type_size (plan->type);
-  const int64_t k = plan->k;
-  const int64_t prow = plan->panel_rows < plan->n ? plan->panel_rows : plan->n;
-  const int64_t pcol = plan->panel_cols < plan->m ? plan->panel_cols : plan->m;
-  const size_t bytes[NBUF] = { (size_t) (prow * k) * es, (size_t) (k * pcol) * es,
-                               (size_t) (prow * pcol) * es };
-  tilemm_status status = workspace_reserve (bytes, err);
+  const int64_t k = plan->k, m = plan->m, n = plan->n;
+  const int64_t panel_rows = plan->panel_rows < n ? plan->panel_rows : n;
+  const int64_t panel_cols = plan->panel_cols < m ? plan->panel_cols : m;
+  const bool one_panel = panel_rows >= n && panel_cols >= m;
+  int64_t sc = plan->step_cols >= 1 && plan->step_cols < panel_cols ? plan->step_cols : panel_cols;
+  int64_t sr = plan->step_rows >= 1 && plan->step_rows < panel_rows ? plan->step_rows : panel_rows;
+  if (one_panel && cfg.step_cols > 0)
+    sc = cfg.step_cols < m ? cfg.step_cols : m;
+  if (one_panel && cfg.step_rows > 0)
+    sr = cfg.step_rows < n ? cfg.step_rows : n;
+  /* One panel: every step of A's rows its own slot.  Panels: the plan's slots, in turn. */
+  const int64_t slots = one_panel ? (m + sc - 1) / sc : (plan->slots >= 1 ? plan->slots : 1);
+  const int64_t rows_held = one_panel ? m : slots * sc;
+  const int64_t parts = (panel_rows + sr - 1) / sr;
+
+  std::vector<step> steps;
+  int64_t ysteps = 0;
+  {
+    const int64_t count = tilemm_plan_panel_count (plan);
+    int64_t prev_row = -1, panel_row = -1;
+    std::vector<bool> part_up;
+    for (int64_t i = 0; i < count; i++)
+      {
+        tilemm_panel p;
+        tilemm_plan_panel (plan, i, &p);
+        if (p.row != prev_row)
+          {
+            panel_row++;
+            part_up.assign ((size_t) parts, false);
+            prev_row = p.row;
+          }
+        for (int64_t c0 = p.col; c0 < p.col + p.cols; c0 += sc, ysteps++)
+          for (int64_t r0 = p.row; r0 < p.row + p.rows; r0 += sr)
+            {
+              step s;
+              s.row = r0;
+              s.rows = p.row + p.rows - r0 < sr ? p.row + p.rows - r0 : sr;
+              s.col = c0;
+              s.cols = p.col + p.cols - c0 < sc ? p.col + p.cols - c0 : sc;
+              s.y = ysteps;
+              s.part = (r0 - p.row) / sr;
+              s.x_new = !part_up[(size_t) s.part];
+              s.x_reuse = s.x_new && panel_row > 0;
+              part_up[(size_t) s.part] = true;
+              s.y_first = r0 == p.row;
+              s.y_last = r0 + sr >= p.row + p.rows;
+              steps.push_back (s);
+            }
+        st->panels++;
+      }
+  }
+  const int64_t N = (int64_t) steps.size (), S = slots;
+  /* Event rings: per step of A's rows (uploaded, slot downloaded) and per step (kernel done),
+   * long enough that no event is recorded again before every wait on its last record is
+   * enqueued (see the gates below). */
+  const int64_t RY = S + 2, RC = one_panel ? N + 2 : S * parts + 2;
+  st->steps = N;
+  /* The first step of each step of A's rows, and one past the last. */
+  std::vector<int64_t> y_begin ((size_t) ysteps + 1, N);
+  for (int64_t j = N - 1; j >= 0; j--)
+    y_begin[(size_t) steps[j].y] = j;
+
+  const size_t bytes[NBUF] = { (size_t) (panel_rows * k) * es, (size_t) (k * rows_held) * es,
+                               (size_t) (panel_rows * rows_held) * es };
+  const int64_t ring = RY > RC ? RY : RC;
+  tilemm_status status = workspace_reserve (bytes, (size_t) (ring > parts ? ring : parts), err);
   if (status != TILEMM_OK)
     return status;
 
-  /* Panels go row by row over Cᵀ: B's panel changes once per row of panels, A's per panel
-   * (unless there is one column of panels); a piece already on the device is not sent again. */
-  int64_t x_on_device = -1, y_on_device = -1;
-  const int64_t count = tilemm_plan_panel_count (plan);
-  for (int64_t index = 0; index < count; index++)
+  /* The result's pages: huge, faulted in by the copies into them (or, if asked for, by other
+   * threads while the operands go up: slower on the GPU machine, as those faults compete with
+   * the staging copies). */
+  prefault_guard prefault;
+  {
+    const auto t0 = std::chrono::steady_clock::now ();
+    const size_t extent = (size_t) ((c->cols - 1) * c->stride + c->rows) * es;
+    if (extent >= PREPARE_RESULT_BYTES)
+      prefault.p = tilemm_prefault_start (c->data, extent, cfg.huge_pages, cfg.prefault_threads);
+    st->result_prep_ms += ms_since (t0);
+  }
+
+  char *const dX = (char *) ws.buffer[BUF_X], *const dY = (char *) ws.buffer[BUF_Y],
+             *const dC = (char *) ws.buffer[BUF_C];
+  unsigned char *const up_stage = ws.pinned;
+  unsigned char *const down_stage = ws.pinned + (size_t) cfg.chunks * cfg.chunk_bytes;
+  const int nup = cfg.chunks, ndown = cfg.chunks;
+  const int threads = cfg.copy_threads;
+  /* Units: about 16 per operand, so small products pipeline too; at most a chunk. */
+  auto unit_size = [&] (double total) {
+    double u = total / 16;
+    if (u < (double) (256u << 10))
+      u = (double) (256u << 10);
+    return u > (double) cfg.chunk_bytes ? cfg.chunk_bytes : (size_t) u;
+  };
+  const size_t up_unit = unit_size ((double) es * (double) k * (double) (m + n));
+  const size_t down_unit = unit_size ((double) es * (double) m * (double) n);
+
+  /* Where step j's pieces live on the device. */
+  auto dev_y = [&] (int64_t j) { return dY + (size_t) ((steps[j].y % S) * sc * k) * es; };
+  auto dev_x = [&] (int64_t j) { return dX + (size_t) (steps[j].part * sr * k) * es; };
+  auto dev_c = [&] (int64_t j) {
+    return dC + (size_t) ((steps[j].y % S) * sc * panel_rows + steps[j].part * sr * steps[j].cols)
+                  * es;
+  };
+  auto y_piece = [&] (int64_t j) {
+    const tilemm_view v = tilemm_view_sub (a, steps[j].col, 0, steps[j].cols, k); /* Aᵀ cols */
+    return piece_of (v, dev_y (j), es);
+  };
+  auto x_piece = [&] (int64_t j) {
+    const tilemm_view v = tilemm_view_sub (b, 0, steps[j].row, k, steps[j].rows); /* Bᵀ rows */
+    return piece_of (v, dev_x (j), es);
+  };
+  auto c_piece = [&] (int64_t j) {
+    const tilemm_view v = tilemm_view_sub (c, steps[j].col, steps[j].row, steps[j].cols,
+                                           steps[j].rows);
+    return piece_of (v, dev_c (j), es);
+  };
+  cudaEvent_t *const ev_y = ws.ring[EV_Y], *const ev_comp = ws.ring[EV_COMP],
+                     *const ev_cfree = ws.ring[EV_CFREE], *const ev_x = ws.ring[EV_X];
+
+  CUDA_TRY (cudaEventRecord (ws.t_begin, ws.up), "cudaEventRecord");
+
+  /* Upload state: step uj's part of Bᵀ (phase 0, when new) then its rows of A (phase 1, when
+   * first); every upload of the steps before uj is enqueued. */
+  int64_t uj = 0;
+  int uphase = steps[0].x_new ? 0 : 1;
+  cursor ucur = { 0, 0, false };
+  unsigned long long up_count = 0, down_count = 0;
+  auto next_upload_phase = [&] () {
+    /* From (uj, uphase) to the next upload that exists: X if new, else Y if first, else on. */
+    for (;;)
+      {
+        if (uphase == 0)
+          uphase = 1;
+        else
+          {
+            uj++;
+            uphase = 0;
+          }
+        if (uj >= N)
+          return;
+        if ((uphase == 0 && steps[uj].x_new) || (uphase == 1 && steps[uj].y_first))
+          return;
+      }
+  };
+  if (!steps[0].x_new && !steps[0].y_first)
+    next_upload_phase ();
+  /* Compute state. */
+  int64_t comp_next = 0;
+  /* Download state: step dj's piece of C; the steps of A's rows whose pieces of C are all
+   * enqueued; the chunks in flight, oldest first. */
+  int64_t dj = 0, dy_done = 0;
+  cursor dcur = { 0, 0, false };
+  struct in_flight
+  {
+    int chunk;
+    char *host;
+    size_t pitch;
+    unit u;
+  } fifo[MAX_CHUNKS];
+  int fifo_head = 0, fifo_count = 0;
+
+  while (dj < N || fifo_count > 0)
     {
-      tilemm_panel p;
-      tilemm_plan_panel (plan, index, &p);
-      if (p.row != x_on_device)
+      bool progress = false;
+
+      /* 1. Copy out every chunk that has arrived, in order. */
+      while (fifo_count > 0)
         {
-          const tilemm_view bp = tilemm_view_sub (b, 0, p.row, k, p.rows); /* Bᵀ rows */
-          if ((status = upload (ws.buffer[BUF_X], &bp, "dX", es, err)) != TILEMM_OK)
-            return status;
-          x_on_device = p.row;
+          const in_flight &f = fifo[fifo_head];
+          const cudaError_t q = cudaEventQuery (ws.down_ev[f.chunk]);
+          if (q == cudaErrorNotReady)
+            break;
+          CUDA_TRY (q, "copying C to the host (step %lld)", (long long) dj);
+          const auto t0 = std::chrono::steady_clock::now ();
+          tilemm_parallel_copy_2d (f.host, f.pitch, down_stage + (size_t) f.chunk * cfg.chunk_bytes,
+                                   f.u.len, f.u.len, (size_t) f.u.lines, threads);
+          st->copy_out_ms += ms_since (t0);
+          fifo_head = (fifo_head + 1) % MAX_CHUNKS;
+          fifo_count--;
+          progress = true;
         }
-      if (p.col != y_on_device)
+
+      /* 2. Enqueue every kernel whose data is enqueued and whose C slot is free again. */
+      while (comp_next < N && uj > comp_next
+             && (steps[comp_next].y < S || dy_done > steps[comp_next].y - S))
         {
-          const tilemm_view ap = tilemm_view_sub (a, p.col, 0, p.cols, k); /* Aᵀ columns */
-          if ((status = upload (ws.buffer[BUF_Y], &ap, "dY", es, err)) != TILEMM_OK)
+          const int64_t j = comp_next;
+          const step &sp = steps[j];
+          cudaStream_t s = ws.comp[j % NCOMP];
+          CUDA_TRY (cudaStreamWaitEvent (s, ev_x[sp.part], 0), "cudaStreamWaitEvent");
+          CUDA_TRY (cudaStreamWaitEvent (s, ev_y[sp.y % RY], 0), "cudaStreamWaitEvent");
+          if (sp.y >= S)
+            CUDA_TRY (cudaStreamWaitEvent (s, ev_cfree[(sp.y - S) % RY], 0),
+                      "cudaStreamWaitEvent");
+          if (j == 0)
+            CUDA_TRY (cudaEventRecord (ws.t_first, s), "cudaEventRecord");
+          status = tilemm_cuda_launch (plan->variant, plan->type,
+                                       device_matrix (dev_c (j), sp.rows, sp.cols),
+                                       device_matrix (dev_x (j), sp.rows, k),
+                                       device_matrix (dev_y (j), k, sp.cols), s, err);
+          if (status != TILEMM_OK)
             return status;
-          y_on_device = p.col;
+          CUDA_TRY (cudaEventRecord (ev_comp[j % RC], s), "cudaEventRecord");
+          comp_next++;
+          if (comp_next == N) /* the last kernel's end, on stream 0 */
+            {
+              CUDA_TRY (cudaStreamWaitEvent (ws.comp[0], ev_comp[(N - 1) % RC], 0),
+                        "cudaStreamWaitEvent");
+              if (N >= 2)
+                CUDA_TRY (cudaStreamWaitEvent (ws.comp[0], ev_comp[(N - 2) % RC], 0),
+                          "cudaStreamWaitEvent");
+              CUDA_TRY (cudaEventRecord (ws.t_last, ws.comp[0]), "cudaEventRecord");
+            }
+          progress = true;
         }
-      status = tilemm_cuda_launch (plan->variant, plan->type,
-                                   device_matrix (ws.buffer[BUF_C], p.rows, p.cols),
-                                   device_matrix (ws.buffer[BUF_X], p.rows, k),
-                                   device_matrix (ws.buffer[BUF_Y], k, p.cols), ws.stream, err);
-      if (status != TILEMM_OK)
-        return status;
-      const tilemm_view cp = tilemm_view_sub (c, p.col, p.row, p.cols, p.rows);
-      if ((status = download (&cp, ws.buffer[BUF_C], es, err)) != TILEMM_OK)
-        return status;
+
+      /* 3. Enqueue downloads of computed steps into free download chunks. */
+      while (dj < N && comp_next > dj && fifo_count < ndown)
+        {
+          const piece p = c_piece (dj);
+          if (!dcur.started)
+            {
+              CUDA_TRY (cudaStreamWaitEvent (ws.down, ev_comp[dj % RC], 0), "cudaStreamWaitEvent");
+              dcur.started = true;
+            }
+          const int chunk = (int) (down_count % (unsigned long long) ndown);
+          const unit u = next_unit (p, dcur, down_unit);
+          CUDA_TRY (cudaMemcpyAsync (down_stage + (size_t) chunk * cfg.chunk_bytes,
+                                     p.dev + (size_t) u.line * p.width + u.off, u.bytes (),
+                                     cudaMemcpyDeviceToHost, ws.down),
+                    "cudaMemcpyAsync(C, %zu bytes, device to host)", u.bytes ());
+          CUDA_TRY (cudaEventRecord (ws.down_ev[chunk], ws.down), "cudaEventRecord");
+          down_count++;
+          st->bytes_down += (double) u.bytes ();
+          fifo[(fifo_head + fifo_count) % MAX_CHUNKS]
+            = { chunk, p.host + (size_t) u.line * p.pitch + u.off, p.pitch, u };
+          fifo_count++;
+          if (dcur.line >= p.lines)
+            {
+              if (steps[dj].y_last)
+                {
+                  CUDA_TRY (cudaEventRecord (ev_cfree[steps[dj].y % RY], ws.down),
+                            "cudaEventRecord");
+                  dy_done = steps[dj].y + 1;
+                }
+              dj++;
+              dcur = { 0, 0, false };
+            }
+          progress = true;
+        }
+
+      /* 4. Stage one more upload chunk, if one is free and its place may be overwritten. */
+      if (uj < N)
+        {
+          const int chunk = (int) (up_count % (unsigned long long) nup);
+          const cudaError_t q = cudaEventQuery (ws.up_ev[chunk]);
+          if (q != cudaErrorNotReady)
+            CUDA_TRY (q, "copying A and B to the device");
+          bool go = q == cudaSuccess;
+          if (go && !ucur.started)
+            {
+              /* A part of Bᵀ replaces an earlier panel row's once every kernel reading it is
+               * enqueued (the last one on each stream); A's rows y go into slot y % S once
+               * every kernel of rows y − S is. */
+              if (uphase == 0 && steps[uj].x_reuse)
+                {
+                  go = comp_next >= uj;
+                  if (go)
+                    {
+                      CUDA_TRY (cudaStreamWaitEvent (ws.up, ev_comp[(uj - 1) % RC], 0),
+                                "cudaStreamWaitEvent");
+                      if (uj >= 2)
+                        CUDA_TRY (cudaStreamWaitEvent (ws.up, ev_comp[(uj - 2) % RC], 0),
+                                  "cudaStreamWaitEvent");
+                    }
+                }
+              else if (uphase == 1 && steps[uj].y >= S)
+                {
+                  const int64_t last = y_begin[(size_t) (steps[uj].y - S + 1)] - 1;
+                  go = comp_next > last;
+                  if (go)
+                    {
+                      CUDA_TRY (cudaStreamWaitEvent (ws.up, ev_comp[last % RC], 0),
+                                "cudaStreamWaitEvent");
+                      if (last - 1 >= y_begin[(size_t) (steps[uj].y - S)])
+                        CUDA_TRY (cudaStreamWaitEvent (ws.up, ev_comp[(last - 1) % RC], 0),
+                                  "cudaStreamWaitEvent");
+                    }
+                }
+              ucur.started = go;
+            }
+          if (go)
+            {
+              const piece p = uphase == 0 ? x_piece (uj) : y_piece (uj);
+              const unit u = next_unit (p, ucur, up_unit);
+              unsigned char *stage = up_stage + (size_t) chunk * cfg.chunk_bytes;
+              const auto t0 = std::chrono::steady_clock::now ();
+              tilemm_parallel_copy_2d (stage, u.len, p.host + (size_t) u.line * p.pitch + u.off,
+                                       p.pitch, u.len, (size_t) u.lines, threads);
+              st->copy_in_ms += ms_since (t0);
+              CUDA_TRY (cudaMemcpyAsync (p.dev + (size_t) u.line * p.width + u.off, stage,
+                                         u.bytes (), cudaMemcpyHostToDevice, ws.up),
+                        "cudaMemcpyAsync(%s, %zu bytes, host to device)",
+                        uphase == 0 ? "B" : "A", u.bytes ());
+              CUDA_TRY (cudaEventRecord (ws.up_ev[chunk], ws.up), "cudaEventRecord");
+              up_count++;
+              st->bytes_up += (double) u.bytes ();
+              if (ucur.line >= p.lines) /* the piece is up: the next one */
+                {
+                  if (uphase == 0)
+                    CUDA_TRY (cudaEventRecord (ev_x[steps[uj].part], ws.up), "cudaEventRecord");
+                  else
+                    CUDA_TRY (cudaEventRecord (ev_y[steps[uj].y % RY], ws.up), "cudaEventRecord");
+                  next_upload_phase ();
+                  ucur = { 0, 0, false };
+                }
+              progress = true;
+            }
+        }
+
+      if (!progress)
+        std::this_thread::yield ();
     }
-  /* Errors inside a kernel show here at the latest. */
-  CUDA_TRY (cudaStreamSynchronize (ws.stream), "running CUDA kernel variant %d for %s",
+
+  /* Every piece of C is in place; errors inside a kernel show here at the latest. */
+  CUDA_TRY (cudaEventSynchronize (ws.t_last), "running CUDA kernel variant %d for %s",
             plan->variant, tilemm_type_name (plan->type));
+  cudaStream_t *streams[] = { &ws.up, &ws.down, &ws.comp[0], &ws.comp[1] };
+  for (cudaStream_t *s : streams)
+    CUDA_TRY (cudaStreamSynchronize (*s), "cudaStreamSynchronize");
+  float up_ms = 0, comp_ms = 0;
+  CUDA_TRY (cudaEventElapsedTime (&up_ms, ws.t_begin, ws.t_first), "cudaEventElapsedTime");
+  CUDA_TRY (cudaEventElapsedTime (&comp_ms, ws.t_first, ws.t_last), "cudaEventElapsedTime");
+  st->upload_ms = up_ms;
+  st->compute_ms = comp_ms;
+  {
+    const auto t0 = std::chrono::steady_clock::now ();
+    tilemm_prefault_finish (prefault.p);
+    prefault.p = nullptr;
+    st->result_prep_ms += ms_since (t0);
+  }
   return TILEMM_OK;
 }
 
@@ -403,9 +960,17 @@ tilemm_status tilemm_cuda_multiply (const tilemm_plan *plan, const tilemm_view *
       zero_columns (c);
       return tilemm_error_set (err, TILEMM_OK, NULL);
     }
-  status = multiply_panels (plan, a, b, c, err);
+  const auto t0 = std::chrono::steady_clock::now ();
+  tilemm_cuda_stats st;
+  memset (&st, 0, sizeof st);
+  st.calls = last_stats.calls + 1;
+  status = run_pipeline (plan, a, b, c, &st, err);
   if (status != TILEMM_OK)
     workspace_recover ();
+  st.ok = status == TILEMM_OK;
+  st.total_ms = ms_since (t0);
+  st.download_ms = st.ok ? st.total_ms - st.upload_ms - st.compute_ms : 0;
+  last_stats = st;
   return status;
 }
 
@@ -422,6 +987,38 @@ size_t tilemm_cuda_bytes_held (void)
   for (int i = 0; i < NBUF; i++)
     held += ws.capacity[i];
   return held;
+}
+
+size_t tilemm_cuda_pinned_bytes_held (void)
+{
+  std::lock_guard<std::mutex> lock (ws_mutex);
+  return ws.pinned_bytes;
+}
+
+size_t tilemm_cuda_memory_budget (void)
+{
+  std::lock_guard<std::mutex> lock (ws_mutex);
+  size_t free_bytes = 0, total_bytes = 0;
+  if (probe (NULL) != TILEMM_OK || cudaMemGetInfo (&free_bytes, &total_bytes) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return 0;
+    }
+  size_t usable = free_bytes;
+  for (int i = 0; i < NBUF; i++)
+    usable += ws.capacity[i];
+  /* Room for the driver, other libraries and fragmentation: 5% of the card, 256 MiB at least. */
+  size_t margin = total_bytes / 20;
+  if (margin < ((size_t) 256 << 20))
+    margin = (size_t) 256 << 20;
+  return usable > margin ? usable - margin : 1;
+}
+
+void tilemm_cuda_last_stats (tilemm_cuda_stats *stats)
+{
+  std::lock_guard<std::mutex> lock (ws_mutex);
+  if (stats)
+    *stats = last_stats;
 }
 
 } /* extern "C" */

@@ -3,6 +3,8 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
+#include <string.h>
+
 #include "backend.h"
 
 static const char not_built[] =
@@ -48,6 +50,22 @@ void tilemm_cuda_release (void)
 size_t tilemm_cuda_bytes_held (void)
 {
   return 0;
+}
+
+size_t tilemm_cuda_pinned_bytes_held (void)
+{
+  return 0;
+}
+
+size_t tilemm_cuda_memory_budget (void)
+{
+  return 0;
+}
+
+void tilemm_cuda_last_stats (tilemm_cuda_stats *stats)
+{
+  if (stats)
+    memset (stats, 0, sizeof *stats);
 }
 
 int tilemm_cuda_built (void)

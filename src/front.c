@@ -102,7 +102,12 @@ tilemm_status tilemm_decide (const tilemm_operand *a, const tilemm_operand *b,
       return TILEMM_OK;
     case TILEMM_CHOOSE_AUTO:
     default:
-      if (tilemm_cuda_probe (&probe_err) == TILEMM_OK)
+      /* The GPU only where it beats `*` (tilemm_plan_gpu_pays, measured on the device). */
+      if (tilemm_plan_gpu_pays (decision->route.compute_type,
+                                decision->route.a_as_pairs ? 2 * decision->route.m
+                                                           : decision->route.m,
+                                decision->route.n, decision->route.k)
+          && tilemm_cuda_probe (&probe_err) == TILEMM_OK)
         decision->backend = TILEMM_BACKEND_CUDA;
       else
         decision->action = TILEMM_DO_DELEGATE;
@@ -119,6 +124,20 @@ tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options 
   const int64_t m = r->a_as_pairs ? 2 * r->m : r->m;
   tilemm_view va, vb, vc;
   tilemm_limits limits = { options->max_device_bytes };
+  /* A product larger than the GPU's free memory (or a larger limit than it has) is cut into
+   * panels that fit what it has. */
+  if (decision->backend == TILEMM_BACKEND_CUDA)
+    {
+      const double es = (double) tilemm_type_size (type);
+      const double whole = es * ((double) m * r->k + (double) r->k * r->n + (double) m * r->n);
+      if (whole > (double) (64u << 20))
+        {
+          const size_t budget = tilemm_cuda_memory_budget ();
+          if (budget > 0 && whole > (double) budget
+              && (limits.max_device_bytes == 0 || limits.max_device_bytes > budget))
+            limits.max_device_bytes = budget;
+        }
+    }
   tilemm_plan plan;
   tilemm_status status;
   if ((status = tilemm_view_init (&va, type, m, r->k, m, (void *) a)) != TILEMM_OK

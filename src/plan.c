@@ -39,12 +39,25 @@ static int64_t ceil_div (int64_t a, int64_t b)
   return b > 0 ? (a + b - 1) / b : 0;
 }
 
-/* The preferred CUDA variant for the type: the last preferred entry of the table wins, so a new
- * variant takes over by being appended with preferred = 1.  When its blocks cannot fill the GPU,
- * the variant marked preferred_small (smaller tiles, more blocks) is taken instead, if any. */
+/* Blocks a variant's tiles cut the product into (the kernels' Cᵀ is n × m). */
+static int64_t cuda_blocks (const tilemm_plan *plan, const tilemm_cuda_variant *v)
+{
+  return ceil_div (plan->n, v->tile_rows) * ceil_div (plan->m, v->tile_cols);
+}
+
+/* Below this k a split of k does not pay for its second pass (the partial sums written and read,
+ * a second launch); bench/NOTES.md. */
+#define TILEMM_CUDA_SPLIT_MIN_K 1024
+
+/* The CUDA variant for the type and shape.  From the table (the last entry marked wins, so a new
+ * variant takes over by being appended with the mark): the preferred one; the preferred_small
+ * one (smaller tiles, more blocks) when the preferred tiles number fewer than the SMs of an H100;
+ * and the preferred_split one (k split among blocks, partials added in a fixed order) when even
+ * the small tiles would fill at most a quarter of the SMs and k is long: 64×8192 · 8192×64 has
+ * one 64×64 tile, so without a split one SM does all the work. */
 static int plan_cuda_tiles (tilemm_plan *plan)
 {
-  const tilemm_cuda_variant *chosen = NULL, *small = NULL;
+  const tilemm_cuda_variant *chosen = NULL, *small = NULL, *split = NULL;
   for (int i = 0; i < TILEMM_CUDA_NVARIANTS; i++)
     {
       const tilemm_cuda_variant *v = &tilemm_cuda_variants[i];
@@ -54,12 +67,16 @@ static int plan_cuda_tiles (tilemm_plan *plan)
         chosen = v;
       if (v->preferred_small)
         small = v;
+      if (v->preferred_split)
+        split = v;
     }
   if (!chosen)
     return 0;
-  if (small && ceil_div (plan->n, chosen->tile_rows) * ceil_div (plan->m, chosen->tile_cols)
-                 < TILEMM_CUDA_SMALL_BLOCKS)
+  if (small && cuda_blocks (plan, chosen) < TILEMM_CUDA_SMALL_BLOCKS)
     chosen = small;
+  if (split && cuda_blocks (plan, split) * 4 <= TILEMM_CUDA_SMALL_BLOCKS
+      && plan->k >= TILEMM_CUDA_SPLIT_MIN_K)
+    chosen = split;
   plan->variant = chosen->id;
   plan->tile_rows = chosen->tile_rows;
   plan->tile_cols = chosen->tile_cols;
@@ -68,45 +85,181 @@ static int plan_cuda_tiles (tilemm_plan *plan)
   return 1;
 }
 
-/* Panels: pieces of Cᵀ (panel_rows × panel_cols) whose operands and result fit in the limit:
- * a panel needs panel_rows×k of Bᵀ, k×panel_cols of Aᵀ and panel_rows×panel_cols of Cᵀ.
- * Square panels p×p minimise the bytes re-read: es·(2pk + p²) <= limit. */
-static tilemm_status plan_panels (tilemm_plan *plan, const tilemm_limits *limits)
+/* The GPU streams a panel in steps (tilemm.h): Bᵀ's panel stays on the device while A's rows
+ * go through it, one kernel launch per step.  A step must keep the GPU busy on its own: at least
+ * PLAN_STEP_BLOCKS blocks, about one per SM (H100: 132 SMs; in the first device run, steps of 128
+ * blocks ran at 96% of the speed of one launch for the whole product, steps of 77 blocks at half
+ * of it).  More steps overlap more of the copies with compute. */
+enum { PLAN_MAX_ROW_PARTS = 8, PLAN_MAX_STEPS = 16, PLAN_SLOTS = 2, PLAN_STEP_BLOCKS = 128 };
+
+static int64_t round_up (int64_t a, int64_t q)
+{
+  return q > 0 ? ceil_div (a, q) * q : a;
+}
+
+/* The one-panel plan: the first kernel can start once one part of Bᵀ (n/P rows) and one step of
+ * A's rows (m/Q) are up, so P and Q are chosen to make that wait, n/P + m/Q (times k), shortest
+ * while every one of the P·Q kernels still has PLAN_STEP_BLOCKS blocks; steps of whole tiles. */
+static void plan_whole (tilemm_plan *plan)
 {
   plan->panel_rows = plan->n;
   plan->panel_cols = plan->m;
+  const int64_t tr = plan->tile_rows > 0 ? plan->tile_rows : 1;
+  const int64_t tc = plan->tile_cols > 0 ? plan->tile_cols : 1;
+  const int64_t row_blocks = ceil_div (plan->n, tr), col_blocks = ceil_div (plan->m, tc);
+  const int64_t most = row_blocks * col_blocks / PLAN_STEP_BLOCKS;
+  int64_t best_p = 1, best_q = 1;
+  double best = -1;
+  for (int64_t p = 1; p <= PLAN_MAX_ROW_PARTS && p <= row_blocks; p++)
+    for (int64_t q = 1; q <= PLAN_MAX_STEPS && q <= col_blocks; q++)
+      {
+        if (p * q > (most > 1 ? most : 1))
+          break;
+        const double wait = (double) plan->n / (double) p + (double) plan->m / (double) q;
+        if (best < 0 || wait < best - 1e-9)
+          {
+            best = wait;
+            best_p = p;
+            best_q = q;
+          }
+      }
+  int64_t rows = round_up (ceil_div (plan->n, best_p), tr);
+  if (rows > plan->n || rows < 1)
+    rows = plan->n > 0 ? plan->n : 1;
+  int64_t cols = round_up (ceil_div (plan->m, best_q), tc);
+  if (cols > plan->m || cols < 1)
+    cols = plan->m > 0 ? plan->m : 1;
+  plan->step_rows = rows;
+  plan->step_cols = cols;
+  plan->slots = plan->m > 0 ? ceil_div (plan->m, cols) : 1;
+}
+
+/* Rates of the cost model that chooses panels under a limit (H100, bench/RESULTS.md): the bus
+ * with pinned staging, and the preferred kernels.  Only their ratios matter here. */
+#define PLAN_BUS_BYTES_PER_S 4.0e10
+static double plan_kernel_flops_per_s (tilemm_type type)
+{
+  return type == TILEMM_SINGLE || type == TILEMM_COMPLEX_SINGLE ? 3.7e13 : 1.9e13;
+}
+
+/* Panels under a limit: Bᵀ's panel (pr rows) on the device, A's rows streamed in steps of sc rows
+ * through PLAN_SLOTS slots:  es·(pr·k + PLAN_SLOTS·sc·(k + pr)) <= limit.  A is sent once per
+ * panel row, B and C once.  Among the largest sc for each pr (a fraction of n in whole tiles),
+ * the model picks the shortest time: the bus (copies overlapped with compute) or the kernels
+ * (slowed where a step's blocks cannot fill the GPU), whichever is longer, plus uploading each
+ * panel of Bᵀ before its first step and a small cost per step. */
+static tilemm_status plan_panels (tilemm_plan *plan, const tilemm_limits *limits)
+{
+  plan_whole (plan);
   if (!limits || limits->max_device_bytes == 0)
     return TILEMM_OK;
   const double es = (double) tilemm_type_size (plan->type);
-  const double budget = (double) limits->max_device_bytes / es; /* in elements */
-  const double k = (double) plan->k;
-  const double whole = (double) plan->m * k + k * (double) plan->n + (double) plan->m * plan->n;
-  if (whole <= budget)
+  const double budget = floor ((double) limits->max_device_bytes / es); /* in elements */
+  const double m = (double) plan->m, n = (double) plan->n, k = (double) plan->k;
+  if (m * k + k * n + m * n <= budget)
     return TILEMM_OK;
-  double p = floor (-k + sqrt (k * k + budget));
-  if (p < 1)
+  const int64_t tr = plan->tile_rows > 0 ? plan->tile_rows : 1;
+  const int64_t tc = plan->tile_cols > 0 ? plan->tile_cols : 1;
+  const double flops = 2.0 * m * n * k * (tilemm_type_is_complex (plan->type) ? 4.0 : 1.0);
+  const double rate = plan_kernel_flops_per_s (plan->type);
+  double best = -1;
+  int64_t best_pr = 0, best_sc = 0, last_pr = -1;
+  for (int64_t q = 1; q <= 64 + 12; q++)
+    {
+      /* q = 1..64: n/q in whole tiles; then 2048, 1024, ..., 1 rows for tiny limits. */
+      int64_t pr;
+      if (q <= 64)
+        {
+          pr = ceil_div (plan->n, q);
+          if (pr > tr)
+            pr = round_up (pr, tr) < plan->n ? round_up (pr, tr) : plan->n;
+        }
+      else
+        pr = (int64_t) 1 << (76 - q); /* 2048 … 1 */
+      if (pr > plan->n || pr < 1 || pr == last_pr)
+        continue;
+      last_pr = pr;
+      const double avail = budget - (double) pr * k;
+      if (avail <= 0)
+        continue;
+      double s = floor (avail / (PLAN_SLOTS * (k + (double) pr)));
+      if (s < 1)
+        continue;
+      int64_t sc = s >= m ? plan->m : (int64_t) s;
+      if (sc >= tc && sc < plan->m)
+        sc -= sc % tc;
+      const double passes = (double) ceil_div (plan->n, pr);
+      const double steps = passes * (double) ceil_div (plan->m, sc);
+      const double up = es * (k * n + passes * k * m), down = es * m * n;
+      const double bus = (up > down ? up : down) / PLAN_BUS_BYTES_PER_S;
+      double fill = (double) (ceil_div (pr, tr) * ceil_div (sc, tc)) / TILEMM_CUDA_SMALL_BLOCKS;
+      if (fill > 1)
+        fill = 1;
+      const double compute = flops / (rate * fill);
+      const double t = (bus > compute ? bus : compute) + passes * es * (double) pr * k
+                       / PLAN_BUS_BYTES_PER_S + steps * 2e-5;
+      if (best < 0 || t < best)
+        {
+          best = t;
+          best_pr = pr;
+          best_sc = sc;
+        }
+    }
+  if (best < 0)
     return TILEMM_EDEVMEM;
-  /* Keep panels whole tiles where possible, so only the product's own edges are ragged. */
-  const int64_t quantum = plan->tile_rows > plan->tile_cols ? plan->tile_rows : plan->tile_cols;
-  int64_t side = (int64_t) p;
-  if (quantum > 0 && side >= quantum)
-    side -= side % quantum;
-  /* A side longer than the product's own wastes nothing: give the rest to the other side. */
-  int64_t rows = side < plan->n ? side : plan->n;
-  int64_t cols = side < plan->m ? side : plan->m;
-  if (rows == plan->n && cols < plan->m)
-    {
-      double c = floor ((budget - k * (double) rows) / (k + (double) rows));
-      cols = c > (double) plan->m ? plan->m : (int64_t) c;
-    }
-  else if (cols == plan->m && rows < plan->n)
-    {
-      double r = floor ((budget - k * (double) cols) / (k + (double) cols));
-      rows = r > (double) plan->n ? plan->n : (int64_t) r;
-    }
-  plan->panel_rows = rows > 0 ? rows : 1;
-  plan->panel_cols = cols > 0 ? cols : 1;
+  plan->panel_rows = best_pr;
+  plan->panel_cols = best_sc;
+  plan->step_rows = best_pr;
+  plan->step_cols = best_sc;
+  plan->slots = PLAN_SLOTS;
   return TILEMM_OK;
+}
+
+size_t tilemm_plan_device_bytes (const tilemm_plan *plan)
+{
+  if (!plan || plan->m == 0 || plan->n == 0)
+    return 0;
+  const int one_panel = plan->panel_rows >= plan->n && plan->panel_cols >= plan->m;
+  const int64_t rows = one_panel ? plan->m : plan->slots * plan->step_cols;
+  return tilemm_type_size (plan->type)
+         * (size_t) (plan->panel_rows * plan->k + rows * (plan->k + plan->panel_rows));
+}
+
+/* "auto": the GPU where it beats Octave's `*`.
+ *   t_gpu = fixed + bus (the first SMALL_BYTES slowly: latency of small copies, staging, events;
+ *           the rest at the staged bus rate) + flops at the kernels' rate,
+ *   t_cpu = flops at the CPU BLAS's rate near the crossover (where it is far from its peak),
+ * measured from Octave on the GPU machine (bench/RESULTS.md, "End to end, with staging": H100,
+ * 16 cores, OpenBLAS; the crossover sweep there).  Complex products count 4 real multiply-adds
+ * per element.  Conservative for large products (the CPU's rate there is higher, but the GPU's
+ * time far lower), and for products with little arithmetic per byte. */
+#define GPU_PAYS_SMALL_BYTES 4.0e6
+static const struct {
+  double fixed_s;          /* a GPU call's fixed cost                                   */
+  double small_bytes_per_s; /* the first GPU_PAYS_SMALL_BYTES over the bus               */
+  double bus_bytes_per_s;   /* the rest                                                  */
+  double gpu_flops_per_s;   /* our kernels                                              */
+  double cpu_flops_per_s;   /* `*` near the crossover                                   */
+} gpu_pays_model[2] = {
+  /* single */ { 1.0e-4, 6.0e9, 3.0e10, 2.0e13, 2.5e11 },
+  /* double */ { 1.0e-4, 6.0e9, 3.0e10, 1.0e13, 2.0e11 },
+};
+
+int tilemm_plan_gpu_pays (tilemm_type type, int64_t m, int64_t n, int64_t k)
+{
+  if ((int) type < 0 || type >= TILEMM_NTYPES || m <= 0 || n <= 0 || k <= 0)
+    return 0;
+  const int dbl = type == TILEMM_DOUBLE || type == TILEMM_COMPLEX_DOUBLE;
+  const double es = (double) tilemm_type_size (type);
+  const double flops = 2.0 * (double) m * (double) n * (double) k
+                       * (tilemm_type_is_complex (type) ? 4.0 : 1.0);
+  const double bytes = es * ((double) m * k + (double) k * n + (double) m * n);
+  const double small = bytes < GPU_PAYS_SMALL_BYTES ? bytes : GPU_PAYS_SMALL_BYTES;
+  const double gpu = gpu_pays_model[dbl].fixed_s + small / gpu_pays_model[dbl].small_bytes_per_s
+                     + (bytes - small) / gpu_pays_model[dbl].bus_bytes_per_s
+                     + flops / gpu_pays_model[dbl].gpu_flops_per_s;
+  const double cpu = flops / gpu_pays_model[dbl].cpu_flops_per_s;
+  return gpu < cpu;
 }
 
 tilemm_status tilemm_plan_make (tilemm_plan *plan, tilemm_backend backend, tilemm_type type,

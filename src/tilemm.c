@@ -579,4 +579,92 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %! assert (tilemm (A, B, "backend", "gpu"), A * B);
 %! assert (tilemm (A, B), A * B);
 
+## Larger than the device: a limit of a quarter of the data cuts the product into panels that
+## stream through two slots; the result is the in-memory one, bit for bit.
+%!test
+%! A = rnd (300, 200); B = rnd (200, 250);
+%! quarter = 8 * (300 * 200 + 200 * 250 + 300 * 250) / 4;
+%! assert (tilemm (A, B, "backend", "cpu", "max_device_bytes", quarter),
+%!         tilemm (A, B, "backend", "cpu"));
+%!testif ; gpu_usable ()
+%! for cls = {"double", "single"}
+%!   for z = [false true]
+%!     A = rnd (1500, 1300, cls{1}, z); B = rnd (1300, 1700, cls{1}, z);
+%!     es = numel (typecast (cast (1, class (A)), "uint8")) * (1 + z);
+%!     quarter = es * (1500 * 1300 + 1300 * 1700 + 1500 * 1700) / 4;
+%!     whole = tilemm (A, B, "backend", "gpu");
+%!     assert (tilemm (A, B, "backend", "gpu", "max_device_bytes", quarter), whole);
+%!   endfor
+%! endfor
+%! check_product (rnd (1500, 1300), rnd (1300, 1700), "backend", "gpu",
+%!                "max_device_bytes", 8 * 5e6 / 4);
+
+## __tilemm_stats__ (tilemm.oct only): the last GPU product's time split, memory held.
+%!function ok = is_oct ()
+%!  w = which ("tilemm");
+%!  ok = numel (w) > 4 && strcmp (w(end-3:end), ".oct");
+%!endfunction
+%!function ok = stats_usable ()
+%!  ok = is_oct () && gpu_usable ();
+%!endfunction
+%!testif ; is_oct ()
+%! s = __tilemm_stats__ ();
+%! fields = {"calls", "ok", "backend_ms", "upload_ms", "compute_ms", "download_ms", ...
+%!           "copy_in_ms", "copy_out_ms", "result_prep_ms", "bytes_up", "bytes_down", ...
+%!           "panels", "steps", "device_bytes_held", "pinned_bytes_held", "device_free", ...
+%!           "device_total"};
+%! assert (all (isfield (s, fields)));
+%! if (! gpu_usable ())
+%!   assert ([s.calls, s.device_bytes_held, s.pinned_bytes_held, s.device_free], [0 0 0 -1]);
+%! endif
+%!error <Invalid call> __tilemm_stats__ (1)
+%!testif ; stats_usable ()
+%! ## The breakdown follows the critical path: upload + compute + download = the backend's time.
+%! A = rnd (1000, 800); B = rnd (800, 900);
+%! C = tilemm (A, B, "backend", "gpu");
+%! s = __tilemm_stats__ ();
+%! assert (s.ok);
+%! assert (s.upload_ms + s.compute_ms + s.download_ms, s.backend_ms, 1e-9);
+%! assert (all ([s.upload_ms, s.compute_ms, s.download_ms] >= 0));
+%! assert ([s.bytes_up, s.bytes_down], 8 * [1000 * 800 + 800 * 900, 1000 * 900]);
+%! assert (s.device_bytes_held > 0 && s.pinned_bytes_held > 0 && s.device_free > 0);
+%! assert (s.device_free <= s.device_total);
+%! C = tilemm (A, B, "backend", "gpu", "max_device_bytes", 8 * (1000 * 800 + 800 * 900 + 1000 * 900) / 4);
+%! s = __tilemm_stats__ ();
+%! assert (s.panels > 1 && s.steps >= s.panels);
+%!testif ; stats_usable ()
+%! ## "auto" leaves a tiny product to mtimes (no GPU call), and sends a large one to the GPU.
+%! before = __tilemm_stats__ ().calls;
+%! assert (tilemm ([1 2; 3 4], [5 6; 7 8]), [19 22; 43 50]);
+%! assert (tilemm (single ([1 2; 3 4]), [5 6; 7 8]), single ([19 22; 43 50]));
+%! assert (__tilemm_stats__ ().calls, before);
+%! check_product (rnd (2000, 2000), rnd (2000, 2000));
+%! assert (__tilemm_stats__ ().calls, before + 1);
+%!testif ; stats_usable ()
+%! ## No device or pinned memory left behind: 1,000 mixed calls (shapes, classes, panels, errors)
+%! ## after a warm-up pass hold the same bytes and leave the same device memory free.
+%! ops = {{rnd(300, 200), rnd(200, 250), 0}, {rnd(129, 65, "single"), rnd(65, 300, "single"), 0}, ...
+%!        {rnd(64, 64, "double", true), rnd(64, 64), 0}, {rnd(500, 100), rnd(100, 7), 200000}, ...
+%!        {rnd(70, 90, "single", true), rnd(90, 33, "single", true), 30000}};
+%! run = @(o) tilemm (o{1}, o{2}, "backend", "gpu", "max_device_bytes", o{3});
+%! for i = 1:numel (ops)
+%!   run (ops{i});
+%! endfor
+%! s0 = __tilemm_stats__ ();
+%! errors = 0;
+%! for t = 1:1000
+%!   run (ops{mod (t, numel (ops)) + 1});
+%!   if (mod (t, 200) == 0)
+%!     try, tilemm (ones (2), ones (2), "backend", "gpu", "max_device_bytes", 8); catch, errors++; end
+%!     try, tilemm (ones (2, 3), ones (2), "backend", "gpu"); catch, errors++; end
+%!   endif
+%! endfor
+%! s1 = __tilemm_stats__ ();
+%! assert (errors, 10);
+%! assert (s1.calls - s0.calls >= 1000);
+%! assert (s1.device_bytes_held, s0.device_bytes_held);
+%! assert (s1.pinned_bytes_held, s0.pinned_bytes_held);
+%! assert (abs (s1.device_free - s0.device_free) <= 2^21,
+%!         sprintf ("device free %d then %d bytes", s0.device_free, s1.device_free));
+
 */

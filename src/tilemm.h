@@ -135,17 +135,41 @@ typedef struct {
   int64_t panel_rows;   /* rows of Cᵀ (columns of C) per panel; n when there is one panel   */
   int64_t panel_cols;   /* cols of Cᵀ (rows of C) per panel; m when there is one panel      */
   int threads;          /* host threads (CPU backend); 0 = the runtime's default          */
+  /* How the GPU backend streams a panel (the CPU backend ignores these).  A panel's piece of
+   * Bᵀ (panel_rows × k) stays on the device while A's rows go through it in steps of step_cols
+   * rows; each step is uploaded, multiplied and its piece of C downloaded while the next one
+   * uploads and the previous one downloads.  A step of A's rows meets Bᵀ's panel in parts of
+   * step_rows rows (columns of B), so the first kernel need not wait for all of B.  The device
+   * holds Bᵀ's panel plus `slots` steps of A's rows and of C's pieces. */
+  int64_t step_rows;    /* rows of Cᵀ (columns of B and C) per step; <= panel_rows          */
+  int64_t step_cols;    /* cols of Cᵀ (rows of A and C) per step; <= panel_cols             */
+  int64_t slots;        /* steps of A's rows held at once (1 panel: every one of them)      */
 } tilemm_plan;
 
 /* Limits a plan must respect.  Zero means "no limit". */
 typedef struct {
-  size_t max_device_bytes;   /* A, B and C panels must fit in this many bytes (GPU)   */
+  size_t max_device_bytes;   /* what the GPU holds for one product (Bᵀ's panel plus the slots
+                                of A's rows and C's pieces) stays within this many bytes, so
+                                each panel's A, B and C pieces fit in it too                  */
 } tilemm_limits;
 
 /* Chooses variant, tiles, padding and panels for the product.  Pure: no allocation, no device
- * query; limits may be NULL. */
+ * query; limits may be NULL.  With no limit, or one the whole product fits in, there is one
+ * panel (cut into steps for the GPU's overlap of copies and compute).  Otherwise the panels keep
+ * as much of Bᵀ on the device as leaves room for two slots of steps that fill the GPU, so that
+ * A is sent as few times as possible (B and C once). */
 tilemm_status tilemm_plan_make (tilemm_plan *plan, tilemm_backend backend, tilemm_type type,
                                 int64_t m, int64_t n, int64_t k, const tilemm_limits *limits);
+
+/* Device bytes the GPU backend holds to run the plan: Bᵀ's panel plus `slots` steps' rows of A
+ * and pieces of C (tilemm_plan_make keeps it within max_device_bytes). */
+size_t tilemm_plan_device_bytes (const tilemm_plan *plan);
+
+/* Whether the GPU path pays for C (m×n) = A (m×k)·B (k×n) against Octave's own `*`: the rule
+ * "auto" follows.  A model measured on the device (bench/RESULTS.md, "End to end, with
+ * staging"): the GPU's time is a fixed cost per call, the bytes over the bus and the flops at
+ * the kernels' rate; `*`'s is the flops at the CPU BLAS's rate.  Pure. */
+int tilemm_plan_gpu_pays (tilemm_type type, int64_t m, int64_t n, int64_t k);
 
 /* A panel: rows × cols of Cᵀ starting at (row, col); in C's terms, C(col : col+cols-1,
  * row : row+rows-1), computed from A(col…, :) and B(:, row…). */

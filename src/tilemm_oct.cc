@@ -12,6 +12,7 @@
 #include <octave/oct.h>
 #include <octave/parse.h>
 
+#include <memory>
 #include <string>
 
 #include "backend.h"
@@ -106,6 +107,22 @@ void convert (const octave_value &x, FloatComplexNDArray &out)
   out = x.float_complex_array_value (true);
 }
 
+// An Octave array of `dims` whose elements are NOT initialised.  Octave 7's Array allocator
+// value-initialises every element ("uninitialised" constructors included: ArrayRep::allocate
+// constructs each one), which for a 4096×4096 double result is a 128 MiB zero fill by one
+// thread, page faults included: ≈ 60 ms on the GPU machine, many times the product itself.  So
+// the storage is taken from the same allocator without constructing the elements (they are all
+// written by the product), and Array's constructor from a pointer takes ownership of it: its
+// destructor gives it back to that allocator.  Element types here are trivially destructible.
+template <typename A>
+A uninitialised (const dim_vector& dims)
+{
+  typedef typename A::element_type T;
+  std::allocator<T> alloc;
+  T *data = alloc.allocate (dims.safe_numel ());
+  return A (Array<T> (data, dims));
+}
+
 // Runs the product into Octave's own result array, allocated without a fill.
 template <typename Real, typename Cplx>
 octave_value compute (const tilemm_decision &d, const tilemm_options &o, const octave_value &a,
@@ -130,18 +147,18 @@ octave_value compute (const tilemm_decision &d, const tilemm_options &o, const o
 
   if (! r.result_complex)
     {
-      Real c (result_dims);   // uninitialised: the product writes every element
+      Real c = uninitialised<Real> (result_dims);   // the product writes every element
       if (tilemm_run (&d, &o, pa, pb, c.fortran_vec (), &err) != TILEMM_OK)
         fail (err);
       return octave_value (c);
     }
-  Cplx c (result_dims);
+  Cplx c = uninitialised<Cplx> (result_dims);
   if (tilemm_run (&d, &o, pa, pb, c.fortran_vec (), &err) != TILEMM_OK)
     fail (err);
   const tilemm_type type = single ? TILEMM_COMPLEX_SINGLE : TILEMM_COMPLEX_DOUBLE;
   if (tilemm_imag_all_zero (type, c.data (), c.numel ()))
     {
-      Real real (result_dims);
+      Real real = uninitialised<Real> (result_dims);
       tilemm_copy_real_parts (type, c.data (), c.numel (), real.fortran_vec ());
       return octave_value (real);
     }
@@ -184,4 +201,54 @@ DEFUN_DLD (tilemm, args, nargout, TILEMM_HELP_TEXT)
   if (d.route.result_class == TILEMM_CLASS_SINGLE)
     return compute<FloatNDArray, FloatComplexNDArray> (d, o, a, b);
   return compute<NDArray, ComplexNDArray> (d, o, a, b);
+}
+
+// PKG_ADD: autoload ("__tilemm_stats__", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct"));
+DEFUN_DLD (__tilemm_stats__, args, ,
+           "-*- texinfo -*-\n"
+           "@deftypefn {} {@var{s} =} __tilemm_stats__ ()\n"
+           "Undocumented internal function: where the time of tilemm's last GPU product went.\n"
+           "\n"
+           "Fields: @code{calls} (GPU products since tilemm.oct was loaded), @code{ok},\n"
+           "@code{backend_ms} (entry to return of the GPU backend), @code{upload_ms},\n"
+           "@code{compute_ms} and @code{download_ms} (its critical path: they sum to\n"
+           "@code{backend_ms}), @code{copy_in_ms} and @code{copy_out_ms} (host time in staging\n"
+           "copies), @code{result_prep_ms}, @code{bytes_up}, @code{bytes_down}, @code{panels},\n"
+           "@code{steps}, @code{device_bytes_held}, @code{pinned_bytes_held},\n"
+           "@code{device_free} and @code{device_total} (cudaMemGetInfo; -1 without a GPU).\n"
+           "@end deftypefn")
+{
+  if (args.length () != 0)
+    print_usage ();
+  tilemm_cuda_stats st;
+  tilemm_cuda_last_stats (&st);
+  octave_scalar_map s;
+  s.assign ("calls", octave_value ((double) st.calls));
+  s.assign ("ok", octave_value (st.ok != 0));
+  s.assign ("backend_ms", octave_value (st.total_ms));
+  s.assign ("upload_ms", octave_value (st.upload_ms));
+  s.assign ("compute_ms", octave_value (st.compute_ms));
+  s.assign ("download_ms", octave_value (st.download_ms));
+  s.assign ("copy_in_ms", octave_value (st.copy_in_ms));
+  s.assign ("copy_out_ms", octave_value (st.copy_out_ms));
+  s.assign ("result_prep_ms", octave_value (st.result_prep_ms));
+  s.assign ("bytes_up", octave_value (st.bytes_up));
+  s.assign ("bytes_down", octave_value (st.bytes_down));
+  s.assign ("panels", octave_value ((double) st.panels));
+  s.assign ("steps", octave_value ((double) st.steps));
+  s.assign ("device_bytes_held", octave_value ((double) tilemm_cuda_bytes_held ()));
+  s.assign ("pinned_bytes_held", octave_value ((double) tilemm_cuda_pinned_bytes_held ()));
+  double free_bytes = -1, total_bytes = -1;
+  if (tilemm_cuda_probe (NULL) == TILEMM_OK)
+    {
+      tilemm_device_info info;
+      if (tilemm_cuda_device_info (tilemm_cuda_current_device (), &info, NULL) == TILEMM_OK)
+        {
+          free_bytes = (double) info.free_memory;
+          total_bytes = (double) info.total_memory;
+        }
+    }
+  s.assign ("device_free", octave_value (free_bytes));
+  s.assign ("device_total", octave_value (total_bytes));
+  return octave_value (s);
 }

@@ -20,6 +20,7 @@
 
 #include "backend.h"
 #include "check.h"
+#include "host_pages.h"
 #include "parallel_copy.h"
 #include "tilemm.h"
 
@@ -707,9 +708,10 @@ static void test_plan_small_products (void)
     int64_t n;
     int variant;
   } cases[] = {
-    { TILEMM_SINGLE, 1000, 5 }, { TILEMM_SINGLE, 4096, 3 }, { TILEMM_DOUBLE, 1000, 5 },
-    { TILEMM_DOUBLE, 8192, 3 }, { TILEMM_COMPLEX_SINGLE, 1000, 4 },
-    { TILEMM_COMPLEX_DOUBLE, 1000, 3 },
+    { TILEMM_SINGLE, 1000, 7 }, { TILEMM_SINGLE, 4096, 6 }, { TILEMM_DOUBLE, 1000, 10 },
+    { TILEMM_DOUBLE, 8192, 9 }, { TILEMM_COMPLEX_SINGLE, 1000, 7 },
+    { TILEMM_COMPLEX_SINGLE, 4096, 6 }, { TILEMM_COMPLEX_DOUBLE, 1000, 10 },
+    { TILEMM_COMPLEX_DOUBLE, 4096, 9 },
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     {
@@ -720,6 +722,27 @@ static void test_plan_small_products (void)
                                cases[i].n, NULL) == TILEMM_OK, "plan");
       CHECK (plan.variant == cases[i].variant, "variant %d, want %d", plan.variant,
              cases[i].variant);
+    }
+  /* A small C with a long k splits k (variant 11); a short k or a C that fills the GPU does not. */
+  static const struct {
+    tilemm_type type;
+    int64_t m, n, k;
+    int variant;
+  } skinny[] = {
+    { TILEMM_SINGLE, 64, 64, 8192, 11 },         { TILEMM_DOUBLE, 64, 64, 8192, 11 },
+    { TILEMM_COMPLEX_SINGLE, 64, 64, 8192, 11 }, { TILEMM_COMPLEX_DOUBLE, 64, 64, 8192, 11 },
+    { TILEMM_DOUBLE, 64, 64, 512, 10 },          { TILEMM_SINGLE, 8192, 8192, 64, 6 },
+    { TILEMM_DOUBLE, 8192, 8192, 64, 9 },        { TILEMM_DOUBLE, 2000, 2000, 8192, 9 },
+  };
+  for (size_t i = 0; i < sizeof skinny / sizeof skinny[0]; i++)
+    {
+      tilemm_plan plan;
+      CHECK_CASE ("plan: gpu variant for %s %lldx%lldx%lld", tilemm_type_name (skinny[i].type),
+                  (long long) skinny[i].m, (long long) skinny[i].n, (long long) skinny[i].k);
+      CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, skinny[i].type, skinny[i].m,
+                               skinny[i].n, skinny[i].k, NULL) == TILEMM_OK, "plan");
+      CHECK (plan.variant == skinny[i].variant, "variant %d, want %d", plan.variant,
+             skinny[i].variant);
     }
 }
 
@@ -795,6 +818,12 @@ static void check_panel_cover (tilemm_backend backend, tilemm_type type, int64_t
           if (i >= 0 && j >= 0)
             marks[i + j * m]++;
     }
+  CHECK (tilemm_plan_device_bytes (&plan) <= limit, "the GPU would hold %zu bytes > %zu",
+         tilemm_plan_device_bytes (&plan), limit);
+  CHECK (plan.step_cols == plan.panel_cols && plan.step_rows == plan.panel_rows && plan.slots == 2,
+         "panels are steps: %lldx%lld of %lldx%lld, %lld slots", (long long) plan.step_rows,
+         (long long) plan.step_cols, (long long) plan.panel_rows, (long long) plan.panel_cols,
+         (long long) plan.slots);
   int64_t wrong = 0;
   for (int64_t e = 0; e < m * n; e++)
     wrong += marks[e] != 1;
@@ -811,25 +840,26 @@ static void test_plan_panels (void)
   check_panel_cover (TILEMM_BACKEND_CPU, TILEMM_COMPLEX_DOUBLE, 97, 89, 13, 16 * 1000);
   check_panel_cover (TILEMM_BACKEND_CUDA, TILEMM_COMPLEX_SINGLE, 300, 301, 7, 8 * 2000);
   check_panel_cover (TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 4096, 4096, 4096, (size_t) 64 << 20);
-  /* The smallest limit that still fits one element of C with its row of Bᵀ and column of Aᵀ. */
-  check_panel_cover (TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 5, 7, 1000, 8 * 2001);
+  /* The smallest limit that still fits one row of Bᵀ and two slots of a column of Aᵀ and an
+   * element of C: k + 2(k + 1) elements. */
+  check_panel_cover (TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 5, 7, 1000, 8 * 3002);
 
-  CHECK_CASE ("plan: TILEMM_EDEVMEM when not even one row and column fit");
+  CHECK_CASE ("plan: TILEMM_EDEVMEM when not even one row and two slots fit");
   tilemm_plan plan;
   memset (&plan, 0x5A, sizeof plan);
   tilemm_plan before = plan;
-  const tilemm_limits tiny = { 8 * 2000 };
+  const tilemm_limits tiny = { 8 * 3001 };
   CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 5, 7, 1000, &tiny)
-           == TILEMM_EDEVMEM, "2k doubles cannot hold a row, a column and an element");
+           == TILEMM_EDEVMEM, "3k+1 doubles cannot hold a row and two slots");
   CHECK (memcmp (&plan, &before, sizeof plan) == 0, "a failed plan leaves *plan alone");
   const tilemm_limits one_byte = { 1 };
   CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_SINGLE, 2, 2, 2, &one_byte)
            == TILEMM_EDEVMEM, "one byte");
-  const tilemm_limits whole_k = { 16 * 2001 };
+  const tilemm_limits whole_k = { 16 * 3002 };
   CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_COMPLEX_DOUBLE, 3, 3, 1000, &tiny)
            == TILEMM_EDEVMEM, "complex elements are 16 bytes");
   CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_COMPLEX_DOUBLE, 3, 3, 1000, &whole_k)
-           == TILEMM_OK, "16*(2k+1) bytes fit");
+           == TILEMM_OK, "16*(3k+2) bytes fit");
 
   CHECK_CASE ("plan: bad arguments are rejected");
   CHECK (tilemm_plan_make (NULL, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 1, 1, 1, NULL)
@@ -846,6 +876,155 @@ static void test_plan_panels (void)
            == TILEMM_EINVAL, "negative type");
   CHECK (tilemm_plan_make (&plan, TILEMM_NBACKENDS, TILEMM_DOUBLE, 1, 1, 1, NULL)
            == TILEMM_EINVAL, "bad backend");
+}
+
+/* One panel: cut into steps of whole tiles, each with at least 128 blocks of the plan's
+ * variant (or a single step), every step its own slot, the device holding exactly A, B and C;
+ * large products start computing on a part of B, not all of it. */
+static void test_plan_steps (void)
+{
+  static const int64_t shapes[][3] = {
+    { 4096, 4096, 4096 }, { 8192, 8192, 8192 }, { 2048, 2048, 2048 }, { 1024, 1024, 1024 },
+    { 1000, 17, 40 }, { 100000, 64, 64 }, { 64, 100000, 64 }, { 1, 1, 1 }, { 3000, 5000, 7 },
+  };
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+    {
+      const int64_t m = shapes[i][0], n = shapes[i][1], k = shapes[i][2];
+      tilemm_plan plan;
+      CHECK_CASE ("plan: gpu double %lldx%lldx%lld in one panel of steps that fill the GPU",
+                  (long long) m, (long long) n, (long long) k);
+      CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, m, n, k, NULL)
+               == TILEMM_OK, "plan");
+      CHECK (tilemm_plan_panel_count (&plan) == 1, "one panel");
+      const int64_t steps = (plan.m + plan.step_cols - 1) / plan.step_cols;
+      const int64_t parts = (plan.n + plan.step_rows - 1) / plan.step_rows;
+      CHECK (plan.slots == steps, "%lld steps of %lld, %lld slots", (long long) steps,
+             (long long) plan.step_cols, (long long) plan.slots);
+      CHECK (plan.step_cols == plan.m || plan.step_cols % plan.tile_cols == 0,
+             "steps of %lld rows: whole tiles of %d", (long long) plan.step_cols, plan.tile_cols);
+      CHECK (plan.step_rows == plan.n || plan.step_rows % plan.tile_rows == 0,
+             "parts of %lld columns: whole tiles of %d", (long long) plan.step_rows,
+             plan.tile_rows);
+      const int64_t blocks = ((plan.step_rows + plan.tile_rows - 1) / plan.tile_rows)
+                             * ((plan.step_cols + plan.tile_cols - 1) / plan.tile_cols);
+      CHECK (parts * steps == 1 || blocks >= 128, "%lld x %lld steps of %lld blocks",
+             (long long) parts, (long long) steps, (long long) blocks);
+      const int64_t all = ((plan.n + plan.tile_rows - 1) / plan.tile_rows)
+                          * ((plan.m + plan.tile_cols - 1) / plan.tile_cols);
+      if (all >= 4 * 128)
+        CHECK (parts * steps >= 4, "%lld blocks: %lld parts of B, %lld steps of A",
+               (long long) all, (long long) parts, (long long) steps);
+      const size_t whole = 8 * (size_t) (m * k + k * n + m * n);
+      CHECK (tilemm_plan_device_bytes (&plan) == whole, "holds %zu bytes, A+B+C = %zu",
+             tilemm_plan_device_bytes (&plan), whole);
+    }
+}
+
+/* Under a limit of a quarter of the data, the panels keep as much of B on the device as they can
+ * while two slots of steps still fill the GPU: A goes up a few times, B and C once. */
+static void test_plan_streaming (void)
+{
+  static const int64_t sizes[] = { 4096, 8192 };
+  for (size_t i = 0; i < 2; i++)
+    {
+      const int64_t s = sizes[i];
+      const size_t quarter = 8 * (size_t) (3 * s * s) / 4;
+      tilemm_plan plan;
+      CHECK_CASE ("plan: gpu double %lld^3 in a quarter of its data streams A a few times",
+                  (long long) s);
+      const tilemm_limits lim = { quarter };
+      CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, s, s, s, &lim)
+               == TILEMM_OK, "plan");
+      const int64_t passes = (s + plan.panel_rows - 1) / plan.panel_rows;
+      CHECK (passes >= 2 && passes <= 6, "A goes up %lld times (panels of %lld columns of B)",
+             (long long) passes, (long long) plan.panel_rows);
+      CHECK (tilemm_plan_device_bytes (&plan) <= quarter, "holds %zu > %zu",
+             tilemm_plan_device_bytes (&plan), quarter);
+      CHECK (plan.slots == 2 && plan.step_cols == plan.panel_cols && plan.step_cols >= 128,
+             "steps of %lld rows of A, %lld slots", (long long) plan.step_cols,
+             (long long) plan.slots);
+    }
+  CHECK_CASE ("plan: a limit the whole product fits in gives one panel, as no limit does");
+  tilemm_plan a, b;
+  const tilemm_limits exact = { 8 * (size_t) (3 * 300 * 300) };
+  CHECK (tilemm_plan_make (&a, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 300, 300, 300, &exact)
+           == TILEMM_OK && tilemm_plan_make (&b, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 300, 300,
+                                              300, NULL) == TILEMM_OK, "plans");
+  CHECK (memcmp (&a, &b, sizeof a) == 0, "same plan");
+  CHECK (tilemm_plan_device_bytes (&a) == exact.max_device_bytes, "holds %zu",
+         tilemm_plan_device_bytes (&a));
+}
+
+/* "auto": the GPU where it beats `*` (a model measured on the device). */
+static void test_plan_gpu_pays (void)
+{
+  CHECK_CASE ("plan: auto leaves tiny and small products to mtimes");
+  const tilemm_type types[] = { TILEMM_SINGLE, TILEMM_DOUBLE, TILEMM_COMPLEX_SINGLE,
+                                TILEMM_COMPLEX_DOUBLE };
+  for (size_t t = 0; t < 4; t++)
+    {
+      CHECK (!tilemm_plan_gpu_pays (types[t], 1, 1, 1), "1x1 %s", tilemm_type_name (types[t]));
+      CHECK (!tilemm_plan_gpu_pays (types[t], 2, 2, 2), "2x2 %s", tilemm_type_name (types[t]));
+      CHECK (!tilemm_plan_gpu_pays (types[t], 64, 64, 64), "64^3 %s", tilemm_type_name (types[t]));
+      CHECK (!tilemm_plan_gpu_pays (types[t], 1000, 1000, 1), "outer product %s",
+             tilemm_type_name (types[t]));
+      CHECK (!tilemm_plan_gpu_pays (types[t], 100000, 1, 100), "matrix-vector %s",
+             tilemm_type_name (types[t]));
+    }
+  CHECK_CASE ("plan: auto sends large products to the GPU");
+  for (size_t t = 0; t < 4; t++)
+    {
+      CHECK (tilemm_plan_gpu_pays (types[t], 1024, 1024, 1024), "1024^3 %s",
+             tilemm_type_name (types[t]));
+      CHECK (tilemm_plan_gpu_pays (types[t], 4096, 4096, 4096), "4096^3 %s",
+             tilemm_type_name (types[t]));
+      CHECK (tilemm_plan_gpu_pays (types[t], 8192, 8192, 8192), "8192^3 %s",
+             tilemm_type_name (types[t]));
+      CHECK (tilemm_plan_gpu_pays (types[t], 8192, 8192, 1024), "8192x8192x1024 %s",
+             tilemm_type_name (types[t]));
+    }
+  CHECK_CASE ("plan: the crossover is monotone in size and bad arguments never pay");
+  for (size_t t = 0; t < 4; t++)
+    {
+      int paid = 0, flips = 0;
+      for (int64_t s = 16; s <= 4096; s += 16)
+        {
+          const int pays = tilemm_plan_gpu_pays (types[t], s, s, s);
+          flips += pays != paid;
+          paid = pays;
+        }
+      CHECK (flips == 1 && paid, "%s: %d flips", tilemm_type_name (types[t]), flips);
+    }
+  CHECK (!tilemm_plan_gpu_pays (TILEMM_DOUBLE, 0, 100, 100), "m = 0");
+  CHECK (!tilemm_plan_gpu_pays (TILEMM_DOUBLE, 100, 100, -1), "k < 0");
+  CHECK (!tilemm_plan_gpu_pays (TILEMM_NTYPES, 4096, 4096, 4096), "bad type");
+}
+
+/* The result's page preparation changes no byte, with and without threads and huge pages. */
+static void test_host_pages (void)
+{
+  CHECK_CASE ("host pages: advice and background faulting change no data");
+  const size_t bytes = (size_t) 9 << 20;
+  unsigned char *buffer = malloc (bytes + 3);
+  CHECK (buffer != NULL, "out of memory");
+  if (!buffer)
+    return;
+  for (size_t i = 0; i < bytes + 3; i++)
+    buffer[i] = (unsigned char) (i * 2654435761u >> 13);
+  static const int modes[][2] = { { 0, 0 }, { 1, 0 }, { 0, 3 }, { 1, 4 }, { 1, 64 } };
+  for (size_t mode = 0; mode < 5; mode++)
+    {
+      tilemm_prefault *p = tilemm_prefault_start (buffer + 3, bytes - 5, modes[mode][0],
+                                                  modes[mode][1]);
+      tilemm_prefault_finish (p);
+    }
+  tilemm_prefault_finish (tilemm_prefault_start (NULL, 100, 1, 2));
+  tilemm_prefault_finish (tilemm_prefault_start (buffer, 0, 1, 2));
+  size_t changed = 0;
+  for (size_t i = 0; i < bytes + 3; i++)
+    changed += buffer[i] != (unsigned char) (i * 2654435761u >> 13);
+  CHECK (changed == 0, "%zu bytes changed", changed);
+  free (buffer);
 }
 
 /* ---------------------------------------------------------------- products */
@@ -1166,8 +1345,9 @@ static void check_bitwise_plans (tilemm_type type, int64_t m, int64_t k, int64_t
 static void test_bitwise_reproducible (void)
 {
   rng_seed (1234);
-  /* Limits in elements: panels far from tile multiples, down to single rows and columns. */
-  const size_t limits[] = { 30000, 9000, 2500, 2 * 131 + 1 };
+  /* Limits in elements: panels far from tile multiples, down to single rows and columns (one
+   * row of Bᵀ and two slots of one column of Aᵀ and one element of C: 3k + 2). */
+  const size_t limits[] = { 30000, 9000, 2500, 3 * 131 + 2 };
   const int threads[] = { 1, 2, 3, 7 };
   for (size_t t = 0; t < sizeof all_types / sizeof all_types[0]; t++)
     {
@@ -1394,6 +1574,10 @@ int main (void)
   test_plan_one_panel ();
   test_plan_small_products ();
   test_plan_panels ();
+  test_plan_steps ();
+  test_plan_streaming ();
+  test_plan_gpu_pays ();
+  test_host_pages ();
   test_operand_errors ();
   test_checker_catches_errors ();
   test_special_values ();

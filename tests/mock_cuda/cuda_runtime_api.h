@@ -1,0 +1,96 @@
+/* tests/mock_cuda/cuda_runtime_api.h — a stand-in for the CUDA runtime, so that the CUDA backend's
+ * host side (src/backend_cuda.cu: staging, streams, events, panels) is built with the C++
+ * compiler and tested where there is no GPU (tests/test_pipeline.cc).
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ *
+ * "Device" memory is host memory.  Work enqueued on a stream (copies, kernels, event records,
+ * waits) does NOT run when enqueued: it runs later, one operation at a time, picked at random
+ * among the streams whose next operation may run (its waits satisfied), whenever the host asks
+ * the runtime something (an event query, a synchronisation).  So a missing wait, an early reuse
+ * of a staging chunk or a slot, or a read of data not yet arrived gives a wrong result in some
+ * order, and the test runs many orders.
+ */
+#ifndef TILEMM_MOCK_CUDA_RUNTIME_API_H
+#define TILEMM_MOCK_CUDA_RUNTIME_API_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum cudaError {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorNotReady = 600,
+  cudaErrorIllegalAddress = 700,
+  cudaErrorUnknown = 999
+} cudaError_t;
+
+enum cudaMemcpyKind { cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2 };
+
+typedef struct mock_stream *cudaStream_t;
+typedef struct mock_event *cudaEvent_t;
+
+struct cudaDeviceProp {
+  char name[256];
+  size_t totalGlobalMem;
+  int major, minor;
+  int multiProcessorCount;
+};
+
+#define cudaStreamNonBlocking 1u
+#define cudaEventDisableTiming 2u
+#define cudaHostAllocDefault 0u
+
+const char *cudaGetErrorString (cudaError_t e);
+cudaError_t cudaGetLastError (void);
+cudaError_t cudaDriverGetVersion (int *v);
+cudaError_t cudaRuntimeGetVersion (int *v);
+cudaError_t cudaGetDeviceCount (int *n);
+cudaError_t cudaGetDevice (int *d);
+cudaError_t cudaSetDevice (int d);
+cudaError_t cudaGetDeviceProperties (struct cudaDeviceProp *p, int d);
+cudaError_t cudaMemGetInfo (size_t *free_bytes, size_t *total_bytes);
+cudaError_t cudaDeviceSynchronize (void);
+cudaError_t cudaDeviceReset (void);
+cudaError_t cudaMalloc (void **p, size_t bytes);
+cudaError_t cudaFree (void *p);
+cudaError_t cudaHostAlloc (void **p, size_t bytes, unsigned flags);
+cudaError_t cudaFreeHost (void *p);
+cudaError_t cudaStreamCreateWithFlags (cudaStream_t *s, unsigned flags);
+cudaError_t cudaStreamDestroy (cudaStream_t s);
+cudaError_t cudaStreamSynchronize (cudaStream_t s);
+cudaError_t cudaStreamWaitEvent (cudaStream_t s, cudaEvent_t e, unsigned flags);
+cudaError_t cudaEventCreate (cudaEvent_t *e);
+cudaError_t cudaEventCreateWithFlags (cudaEvent_t *e, unsigned flags);
+cudaError_t cudaEventDestroy (cudaEvent_t e);
+cudaError_t cudaEventRecord (cudaEvent_t e, cudaStream_t s);
+cudaError_t cudaEventQuery (cudaEvent_t e);
+cudaError_t cudaEventSynchronize (cudaEvent_t e);
+cudaError_t cudaEventElapsedTime (float *ms, cudaEvent_t start, cudaEvent_t end);
+cudaError_t cudaMemcpyAsync (void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
+                             cudaStream_t s);
+
+/* ---- for the test only */
+
+/* Enqueues fn(arg) on s as a "kernel" (what the mock tilemm_cuda_launch does). */
+void mock_cuda_enqueue (cudaStream_t s, void (*fn) (void *), void *arg);
+/* Seeds the random choice of which stream runs next. */
+void mock_cuda_seed (unsigned long long seed);
+/* Device bytes allocated and not freed, pinned likewise, live streams and events. */
+size_t mock_cuda_device_bytes (void);
+size_t mock_cuda_pinned_bytes (void);
+int mock_cuda_live_objects (void);
+/* Makes the next cudaMalloc of at least `bytes` bytes fail (0: none). */
+void mock_cuda_fail_malloc_over (size_t bytes);
+/* Operations run so far, and the most that were ever queued at once on all streams. */
+unsigned long long mock_cuda_ops_run (void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

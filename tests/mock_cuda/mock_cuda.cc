@@ -1,0 +1,371 @@
+// tests/mock_cuda/mock_cuda.cc — the stand-in CUDA runtime of cuda_runtime_api.h (see there).
+//
+// Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+
+#include "cuda_runtime_api.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <map>
+#include <set>
+#include <vector>
+
+struct mock_event
+{
+  unsigned long long recorded = 0;  // how many records were enqueued
+  unsigned long long completed = 0; // how many of them ran
+};
+
+namespace
+{
+struct op
+{
+  enum { COPY, KERNEL, RECORD, WAIT } kind;
+  void *dst = nullptr;
+  const void *src = nullptr;
+  size_t bytes = 0;
+  void (*fn) (void *) = nullptr;
+  void *arg = nullptr;
+  mock_event *event = nullptr;
+  unsigned long long generation = 0;
+};
+}
+
+struct mock_stream
+{
+  std::deque<op> ops;
+  unsigned weight = 1; // how often it is picked when several streams could run
+};
+
+namespace
+{
+std::set<mock_stream *> streams;
+std::set<mock_event *> events;
+std::map<void *, size_t> device_blocks, pinned_blocks;
+unsigned long long rng = 88172645463325252ull, ops_run = 0;
+size_t fail_over = 0;
+
+unsigned long long next_random ()
+{
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return rng;
+}
+
+bool runnable (const mock_stream *s)
+{
+  if (s->ops.empty ())
+    return false;
+  const op &o = s->ops.front ();
+  return o.kind != op::WAIT || o.event->completed >= o.generation;
+}
+
+void run_front (mock_stream *s)
+{
+  op o = s->ops.front ();
+  s->ops.pop_front ();
+  switch (o.kind)
+    {
+    case op::COPY:
+      memcpy (o.dst, o.src, o.bytes);
+      break;
+    case op::KERNEL:
+      o.fn (o.arg);
+      break;
+    case op::RECORD:
+      if (o.event->completed < o.generation)
+        o.event->completed = o.generation;
+      break;
+    case op::WAIT:
+      break;
+    }
+  ops_run++;
+}
+
+// Runs one operation of a random runnable stream, picked by its weight; false when none can.
+bool step_once ()
+{
+  std::vector<mock_stream *> ready;
+  unsigned total = 0;
+  for (mock_stream *s : streams)
+    if (runnable (s))
+      {
+        ready.push_back (s);
+        total += s->weight;
+      }
+  if (ready.empty ())
+    return false;
+  unsigned pick = (unsigned) (next_random () % total);
+  for (mock_stream *s : ready)
+    {
+      if (pick < s->weight)
+        {
+          run_front (s);
+          return true;
+        }
+      pick -= s->weight;
+    }
+  run_front (ready.back ());
+  return true;
+}
+
+// A few operations, as if time passed.
+void progress ()
+{
+  const int n = (int) (next_random () % 4);
+  for (int i = 0; i < n && step_once (); i++)
+    ;
+}
+
+cudaError_t drain (bool (*done) (const void *), const void *what)
+{
+  while (!done (what))
+    if (!step_once ())
+      {
+        fprintf (stderr, "mock_cuda: deadlock: waiting for work that can never run\n");
+        abort ();
+      }
+  return cudaSuccess;
+}
+} // namespace
+
+extern "C" {
+
+const char *cudaGetErrorString (cudaError_t e)
+{
+  switch (e)
+    {
+    case cudaSuccess: return "no error";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorNotReady: return "device not ready";
+    default: return "mock error";
+    }
+}
+cudaError_t cudaGetLastError (void) { return cudaSuccess; }
+cudaError_t cudaDriverGetVersion (int *v) { *v = 13000; return cudaSuccess; }
+cudaError_t cudaRuntimeGetVersion (int *v) { *v = 13000; return cudaSuccess; }
+cudaError_t cudaGetDeviceCount (int *n) { *n = 1; return cudaSuccess; }
+cudaError_t cudaGetDevice (int *d) { *d = 0; return cudaSuccess; }
+cudaError_t cudaSetDevice (int d) { return d == 0 ? cudaSuccess : cudaErrorInvalidValue; }
+cudaError_t cudaGetDeviceProperties (struct cudaDeviceProp *p, int d)
+{
+  if (d != 0)
+    return cudaErrorInvalidValue;
+  memset (p, 0, sizeof *p);
+  strcpy (p->name, "mock GPU");
+  p->totalGlobalMem = (size_t) 1 << 30;
+  p->major = 9;
+  p->minor = 0;
+  p->multiProcessorCount = 132;
+  return cudaSuccess;
+}
+cudaError_t cudaMemGetInfo (size_t *free_bytes, size_t *total_bytes)
+{
+  *total_bytes = (size_t) 1 << 30;
+  *free_bytes = *total_bytes - mock_cuda_device_bytes ();
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceSynchronize (void)
+{
+  while (step_once ())
+    ;
+  for (mock_stream *s : streams)
+    if (!s->ops.empty ())
+      {
+        fprintf (stderr, "mock_cuda: deadlock in cudaDeviceSynchronize\n");
+        abort ();
+      }
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceReset (void) { return cudaSuccess; }
+cudaError_t cudaMalloc (void **p, size_t bytes)
+{
+  if (fail_over && bytes >= fail_over)
+    {
+      fail_over = 0;
+      return cudaErrorMemoryAllocation;
+    }
+  *p = malloc (bytes ? bytes : 1);
+  if (!*p)
+    return cudaErrorMemoryAllocation;
+  memset (*p, 0xFF, bytes); // NaN everywhere: data never written shows
+  device_blocks[*p] = bytes;
+  return cudaSuccess;
+}
+cudaError_t cudaFree (void *p)
+{
+  if (!p)
+    return cudaSuccess;
+  if (!device_blocks.erase (p))
+    return cudaErrorInvalidValue;
+  free (p);
+  return cudaSuccess;
+}
+cudaError_t cudaHostAlloc (void **p, size_t bytes, unsigned)
+{
+  *p = malloc (bytes);
+  if (!*p)
+    return cudaErrorMemoryAllocation;
+  memset (*p, 0xFF, bytes);
+  pinned_blocks[*p] = bytes;
+  return cudaSuccess;
+}
+cudaError_t cudaFreeHost (void *p)
+{
+  cudaDeviceSynchronize ();
+  if (!pinned_blocks.erase (p))
+    return cudaErrorInvalidValue;
+  free (p);
+  return cudaSuccess;
+}
+cudaError_t cudaStreamCreateWithFlags (cudaStream_t *s, unsigned)
+{
+  *s = new mock_stream;
+  // Some streams slow, some fast: a quarter of them run 30 times less often than the others,
+  // so orders where one stream lags far behind (downloads, a compute stream) are tried too.
+  (*s)->weight = next_random () % 4 == 0 ? 1 : 30;
+  streams.insert (*s);
+  return cudaSuccess;
+}
+cudaError_t cudaStreamDestroy (cudaStream_t s)
+{
+  if (!streams.count (s))
+    return cudaErrorInvalidValue;
+  while (!s->ops.empty ())
+    if (!step_once ())
+      {
+        fprintf (stderr, "mock_cuda: deadlock destroying a stream\n");
+        abort ();
+      }
+  streams.erase (s);
+  delete s;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize (cudaStream_t s)
+{
+  if (!streams.count (s))
+    return cudaErrorInvalidValue;
+  return drain ([] (const void *w) { return ((const mock_stream *) w)->ops.empty (); }, s);
+}
+cudaError_t cudaStreamWaitEvent (cudaStream_t s, cudaEvent_t e, unsigned)
+{
+  if (!streams.count (s) || !events.count (e))
+    return cudaErrorInvalidValue;
+  op o;
+  o.kind = op::WAIT;
+  o.event = e;
+  o.generation = e->recorded; // the event as it stands now; never recorded: no wait
+  s->ops.push_back (o);
+  return cudaSuccess;
+}
+cudaError_t cudaEventCreate (cudaEvent_t *e)
+{
+  *e = new mock_event;
+  events.insert (*e);
+  return cudaSuccess;
+}
+cudaError_t cudaEventCreateWithFlags (cudaEvent_t *e, unsigned) { return cudaEventCreate (e); }
+cudaError_t cudaEventDestroy (cudaEvent_t e)
+{
+  if (!events.erase (e))
+    return cudaErrorInvalidValue;
+  delete e;
+  return cudaSuccess;
+}
+cudaError_t cudaEventRecord (cudaEvent_t e, cudaStream_t s)
+{
+  if (!streams.count (s) || !events.count (e))
+    return cudaErrorInvalidValue;
+  op o;
+  o.kind = op::RECORD;
+  o.event = e;
+  o.generation = ++e->recorded;
+  s->ops.push_back (o);
+  return cudaSuccess;
+}
+cudaError_t cudaEventQuery (cudaEvent_t e)
+{
+  if (!events.count (e))
+    return cudaErrorInvalidValue;
+  progress ();
+  return e->completed >= e->recorded ? cudaSuccess : cudaErrorNotReady;
+}
+cudaError_t cudaEventSynchronize (cudaEvent_t e)
+{
+  if (!events.count (e))
+    return cudaErrorInvalidValue;
+  return drain ([] (const void *w) {
+    const mock_event *ev = (const mock_event *) w;
+    return ev->completed >= ev->recorded;
+  }, e);
+}
+cudaError_t cudaEventElapsedTime (float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+  if (!events.count (start) || !events.count (end) || start->completed < start->recorded
+      || end->completed < end->recorded || !start->recorded || !end->recorded)
+    return cudaErrorInvalidValue;
+  *ms = 0.5f;
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpyAsync (void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
+                             cudaStream_t s)
+{
+  if (!streams.count (s))
+    return cudaErrorInvalidValue;
+  // The device side must lie inside one device block, the host side inside a pinned one.
+  const void *dev = kind == cudaMemcpyHostToDevice ? dst : src;
+  const void *host = kind == cudaMemcpyHostToDevice ? src : dst;
+  auto inside = [] (const std::map<void *, size_t> &blocks, const void *p, size_t n) {
+    auto it = blocks.upper_bound ((void *) p);
+    if (it == blocks.begin ())
+      return false;
+    --it;
+    return (const char *) p >= (const char *) it->first
+           && (const char *) p + n <= (const char *) it->first + it->second;
+  };
+  if (!inside (device_blocks, dev, bytes) || !inside (pinned_blocks, host, bytes))
+    {
+      fprintf (stderr, "mock_cuda: cudaMemcpyAsync of %zu bytes outside its buffers\n", bytes);
+      abort ();
+    }
+  op o;
+  o.kind = op::COPY;
+  o.dst = dst;
+  o.src = src;
+  o.bytes = bytes;
+  s->ops.push_back (o);
+  return cudaSuccess;
+}
+
+void mock_cuda_enqueue (cudaStream_t s, void (*fn) (void *), void *arg)
+{
+  op o;
+  o.kind = op::KERNEL;
+  o.fn = fn;
+  o.arg = arg;
+  s->ops.push_back (o);
+}
+void mock_cuda_seed (unsigned long long seed) { rng = seed ? seed : 88172645463325252ull; }
+size_t mock_cuda_device_bytes (void)
+{
+  size_t n = 0;
+  for (auto &b : device_blocks)
+    n += b.second;
+  return n;
+}
+size_t mock_cuda_pinned_bytes (void)
+{
+  size_t n = 0;
+  for (auto &b : pinned_blocks)
+    n += b.second;
+  return n;
+}
+int mock_cuda_live_objects (void) { return (int) (streams.size () + events.size ()); }
+void mock_cuda_fail_malloc_over (size_t bytes) { fail_over = bytes; }
+unsigned long long mock_cuda_ops_run (void) { return ops_run; }
+
+} // extern "C"

@@ -1,0 +1,407 @@
+// test_pipeline.cc — the CUDA backend's host side (src/backend_cuda.cu: pinned staging, streams,
+// events, steps, slots and panels) on a stand-in CUDA runtime that runs the enqueued work late and
+// in random orders (tests/mock_cuda), so the pipeline is tested in CI, where there is no GPU.
+//
+// Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+//
+// The "kernel" (tilemm_cuda_launch below) multiplies on the host, in the order the real kernels
+// do (one multiply-add per k, increasing k), on the device buffers it is given.  Each product is
+// checked against a long-double reference within a rounding bound, the gaps of C (between its
+// rows and its stride) must keep their sentinel, a panelled product must equal the one-panel
+// product bit for bit, the memory held must stay within the limit and be the memory the runtime
+// saw allocated, and release must give everything back.  The program runs itself once per
+// staging configuration (tiny chunks make lines longer than a chunk, so lines are split).
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <complex>
+#include <vector>
+
+#include "backend.h"
+#include "check.h"
+#include "kernels.h"
+#include "tilemm.h"
+
+// ---------------------------------------------------------------- the stand-in kernel
+
+namespace
+{
+struct launch
+{
+  tilemm_type type;
+  tilemm_matrix c, x, y;
+};
+
+template <typename T> void multiply (const launch &l)
+{
+  const T *x = (const T *) l.x.elements, *y = (const T *) l.y.elements;
+  T *c = (T *) l.c.elements;
+  for (int64_t r = 0; r < l.c.height; r++)
+    for (int64_t j = 0; j < l.c.width; j++)
+      {
+        T acc = T (0);
+        for (int64_t q = 0; q < l.x.width; q++)
+          acc += x[r * l.x.stride + q] * y[q * l.y.stride + j];
+        c[r * l.c.stride + j] = acc;
+      }
+}
+
+void run_launch (void *arg)
+{
+  launch *l = (launch *) arg;
+  switch (l->type)
+    {
+    case TILEMM_SINGLE: multiply<float> (*l); break;
+    case TILEMM_DOUBLE: multiply<double> (*l); break;
+    case TILEMM_COMPLEX_SINGLE: multiply<std::complex<float>> (*l); break;
+    default: multiply<std::complex<double>> (*l); break;
+    }
+  delete l;
+}
+
+int launches_bad = 0;
+} // namespace
+
+extern "C" tilemm_status tilemm_cuda_launch (int variant, tilemm_type type, tilemm_matrix c,
+                                             tilemm_matrix x, tilemm_matrix y,
+                                             cudaStream_t stream, tilemm_error *err)
+{
+  if (variant != 3)
+    return tilemm_error_set (err, TILEMM_EINVAL, "no variant %d", variant);
+  if (c.height != x.height || c.width != y.width || x.width != y.height || c.stride < c.width
+      || x.stride < x.width || y.stride < y.width)
+    {
+      launches_bad++;
+      return tilemm_error_set (err, TILEMM_ESHAPE, "bad launch shapes");
+    }
+  mock_cuda_enqueue (stream, run_launch, new launch{ type, c, x, y });
+  return TILEMM_OK;
+}
+
+extern "C" int tilemm_cuda_kernel_shape (int variant, tilemm_type type, int *tile_rows,
+                                         int *tile_cols, int *tile_depth, int *pad, int *threads)
+{
+  (void) type;
+  if (variant != 3)
+    return 0;
+  *tile_rows = *tile_cols = 128;
+  *tile_depth = 8;
+  *pad = 0;
+  *threads = 256;
+  return 1;
+}
+
+// ---------------------------------------------------------------- matrices
+
+namespace
+{
+unsigned long long seed_state = 0x2545F4914F6CDD1Dull;
+double uniform ()
+{
+  seed_state ^= seed_state >> 12;
+  seed_state ^= seed_state << 25;
+  seed_state ^= seed_state >> 27;
+  return (double) ((seed_state * 0x2545F4914F6CDD1Dull) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+const unsigned char SENTINEL = 0xA5;
+
+struct host_matrix
+{
+  tilemm_view v;
+  std::vector<unsigned char> bytes;
+};
+
+host_matrix make (tilemm_type t, int64_t rows, int64_t cols, int64_t ld, bool fill)
+{
+  host_matrix h;
+  const size_t es = tilemm_type_size (t);
+  h.bytes.assign ((size_t) (ld * (cols > 0 ? cols : 1) + 8) * es, SENTINEL);
+  tilemm_view_init (&h.v, t, rows, cols, ld, h.bytes.data ());
+  const int parts = tilemm_type_is_complex (t) ? 2 : 1;
+  for (int64_t j = 0; j < cols; j++)
+    for (int64_t i = 0; i < rows; i++)
+      for (int p = 0; p < parts; p++)
+        {
+          const size_t at = (size_t) ((i + j * ld) * parts + p);
+          const double v = fill ? uniform () : NAN;
+          if (t == TILEMM_SINGLE || t == TILEMM_COMPLEX_SINGLE)
+            ((float *) h.bytes.data ())[at] = (float) v;
+          else
+            ((double *) h.bytes.data ())[at] = v;
+        }
+  return h;
+}
+
+long double part (const host_matrix &h, int64_t i, int64_t j, int p)
+{
+  const int parts = tilemm_type_is_complex (h.v.type) ? 2 : 1;
+  const size_t at = (size_t) ((i + j * h.v.stride) * parts + p);
+  if (h.v.type == TILEMM_SINGLE || h.v.type == TILEMM_COMPLEX_SINGLE)
+    return ((const float *) h.bytes.data ())[at];
+  return ((const double *) h.bytes.data ())[at];
+}
+
+// Bytes of C's gaps (between its rows and its stride, and after it) that were written.
+long gaps_changed (const host_matrix &c)
+{
+  const size_t es = tilemm_type_size (c.v.type);
+  const int64_t m = c.v.rows, n = c.v.cols;
+  long changed = 0;
+  for (int64_t j = 0; j < n; j++)
+    for (size_t byte = (size_t) m * es; byte < (size_t) c.v.stride * es; byte++)
+      changed += c.bytes[(size_t) j * c.v.stride * es + byte] != SENTINEL;
+  for (size_t byte = (size_t) ((n - 1) * c.v.stride + m) * es; byte < c.bytes.size (); byte++)
+    changed += c.bytes[byte] != SENTINEL;
+  return changed;
+}
+
+// Elements of C wrong against the reference (within 4·eps·k·Σ|a||b| per part), and gap bytes
+// changed.
+long check_product (const host_matrix &a, const host_matrix &b, const host_matrix &c,
+                    long *gaps)
+{
+  const tilemm_type t = c.v.type;
+  const bool cplx = tilemm_type_is_complex (t);
+  const long double eps
+    = t == TILEMM_SINGLE || t == TILEMM_COMPLEX_SINGLE ? 1.1920929e-7L : 2.220446e-16L;
+  const int64_t m = c.v.rows, n = c.v.cols, k = a.v.cols;
+  long wrong = 0;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++)
+      {
+        long double re = 0, im = 0, bound = 0;
+        for (int64_t q = 0; q < k; q++)
+          {
+            const long double ar = part (a, i, q, 0), br = part (b, q, j, 0);
+            const long double ai = cplx ? part (a, i, q, 1) : 0, bi = cplx ? part (b, q, j, 1) : 0;
+            re += ar * br - ai * bi;
+            im += ar * bi + ai * br;
+            bound += (fabsl (ar) + fabsl (ai)) * (fabsl (br) + fabsl (bi));
+          }
+        bound *= 4 * eps * (k + 1);
+        const long double got_re = part (c, i, j, 0), got_im = cplx ? part (c, i, j, 1) : 0;
+        if (!(fabsl (got_re - re) <= bound) || !(fabsl (got_im - im) <= bound))
+          wrong++;
+      }
+  *gaps = gaps_changed (c);
+  return wrong;
+}
+
+bool same_elements (const host_matrix &x, const host_matrix &y)
+{
+  const size_t es = tilemm_type_size (x.v.type);
+  for (int64_t j = 0; j < x.v.cols; j++)
+    if (memcmp (x.bytes.data () + (size_t) j * x.v.stride * es,
+                y.bytes.data () + (size_t) j * y.v.stride * es, (size_t) x.v.rows * es))
+      return false;
+  return true;
+}
+
+tilemm_plan gpu_plan (tilemm_type t, int64_t m, int64_t n, int64_t k, size_t limit)
+{
+  tilemm_plan plan;
+  const tilemm_limits lim = { limit };
+  const tilemm_status s = tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, t, m, n, k, &lim);
+  CHECK (s == TILEMM_OK, "plan: %s", tilemm_strerror (s));
+  plan.variant = 3; // the stand-in kernel's only variant
+  return plan;
+}
+
+// One product, with and without a limit, under several random orders.
+void product_case (tilemm_type t, int64_t m, int64_t n, int64_t k, size_t limit, int orders)
+{
+  CHECK_CASE ("pipeline %s (%lldx%lld)·(%lldx%lld), strided, limit %zu, %d orders",
+              tilemm_type_name (t), (long long) m, (long long) k, (long long) k, (long long) n,
+              limit, orders);
+  const host_matrix a = make (t, m, k, m + 3, true), b = make (t, k, n, k + 1, true);
+  host_matrix whole = make (t, m, n, m + 2, false);
+  tilemm_error err = { TILEMM_OK, "" };
+  const tilemm_plan p1 = gpu_plan (t, m, n, k, 0);
+  tilemm_cuda_release (); // buffers grow only: start from none to compare with the plan
+  mock_cuda_seed (1);
+  tilemm_status s = tilemm_multiply (&p1, &a.v, &b.v, &whole.v, &err);
+  CHECK (s == TILEMM_OK, "one panel: %s (%s)", tilemm_strerror (s), err.detail);
+  long gaps = 0;
+  const long wrong = check_product (a, b, whole, &gaps);
+  CHECK (wrong == 0, "%ld elements wrong", wrong);
+  CHECK (gaps == 0, "%ld gap bytes written", gaps);
+  CHECK (tilemm_cuda_bytes_held () == mock_cuda_device_bytes (), "holds %zu, runtime has %zu",
+         tilemm_cuda_bytes_held (), mock_cuda_device_bytes ());
+  CHECK (tilemm_cuda_bytes_held () == tilemm_plan_device_bytes (&p1), "holds %zu, plan says %zu",
+         tilemm_cuda_bytes_held (), tilemm_plan_device_bytes (&p1));
+  tilemm_cuda_stats st;
+  tilemm_cuda_last_stats (&st);
+  CHECK (st.ok && st.steps >= 1 && st.panels == 1, "stats ok %d steps %lld panels %lld", st.ok,
+         st.steps, st.panels);
+  CHECK (fabs (st.upload_ms + st.compute_ms + st.download_ms - st.total_ms) < 1e-9,
+         "split %g + %g + %g != %g", st.upload_ms, st.compute_ms, st.download_ms, st.total_ms);
+  const size_t es = tilemm_type_size (t);
+  CHECK (st.bytes_down == (double) (es * (size_t) (m * n)), "bytes down %g", st.bytes_down);
+  for (int o = 0; o < orders; o++)
+    {
+      const tilemm_plan plan = limit ? gpu_plan (t, m, n, k, limit) : p1;
+      if (limit)
+        {
+          CHECK (tilemm_plan_panel_count (&plan) > 1, "limit %zu gives one panel", limit);
+          tilemm_cuda_release ();
+        }
+      host_matrix c = make (t, m, n, m + 2, false);
+      mock_cuda_seed (1000 + (unsigned long long) o * 7919);
+      s = tilemm_multiply (&plan, &a.v, &b.v, &c.v, &err);
+      CHECK (s == TILEMM_OK, "order %d: %s (%s)", o, tilemm_strerror (s), err.detail);
+      CHECK (same_elements (c, whole), "order %d: differs from the one-panel product", o);
+      gaps = gaps_changed (c);
+      CHECK (gaps == 0, "order %d: %ld gap bytes written", o, gaps);
+      if (limit)
+        CHECK (tilemm_cuda_bytes_held () <= limit, "holds %zu bytes, limit %zu",
+               tilemm_cuda_bytes_held (), limit);
+      tilemm_cuda_last_stats (&st);
+      CHECK (st.ok && st.steps >= (limit ? 2 : 1), "order %d: steps %lld", o, st.steps);
+    }
+  CHECK (launches_bad == 0, "%d launches with bad shapes", launches_bad);
+}
+
+void release_case (void)
+{
+  CHECK_CASE ("release gives every device and pinned byte, stream and event back");
+  tilemm_cuda_release ();
+  CHECK (tilemm_cuda_bytes_held () == 0 && mock_cuda_device_bytes () == 0, "device %zu / %zu",
+         tilemm_cuda_bytes_held (), mock_cuda_device_bytes ());
+  CHECK (tilemm_cuda_pinned_bytes_held () == 0 && mock_cuda_pinned_bytes () == 0,
+         "pinned %zu / %zu", tilemm_cuda_pinned_bytes_held (), mock_cuda_pinned_bytes ());
+  CHECK (mock_cuda_live_objects () == 0, "%d streams and events left", mock_cuda_live_objects ());
+}
+
+void steady_case (void)
+{
+  CHECK_CASE ("repeated and mixed products hold the same memory after the first of each");
+  const host_matrix a = make (TILEMM_DOUBLE, 150, 90, 150, true);
+  const host_matrix b = make (TILEMM_DOUBLE, 90, 170, 90, true);
+  host_matrix c = make (TILEMM_DOUBLE, 150, 170, 150, false);
+  const tilemm_plan big = gpu_plan (TILEMM_DOUBLE, 150, 170, 90, 0);
+  const tilemm_plan small = gpu_plan (TILEMM_DOUBLE, 150, 170, 90, 60000);
+  tilemm_error err;
+  tilemm_multiply (&big, &a.v, &b.v, &c.v, &err);
+  tilemm_multiply (&small, &a.v, &b.v, &c.v, &err);
+  const size_t held = tilemm_cuda_bytes_held (), pinned = tilemm_cuda_pinned_bytes_held ();
+  const int objects = mock_cuda_live_objects ();
+  CHECK (pinned > 0 && pinned == mock_cuda_pinned_bytes (), "pinned %zu", pinned);
+  for (int i = 0; i < 50; i++)
+    {
+      const tilemm_status s = tilemm_multiply (i % 2 ? &big : &small, &a.v, &b.v, &c.v, &err);
+      CHECK (s == TILEMM_OK, "call %d: %s", i, err.detail);
+    }
+  CHECK (tilemm_cuda_bytes_held () == held && mock_cuda_device_bytes () == held,
+         "held %zu then %zu", held, tilemm_cuda_bytes_held ());
+  CHECK (tilemm_cuda_pinned_bytes_held () == pinned, "pinned %zu then %zu", pinned,
+         tilemm_cuda_pinned_bytes_held ());
+  CHECK (mock_cuda_live_objects () == objects, "%d objects then %d", objects,
+         mock_cuda_live_objects ());
+  tilemm_cuda_stats st;
+  tilemm_cuda_last_stats (&st);
+  CHECK (st.calls >= 52, "calls %llu", st.calls);
+}
+
+void failure_case (void)
+{
+  CHECK_CASE ("a device allocation failure frees everything, and the next call works");
+  tilemm_cuda_release ();
+  const host_matrix a = make (TILEMM_SINGLE, 200, 100, 200, true);
+  const host_matrix b = make (TILEMM_SINGLE, 100, 300, 100, true);
+  host_matrix c = make (TILEMM_SINGLE, 200, 300, 200, false);
+  const tilemm_plan plan = gpu_plan (TILEMM_SINGLE, 200, 300, 100, 0);
+  tilemm_error err = { TILEMM_OK, "" };
+  mock_cuda_fail_malloc_over (4 * 200 * 300);
+  tilemm_status s = tilemm_multiply (&plan, &a.v, &b.v, &c.v, &err);
+  CHECK (s == TILEMM_EDEVMEM, "got %s", tilemm_strerror (s));
+  CHECK (strstr (err.detail, "cudaMalloc") != NULL, "detail '%s'", err.detail);
+  CHECK (tilemm_cuda_bytes_held () == 0 && mock_cuda_device_bytes () == 0
+           && mock_cuda_pinned_bytes () == 0 && mock_cuda_live_objects () == 0,
+         "left %zu device, %zu pinned, %d objects", mock_cuda_device_bytes (),
+         mock_cuda_pinned_bytes (), mock_cuda_live_objects ());
+  tilemm_cuda_stats st;
+  tilemm_cuda_last_stats (&st);
+  CHECK (!st.ok, "stats say the failed call succeeded");
+  s = tilemm_multiply (&plan, &a.v, &b.v, &c.v, &err);
+  CHECK (s == TILEMM_OK, "next call: %s", err.detail);
+  long gaps;
+  CHECK (check_product (a, b, c, &gaps) == 0 && gaps == 0, "next call's product is wrong");
+}
+
+// A result large enough for the page preparation (huge pages, background faulting).
+void large_result_case (void)
+{
+  CHECK_CASE ("a large result (8 MiB and more) is prepared by other threads and correct");
+  const int64_t m = 1200, n = 1100, k = 3;
+  const host_matrix a = make (TILEMM_DOUBLE, m, k, m, true), b = make (TILEMM_DOUBLE, k, n, k, true);
+  host_matrix c = make (TILEMM_DOUBLE, m, n, m, false);
+  const tilemm_plan plan = gpu_plan (TILEMM_DOUBLE, m, n, k, 0);
+  tilemm_error err;
+  const tilemm_status s = tilemm_multiply (&plan, &a.v, &b.v, &c.v, &err);
+  CHECK (s == TILEMM_OK, "%s", err.detail);
+  long gaps;
+  CHECK (check_product (a, b, c, &gaps) == 0 && gaps == 0, "wrong product");
+  tilemm_cuda_stats st;
+  tilemm_cuda_last_stats (&st);
+  CHECK (st.steps > 1, "steps %lld: one panel should be cut into steps", st.steps);
+}
+} // namespace
+
+int main (int argc, char **argv)
+{
+  (void) argc;
+  // The parent runs itself under each staging configuration and sums the counts.
+  static const char *const configs[][4] = {
+    { "tiny", "TILEMM_STAGING_KB=4", "TILEMM_STAGING_CHUNKS=2", "TILEMM_PREFAULT_THREADS=0" },
+    { "small", "TILEMM_STAGING_KB=64", "TILEMM_STAGING_CHUNKS=3", "TILEMM_PREFAULT_THREADS=3" },
+    { "large", "TILEMM_STAGING_KB=1024", "TILEMM_STAGING_CHUNKS=4",
+      "TILEMM_STEP_COLS=37 TILEMM_STEP_ROWS=53" },
+  };
+  if (!getenv ("TILEMM_TEST_PIPELINE_CHILD"))
+    {
+      int status = 0;
+      for (const auto &cfg : configs)
+        {
+          char command[4096];
+          snprintf (command, sizeof command,
+                    "env TILEMM_TEST_PIPELINE_CHILD=%s %s %s %s '%s'", cfg[0], cfg[1], cfg[2],
+                    cfg[3], argv[0]);
+          printf ("test_pipeline_%s: %s %s %s\n", cfg[0], cfg[1], cfg[2], cfg[3]);
+          fflush (stdout);
+          status |= system (command);
+        }
+      return status ? 1 : 0;
+    }
+  tilemm_error err;
+  CHECK_CASE ("the stand-in runtime is seen as a usable GPU");
+  CHECK (tilemm_cuda_probe (&err) == TILEMM_OK, "%s", err.detail);
+  CHECK (tilemm_cuda_built () == 1, "cuda_built");
+
+  const tilemm_type types[] = { TILEMM_DOUBLE, TILEMM_SINGLE, TILEMM_COMPLEX_DOUBLE,
+                                TILEMM_COMPLEX_SINGLE };
+  for (tilemm_type t : types)
+    {
+      const size_t es = tilemm_type_size (t);
+      product_case (t, 1, 1, 1, 0, 2);
+      product_case (t, 37, 29, 41, 0, 3);
+      product_case (t, 300, 257, 129, 0, 3);
+      product_case (t, 300, 257, 129, es * 20000, 3);   // a few panels, two slots
+      product_case (t, 17, 1500, 40, 64u << 10, 2);     // panels along n only
+      product_case (t, 130, 90, 700, es * 60000, 2);   // long lines: split across tiny chunks
+    }
+  product_case (TILEMM_DOUBLE, 400, 380, 100, 1u << 18, 1);
+  product_case (TILEMM_DOUBLE, 500, 7, 9, 8 * 3000, 3);  // many one-step panels
+  steady_case ();
+  large_result_case ();
+  failure_case ();
+  release_case ();
+  char label[64];
+  snprintf (label, sizeof label, "test_pipeline_%s", getenv ("TILEMM_TEST_PIPELINE_CHILD"));
+  return check_summary (label);
+}
