@@ -196,20 +196,16 @@ int current_cc_major ()
   return cc[dev];
 }
 
-/* Kernels with more than 48 KB of dynamic shared memory must say so, once per device. */
+/* Kernels with more than 48 KB of dynamic shared memory must say so, per kernel and device.  It is
+ * asked at every launch (a host-side attribute write of about a microsecond): a cache keyed by
+ * the kernel's type was shared by every instantiation of one signature, so only the first of
+ * them got the attribute and the others failed to launch ("invalid argument", found on the H100).
+ * A failure here shows as the launch's own error. */
 template <typename Kernel> void allow_smem (Kernel kernel, int bytes)
 {
-  static bool done[64];
-  int dev = 0;
-  if (bytes <= 48 * 1024 || cudaGetDevice (&dev) != cudaSuccess)
-    return;
-  if (dev < 64 && done[dev])
-    return;
-  if (cudaFuncSetAttribute ((const void *) kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                            bytes)
-          == cudaSuccess
-      && dev < 64)
-    done[dev] = true;
+  if (bytes > 48 * 1024)
+    cudaFuncSetAttribute ((const void *) kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          bytes);
 }
 
 const ksplit no_split = { 0, 0 };
