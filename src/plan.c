@@ -39,10 +39,13 @@ static int64_t ceil_div (int64_t a, int64_t b)
   return b > 0 ? (a + b - 1) / b : 0;
 }
 
-/* Blocks a variant's tiles cut the product into (the kernels' Cᵀ is n × m). */
+/* Blocks a variant's tiles cut the product into (the kernels' Cᵀ is n × m; for a complex type
+ * run as a real product, n × 2m reals). */
 static int64_t cuda_blocks (const tilemm_plan *plan, const tilemm_cuda_variant *v)
 {
-  return ceil_div (plan->n, v->tile_rows) * ceil_div (plan->m, v->tile_cols);
+  const int64_t cols = tilemm_type_is_complex (plan->type)
+                           && tilemm_cuda_tile_cols_are_reals (v->id) ? 2 * plan->m : plan->m;
+  return ceil_div (plan->n, v->tile_rows) * ceil_div (cols, v->tile_cols);
 }
 
 /* Below this k a split of k does not pay for its second pass (the partial sums written and read,

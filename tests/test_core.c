@@ -708,9 +708,11 @@ static void test_plan_small_products (void)
     int64_t n;
     int variant;
   } cases[] = {
+    /* Complex 1000: 8 × 32 blocks of 128 × 64 reals fill the GPU, so no small tiles there. */
     { TILEMM_SINGLE, 1000, 7 }, { TILEMM_SINGLE, 4096, 6 }, { TILEMM_DOUBLE, 1000, 10 },
-    { TILEMM_DOUBLE, 8192, 9 }, { TILEMM_COMPLEX_SINGLE, 1000, 7 },
-    { TILEMM_COMPLEX_SINGLE, 4096, 6 }, { TILEMM_COMPLEX_DOUBLE, 1000, 10 },
+    { TILEMM_DOUBLE, 8192, 10 }, { TILEMM_COMPLEX_SINGLE, 1000, 6 },
+    { TILEMM_COMPLEX_SINGLE, 512, 7 }, { TILEMM_COMPLEX_SINGLE, 4096, 6 },
+    { TILEMM_COMPLEX_DOUBLE, 1000, 9 }, { TILEMM_COMPLEX_DOUBLE, 512, 10 },
     { TILEMM_COMPLEX_DOUBLE, 4096, 9 },
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -732,7 +734,7 @@ static void test_plan_small_products (void)
     { TILEMM_SINGLE, 64, 64, 8192, 11 },         { TILEMM_DOUBLE, 64, 64, 8192, 11 },
     { TILEMM_COMPLEX_SINGLE, 64, 64, 8192, 11 }, { TILEMM_COMPLEX_DOUBLE, 64, 64, 8192, 11 },
     { TILEMM_DOUBLE, 64, 64, 512, 10 },          { TILEMM_SINGLE, 8192, 8192, 64, 6 },
-    { TILEMM_DOUBLE, 8192, 8192, 64, 9 },        { TILEMM_DOUBLE, 2000, 2000, 8192, 9 },
+    { TILEMM_DOUBLE, 8192, 8192, 64, 10 },       { TILEMM_DOUBLE, 2000, 2000, 8192, 10 },
   };
   for (size_t i = 0; i < sizeof skinny / sizeof skinny[0]; i++)
     {
