@@ -246,23 +246,7 @@ regtile_kernel (kmatrix<typename Cfg::T> c, kmatrix<const typename Cfg::T> x,
         }
     }
   else
-    {
-#pragma unroll
-      for (int i = 0; i < TM; i++)
-        {
-          const int64_t row = row0 + (i / VW) * TY * VW + ty * VW + i % VW;
-          if (row >= c.height)
-            continue;
-          T *crow = c.e + row * c.stride;
-#pragma unroll
-          for (int j = 0; j < TN; j++)
-            {
-              const int64_t col = col0 + (j / VW) * TX * VW + tx * VW + j % VW;
-              if (col < c.width)
-                crow[col] = acc[i][j];
-            }
-        }
-    }
+    store_tile_at_edge<TM, TN, VW, TX, TY> (c, acc, row0, col0, ty, tx);
 }
 
 #endif /* TILEMM_KERNELS_REGTILE_CUH */

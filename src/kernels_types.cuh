@@ -107,4 +107,29 @@ template <> struct vec16<double2>
   static __device__ __forceinline__ void store (double2 *dst, const double2 *src) { *dst = src[0]; }
 };
 
+/* A thread's TM×TN tile of C' stored element by element, never past C's edge: the layout of the
+ * register-tiled kernels (variants 2–7, 12), whose thread (ty, tx) holds rows
+ * (i / VW)·TY·VW + ty·VW + i % VW and columns (j / VW)·TX·VW + tx·VW + j % VW of its block's tile
+ * at (row0, col0).  Blocks wholly inside C' store 16 bytes at a time instead (each kernel). */
+template <int TM, int TN, int VW, int TX, int TY, typename T>
+__device__ __forceinline__ void store_tile_at_edge (const kmatrix<T> &c, const T (&acc)[TM][TN],
+                                                    int64_t row0, int64_t col0, int ty, int tx)
+{
+#pragma unroll
+  for (int i = 0; i < TM; i++)
+    {
+      const int64_t row = row0 + (i / VW) * TY * VW + ty * VW + i % VW;
+      if (row >= c.height)
+        continue;
+      T *crow = c.e + row * c.stride;
+#pragma unroll
+      for (int j = 0; j < TN; j++)
+        {
+          const int64_t col = col0 + (j / VW) * TX * VW + tx * VW + j % VW;
+          if (col < c.width)
+            crow[col] = acc[i][j];
+        }
+    }
+}
+
 #endif /* TILEMM_KERNELS_TYPES_CUH */
