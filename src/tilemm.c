@@ -174,6 +174,9 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   if (nrhs < 2)
     mexErrMsgIdAndTxt ("tilemm:nargin", "two matrices needed; %s", tilemm_usage);
   const mxArray *a = prhs[0], *b = prhs[1];
+  /* No interrupt poll here (o.stop stays empty): the documented mex API has none
+   * (utIsInterruptPending is undocumented MATLAB), so a mex product runs to its end; the
+   * oct-file front end, tilemm_oct.cc, polls Octave's Ctrl-C flag between panels and steps. */
   const tilemm_options o = parse_options (nrhs - 2, prhs + 2);
   const tilemm_operand da = describe (a), db = describe (b);
   tilemm_decision d;
