@@ -824,4 +824,93 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %! assert (abs (s1.device_free - s0.device_free) <= 2^21,
 %!         sprintf ("device free %d then %d bytes", s0.device_free, s1.device_free));
 
+## Fault injection on the GPU (TILEMM_FAULT=KIND:N, a hidden test hook: src/fault.h): for every
+## N, the Nth device allocation, pinned allocation, copy or kernel launch of a product fails; the
+## call raises its error, tilemm holds no GPU or pinned memory after it, and the next call is right.
+%!function gpu_release ()
+%!  ## A product whose first copy fails frees everything tilemm holds (what a fault does).
+%!  setenv ("TILEMM_FAULT", "memcpy:1");
+%!  unwind_protect
+%!    try, tilemm (ones (300), ones (300), "backend", "gpu"); catch, end_try_catch
+%!  unwind_protect_cleanup
+%!    unsetenv ("TILEMM_FAULT");
+%!  end_unwind_protect
+%!endfunction
+%!testif ; stats_usable ()
+%! A = rnd (700, 300); B = rnd (300, 500);
+%! opts = {"backend", "gpu", "max_device_bytes", 8 * (700 * 300 + 300 * 500 + 700 * 500) / 3};
+%! good = tilemm (A, B, opts{:});
+%! kinds = {"malloc", "tilemm:outofmemory"; "host", "tilemm:outofmemory";
+%!          "memcpy", "tilemm:cuda"; "launch", "tilemm:cuda"};
+%! for i = 1:rows (kinds)
+%!   injected = 0;
+%!   for n = 1:2000
+%!     if (any (strcmp (kinds{i, 1}, {"malloc", "host"})))
+%!       gpu_release ();   # allocations happen only when nothing is held
+%!     endif
+%!     id = "";
+%!     setenv ("TILEMM_FAULT", sprintf ("%s:%d", kinds{i, 1}, n));
+%!     unwind_protect
+%!       try
+%!         C = tilemm (A, B, opts{:});
+%!       catch e
+%!         id = e.identifier;
+%!       end_try_catch
+%!     unwind_protect_cleanup
+%!       unsetenv ("TILEMM_FAULT");
+%!     end_unwind_protect
+%!     if (isempty (id))
+%!       assert (C, good);   # fewer than n such operations: nothing failed
+%!       break;
+%!     endif
+%!     injected++;
+%!     assert (id, kinds{i, 2});
+%!     s = __tilemm_stats__ ();
+%!     assert ([s.ok, s.device_bytes_held, s.pinned_bytes_held], [0 0 0]);
+%!     assert (tilemm (A, B, opts{:}), good);
+%!   endfor
+%!   assert (injected > 0, sprintf ("no %s to fail", kinds{i, 1}));
+%! endfor
+
+## Leaks on the GPU: 10,000 mixed calls (sizes, single/double/complex, panels, errors: bad options,
+## nonconformant operands, a limit too small, injected faults) hold, after the same warm-up pass,
+## the same device and pinned bytes, and leave the same device memory free (cudaMemGetInfo).
+%!testif ; stats_usable ()
+%! rand ("state", 11);
+%! ops = {};
+%! for cls = {"double", "single"}
+%!   for z = [false true]
+%!     ops{end+1} = {rnd(90, 70, cls{1}, z), rnd(70, 50, cls{1}, z), 0};
+%!     ops{end+1} = {rnd(300, 129, cls{1}, z), rnd(129, 65, cls{1}, !z), 40000};
+%!     ops{end+1} = {rnd(1, 2000, cls{1}, z), rnd(2000, 1, cls{1}), 0};
+%!   endfor
+%! endfor
+%! run = @(o) tilemm (o{1}, o{2}, "backend", "gpu", "max_device_bytes", o{3});
+%! warm = @() cellfun (run, ops, "UniformOutput", false);
+%! dev = tilemm_info ().device_in_use + 1;
+%! warm ();
+%! s0 = __tilemm_stats__ (); free0 = tilemm_info ().devices(dev).free_memory;
+%! errors = 0; faults = {"malloc:1", "host:1", "memcpy:3", "launch:2"};
+%! for t = 1:10000
+%!   o = ops{mod (t, numel (ops)) + 1};
+%!   if (mod (t, 101) == 0)
+%!     setenv ("TILEMM_FAULT", faults{mod (t, 4) + 1});
+%!     try, run (o); catch, errors++; end_try_catch
+%!     unsetenv ("TILEMM_FAULT");
+%!   elseif (mod (t, 103) == 0)
+%!     try, tilemm (o{1}, o{2}, "backend", "gpu", "colour", "red"); catch, errors++; end_try_catch
+%!   elseif (mod (t, 107) == 0)
+%!     try, tilemm (o{1}, o{1}, "backend", "gpu"); catch, errors++; end_try_catch
+%!   elseif (mod (t, 109) == 0)
+%!     try, run ({o{1}, o{2}, 8}); catch, errors++; end_try_catch
+%!   else
+%!     run (o);
+%!   endif
+%! endfor
+%! warm ();
+%! s1 = __tilemm_stats__ (); free1 = tilemm_info ().devices(dev).free_memory;
+%! assert (errors >= 250);
+%! assert ([s1.device_bytes_held, s1.pinned_bytes_held], [s0.device_bytes_held, s0.pinned_bytes_held]);
+%! assert (abs (free1 - free0) <= 2^21, sprintf ("device free %d then %d bytes", free0, free1));
+
 */
