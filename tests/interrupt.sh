@@ -70,6 +70,7 @@ watchdog=$!
 wait "$octave_pid" 2>/dev/null
 kill "$watchdog" 2>/dev/null
 sed -n '/ready/,$p' "$work/out"
+echo   # the session's last prompt has no newline
 if [ "$ok" = 1 ] && ! grep -q "finished without interrupt" "$work/out"; then
   echo "$name: 1 passed, 0 failed, 0 skipped"
   exit 0

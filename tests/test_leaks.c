@@ -44,6 +44,19 @@
 #include "cuda_runtime_api.h" /* the stand-in runtime's books (tests/mock_cuda) */
 #endif
 
+/* Gives back everything tilemm keeps on the GPU between calls: the backend's buffers, streams,
+ * events and pinned ring, and (real CUDA build) the kernels' pool of split-k workspaces. */
+#ifdef TILEMM_TEST_GPU
+void tilemm_cuda_kernels_release (void); /* kernels.h, which needs the CUDA headers */
+#endif
+static void release_all (void)
+{
+  tilemm_cuda_release ();
+#ifdef TILEMM_TEST_GPU
+  tilemm_cuda_kernels_release ();
+#endif
+}
+
 #ifndef TILEMM_LEAKS_CALLS
 #define TILEMM_LEAKS_CALLS 10000
 #endif
@@ -349,7 +362,9 @@ static void one_call (int gpu, mix_counts *mc)
 
 int main (int argc, char **argv)
 {
-  const char *name = argc > 1 ? argv[1] : "test_leaks";
+  /* The name on the counts line: the first argument, else the program's own (test_leaks_mock…). */
+  const char *slash = strrchr (argv[0], '/');
+  const char *name = argc > 1 ? argv[1] : slash ? slash + 1 : argv[0];
   if (!getenv ("TILEMM_LEAKS_NO_RERUN"))
     rerun_without_tcache (argv);
   tilemm_error err = { TILEMM_OK, "" };
@@ -363,7 +378,7 @@ int main (int argc, char **argv)
   CHECK_CASE ("warm-up: 300 mixed calls");
   for (int i = 0; i < 300; i++)
     one_call (gpu, &warm);
-  tilemm_cuda_release ();
+  release_all ();
   const size_t host0 = host_bytes_in_use (), dev0 = device_bytes_in_use ();
 
   CHECK_CASE ("%d mixed calls: every status what the call demands, sampled results right",
@@ -386,7 +401,7 @@ int main (int argc, char **argv)
   CHECK_CASE ("GPU buffers: bounded while held, none after release");
   CHECK (tilemm_cuda_bytes_held () <= ((size_t) 64 << 20), "holds %zu bytes",
          tilemm_cuda_bytes_held ());
-  tilemm_cuda_release ();
+  release_all ();
   CHECK (tilemm_cuda_bytes_held () == 0 && tilemm_cuda_pinned_bytes_held () == 0,
          "after release: %zu device, %zu pinned bytes held", tilemm_cuda_bytes_held (),
          tilemm_cuda_pinned_bytes_held ());
