@@ -14,9 +14,11 @@
  *                    (tests/valgrind.sh), which proves every host byte is given back;
  *   test_leaks_mock  core + the CUDA backend on the stand-in runtime (tests/mock_cuda): the GPU
  *                    path's faults and stops, its device and pinned bytes, streams and events
- *                    counted by the runtime's own books;
+ *                    counted by the runtime's own books; and every fault and every stop of one
+ *                    product in panels (every_fault_and_stop);
  *   test_leaks_gpu   core + the real CUDA backend, for the GPU machine (skips its GPU part
- *                    without one): device memory in use by cudaMemGetInfo.
+ *                    without one): device memory in use by cudaMemGetInfo, and every fault and
+ *                    every stop on the real runtime.
  * Host memory is also compared with glibc's mallinfo2 (bytes in use), with glibc's per-thread
  * cache of freed chunks turned off (the program runs itself again with GLIBC_TUNABLES set): that
  * cache counts as "in use" and grows with every new size freed.  Any leaked block is a chunk of
@@ -358,6 +360,106 @@ static void one_call (int gpu, mix_counts *mc)
   free (c);
 }
 
+/* ---------------------------------------------------------------- every fault, every stop */
+
+/* On whatever runtime this build has (the stand-in, or the real GPU): a double product in panels
+ * on the GPU path; for every N, the Nth operation of each kind fails (TILEMM_FAULT) and for every
+ * poll a stop comes there.  A fault must give its status and leave tilemm holding nothing; a stop
+ * must give TILEMM_EINTERRUPTED and keep exactly what was held; after either, the next call gives
+ * the very bits of a call that was never disturbed (products are reproducible bit for bit). */
+static void every_fault_and_stop (void)
+{
+  const int64_t m = 300, k = 200, n = 310;
+  const size_t bytes_c = (size_t) (m * n) * sizeof (double);
+  double *a = random_buffer ((size_t) (m * k), 0), *b = random_buffer ((size_t) (k * n), 0);
+  double *good = malloc (bytes_c), *c = malloc (bytes_c);
+  tilemm_view va, vb, vgood, vc;
+  tilemm_view_init (&va, TILEMM_DOUBLE, m, k, m, a);
+  tilemm_view_init (&vb, TILEMM_DOUBLE, k, n, k, b);
+  tilemm_view_init (&vgood, TILEMM_DOUBLE, m, n, m, good);
+  tilemm_view_init (&vc, TILEMM_DOUBLE, m, n, m, c);
+  const tilemm_limits limits = { sizeof (double) * (size_t) (m * k + k * n + m * n) / 4 };
+  tilemm_plan plan;
+  tilemm_error err = { TILEMM_OK, "" };
+  tilemm_status s = tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, m, n, k, &limits);
+  CHECK_CASE ("every injected fault on this runtime: its status, nothing held, the next call right");
+  CHECK (s == TILEMM_OK && tilemm_plan_panel_count (&plan) > 1, "plan: %s, %lld panels",
+         tilemm_strerror (s), (long long) tilemm_plan_panel_count (&plan));
+  s = tilemm_multiply (&plan, &va, &vb, &vgood, &err);
+  CHECK (s == TILEMM_OK, "undisturbed: %s", err.detail);
+  static const struct {
+    const char *name;
+    tilemm_fault_kind kind;
+    tilemm_status want;
+  } kinds[] = { { "malloc", TILEMM_FAULT_MALLOC, TILEMM_EDEVMEM },
+                { "host", TILEMM_FAULT_HOST, TILEMM_ENOMEM },
+                { "memcpy", TILEMM_FAULT_MEMCPY, TILEMM_ECUDA },
+                { "launch", TILEMM_FAULT_LAUNCH, TILEMM_ECUDA } };
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+    {
+      int injected = 0;
+      for (long nth = 1; nth < 100000; nth++)
+        {
+          if (kinds[i].kind == TILEMM_FAULT_MALLOC || kinds[i].kind == TILEMM_FAULT_HOST)
+            release_all (); /* allocations happen only when nothing is held */
+          char spec[64];
+          snprintf (spec, sizeof spec, "%s:%ld", kinds[i].name, nth);
+          setenv ("TILEMM_FAULT", spec, 1);
+          s = tilemm_multiply (&plan, &va, &vb, &vc, &err);
+          const long seen = tilemm_fault_count (kinds[i].kind);
+          unsetenv ("TILEMM_FAULT");
+          if (s == TILEMM_OK)
+            {
+              CHECK (seen < nth && memcmp (c, good, bytes_c) == 0,
+                     "%s: %ld operations and none failed, or a wrong result", spec, seen);
+              break;
+            }
+          injected++;
+          CHECK (s == kinds[i].want, "%s: %s (%s)", spec, tilemm_strerror (s), err.detail);
+          CHECK (tilemm_cuda_bytes_held () == 0 && tilemm_cuda_pinned_bytes_held () == 0,
+                 "%s: %zu device, %zu pinned bytes still held", spec, tilemm_cuda_bytes_held (),
+                 tilemm_cuda_pinned_bytes_held ());
+          s = tilemm_multiply (&plan, &va, &vb, &vc, &err);
+          CHECK (s == TILEMM_OK && memcmp (c, good, bytes_c) == 0, "%s: the next call: %s", spec,
+                 err.detail);
+        }
+      printf ("  %s: %d failures injected\n", kinds[i].name, injected);
+      CHECK (injected > 0, "no %s to fail", kinds[i].name);
+    }
+
+  CHECK_CASE ("a stop at every poll on this runtime: interrupted, buffers kept, the next call right");
+  s = tilemm_multiply (&plan, &va, &vb, &vc, &err);
+  const size_t held = tilemm_cuda_bytes_held (), pinned = tilemm_cuda_pinned_bytes_held ();
+  int stopped = 0;
+  for (int after = 1; after < 100000; after++)
+    {
+      stop_state state = { 0, after };
+      const tilemm_stop stop = { stop_at, &state };
+      s = tilemm_multiply_stoppable (&plan, &va, &vb, &vc, &stop, &err);
+      if (s == TILEMM_OK)
+        {
+          CHECK (state.polls < after && memcmp (c, good, bytes_c) == 0,
+                 "poll %d said stop and the product went on, or a wrong result", after);
+          break;
+        }
+      stopped++;
+      CHECK (s == TILEMM_EINTERRUPTED && state.polls == after, "stop at poll %d: %s", after,
+             tilemm_strerror (s));
+      CHECK (tilemm_cuda_bytes_held () == held && tilemm_cuda_pinned_bytes_held () == pinned,
+             "stop at poll %d: held %zu / %zu, was %zu / %zu", after, tilemm_cuda_bytes_held (),
+             tilemm_cuda_pinned_bytes_held (), held, pinned);
+      s = tilemm_multiply (&plan, &va, &vb, &vc, &err);
+      CHECK (s == TILEMM_OK && memcmp (c, good, bytes_c) == 0, "after a stop at poll %d: %s",
+             after, err.detail);
+    }
+  printf ("  stopped at each of %d polls\n", stopped);
+  CHECK (stopped > 1, "only %d polls", stopped);
+  free (a);
+  free (b);
+  free (good);
+  free (c);
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main (int argc, char **argv)
@@ -367,6 +469,11 @@ int main (int argc, char **argv)
   const char *name = argc > 1 ? argv[1] : slash ? slash + 1 : argv[0];
   if (!getenv ("TILEMM_LEAKS_NO_RERUN"))
     rerun_without_tcache (argv);
+#ifdef TILEMM_TEST_MOCK
+  /* Small staging chunks: the stand-in allocates and fills its pinned memory for real, and
+   * every fault makes it do so again. */
+  setenv ("TILEMM_STAGING_KB", "256", 0);
+#endif
   tilemm_error err = { TILEMM_OK, "" };
   const int gpu = tilemm_cuda_probe (&err) == TILEMM_OK;
   unsetenv ("TILEMM_FAULT");
@@ -397,6 +504,11 @@ int main (int argc, char **argv)
   if (gpu)
     CHECK (mc.gpu_runs > 0 && mc.faults_hit > 0, "no GPU runs (%ld) or faults hit (%ld)",
            mc.gpu_runs, mc.faults_hit);
+
+  if (gpu)
+    every_fault_and_stop ();
+  else
+    check_skip ("every injected fault and every stop on the GPU path", "no usable GPU here");
 
   CHECK_CASE ("GPU buffers: bounded while held, none after release");
   CHECK (tilemm_cuda_bytes_held () <= ((size_t) 64 << 20), "holds %zu bytes",
