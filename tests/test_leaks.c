@@ -469,6 +469,11 @@ int main (int argc, char **argv)
   const char *name = argc > 1 ? argv[1] : slash ? slash + 1 : argv[0];
   if (!getenv ("TILEMM_LEAKS_NO_RERUN"))
     rerun_without_tcache (argv);
+#ifdef TILEMM_TEST_GPU
+  /* Every kernel loaded with the context, before the baseline: loaded lazily, a variant first
+   * used later would add its code to the device memory in use. */
+  setenv ("CUDA_MODULE_LOADING", "EAGER", 0);
+#endif
 #ifdef TILEMM_TEST_MOCK
   /* Small staging chunks: the stand-in allocates and fills its pinned memory for real, and
    * every fault makes it do so again. */
