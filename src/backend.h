@@ -17,9 +17,17 @@ extern "C" {
 
 /* ---------------------------------------------------------------- CPU */
 
-/* C = A·B on the host by the tiled plan.  Operands already checked by tilemm_check_operands. */
+/* Whether the host asked a product to stop (tilemm_stop, tilemm.h); stop may be NULL. */
+static inline int tilemm_stop_requested (const tilemm_stop *stop)
+{
+  return stop && stop->should_stop && stop->should_stop (stop->arg) != 0;
+}
+
+/* C = A·B on the host by the tiled plan.  Operands already checked by tilemm_check_operands.
+ * stop (may be NULL) is polled before each panel and each batch of tile rows. */
 tilemm_status tilemm_cpu_multiply (const tilemm_plan *plan, const tilemm_view *a,
-                                   const tilemm_view *b, const tilemm_view *c, tilemm_error *err);
+                                   const tilemm_view *b, const tilemm_view *c,
+                                   const tilemm_stop *stop, tilemm_error *err);
 
 /* ---------------------------------------------------------------- CUDA */
 
@@ -46,9 +54,11 @@ int tilemm_cuda_current_device (void);
 
 /* C = A·B for host-memory views: upload, compute with our kernels, download.  Device buffers and
  * the stream are created on first use and kept for later calls; on any failure everything this
- * call allocated is freed and the next call starts clean. */
+ * call allocated is freed and the next call starts clean.  stop (may be NULL) is polled before
+ * each step's kernel; on a stop the work already enqueued is waited for and the buffers kept. */
 tilemm_status tilemm_cuda_multiply (const tilemm_plan *plan, const tilemm_view *a,
-                                    const tilemm_view *b, const tilemm_view *c, tilemm_error *err);
+                                    const tilemm_view *b, const tilemm_view *c,
+                                    const tilemm_stop *stop, tilemm_error *err);
 
 /* Frees every device buffer, stream and pinned buffer tilemm holds (hosts call it at exit). */
 void tilemm_cuda_release (void);

@@ -109,29 +109,27 @@ static cpu_operands cpu_panel_operands (const tilemm_plan *plan, const tilemm_pa
   return op;
 }
 
-static void cpu_run_panel (tilemm_type type, const cpu_operands *op)
+/* Returns 1 when the stop callback stopped the panel part way. */
+static int cpu_run_panel (tilemm_type type, const cpu_operands *op, const tilemm_stop *stop)
 {
   switch (type)
     {
     case TILEMM_SINGLE:
-      cpu_panel_s (op);
-      break;
+      return cpu_panel_s (op, stop);
     case TILEMM_DOUBLE:
-      cpu_panel_d (op);
-      break;
+      return cpu_panel_d (op, stop);
     case TILEMM_COMPLEX_SINGLE:
-      cpu_panel_c (op);
-      break;
+      return cpu_panel_c (op, stop);
     case TILEMM_COMPLEX_DOUBLE:
-      cpu_panel_z (op);
-      break;
+      return cpu_panel_z (op, stop);
     default:
-      break;   /* unreachable: tilemm_cpu_multiply checked the type */
+      return 0;   /* unreachable: tilemm_cpu_multiply checked the type */
     }
 }
 
 tilemm_status tilemm_cpu_multiply (const tilemm_plan *plan, const tilemm_view *a,
-                                   const tilemm_view *b, const tilemm_view *c, tilemm_error *err)
+                                   const tilemm_view *b, const tilemm_view *c,
+                                   const tilemm_stop *stop, tilemm_error *err)
 {
   if ((int) plan->type < 0 || plan->type >= TILEMM_NTYPES)
     return tilemm_error_set (err, TILEMM_ETYPE, "cpu backend: unknown element type %d",
@@ -156,7 +154,9 @@ tilemm_status tilemm_cpu_multiply (const tilemm_plan *plan, const tilemm_view *a
         return tilemm_error_set (err, TILEMM_EINVAL, "cpu backend: panel %lld of %lld missing",
                                  (long long) i, (long long) npanels);
       const cpu_operands op = cpu_panel_operands (plan, &panel, a, b, c);
-      cpu_run_panel (plan->type, &op);
+      if ((i > 0 && tilemm_stop_requested (stop)) || cpu_run_panel (plan->type, &op, stop))
+        return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted in panel %lld of %lld",
+                                 (long long) i + 1, (long long) npanels);
     }
   return tilemm_error_set (err, TILEMM_OK, NULL);
 }

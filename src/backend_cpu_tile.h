@@ -173,16 +173,27 @@ static void TILE_FN (cpu_tile) (TILE_FN (cpu_tiles) * restrict t, const cpu_oper
 }
 
 /* Every block tile of one panel, spread over the threads.  The tiles are the per-thread buffers'
- * only users, so they live on each thread's stack (at most CPU_TILES_MAX_BYTES). */
-static void TILE_FN (cpu_panel) (const cpu_operands *op)
+ * only users, so they live on each thread's stack (at most CPU_TILES_MAX_BYTES).  With a stop
+ * callback the tiles go in batches of whole tile rows (4 tiles a thread or more), and the
+ * callback is polled on this thread between batches: it need not be thread-safe, and no thread
+ * leaves an OpenMP loop early.  Returns 1 when stopped. */
+static int TILE_FN (cpu_panel) (const cpu_operands *op, const tilemm_stop *stop)
 {
   const int64_t tiles_down = ceil_div (op->ct.height, op->tile_rows);
   const int64_t tiles_across = ceil_div (op->ct.width, op->tile_cols);
   const int64_t ntiles = tiles_down * tiles_across;
+  int64_t batch = ntiles;
+  if (stop && stop->should_stop)
+    batch = ceil_div (4 * (int64_t) op->threads, tiles_across) * tiles_across;
+  for (int64_t first = 0; first < ntiles; first += batch)
+    {
+      if (first > 0 && tilemm_stop_requested (stop))
+        return 1;
+      const int64_t last = ntiles - first < batch ? ntiles : first + batch;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic) num_threads(op->threads) if (ntiles > 1)
+#pragma omp parallel for schedule(dynamic) num_threads(op->threads) if (last - first > 1)
 #endif
-  for (int64_t tile = 0; tile < ntiles; tile++)
+  for (int64_t tile = first; tile < last; tile++)
     {
       TILE_FN (cpu_tiles) t;
       const int64_t r0 = (tile / tiles_across) * op->tile_rows;
@@ -193,6 +204,8 @@ static void TILE_FN (cpu_panel) (const cpu_operands *op)
                                                                 : op->tile_cols);
       TILE_FN (cpu_tile) (&t, op, r0, c0, rows, cols);
     }
+    }
+  return 0;
 }
 
 #undef TILE_LANES

@@ -55,6 +55,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "fault.h"
 #include "host_pages.h"
 #include "kernels.h"
 #include "parallel_copy.h"
@@ -295,6 +296,20 @@ void workspace_recover (void)
     }
 }
 
+/* After a stop: wait for everything enqueued (copies into the pinned ring and the buffers,
+ * kernels), so the workspace is idle and consistent, and keep it for the next call.  If waiting
+ * fails the device has a real error: free and reset as after any failure. */
+void workspace_drain (void)
+{
+  cudaStream_t *streams[] = { &ws.up, &ws.down, &ws.comp[0], &ws.comp[1] };
+  for (cudaStream_t *s : streams)
+    if (*s && cudaStreamSynchronize (*s) != cudaSuccess)
+      {
+        workspace_recover ();
+        return;
+      }
+}
+
 /* Creates the fixed events; on failure destroys those made and leaves ws.events false. */
 tilemm_status create_events (tilemm_error *err)
 {
@@ -382,16 +397,21 @@ tilemm_status workspace_reserve (const size_t bytes[NBUF], size_t ring, tilemm_e
           ws.capacity[i] = 0;
           CUDA_TRY (cudaFree (old), "cudaFree(%s)", buffer_name[i]);
         }
-      CUDA_TRY (cudaMalloc (&ws.buffer[i], bytes[i]), "cudaMalloc(%s, %zu bytes)", buffer_name[i],
-                bytes[i]);
+      CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MALLOC, cudaErrorMemoryAllocation,
+                                 cudaMalloc (&ws.buffer[i], bytes[i])),
+                "cudaMalloc(%s, %zu bytes)", buffer_name[i], bytes[i]);
       ws.capacity[i] = bytes[i];
     }
   if (!ws.pinned)
     {
       const size_t pinned = 2 * (size_t) config ().chunks * config ().chunk_bytes;
       void *p = nullptr;
-      CUDA_TRY (cudaHostAlloc (&p, pinned, cudaHostAllocDefault),
-                "cudaHostAlloc(pinned staging, %zu bytes)", pinned);
+      const cudaError_t e = TILEMM_FAULT_OR (TILEMM_FAULT_HOST, cudaErrorMemoryAllocation,
+                                             cudaHostAlloc (&p, pinned, cudaHostAllocDefault));
+      if (e != cudaSuccess) /* host memory that ran out, not the GPU's: ENOMEM, not EDEVMEM */
+        return tilemm_error_set (err, e == cudaErrorMemoryAllocation ? TILEMM_ENOMEM : TILEMM_ECUDA,
+                                 "cudaHostAlloc(pinned staging, %zu bytes): %s", pinned,
+                                 cudaGetErrorString (e));
       ws.pinned = (unsigned char *) p;
       ws.pinned_bytes = pinned;
     }
@@ -499,7 +519,8 @@ struct step
 /* ---------------------------------------------------------------- one product */
 
 tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const tilemm_view *b,
-                            const tilemm_view *c, tilemm_cuda_stats *st, tilemm_error *err)
+                            const tilemm_view *c, const tilemm_stop *stop, tilemm_cuda_stats *st,
+                            tilemm_error *err)
 {
   const settings &cfg = config ();
   const size_t es = tilemm_type_size (plan->type);
@@ -691,6 +712,9 @@ tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const
              && (steps[comp_next].y < S || dy_done > steps[comp_next].y - S))
         {
           const int64_t j = comp_next;
+          if (j > 0 && tilemm_stop_requested (stop)) /* between steps; the caller drains */
+            return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted before step %lld of %lld",
+                                     (long long) j + 1, (long long) N);
           const step &sp = steps[j];
           cudaStream_t s = ws.comp[j % NCOMP];
           CUDA_TRY (cudaStreamWaitEvent (s, ev_x[sp.part], 0), "cudaStreamWaitEvent");
@@ -731,9 +755,10 @@ tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const
             }
           const int chunk = (int) (down_count % (unsigned long long) ndown);
           const unit u = next_unit (p, dcur, down_unit);
-          CUDA_TRY (cudaMemcpyAsync (down_stage + (size_t) chunk * cfg.chunk_bytes,
+          CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
+                    cudaMemcpyAsync (down_stage + (size_t) chunk * cfg.chunk_bytes,
                                      p.dev + (size_t) u.line * p.width + u.off, u.bytes (),
-                                     cudaMemcpyDeviceToHost, ws.down),
+                                     cudaMemcpyDeviceToHost, ws.down)),
                     "cudaMemcpyAsync(C, %zu bytes, device to host)", u.bytes ());
           CUDA_TRY (cudaEventRecord (ws.down_ev[chunk], ws.down), "cudaEventRecord");
           down_count++;
@@ -804,8 +829,9 @@ tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const
               tilemm_parallel_copy_2d (stage, u.len, p.host + (size_t) u.line * p.pitch + u.off,
                                        p.pitch, u.len, (size_t) u.lines, threads);
               st->copy_in_ms += ms_since (t0);
-              CUDA_TRY (cudaMemcpyAsync (p.dev + (size_t) u.line * p.width + u.off, stage,
-                                         u.bytes (), cudaMemcpyHostToDevice, ws.up),
+              CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
+                        cudaMemcpyAsync (p.dev + (size_t) u.line * p.width + u.off, stage,
+                                         u.bytes (), cudaMemcpyHostToDevice, ws.up)),
                         "cudaMemcpyAsync(%s, %zu bytes, host to device)",
                         uphase == 0 ? "B" : "A", u.bytes ());
               CUDA_TRY (cudaEventRecord (ws.up_ev[chunk], ws.up), "cudaEventRecord");
@@ -938,9 +964,11 @@ tilemm_status tilemm_cuda_device_info (int index, tilemm_device_info *info, tile
 }
 
 tilemm_status tilemm_cuda_multiply (const tilemm_plan *plan, const tilemm_view *a,
-                                    const tilemm_view *b, const tilemm_view *c, tilemm_error *err)
+                                    const tilemm_view *b, const tilemm_view *c,
+                                    const tilemm_stop *stop, tilemm_error *err)
 {
   std::lock_guard<std::mutex> lock (ws_mutex);
+  tilemm_fault_begin (); /* TILEMM_FAULT, a test hook: read per product (fault.h) */
   tilemm_status status = probe (err);
   if (status != TILEMM_OK)
     return status;
@@ -964,8 +992,10 @@ tilemm_status tilemm_cuda_multiply (const tilemm_plan *plan, const tilemm_view *
   tilemm_cuda_stats st;
   memset (&st, 0, sizeof st);
   st.calls = last_stats.calls + 1;
-  status = run_pipeline (plan, a, b, c, &st, err);
-  if (status != TILEMM_OK)
+  status = run_pipeline (plan, a, b, c, stop, &st, err);
+  if (status == TILEMM_EINTERRUPTED)
+    workspace_drain ();
+  else if (status != TILEMM_OK)
     workspace_recover ();
   st.ok = status == TILEMM_OK;
   st.total_ms = ms_since (t0);

@@ -34,8 +34,10 @@ int tilemm_cuda_current_device (void)
 }
 
 tilemm_status tilemm_cuda_multiply (const tilemm_plan *plan, const tilemm_view *a,
-                                    const tilemm_view *b, const tilemm_view *c, tilemm_error *err)
+                                    const tilemm_view *b, const tilemm_view *c,
+                                    const tilemm_stop *stop, tilemm_error *err)
 {
+  (void) stop;
   (void) plan;
   (void) a;
   (void) b;

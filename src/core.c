@@ -50,6 +50,13 @@ tilemm_status tilemm_check_operands (const tilemm_plan *plan, const tilemm_view 
 tilemm_status tilemm_multiply (const tilemm_plan *plan, const tilemm_view *a, const tilemm_view *b,
                                const tilemm_view *c, tilemm_error *err)
 {
+  return tilemm_multiply_stoppable (plan, a, b, c, NULL, err);
+}
+
+tilemm_status tilemm_multiply_stoppable (const tilemm_plan *plan, const tilemm_view *a,
+                                         const tilemm_view *b, const tilemm_view *c,
+                                         const tilemm_stop *stop, tilemm_error *err)
+{
   tilemm_status status = tilemm_check_operands (plan, a, b, c);
   if (status != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
@@ -58,9 +65,9 @@ tilemm_status tilemm_multiply (const tilemm_plan *plan, const tilemm_view *a, co
   switch (plan->backend)
     {
     case TILEMM_BACKEND_CPU:
-      return tilemm_cpu_multiply (plan, a, b, c, err);
+      return tilemm_cpu_multiply (plan, a, b, c, stop, err);
     case TILEMM_BACKEND_CUDA:
-      return tilemm_cuda_multiply (plan, a, b, c, err);
+      return tilemm_cuda_multiply (plan, a, b, c, stop, err);
     default:
       return tilemm_error_set (err, TILEMM_EBACKEND, "unknown backend %d", (int) plan->backend);
     }

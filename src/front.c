@@ -15,6 +15,8 @@ void tilemm_options_init (tilemm_options *options)
 {
   options->backend = TILEMM_CHOOSE_AUTO;
   options->max_device_bytes = 0;
+  options->stop.should_stop = NULL;
+  options->stop.arg = NULL;
 }
 
 static int same_ignoring_case (const char *a, const char *b)
@@ -146,7 +148,7 @@ tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options 
       || (status = tilemm_plan_make (&plan, decision->backend, type, m, r->n, r->k, &limits))
            != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
-  return tilemm_multiply (&plan, &va, &vb, &vc, err);
+  return tilemm_multiply_stoppable (&plan, &va, &vb, &vc, &options->stop, err);
 }
 
 int tilemm_imag_all_zero (tilemm_type complex_type, const void *data, size_t count)
@@ -201,6 +203,8 @@ const char *tilemm_advice (tilemm_status status)
       return "tilemm released its GPU buffers; the next call starts afresh.";
     case TILEMM_EOVERFLOW:
       return "Multiply smaller pieces.";
+    case TILEMM_EINTERRUPTED:
+      return "tilemm is ready for the next call.";
     default:
       return "";
     }

@@ -24,6 +24,8 @@ typedef enum {
 typedef struct {
   tilemm_backend_choice backend;
   size_t max_device_bytes;   /* 0: no limit */
+  tilemm_stop stop;          /* not a user option: the host's interrupt poll (Ctrl-C), or
+                                none (tilemm_options_init); see tilemm_stop in tilemm.h */
 } tilemm_options;
 
 /* An option value as a front end sees it: a string, a real scalar, or something else. */

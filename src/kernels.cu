@@ -10,6 +10,7 @@
 #include <mutex>
 #include <stdint.h>
 
+#include "fault.h"
 #include "kernels.h"
 #include "kernels_dmma.cuh"
 #include "kernels_guide.cuh"
@@ -531,8 +532,9 @@ extern "C" tilemm_status tilemm_cuda_launch (int variant, tilemm_type type, tile
   if (c.width > (int64_t) 0x7fffffff * 16)
     return tilemm_error_set (err, TILEMM_EOVERFLOW, "C' is %lld wide: too many blocks",
                              (long long) c.width);
-  kernel->launch (c, x, y, stream);
-  const cudaError_t e = cudaGetLastError ();
+  /* TILEMM_FAULT=launch:N (fault.h): the Nth launch of a product fails, and does not run. */
+  const cudaError_t e = TILEMM_FAULT_OR (TILEMM_FAULT_LAUNCH, cudaErrorInvalidValue,
+                                         (kernel->launch (c, x, y, stream), cudaGetLastError ()));
   if (e != cudaSuccess)
     return tilemm_error_set (err, TILEMM_ECUDA,
                              "launching CUDA kernel variant %d for %s (%lldx%lldx%lld): %s",

@@ -22,6 +22,7 @@ static const struct {
   [TILEMM_ECUDA] = { "cuda", "a CUDA call failed" },
   [TILEMM_EBACKEND] = { "nobackend", "this build of tilemm does not have the requested backend" },
   [TILEMM_EOPTION] = { "badoption", "bad option" },
+  [TILEMM_EINTERRUPTED] = { "interrupted", "interrupted" },
 };
 
 static int status_valid (tilemm_status status)

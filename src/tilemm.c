@@ -174,6 +174,9 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   if (nrhs < 2)
     mexErrMsgIdAndTxt ("tilemm:nargin", "two matrices needed; %s", tilemm_usage);
   const mxArray *a = prhs[0], *b = prhs[1];
+  /* No interrupt poll here (o.stop stays empty): the documented mex API has none
+   * (utIsInterruptPending is undocumented MATLAB), so a mex product runs to its end; the
+   * oct-file front end, tilemm_oct.cc, polls Octave's Ctrl-C flag between panels and steps. */
   const tilemm_options o = parse_options (nrhs - 2, prhs + 2);
   const tilemm_operand da = describe (a), db = describe (b);
   tilemm_decision d;
@@ -433,6 +436,160 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %! A = randi ([-50 50], 45, 70); B = randi ([-50 50], 70, 38);
 %! assert (tilemm (A, B, "backend", "cpu"), A * B);
 
+## Numerics: tilemm and `*` against a reference of about twice double precision.  ref_split cuts
+## A's rows and B's columns into slices of beta bits, beta = floor ((53 - log2 (k)) / 2), so that
+## every product of two slices is a sum of k integer multiples of one unit, below 2^53 units: it is
+## exact in ANY order of summation, even computed by `*`.  The slice products are added with
+## TwoSum, every rounding error kept: the reference errs by at most u·|A·B| + O(u²)·|A|·|B|,
+## far below the errors measured (the first test checks it on data with known answers).
+%!function [s, e] = two_sum (a, b)
+%!  s = a + b; z = s - a; e = (a - (s - z)) + (b - z);
+%!endfunction
+%!function S = split_slices (X, dim, beta)
+%!  top = 2 .^ ceil (log2 (max (abs (X), [], dim) + realmin));   # per row (dim 2) or column
+%!  S = {};
+%!  for i = 1:80
+%!    if (! any (X(:)))
+%!      break;
+%!    endif
+%!    unit = top * 2^(-beta * i);
+%!    s = round (X ./ unit) .* unit;   # at most beta bits of each element, exactly
+%!    S{end+1} = s;
+%!    X -= s;                          # exact: what is left is below half a unit
+%!  endfor
+%!endfunction
+%!function R = ref_split (A, B)
+%!  A = double (A); B = double (B);   # single data is exact in double
+%!  if (iscomplex (A) || iscomplex (B))
+%!    ar = real (A); ai = imag (A); br = real (B); bi = imag (B);
+%!    R = complex (ref_split ([ar, -ai], [br; bi]), ref_split ([ar, ai], [bi; br]));
+%!    return;
+%!  endif
+%!  beta = floor ((53 - ceil (log2 (max (columns (A), 2)))) / 2);
+%!  As = split_slices (A, 2, beta); Bs = split_slices (B, 1, beta);
+%!  hi = zeros (rows (A), columns (B)); lo = hi;
+%!  for i = 1:numel (As)
+%!    for j = 1:numel (Bs)
+%!      [hi, e] = two_sum (hi, As{i} * Bs{j});
+%!      lo += e;
+%!    endfor
+%!  endfor
+%!  R = hi + lo;
+%!endfunction
+%!function [A, B, S, W] = cancelling (m, p, r, n, cls, scale)
+%!  ## Rows whose products cancel: A = [X, -X, S], B = [Y; Y; W], k shuffled, so A·B = S·W
+%!  ## exactly while the partial sums reach |X|·|Y| ~ scale², far above the result.
+%!  X = scale * (2 * rand (m, p) - 1); Y = scale * (2 * rand (p, n) - 1);
+%!  S = 2 * rand (m, r) - 1; W = 2 * rand (r, n) - 1;
+%!  q = randperm (2 * p + r);
+%!  A = cast ([X, -X, S](:, q), cls); B = cast ([Y; Y; W](q, :), cls);
+%!endfunction
+%!function check_accuracy (A, B, backend)
+%!  ## e = |C - ref| ./ (|A|·|B|) elementwise, u the unit roundoff of the result's class:
+%!  ## - the guarantee: e <= (k + 2)·u, twice that for complex (the worst case of any summation
+%!  ##   order; complex products add a rounding of their own);
+%!  ## - against `*`: max (e) <= max (4·max (e_*), 2·sqrt (k)·u).  Rounding errors of a sum of k
+%!  ##   terms add up like a random walk: typically sqrt (k)·u for a sum in k order, as tilemm's
+%!  ##   CPU backend and each GPU thread sum, while a BLAS that sums in blocks errs less.  So tilemm
+%!  ##   may err up to 4 times as much as `*` (different orders, different luck), or up to twice
+%!  ##   the typical error of a plain sum where `*` is luckier than that.
+%!  C = tilemm (A, B, "backend", backend);
+%!  R = A * B;
+%!  assert (class (C), class (R));
+%!  ref = ref_split (A, B);
+%!  u = double (eps (class (R))) / 2;
+%!  k = columns (A);
+%!  scale = abs (double (A)) * abs (double (B));
+%!  e_t = max ((abs (double (C) - ref) ./ scale)(:));
+%!  e_m = max ((abs (double (R) - ref) ./ scale)(:));
+%!  worst = (k + 2) * u * (1 + iscomplex (C));
+%!  assert (e_t <= worst, sprintf ("%s: error %.3g u above the bound %.3g u", backend, e_t / u, worst / u));
+%!  limit = max (4 * e_m, 2 * sqrt (k) * u);
+%!  assert (e_t <= limit, sprintf ("%s: error %.3g u, `*` %.3g u: above %.3g u", backend, e_t / u,
+%!                                 e_m / u, limit / u));
+%!endfunction
+%!function check_numerics (backend)
+%!  rand ("state", 7);
+%!  ## Long dot products: k = 100000 (the result a scalar), every type.
+%!  for cls = {"double", "single"}
+%!    for z = [false true]
+%!      check_accuracy (rnd (1, 100000, cls{1}, z), rnd (100000, 1, cls{1}, z), backend);
+%!    endfor
+%!    check_accuracy (cast (rand (1, 100000), cls{1}), cast (rand (100000, 1), cls{1}), backend);
+%!  endfor
+%!  ## Large k in a matrix product: 64×20000 · 20000×64; same-sign data (errors do not cancel).
+%!  check_accuracy (rnd (64, 20000), rnd (20000, 64), backend);
+%!  check_accuracy (rnd (64, 20000, "single"), rnd (20000, 64, "single"), backend);
+%!  check_accuracy (single (rand (64, 20000)), single (rand (20000, 64)), backend);
+%!  check_accuracy (rnd (40, 5000, "double", true), rnd (5000, 30, "double", true), backend);
+%!  ## Cancellation: partial sums 10^16 (double) or 10^6 (single) times the result.
+%!  [A, B] = cancelling (16, 2000, 50, 16, "double", 1e8);
+%!  check_accuracy (A, B, backend);
+%!  [A, B] = cancelling (16, 2000, 50, 16, "single", 1e3);
+%!  check_accuracy (A, B, backend);
+%!  [A, B] = cancelling (33, 3000, 40, 65, "double", 1e8);
+%!  check_accuracy (complex (A, fliplr (A)), B, backend);
+%!  ## Integers: exact in double while |sums| < 2^53, in single while < 2^24, whatever the order.
+%!  A = randi ([-2^12, 2^12], 64, 3000); B = randi ([-2^12, 2^12], 3000, 50);
+%!  assert (tilemm (A, B, "backend", backend), A * B);
+%!  assert (tilemm (single (A / 2^7), single (B / 2^7), "backend", backend), single (A / 2^7) * single (B / 2^7));
+%!  Z = complex (A, randi ([-2^12, 2^12], 64, 3000)); W = complex (B, randi ([-2^12, 2^12], 3000, 50));
+%!  assert (tilemm (Z, W, "backend", backend), Z * W);
+%!  assert (tilemm (Z, B, "backend", backend), Z * B);
+%!  assert (tilemm (A, W, "backend", backend), A * W);
+%!endfunction
+%!test
+%! ## The reference: exact on integers; on cancelling rows it finds S·W, within S·W's own rounding.
+%! rand ("state", 3);
+%! A = randi ([-2^20, 2^20], 30, 500); B = randi ([-2^20, 2^20], 500, 20);
+%! assert (ref_split (A, B), A * B);
+%! [A, B, S, W] = cancelling (16, 2000, 50, 16, "double", 1e8);
+%! assert (ref_split (A, B), S * W, 2 * 50 * eps);
+%! assert (abs (A * B - S * W) > 1e4 * eps);   # what `*` loses there: the test is not trivial
+%! a = rand (1, 1000); b = rand (1000, 1);
+%! assert (ref_split (a, b), sum (a .* b'), 1000 * eps);
+%!test check_numerics ("cpu");
+%!testif ; gpu_usable ()
+%! check_numerics ("gpu");
+
+## NaN and Inf in larger products (every tile and panel path), for every type: Inf·0 is NaN, a
+## NaN anywhere in a sum gives NaN, Inf - Inf is NaN, a finite sum that overflows is ±Inf.  Only
+## A holds them here: with non-finite values in a complex B the NaN/Inf parts of a complex result
+## depend on how the multiplication is carried out (see the next test).
+%!function check_nonfinite (backend, varargin)
+%!  for cls = {"double", "single"}
+%!    for z = [false true]
+%!      A = rnd (70, 90, cls{1}, z); B = rnd (90, 65, cls{1}, z);
+%!      A(3, 10) = Inf; B(10, :) = 0; B(10, 7) = 2;     # Inf·0: NaN but in column 7 (Inf)
+%!      A(8, 20) = NaN;                                   # row 8 all NaN
+%!      A(12, 30:31) = Inf; B(30:31, :) = 1; B(31, 5) = -1;   # Inf - Inf at (12, 5)
+%!      big = realmax (cls{1}) / 2;
+%!      A(20, 1:4) = big; A(21, 1:4) = -big; B(1:4, :) = 0; B(1:4, 9) = 2;  # ±Inf at (20:21, 9)
+%!      check_product (A, B, "backend", backend, varargin{:});
+%!      check_product (A, real (B), "backend", backend, varargin{:});
+%!      check_product (real (A), B, "backend", backend, varargin{:});
+%!    endfor
+%!  endfor
+%!endfunction
+%!test check_nonfinite ("cpu");
+%!test check_nonfinite ("cpu", "max_device_bytes", 20000);
+%!testif ; gpu_usable ()
+%! check_nonfinite ("gpu");
+%! check_nonfinite ("gpu", "max_device_bytes", 20000);
+%!test
+%! ## Non-finite values in a complex B.  `*` multiplies a real A by a complex B as two real
+%! ## products (A·real (B), A·imag (B)); tilemm makes A complex, so 0·Inf terms can put a NaN in
+%! ## a part `*` leaves finite (1·(0 + Inf i) is NaN + Inf i, `*` gives 0 + Inf i).  The same
+%! ## elements are non-finite; their parts may differ.  (A documented limit.)
+%! for cls = {"double", "single"}
+%!   A = rnd (20, 30, cls{1}); B = rnd (30, 25, cls{1}, true);
+%!   B(4, 6) = complex (1, Inf); B(9, 2) = complex (NaN, 0);
+%!   C = tilemm (A, B, "backend", "cpu"); R = A * B;
+%!   assert (isfinite (C), isfinite (R));
+%!   fin = isfinite (R);
+%!   assert (C(fin), R(fin), 8 * 30 * eps (cls{1}));
+%! endfor
+
 ## Panels: a small "max_device_bytes" cuts the product into panels; the result is identical.
 %!test
 %! A = rnd (150, 90); B = rnd (90, 170);
@@ -666,5 +823,94 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %! assert (s1.pinned_bytes_held, s0.pinned_bytes_held);
 %! assert (abs (s1.device_free - s0.device_free) <= 2^21,
 %!         sprintf ("device free %d then %d bytes", s0.device_free, s1.device_free));
+
+## Fault injection on the GPU (TILEMM_FAULT=KIND:N, a hidden test hook: src/fault.h): for every
+## N, the Nth device allocation, pinned allocation, copy or kernel launch of a product fails; the
+## call raises its error, tilemm holds no GPU or pinned memory after it, and the next call is right.
+%!function gpu_release ()
+%!  ## A product whose first copy fails frees everything tilemm holds (what a fault does).
+%!  setenv ("TILEMM_FAULT", "memcpy:1");
+%!  unwind_protect
+%!    try, tilemm (ones (300), ones (300), "backend", "gpu"); catch, end_try_catch
+%!  unwind_protect_cleanup
+%!    unsetenv ("TILEMM_FAULT");
+%!  end_unwind_protect
+%!endfunction
+%!testif ; stats_usable ()
+%! A = rnd (700, 300); B = rnd (300, 500);
+%! opts = {"backend", "gpu", "max_device_bytes", 8 * (700 * 300 + 300 * 500 + 700 * 500) / 3};
+%! good = tilemm (A, B, opts{:});
+%! kinds = {"malloc", "tilemm:outofmemory"; "host", "tilemm:outofmemory";
+%!          "memcpy", "tilemm:cuda"; "launch", "tilemm:cuda"};
+%! for i = 1:rows (kinds)
+%!   injected = 0;
+%!   for n = 1:2000
+%!     if (any (strcmp (kinds{i, 1}, {"malloc", "host"})))
+%!       gpu_release ();   # allocations happen only when nothing is held
+%!     endif
+%!     id = "";
+%!     setenv ("TILEMM_FAULT", sprintf ("%s:%d", kinds{i, 1}, n));
+%!     unwind_protect
+%!       try
+%!         C = tilemm (A, B, opts{:});
+%!       catch e
+%!         id = e.identifier;
+%!       end_try_catch
+%!     unwind_protect_cleanup
+%!       unsetenv ("TILEMM_FAULT");
+%!     end_unwind_protect
+%!     if (isempty (id))
+%!       assert (C, good);   # fewer than n such operations: nothing failed
+%!       break;
+%!     endif
+%!     injected++;
+%!     assert (id, kinds{i, 2});
+%!     s = __tilemm_stats__ ();
+%!     assert ([s.ok, s.device_bytes_held, s.pinned_bytes_held], [0 0 0]);
+%!     assert (tilemm (A, B, opts{:}), good);
+%!   endfor
+%!   assert (injected > 0, sprintf ("no %s to fail", kinds{i, 1}));
+%! endfor
+
+## Leaks on the GPU: 10,000 mixed calls (sizes, single/double/complex, panels, errors: bad options,
+## nonconformant operands, a limit too small, injected faults) hold, after the same warm-up pass,
+## the same device and pinned bytes, and leave the same device memory free (cudaMemGetInfo).
+%!testif ; stats_usable ()
+%! rand ("state", 11);
+%! ops = {};
+%! for cls = {"double", "single"}
+%!   for z = [false true]
+%!     ops{end+1} = {rnd(90, 70, cls{1}, z), rnd(70, 50, cls{1}, z), 0};
+%!     ops{end+1} = {rnd(300, 129, cls{1}, z), rnd(129, 65, cls{1}, !z), 40000};
+%!     ops{end+1} = {rnd(1, 2000, cls{1}, z), rnd(2000, 1, cls{1}), 0};
+%!   endfor
+%! endfor
+%! run = @(o) tilemm (o{1}, o{2}, "backend", "gpu", "max_device_bytes", o{3});
+%! warm = @() cellfun (run, ops, "UniformOutput", false);
+%! dev = tilemm_info ().device_in_use + 1;
+%! warm ();
+%! s0 = __tilemm_stats__ (); free0 = tilemm_info ().devices(dev).free_memory;
+%! errors = 0; faults = {"malloc:1", "host:1", "memcpy:3", "launch:2"};
+%! for t = 1:10000
+%!   o = ops{mod (t, numel (ops)) + 1};
+%!   if (mod (t, 101) == 0)
+%!     setenv ("TILEMM_FAULT", faults{mod (t, 4) + 1});
+%!     try, run (o); catch, errors++; end_try_catch
+%!     unsetenv ("TILEMM_FAULT");
+%!   elseif (mod (t, 103) == 0)
+%!     try, tilemm (o{1}, o{2}, "backend", "gpu", "colour", "red"); catch, errors++; end_try_catch
+%!   elseif (mod (t, 107) == 0)
+%!     try, tilemm (o{1}, o{1}, "backend", "gpu"); catch, errors++; end_try_catch
+%!   elseif (mod (t, 109) == 0)
+%!     try, run ({o{1}, o{2}, 8}); catch, errors++; end_try_catch
+%!   else
+%!     run (o);
+%!   endif
+%! endfor
+%! warm ();
+%! s1 = __tilemm_stats__ (); free1 = tilemm_info ().devices(dev).free_memory;
+%! assert (errors >= 250);
+%! assert ([s1.device_bytes_held, s1.pinned_bytes_held], [s0.device_bytes_held, s0.pinned_bytes_held]);
+%! assert (abs (free1 - free0) <= 2^21, sprintf ("device free %d then %d bytes", free0, free1));
 
 */

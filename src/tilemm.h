@@ -35,6 +35,7 @@ typedef enum {
   TILEMM_ECUDA,       /* a CUDA call failed (the error detail names it)                   */
   TILEMM_EBACKEND,    /* the plan names a backend this build does not have                */
   TILEMM_EOPTION,     /* an unknown option, or a bad option value (front ends)            */
+  TILEMM_EINTERRUPTED, /* the host asked to stop (tilemm_stop); C is partly written       */
   TILEMM_NSTATUS
 } tilemm_status;
 
@@ -189,6 +190,21 @@ int tilemm_plan_panel (const tilemm_plan *plan, int64_t index, tilemm_panel *pan
  * its previous contents are never read).  Runs plan->backend.  err may be NULL. */
 tilemm_status tilemm_multiply (const tilemm_plan *plan, const tilemm_view *a, const tilemm_view *b,
                                const tilemm_view *c, tilemm_error *err);
+
+/* A host's way to stop a long product (Ctrl-C).  should_stop(arg) is polled on the calling
+ * thread between panels, GPU steps and batches of CPU tile rows, never inside a tile or a kernel;
+ * when it returns nonzero the product stops, in-flight GPU work is waited for (the buffers stay
+ * consistent and are kept), and TILEMM_EINTERRUPTED is returned.  It must not longjmp or throw
+ * (the core is C and holds locks), only answer; the host raises its own interrupt afterwards. */
+typedef struct {
+  int (*should_stop) (void *arg);   /* NULL: never stop */
+  void *arg;
+} tilemm_stop;
+
+/* tilemm_multiply with a stop callback (stop may be NULL). */
+tilemm_status tilemm_multiply_stoppable (const tilemm_plan *plan, const tilemm_view *a,
+                                         const tilemm_view *b, const tilemm_view *c,
+                                         const tilemm_stop *stop, tilemm_error *err);
 
 /* Checks that a, b, c form a product the plan describes: types, sizes, strides. */
 tilemm_status tilemm_check_operands (const tilemm_plan *plan, const tilemm_view *a,

@@ -11,6 +11,7 @@
 
 #include <octave/oct.h>
 #include <octave/parse.h>
+#include <octave/quit.h>
 
 #include <memory>
 #include <string>
@@ -35,10 +36,27 @@ struct release_at_unload
   error_with_id (id.c_str (), "%s. %s", detail, tilemm_advice (err.status));
 }
 
+// Ctrl-C.  Octave's SIGINT handler only sets these flags; octave_quit () turns them into an
+// interrupt exception.  The core polls this between panels, GPU steps and CPU tile rows: it only
+// reads the flags (an exception must not cross the C core, which holds the GPU lock), and after
+// the core has stopped cleanly octave_quit () below raises Octave's own interrupt.
+int interrupt_pending (void *)
+{
+  return octave_signal_caught || octave_interrupt_state > 0;
+}
+
+[[noreturn]] void fail_run (const tilemm_error &err)
+{
+  if (err.status == TILEMM_EINTERRUPTED)
+    octave_quit ();   // throws Octave's interrupt when the flag is still up
+  fail (err);
+}
+
 tilemm_options parse_options (const octave_value_list &args)
 {
   tilemm_options o;
   tilemm_options_init (&o);
+  o.stop.should_stop = interrupt_pending;
   const int nopt = args.length () - 2;
   if (nopt % 2 != 0)
     error_with_id ("tilemm:badoption", "options come in name, value pairs; %s", tilemm_usage);
@@ -149,12 +167,12 @@ octave_value compute (const tilemm_decision &d, const tilemm_options &o, const o
     {
       Real c = uninitialised<Real> (result_dims);   // the product writes every element
       if (tilemm_run (&d, &o, pa, pb, c.fortran_vec (), &err) != TILEMM_OK)
-        fail (err);
+        fail_run (err);
       return octave_value (c);
     }
   Cplx c = uninitialised<Cplx> (result_dims);
   if (tilemm_run (&d, &o, pa, pb, c.fortran_vec (), &err) != TILEMM_OK)
-    fail (err);
+    fail_run (err);
   const tilemm_type type = single ? TILEMM_COMPLEX_SINGLE : TILEMM_COMPLEX_DOUBLE;
   if (tilemm_imag_all_zero (type, c.data (), c.numel ()))
     {

@@ -20,4 +20,8 @@ tail -6 "$out/configure.log"
 echo "== make"; make -j"$(nproc)" > "$out/make.log" 2>&1 || { tail -30 "$out/make.log"; exit 1; }
 echo "== make check"; make -j1 check > "$out/check.log" 2>&1
 cp tests/*.log "$out/" 2>/dev/null
-tests/sum-counts tests/c-tests.sh.log tests/bist.sh.log tests/installed.sh.log
+echo "== Ctrl-C during a GPU product"
+TILEMM_BUILDDIR=$PWD TILEMM_INTERRUPT_BACKEND=gpu tests/interrupt.sh > tests/interrupt-gpu.log 2>&1
+cp tests/interrupt-gpu.log "$out/"
+tests/sum-counts tests/c-tests.sh.log tests/valgrind.sh.log tests/bist.sh.log tests/interrupt.sh.log \
+  tests/interrupt-gpu.log tests/installed.sh.log

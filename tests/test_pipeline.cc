@@ -24,77 +24,11 @@
 
 #include "backend.h"
 #include "check.h"
+#include "fault.h"
 #include "kernels.h"
 #include "tilemm.h"
 
-// ---------------------------------------------------------------- the stand-in kernel
-
-namespace
-{
-struct launch
-{
-  tilemm_type type;
-  tilemm_matrix c, x, y;
-};
-
-template <typename T> void multiply (const launch &l)
-{
-  const T *x = (const T *) l.x.elements, *y = (const T *) l.y.elements;
-  T *c = (T *) l.c.elements;
-  for (int64_t r = 0; r < l.c.height; r++)
-    for (int64_t j = 0; j < l.c.width; j++)
-      {
-        T acc = T (0);
-        for (int64_t q = 0; q < l.x.width; q++)
-          acc += x[r * l.x.stride + q] * y[q * l.y.stride + j];
-        c[r * l.c.stride + j] = acc;
-      }
-}
-
-void run_launch (void *arg)
-{
-  launch *l = (launch *) arg;
-  switch (l->type)
-    {
-    case TILEMM_SINGLE: multiply<float> (*l); break;
-    case TILEMM_DOUBLE: multiply<double> (*l); break;
-    case TILEMM_COMPLEX_SINGLE: multiply<std::complex<float>> (*l); break;
-    default: multiply<std::complex<double>> (*l); break;
-    }
-  delete l;
-}
-
-int launches_bad = 0;
-} // namespace
-
-extern "C" tilemm_status tilemm_cuda_launch (int variant, tilemm_type type, tilemm_matrix c,
-                                             tilemm_matrix x, tilemm_matrix y,
-                                             cudaStream_t stream, tilemm_error *err)
-{
-  if (variant != 3)
-    return tilemm_error_set (err, TILEMM_EINVAL, "no variant %d", variant);
-  if (c.height != x.height || c.width != y.width || x.width != y.height || c.stride < c.width
-      || x.stride < x.width || y.stride < y.width)
-    {
-      launches_bad++;
-      return tilemm_error_set (err, TILEMM_ESHAPE, "bad launch shapes");
-    }
-  mock_cuda_enqueue (stream, run_launch, new launch{ type, c, x, y });
-  return TILEMM_OK;
-}
-
-extern "C" int tilemm_cuda_kernel_shape (int variant, tilemm_type type, int *tile_rows,
-                                         int *tile_cols, int *tile_depth, int *pad, int *threads)
-{
-  (void) type;
-  if (variant != 3)
-    return 0;
-  *tile_rows = *tile_cols = 128;
-  *tile_depth = 8;
-  *pad = 0;
-  *threads = 256;
-  return 1;
-}
+// The stand-in kernel (tilemm_cuda_launch) lives in tests/mock_cuda/mock_kernels.cc.
 
 // ---------------------------------------------------------------- matrices
 
@@ -264,7 +198,8 @@ void product_case (tilemm_type t, int64_t m, int64_t n, int64_t k, size_t limit,
       tilemm_cuda_last_stats (&st);
       CHECK (st.ok && st.steps >= (limit ? 2 : 1), "order %d: steps %lld", o, st.steps);
     }
-  CHECK (launches_bad == 0, "%d launches with bad shapes", launches_bad);
+  CHECK (mock_kernels_bad_launches () == 0, "%d launches with bad shapes",
+         mock_kernels_bad_launches ());
 }
 
 void release_case (void)
@@ -351,6 +286,128 @@ void large_result_case (void)
   tilemm_cuda_last_stats (&st);
   CHECK (st.steps > 1, "steps %lld: one panel should be cut into steps", st.steps);
 }
+
+// TILEMM_FAULT=KIND:N for every N from 1 until a product has fewer than N operations of that
+// kind: each injected failure must give `want`, leave nothing behind (by the runtime's own books:
+// device and pinned bytes, streams, events, queued work), and the next call must succeed with
+// the very result of a call that never failed.  `held`: start with the buffers already held
+// (copies and launches fail mid-pipeline with work in flight), else from nothing (allocations).
+void fault_case (const char *kind, tilemm_fault_kind fk, tilemm_status want, bool held)
+{
+  CHECK_CASE ("TILEMM_FAULT=%s:N for every N, %s", kind, held ? "buffers held" : "from nothing");
+  const host_matrix a = make (TILEMM_DOUBLE, 100, 60, 101, true);
+  const host_matrix b = make (TILEMM_DOUBLE, 60, 110, 60, true);
+  const tilemm_plan plan = gpu_plan (TILEMM_DOUBLE, 100, 110, 60, 30000); // panels, 2 slots
+  host_matrix good = make (TILEMM_DOUBLE, 100, 110, 100, false);
+  tilemm_error err = { TILEMM_OK, "" };
+  unsetenv ("TILEMM_FAULT");
+  tilemm_status s = tilemm_multiply (&plan, &a.v, &b.v, &good.v, &err);
+  CHECK (s == TILEMM_OK, "without a fault: %s", err.detail);
+  int injected = 0;
+  for (long n = 1; n < 100000; n++)
+    {
+      if (held)
+        s = tilemm_multiply (&plan, &a.v, &b.v, &good.v, &err);
+      else
+        tilemm_cuda_release ();
+      char spec[64];
+      snprintf (spec, sizeof spec, "%s:%ld", kind, n);
+      setenv ("TILEMM_FAULT", spec, 1);
+      host_matrix c = make (TILEMM_DOUBLE, 100, 110, 100, false);
+      s = tilemm_multiply (&plan, &a.v, &b.v, &c.v, &err);
+      const long seen = tilemm_fault_count (fk);
+      unsetenv ("TILEMM_FAULT");
+      if (s == TILEMM_OK)
+        {
+          CHECK (seen < n, "%s: %ld operations seen and none failed", spec, seen);
+          CHECK (same_elements (c, good), "%s: wrong result", spec);
+          break;
+        }
+      injected++;
+      CHECK (s == want, "%s: got %s (%s), want %s", spec, tilemm_strerror (s), err.detail,
+             tilemm_strerror (want));
+      CHECK (tilemm_cuda_bytes_held () == 0 && mock_cuda_device_bytes () == 0
+               && tilemm_cuda_pinned_bytes_held () == 0 && mock_cuda_pinned_bytes () == 0
+               && mock_cuda_live_objects () == 0 && mock_cuda_pending_ops () == 0,
+             "%s: left %zu device, %zu pinned bytes, %d objects, %zu queued", spec,
+             mock_cuda_device_bytes (), mock_cuda_pinned_bytes (), mock_cuda_live_objects (),
+             mock_cuda_pending_ops ());
+      host_matrix next = make (TILEMM_DOUBLE, 100, 110, 100, false);
+      s = tilemm_multiply (&plan, &a.v, &b.v, &next.v, &err);
+      CHECK (s == TILEMM_OK && same_elements (next, good), "%s: the next call: %s", spec,
+             err.detail);
+    }
+  CHECK (injected >= 1, "no %s operation to fail", kind);
+  printf ("  %s (%s): %d failures injected\n", kind, held ? "held" : "from nothing", injected);
+}
+
+// A stop callback that answers "stop" at its `after`th poll.
+struct stop_after
+{
+  int polls, after;
+};
+int stop_after_poll (void *arg)
+{
+  stop_after *s = (stop_after *) arg;
+  return ++s->polls >= s->after;
+}
+
+// For every poll at which the product could stop: TILEMM_EINTERRUPTED, the GPU idle (nothing
+// queued), its buffers, pinned ring, streams and events kept as they were, and the next call right.
+void interrupt_case (tilemm_backend backend, size_t limit)
+{
+  CHECK_CASE ("a stop at every poll (%s, limit %zu): interrupted cleanly, the next call works",
+              tilemm_backend_name (backend), limit);
+  const host_matrix a = make (TILEMM_SINGLE, 300, 200, 300, true);
+  const host_matrix b = make (TILEMM_SINGLE, 200, 310, 200, true);
+  tilemm_plan plan;
+  const tilemm_limits lim = { limit };
+  tilemm_plan_make (&plan, backend, TILEMM_SINGLE, 300, 310, 200, &lim);
+  if (backend == TILEMM_BACKEND_CUDA)
+    {
+      plan.variant = 3;
+      if (limit == 0) // one panel: in steps, so there is something to stop between
+        plan.step_cols = plan.step_rows = 64;
+    }
+  plan.threads = 2;
+  host_matrix good = make (TILEMM_SINGLE, 300, 310, 300, false);
+  tilemm_error err = { TILEMM_OK, "" };
+  tilemm_status s = tilemm_multiply (&plan, &a.v, &b.v, &good.v, &err);
+  CHECK (s == TILEMM_OK, "without a stop: %s", err.detail);
+  const size_t held = tilemm_cuda_bytes_held (), pinned = tilemm_cuda_pinned_bytes_held ();
+  const int objects = mock_cuda_live_objects ();
+  int stopped = 0;
+  for (int after = 1; after < 100000; after++)
+    {
+      stop_after state = { 0, after };
+      const tilemm_stop stop = { stop_after_poll, &state };
+      host_matrix c = make (TILEMM_SINGLE, 300, 310, 300, false);
+      s = tilemm_multiply_stoppable (&plan, &a.v, &b.v, &c.v, &stop, &err);
+      if (s == TILEMM_OK)
+        {
+          CHECK (state.polls < after, "poll %d said stop and the product went on", after);
+          CHECK (same_elements (c, good), "a product that was not stopped is wrong");
+          break;
+        }
+      stopped++;
+      CHECK (s == TILEMM_EINTERRUPTED && state.polls == after, "stop at poll %d: %s after %d polls",
+             after, tilemm_strerror (s), state.polls);
+      CHECK (mock_cuda_pending_ops () == 0, "stop at poll %d: %zu operations still queued", after,
+             mock_cuda_pending_ops ());
+      CHECK (tilemm_cuda_bytes_held () == held && mock_cuda_device_bytes () == held
+               && tilemm_cuda_pinned_bytes_held () == pinned && mock_cuda_live_objects () == objects,
+             "stop at poll %d: held %zu (was %zu), pinned %zu (was %zu), objects %d (were %d)",
+             after, tilemm_cuda_bytes_held (), held, tilemm_cuda_pinned_bytes_held (), pinned,
+             mock_cuda_live_objects (), objects);
+      host_matrix next = make (TILEMM_SINGLE, 300, 310, 300, false);
+      s = tilemm_multiply (&plan, &a.v, &b.v, &next.v, &err);
+      CHECK (s == TILEMM_OK && same_elements (next, good), "after a stop at poll %d: %s", after,
+             err.detail);
+    }
+  CHECK (stopped >= 2, "only %d polls: nothing to stop between", stopped);
+  printf ("  %s, limit %zu: stopped at each of %d polls\n", tilemm_backend_name (backend), limit,
+          stopped);
+}
 } // namespace
 
 int main (int argc, char **argv)
@@ -400,6 +457,15 @@ int main (int argc, char **argv)
   steady_case ();
   large_result_case ();
   failure_case ();
+  fault_case ("malloc", TILEMM_FAULT_MALLOC, TILEMM_EDEVMEM, false);
+  fault_case ("host", TILEMM_FAULT_HOST, TILEMM_ENOMEM, false);
+  fault_case ("memcpy", TILEMM_FAULT_MEMCPY, TILEMM_ECUDA, false);
+  fault_case ("memcpy", TILEMM_FAULT_MEMCPY, TILEMM_ECUDA, true);
+  fault_case ("launch", TILEMM_FAULT_LAUNCH, TILEMM_ECUDA, true);
+  interrupt_case (TILEMM_BACKEND_CUDA, 0);
+  interrupt_case (TILEMM_BACKEND_CUDA, 4 * 60000);
+  interrupt_case (TILEMM_BACKEND_CPU, 0);
+  interrupt_case (TILEMM_BACKEND_CPU, 4 * 60000);
   release_case ();
   char label[64];
   snprintf (label, sizeof label, "test_pipeline_%s", getenv ("TILEMM_TEST_PIPELINE_CHILD"));

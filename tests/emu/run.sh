@@ -10,7 +10,7 @@ mkdir -p "$B"
 FLAGS="-std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -Itests/emu -Isrc -Itests -DTILEMM_VERSION=\"0.1.0\""
 for f in emu.cc test_emu.cc; do g++ $FLAGS -c tests/emu/$f -o "$B/${f%.cc}.o" & done
 g++ $FLAGS -x c++ -c src/kernels.cu -o "$B/kernels.o" &
-for f in status view plan; do gcc -std=c11 -O1 -g -fsanitize=address,undefined -Isrc -DTILEMM_VERSION='"0.1.0"' -c src/$f.c -o "$B/$f.o" & done
+for f in status view plan fault; do gcc -std=c11 -O1 -g -fsanitize=address,undefined -Isrc -DTILEMM_VERSION='"0.1.0"' -c src/$f.c -o "$B/$f.o" & done
 wait
-g++ -fsanitize=address,undefined "$B"/emu.o "$B"/test_emu.o "$B"/kernels.o "$B"/status.o "$B"/view.o "$B"/plan.o -lm -o "$B/test_emu"
+g++ -fsanitize=address,undefined "$B"/emu.o "$B"/test_emu.o "$B"/kernels.o "$B"/status.o "$B"/view.o "$B"/plan.o "$B"/fault.o -lm -o "$B/test_emu"
 [ "${BUILD_ONLY:-0}" = 1 ] || ASAN_OPTIONS=detect_stack_use_after_return=0 "$B/test_emu" "$@"

@@ -15,7 +15,10 @@ int tilemm_cuda_device_count (void) { return 1; }
 tilemm_status tilemm_cuda_device_info (int, tilemm_device_info *, tilemm_error *) { return TILEMM_OK; }
 int tilemm_cuda_current_device (void) { return 0; }
 tilemm_status tilemm_cuda_multiply (const tilemm_plan *, const tilemm_view *, const tilemm_view *,
-                                    const tilemm_view *, tilemm_error *) { return TILEMM_ENOGPU; }
+                                    const tilemm_view *, const tilemm_stop *, tilemm_error *)
+{
+  return TILEMM_ENOGPU;
+}
 void tilemm_cuda_release (void) {}
 size_t tilemm_cuda_bytes_held (void) { return 0; }
 tilemm_status tilemm_multiply (const tilemm_plan *, const tilemm_view *, const tilemm_view *,

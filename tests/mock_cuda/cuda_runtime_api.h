@@ -88,6 +88,10 @@ int mock_cuda_live_objects (void);
 void mock_cuda_fail_malloc_over (size_t bytes);
 /* Operations run so far, and the most that were ever queued at once on all streams. */
 unsigned long long mock_cuda_ops_run (void);
+/* Operations enqueued on all streams and not yet run (0: the device is idle). */
+size_t mock_cuda_pending_ops (void);
+/* Launches of the stand-in kernel (mock_kernels.cc) with inconsistent shapes. */
+int mock_kernels_bad_launches (void);
 
 #ifdef __cplusplus
 }

@@ -367,5 +367,12 @@ size_t mock_cuda_pinned_bytes (void)
 int mock_cuda_live_objects (void) { return (int) (streams.size () + events.size ()); }
 void mock_cuda_fail_malloc_over (size_t bytes) { fail_over = bytes; }
 unsigned long long mock_cuda_ops_run (void) { return ops_run; }
+size_t mock_cuda_pending_ops (void)
+{
+  size_t n = 0;
+  for (mock_stream *s : streams)
+    n += s->ops.size ();
+  return n;
+}
 
 } // extern "C"

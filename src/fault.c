@@ -1,0 +1,56 @@
+/* fault.c — the TILEMM_FAULT test hook (see fault.h).
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fault.h"
+
+static const char *const kind_names[TILEMM_FAULT_NKINDS] = { "malloc", "host", "memcpy",
+                                                              "launch" };
+
+/* This product's armed fault (kind < 0: none) and its counts; reset by every begin. */
+static struct {
+  int kind;
+  long nth;
+  long count[TILEMM_FAULT_NKINDS];
+} fault = { -1, 0, { 0 } };
+
+void tilemm_fault_begin (void)
+{
+  fault.kind = -1;
+  fault.nth = 0;
+  memset (fault.count, 0, sizeof fault.count);
+  const char *spec = getenv ("TILEMM_FAULT");
+  if (!spec || !*spec)
+    return;
+  const char *colon = strchr (spec, ':');
+  if (!colon)
+    return;
+  for (int k = 0; k < TILEMM_FAULT_NKINDS; k++)
+    if (strlen (kind_names[k]) == (size_t) (colon - spec)
+        && strncmp (spec, kind_names[k], (size_t) (colon - spec)) == 0)
+      {
+        char *end = NULL;
+        const long n = strtol (colon + 1, &end, 10);
+        if (end != colon + 1 && *end == '\0' && n >= 1)
+          {
+            fault.kind = k;
+            fault.nth = n;
+          }
+      }
+}
+
+int tilemm_fault_hit (tilemm_fault_kind kind)
+{
+  if ((int) kind < 0 || kind >= TILEMM_FAULT_NKINDS)
+    return 0;
+  fault.count[kind]++;
+  return fault.kind == (int) kind && fault.count[kind] == fault.nth;
+}
+
+long tilemm_fault_count (tilemm_fault_kind kind)
+{
+  return (int) kind >= 0 && kind < TILEMM_FAULT_NKINDS ? fault.count[kind] : 0;
+}

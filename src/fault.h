@@ -1,0 +1,50 @@
+/* fault.h — a hidden test hook that makes one CUDA call of a product fail on purpose.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ *
+ * Not a user option: tests set the environment variable TILEMM_FAULT to "KIND:N" and the Nth
+ * operation of that kind in each GPU product that starts while it is set fails as if the
+ * runtime had refused it; the product then takes its ordinary error path.  The kinds:
+ *   malloc  device allocations (cudaMalloc)          -> TILEMM_EDEVMEM
+ *   host    pinned host allocations (cudaHostAlloc)  -> TILEMM_ENOMEM
+ *   memcpy  copies (cudaMemcpyAsync)                  -> TILEMM_ECUDA
+ *   launch  kernel launches (tilemm_cuda_launch)      -> TILEMM_ECUDA
+ * The variable is read when each product starts (tilemm_fault_begin) and the counts start from
+ * zero then, so nothing carries over from one call to the next; unset, a hook costs an increment
+ * and a comparison.  Callers hold the CUDA backend's lock, so the counts need no atomics.
+ * Plain C, no CUDA header: the hook returns whether to fail, the call site picks the error. */
+#ifndef TILEMM_FAULT_H
+#define TILEMM_FAULT_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  TILEMM_FAULT_MALLOC = 0,
+  TILEMM_FAULT_HOST,
+  TILEMM_FAULT_MEMCPY,
+  TILEMM_FAULT_LAUNCH,
+  TILEMM_FAULT_NKINDS
+} tilemm_fault_kind;
+
+/* Reads TILEMM_FAULT and zeroes the counts: call once at the start of each product. */
+void tilemm_fault_begin (void);
+
+/* Counts one operation of `kind`; 1 when it is the one to fail. */
+int tilemm_fault_hit (tilemm_fault_kind kind);
+
+/* Operations of `kind` counted since tilemm_fault_begin (tests use it to find every N). */
+long tilemm_fault_count (tilemm_fault_kind kind);
+
+/* The text put in the error detail of an injected failure. */
+#define TILEMM_FAULT_TEXT "injected by TILEMM_FAULT"
+
+/* `call`, or `injected` (a cudaError_t) without making the call when the hook says fail. */
+#define TILEMM_FAULT_OR(kind, injected, call) (tilemm_fault_hit (kind) ? (injected) : (call))
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILEMM_FAULT_H */

@@ -1,0 +1,80 @@
+#!/bin/bash
+# tests/interrupt.sh — Ctrl-C during a long product: an interactive octave-cli (the oct-file
+# front end from the build tree) starts a product that would run for a minute or more, gets
+# SIGINT (what Ctrl-C sends) a second in, must leave the product within a few seconds (tilemm.oct
+# polls Octave's interrupt flag between panels, steps and CPU tile rows), return to its prompt,
+# and then compute correctly.  Prints "interrupt: N passed, N failed, N skipped".
+#   TILEMM_INTERRUPT_BACKEND=gpu tests/interrupt.sh   on the GPU machine (a product in panels)
+#
+# Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+set -u
+builddir=${TILEMM_BUILDDIR:-.}
+backend=${TILEMM_INTERRUPT_BACKEND:-cpu}
+name=interrupt_$backend
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+if [ "$backend" = gpu ]; then
+  # A 32 MB limit cuts this product into dozens of panel rows, each sending A's 1.9 GB again:
+  # seconds on any GPU, far longer than the second before Ctrl-C.
+  product='A = rand (40000, 6000); B = rand (6000, 12000); opts = {"backend", "gpu", "max_device_bytes", 32e6};'
+else
+  product='A = rand (4000); B = rand (4000); opts = {"backend", "cpu"};'
+fi
+cat > "$work/session.m" <<OCTAVE
+addpath ("$builddir/src");
+$product
+C = tilemm (ones (2), ones (2), opts{:});
+printf ("ready\n"); fflush (stdout);
+t0 = tic;
+unwind_protect
+  C = tilemm (A, B, opts{:});
+  printf ("finished without interrupt in %.1f s\n", toc (t0));
+unwind_protect_cleanup
+  printf ("left the product after %.1f s\n", toc (t0)); fflush (stdout);
+end_unwind_protect
+OCTAVE
+cat > "$work/after.m" <<OCTAVE
+printf ("back at the prompt\n");
+assert (tilemm ([1 2; 3 4], [5 6; 7 8], opts{:}), [19 22; 43 50]);
+X = rand (400); Y = rand (300, 400)';
+assert (norm (tilemm (X, Y, opts{:}) - X * Y, 1) < 1e-12 * norm (abs (X) * abs (Y), 1));
+printf ("next calls fine\n"); fflush (stdout);
+OCTAVE
+mkfifo "$work/in"
+${OCTAVE:-octave-cli} --norc --no-history --interactive --no-line-editing < "$work/in" \
+  > "$work/out" 2>&1 &
+octave_pid=$!
+exec 3> "$work/in"
+echo "source ('$work/session.m')" >&3
+wait_for () {   # wait_for TEXT SECONDS
+  for _ in $(seq 1 $((2 * $2))); do
+    grep -q "$1" "$work/out" && return 0
+    kill -0 "$octave_pid" 2>/dev/null || return 1
+    sleep 0.5
+  done
+  return 1
+}
+ok=0
+if wait_for ready 120; then
+  sleep 1
+  kill -INT "$octave_pid"
+  if wait_for "left the product" 15; then
+    echo "source ('$work/after.m')" >&3
+    wait_for "next calls fine" 60 && ok=1
+  fi
+fi
+echo "exit" >&3
+exec 3>&-
+{ sleep 20; kill "$octave_pid" 2>/dev/null; } &
+watchdog=$!
+wait "$octave_pid" 2>/dev/null
+kill "$watchdog" 2>/dev/null
+sed -n '/ready/,$p' "$work/out"
+echo   # the session's last prompt has no newline
+if [ "$ok" = 1 ] && ! grep -q "finished without interrupt" "$work/out"; then
+  echo "$name: 1 passed, 0 failed, 0 skipped"
+  exit 0
+fi
+echo "FAIL: $name: Ctrl-C did not stop the product cleanly (session above)"
+echo "$name: 0 passed, 1 failed, 0 skipped"
+exit 1

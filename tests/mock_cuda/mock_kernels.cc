@@ -1,0 +1,88 @@
+// tests/mock_cuda/mock_kernels.cc — the stand-in for src/kernels.cu on the stand-in runtime: a
+// "kernel" that multiplies on the host, in the order the real kernels do (one multiply-add per k,
+// increasing k), on the device buffers it is given, run when the mock runtime runs its stream.
+// Shared by tests/test_pipeline.cc and tests/test_leaks.c (mock build).
+//
+// Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+
+#include <complex>
+
+#include "fault.h"
+#include "kernels.h"
+#include "tilemm.h"
+
+namespace
+{
+struct launch
+{
+  tilemm_type type;
+  tilemm_matrix c, x, y;
+};
+
+template <typename T> void multiply (const launch &l)
+{
+  const T *x = (const T *) l.x.elements, *y = (const T *) l.y.elements;
+  T *c = (T *) l.c.elements;
+  for (int64_t r = 0; r < l.c.height; r++)
+    for (int64_t j = 0; j < l.c.width; j++)
+      {
+        T acc = T (0);
+        for (int64_t q = 0; q < l.x.width; q++)
+          acc += x[r * l.x.stride + q] * y[q * l.y.stride + j];
+        c[r * l.c.stride + j] = acc;
+      }
+}
+
+void run_launch (void *arg)
+{
+  launch *l = (launch *) arg;
+  switch (l->type)
+    {
+    case TILEMM_SINGLE: multiply<float> (*l); break;
+    case TILEMM_DOUBLE: multiply<double> (*l); break;
+    case TILEMM_COMPLEX_SINGLE: multiply<std::complex<float>> (*l); break;
+    default: multiply<std::complex<double>> (*l); break;
+    }
+  delete l;
+}
+
+int launches_bad = 0;
+} // namespace
+
+extern "C" tilemm_status tilemm_cuda_launch (int variant, tilemm_type type, tilemm_matrix c,
+                                             tilemm_matrix x, tilemm_matrix y,
+                                             cudaStream_t stream, tilemm_error *err)
+{
+  if (variant < 1 || variant > 16)
+    return tilemm_error_set (err, TILEMM_EINVAL, "no variant %d", variant);
+  // The fault hook of the real launcher (src/kernels.cu), in the same place: before the launch.
+  if (tilemm_fault_hit (TILEMM_FAULT_LAUNCH))
+    return tilemm_error_set (err, TILEMM_ECUDA, "launching the stand-in kernel: %s",
+                             cudaGetErrorString (cudaErrorInvalidValue));
+  if (c.height != x.height || c.width != y.width || x.width != y.height || c.stride < c.width
+      || x.stride < x.width || y.stride < y.width)
+    {
+      launches_bad++;
+      return tilemm_error_set (err, TILEMM_ESHAPE, "bad launch shapes");
+    }
+  mock_cuda_enqueue (stream, run_launch, new launch{ type, c, x, y });
+  return TILEMM_OK;
+}
+
+extern "C" int tilemm_cuda_kernel_shape (int variant, tilemm_type type, int *tile_rows,
+                                         int *tile_cols, int *tile_depth, int *pad, int *threads)
+{
+  (void) type;
+  if (variant < 1 || variant > 16) // every variant is the one stand-in (the plan picks any)
+    return 0;
+  *tile_rows = *tile_cols = 128;
+  *tile_depth = 8;
+  *pad = 0;
+  *threads = 256;
+  return 1;
+}
+
+extern "C" int mock_kernels_bad_launches (void)
+{
+  return launches_bad;
+}
