@@ -4,6 +4,8 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
@@ -108,7 +110,9 @@ tilemm_status tilemm_decide (const tilemm_operand *a, const tilemm_operand *b,
       if (tilemm_plan_gpu_pays (decision->route.compute_type,
                                 decision->route.a_as_pairs ? 2 * decision->route.m
                                                            : decision->route.m,
-                                decision->route.n, decision->route.k)
+                                decision->route.b_split ? 2 * decision->route.n
+                                                        : decision->route.n,
+                                decision->route.k)
           && tilemm_cuda_probe (&probe_err) == TILEMM_OK)
         decision->backend = TILEMM_BACKEND_CUDA;
       else
@@ -117,10 +121,75 @@ tilemm_status tilemm_decide (const tilemm_operand *a, const tilemm_operand *b,
     }
 }
 
+/* Real A times complex B (route.b_split): B (k×n complex, interleaved) copied apart into the real
+ * k×2n matrix [re(B) im(B)], one real product into [re(C) im(C)] (m×2n), interleaved into C.
+ * Costs 2kn + 2mn elements of host memory for the duration of the call. */
+static tilemm_status run_split_b (const tilemm_decision *decision, const tilemm_options *options,
+                                  const void *a, const void *b, void *c, tilemm_error *err)
+{
+  const tilemm_route *r = &decision->route;
+  const size_t es = tilemm_type_size (r->compute_type);
+  const size_t kn = (size_t) r->k * (size_t) r->n, mn = (size_t) r->m * (size_t) r->n;
+  unsigned char *parts = malloc (2 * kn * es), *product = malloc (2 * mn * es);
+  if (!parts || !product)
+    {
+      free (parts);
+      free (product);
+      return tilemm_error_set (err, TILEMM_ENOMEM, "%s", tilemm_strerror (TILEMM_ENOMEM));
+    }
+  const int single = r->compute_type == TILEMM_SINGLE;
+  const ptrdiff_t nkn = (ptrdiff_t) kn, nmn = (ptrdiff_t) mn;
+  if (single)
+    {
+      const float *z = b;
+      float *re = (float *) parts, *im = re + kn;
+#pragma omp parallel for schedule (static) if (nkn > (1 << 16))
+      for (ptrdiff_t i = 0; i < nkn; i++)
+        re[i] = z[2 * i], im[i] = z[2 * i + 1];
+    }
+  else
+    {
+      const double *z = b;
+      double *re = (double *) parts, *im = re + kn;
+#pragma omp parallel for schedule (static) if (nkn > (1 << 16))
+      for (ptrdiff_t i = 0; i < nkn; i++)
+        re[i] = z[2 * i], im[i] = z[2 * i + 1];
+    }
+  tilemm_decision real = *decision;
+  real.route.b_split = 0;
+  real.route.result_complex = 0;
+  real.route.n = 2 * r->n;
+  const tilemm_status status = tilemm_run (&real, options, a, parts, product, err);
+  if (status == TILEMM_OK)
+    {
+      if (single)
+        {
+          const float *re = (const float *) product, *im = re + mn;
+          float *z = c;
+#pragma omp parallel for schedule (static) if (nmn > (1 << 16))
+          for (ptrdiff_t i = 0; i < nmn; i++)
+            z[2 * i] = re[i], z[2 * i + 1] = im[i];
+        }
+      else
+        {
+          const double *re = (const double *) product, *im = re + mn;
+          double *z = c;
+#pragma omp parallel for schedule (static) if (nmn > (1 << 16))
+          for (ptrdiff_t i = 0; i < nmn; i++)
+            z[2 * i] = re[i], z[2 * i + 1] = im[i];
+        }
+    }
+  free (parts);
+  free (product);
+  return status;
+}
+
 tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options *options,
                           const void *a, const void *b, void *c, tilemm_error *err)
 {
   const tilemm_route *r = &decision->route;
+  if (r->b_split)
+    return run_split_b (decision, options, a, b, c, err);
   const tilemm_type type = r->compute_type;
   /* Complex A times real B: A's (re, im) pairs read as a real (2m)×k matrix, C's as (2m)×n. */
   const int64_t m = r->a_as_pairs ? 2 * r->m : r->m;

@@ -63,9 +63,12 @@ tilemm_route tilemm_route_decide (const tilemm_operand *a, const tilemm_operand 
     route.action = TILEMM_ROUTE_COMPUTE;
 
   /* complex·real is a real product on A's interleaved data; real·complex has no such reading
-   * (B's real parts are two elements apart), so A is made complex there. */
+   * (B's real parts are two elements apart), so B's parts are copied apart for one real product
+   * (tilemm_run), which is also what mtimes computes: A made complex would add 0·im(B) terms,
+   * NaN where B holds an Inf. */
   route.a_as_pairs = a->is_complex && !b->is_complex;
-  const int complex_kernel = route.result_complex && !route.a_as_pairs;
+  route.b_split = !a->is_complex && b->is_complex;
+  const int complex_kernel = route.result_complex && !route.a_as_pairs && !route.b_split;
   route.compute_type = complex_kernel ? (single ? TILEMM_COMPLEX_SINGLE : TILEMM_COMPLEX_DOUBLE)
                                       : (single ? TILEMM_SINGLE : TILEMM_DOUBLE);
   route.use_a = operand_use (a, route.result_class, complex_kernel && !a->is_complex);

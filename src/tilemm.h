@@ -240,7 +240,8 @@ typedef enum {
 typedef enum {
   TILEMM_OPERAND_AS_IS = 0,   /* the operand's data is used in place                         */
   TILEMM_OPERAND_TO_RESULT,   /* convert to the result's real class (logical/char/double→…)   */
-  TILEMM_OPERAND_TO_COMPLEX   /* convert to the result's class and make it complex             */
+  TILEMM_OPERAND_TO_COMPLEX   /* convert to the result's class and make it complex (no route
+                                 asks for it since real·complex splits B; front ends keep it) */
 } tilemm_operand_use;
 
 typedef struct {
@@ -252,6 +253,11 @@ typedef struct {
   int a_as_pairs;             /* complex A times real B: the kernel reads A's interleaved data as
                                  a real (2m)×k matrix (stride 2·lda) and writes C's interleaved
                                  data as a real (2m)×n one — a real product, no copy            */
+  int b_split;                /* real A times complex B: B's real and imaginary parts copied
+                                 apart as a real k×2n matrix [re(B) im(B)], one real product
+                                 A·[re(B) im(B)] (half the flops of a complex one), interleaved
+                                 into C — as mtimes does it: making A complex instead would add
+                                 0·im(B) terms, NaN where B holds an Inf                        */
   int64_t m, n, k;            /* the product's dimensions (m, n in complex elements)           */
 } tilemm_route;
 

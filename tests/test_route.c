@@ -45,14 +45,23 @@ static void expect_action (const char *row, tilemm_operand a, tilemm_operand b,
 
 int main (void)
 {
-  const tilemm_operand_use AS_IS = TILEMM_OPERAND_AS_IS, TO_RESULT = TILEMM_OPERAND_TO_RESULT,
-                           TO_COMPLEX = TILEMM_OPERAND_TO_COMPLEX;
+  const tilemm_operand_use AS_IS = TILEMM_OPERAND_AS_IS, TO_RESULT = TILEMM_OPERAND_TO_RESULT;
   expect_compute ("single(ones(2))*ones(2) -> single", op (S, 2, 2, 0), op (D, 2, 2, 0), S, 0,
                   TILEMM_SINGLE, 0, AS_IS, TO_RESULT);
   expect_compute ("ones(2)*single(ones(2)) -> single", op (D, 2, 2, 0), op (S, 2, 2, 0), S, 0,
                   TILEMM_SINGLE, 0, TO_RESULT, AS_IS);
-  expect_compute ("ones(2)*complex(ones(2),0) -> double complex (then narrowed)", op (D, 2, 2, 0),
-                  op (D, 2, 2, 1), D, 1, TILEMM_COMPLEX_DOUBLE, 0, TO_COMPLEX, AS_IS);
+  expect_compute ("ones(2)*complex(ones(2),0) -> real product on B's parts (then narrowed)",
+                  op (D, 2, 2, 0), op (D, 2, 2, 1), D, 1, TILEMM_DOUBLE, 0, AS_IS, AS_IS);
+  {
+    CHECK_CASE ("route: real*complex splits B, other mixes do not");
+    CHECK (decide (op (D, 2, 2, 0), op (D, 2, 2, 1)).b_split == 1, "real*complex");
+    CHECK (decide (op (D, 2, 2, 1), op (D, 2, 2, 0)).b_split == 0, "complex*real");
+    CHECK (decide (op (D, 2, 2, 1), op (D, 2, 2, 1)).b_split == 0, "complex*complex");
+    tilemm_route r = decide (op (S, 3, 4, 0), op (D, 4, 5, 1));
+    CHECK (r.b_split == 1 && r.compute_type == TILEMM_SINGLE && r.use_b == TO_RESULT
+             && r.use_a == AS_IS && r.result_complex == 1,
+           "single real * double complex: split in single, B converted to single");
+  }
   expect_compute ("complex(ones(2),0)*ones(2) -> real product on pairs", op (D, 2, 2, 1),
                   op (D, 2, 2, 0), D, 1, TILEMM_DOUBLE, 1, AS_IS, AS_IS);
   expect_compute ("[1+1i 2]*[1;1] -> pairs", op (D, 1, 2, 1), op (D, 2, 1, 0), D, 1,
