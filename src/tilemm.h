@@ -194,6 +194,33 @@ tilemm_status tilemm_multiply (const tilemm_plan *plan, const tilemm_view *a, co
 tilemm_status tilemm_check_operands (const tilemm_plan *plan, const tilemm_view *a,
                                      const tilemm_view *b, const tilemm_view *c);
 
+/* How an operand enters the product: as stored, transposed, or conjugate-transposed (BLAS's
+ * 'N', 'T', 'C'; pagemtimes' "none", "transpose", "ctranspose").  Transposing a column-major
+ * view is only the other reading of the same bytes, so no operand is copied to transpose it on
+ * the CPU (see backend_cpu.c); the GPU transposes on the device (backend_cuda_op.cu). */
+typedef enum {
+  TILEMM_OP_NONE = 0,
+  TILEMM_OP_TRANSPOSE,
+  TILEMM_OP_CTRANSPOSE,   /* the same as TILEMM_OP_TRANSPOSE for a real type */
+  TILEMM_NOPS
+} tilemm_op;
+
+/* The rows and columns op(view) has: (rows, cols) for NONE, (cols, rows) otherwise. */
+int64_t tilemm_op_rows (tilemm_op op, const tilemm_view *view);
+int64_t tilemm_op_cols (tilemm_op op, const tilemm_view *view);
+
+/* C = op_a(A)·op_b(B): a and b are the views as stored (A is k×m when op_a transposes), op_a(A)
+ * is m×k, op_b(B) is k×n, C is m×n, written whole and never read.  With two NONE ops this is
+ * tilemm_multiply. */
+tilemm_status tilemm_multiply_op (const tilemm_plan *plan, tilemm_op op_a, const tilemm_view *a,
+                                  tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
+                                  tilemm_error *err);
+
+/* tilemm_check_operands for op_a(A)·op_b(B). */
+tilemm_status tilemm_check_operands_op (const tilemm_plan *plan, tilemm_op op_a,
+                                        const tilemm_view *a, tilemm_op op_b,
+                                        const tilemm_view *b, const tilemm_view *c);
+
 /* ---------------------------------------------------------------- route: the rules of `*` */
 
 typedef enum {
