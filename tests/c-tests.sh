@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs the C test programs built in src/ (test_core, test_route, test_pipeline (the CUDA
-# backend's host side on a stand-in runtime), and test_cuda where CUDA is built; it skips itself
-# without a GPU).  Each prints "NAME: N passed, N failed, N skipped".
+# backend's host side on a stand-in runtime), test_cuda where CUDA is built (it skips itself
+# without a GPU), and test_blas on the CPU and, where a GPU is usable, on the GPU).  Each prints "NAME: N passed, N failed, N skipped".
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 builddir=${TILEMM_BUILDDIR:-.}
@@ -11,4 +11,17 @@ for t in test_core test_route test_pipeline test_cuda; do
   [ -x "$prog" ] || continue
   "$prog" || status=1
 done
+# The BLAS shim (libtilemm_blas.so) on the CPU backend, then on the GPU one, skipped when the
+# library finds no usable GPU (it then stops at the first product with that reason).
+TILEMM_BLAS_BACKEND=cpu "$builddir/src/test_blas" test_blas || status=1
+gpu_err=$(mktemp)
+if ! (TILEMM_BLAS_BACKEND=gpu "$builddir/src/test_blas" test_blas_gpu) 2> "$gpu_err"; then
+  if grep -q "no usable GPU" "$gpu_err"; then
+    echo "SKIP: test_blas_gpu: $(sed -n 's/.*no usable GPU: //p' "$gpu_err" | head -n 1)"
+    echo "test_blas_gpu: 0 passed, 0 failed, 1 skipped"
+  else
+    cat "$gpu_err"; status=1
+  fi
+fi
+rm -f "$gpu_err"
 exit $status
