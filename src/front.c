@@ -9,7 +9,9 @@
 #include "backend.h"
 #include "front.h"
 
-const char tilemm_usage[] = "usage: C = tilemm (A, B) or tilemm (A, B, \"backend\", NAME, ...)";
+const char tilemm_usage[] = "usage: C = tilemm (A, B), tilemm (A, tA, B, tB) or "
+                            "tilemm (..., \"backend\", NAME, ...)";
+const char tilemm_badtranspose_id[] = "tilemm:badtranspose";
 
 void tilemm_options_init (tilemm_options *options)
 {
@@ -23,6 +25,43 @@ static int same_ignoring_case (const char *a, const char *b)
     if (tolower ((unsigned char) *a) != tolower ((unsigned char) *b))
       return 0;
   return *a == *b;
+}
+
+int tilemm_op_from_name (const char *text, tilemm_op *op)
+{
+  static const struct {
+    const char *name;
+    tilemm_op op;
+  } names[] = { { "none", TILEMM_OP_NONE }, { "transpose", TILEMM_OP_TRANSPOSE },
+                { "ctranspose", TILEMM_OP_CTRANSPOSE } };
+  if (text)
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+      if (same_ignoring_case (text, names[i].name))
+        {
+          *op = names[i].op;
+          return 1;
+        }
+  return 0;
+}
+
+int tilemm_is_op_form (int nargin, const char *second, const char *fourth)
+{
+  tilemm_op op;
+  return nargin >= 4 && (tilemm_op_from_name (second, &op) || tilemm_op_from_name (fourth, &op));
+}
+
+tilemm_status tilemm_ops_parse (const char *ta, const char *tb, tilemm_op *op_a, tilemm_op *op_b,
+                                tilemm_error *err)
+{
+  if (!tilemm_op_from_name (ta, op_a))
+    return tilemm_error_set (err, TILEMM_EOPTION,
+                             "tA (the second argument) must be \"none\", \"transpose\" or "
+                             "\"ctranspose\"; %s", tilemm_usage);
+  if (!tilemm_op_from_name (tb, op_b))
+    return tilemm_error_set (err, TILEMM_EOPTION,
+                             "tB (the fourth argument) must be \"none\", \"transpose\" or "
+                             "\"ctranspose\"; %s", tilemm_usage);
+  return TILEMM_OK;
 }
 
 static tilemm_status set_backend (tilemm_options *options, const tilemm_value *value,
@@ -73,8 +112,17 @@ tilemm_status tilemm_decide (const tilemm_operand *a, const tilemm_operand *b,
                              const tilemm_options *options, tilemm_decision *decision,
                              tilemm_error *err)
 {
-  decision->route = tilemm_route_decide (a, b);
+  return tilemm_decide_op (a, TILEMM_OP_NONE, b, TILEMM_OP_NONE, options, decision, err);
+}
+
+tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const tilemm_operand *b,
+                                tilemm_op op_b, const tilemm_options *options,
+                                tilemm_decision *decision, tilemm_error *err)
+{
+  decision->route = tilemm_route_decide_op (a, op_a, b, op_b);
   decision->backend = TILEMM_BACKEND_CPU;
+  decision->op_a = op_a;
+  decision->op_b = op_b;
   switch (decision->route.action)
     {
     case TILEMM_ROUTE_DELEGATE:
@@ -140,13 +188,20 @@ tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options 
     }
   tilemm_plan plan;
   tilemm_status status;
-  if ((status = tilemm_view_init (&va, type, m, r->k, m, (void *) a)) != TILEMM_OK
-      || (status = tilemm_view_init (&vb, type, r->k, r->n, r->k, (void *) b)) != TILEMM_OK
+  /* A transposed operand is passed as stored: A k×m, B n×k (the route never reads a transposed
+   * A as pairs). */
+  const int ta = decision->op_a != TILEMM_OP_NONE, tb = decision->op_b != TILEMM_OP_NONE;
+  if ((status = tilemm_view_init (&va, type, ta ? r->k : m, ta ? m : r->k, ta ? r->k : m,
+                                  (void *) a))
+        != TILEMM_OK
+      || (status = tilemm_view_init (&vb, type, tb ? r->n : r->k, tb ? r->k : r->n,
+                                     tb ? r->n : r->k, (void *) b))
+           != TILEMM_OK
       || (status = tilemm_view_init (&vc, type, m, r->n, m, c)) != TILEMM_OK
       || (status = tilemm_plan_make (&plan, decision->backend, type, m, r->n, r->k, &limits))
            != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
-  return tilemm_multiply (&plan, &va, &vb, &vc, err);
+  return tilemm_multiply_op (&plan, decision->op_a, &va, decision->op_b, &vb, &vc, err);
 }
 
 int tilemm_imag_all_zero (tilemm_type complex_type, const void *data, size_t count)

@@ -72,3 +72,24 @@ tilemm_route tilemm_route_decide (const tilemm_operand *a, const tilemm_operand 
   route.use_b = operand_use (b, route.result_class, complex_kernel && !b->is_complex);
   return route;
 }
+
+tilemm_route tilemm_route_decide_op (const tilemm_operand *a, tilemm_op op_a,
+                                     const tilemm_operand *b, tilemm_op op_b)
+{
+  /* op(x) has x's rows and columns swapped; an N-D operand is delegated either way (its
+   * transpose is an error that the host's own transpose raises). */
+  tilemm_operand ta = *a, tb = *b;
+  if (op_a != TILEMM_OP_NONE)
+    ta.rows = a->cols, ta.cols = a->rows;
+  if (op_b != TILEMM_OP_NONE)
+    tb.rows = b->cols, tb.cols = b->rows;
+  tilemm_route route = tilemm_route_decide (&ta, &tb);
+  if (route.a_as_pairs && op_a != TILEMM_OP_NONE)
+    {
+      const int single = route.result_class == TILEMM_CLASS_SINGLE;
+      route.a_as_pairs = 0;
+      route.compute_type = single ? TILEMM_COMPLEX_SINGLE : TILEMM_COMPLEX_DOUBLE;
+      route.use_b = TILEMM_OPERAND_TO_COMPLEX;
+    }
+  return route;
+}

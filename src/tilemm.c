@@ -160,10 +160,28 @@ static mxArray *narrow_if_real (mxArray *c, tilemm_class cls)
 
 /* ------------------------------------------------------------------ gateway */
 
-static void delegate_to_mtimes (mxArray *plhs[], const mxArray *a, const mxArray *b)
+/* op(x) by the host's own transpose or ctranspose (a new array), or x itself for none. */
+static mxArray *host_op (const mxArray *x, tilemm_op op)
 {
-  mxArray *args[2] = { (mxArray *) a, (mxArray *) b };
+  if (op == TILEMM_OP_NONE)
+    return (mxArray *) x;
+  mxArray *in = (mxArray *) x, *out = NULL;
+  mexCallMATLAB (1, &out, 1, &in, op == TILEMM_OP_TRANSPOSE ? "transpose" : "ctranspose");
+  return out;
+}
+
+/* op_a(a) * op_b(b) by the built-in transpose, ctranspose and mtimes: its answer, or its very
+ * error.  (MATLAB evaluates A.' * B so; Octave's compound operator folds an N-D A to 2-D
+ * instead of failing, which tilemm.oct follows and this gateway, for MATLAB, does not.) */
+static void delegate_to_mtimes (mxArray *plhs[], const mxArray *a, tilemm_op op_a,
+                                const mxArray *b, tilemm_op op_b)
+{
+  mxArray *args[2] = { host_op (a, op_a), host_op (b, op_b) };
   mexCallMATLAB (1, plhs, 2, args, "mtimes");
+  if (args[0] != a)
+    mxDestroyArray (args[0]);
+  if (args[1] != b)
+    mxDestroyArray (args[1]);
 }
 
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
@@ -173,18 +191,27 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     mexErrMsgIdAndTxt ("tilemm:nargout", "one output only; %s", tilemm_usage);
   if (nrhs < 2)
     mexErrMsgIdAndTxt ("tilemm:nargin", "two matrices needed; %s", tilemm_usage);
-  const mxArray *a = prhs[0], *b = prhs[1];
-  const tilemm_options o = parse_options (nrhs - 2, prhs + 2);
+  /* tilemm (A, B, options...) or tilemm (A, tA, B, tB, options...) (front.h says which). */
+  char second[16], fourth[16];
+  const char *text2 = get_string (prhs[1], second, sizeof second) ? second : NULL;
+  const char *text4 = nrhs > 3 && get_string (prhs[3], fourth, sizeof fourth) ? fourth : NULL;
+  const int op_form = tilemm_is_op_form (nrhs, text2, text4);
+  tilemm_op op_a = TILEMM_OP_NONE, op_b = TILEMM_OP_NONE;
+  tilemm_error err = { TILEMM_OK, "" };
+  if (op_form && tilemm_ops_parse (text2, text4, &op_a, &op_b, &err) != TILEMM_OK)
+    mexErrMsgIdAndTxt (tilemm_badtranspose_id, "%s", err.detail);
+  const mxArray *a = prhs[0], *b = prhs[op_form ? 2 : 1];
+  const int first_option = op_form ? 4 : 2;
+  const tilemm_options o = parse_options (nrhs - first_option, prhs + first_option);
   const tilemm_operand da = describe (a), db = describe (b);
   tilemm_decision d;
-  tilemm_error err = { TILEMM_OK, "" };
-  if (tilemm_decide (&da, &db, &o, &d, &err) != TILEMM_OK)
+  if (tilemm_decide_op (&da, op_a, &db, op_b, &o, &d, &err) != TILEMM_OK)
     tilemm_mex_fail (err.status, &err);
 
   switch (d.action)
     {
     case TILEMM_DO_DELEGATE:
-      delegate_to_mtimes (plhs, a, b);
+      delegate_to_mtimes (plhs, a, op_a, b, op_b);
       return;
     case TILEMM_DO_FILL:
       /* A created numeric matrix is zero-filled: the answer for k = 0, and empty otherwise. */

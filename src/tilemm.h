@@ -270,6 +270,13 @@ typedef struct {
  * TILEMM_ROUTE_DELEGATE for everything else (scalars, integers, sparse, N-D, non-numeric). */
 tilemm_route tilemm_route_decide (const tilemm_operand *a, const tilemm_operand *b);
 
+/* What `op_a(a) * op_b(b)` means (a.' or a' for a transposed operand): the route of the
+ * transposed operands, with m, n, k of the product.  A transposed complex A times a real B is
+ * not read as pairs (its pairs are not a strided real matrix then): B is made complex instead.
+ * The host transposes a delegated operand itself before it calls mtimes. */
+tilemm_route tilemm_route_decide_op (const tilemm_operand *a, tilemm_op op_a,
+                                     const tilemm_operand *b, tilemm_op op_b);
+
 /* ---------------------------------------------------------------- library facts */
 
 const char *tilemm_version (void);
