@@ -11,6 +11,11 @@
 
 #include "transpose.h"
 
+/* As in kernels.cu: the host emulation of CUDA (tests/emu) defines its own launch. */
+#ifndef TILEMM_LAUNCH
+#define TILEMM_LAUNCH(kernel, grid, block, stream, ...) kernel<<<grid, block, 0, stream>>> (__VA_ARGS__)
+#endif
+
 namespace {
 
 constexpr int TILE = 32;
@@ -57,8 +62,8 @@ tilemm_status launch (const void *src, int64_t rows, int64_t cols, int64_t ld_sr
                              (long long) rows);
   const dim3 grid ((unsigned) bx, (unsigned) (by < 65535 ? by : 65535));
   const dim3 block (TILE, ROWS_PER_PASS);
-  transpose_kernel<T><<<grid, block, 0, stream>>> ((const T *) src, rows, cols, ld_src, (T *) dst,
-                                                   ld_dst, conj);
+  TILEMM_LAUNCH (transpose_kernel<T>, grid, block, stream, (const T *) src, rows, cols, ld_src,
+                 (T *) dst, ld_dst, conj);
   const cudaError_t e = cudaGetLastError ();
   if (e != cudaSuccess)
     return tilemm_error_set (err, TILEMM_ECUDA, "launching the transpose kernel: %s",
