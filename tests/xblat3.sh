@@ -11,6 +11,7 @@
 # skipped when the library finds no usable GPU, unless TILEMM_XBLAT3_REQUIRE_GPU=1 (then that is
 # a failure: for the GPU machine).  Ends with "xblat3: N passed, N failed, N skipped", one count
 # per precision and backend; all skipped, with the reason, where libblas-test is not installed.
+# XBLAT3_DIR names a folder with the testers (on the GPU machine: tools/pack-blas-tester's).
 #
 #   tests/xblat3.sh [cpu|gpu]...     (default: cpu gpu)
 #
@@ -78,9 +79,12 @@ run_one () {
   # An inner shell waits for the tester, so that its note on a tester killed by a signal (the
   # library aborts without a GPU) goes to the void and not into this test's log; the library is
   # preloaded into the tester only (the shell would write the trace too, at its exit).
+  # A tester packed with its libraries (tools/pack-blas-tester) finds them in $blasdir/lib.
+  libpath=${LD_LIBRARY_PATH:-}
+  [ -d "$blasdir/lib" ] && libpath="$blasdir/lib${libpath:+:$libpath}"
   (cd "$dir" && TILEMM_BLAS_BACKEND=$mode TILEMM_BLAS_TRACE="$dir/$p.trace" \
-     sh -c 'LD_PRELOAD="$1" "$2" < "$3" > "$4" 2> "$5"; exit $?' sh "$lib" "$blasdir/xblat3$p" \
-       "$p.in" "$p.stdout" "$p.stderr" 2> /dev/null)
+     sh -c 'LD_LIBRARY_PATH="$1" LD_PRELOAD="$2" "$3" < "$4" > "$5" 2> "$6"; exit $?' sh \
+       "$libpath" "$lib" "$blasdir/xblat3$p" "$p.in" "$p.stdout" "$p.stderr" 2> /dev/null)
   status=$?
   if [ "$mode" = gpu ] && grep -q "no usable GPU" "$dir/$p.stderr"; then
     why=$(sed -n 's/.*no usable GPU: //p' "$dir/$p.stderr" | head -n 1)
