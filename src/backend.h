@@ -29,6 +29,14 @@ tilemm_status tilemm_cpu_multiply (const tilemm_plan *plan, const tilemm_view *a
                                    const tilemm_view *b, const tilemm_view *c,
                                    const tilemm_stop *stop, tilemm_error *err);
 
+/* C = op_a(A)·op_b(B) on the host: a transposed operand is read through the other reading of
+ * its view (no copy), a conjugated one has its imaginary parts negated as its tiles load.  stop
+ * as for tilemm_cpu_multiply. */
+tilemm_status tilemm_cpu_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
+                                      const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
+                                      const tilemm_view *c, const tilemm_stop *stop,
+                                      tilemm_error *err);
+
 /* ---------------------------------------------------------------- CUDA */
 
 typedef struct {
@@ -59,6 +67,15 @@ int tilemm_cuda_current_device (void);
 tilemm_status tilemm_cuda_multiply (const tilemm_plan *plan, const tilemm_view *a,
                                     const tilemm_view *b, const tilemm_view *c,
                                     const tilemm_stop *stop, tilemm_error *err);
+
+/* C = op_a(A)·op_b(B) for host views with at least one transposed operand (backend_cuda_op.cu):
+ * the operands go up as stored, are transposed (and conjugated) on the device by an O(n²)
+ * kernel into the layout the tiled kernels read, multiplied in one piece (no panels, no
+ * pipeline: A, B, their transposes and C must fit on the device, else TILEMM_EDEVMEM), and C
+ * comes back.  Its device buffers are freed before it returns. */
+tilemm_status tilemm_cuda_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
+                                       const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
+                                       const tilemm_view *c, tilemm_error *err);
 
 /* Frees every device buffer, stream and pinned buffer tilemm holds (hosts call it at exit). */
 void tilemm_cuda_release (void);

@@ -29,11 +29,16 @@
 /* Rows of Cᵀ per register block of the micro-kernel (halved for complex). */
 #define CPU_ROW_BLOCK 4
 
-/* The operands of one panel, as the kernels read them. */
+/* The operands of one panel, as the kernels read them.  A transposed operand is the same view
+ * read the other way: its row-major reading is already op(B)ᵀ's transpose, so the kernel reads
+ * element (r, c) of op(B)ᵀ at (c, r) of that reading (bt_swap) — no copy, no reordering. */
 typedef struct {
-  tilemm_matrix bt;   /* Bᵀ: n_panel × k */
-  tilemm_matrix at;   /* Aᵀ: k × m_panel */
+  tilemm_matrix bt;   /* Bᵀ: n_panel × k (bt_swap: B's reading, k × n_panel) */
+  tilemm_matrix at;   /* Aᵀ: k × m_panel (at_swap: A's reading, m_panel × k) */
   tilemm_matrix ct;   /* Cᵀ: n_panel × m_panel */
+  int64_t k;
+  int bt_swap, at_swap;   /* read (c, r) for (r, c): the operand is transposed          */
+  int bt_conj, at_conj;   /* negate imaginary parts as they load: conjugate transposed  */
   int64_t tile_rows, tile_cols, tile_depth;
   int threads;
 } cpu_operands;
@@ -92,16 +97,27 @@ static int cpu_threads (const tilemm_plan *plan)
 /* The operands of one panel: sub-views of A, B and C (the guide's GetSubMatrix), read row-major.
  * Panel (row, col, rows, cols) of Cᵀ is C(col…, row…) = A(col…, :) · B(:, row…). */
 static cpu_operands cpu_panel_operands (const tilemm_plan *plan, const tilemm_panel *panel,
-                                        const tilemm_view *a, const tilemm_view *b,
-                                        const tilemm_view *c)
+                                        tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                                        const tilemm_view *b, const tilemm_view *c)
 {
-  const tilemm_view a_panel = tilemm_view_sub (a, panel->col, 0, panel->cols, plan->k);
-  const tilemm_view b_panel = tilemm_view_sub (b, 0, panel->row, plan->k, panel->rows);
+  /* op(A)'s rows col… are A's columns col… when A is transposed; likewise for B. */
+  const tilemm_view a_panel = op_a == TILEMM_OP_NONE
+                                ? tilemm_view_sub (a, panel->col, 0, panel->cols, plan->k)
+                                : tilemm_view_sub (a, 0, panel->col, plan->k, panel->cols);
+  const tilemm_view b_panel = op_b == TILEMM_OP_NONE
+                                ? tilemm_view_sub (b, 0, panel->row, plan->k, panel->rows)
+                                : tilemm_view_sub (b, panel->row, 0, panel->rows, plan->k);
   const tilemm_view c_panel = tilemm_view_sub (c, panel->col, panel->row, panel->cols, panel->rows);
+  const int complex_type = tilemm_type_is_complex (plan->type);
   cpu_operands op;
   op.bt = tilemm_row_major_reading (&b_panel);
   op.at = tilemm_row_major_reading (&a_panel);
   op.ct = tilemm_row_major_reading (&c_panel);
+  op.k = plan->k;
+  op.bt_swap = op_b != TILEMM_OP_NONE;
+  op.at_swap = op_a != TILEMM_OP_NONE;
+  op.bt_conj = complex_type && op_b == TILEMM_OP_CTRANSPOSE;
+  op.at_conj = complex_type && op_a == TILEMM_OP_CTRANSPOSE;
   op.tile_rows = plan->tile_rows;
   op.tile_cols = plan->tile_cols;
   op.tile_depth = plan->tile_depth;
@@ -131,6 +147,14 @@ tilemm_status tilemm_cpu_multiply (const tilemm_plan *plan, const tilemm_view *a
                                    const tilemm_view *b, const tilemm_view *c,
                                    const tilemm_stop *stop, tilemm_error *err)
 {
+  return tilemm_cpu_multiply_op (plan, TILEMM_OP_NONE, a, TILEMM_OP_NONE, b, c, stop, err);
+}
+
+tilemm_status tilemm_cpu_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
+                                      const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
+                                      const tilemm_view *c, const tilemm_stop *stop,
+                                      tilemm_error *err)
+{
   if ((int) plan->type < 0 || plan->type >= TILEMM_NTYPES)
     return tilemm_error_set (err, TILEMM_ETYPE, "cpu backend: unknown element type %d",
                              (int) plan->type);
@@ -153,7 +177,7 @@ tilemm_status tilemm_cpu_multiply (const tilemm_plan *plan, const tilemm_view *a
       if (!tilemm_plan_panel (plan, i, &panel))
         return tilemm_error_set (err, TILEMM_EINVAL, "cpu backend: panel %lld of %lld missing",
                                  (long long) i, (long long) npanels);
-      const cpu_operands op = cpu_panel_operands (plan, &panel, a, b, c);
+      const cpu_operands op = cpu_panel_operands (plan, &panel, op_a, a, op_b, b, c);
       if ((i > 0 && tilemm_stop_requested (stop)) || cpu_run_panel (plan->type, &op, stop))
         return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted in panel %lld of %lld",
                                  (long long) i + 1, (long long) npanels);

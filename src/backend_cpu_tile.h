@@ -49,42 +49,76 @@ static inline const TILE_REAL *TILE_FN (element) (const tilemm_matrix *m, int64_
 
 /* GetSubMatrix-and-load for Bᵀ: rows [r0, r0+rows) by depth [k0, k0+depth) into t->bt.  Rows from
  * rows up to rows_padded are zero: they only ever produce accumulator rows that are not written. */
-static void TILE_FN (load_bt) (TILE_FN (cpu_tiles) * restrict t, const tilemm_matrix *bt,
+static void TILE_FN (load_bt) (TILE_FN (cpu_tiles) * restrict t, const cpu_operands *op,
                                int64_t r0, int64_t k0, int rows, int rows_padded, int depth)
 {
-  for (int r = 0; r < rows_padded; r++)
-    {
-      if (r < rows)
-        {
-          const TILE_REAL *restrict src = TILE_FN (element) (bt, r0 + r, k0);
-          for (int l = 0; l < depth; l++)
-            for (int p = 0; p < TILE_PARTS; p++)
-              t->bt[p][r][l] = src[l * TILE_PARTS + p];
-        }
-      else
-        for (int p = 0; p < TILE_PARTS; p++)
-          for (int l = 0; l < depth; l++)
-            t->bt[p][r][l] = 0;
-    }
+  const tilemm_matrix *bt = &op->bt;
+  if (op->bt_swap)
+    /* B transposed: op(B)ᵀ (r, l) is (l, r) of B's reading, whose rows run along r. */
+    for (int l = 0; l < depth; l++)
+      {
+        const TILE_REAL *restrict src = TILE_FN (element) (bt, k0 + l, r0);
+        for (int r = 0; r < rows; r++)
+          for (int p = 0; p < TILE_PARTS; p++)
+            t->bt[p][r][l] = src[r * TILE_PARTS + p];
+      }
+  else
+    for (int r = 0; r < rows; r++)
+      {
+        const TILE_REAL *restrict src = TILE_FN (element) (bt, r0 + r, k0);
+        for (int l = 0; l < depth; l++)
+          for (int p = 0; p < TILE_PARTS; p++)
+            t->bt[p][r][l] = src[l * TILE_PARTS + p];
+      }
+#if TILE_PARTS == 2
+  if (op->bt_conj)
+    for (int r = 0; r < rows; r++)
+      for (int l = 0; l < depth; l++)
+        t->bt[1][r][l] = -t->bt[1][r][l];
+#endif
+  for (int r = rows; r < rows_padded; r++)
+    for (int p = 0; p < TILE_PARTS; p++)
+      for (int l = 0; l < depth; l++)
+        t->bt[p][r][l] = 0;
 }
 
 /* GetSubMatrix-and-load for Aᵀ: depth [k0, k0+depth) by columns [c0, c0+cols) into t->at.
  * Columns from cols up to cols_padded are zero: they only produce accumulator columns that are
  * not written. */
-static void TILE_FN (load_at) (TILE_FN (cpu_tiles) * restrict t, const tilemm_matrix *at,
+static void TILE_FN (load_at) (TILE_FN (cpu_tiles) * restrict t, const cpu_operands *op,
                                int64_t k0, int64_t c0, int cols, int cols_padded, int depth)
 {
+  const tilemm_matrix *at = &op->at;
+  if (op->at_swap)
+    /* A transposed: op(A)ᵀ (l, c) is (c, l) of A's reading, whose rows run along l. */
+    for (int c = 0; c < cols; c++)
+      {
+        const TILE_REAL *restrict src = TILE_FN (element) (at, c0 + c, k0);
+        for (int l = 0; l < depth; l++)
+          for (int p = 0; p < TILE_PARTS; p++)
+            t->at[p][l][c] = src[l * TILE_PARTS + p];
+      }
+  else
+    for (int l = 0; l < depth; l++)
+      {
+        const TILE_REAL *restrict src = TILE_FN (element) (at, k0 + l, c0);
+        for (int p = 0; p < TILE_PARTS; p++)
+          {
+            TILE_REAL *restrict dst = t->at[p][l];
+            for (int c = 0; c < cols; c++)
+              dst[c] = src[c * TILE_PARTS + p];
+          }
+      }
   for (int l = 0; l < depth; l++)
     {
-      const TILE_REAL *restrict src = TILE_FN (element) (at, k0 + l, c0);
+#if TILE_PARTS == 2
+      if (op->at_conj)
+        for (int c = 0; c < cols; c++)
+          t->at[1][l][c] = -t->at[1][l][c];
+#endif
       for (int p = 0; p < TILE_PARTS; p++)
-        {
-          TILE_REAL *restrict dst = t->at[p][l];
-          for (int c = 0; c < cols; c++)
-            dst[c] = src[c * TILE_PARTS + p];
-          for (int c = cols; c < cols_padded; c++)
-            dst[c] = 0;
-        }
+        for (int c = cols; c < cols_padded; c++)
+          t->at[p][l][c] = 0;
     }
 }
 
@@ -159,12 +193,12 @@ static void TILE_FN (cpu_tile) (TILE_FN (cpu_tiles) * restrict t, const cpu_oper
       for (int c = 0; c < cols_padded; c++)
         t->acc[p][r][c] = 0;
 
-  const int64_t k = op->bt.width;
+  const int64_t k = op->k;
   for (int64_t k0 = 0; k0 < k; k0 += op->tile_depth)
     {
       const int depth = (int) (k - k0 < op->tile_depth ? k - k0 : op->tile_depth);
-      TILE_FN (load_bt) (t, &op->bt, r0, k0, rows, rows_padded, depth);
-      TILE_FN (load_at) (t, &op->at, k0, c0, cols, cols_padded, depth);
+      TILE_FN (load_bt) (t, op, r0, k0, rows, rows_padded, depth);
+      TILE_FN (load_at) (t, op, k0, c0, cols, cols_padded, depth);
       for (int rb = 0; rb < rows_padded; rb += TILE_ROW_BLOCK)
         for (int cb = 0; cb < cols_padded; cb += TILE_LANES)
           TILE_FN (micro_kernel) (t, rb, cb, depth);

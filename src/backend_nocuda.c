@@ -45,6 +45,19 @@ tilemm_status tilemm_cuda_multiply (const tilemm_plan *plan, const tilemm_view *
   return tilemm_error_set (err, TILEMM_ENOGPU, "%s", not_built);
 }
 
+tilemm_status tilemm_cuda_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
+                                       const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
+                                       const tilemm_view *c, tilemm_error *err)
+{
+  (void) plan;
+  (void) op_a;
+  (void) a;
+  (void) op_b;
+  (void) b;
+  (void) c;
+  return tilemm_error_set (err, TILEMM_ENOGPU, "%s", not_built);
+}
+
 void tilemm_cuda_release (void)
 {
 }

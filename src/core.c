@@ -28,8 +28,25 @@ int tilemm_openmp_built (void)
 #endif
 }
 
+int64_t tilemm_op_rows (tilemm_op op, const tilemm_view *view)
+{
+  return op == TILEMM_OP_NONE ? view->rows : view->cols;
+}
+
+int64_t tilemm_op_cols (tilemm_op op, const tilemm_view *view)
+{
+  return op == TILEMM_OP_NONE ? view->cols : view->rows;
+}
+
 tilemm_status tilemm_check_operands (const tilemm_plan *plan, const tilemm_view *a,
                                      const tilemm_view *b, const tilemm_view *c)
+{
+  return tilemm_check_operands_op (plan, TILEMM_OP_NONE, a, TILEMM_OP_NONE, b, c);
+}
+
+tilemm_status tilemm_check_operands_op (const tilemm_plan *plan, tilemm_op op_a,
+                                        const tilemm_view *a, tilemm_op op_b,
+                                        const tilemm_view *b, const tilemm_view *c)
 {
   if (!plan || !a || !b || !c)
     return TILEMM_EINVAL;
@@ -41,7 +58,10 @@ tilemm_status tilemm_check_operands (const tilemm_plan *plan, const tilemm_view 
     return TILEMM_EINVAL; /* a plan whose panels cover nothing would leave C unwritten */
   if (a->type != plan->type || b->type != plan->type || c->type != plan->type)
     return TILEMM_ETYPE;
-  if (a->rows != plan->m || a->cols != plan->k || b->rows != plan->k || b->cols != plan->n
+  if ((int) op_a < 0 || op_a >= TILEMM_NOPS || (int) op_b < 0 || op_b >= TILEMM_NOPS)
+    return TILEMM_EINVAL;
+  if (tilemm_op_rows (op_a, a) != plan->m || tilemm_op_cols (op_a, a) != plan->k
+      || tilemm_op_rows (op_b, b) != plan->k || tilemm_op_cols (op_b, b) != plan->n
       || c->rows != plan->m || c->cols != plan->n)
     return TILEMM_ESHAPE;
   return TILEMM_OK;
@@ -50,14 +70,29 @@ tilemm_status tilemm_check_operands (const tilemm_plan *plan, const tilemm_view 
 tilemm_status tilemm_multiply (const tilemm_plan *plan, const tilemm_view *a, const tilemm_view *b,
                                const tilemm_view *c, tilemm_error *err)
 {
-  return tilemm_multiply_stoppable (plan, a, b, c, NULL, err);
+  return tilemm_multiply_op_stoppable (plan, TILEMM_OP_NONE, a, TILEMM_OP_NONE, b, c, NULL, err);
 }
 
 tilemm_status tilemm_multiply_stoppable (const tilemm_plan *plan, const tilemm_view *a,
                                          const tilemm_view *b, const tilemm_view *c,
                                          const tilemm_stop *stop, tilemm_error *err)
 {
-  tilemm_status status = tilemm_check_operands (plan, a, b, c);
+  return tilemm_multiply_op_stoppable (plan, TILEMM_OP_NONE, a, TILEMM_OP_NONE, b, c, stop, err);
+}
+
+tilemm_status tilemm_multiply_op (const tilemm_plan *plan, tilemm_op op_a, const tilemm_view *a,
+                                  tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
+                                  tilemm_error *err)
+{
+  return tilemm_multiply_op_stoppable (plan, op_a, a, op_b, b, c, NULL, err);
+}
+
+tilemm_status tilemm_multiply_op_stoppable (const tilemm_plan *plan, tilemm_op op_a,
+                                            const tilemm_view *a, tilemm_op op_b,
+                                            const tilemm_view *b, const tilemm_view *c,
+                                            const tilemm_stop *stop, tilemm_error *err)
+{
+  tilemm_status status = tilemm_check_operands_op (plan, op_a, a, op_b, b, c);
   if (status != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
   if (plan->m == 0 || plan->n == 0)
@@ -65,9 +100,14 @@ tilemm_status tilemm_multiply_stoppable (const tilemm_plan *plan, const tilemm_v
   switch (plan->backend)
     {
     case TILEMM_BACKEND_CPU:
-      return tilemm_cpu_multiply (plan, a, b, c, stop, err);
+      return tilemm_cpu_multiply_op (plan, op_a, a, op_b, b, c, stop, err);
     case TILEMM_BACKEND_CUDA:
-      return tilemm_cuda_multiply (plan, a, b, c, stop, err);
+      /* The plain product streams through the pipeline (stop polled between steps); a
+       * transposed one goes through the device transpose in one piece (backend_cuda_op.cu),
+       * which has no point to stop at. */
+      if (op_a == TILEMM_OP_NONE && op_b == TILEMM_OP_NONE)
+        return tilemm_cuda_multiply (plan, a, b, c, stop, err);
+      return tilemm_cuda_multiply_op (plan, op_a, a, op_b, b, c, err);
     default:
       return tilemm_error_set (err, TILEMM_EBACKEND, "unknown backend %d", (int) plan->backend);
     }

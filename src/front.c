@@ -11,7 +11,9 @@
 #include "backend.h"
 #include "front.h"
 
-const char tilemm_usage[] = "usage: C = tilemm (A, B) or tilemm (A, B, \"backend\", NAME, ...)";
+const char tilemm_usage[] = "usage: C = tilemm (A, B), tilemm (A, tA, B, tB) or "
+                            "tilemm (..., \"backend\", NAME, ...)";
+const char tilemm_badtranspose_id[] = "tilemm:badtranspose";
 
 void tilemm_options_init (tilemm_options *options)
 {
@@ -27,6 +29,43 @@ static int same_ignoring_case (const char *a, const char *b)
     if (tolower ((unsigned char) *a) != tolower ((unsigned char) *b))
       return 0;
   return *a == *b;
+}
+
+int tilemm_op_from_name (const char *text, tilemm_op *op)
+{
+  static const struct {
+    const char *name;
+    tilemm_op op;
+  } names[] = { { "none", TILEMM_OP_NONE }, { "transpose", TILEMM_OP_TRANSPOSE },
+                { "ctranspose", TILEMM_OP_CTRANSPOSE } };
+  if (text)
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+      if (same_ignoring_case (text, names[i].name))
+        {
+          *op = names[i].op;
+          return 1;
+        }
+  return 0;
+}
+
+int tilemm_is_op_form (int nargin, const char *second, const char *fourth)
+{
+  tilemm_op op;
+  return nargin >= 4 && (tilemm_op_from_name (second, &op) || tilemm_op_from_name (fourth, &op));
+}
+
+tilemm_status tilemm_ops_parse (const char *ta, const char *tb, tilemm_op *op_a, tilemm_op *op_b,
+                                tilemm_error *err)
+{
+  if (!tilemm_op_from_name (ta, op_a))
+    return tilemm_error_set (err, TILEMM_EOPTION,
+                             "tA (the second argument) must be \"none\", \"transpose\" or "
+                             "\"ctranspose\"; %s", tilemm_usage);
+  if (!tilemm_op_from_name (tb, op_b))
+    return tilemm_error_set (err, TILEMM_EOPTION,
+                             "tB (the fourth argument) must be \"none\", \"transpose\" or "
+                             "\"ctranspose\"; %s", tilemm_usage);
+  return TILEMM_OK;
 }
 
 static tilemm_status set_backend (tilemm_options *options, const tilemm_value *value,
@@ -77,8 +116,17 @@ tilemm_status tilemm_decide (const tilemm_operand *a, const tilemm_operand *b,
                              const tilemm_options *options, tilemm_decision *decision,
                              tilemm_error *err)
 {
-  decision->route = tilemm_route_decide (a, b);
+  return tilemm_decide_op (a, TILEMM_OP_NONE, b, TILEMM_OP_NONE, options, decision, err);
+}
+
+tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const tilemm_operand *b,
+                                tilemm_op op_b, const tilemm_options *options,
+                                tilemm_decision *decision, tilemm_error *err)
+{
+  decision->route = tilemm_route_decide_op (a, op_a, b, op_b);
   decision->backend = TILEMM_BACKEND_CPU;
+  decision->op_a = op_a;
+  decision->op_b = op_b;
   switch (decision->route.action)
     {
     case TILEMM_ROUTE_DELEGATE:
@@ -108,8 +156,9 @@ tilemm_status tilemm_decide (const tilemm_operand *a, const tilemm_operand *b,
     default:
       /* The GPU only where it beats `*` (tilemm_plan_gpu_pays, measured on the device). */
       if (tilemm_plan_gpu_pays (decision->route.compute_type,
-                                decision->route.a_as_pairs ? 2 * decision->route.m
-                                                           : decision->route.m,
+                                decision->route.a_as_pairs || decision->route.a_split
+                                  ? 2 * decision->route.m
+                                  : decision->route.m,
                                 decision->route.b_split ? 2 * decision->route.n
                                                         : decision->route.n,
                                 decision->route.k)
@@ -121,64 +170,108 @@ tilemm_status tilemm_decide (const tilemm_operand *a, const tilemm_operand *b,
     }
 }
 
-/* Real A times complex B (route.b_split): B (k×n complex, interleaved) copied apart into the real
- * k×2n matrix [re(B) im(B)], one real product into [re(C) im(C)] (m×2n), interleaved into C.
- * Costs 2kn + 2mn elements of host memory for the duration of the call. */
-static tilemm_status run_split_b (const tilemm_decision *decision, const tilemm_options *options,
-                                  const void *a, const void *b, void *c, tilemm_error *err)
+/* Copies a complex matrix's parts apart (rows×cols, column-major, leading dimension rows):
+ * side by side, [re  sign·im] as rows×2cols, or stacked, [re; sign·im] as 2rows×cols.  sign -1
+ * conjugates (negation is exact). */
+static void split_parts (int single, const void *z, int64_t rows, int64_t cols, int stacked,
+                         double sign, void *out)
+{
+  const ptrdiff_t nr = (ptrdiff_t) rows, nc = (ptrdiff_t) cols;
+  const size_t count = (size_t) rows * (size_t) cols;
+#pragma omp parallel for schedule (static) if (count > (1u << 16))
+  for (ptrdiff_t j = 0; j < nc; j++)
+    for (ptrdiff_t i = 0; i < nr; i++)
+      {
+        const size_t from = 2 * ((size_t) j * (size_t) nr + (size_t) i);
+        const size_t re_at = stacked ? (size_t) j * 2 * nr + i : (size_t) j * nr + i;
+        const size_t im_at = stacked ? re_at + (size_t) nr : re_at + count;
+        if (single)
+          {
+            const float *x = z;
+            float *y = out;
+            y[re_at] = x[from], y[im_at] = (float) sign * x[from + 1];
+          }
+        else
+          {
+            const double *x = z;
+            double *y = out;
+            y[re_at] = x[from], y[im_at] = sign * x[from + 1];
+          }
+      }
+}
+
+/* The inverse for the result: C (m×n complex) from P holding its real and imaginary parts side by
+ * side (m×2n) or stacked (2m×n). */
+static void join_parts (int single, const void *p, int64_t m, int64_t n, int stacked, void *c)
+{
+  const ptrdiff_t nm = (ptrdiff_t) m, nn = (ptrdiff_t) n;
+  const size_t count = (size_t) m * (size_t) n;
+#pragma omp parallel for schedule (static) if (count > (1u << 16))
+  for (ptrdiff_t j = 0; j < nn; j++)
+    for (ptrdiff_t i = 0; i < nm; i++)
+      {
+        const size_t to = 2 * ((size_t) j * (size_t) nm + (size_t) i);
+        const size_t re_at = stacked ? (size_t) j * 2 * nm + i : (size_t) j * nm + i;
+        const size_t im_at = stacked ? re_at + (size_t) nm : re_at + count;
+        if (single)
+          ((float *) c)[to] = ((const float *) p)[re_at],
+          ((float *) c)[to + 1] = ((const float *) p)[im_at];
+        else
+          ((double *) c)[to] = ((const double *) p)[re_at],
+          ((double *) c)[to + 1] = ((const double *) p)[im_at];
+      }
+}
+
+/* A real and a complex operand as mtimes multiplies them where it takes two real products
+ * (route.b_split, route.a_split): the complex operand's parts copied apart into one real matrix,
+ * ONE real product, and its two halves joined into C.  Real A · complex B: op(B) → [re  ±im]
+ * (k×2n), product [A·re  A·±im] (m×2n).  Complex op(A) (transposed) · real B: A → [re  ±im]
+ * stored k×2m and read transposed as [re; ±im] (2m×k), product stacked (2m×n).  Holds the
+ * complex operand's size and C's size in host memory for the call. */
+static tilemm_status run_split (const tilemm_decision *decision, const tilemm_options *options,
+                                const void *a, const void *b, void *c, tilemm_error *err)
 {
   const tilemm_route *r = &decision->route;
   const size_t es = tilemm_type_size (r->compute_type);
-  const size_t kn = (size_t) r->k * (size_t) r->n, mn = (size_t) r->m * (size_t) r->n;
-  unsigned char *parts = malloc (2 * kn * es), *product = malloc (2 * mn * es);
+  const int single = r->compute_type == TILEMM_SINGLE;
+  const int split_b = r->b_split;
+  const tilemm_op op = split_b ? decision->op_b : decision->op_a;
+  const double sign = op == TILEMM_OP_CTRANSPOSE ? -1.0 : 1.0;
+  /* The complex operand as stored: B is k×n (n×k transposed); A is k×m (always transposed). */
+  const int64_t rows = split_b ? (op == TILEMM_OP_NONE ? r->k : r->n) : r->k;
+  const int64_t cols = split_b ? (op == TILEMM_OP_NONE ? r->n : r->k) : r->m;
+  const size_t parts_count = 2 * (size_t) rows * (size_t) cols;
+  const size_t product_count = 2 * (size_t) r->m * (size_t) r->n;
+  unsigned char *parts = malloc (parts_count * es), *product = malloc (product_count * es);
   if (!parts || !product)
     {
       free (parts);
       free (product);
       return tilemm_error_set (err, TILEMM_ENOMEM, "%s", tilemm_strerror (TILEMM_ENOMEM));
     }
-  const int single = r->compute_type == TILEMM_SINGLE;
-  const ptrdiff_t nkn = (ptrdiff_t) kn, nmn = (ptrdiff_t) mn;
-  if (single)
+  /* B untransposed: side by side; B transposed: stacked (so that its transpose is side by side);
+   * A: side by side, read transposed as stacked. */
+  const int stacked_in = split_b && op != TILEMM_OP_NONE;
+  split_parts (single, split_b ? b : a, rows, cols, stacked_in, sign, parts);
+  tilemm_decision real = *decision;
+  real.route.b_split = 0;
+  real.route.a_split = 0;
+  real.route.result_complex = 0;
+  tilemm_status status;
+  if (split_b)
     {
-      const float *z = b;
-      float *re = (float *) parts, *im = re + kn;
-#pragma omp parallel for schedule (static) if (nkn > (1 << 16))
-      for (ptrdiff_t i = 0; i < nkn; i++)
-        re[i] = z[2 * i], im[i] = z[2 * i + 1];
+      real.route.n = 2 * r->n;
+      real.op_b = op == TILEMM_OP_NONE ? TILEMM_OP_NONE : TILEMM_OP_TRANSPOSE;
+      status = tilemm_run (&real, options, a, parts, product, err);
     }
   else
     {
-      const double *z = b;
-      double *re = (double *) parts, *im = re + kn;
-#pragma omp parallel for schedule (static) if (nkn > (1 << 16))
-      for (ptrdiff_t i = 0; i < nkn; i++)
-        re[i] = z[2 * i], im[i] = z[2 * i + 1];
+      real.route.m = 2 * r->m;
+      real.op_a = TILEMM_OP_TRANSPOSE;
+      status = tilemm_run (&real, options, parts, b, product, err);
     }
-  tilemm_decision real = *decision;
-  real.route.b_split = 0;
-  real.route.result_complex = 0;
-  real.route.n = 2 * r->n;
-  const tilemm_status status = tilemm_run (&real, options, a, parts, product, err);
   if (status == TILEMM_OK)
-    {
-      if (single)
-        {
-          const float *re = (const float *) product, *im = re + mn;
-          float *z = c;
-#pragma omp parallel for schedule (static) if (nmn > (1 << 16))
-          for (ptrdiff_t i = 0; i < nmn; i++)
-            z[2 * i] = re[i], z[2 * i + 1] = im[i];
-        }
-      else
-        {
-          const double *re = (const double *) product, *im = re + mn;
-          double *z = c;
-#pragma omp parallel for schedule (static) if (nmn > (1 << 16))
-          for (ptrdiff_t i = 0; i < nmn; i++)
-            z[2 * i] = re[i], z[2 * i + 1] = im[i];
-        }
-    }
+    join_parts (single, product, r->m, r->n, !split_b, c);
   free (parts);
   free (product);
   return status;
@@ -188,8 +281,8 @@ tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options 
                           const void *a, const void *b, void *c, tilemm_error *err)
 {
   const tilemm_route *r = &decision->route;
-  if (r->b_split)
-    return run_split_b (decision, options, a, b, c, err);
+  if (r->b_split || r->a_split)
+    return run_split (decision, options, a, b, c, err);
   const tilemm_type type = r->compute_type;
   /* Complex A times real B: A's (re, im) pairs read as a real (2m)×k matrix, C's as (2m)×n. */
   const int64_t m = r->a_as_pairs ? 2 * r->m : r->m;
@@ -211,13 +304,21 @@ tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options 
     }
   tilemm_plan plan;
   tilemm_status status;
-  if ((status = tilemm_view_init (&va, type, m, r->k, m, (void *) a)) != TILEMM_OK
-      || (status = tilemm_view_init (&vb, type, r->k, r->n, r->k, (void *) b)) != TILEMM_OK
+  /* A transposed operand is passed as stored: A k×m, B n×k (the route never reads a transposed
+   * A as pairs). */
+  const int ta = decision->op_a != TILEMM_OP_NONE, tb = decision->op_b != TILEMM_OP_NONE;
+  if ((status = tilemm_view_init (&va, type, ta ? r->k : m, ta ? m : r->k, ta ? r->k : m,
+                                  (void *) a))
+        != TILEMM_OK
+      || (status = tilemm_view_init (&vb, type, tb ? r->n : r->k, tb ? r->k : r->n,
+                                     tb ? r->n : r->k, (void *) b))
+           != TILEMM_OK
       || (status = tilemm_view_init (&vc, type, m, r->n, m, c)) != TILEMM_OK
       || (status = tilemm_plan_make (&plan, decision->backend, type, m, r->n, r->k, &limits))
            != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
-  return tilemm_multiply_stoppable (&plan, &va, &vb, &vc, &options->stop, err);
+  return tilemm_multiply_op_stoppable (&plan, decision->op_a, &va, decision->op_b, &vb, &vc,
+                                      &options->stop, err);
 }
 
 int tilemm_imag_all_zero (tilemm_type complex_type, const void *data, size_t count)

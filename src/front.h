@@ -53,7 +53,25 @@ typedef struct {
   tilemm_route route;
   tilemm_action action;
   tilemm_backend backend;   /* TILEMM_DO_COMPUTE */
+  tilemm_op op_a, op_b;     /* how A and B enter the product (TILEMM_OP_NONE: as they are) */
 } tilemm_decision;
+
+/* The transpose a keyword names, case-insensitive: "none", "transpose" or "ctranspose" (as
+ * pagemtimes takes them).  1 and *op when text names one, else 0. */
+int tilemm_op_from_name (const char *text, tilemm_op *op);
+
+/* Whether a call is the form tilemm (A, tA, B, tB, options...): four arguments or more, and the
+ * second or the fourth names a transpose.  second and fourth are the texts of those arguments
+ * when they are strings, else NULL.  (So tilemm (A, B, ...) with a char B keeps its meaning
+ * unless B's text is one of the keywords and a fourth argument follows.) */
+int tilemm_is_op_form (int nargin, const char *second, const char *fourth);
+
+/* Reads tA and tB (NULL when not strings) of the op form: TILEMM_EOPTION with a message that
+ * says what they take when either is not a keyword (front ends raise "tilemm:badtranspose"). */
+tilemm_status tilemm_ops_parse (const char *ta, const char *tb, tilemm_op *op_a, tilemm_op *op_b,
+                                tilemm_error *err);
+
+extern const char tilemm_badtranspose_id[];   /* "tilemm:badtranspose" */
 
 /* What tilemm (a, b, options...) does.  TILEMM_ENOGPU (with the reason) when "gpu" was asked
  * for and no GPU is usable; "auto" without a GPU delegates to mtimes. */
@@ -61,9 +79,16 @@ tilemm_status tilemm_decide (const tilemm_operand *a, const tilemm_operand *b,
                              const tilemm_options *options, tilemm_decision *decision,
                              tilemm_error *err);
 
+/* What tilemm (a, op_a, b, op_b, options...) does: tilemm_decide for op_a(a)·op_b(b).  A
+ * delegated product is op_a(a) * op_b(b): the front end transposes the operands it hands to
+ * mtimes (transpose, ctranspose), so the answer and the error are exactly Octave's. */
+tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const tilemm_operand *b,
+                                tilemm_op op_b, const tilemm_options *options,
+                                tilemm_decision *decision, tilemm_error *err);
+
 /* Runs a TILEMM_DO_COMPUTE decision on buffers: a and b hold the operands after the route's
- * conversions (column-major, contiguous), c an m×n result of the route's class and complexity
- * (interleaved when complex). */
+ * conversions (column-major, contiguous, as stored: a transposed A is k×m), c an m×n result of
+ * the route's class and complexity (interleaved when complex). */
 tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options *options,
                           const void *a, const void *b, void *c, tilemm_error *err);
 

@@ -62,16 +62,41 @@ tilemm_route tilemm_route_decide (const tilemm_operand *a, const tilemm_operand 
   else
     route.action = TILEMM_ROUTE_COMPUTE;
 
-  /* complex·real is a real product on A's interleaved data; real·complex has no such reading
-   * (B's real parts are two elements apart), so B's parts are copied apart for one real product
-   * (tilemm_run), which is also what mtimes computes: A made complex would add 0·im(B) terms,
-   * NaN where B holds an Inf. */
-  route.a_as_pairs = a->is_complex && !b->is_complex;
-  route.b_split = !a->is_complex && b->is_complex;
+  /* A real and a complex operand: mtimes (liboctave's CMatrix.cc and fCMatrix.cc) takes two real
+   * products, real(X)·Y and imag(X)·Y, when k > min(m, n) / 10 (integer division), and otherwise
+   * makes the real operand complex for one complex product.  The two differ only where an
+   * operand holds Inf or NaN (0·Inf terms of the made-up zero parts), and tilemm follows the
+   * same rule so those parts come out as they do with `*`.  Two real products: complex·real on
+   * A's interleaved data read as reals (no copy); real·complex with B's parts copied apart
+   * (b_split, tilemm_run). */
+  const int64_t shorter = route.m < route.n ? route.m : route.n;
+  const int two_real = route.k > shorter / 10;
+  route.a_as_pairs = a->is_complex && !b->is_complex && two_real;
+  route.b_split = !a->is_complex && b->is_complex && two_real;
   const int complex_kernel = route.result_complex && !route.a_as_pairs && !route.b_split;
   route.compute_type = complex_kernel ? (single ? TILEMM_COMPLEX_SINGLE : TILEMM_COMPLEX_DOUBLE)
                                       : (single ? TILEMM_SINGLE : TILEMM_DOUBLE);
   route.use_a = operand_use (a, route.result_class, complex_kernel && !a->is_complex);
   route.use_b = operand_use (b, route.result_class, complex_kernel && !b->is_complex);
+  return route;
+}
+
+tilemm_route tilemm_route_decide_op (const tilemm_operand *a, tilemm_op op_a,
+                                     const tilemm_operand *b, tilemm_op op_b)
+{
+  /* op(x) has x's rows and columns swapped; an N-D operand is delegated either way (its
+   * transpose is an error that the host's own transpose raises). */
+  tilemm_operand ta = *a, tb = *b;
+  if (op_a != TILEMM_OP_NONE)
+    ta.rows = a->cols, ta.cols = a->rows;
+  if (op_b != TILEMM_OP_NONE)
+    tb.rows = b->cols, tb.cols = b->rows;
+  tilemm_route route = tilemm_route_decide (&ta, &tb);
+  /* A transposed complex A has no pairs reading: its parts are copied apart instead. */
+  if (route.a_as_pairs && op_a != TILEMM_OP_NONE)
+    {
+      route.a_as_pairs = 0;
+      route.a_split = 1;
+    }
   return route;
 }

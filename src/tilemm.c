@@ -160,10 +160,28 @@ static mxArray *narrow_if_real (mxArray *c, tilemm_class cls)
 
 /* ------------------------------------------------------------------ gateway */
 
-static void delegate_to_mtimes (mxArray *plhs[], const mxArray *a, const mxArray *b)
+/* op(x) by the host's own transpose or ctranspose (a new array), or x itself for none. */
+static mxArray *host_op (const mxArray *x, tilemm_op op)
 {
-  mxArray *args[2] = { (mxArray *) a, (mxArray *) b };
+  if (op == TILEMM_OP_NONE)
+    return (mxArray *) x;
+  mxArray *in = (mxArray *) x, *out = NULL;
+  mexCallMATLAB (1, &out, 1, &in, op == TILEMM_OP_TRANSPOSE ? "transpose" : "ctranspose");
+  return out;
+}
+
+/* op_a(a) * op_b(b) by the built-in transpose, ctranspose and mtimes: its answer, or its very
+ * error.  (MATLAB evaluates A.' * B so; Octave's compound operator folds an N-D A to 2-D
+ * instead of failing, which tilemm.oct follows and this gateway, for MATLAB, does not.) */
+static void delegate_to_mtimes (mxArray *plhs[], const mxArray *a, tilemm_op op_a,
+                                const mxArray *b, tilemm_op op_b)
+{
+  mxArray *args[2] = { host_op (a, op_a), host_op (b, op_b) };
   mexCallMATLAB (1, plhs, 2, args, "mtimes");
+  if (args[0] != a)
+    mxDestroyArray (args[0]);
+  if (args[1] != b)
+    mxDestroyArray (args[1]);
 }
 
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
@@ -173,21 +191,30 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     mexErrMsgIdAndTxt ("tilemm:nargout", "one output only; %s", tilemm_usage);
   if (nrhs < 2)
     mexErrMsgIdAndTxt ("tilemm:nargin", "two matrices needed; %s", tilemm_usage);
-  const mxArray *a = prhs[0], *b = prhs[1];
+  /* tilemm (A, B, options...) or tilemm (A, tA, B, tB, options...) (front.h says which). */
+  char second[16], fourth[16];
+  const char *text2 = get_string (prhs[1], second, sizeof second) ? second : NULL;
+  const char *text4 = nrhs > 3 && get_string (prhs[3], fourth, sizeof fourth) ? fourth : NULL;
+  const int op_form = tilemm_is_op_form (nrhs, text2, text4);
+  tilemm_op op_a = TILEMM_OP_NONE, op_b = TILEMM_OP_NONE;
+  tilemm_error err = { TILEMM_OK, "" };
+  if (op_form && tilemm_ops_parse (text2, text4, &op_a, &op_b, &err) != TILEMM_OK)
+    mexErrMsgIdAndTxt (tilemm_badtranspose_id, "%s", err.detail);
+  const mxArray *a = prhs[0], *b = prhs[op_form ? 2 : 1];
+  const int first_option = op_form ? 4 : 2;
   /* No interrupt poll here (o.stop stays empty): the documented mex API has none
    * (utIsInterruptPending is undocumented MATLAB), so a mex product runs to its end; the
    * oct-file front end, tilemm_oct.cc, polls Octave's Ctrl-C flag between panels and steps. */
-  const tilemm_options o = parse_options (nrhs - 2, prhs + 2);
+  const tilemm_options o = parse_options (nrhs - first_option, prhs + first_option);
   const tilemm_operand da = describe (a), db = describe (b);
   tilemm_decision d;
-  tilemm_error err = { TILEMM_OK, "" };
-  if (tilemm_decide (&da, &db, &o, &d, &err) != TILEMM_OK)
+  if (tilemm_decide_op (&da, op_a, &db, op_b, &o, &d, &err) != TILEMM_OK)
     tilemm_mex_fail (err.status, &err);
 
   switch (d.action)
     {
     case TILEMM_DO_DELEGATE:
-      delegate_to_mtimes (plhs, a, b);
+      delegate_to_mtimes (plhs, a, op_a, b, op_b);
       return;
     case TILEMM_DO_FILL:
       /* A created numeric matrix is zero-filled: the answer for k = 0, and empty otherwise. */
@@ -587,6 +614,17 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %!    assert (isinf (imag (C)), isinf (imag (R)));
 %!    check_product (A, B, "backend", backend);
 %!  endfor
+%!  ## With k <= min (m, n) / 10 `*` makes the real operand complex instead (liboctave's rule), and
+%!  ## its 0·Inf terms give NaN parts: so must tilemm.
+%!  A = ones (300, 20); B = complex (zeros (20, 300), Inf (20, 300));
+%!  C = tilemm (A, B, "backend", backend); R = A * B;
+%!  assert (isnan (C), isnan (R)); assert (isnan (real (C)), isnan (real (R)));
+%!  A = complex (ones (300, 20), Inf (300, 20)); B = ones (20, 300);
+%!  C = tilemm (A, B, "backend", backend); R = A * B;
+%!  assert (isnan (real (C)), isnan (real (R))); assert (isinf (imag (C)), isinf (imag (R)));
+%!  A = complex (ones (300, 40), Inf (300, 40)); B = ones (40, 300);   # k > 30: two real products
+%!  C = tilemm (A, B, "backend", backend); R = A * B;
+%!  assert (isnan (real (C)), isnan (real (R))); assert (isinf (imag (C)), isinf (imag (R)));
 %!endfunction
 %!test
 %! ## Non-finite values in a complex B.  `*` multiplies a real A by a complex B as two real
@@ -664,6 +702,165 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %!     endfor
 %!   endfor
 %! endfor
+
+## Transposes, pagemtimes style: tilemm (A, tA, B, tB) is op(A) * op(B), with op "none",
+## "transpose" (A.') or "ctranspose" (A'), in any case; the same class, size, realness and
+## values as the expression, and the same errors.
+%!function R = op_of (X, t)
+%!  switch (lower (t))
+%!    case "none",       R = X;
+%!    case "transpose",  R = X.';
+%!    case "ctranspose", R = X';
+%!  endswitch
+%!endfunction
+%!function check_product_op (A, tA, B, tB, varargin)
+%!  C = tilemm (A, tA, B, tB, varargin{:});
+%!  Ao = op_of (A, tA); Bo = op_of (B, tB);
+%!  R = Ao * Bo;
+%!  assert (class (C), class (R));
+%!  assert (size (C), size (R));
+%!  assert (isreal (C), isreal (R));
+%!  assert (issparse (C), issparse (R));
+%!  assert (isnan (C), isnan (R));
+%!  assert (isinf (C), isinf (R));
+%!  fin = isfinite (R);
+%!  if (isinteger (R))
+%!    assert (C, R);
+%!  elseif (any (fin(:)))
+%!    k = 1;
+%!    if (! isscalar (Ao) && ! isscalar (Bo))
+%!      k = columns (Ao);
+%!    endif
+%!    bound = 8 * double (eps (class (R))) * max (k, 1) * (abs (double (full (Ao))) * abs (double (full (Bo))));
+%!    err = abs (double (C) - double (R));
+%!    assert (all (err(fin) <= bound(fin) + realmin ()), true, ...
+%!            sprintf ("%s %s: max error %g exceeds bound", tA, tB, max (err(fin) - bound(fin))));
+%!  endif
+%!endfunction
+%!function check_same_error_op (A, tA, B, tB, varargin)
+%!  want = []; got = [];
+%!  try, op_of (A, tA) * op_of (B, tB); catch want, end
+%!  try, tilemm (A, tA, B, tB, varargin{:}); catch got, end
+%!  assert (! isempty (want), true, "op(A) * op(B) did not fail");
+%!  assert (! isempty (got), true, "tilemm did not fail");
+%!  assert (got.identifier, want.identifier);
+%!  assert (got.message, want.message);
+%!endfunction
+%!test
+%! ops = {"none", "transpose", "ctranspose"};
+%! for cls = {"double", "single"}
+%!   for za = [false true]
+%!     for zb = [false true]
+%!       for i = 1:3
+%!         for j = 1:3
+%!           m = 9; k = 7; n = 11;
+%!           A = rnd (m, k, cls{1}, za); B = rnd (k, n, cls{1}, zb);
+%!           if (i > 1), A = A.'; endif
+%!           if (j > 1), B = B.'; endif
+%!           check_product_op (A, ops{i}, B, ops{j}, "backend", "cpu");
+%!         endfor
+%!       endfor
+%!     endfor
+%!   endfor
+%! endfor
+%!test
+%! ## Tile edges and mixed classes: single wins, complex A by real B and the reverse.
+%! check_product_op (rnd (130, 65), "transpose", rnd (130, 70), "none", "backend", "cpu");
+%! check_product_op (rnd (65, 130, "single", true), "none", rnd (70, 130), "ctranspose", "backend", "cpu");
+%! check_product_op (rnd (64, 63, "double", true), "ctranspose", rnd (65, 64, "single", true), "transpose", "backend", "cpu");
+%! check_product_op (rnd (33, 40, "double", true), "transpose", rnd (33, 20), "none", "backend", "cpu");
+%! check_product_op (rnd (33, 40, "double", true), "ctranspose", rnd (20, 33), "transpose", "backend", "cpu");
+%! check_product_op (rnd (40, 33), "transpose", rnd (20, 40, "double", true), "ctranspose", "backend", "cpu");
+%! check_product_op (true (6, 5), "transpose", rnd (6, 4, "single"), "none", "backend", "cpu");
+%! check_product_op (char (65 + randi (20, 3, 8)), "transpose", rnd (3, 2), "none", "backend", "cpu");
+%! check_product_op (rnd (5, 6), "none", char (65 + randi (20, 4, 6)), "transpose", "backend", "cpu");
+%!test
+%! for t = 1:10
+%!   m = randi (70); k = randi (70); n = randi (70);
+%!   check_product_op (rnd (k, m, "double", true), "ctranspose", rnd (n, k, "double", true), "ctranspose", "backend", "cpu");
+%!   check_product_op (rnd (k, m, "single"), "transpose", rnd (k, n, "single"), "none", "backend", "cpu");
+%! endfor
+%!test
+%! ## Keywords in any case; options after the four arguments; the default ("auto") backend.
+%! A = rnd (8, 5); B = rnd (8, 6);
+%! check_product_op (A, "Transpose", B, "NONE", "backend", "cpu");
+%! check_product_op (A, "CTRANSPOSE", B, "none", "BACKEND", "CPU", "max_device_bytes", 2000);
+%! check_product_op (A, "transpose", B, "none");
+%! check_product_op (A.', "none", B.', "ctranspose");
+%!assert (tilemm ([1 2; 3 4], "transpose", [5 6; 7 8], "none", "backend", "cpu"), [26 30; 38 44])
+%!assert (tilemm ([1i 2], "ctranspose", [1 1], "none", "backend", "cpu"), [-1i -1i; 2 2])
+%!assert (tilemm ([1i 2], "transpose", [1 1], "none", "backend", "cpu"), [1i 1i; 2 2])
+%!assert (tilemm ([1i 1i], "ctranspose", [1i; 2i], "transpose", "backend", "cpu"), [1 2; 1 2])
+%!assert (isreal (tilemm ([1i 1i], "ctranspose", [1i; 2i], "transpose", "backend", "cpu")))
+%!test
+%! ## NaN and Inf pass through transposed operands as through `*`.
+%! A = rnd (20, 30); B = rnd (25, 20);
+%! A(3, 7) = NaN; A(:, 11) = Inf; B(4, :) = -Inf;
+%! check_product_op (A, "transpose", B, "transpose", "backend", "cpu");
+%!test
+%! ## Scalars, empties, integers, sparse, logical, char: what the expression gives.
+%! for backend = {"cpu", "auto"}
+%!   b = {"backend", backend{1}};
+%!   check_product_op (2, "transpose", rnd (2, 3), "none", b{:});
+%!   check_product_op (1i, "ctranspose", rnd (1, 3, "double", true), "ctranspose", b{:});
+%!   check_product_op (rnd (3, 2), "ctranspose", 2 + 1i, "transpose", b{:});
+%!   check_product_op (zeros (3, 0), "transpose", zeros (3, 4), "none", b{:});
+%!   check_product_op (zeros (0, 3), "transpose", zeros (0, 4), "none", b{:});
+%!   check_product_op (single (zeros (0, 2)), "ctranspose", zeros (3, 0), "ctranspose", b{:});
+%!   check_product_op ([], "transpose", [], "transpose", b{:});
+%!   check_product_op (int8 ([1 2]), "transpose", 3, "none", b{:});
+%!   check_product_op (uint8 (200), "ctranspose", uint8 ([2 3]), "transpose", b{:});
+%!   check_product_op (sparse ([1 2; 0 3]), "transpose", ones (2), "none", b{:});
+%!   check_product_op (ones (2), "none", sparse ([1 2; 0 3]), "ctranspose", b{:});
+%!   check_product_op (true (3, 2), "transpose", true (3, 2), "none", b{:});
+%!   check_product_op ('ab', "transpose", [1 2], "none", b{:});
+%!   check_product_op ([1 2], "none", 'ab', "transpose", b{:});
+%!   check_same_error_op (ones (2, 3), "none", ones (2, 3), "none", b{:});
+%!   check_same_error_op (ones (2, 3), "transpose", ones (3, 2), "none", b{:});
+%!   check_same_error_op (ones (2, 3), "ctranspose", ones (2, 3), "ctranspose", b{:});
+%!   check_same_error_op (int8 ([1 2; 3 4]), "transpose", [1 2; 3 4], "none", b{:});
+%!   check_same_error_op ({1}, "transpose", 2, "none", b{:});
+%!   check_same_error_op (ones (2, 2, 2), "transpose", ones (2), "transpose", b{:});
+%! endfor
+%!test
+%! ## An N-D operand: Octave's A.' * B folds A to 2-D (a compound operator), which tilemm.oct
+%! ## follows; the mex gateway (for MATLAB, where it is an error) transposes first and fails.
+%! A = rand (2, 3, 2); B = rand (2, 4);
+%! w = which ("tilemm");
+%! if (strcmp (w(end-3:end), ".oct"))
+%!   assert (tilemm (A, "transpose", B, "none"), A.' * B);
+%!   assert (tilemm (B, "ctranspose", A, "none"), B' * A);
+%! else
+%!   fail ('tilemm (A, "transpose", B, "none")', "transpose not defined for N-D objects");
+%! endif
+%!test
+%! ## A char B keeps its meaning unless it is a keyword followed by a fourth argument.
+%! assert (tilemm ([1; 2], 'ab', "backend", "cpu"), [1; 2] * 'ab');
+%! assert (tilemm ([1; 2], 'none'), [1; 2] * 'none');
+%!error id=tilemm:badtranspose tilemm (ones (2), "sideways", ones (2), "none")
+%!error id=tilemm:badtranspose tilemm (ones (2), "transpose", ones (2), "flip")
+%!error id=tilemm:badtranspose tilemm (ones (2), "transpose", ones (2), 1)
+%!error id=tilemm:badtranspose tilemm (ones (2), 1, ones (2), "none")
+%!error <tB \(the fourth argument\)> tilemm (ones (2), "none", ones (2), "t")
+%!error id=tilemm:badoption tilemm (ones (2), "transpose", ones (2), "none", "backend")
+%!error id=tilemm:badoption tilemm (ones (2), "transpose", ones (2), "none", "backend", "tpu")
+%!testif ; gpu_usable ()
+%! ops = {"none", "transpose", "ctranspose"};
+%! for cls = {"double", "single"}
+%!   for z = [false true]
+%!     for i = 1:3
+%!       for j = 1:3
+%!         A = rnd (130, 70, cls{1}, z); B = rnd (70, 90, cls{1}, z);
+%!         if (i > 1), A = A.'; endif
+%!         if (j > 1), B = B.'; endif
+%!         check_product_op (A, ops{i}, B, ops{j}, "backend", "gpu");
+%!       endfor
+%!     endfor
+%!   endfor
+%! endfor
+%! check_product_op (rnd (300, 1000, "double", true), "ctranspose", rnd (300, 900), "none", "backend", "gpu");
+%! check_product_op (rnd (1000, 300, "single"), "none", rnd (900, 300, "single", true), "transpose", "backend", "gpu");
+%! check_product_op (rnd (5, 1, "double", true), "ctranspose", rnd (3, 5), "transpose", "backend", "gpu");
 
 ## Options and arguments.
 %!error id=tilemm:nargin tilemm ()

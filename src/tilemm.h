@@ -210,6 +210,40 @@ tilemm_status tilemm_multiply_stoppable (const tilemm_plan *plan, const tilemm_v
 tilemm_status tilemm_check_operands (const tilemm_plan *plan, const tilemm_view *a,
                                      const tilemm_view *b, const tilemm_view *c);
 
+/* How an operand enters the product: as stored, transposed, or conjugate-transposed (BLAS's
+ * 'N', 'T', 'C'; pagemtimes' "none", "transpose", "ctranspose").  Transposing a column-major
+ * view is only the other reading of the same bytes, so no operand is copied to transpose it on
+ * the CPU (see backend_cpu.c); the GPU transposes on the device (backend_cuda_op.cu). */
+typedef enum {
+  TILEMM_OP_NONE = 0,
+  TILEMM_OP_TRANSPOSE,
+  TILEMM_OP_CTRANSPOSE,   /* the same as TILEMM_OP_TRANSPOSE for a real type */
+  TILEMM_NOPS
+} tilemm_op;
+
+/* The rows and columns op(view) has: (rows, cols) for NONE, (cols, rows) otherwise. */
+int64_t tilemm_op_rows (tilemm_op op, const tilemm_view *view);
+int64_t tilemm_op_cols (tilemm_op op, const tilemm_view *view);
+
+/* C = op_a(A)·op_b(B): a and b are the views as stored (A is k×m when op_a transposes), op_a(A)
+ * is m×k, op_b(B) is k×n, C is m×n, written whole and never read.  With two NONE ops this is
+ * tilemm_multiply. */
+tilemm_status tilemm_multiply_op (const tilemm_plan *plan, tilemm_op op_a, const tilemm_view *a,
+                                  tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
+                                  tilemm_error *err);
+
+/* tilemm_multiply_op with a stop callback (stop may be NULL; a transposed product on the GPU
+ * runs in one piece and is not stopped part way). */
+tilemm_status tilemm_multiply_op_stoppable (const tilemm_plan *plan, tilemm_op op_a,
+                                            const tilemm_view *a, tilemm_op op_b,
+                                            const tilemm_view *b, const tilemm_view *c,
+                                            const tilemm_stop *stop, tilemm_error *err);
+
+/* tilemm_check_operands for op_a(A)·op_b(B). */
+tilemm_status tilemm_check_operands_op (const tilemm_plan *plan, tilemm_op op_a,
+                                        const tilemm_view *a, tilemm_op op_b,
+                                        const tilemm_view *b, const tilemm_view *c);
+
 /* ---------------------------------------------------------------- route: the rules of `*` */
 
 typedef enum {
@@ -253,17 +287,26 @@ typedef struct {
   int a_as_pairs;             /* complex A times real B: the kernel reads A's interleaved data as
                                  a real (2m)×k matrix (stride 2·lda) and writes C's interleaved
                                  data as a real (2m)×n one — a real product, no copy            */
-  int b_split;                /* real A times complex B: B's real and imaginary parts copied
-                                 apart as a real k×2n matrix [re(B) im(B)], one real product
-                                 A·[re(B) im(B)] (half the flops of a complex one), interleaved
-                                 into C — as mtimes does it: making A complex instead would add
-                                 0·im(B) terms, NaN where B holds an Inf                        */
+  int b_split;                /* real A times complex B where mtimes takes two real products:
+                                 B's parts copied apart as one real k×2n matrix [re(B) im(B)],
+                                 one real product A·[re(B) im(B)] (half the flops of a complex
+                                 one), joined into C (tilemm_run)                               */
+  int a_split;                /* complex A, transposed, times real B where mtimes takes two real
+                                 products: A's parts copied apart likewise (a transposed A has no
+                                 pairs reading)                                                 */
   int64_t m, n, k;            /* the product's dimensions (m, n in complex elements)           */
 } tilemm_route;
 
 /* Decides what `a * b` means, exactly as Octave's mtimes does for the cases it keeps, and
  * TILEMM_ROUTE_DELEGATE for everything else (scalars, integers, sparse, N-D, non-numeric). */
 tilemm_route tilemm_route_decide (const tilemm_operand *a, const tilemm_operand *b);
+
+/* What `op_a(a) * op_b(b)` means (a.' or a' for a transposed operand): the route of the
+ * transposed operands, with m, n, k of the product.  A transposed complex A times a real B is
+ * not read as pairs (its pairs are not a strided real matrix then): B is made complex instead.
+ * The host transposes a delegated operand itself before it calls mtimes. */
+tilemm_route tilemm_route_decide_op (const tilemm_operand *a, tilemm_op op_a,
+                                     const tilemm_operand *b, tilemm_op op_b);
 
 /* ---------------------------------------------------------------- library facts */
 

@@ -52,19 +52,21 @@ int interrupt_pending (void *)
   fail (err);
 }
 
-tilemm_options parse_options (const octave_value_list &args)
+// The options from args(first) on.
+tilemm_options parse_options (const octave_value_list &args, int first)
 {
   tilemm_options o;
   tilemm_options_init (&o);
   o.stop.should_stop = interrupt_pending;
-  const int nopt = args.length () - 2;
+  const int nopt = args.length () - first;
   if (nopt % 2 != 0)
     error_with_id ("tilemm:badoption", "options come in name, value pairs; %s", tilemm_usage);
-  for (int i = 2; i < args.length (); i += 2)
+  for (int i = first; i < args.length (); i += 2)
     {
       if (! args(i).is_string () || args(i).rows () > 1)
         error_with_id ("tilemm:badoption",
-                       "option %d: the name must be a string such as \"backend\"", i / 2);
+                       "option %d: the name must be a string such as \"backend\"",
+                       (i - first) / 2 + 1);
       const std::string name = args(i).string_value ();
       const octave_value &v = args(i+1);
       std::string text;
@@ -183,6 +185,42 @@ octave_value compute (const tilemm_decision &d, const tilemm_options &o, const o
   return octave_value (c);
 }
 
+// args(i)'s text when it is a string (a char row, or ''), else NULL; kept alive in `text`.
+const char *text_of (const octave_value_list &args, int i, std::string &text)
+{
+  if (i >= args.length () || ! args(i).is_string () || args(i).rows () > 1)
+    return nullptr;
+  text = args(i).string_value ();
+  return text.c_str ();
+}
+
+// op_a(a) * op_b(b) exactly as Octave evaluates the expression A.' * B (and the like): with one
+// transposed operand it is one of Octave's compound operators (trans_mul, herm_mul, mul_trans,
+// mul_herm), which differ from transpose-then-mtimes (an N-D operand is folded to 2-D, not an
+// error); with two, the operands are transposed, then multiplied.  Its answer or its very error.
+octave_value delegate (const octave_value &a, tilemm_op op_a, const octave_value &b, tilemm_op op_b)
+{
+  if (op_a == TILEMM_OP_NONE && op_b == TILEMM_OP_NONE)
+    {
+      octave_value_list operands (2);
+      operands(0) = a;
+      operands(1) = b;
+      return octave::feval ("mtimes", operands, 1)(0);
+    }
+  if (op_b == TILEMM_OP_NONE)
+    return octave::binary_op (op_a == TILEMM_OP_TRANSPOSE ? octave_value::op_trans_mul
+                                                          : octave_value::op_herm_mul, a, b);
+  if (op_a == TILEMM_OP_NONE)
+    return octave::binary_op (op_b == TILEMM_OP_TRANSPOSE ? octave_value::op_mul_trans
+                                                          : octave_value::op_mul_herm, a, b);
+  auto unary = [] (tilemm_op op) {
+    return op == TILEMM_OP_TRANSPOSE ? octave_value::op_transpose : octave_value::op_hermitian;
+  };
+  const octave_value ta = octave::unary_op (unary (op_a), a);
+  const octave_value tb = octave::unary_op (unary (op_b), b);
+  return octave::binary_op (octave_value::op_mul, ta, tb);
+}
+
 } // namespace
 
 DEFUN_DLD (tilemm, args, nargout, TILEMM_HELP_TEXT)
@@ -191,24 +229,26 @@ DEFUN_DLD (tilemm, args, nargout, TILEMM_HELP_TEXT)
     error_with_id ("tilemm:nargout", "one output only; %s", tilemm_usage);
   if (args.length () < 2)
     error_with_id ("tilemm:nargin", "two matrices needed; %s", tilemm_usage);
-  const octave_value &a = args(0), &b = args(1);
-  const tilemm_options o = parse_options (args);
+  // tilemm (A, B, options...) or tilemm (A, tA, B, tB, options...) (front.h says which).
+  std::string second, fourth;
+  const char *text2 = text_of (args, 1, second), *text4 = text_of (args, 3, fourth);
+  const bool op_form = tilemm_is_op_form (args.length (), text2, text4);
+  tilemm_op op_a = TILEMM_OP_NONE, op_b = TILEMM_OP_NONE;
+  tilemm_error err = { TILEMM_OK, "" };
+  if (op_form && tilemm_ops_parse (text2, text4, &op_a, &op_b, &err) != TILEMM_OK)
+    error_with_id (tilemm_badtranspose_id, "%s", err.detail);
+  const octave_value &a = args(0), &b = args(op_form ? 2 : 1);
+  const tilemm_options o = parse_options (args, op_form ? 4 : 2);
   const tilemm_operand da = describe (a), db = describe (b);
   tilemm_decision d;
-  tilemm_error err = { TILEMM_OK, "" };
-  if (tilemm_decide (&da, &db, &o, &d, &err) != TILEMM_OK)
+  if (tilemm_decide_op (&da, op_a, &db, op_b, &o, &d, &err) != TILEMM_OK)
     fail (err);
 
   switch (d.action)
     {
     case TILEMM_DO_DELEGATE:
-      // mtimes itself: its answer, and its error with its own id and message.
-      {
-        octave_value_list operands (2);
-        operands(0) = a;
-        operands(1) = b;
-        return octave::feval ("mtimes", operands, 1);
-      }
+      // Octave's own product: its answer, and its error with its own id and message.
+      return delegate (a, op_a, b, op_b);
     case TILEMM_DO_FILL:
       if (d.route.result_class == TILEMM_CLASS_SINGLE)
         return octave_value (FloatNDArray (dim_vector (d.route.m, d.route.n), 0.0f));

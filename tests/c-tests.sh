@@ -1,8 +1,9 @@
 #!/bin/sh
 # Runs the C test programs built in src/ (test_core, test_route, test_pipeline (the CUDA
-# backend's host side on a stand-in runtime), test_leaks_mock (10,000 mixed calls on it), and
-# test_cuda and test_leaks_gpu where CUDA is built; they skip their GPU parts without a GPU).
-# test_leaks_cpu runs under valgrind in tests/valgrind.sh.  Each prints "NAME: N passed, N failed, N skipped".
+# backend's host side on a stand-in runtime), test_leaks_mock (10,000 mixed calls on it),
+# test_cuda and test_leaks_gpu where CUDA is built (they skip their GPU parts without a GPU), and
+# test_blas on the CPU and, where a GPU is usable, on the GPU.  test_leaks_cpu runs under
+# valgrind in tests/valgrind.sh.  Each prints "NAME: N passed, N failed, N skipped".
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 builddir=${TILEMM_BUILDDIR:-.}
@@ -12,4 +13,19 @@ for t in test_core test_route test_pipeline test_leaks_mock test_cuda test_leaks
   [ -x "$prog" ] || continue
   "$prog" || status=1
 done
+# The BLAS shim (libtilemm_blas.so) on the CPU backend, then on the GPU one, skipped when the
+# library finds no usable GPU (it then stops at the first product with that reason).
+TILEMM_BLAS_BACKEND=cpu "$builddir/src/test_blas" test_blas || status=1
+gpu_err=$(mktemp)
+# (an inner shell waits for it, so its note on an aborted program goes to the void)
+if ! TILEMM_BLAS_BACKEND=gpu sh -c '"$1" test_blas_gpu 2> "$2"; exit $?' sh \
+       "$builddir/src/test_blas" "$gpu_err" 2> /dev/null; then
+  if grep -q "no usable GPU" "$gpu_err"; then
+    echo "SKIP: test_blas_gpu: $(sed -n 's/.*no usable GPU: //p' "$gpu_err" | head -n 1)"
+    echo "test_blas_gpu: 0 passed, 0 failed, 1 skipped"
+  else
+    cat "$gpu_err"; status=1
+  fi
+fi
+rm -f "$gpu_err"
 exit $status

@@ -3,6 +3,9 @@
 # the GPU tests executed.  Run from the repository root in a device run that carries .gpu (the
 # packed Octave, see shared/docs/gpu-machine.md) and the tarball (make dist):
 #   source .gpu/setup.sh && tests/gpu-machine.sh tilemm-0.1.0.tar.gz
+# The reference BLAS tester cannot be installed there: tools/pack-blas-tester puts it in
+# .gpu/blas-test, and XBLAT3_DIR=$PWD/.gpu/blas-test TILEMM_XBLAT3_REQUIRE_GPU=1 in front of the
+# command makes tests/xblat3.sh run it on the GPU backend (and count a missing GPU as a failure).
 # Logs go to $OUT (or /tmp/tilemm-gpu-out); the last line sums the counts like tests/run-all.
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
@@ -23,5 +26,5 @@ cp tests/*.log "$out/" 2>/dev/null
 echo "== Ctrl-C during a GPU product"
 TILEMM_BUILDDIR=$PWD TILEMM_INTERRUPT_BACKEND=gpu tests/interrupt.sh > tests/interrupt-gpu.log 2>&1
 cp tests/interrupt-gpu.log "$out/"
-tests/sum-counts tests/c-tests.sh.log tests/valgrind.sh.log tests/bist.sh.log tests/interrupt.sh.log \
-  tests/interrupt-gpu.log tests/installed.sh.log
+tests/sum-counts tests/c-tests.sh.log tests/valgrind.sh.log tests/xblat3.sh.log tests/bist.sh.log \
+  tests/interrupt.sh.log tests/interrupt-gpu.log tests/installed.sh.log

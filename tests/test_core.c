@@ -1563,9 +1563,114 @@ static double wall_seconds (void)
   return (double) now.tv_sec + 1e-9 * (double) now.tv_nsec;
 }
 
+/* ---------------------------------------------------------------- transposed operands */
+
+/* op(X)(i, l) of a stored view: (i, l), or (l, i) conjugated for TILEMM_OP_CTRANSPOSE. */
+static long double op_get (const test_matrix *t, tilemm_op op, int64_t i, int64_t l, int part)
+{
+  if (op == TILEMM_OP_NONE)
+    return tm_get (t, i, l, part);
+  const long double v = tm_get (t, l, i, part);
+  return op == TILEMM_OP_CTRANSPOSE && part == 1 ? -v : v;
+}
+
+/* C = op_a(A)·op_b(B) on the CPU backend, for stored operands with gaps: against a long-double
+ * reference, C's gaps untouched, and bit for bit the same cut into panels. */
+static void op_case (tilemm_type type, tilemm_op op_a, tilemm_op op_b, int64_t m, int64_t n,
+                     int64_t k)
+{
+  static const char names[] = "NTC";
+  CHECK_CASE ("multiply_op: %s %c%c m=%lld n=%lld k=%lld", tilemm_type_name (type), names[op_a],
+              names[op_b], (long long) m, (long long) n, (long long) k);
+  const int ta = op_a != TILEMM_OP_NONE, tb = op_b != TILEMM_OP_NONE;
+  const int64_t ra = ta ? k : m, ca = ta ? m : k, rb = tb ? n : k, cb = tb ? k : n;
+  test_matrix a, b, c, c2;
+  if (!tm_alloc (&a, type, ra, ca, ra + 3) || !tm_alloc (&b, type, rb, cb, rb + 1)
+      || !tm_alloc (&c, type, m, n, m + 2) || !tm_alloc (&c2, type, m, n, m + 2))
+    {
+      CHECK (0, "out of memory");
+      return;
+    }
+  tm_fill_random (&a);
+  tm_fill_random (&b);
+  tm_poison (&c);
+  tm_poison (&c2);
+  tilemm_plan whole, panels;
+  tilemm_error err = { TILEMM_OK, "" };
+  const size_t es = tilemm_type_size (type);
+  /* A limit of about a third of the data: several panels. */
+  const tilemm_limits limit = { es * (size_t) (m * k + k * n + m * n) / 3 + 64 * es };
+  CHECK (tilemm_plan_make (&whole, TILEMM_BACKEND_CPU, type, m, n, k, NULL) == TILEMM_OK, "plan");
+  CHECK (tilemm_plan_make (&panels, TILEMM_BACKEND_CPU, type, m, n, k, &limit) == TILEMM_OK,
+         "plan with a limit");
+  CHECK (tilemm_multiply_op (&whole, op_a, &a.view, op_b, &b.view, &c.view, &err) == TILEMM_OK,
+         "%s", err.detail);
+  CHECK (tilemm_multiply_op (&panels, op_a, &a.view, op_b, &b.view, &c2.view, &err) == TILEMM_OK,
+         "%s", err.detail);
+  const int parts = type_parts (type);
+  int64_t bad = 0;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++)
+      {
+        long double re = 0, im = 0, mag = 0;
+        for (int64_t l = 0; l < k; l++)
+          {
+            const long double xr = op_get (&a, op_a, i, l, 0), yr = op_get (&b, op_b, l, j, 0);
+            const long double xi = parts > 1 ? op_get (&a, op_a, i, l, 1) : 0;
+            const long double yi = parts > 1 ? op_get (&b, op_b, l, j, 1) : 0;
+            re += xr * yr - xi * yi;
+            im += xr * yi + xi * yr;
+            mag += (fabsl (xr) + fabsl (xi)) * (fabsl (yr) + fabsl (yi));
+          }
+        const long double bound = 2 * type_eps (type) * (long double) (k + 2) * mag;
+        if (!part_agrees (tm_get (&c, i, j, 0), re, bound)
+            || (parts > 1 && !part_agrees (tm_get (&c, i, j, 1), im, bound)))
+          {
+            if (bad++ < 3)
+              CHECK (0, "C(%lld,%lld) = %Lg, want %Lg", (long long) i, (long long) j,
+                     tm_get (&c, i, j, 0), re);
+          }
+      }
+  CHECK (bad == 0, "%lld elements wrong", (long long) bad);
+  CHECK (tm_gaps_intact (&c) && tm_gaps_intact (&c2), "C's gaps were written");
+  CHECK (memcmp (c.view.data, c2.view.data, c.bytes) == 0, "panels change the result");
+  tm_free (&a);
+  tm_free (&b);
+  tm_free (&c);
+  tm_free (&c2);
+}
+
+static void test_multiply_op (void)
+{
+  static const int64_t shapes[][3] = { { 1, 1, 1 }, { 7, 5, 3 }, { 65, 33, 70 },
+                                       { 130, 67, 129 } };
+  for (size_t t = 0; t < sizeof all_types / sizeof all_types[0]; t++)
+    for (int x = 0; x < TILEMM_NOPS; x++)
+      for (int y = 0; y < TILEMM_NOPS; y++)
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+          op_case (all_types[t], (tilemm_op) x, (tilemm_op) y, shapes[s][0], shapes[s][1],
+                   shapes[s][2]);
+
+  CHECK_CASE ("multiply_op: a stored operand of the wrong shape, or a bad op, is refused");
+  double data[64] = { 0 };
+  tilemm_view a, b, c;
+  tilemm_plan plan;
+  tilemm_view_init (&a, TILEMM_DOUBLE, 2, 3, 2, data);   /* op(A) must be 3x2: A stored 2x3 */
+  tilemm_view_init (&b, TILEMM_DOUBLE, 2, 4, 2, data);
+  tilemm_view_init (&c, TILEMM_DOUBLE, 3, 4, 3, data + 32);
+  tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 3, 4, 2, NULL);
+  CHECK (tilemm_multiply_op (&plan, TILEMM_OP_TRANSPOSE, &a, TILEMM_OP_NONE, &b, &c, NULL)
+           == TILEMM_OK, "the transposed reading");
+  CHECK (tilemm_multiply_op (&plan, TILEMM_OP_NONE, &a, TILEMM_OP_NONE, &b, &c, NULL)
+           == TILEMM_ESHAPE, "untransposed A has the wrong shape");
+  CHECK (tilemm_multiply_op (&plan, (tilemm_op) 7, &a, TILEMM_OP_NONE, &b, &c, NULL)
+           == TILEMM_EINVAL, "bad op");
+}
+
 int main (void)
 {
   const double start = wall_seconds ();
+  test_multiply_op ();
   test_type_facts ();
   test_view_init ();
   test_view_overflow ();

@@ -98,6 +98,8 @@ cudaError_t cudaFuncSetAttribute (const void *func, cudaFuncAttribute attr, int 
 cudaError_t cudaMalloc (void **p, size_t bytes);
 cudaError_t cudaFree (void *p);
 cudaError_t cudaMemcpy (void *dst, const void *src, size_t bytes, cudaMemcpyKind kind);
+cudaError_t cudaMemcpy2D (void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                          size_t height, cudaMemcpyKind kind);
 cudaError_t cudaDeviceSynchronize ();
 cudaError_t cudaMemPoolCreate (cudaMemPool_t *pool, const cudaMemPoolProps *props);
 cudaError_t cudaMemPoolDestroy (cudaMemPool_t pool);

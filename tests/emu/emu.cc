@@ -226,6 +226,15 @@ cudaError_t cudaMemcpy (void *dst, const void *src, size_t bytes, cudaMemcpyKind
   memcpy (dst, src, bytes);
   return cudaSuccess;
 }
+cudaError_t cudaMemcpy2D (void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                          size_t height, cudaMemcpyKind)
+{
+  if (width > dpitch || width > spitch)
+    return cudaErrorInvalidValue;
+  for (size_t r = 0; r < height; r++)
+    memcpy ((char *) dst + r * dpitch, (const char *) src + r * spitch, width);
+  return cudaSuccess;
+}
 cudaError_t cudaDeviceSynchronize () { return cudaSuccess; }
 struct tilemm_emu_pool { int dummy; };
 int tilemm_emu_pool_live = 0; /* workspaces not yet freed */

@@ -1,0 +1,41 @@
+/* blas_shim.h — tilemm as a BLAS: the Fortran-ABI ?gemm_ entry points of libtilemm_blas.so.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ *
+ * C := alpha·op(A)·op(B) + beta·C with reference BLAS semantics (see blas_shim.c): every
+ * argument by address, column-major, INTEGER = int, op = 'N', 'T' or 'C' in either case.  The
+ * hidden lengths gfortran passes after the last argument for the two CHARACTER arguments are
+ * not read.  Complex scalars and elements are interleaved (re, im) pairs.
+ */
+#ifndef TILEMM_BLAS_SHIM_H
+#define TILEMM_BLAS_SHIM_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void sgemm_ (const char *transa, const char *transb, const int *m, const int *n, const int *k,
+             const float *alpha, const float *a, const int *lda, const float *b, const int *ldb,
+             const float *beta, float *c, const int *ldc);
+void dgemm_ (const char *transa, const char *transb, const int *m, const int *n, const int *k,
+             const double *alpha, const double *a, const int *lda, const double *b,
+             const int *ldb, const double *beta, double *c, const int *ldc);
+void cgemm_ (const char *transa, const char *transb, const int *m, const int *n, const int *k,
+             const float *alpha, const float *a, const int *lda, const float *b, const int *ldb,
+             const float *beta, float *c, const int *ldc);
+void zgemm_ (const char *transa, const char *transb, const int *m, const int *n, const int *k,
+             const double *alpha, const double *a, const int *lda, const double *b,
+             const int *ldb, const double *beta, double *c, const int *ldc);
+
+/* The BLAS error handler: the program's own when it has one (the reference tester has), else
+ * the library's, which prints the reference message to stderr and returns.  srname is the
+ * routine's name padded to 6 characters ("DGEMM "), info the position of the bad argument. */
+void xerbla_ (const char *srname, const int *info, size_t srname_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILEMM_BLAS_SHIM_H */

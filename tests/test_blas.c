@@ -1,0 +1,309 @@
+/* test_blas.c — libtilemm_blas.so's ?gemm_ against a long-double reference.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ *
+ * Every routine (s, d, c, z), every pair of 'N', 'T', 'C' (and lower case), alpha and beta
+ * among 0, 1 and a general value, sizes across the CPU tile edges, leading dimensions larger
+ * than the rows with operands that are sub-blocks of larger matrices; C's elements outside the
+ * m×n block must not change, and with beta = 0 a NaN in C must not reach the result.  Then the
+ * quick returns and every argument error, which must reach this program's xerbla_ with the
+ * reference BLAS's INFO.  The backend is TILEMM_BLAS_BACKEND's (the CPU here; c-tests.sh runs
+ * it again with "gpu" where a GPU is).  Usage: test_blas [NAME]  (NAME prefixes the counts).
+ */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blas_shim.h"
+#include "check.h"
+
+/* ---------------------------------------------------------------- xerbla */
+
+static int xerbla_calls, xerbla_info;
+static char xerbla_name[16];
+
+/* Interposes the library's own (it is weak there, and the program comes first in lookup). */
+void xerbla_ (const char *srname, const int *info, size_t srname_len)
+{
+  xerbla_calls++;
+  xerbla_info = *info;
+  size_t n = srname_len < sizeof xerbla_name - 1 ? srname_len : sizeof xerbla_name - 1;
+  memcpy (xerbla_name, srname, n);
+  xerbla_name[n] = '\0';
+}
+
+/* ---------------------------------------------------------------- typed buffers */
+
+enum { S, D, C, Z };
+static const char *const type_name[] = { "sgemm", "dgemm", "cgemm", "zgemm" };
+static int is_complex (int t) { return t == C || t == Z; }
+static size_t elem_size (int t) { return t == S ? 4 : t == D || t == C ? 8 : 16; }
+static double type_eps (int t) { return t == S || t == C ? FLT_EPSILON : DBL_EPSILON; }
+
+static void put (int t, void *buf, size_t i, double re, double im)
+{
+  switch (t)
+    {
+    case S: ((float *) buf)[i] = (float) re; break;
+    case D: ((double *) buf)[i] = re; break;
+    case C: ((float *) buf)[2 * i] = (float) re; ((float *) buf)[2 * i + 1] = (float) im; break;
+    default: ((double *) buf)[2 * i] = re; ((double *) buf)[2 * i + 1] = im; break;
+    }
+}
+
+static void get (int t, const void *buf, size_t i, long double *re, long double *im)
+{
+  switch (t)
+    {
+    case S: *re = ((const float *) buf)[i]; *im = 0; break;
+    case D: *re = ((const double *) buf)[i]; *im = 0; break;
+    case C: *re = ((const float *) buf)[2 * i]; *im = ((const float *) buf)[2 * i + 1]; break;
+    default: *re = ((const double *) buf)[2 * i]; *im = ((const double *) buf)[2 * i + 1]; break;
+    }
+}
+
+static int same_bits (int t, const void *x, const void *y, size_t i)
+{
+  const size_t es = elem_size (t);
+  return memcmp ((const char *) x + i * es, (const char *) y + i * es, es) == 0;
+}
+
+static unsigned long long rng_state = 88172645463325252ULL;
+static double uniform (void)   /* in [-1, 1) */
+{
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return (double) (rng_state >> 11) / 4503599627370496.0 - 1.0;
+}
+
+static void call_gemm (int t, const char *ta, const char *tb, int m, int n, int k, const double al[2],
+                       const void *a, int lda, const void *b, int ldb, const double be[2], void *c,
+                       int ldc)
+{
+  float fa[2] = { (float) al[0], (float) al[1] }, fb[2] = { (float) be[0], (float) be[1] };
+  switch (t)
+    {
+    case S: sgemm_ (ta, tb, &m, &n, &k, fa, a, &lda, b, &ldb, fb, c, &ldc); break;
+    case D: dgemm_ (ta, tb, &m, &n, &k, al, a, &lda, b, &ldb, be, c, &ldc); break;
+    case C: cgemm_ (ta, tb, &m, &n, &k, fa, a, &lda, b, &ldb, fb, c, &ldc); break;
+    default: zgemm_ (ta, tb, &m, &n, &k, al, a, &lda, b, &ldb, be, c, &ldc); break;
+    }
+}
+
+/* ---------------------------------------------------------------- products */
+
+/* op(X)(i, l) of a stored column-major X (ld), op = 'N', 'T' or 'C' (conjugating if complex). */
+static void op_elem (int t, char op, const void *x, int ld, int i, int l, long double *re,
+                     long double *im)
+{
+  const int notrans = op == 'N' || op == 'n';
+  get (t, x, notrans ? (size_t) i + (size_t) l * ld : (size_t) l + (size_t) i * ld, re, im);
+  if ((op == 'C' || op == 'c') && is_complex (t))
+    *im = -*im;
+}
+
+/* One product: sub-blocks at an offset inside larger parents, leading dimensions above the
+ * rows, C's gaps and the parents' margins filled with sentinels that must survive. */
+static void product_case (int t, const char *ta, const char *tb, int m, int n, int k,
+                          const double al[2], const double be[2])
+{
+  CHECK_CASE ("%s %s%s m=%d n=%d k=%d alpha=(%g,%g) beta=(%g,%g)", type_name[t], ta, tb, m, n, k,
+              al[0], al[1], be[0], be[1]);
+  const int nota = ta[0] == 'N' || ta[0] == 'n', notb = tb[0] == 'N' || tb[0] == 'n';
+  const int ra = nota ? m : k, ca = nota ? k : m, rb = notb ? k : n, cb = notb ? n : k;
+  const int off = 2;                      /* rows and columns before the sub-block */
+  const int lda = ra + off + 3, ldb = rb + off + 1, ldc = m + off + 4;
+  const size_t es = elem_size (t);
+  const size_t na = (size_t) lda * (ca + off), nb = (size_t) ldb * (cb + off),
+               nc = (size_t) ldc * (n + off);
+  char *pa = malloc (na * es), *pb = malloc (nb * es), *pc = malloc (nc * es),
+       *c0 = malloc (nc * es);
+  if (!pa || !pb || !pc || !c0)
+    {
+      CHECK (0, "out of memory");
+      free (pa), free (pb), free (pc), free (c0);
+      return;
+    }
+  const int cplx = is_complex (t);
+  for (size_t i = 0; i < na; i++)
+    put (t, pa, i, uniform (), cplx ? uniform () : 0);
+  for (size_t i = 0; i < nb; i++)
+    put (t, pb, i, uniform (), cplx ? uniform () : 0);
+  const int beta_zero = be[0] == 0 && be[1] == 0;
+  for (size_t i = 0; i < nc; i++)
+    put (t, pc, i, uniform (), cplx ? uniform () : 0);
+  /* beta = 0: C's block holds NaN, which must not reach the result. */
+  if (beta_zero)
+    for (int j = 0; j < n; j++)
+      for (int i = 0; i < m; i++)
+        put (t, pc, (size_t) (i + off) + (size_t) (j + off) * ldc, NAN, cplx ? NAN : 0);
+  memcpy (c0, pc, nc * es);
+  /* Each operand is the sub-block at (off, off) of its parent: element off + off·ld. */
+  const char *a = pa + ((size_t) off + (size_t) off * lda) * es;
+  const char *b = pb + ((size_t) off + (size_t) off * ldb) * es;
+  char *c = pc + ((size_t) off + (size_t) off * ldc) * es;
+  const char *cref = c0 + ((size_t) off + (size_t) off * ldc) * es;
+
+  call_gemm (t, ta, tb, m, n, k, al, a, lda, b, ldb, be, c, ldc);
+
+  const long double eps = type_eps (t);
+  int bad = 0;
+  for (int j = 0; j < n && bad < 3; j++)
+    for (int i = 0; i < m && bad < 3; i++)
+      {
+        long double sr = 0, si = 0, mag = 0;
+        for (int l = 0; l < k; l++)
+          {
+            long double xr, xi, yr, yi;
+            op_elem (t, ta[0], a, lda, i, l, &xr, &xi);
+            op_elem (t, tb[0], b, ldb, l, j, &yr, &yi);
+            sr += xr * yr - xi * yi;
+            si += xr * yi + xi * yr;
+            mag += (fabsl (xr) + fabsl (xi)) * (fabsl (yr) + fabsl (yi));
+          }
+        long double wr = al[0] * sr - al[1] * si, wi = al[0] * si + al[1] * sr;
+        mag *= fabsl ((long double) al[0]) + fabsl ((long double) al[1]);
+        if (!beta_zero)
+          {
+            long double cr, ci;
+            get (t, cref, (size_t) i + (size_t) j * ldc, &cr, &ci);
+            wr += be[0] * cr - be[1] * ci;
+            wi += be[0] * ci + be[1] * cr;
+            mag += (fabsl (cr) + fabsl (ci)) * (fabsl ((long double) be[0]) + fabsl ((long double) be[1]));
+          }
+        long double gr, gi;
+        get (t, c, (size_t) i + (size_t) j * ldc, &gr, &gi);
+        const long double tol = 4 * eps * (k + 4) * (mag + 1e-30L);
+        const int ok = isfinite (gr) && isfinite (gi) && fabsl (gr - wr) <= tol
+                       && fabsl (gi - wi) <= tol;
+        CHECK (ok, "C(%d,%d) = (%Lg, %Lg), want (%Lg, %Lg), tolerance %Lg", i, j, gr, gi, wr, wi,
+               tol);
+        bad += !ok;
+      }
+  /* Nothing outside the m×n block changed: C's gaps, margins and the rest of the parent. */
+  size_t outside_changed = 0;
+  for (size_t idx = 0; idx < nc; idx++)
+    {
+      const size_t i = idx % (size_t) ldc, j = idx / (size_t) ldc;
+      const int inside = i >= (size_t) off && i < (size_t) (off + m) && j >= (size_t) off
+                         && j < (size_t) (off + n);
+      if (!inside && !same_bits (t, pc, c0, idx))
+        outside_changed++;
+    }
+  CHECK (outside_changed == 0, "%zu elements of C outside the m x n block changed",
+         outside_changed);
+  free (pa), free (pb), free (pc), free (c0);
+}
+
+/* ---------------------------------------------------------------- quick returns and errors */
+
+static void quick_cases (int t)
+{
+  const size_t es = elem_size (t);
+  double a[2 * 16], b[2 * 16], c[2 * 16], c0[2 * 16];
+  for (int i = 0; i < 16; i++)
+    {
+      put (t, a, i, 1 + i, 0), put (t, b, i, 2 - i, 0), put (t, c, i, NAN, NAN);
+    }
+  memcpy (c0, c, 16 * es);
+  const double one[2] = { 1, 0 }, zero[2] = { 0, 0 }, two[2] = { 2, 0 };
+
+  CHECK_CASE ("%s quick return: m = 0 and n = 0 leave C alone", type_name[t]);
+  call_gemm (t, "N", "N", 0, 3, 3, one, a, 1, b, 3, zero, c, 1);
+  call_gemm (t, "N", "N", 3, 0, 3, one, a, 3, b, 3, zero, c, 3);
+  CHECK (memcmp (c, c0, 16 * es) == 0, "C changed");
+
+  CHECK_CASE ("%s quick return: alpha = 0 or k = 0 with beta = 1 leaves C (NaN) alone",
+              type_name[t]);
+  call_gemm (t, "N", "N", 3, 3, 3, zero, a, 3, b, 3, one, c, 3);
+  call_gemm (t, "T", "C", 3, 3, 0, one, a, 1, b, 1, one, c, 3);
+  CHECK (memcmp (c, c0, 16 * es) == 0, "C changed");
+
+  CHECK_CASE ("%s alpha = 0, beta = 0: C is zero, its NaN not read", type_name[t]);
+  call_gemm (t, "N", "N", 3, 3, 3, zero, a, 3, b, 3, zero, c, 4);
+  for (int j = 0; j < 3; j++)
+    for (int i = 0; i < 3; i++)
+      {
+        long double re, im;
+        get (t, c, (size_t) i + 4 * j, &re, &im);
+        CHECK (re == 0 && im == 0, "C(%d,%d) = (%Lg, %Lg)", i, j, re, im);
+      }
+  long double re, im;
+  get (t, c, 3, &re, &im);
+  CHECK (isnan (re), "C's gap was written");
+
+  CHECK_CASE ("%s k = 0, beta = 2: C := 2C", type_name[t]);
+  for (int i = 0; i < 9; i++)
+    put (t, c, i, i, is_complex (t) ? -i : 0);
+  call_gemm (t, "N", "N", 3, 3, 0, one, a, 3, b, 1, two, c, 3);
+  for (int i = 0; i < 9; i++)
+    {
+      get (t, c, i, &re, &im);
+      CHECK (re == 2 * i && im == (is_complex (t) ? -2 * i : 0), "C[%d] = (%Lg, %Lg)", i, re, im);
+    }
+}
+
+static void error_case (int t, const char *what, const char *ta, const char *tb, int m, int n,
+                        int k, int lda, int ldb, int ldc, int want_info)
+{
+  static const char *const srname[] = { "SGEMM ", "DGEMM ", "CGEMM ", "ZGEMM " };
+  CHECK_CASE ("%s reports %s as INFO = %d", type_name[t], what, want_info);
+  double a[2 * 64], b[2 * 64], c[2 * 64], c0[2 * 64];
+  for (int i = 0; i < 64; i++)
+    put (t, a, i, 1, 0), put (t, b, i, 1, 0), put (t, c, i, 7, 0);
+  memcpy (c0, c, sizeof c);
+  const double one[2] = { 1, 0 };
+  xerbla_calls = 0;
+  xerbla_info = 0;
+  xerbla_name[0] = '\0';
+  call_gemm (t, ta, tb, m, n, k, one, a, lda, b, ldb, one, c, ldc);
+  CHECK (xerbla_calls == 1, "xerbla called %d times", xerbla_calls);
+  CHECK (xerbla_info == want_info, "INFO = %d", xerbla_info);
+  CHECK (strcmp (xerbla_name, srname[t]) == 0, "SRNAME = \"%s\"", xerbla_name);
+  CHECK (memcmp (c, c0, sizeof c) == 0, "C changed");
+}
+
+static void error_cases (int t)
+{
+  /* In the reference order: the first bad argument is the one reported. */
+  error_case (t, "transa 'X' (before a bad m)", "X", "N", -1, 1, 1, 1, 1, 1, 1);
+  error_case (t, "transb 'x'", "N", "x", 1, 1, 1, 1, 1, 1, 2);
+  error_case (t, "m < 0", "N", "N", -1, 1, 1, 1, 1, 1, 3);
+  error_case (t, "n < 0", "T", "N", 1, -1, 1, 1, 1, 1, 4);
+  error_case (t, "k < 0", "N", "C", 1, 1, -1, 1, 1, 1, 5);
+  error_case (t, "lda < m ('N')", "N", "N", 4, 2, 3, 3, 3, 4, 8);
+  error_case (t, "lda < k ('T')", "T", "N", 4, 2, 3, 2, 3, 4, 8);
+  error_case (t, "lda = 0 with m = 0", "N", "N", 0, 2, 3, 0, 3, 1, 8);
+  error_case (t, "ldb < k ('N')", "N", "N", 2, 2, 3, 2, 2, 2, 10);
+  error_case (t, "ldb < n ('C')", "N", "C", 2, 5, 3, 2, 4, 2, 10);
+  error_case (t, "ldc < m", "N", "N", 3, 2, 2, 3, 2, 2, 13);
+}
+
+int main (int argc, char **argv)
+{
+  const char *name = argc > 1 ? argv[1] : "test_blas";
+  static const char *const ops[] = { "N", "T", "C" };
+  static const int sizes[][3] = { { 1, 1, 1 }, { 3, 5, 2 }, { 7, 1, 9 }, { 17, 9, 33 },
+                                  { 70, 65, 130 } };
+  for (int t = S; t <= Z; t++)
+    {
+      const double alphas[][2] = { { 0, 0 }, { 1, 0 }, { 0.7, is_complex (t) ? -0.9 : 0 } };
+      const double betas[][2] = { { 0, 0 }, { 1, 0 }, { 1.3, is_complex (t) ? -1.1 : 0 } };
+      for (int x = 0; x < 3; x++)
+        for (int y = 0; y < 3; y++)
+          for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+            for (int p = 0; p < 3; p++)
+              for (int q = 0; q < 3; q++)
+                product_case (t, ops[x], ops[y], sizes[s][0], sizes[s][1], sizes[s][2],
+                              alphas[p], betas[q]);
+      /* Lower-case letters are the same options. */
+      product_case (t, "t", "c", 6, 4, 5, alphas[2], betas[2]);
+      product_case (t, "n", "t", 6, 4, 5, alphas[2], betas[0]);
+      quick_cases (t);
+      error_cases (t);
+    }
+  return check_summary (name);
+}
