@@ -22,7 +22,8 @@
 ## GPU backend's critical path, @emph{upload} (until the first kernel starts), @emph{compute}
 ## (first kernel start to last kernel end) and @emph{download} (the rest: the last pieces of
 ## the result coming back into Octave's array), and @emph{hand-back}, the whole call's time
-## less the backend's (options, the result's allocation, returning it to Octave).
+## less the backend's (options, the result's allocation, returning it to Octave).  The split
+## needs the Octave front end (@file{tilemm.oct}); elsewhere its columns are NaN.
 ##
 ## Options:
 ## @table @asis
@@ -34,7 +35,8 @@
 ## passed to tilemm (default 0, no limit): a smaller value streams the product through the GPU
 ## in panels.
 ## @item @qcode{"plot"}
-## a file name: save a PNG plot of GFLOP/s against n there.
+## a file name: save a PNG plot of GFLOP/s against n there (Octave's graphics; without a display,
+## @code{graphics_toolkit ("gnuplot")} first where gnuplot is installed).
 ## @end table
 ##
 ## With an output, @var{results} is a struct array with fields @code{n}, @code{class},
@@ -46,7 +48,11 @@
 ## Example:
 ## @c runs: this example is run by the test suite (tests/check_doc_examples.m)
 ## @example
+## @group
 ## tilemm_bench ([256 512], @{"single"@}, "repeats", 3);
+## r = tilemm_bench (200, "double", "backend", "cpu", "repeats", 2);
+## printf ("tilemm %.2f ms, A*B %.2f ms, upload %.2f ms\n", r.tilemm_ms, r.mtimes_ms, r.upload_ms);
+## @end group
 ## @end example
 ##
 ## @seealso{tilemm, tilemm_info}

@@ -27,10 +27,32 @@
 ## @group
 ## addpath inst
 ## tilemm_build ()                 % CPU backend
+## tilemm_build ("src", "src", "cuda", "/usr/local/cuda/bin/nvcc")   % with the GPU path
 ## addpath src
-## C = tilemm (rand (300), rand (300), "backend", "cpu");
+## C = tilemm (rand (300), rand (300));
 ## @end group
 ## @end example
+##
+## A CPU build into a folder of its own (it runs where the source tree is, as in the tests;
+## an installed package has no source tree):
+## @c runs: this example is run by the test suite (tests/check_doc_examples.m)
+## @example
+## @group
+## src = fullfile (fileparts (which ("tilemm_build")), "..", "src");
+## if (exist (fullfile (src, "tilemm.c"), "file"))
+##   out = tempname ();
+##   mkdir (out);
+##   tilemm_build (src, out);
+##   assert (exist (fullfile (out, ["tilemm." mexext()]), "file") > 0)
+##   confirm_recursive_rmdir (false, "local");
+##   rmdir (out, "s");
+## endif
+## @end group
+## @end example
+##
+## What was tested: this function and the gateway under Octave's @code{mex}.  MATLAB's
+## @code{mex} was not available to test; the manual (@code{doc tilemm}, chapter MATLAB) gives the
+## equivalent @code{mex} and @code{mexcuda} command lines.
 ##
 ## @seealso{tilemm, tilemm_info}
 ## @end deftypefn

@@ -41,4 +41,5 @@ endfunction
 %!assert (check_doc_examples ("tilemm") >= 1)
 %!assert (check_doc_examples ("tilemm_info") >= 1)
 %!assert (check_doc_examples ("tilemm_bench") >= 1)
+%!assert (check_doc_examples ("tilemm_build") >= 1)
 %!error <no runnable example> check_doc_examples ("sin")
