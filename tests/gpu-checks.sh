@@ -1,0 +1,86 @@
+#!/bin/bash
+# tests/gpu-checks.sh — every GPU check of tilemm in one device run of under ten minutes, from the
+# release tarball: the kernel and backend tests (test_cuda), the BLAS library's tests and the
+# reference BLAS tester on the GPU backend, compute-sanitizer's four tools on the kernel tests,
+# 10,000 mixed calls for leaks on the real runtime (test_leaks_gpu), the BIST with the GPU blocks
+# executed (oct-file and mex), Ctrl-C during a GPU product, and a breakdown of one large call.
+# Built for sm_90 only, to save the device's time; tests/gpu-machine.sh is the full `make check`.
+#
+#   source .gpu/setup.sh && tests/gpu-checks.sh tilemm-0.1.0.tar.gz
+#       (carry .gpu, with .gpu/blas-test from tools/pack-blas-tester, and the tarball)
+#
+# Logs go to $OUT (default /tmp/tilemm-gpu-out); the last line sums the counts.  Correctness
+# tests that do not measure the GPU's free memory run side by side; those that do run alone.
+#
+# Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+set -u
+tarball=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+top=$(pwd)
+out=${OUT:-/tmp/tilemm-gpu-out}
+mkdir -p "$out"
+work=${WORK:-/tmp/tilemm-gpu}
+rm -rf "$work"; mkdir -p "$work"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+tar -C "$work" -xzf "$tarball" || exit 1
+cd "$work"/tilemm-* || exit 1
+src=$PWD/src
+echo "== build"
+{ ./configure --with-cuda-arch=90 && make -j"$(nproc)" && make -C src -j"$(nproc)" test-programs blas; } \
+  > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+
+echo "== side by side: test_cuda, test_blas, xblat3 (gpu), compute-sanitizer"
+( timeout 300 "$src/test_cuda" > "$out/test_cuda.log" 2>&1 ) &
+( timeout 300 "$src/test_blas" > "$out/test_blas.log" 2>&1 ) &
+( XBLAT3_DIR=$top/.gpu/blas-test TILEMM_XBLAT3_REQUIRE_GPU=1 TILEMM_BUILDDIR=$PWD TILEMM_SRCDIR=$PWD \
+    timeout 300 tests/xblat3.sh gpu > "$out/xblat3.log" 2>&1 ) &
+sanitize () {
+  # One tool on the quick kernel cases (no big shapes); counts as one test: clean or not.  The
+  # tool's own output goes to sanitizer-TOOL.txt, the verdict to sanitizer_TOOL.log.
+  local tool=$1 variants=$2
+  local raw="$out/sanitizer-$tool.txt" log="$out/sanitizer_$tool.log"
+  TILEMM_TEST_QUICK=1 TILEMM_TEST_VARIANTS=$variants timeout 240 compute-sanitizer --tool "$tool" \
+    --print-limit 20 "$src/test_cuda" > "$raw" 2>&1
+  local rc=$?
+  { grep -E "ERROR SUMMARY|^test_cuda: " "$raw"
+    if grep -q "ERROR SUMMARY: 0 errors" "$raw" && grep -q "^test_cuda: [0-9]* passed, 0 failed" "$raw"; then
+      echo "sanitizer_$tool: 1 passed, 0 failed, 0 skipped"
+    elif [ $rc = 124 ]; then
+      echo "SKIP: sanitizer $tool timed out after 240 s"; echo "sanitizer_$tool: 0 passed, 0 failed, 1 skipped"
+    else
+      echo "sanitizer_$tool: 0 passed, 1 failed, 0 skipped"
+    fi; } | sed 's/^test_cuda: /  under the tool: /' > "$log"
+}
+if command -v compute-sanitizer > /dev/null; then
+  sanitize memcheck "1-12" &
+  sanitize racecheck "3,6,9,10,11" &
+  sanitize synccheck "3,6,9,10,11" &
+  sanitize initcheck "3,6,9,10,11" &
+fi
+wait
+for f in test_cuda test_blas xblat3 sanitizer_memcheck sanitizer_racecheck sanitizer_synccheck \
+         sanitizer_initcheck; do
+  [ -f "$out/$f.log" ] && tail -n 1 "$out/$f.log"
+done
+
+echo "== alone: test_leaks_gpu, BIST (GPU blocks), Ctrl-C on the GPU"
+timeout 200 "$src/test_leaks_gpu" > "$out/test_leaks_gpu.log" 2>&1
+tail -n 1 "$out/test_leaks_gpu.log"
+TILEMM_BUILDDIR=$PWD TILEMM_SRCDIR=$PWD timeout 300 tests/bist.sh > "$out/bist.log" 2>&1
+grep -E "^(bist|bist_mex): " "$out/bist.log"
+TILEMM_BUILDDIR=$PWD TILEMM_INTERRUPT_BACKEND=gpu timeout 120 tests/interrupt.sh \
+  > "$out/interrupt-gpu.log" 2>&1
+tail -n 1 "$out/interrupt-gpu.log"
+
+echo "== one large call, where its time goes"
+${OCTAVE:-octave-cli} --no-gui --norc --quiet --eval "
+  addpath ('$src');
+  for cls = {'double', 'single'}
+    A = rand (4096, cls{1}); B = rand (4096, cls{1});
+    for r = 1:3, C = tilemm (A, B, 'backend', 'gpu'); end
+    s = __tilemm_stats__ ();
+    printf ('%s 4096: backend %.2f ms = upload %.2f + compute %.2f + download %.2f; host copies in %.2f, out %.2f, result prep %.2f ms; %d panels, %d steps\n', ...
+            cls{1}, s.backend_ms, s.upload_ms, s.compute_ms, s.download_ms, s.copy_in_ms, s.copy_out_ms, s.result_prep_ms, s.panels, s.steps);
+  end" 2>&1 | tee "$out/breakdown.log"
+
+"$top"/tests/sum-counts "$out"/test_cuda.log "$out"/test_blas.log "$out"/xblat3.log \
+  "$out"/sanitizer_*.log "$out"/test_leaks_gpu.log "$out"/bist.log "$out"/interrupt-gpu.log
