@@ -7,6 +7,7 @@
 #ifndef TILEMM_FRONT_H
 #define TILEMM_FRONT_H
 
+#include "multi.h"
 #include "tilemm.h"
 
 #ifdef __cplusplus
@@ -24,14 +25,21 @@ typedef enum {
 typedef struct {
   tilemm_backend_choice backend;
   size_t max_device_bytes;   /* 0: no limit */
+  tilemm_workers devices;    /* "devices" (CUDA ordinals, one worker each); count 0: not named,
+                                so TILEMM_DEVICES, else every usable GPU (multi.h)           */
+  int simulate_devices;      /* "simulate_devices" for the cpu backend (multi.h); -1: not set,
+                                so TILEMM_SIMULATE_DEVICES; 0 or 1: none                     */
 } tilemm_options;
 
 /* An option value as a front end sees it: a string, a real scalar, or something else. */
-typedef enum { TILEMM_VALUE_STRING, TILEMM_VALUE_REAL_SCALAR, TILEMM_VALUE_OTHER } tilemm_value_kind;
+typedef enum { TILEMM_VALUE_STRING, TILEMM_VALUE_REAL_SCALAR, TILEMM_VALUE_OTHER,
+               TILEMM_VALUE_REAL_VECTOR } tilemm_value_kind;
 typedef struct {
   tilemm_value_kind kind;
   const char *string;   /* TILEMM_VALUE_STRING */
   double number;        /* TILEMM_VALUE_REAL_SCALAR */
+  const double *numbers; /* TILEMM_VALUE_REAL_VECTOR: `count` reals (a real vector, or empty) */
+  size_t count;
 } tilemm_value;
 
 void tilemm_options_init (tilemm_options *options);

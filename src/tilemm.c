@@ -39,7 +39,7 @@ static tilemm_options parse_options (int nopt, const mxArray *opt[])
         mexErrMsgIdAndTxt ("tilemm:badoption",
                            "option %d: the name must be a string such as \"backend\"", i / 2 + 1);
       const mxArray *v = opt[i + 1];
-      tilemm_value value = { TILEMM_VALUE_OTHER, "", 0.0 };
+      tilemm_value value = { TILEMM_VALUE_OTHER, "", 0.0, NULL, 0 };
       if (get_string (v, text, sizeof text))
         {
           value.kind = TILEMM_VALUE_STRING;
@@ -50,6 +50,14 @@ static tilemm_options parse_options (int nopt, const mxArray *opt[])
         {
           value.kind = TILEMM_VALUE_REAL_SCALAR;
           value.number = mxGetScalar (v);
+        }
+      else if (mxIsDouble (v) && !mxIsComplex (v) && !mxIsSparse (v)
+               && mxGetNumberOfDimensions (v) == 2 && (mxGetM (v) <= 1 || mxGetN (v) <= 1))
+        {
+          /* A real vector (or []), as "devices", [0 1] takes. */
+          value.kind = TILEMM_VALUE_REAL_VECTOR;
+          value.numbers = (const double *) mxGetData (v);
+          value.count = (size_t) mxGetNumberOfElements (v);
         }
       tilemm_error err = { TILEMM_OK, "" };
       if (tilemm_options_set (&o, name, &value, &err) != TILEMM_OK)
