@@ -1130,24 +1130,30 @@ void tilemm_cuda_last_stats (tilemm_cuda_stats *stats)
 int tilemm_cuda_usable_devices (tilemm_workers *workers)
 {
   std::lock_guard<std::mutex> lock (ws_mutex);
+  /* Asked once, like the probe (the devices a process sees do not change): every GPU product
+   * asks, and a properties query costs far more than a small product may take. */
+  static tilemm_workers usable;
+  static bool asked = false;
   workers->count = 0;
   int count = 0;
-  if (probe (NULL) != TILEMM_OK || cudaGetDeviceCount (&count) != cudaSuccess)
+  if (probe (NULL) != TILEMM_OK)
+    return 0;
+  if (!asked)
     {
-      cudaGetLastError ();
-      return 0;
-    }
-  for (int d = 0; d < count && workers->count < TILEMM_MAX_WORKERS; d++)
-    {
-      cudaDeviceProp prop;
-      if (cudaGetDeviceProperties (&prop, d) != cudaSuccess)
+      usable.count = 0;
+      if (cudaGetDeviceCount (&count) != cudaSuccess)
+        count = 0;
+      for (int d = 0; d < count && usable.count < TILEMM_MAX_WORKERS; d++)
         {
-          cudaGetLastError ();
-          continue;
+          cudaDeviceProp prop;
+          if (cudaGetDeviceProperties (&prop, d) == cudaSuccess
+              && prop.major * 10 + prop.minor >= TILEMM_CUDA_MIN_CC)
+            usable.device[usable.count++] = d;
         }
-      if (prop.major * 10 + prop.minor >= TILEMM_CUDA_MIN_CC)
-        workers->device[workers->count++] = d;
+      cudaGetLastError ();
+      asked = true;
     }
+  *workers = usable;
   return workers->count;
 }
 

@@ -167,6 +167,13 @@ static tilemm_status front_devices (const tilemm_options *options, tilemm_worker
   return TILEMM_OK;
 }
 
+tilemm_status tilemm_devices_in_use (tilemm_workers *workers, int *named, tilemm_error *err)
+{
+  tilemm_options none;
+  tilemm_options_init (&none);
+  return front_devices (&none, workers, named, err);
+}
+
 /* Simulated devices for the cpu backend: the option's, else TILEMM_SIMULATE_DEVICES'. */
 static int front_simulated (const tilemm_options *options)
 {

@@ -73,6 +73,11 @@ tilemm_status tilemm_decide (const tilemm_operand *a, const tilemm_operand *b,
 tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options *options,
                           const void *a, const void *b, void *c, tilemm_error *err);
 
+/* The GPUs a product on the GPU uses when the call names none: TILEMM_DEVICES' list (one worker
+ * per entry, checked against the devices there are), else every usable GPU (then the crossover
+ * of multi.h decides, per product, how many of them).  For tilemm_info. */
+tilemm_status tilemm_devices_in_use (tilemm_workers *workers, int *named, tilemm_error *err);
+
 /* For `*`'s narrowing of complex results: 1 when all `count` imaginary parts are zero. */
 int tilemm_imag_all_zero (tilemm_type complex_type, const void *data, size_t count);
 
