@@ -293,10 +293,10 @@ void workspace_free (void)
   cudaGetLastError ();
 }
 
+void pool_free_all (void); /* below, with the other workers' code */
+
 /* After any failure: free everything, clear the error, and when the context is broken for good
  * (every call answers the same sticky error) reset the device so the next call works. */
-void pool_free_all (void);
-
 void workspace_recover (void)
 {
   pool_free_all (); /* every worker's workspace (this one too): a reset below would orphan them */
