@@ -58,6 +58,7 @@
 #include "fault.h"
 #include "host_pages.h"
 #include "kernels.h"
+#include "multi.h"
 #include "parallel_copy.h"
 #include "tilemm.h"
 
@@ -228,9 +229,18 @@ struct workspace
   size_t pinned_bytes;
 };
 
-workspace ws = { -1, nullptr, nullptr, { nullptr, nullptr }, false, {}, {}, nullptr, nullptr,
-                 nullptr, { nullptr, nullptr, nullptr, nullptr }, 0, { nullptr, nullptr, nullptr },
-                 { 0, 0, 0 }, nullptr, 0 };
+/* One workspace per worker (multi.h): worker w of a product spread over several devices uses
+ * ws_pool[w] from its own host thread; the one-device path is worker 0, on the caller's thread.
+ * The code below was written for a single workspace named ws: ws now means the calling thread's
+ * (ws_now), so that code runs unchanged in every worker. */
+workspace ws_pool[TILEMM_MAX_WORKERS];
+thread_local workspace *ws_now = &ws_pool[0];
+#define ws (*ws_now)
+[[maybe_unused]] const bool ws_pool_ready = [] {
+  for (workspace &w : ws_pool)
+    w.device = -1;   /* bound to no device yet; everything else zero (null, false) */
+  return true;
+} ();
 std::mutex ws_mutex;
 
 tilemm_cuda_stats last_stats;        /* of the last product; `calls` counts them all */
@@ -284,11 +294,13 @@ void workspace_free (void)
   cudaGetLastError ();
 }
 
+void pool_free_all (void); /* below, with the other workers' code */
+
 /* After any failure: free everything, clear the error, and when the context is broken for good
  * (every call answers the same sticky error) reset the device so the next call works. */
 void workspace_recover (void)
 {
-  workspace_free ();
+  pool_free_all (); /* every worker's workspace (this one too): a reset below would orphan them */
   if (cudaDeviceSynchronize () != cudaSuccess)
     {
       cudaDeviceReset ();
@@ -882,6 +894,95 @@ void zero_columns (const tilemm_view *c)
     memset ((char *) c->data + (size_t) (j * c->stride) * es, 0, (size_t) c->rows * es);
 }
 
+
+/* ---------------------------------------------------------------- several workers (multi.h) */
+
+/* Frees worker w's workspace on its own device, from the calling thread, and comes back to the
+ * thread's device and workspace.  Errors ignored, as in workspace_free. */
+void pool_free (int w)
+{
+  workspace *const saved = ws_now;
+  ws_now = &ws_pool[w];
+  if (ws.device >= 0)
+    {
+      int current = -1;
+      const bool known = cudaGetDevice (&current) == cudaSuccess;
+      if (current == ws.device || cudaSetDevice (ws.device) == cudaSuccess)
+        workspace_free ();
+      if (known && current >= 0)
+        cudaSetDevice (current);
+    }
+  ws_now = saved;
+  cudaGetLastError ();
+}
+
+void pool_free_all (void)
+{
+  for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
+    pool_free (w);
+}
+
+/* Device bytes one worker may use on `device` when `sharing` workers share it: the device's free
+ * memory plus what tilemm's workspaces hold there, less the driver's margin (as
+ * tilemm_cuda_memory_budget), split evenly.  0 when it cannot be asked. */
+size_t worker_budget (int device, int sharing)
+{
+  int current = -1;
+  size_t free_bytes = 0, total_bytes = 0;
+  if (cudaGetDevice (&current) != cudaSuccess || cudaSetDevice (device) != cudaSuccess
+      || cudaMemGetInfo (&free_bytes, &total_bytes) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      if (current >= 0)
+        cudaSetDevice (current);
+      return 0;
+    }
+  cudaSetDevice (current);
+  size_t usable = free_bytes;
+  for (const workspace &w : ws_pool)
+    if (w.device == device)
+      for (int i = 0; i < NBUF; i++)
+        usable += w.capacity[i];
+  size_t margin = total_bytes / 20;
+  if (margin < ((size_t) 256 << 20))
+    margin = (size_t) 256 << 20;
+  const size_t share = usable > margin ? (usable - margin) / (size_t) (sharing > 0 ? sharing : 1)
+                                       : 1;
+  return share > 0 ? share : 1;
+}
+
+/* What each worker's thread accumulates. */
+struct workers_ctx
+{
+  tilemm_cuda_stats st[TILEMM_MAX_WORKERS];
+};
+
+/* On the worker's thread: its own workspace, its device. */
+tilemm_status worker_start (void *, int worker, int device, tilemm_error *err)
+{
+  ws_now = &ws_pool[worker];
+  CUDA_TRY (cudaSetDevice (device), "cudaSetDevice(%d)", device);
+  return TILEMM_OK;
+}
+
+/* One panel: the one-device pipeline, on the worker's workspace and streams. */
+tilemm_status worker_panel (void *p, int worker, int, const tilemm_plan *sub, const tilemm_view *a,
+                            const tilemm_view *b, const tilemm_view *c, tilemm_error *err)
+{
+  workers_ctx *ctx = (workers_ctx *) p;
+  /* Not stoppable part way: a worker thread must not poll the host (its stop callback may read
+   * the host's state, which is the calling thread's); a stop is seen after the product. */
+  return run_pipeline (sub, a, b, c, NULL, &ctx->st[worker], err);
+}
+
+/* After all workers stopped: a failed product frees every worker's workspace (kept otherwise,
+ * so the next product allocates nothing). */
+void worker_finish (void *, int worker, int, int failed)
+{
+  if (failed)
+    pool_free (worker);
+}
+
 } /* namespace */
 
 /* ---------------------------------------------------------------- backend.h */
@@ -1007,22 +1108,26 @@ tilemm_status tilemm_cuda_multiply (const tilemm_plan *plan, const tilemm_view *
 void tilemm_cuda_release (void)
 {
   std::lock_guard<std::mutex> lock (ws_mutex);
-  workspace_free ();
+  pool_free_all ();
 }
 
 size_t tilemm_cuda_bytes_held (void)
 {
   std::lock_guard<std::mutex> lock (ws_mutex);
   size_t held = 0;
-  for (int i = 0; i < NBUF; i++)
-    held += ws.capacity[i];
+  for (const workspace &w : ws_pool) /* every worker's */
+    for (int i = 0; i < NBUF; i++)
+      held += w.capacity[i];
   return held;
 }
 
 size_t tilemm_cuda_pinned_bytes_held (void)
 {
   std::lock_guard<std::mutex> lock (ws_mutex);
-  return ws.pinned_bytes;
+  size_t held = 0;
+  for (const workspace &w : ws_pool) /* every worker's */
+    held += w.pinned_bytes;
+  return held;
 }
 
 size_t tilemm_cuda_memory_budget (void)
@@ -1049,6 +1154,141 @@ void tilemm_cuda_last_stats (tilemm_cuda_stats *stats)
   std::lock_guard<std::mutex> lock (ws_mutex);
   if (stats)
     *stats = last_stats;
+}
+
+
+/* ---------------------------------------------------------------- several workers (multi.h) */
+
+int tilemm_cuda_usable_devices (tilemm_workers *workers)
+{
+  std::lock_guard<std::mutex> lock (ws_mutex);
+  /* Asked once, like the probe (the devices a process sees do not change): every GPU product
+   * asks, and a properties query costs far more than a small product may take. */
+  static tilemm_workers usable;
+  static bool asked = false;
+  workers->count = 0;
+  int count = 0;
+  if (probe (NULL) != TILEMM_OK)
+    return 0;
+  if (!asked)
+    {
+      usable.count = 0;
+      if (cudaGetDeviceCount (&count) != cudaSuccess)
+        count = 0;
+      for (int d = 0; d < count && usable.count < TILEMM_MAX_WORKERS; d++)
+        {
+          cudaDeviceProp prop;
+          if (cudaGetDeviceProperties (&prop, d) == cudaSuccess
+              && prop.major * 10 + prop.minor >= TILEMM_CUDA_MIN_CC)
+            usable.device[usable.count++] = d;
+        }
+      cudaGetLastError ();
+      asked = true;
+    }
+  *workers = usable;
+  return workers->count;
+}
+
+tilemm_status tilemm_cuda_multiply_workers (const tilemm_plan *plan, const tilemm_limits *limits,
+                                            const tilemm_workers *workers, int named,
+                                            const tilemm_view *a, const tilemm_view *b,
+                                            const tilemm_view *c, tilemm_multi_report *report,
+                                            tilemm_error *err)
+{
+  return tilemm_cuda_multiply_workers_stoppable (plan, limits, workers, named, a, b, c, NULL,
+                                                 report, err);
+}
+
+tilemm_status tilemm_cuda_multiply_workers_stoppable (const tilemm_plan *plan,
+                                                      const tilemm_limits *limits,
+                                                      const tilemm_workers *workers, int named,
+                                                      const tilemm_view *a, const tilemm_view *b,
+                                                      const tilemm_view *c,
+                                                      const tilemm_stop *stop,
+                                                      tilemm_multi_report *report,
+                                                      tilemm_error *err)
+{
+  if (report)
+    {
+      memset (report, 0, sizeof *report);
+      report->workers = 1;
+      report->failed_worker = -1;
+    }
+  if (!plan || !workers || workers->count < 1 || workers->count > TILEMM_MAX_WORKERS)
+    return tilemm_error_set (err, TILEMM_EINVAL, "tilemm_cuda_multiply_workers: bad arguments");
+  tilemm_plan queue;
+  tilemm_workers use = *workers;
+  use.count = tilemm_plan_workers (&queue, plan, workers->count, named);
+  /* One worker on the caller's device (or any, when none was named): the one-device path. */
+  if (use.count <= 1 && (!named || workers->device[0] == tilemm_cuda_current_device ()))
+    return tilemm_cuda_multiply (plan, a, b, c, stop, err);
+
+  std::lock_guard<std::mutex> lock (ws_mutex);
+  tilemm_status status = probe (err);
+  if (status != TILEMM_OK)
+    return status;
+  int rows, cols, depth, pad, threads;
+  if (!tilemm_cuda_kernel_shape (plan->variant, plan->type, &rows, &cols, &depth, &pad, &threads))
+    return tilemm_error_set (err, TILEMM_EINVAL, "no CUDA kernel variant %d for %s",
+                             plan->variant, tilemm_type_name (plan->type));
+  if (plan->m == 0 || plan->n == 0)
+    return tilemm_error_set (err, TILEMM_OK, NULL);
+  if (plan->k == 0)
+    {
+      zero_columns (c);
+      return tilemm_error_set (err, TILEMM_OK, NULL);
+    }
+  int caller_device = 0;
+  CUDA_TRY (cudaGetDevice (&caller_device), "cudaGetDevice");
+  /* Each panel's plan fits its worker's share of its device (and the caller's limit). */
+  tilemm_limits panel_limits = { limits ? limits->max_device_bytes : 0 };
+  for (int w = 0; w < use.count; w++)
+    {
+      int sharing = 0;
+      for (int v = 0; v < use.count; v++)
+        sharing += use.device[v] == use.device[w];
+      const size_t share = worker_budget (use.device[w], sharing);
+      if (share > 0 && (panel_limits.max_device_bytes == 0 || share < panel_limits.max_device_bytes))
+        panel_limits.max_device_bytes = share;
+    }
+  const auto t0 = std::chrono::steady_clock::now ();
+  workers_ctx *ctx = (workers_ctx *) calloc (1, sizeof (workers_ctx));
+  if (!ctx)
+    return tilemm_error_set (err, TILEMM_ENOMEM, "no memory for the workers' statistics");
+  const tilemm_device_ops ops = { "GPU", worker_start, worker_panel, worker_finish };
+  status = tilemm_multi_run (&queue, &panel_limits, &use, &ops, ctx, a, b, c, report, err);
+  if (status != TILEMM_OK)
+    {
+      /* Every workspace is freed (worker_finish; and those of earlier products' workers, which
+       * a reset would orphan); a context broken for good is reset. */
+      pool_free_all ();
+      for (int w = 0; w < use.count; w++)
+        if (cudaSetDevice (use.device[w]) == cudaSuccess && cudaDeviceSynchronize () != cudaSuccess)
+          cudaDeviceReset ();
+      cudaGetLastError ();
+    }
+  cudaSetDevice (caller_device);
+  cudaGetLastError ();
+  /* The statistics of the whole product: the workers' sums.  Their copies and kernels overlap
+   * across devices, so the split into upload/compute/download is not kept (zero). */
+  tilemm_cuda_stats st;
+  memset (&st, 0, sizeof st);
+  st.calls = last_stats.calls + 1;
+  for (int w = 0; w < use.count; w++)
+    {
+      st.copy_in_ms += ctx->st[w].copy_in_ms;
+      st.copy_out_ms += ctx->st[w].copy_out_ms;
+      st.result_prep_ms += ctx->st[w].result_prep_ms;
+      st.bytes_up += ctx->st[w].bytes_up;
+      st.bytes_down += ctx->st[w].bytes_down;
+      st.panels += ctx->st[w].panels;
+      st.steps += ctx->st[w].steps;
+    }
+  free (ctx);
+  st.ok = status == TILEMM_OK;
+  st.total_ms = ms_since (t0);
+  last_stats = st;
+  return status;
 }
 
 } /* extern "C" */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "multi.h"
 
 static const char not_built[] =
   "this tilemm was built without CUDA; reinstall it where the CUDA toolkit is found "
@@ -86,4 +87,41 @@ void tilemm_cuda_last_stats (tilemm_cuda_stats *stats)
 int tilemm_cuda_built (void)
 {
   return 0;
+}
+
+int tilemm_cuda_usable_devices (tilemm_workers *workers)
+{
+  workers->count = 0;
+  return 0;
+}
+
+tilemm_status tilemm_cuda_multiply_workers (const tilemm_plan *plan, const tilemm_limits *limits,
+                                            const tilemm_workers *workers, int named,
+                                            const tilemm_view *a, const tilemm_view *b,
+                                            const tilemm_view *c, tilemm_multi_report *report,
+                                            tilemm_error *err)
+{
+  (void) plan;
+  (void) limits;
+  (void) workers;
+  (void) named;
+  (void) a;
+  (void) b;
+  (void) c;
+  if (report)
+    memset (report, 0, sizeof *report);
+  return tilemm_error_set (err, TILEMM_ENOGPU, "%s", not_built);
+}
+
+tilemm_status tilemm_cuda_multiply_workers_stoppable (const tilemm_plan *plan,
+                                                      const tilemm_limits *limits,
+                                                      const tilemm_workers *workers, int named,
+                                                      const tilemm_view *a, const tilemm_view *b,
+                                                      const tilemm_view *c,
+                                                      const tilemm_stop *stop,
+                                                      tilemm_multi_report *report,
+                                                      tilemm_error *err)
+{
+  (void) stop;
+  return tilemm_cuda_multiply_workers (plan, limits, workers, named, a, b, c, report, err);
 }

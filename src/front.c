@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,8 @@ void tilemm_options_init (tilemm_options *options)
   options->max_device_bytes = 0;
   options->stop.should_stop = NULL;
   options->stop.arg = NULL;
+  options->devices.count = 0;
+  options->simulate_devices = -1;
 }
 
 static int same_ignoring_case (const char *a, const char *b)
@@ -99,6 +102,133 @@ static tilemm_status set_byte_count (size_t *bytes, const char *name, const tile
   return TILEMM_OK;
 }
 
+/* ---------------------------------------------------------------- several devices */
+
+/* The most a device ordinal may be (CUDA's own limit is far lower). */
+#define FRONT_MAX_ORDINAL 63
+
+/* "0,1" or "0 1" (or "" for none) into *w; 0 when malformed or longer than TILEMM_MAX_WORKERS. */
+static int parse_device_list (const char *text, tilemm_workers *w)
+{
+  w->count = 0;
+  const char *p = text;
+  for (;;)
+    {
+      while (*p == ' ' || *p == '\t')
+        p++;
+      if (!*p)
+        return 1;
+      if (!isdigit ((unsigned char) *p))
+        return 0;
+      char *end = NULL;
+      const long d = strtol (p, &end, 10);
+      if (d > FRONT_MAX_ORDINAL || w->count >= TILEMM_MAX_WORKERS)
+        return 0;
+      w->device[w->count++] = (int) d;
+      p = end;
+      while (*p == ' ' || *p == '\t')
+        p++;
+      if (*p == ',')
+        p++;
+      else if (*p && !isdigit ((unsigned char) *p))
+        return 0;
+    }
+}
+
+static tilemm_status set_devices (tilemm_options *options, const tilemm_value *value,
+                                  tilemm_error *err)
+{
+  tilemm_workers w = { 0, { 0 } };
+  int ok = 0;
+  if (value->kind == TILEMM_VALUE_STRING)
+    ok = parse_device_list (value->string, &w);
+  else if (value->kind == TILEMM_VALUE_REAL_SCALAR || value->kind == TILEMM_VALUE_REAL_VECTOR)
+    {
+      const double *x = value->kind == TILEMM_VALUE_REAL_SCALAR ? &value->number : value->numbers;
+      const size_t count = value->kind == TILEMM_VALUE_REAL_SCALAR ? 1 : value->count;
+      ok = count <= TILEMM_MAX_WORKERS;
+      for (size_t i = 0; ok && i < count; i++)
+        {
+          ok = x[i] >= 0 && x[i] <= FRONT_MAX_ORDINAL && x[i] == floor (x[i]);
+          w.device[w.count++] = ok ? (int) x[i] : 0;
+        }
+    }
+  if (!ok)
+    return tilemm_error_set (err, TILEMM_EOPTION,
+                             "option \"devices\" must list at most %d CUDA device ordinals "
+                             "(0-based, such as [0 1] or \"0,1\"; a device listed twice runs two "
+                             "workers on it)",
+                             TILEMM_MAX_WORKERS);
+  options->devices = w;
+  return TILEMM_OK;
+}
+
+static tilemm_status set_simulate_devices (tilemm_options *options, const tilemm_value *value,
+                                           tilemm_error *err)
+{
+  const double x = value->number;
+  if (value->kind != TILEMM_VALUE_REAL_SCALAR || !(x >= 0) || x > TILEMM_MAX_WORKERS
+      || x != floor (x))
+    return tilemm_error_set (err, TILEMM_EOPTION,
+                             "option \"simulate_devices\" must be a whole number from 0 to %d",
+                             TILEMM_MAX_WORKERS);
+  options->simulate_devices = (int) x;
+  return TILEMM_OK;
+}
+
+/* The GPUs a product may use: the option's, else TILEMM_DEVICES' (both named: used as listed,
+ * each checked against the devices there are), else every usable GPU (the crossover decides how
+ * many, multi.h).  Read per call, so changing the variable takes effect at the next product. */
+static tilemm_status front_devices (const tilemm_options *options, tilemm_workers *w, int *named,
+                                    tilemm_error *err)
+{
+  *w = options->devices;
+  *named = w->count > 0;
+  const char *env = getenv ("TILEMM_DEVICES");
+  if (!*named && env && *env)
+    {
+      if (!parse_device_list (env, w))
+        return tilemm_error_set (err, TILEMM_EOPTION,
+                                 "TILEMM_DEVICES=\"%s\" must list at most %d CUDA device ordinals "
+                                 "such as \"0,1\"",
+                                 env, TILEMM_MAX_WORKERS);
+      *named = w->count > 0;
+    }
+  if (!*named)
+    {
+      tilemm_cuda_usable_devices (w);
+      return TILEMM_OK;
+    }
+  const int count = tilemm_cuda_device_count ();
+  for (int i = 0; i < w->count; i++)
+    if (w->device[i] >= count)
+      return tilemm_error_set (err, TILEMM_EOPTION,
+                               "%s names CUDA device %d, but there %s %d (ordinals 0 to %d)",
+                               options->devices.count > 0 ? "option \"devices\"" : "TILEMM_DEVICES",
+                               w->device[i], count == 1 ? "is" : "are", count, count - 1);
+  return TILEMM_OK;
+}
+
+tilemm_status tilemm_devices_in_use (tilemm_workers *workers, int *named, tilemm_error *err)
+{
+  tilemm_options none;
+  tilemm_options_init (&none);
+  return front_devices (&none, workers, named, err);
+}
+
+/* Simulated devices for the cpu backend: the option's, else TILEMM_SIMULATE_DEVICES'. */
+static int front_simulated (const tilemm_options *options)
+{
+  if (options->simulate_devices >= 0)
+    return options->simulate_devices;
+  const char *env = getenv ("TILEMM_SIMULATE_DEVICES");
+  if (!env || !*env)
+    return 0;
+  char *end = NULL;
+  const long x = strtol (env, &end, 10);
+  return *end || x < 0 || x > TILEMM_MAX_WORKERS ? 0 : (int) x;
+}
+
 tilemm_status tilemm_options_set (tilemm_options *options, const char *name,
                                   const tilemm_value *value, tilemm_error *err)
 {
@@ -106,9 +236,13 @@ tilemm_status tilemm_options_set (tilemm_options *options, const char *name,
     return set_backend (options, value, err);
   if (same_ignoring_case (name, "max_device_bytes"))
     return set_byte_count (&options->max_device_bytes, "max_device_bytes", value, err);
+  if (same_ignoring_case (name, "devices"))
+    return set_devices (options, value, err);
+  if (same_ignoring_case (name, "simulate_devices"))
+    return set_simulate_devices (options, value, err);
   return tilemm_error_set (err, TILEMM_EOPTION,
                            "unknown option \"%s\"; known options: \"backend\", "
-                           "\"max_device_bytes\"",
+                           "\"max_device_bytes\", \"devices\", \"simulate_devices\"",
                            name);
 }
 
@@ -317,6 +451,30 @@ tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options 
       || (status = tilemm_plan_make (&plan, decision->backend, type, m, r->n, r->k, &limits))
            != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+  /* Several devices (multi.h): GPUs, or simulated ones for the cpu backend.  Plain products
+   * only: a transposed one runs on one device (tilemm_multiply_op_stoppable). */
+  const int plain = decision->op_a == TILEMM_OP_NONE && decision->op_b == TILEMM_OP_NONE;
+  if (plain && decision->backend == TILEMM_BACKEND_CUDA)
+    {
+      tilemm_workers workers;
+      int named = 0;
+      if ((status = front_devices (options, &workers, &named, err)) != TILEMM_OK)
+        return status;
+      if ((status = tilemm_check_operands (&plan, &va, &vb, &vc)) != TILEMM_OK)
+        return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+      if (workers.count >= 1)
+        {
+          const tilemm_limits asked = { options->max_device_bytes };
+          return tilemm_cuda_multiply_workers_stoppable (&plan, &asked, &workers, named, &va, &vb,
+                                                         &vc, &options->stop, NULL, err);
+        }
+    }
+  else if (plain && decision->backend == TILEMM_BACKEND_CPU && front_simulated (options) > 1)
+    {
+      tilemm_sim_config config;
+      tilemm_sim_config_init (&config, front_simulated (options));
+      return tilemm_sim_multiply (&plan, &config, &va, &vb, &vc, NULL, err);
+    }
   return tilemm_multiply_op_stoppable (&plan, decision->op_a, &va, decision->op_b, &vb, &vc,
                                       &options->stop, err);
 }

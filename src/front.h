@@ -7,6 +7,7 @@
 #ifndef TILEMM_FRONT_H
 #define TILEMM_FRONT_H
 
+#include "multi.h"
 #include "tilemm.h"
 
 #ifdef __cplusplus
@@ -26,14 +27,21 @@ typedef struct {
   size_t max_device_bytes;   /* 0: no limit */
   tilemm_stop stop;          /* not a user option: the host's interrupt poll (Ctrl-C), or
                                 none (tilemm_options_init); see tilemm_stop in tilemm.h */
+  tilemm_workers devices;    /* "devices" (CUDA ordinals, one worker each); count 0: not named,
+                                so TILEMM_DEVICES, else every usable GPU (multi.h)           */
+  int simulate_devices;      /* "simulate_devices" for the cpu backend (multi.h); -1: not set,
+                                so TILEMM_SIMULATE_DEVICES; 0 or 1: none                     */
 } tilemm_options;
 
 /* An option value as a front end sees it: a string, a real scalar, or something else. */
-typedef enum { TILEMM_VALUE_STRING, TILEMM_VALUE_REAL_SCALAR, TILEMM_VALUE_OTHER } tilemm_value_kind;
+typedef enum { TILEMM_VALUE_STRING, TILEMM_VALUE_REAL_SCALAR, TILEMM_VALUE_OTHER,
+               TILEMM_VALUE_REAL_VECTOR } tilemm_value_kind;
 typedef struct {
   tilemm_value_kind kind;
   const char *string;   /* TILEMM_VALUE_STRING */
   double number;        /* TILEMM_VALUE_REAL_SCALAR */
+  const double *numbers; /* TILEMM_VALUE_REAL_VECTOR: `count` reals (a real vector, or empty) */
+  size_t count;
 } tilemm_value;
 
 void tilemm_options_init (tilemm_options *options);
@@ -91,6 +99,11 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
  * the route's class and complexity (interleaved when complex). */
 tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options *options,
                           const void *a, const void *b, void *c, tilemm_error *err);
+
+/* The GPUs a product on the GPU uses when the call names none: TILEMM_DEVICES' list (one worker
+ * per entry, checked against the devices there are), else every usable GPU (then the crossover
+ * of multi.h decides, per product, how many of them).  For tilemm_info. */
+tilemm_status tilemm_devices_in_use (tilemm_workers *workers, int *named, tilemm_error *err);
 
 /* For `*`'s narrowing of complex results: 1 when all `count` imaginary parts are zero. */
 int tilemm_imag_all_zero (tilemm_type complex_type, const void *data, size_t count);

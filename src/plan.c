@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "cuda_variants.h"
+#include "multi.h"
 #include "tilemm.h"
 
 const char *tilemm_backend_name (tilemm_backend backend)
@@ -313,4 +314,98 @@ int tilemm_plan_panel (const tilemm_plan *plan, int64_t index, tilemm_panel *pan
   panel->rows = plan->n - panel->row < plan->panel_rows ? plan->n - panel->row : plan->panel_rows;
   panel->cols = plan->m - panel->col < plan->panel_cols ? plan->m - panel->col : plan->panel_cols;
   return 1;
+}
+
+/* ---------------------------------------------------------------- several devices (multi.h) */
+
+/* Whether the variant's arithmetic depends on the shape of a launch: the split-k variant splits
+ * k by the launch's size, so a panel would sum in another order than the whole product. */
+static int plan_shape_dependent (const tilemm_plan *plan)
+{
+  if (plan->backend != TILEMM_BACKEND_CUDA)
+    return 0;
+  for (int i = 0; i < TILEMM_CUDA_NVARIANTS; i++)
+    if (tilemm_cuda_variants[i].id == plan->variant && tilemm_cuda_variants[i].preferred_split)
+      return 1;
+  return 0;
+}
+
+int tilemm_plan_workers (tilemm_plan *queue, const tilemm_plan *plan, int available, int named)
+{
+  *queue = *plan;
+  if (available > TILEMM_MAX_WORKERS)
+    available = TILEMM_MAX_WORKERS;
+  if (available < 2 || plan->m == 0 || plan->n == 0 || plan->k == 0
+      || plan_shape_dependent (plan))
+    return 1;
+  const int64_t tr = plan->tile_rows > 0 ? plan->tile_rows : 1;
+  const int64_t tc = plan->tile_cols > 0 ? plan->tile_cols : 1;
+  const int64_t row_tiles = ceil_div (plan->n, tr), col_tiles = ceil_div (plan->m, tc);
+  /* Panels the product can give: one tile each when named, else MIN_PANEL_FLOPS each. */
+  double most = (double) row_tiles * (double) col_tiles;
+  if (!named)
+    {
+      const double flops = 2.0 * (double) plan->m * (double) plan->n * (double) plan->k
+                           * (tilemm_type_is_complex (plan->type) ? 4.0 : 1.0);
+      const double by_work = floor (flops / TILEMM_MULTI_MIN_PANEL_FLOPS);
+      if (by_work < most)
+        most = by_work;
+    }
+  int workers = available;
+  const int per_worker = named ? 1 : TILEMM_MULTI_MIN_PANELS;
+  while (workers > 1 && (double) workers * per_worker > most)
+    workers--;
+  if (workers < 2)
+    return 1;
+  /* The queue: about PANELS_PER_WORKER panels a worker (no more than the product gives), in a
+   * grid as square as the tiles allow, since each panel sends its rows of A and its columns of B:
+   * cut the longer side each time. */
+  double target = (double) workers * TILEMM_MULTI_PANELS_PER_WORKER;
+  if (target > most)
+    target = most;
+  int64_t parts_n = 1, parts_m = 1;
+  while ((double) (parts_n * parts_m) < target)
+    {
+      const double side_n = (double) plan->n / (double) parts_n;
+      const double side_m = (double) plan->m / (double) parts_m;
+      if ((side_n >= side_m && parts_n < row_tiles) || parts_m >= col_tiles)
+        parts_n++;
+      else
+        parts_m++;
+      if (parts_n >= row_tiles && parts_m >= col_tiles)
+        break;
+    }
+  int64_t rows = round_up (ceil_div (plan->n, parts_n), tr);
+  int64_t cols = round_up (ceil_div (plan->m, parts_m), tc);
+  /* A plan already cut to fit the device keeps its smaller panels. */
+  if (rows > plan->panel_rows)
+    rows = plan->panel_rows;
+  if (cols > plan->panel_cols)
+    cols = plan->panel_cols;
+  queue->panel_rows = rows < plan->n ? rows : plan->n;
+  queue->panel_cols = cols < plan->m ? cols : plan->m;
+  const int64_t panels = tilemm_plan_panel_count (queue);
+  if (panels < workers)
+    workers = (int) panels;
+  if (workers < 2)
+    {
+      *queue = *plan;
+      return 1;
+    }
+  return workers;
+}
+
+tilemm_status tilemm_plan_for_panel (tilemm_plan *sub, const tilemm_plan *parent, int64_t rows,
+                                     int64_t cols, const tilemm_limits *limits)
+{
+  if (!sub || !parent || rows < 1 || cols < 1)
+    return TILEMM_EINVAL;
+  tilemm_plan p = *parent;   /* the same variant, tiles and threads: the same sums */
+  p.n = rows;
+  p.m = cols;
+  tilemm_status status = plan_panels (&p, limits);
+  if (status != TILEMM_OK)
+    return status;
+  *sub = p;
+  return TILEMM_OK;
 }

@@ -39,7 +39,7 @@ static tilemm_options parse_options (int nopt, const mxArray *opt[])
         mexErrMsgIdAndTxt ("tilemm:badoption",
                            "option %d: the name must be a string such as \"backend\"", i / 2 + 1);
       const mxArray *v = opt[i + 1];
-      tilemm_value value = { TILEMM_VALUE_OTHER, "", 0.0 };
+      tilemm_value value = { TILEMM_VALUE_OTHER, "", 0.0, NULL, 0 };
       if (get_string (v, text, sizeof text))
         {
           value.kind = TILEMM_VALUE_STRING;
@@ -50,6 +50,14 @@ static tilemm_options parse_options (int nopt, const mxArray *opt[])
         {
           value.kind = TILEMM_VALUE_REAL_SCALAR;
           value.number = mxGetScalar (v);
+        }
+      else if (mxIsDouble (v) && !mxIsComplex (v) && !mxIsSparse (v)
+               && mxGetNumberOfDimensions (v) == 2 && (mxGetM (v) <= 1 || mxGetN (v) <= 1))
+        {
+          /* A real vector (or []), as "devices", [0 1] takes. */
+          value.kind = TILEMM_VALUE_REAL_VECTOR;
+          value.numbers = (const double *) mxGetData (v);
+          value.count = (size_t) mxGetNumberOfElements (v);
         }
       tilemm_error err = { TILEMM_OK, "" };
       if (tilemm_options_set (&o, name, &value, &err) != TILEMM_OK)
@@ -1116,4 +1124,94 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %! assert ([s1.device_bytes_held, s1.pinned_bytes_held], [s0.device_bytes_held, s0.pinned_bytes_held]);
 %! assert (abs (free1 - free0) <= 2^21, sprintf ("device free %d then %d bytes", free0, free1));
 
+
+## Several devices (issue 9).  On the CPU, simulated devices run the very split the GPUs run
+## (panels from one queue, one thread each): the result must be bitwise that of one device.
+%!test
+%! for cls = {"double", "single"}
+%!   for z = [false true]
+%!     A = rnd (300, 170, cls{1}, z); B = rnd (170, 250, cls{1}, z);
+%!     one = tilemm (A, B, "backend", "cpu");
+%!     for d = [2 3 5]
+%!       assert (isequal (tilemm (A, B, "backend", "cpu", "simulate_devices", d), one));
+%!     endfor
+%!   endfor
+%! endfor
+%!test
+%! A = rnd (200, 90); B = rnd (90, 210);
+%! old = getenv ("TILEMM_SIMULATE_DEVICES");
+%! unwind_protect
+%!   setenv ("TILEMM_SIMULATE_DEVICES", "4");
+%!   assert (isequal (tilemm (A, B, "backend", "cpu"),
+%!                    tilemm (A, B, "backend", "cpu", "simulate_devices", 0)));
+%! unwind_protect_cleanup
+%!   setenv ("TILEMM_SIMULATE_DEVICES", old);
+%! end_unwind_protect
+%!test
+%! ## A failure on one simulated device stops them all; the error names the device, and the
+%! ## next product is right.
+%! A = rnd (400, 50); B = rnd (50, 400);
+%! old = getenv ("TILEMM_SIMULATE_FAIL");
+%! unwind_protect
+%!   setenv ("TILEMM_SIMULATE_FAIL", "1");
+%!   try
+%!     tilemm (A, B, "backend", "cpu", "simulate_devices", 3);
+%!     error ("no error");
+%!   catch e
+%!     assert (e.identifier, "tilemm:cuda");
+%!     assert (! isempty (strfind (e.message, "simulated device 1 (worker 1)")), e.message);
+%!   end_try_catch
+%! unwind_protect_cleanup
+%!   setenv ("TILEMM_SIMULATE_FAIL", old);
+%! end_unwind_protect
+%! assert (isequal (tilemm (A, B, "backend", "cpu", "simulate_devices", 3),
+%!                  tilemm (A, B, "backend", "cpu")));
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "devices", 0.5)
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "devices", -1)
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "devices", "0;1")
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "devices", {0})
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "devices", 0:16)
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "simulate_devices", 2.5)
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "simulate_devices", [2 3])
+%!error <known options: .*"devices"> tilemm (ones (2), ones (2), "colour", "red")
+
+## Several workers on GPU 0 ("devices", [0 0]): the multi-worker path (threads, a workspace
+## each, the shared queue) on one GPU, bitwise the one-worker product.
+%!testif ; gpu_usable ()
+%! for cls = {"double", "single"}
+%!   for z = [false true]
+%!     A = rnd (1500, 1300, cls{1}, z); B = rnd (1300, 1700, cls{1}, z);
+%!     one = tilemm (A, B, "backend", "gpu", "devices", 0);
+%!     assert (isequal (tilemm (A, B, "backend", "gpu", "devices", [0 0]), one));
+%!     assert (isequal (tilemm (A, B, "backend", "gpu", "devices", "0,0,0"), one));
+%!   endfor
+%! endfor
+%!testif ; gpu_usable ()
+%! ## Panels of panels: each worker's share of the device under a limit; and TILEMM_DEVICES.
+%! A = rnd (2000, 700); B = rnd (700, 1900);
+%! one = tilemm (A, B, "backend", "gpu");
+%! limit = 8 * (2000 * 700 + 700 * 1900 + 2000 * 1900) / 8;
+%! assert (isequal (tilemm (A, B, "backend", "gpu", "devices", [0 0], "max_device_bytes", limit), one));
+%! old = getenv ("TILEMM_DEVICES");
+%! unwind_protect
+%!   setenv ("TILEMM_DEVICES", "0,0");
+%!   assert (isequal (tilemm (A, B, "backend", "gpu"), one));
+%! unwind_protect_cleanup
+%!   setenv ("TILEMM_DEVICES", old);
+%! end_unwind_protect
+%! assert (isequal (tilemm (A, B, "backend", "gpu"), one));
+%!testif ; gpu_usable ()
+%! ## A device that is not there is a bad option naming it.
+%! n = numel (getfield (tilemm_info (), "devices"));
+%! try
+%!   tilemm (ones (300), ones (300), "backend", "gpu", "devices", [0 n]);
+%!   error ("no error");
+%! catch e
+%!   assert (e.identifier, "tilemm:badoption");
+%!   assert (! isempty (strfind (e.message, sprintf ("CUDA device %d", n))), e.message);
+%! end_try_catch
+%!testif ; gpu_usable ()
+%! ## Every usable GPU (default), as many as the product gains from: bitwise one GPU.
+%! A = rnd (3000, 2000); B = rnd (2000, 3000);
+%! assert (isequal (tilemm (A, B, "backend", "gpu"), tilemm (A, B, "backend", "gpu", "devices", 0)));
 */

@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 
+#include "front.h"
 #include "mex_common.h"
 
 static mxArray *logical (int value)
@@ -11,10 +12,11 @@ static mxArray *logical (int value)
   return mxCreateLogicalScalar (value ? true : false);
 }
 
-static mxArray *devices_struct (void)
+/* Every device, and how many of tilemm's workers a large product puts on it (0: not in use). */
+static mxArray *devices_struct (const tilemm_workers *in_use)
 {
   static const char *fields[] = { "index", "name", "total_memory", "free_memory",
-                                  "compute_capability", "multiprocessors" };
+                                  "compute_capability", "multiprocessors", "in_use", "workers" };
   const int count = tilemm_cuda_device_count ();
   mxArray *s = mxCreateStructMatrix (count > 0 ? 1 : 0, count > 0 ? (mwSize) count : 0,
                                      (int) (sizeof fields / sizeof fields[0]), fields);
@@ -32,6 +34,11 @@ static mxArray *devices_struct (void)
       mxSetField (s, (mwIndex) i, "free_memory", mxCreateDoubleScalar ((double) info.free_memory));
       mxSetField (s, (mwIndex) i, "compute_capability", mxCreateString (cc));
       mxSetField (s, (mwIndex) i, "multiprocessors", mxCreateDoubleScalar (info.multiprocessors));
+      int workers = 0;
+      for (int w = 0; w < in_use->count; w++)
+        workers += in_use->device[w] == i;
+      mxSetField (s, (mwIndex) i, "in_use", logical (workers > 0));
+      mxSetField (s, (mwIndex) i, "workers", mxCreateDoubleScalar (workers));
     }
   return s;
 }
@@ -73,19 +80,29 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   if (nlhs > 1)
     mexErrMsgIdAndTxt ("tilemm:nargout", "one output only");
   static const char *fields[] = { "version", "cuda_built", "openmp", "gpu_usable", "gpu_reason",
-                                  "devices", "device_in_use", "plans" };
+                                  "devices", "device_in_use", "devices_in_use", "plans" };
   tilemm_error err = { TILEMM_OK, "" };
   const int usable = tilemm_cuda_probe (&err) == TILEMM_OK;
+  /* The GPUs a large product uses (TILEMM_DEVICES, else every usable one), one entry a worker. */
+  tilemm_workers in_use = { 0, { 0 } };
+  int named = 0;
+  tilemm_error use_err = { TILEMM_OK, "" };
+  if (usable && tilemm_devices_in_use (&in_use, &named, &use_err) != TILEMM_OK)
+    tilemm_mex_fail (use_err.status, &use_err);
+  mxArray *ordinals = mxCreateDoubleMatrix (1, (mwSize) in_use.count, mxREAL);
+  for (int w = 0; w < in_use.count; w++)
+    ((double *) mxGetData (ordinals))[w] = in_use.device[w];
   mxArray *s = mxCreateStructMatrix (1, 1, (int) (sizeof fields / sizeof fields[0]), fields);
   mxSetField (s, 0, "version", mxCreateString (tilemm_version ()));
   mxSetField (s, 0, "cuda_built", logical (tilemm_cuda_built ()));
   mxSetField (s, 0, "openmp", logical (tilemm_openmp_built ()));
   mxSetField (s, 0, "gpu_usable", logical (usable));
   mxSetField (s, 0, "gpu_reason", mxCreateString (usable ? "" : err.detail));
-  mxSetField (s, 0, "devices", devices_struct ());
+  mxSetField (s, 0, "devices", devices_struct (&in_use));
   mxSetField (s, 0, "device_in_use",
               usable ? mxCreateDoubleScalar (tilemm_cuda_current_device ())
                      : mxCreateDoubleMatrix (0, 0, mxREAL));
+  mxSetField (s, 0, "devices_in_use", ordinals);
   mxSetField (s, 0, "plans", plans_struct ());
   plhs[0] = s;
 }
@@ -94,7 +111,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %!test
 %! s = tilemm_info ();
 %! assert (fieldnames (s), {"version"; "cuda_built"; "openmp"; "gpu_usable"; "gpu_reason";
-%!                          "devices"; "device_in_use"; "plans"});
+%!                          "devices"; "device_in_use"; "devices_in_use"; "plans"});
 %! assert (! isempty (regexp (s.version, '^\d+\.\d+\.\d+', "once")));
 %!error id=tilemm:nargin tilemm_info (1)
 %!testif ; ! isempty (strfind (which ("tilemm"), "-api-v"))
@@ -110,8 +127,27 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %!   assert (numel (s.devices) >= 1);
 %!   assert (any ([s.devices.index] == s.device_in_use));
 %!   assert (all ([s.devices.total_memory] > 0));
+%!   ## Every usable GPU is in use by default, each with one worker.
+%!   assert (! isempty (s.devices_in_use));
+%!   assert (all (ismember (s.devices_in_use, [s.devices.index])));
+%!   assert (sum ([s.devices.workers]), numel (s.devices_in_use));
+%!   assert ([s.devices.in_use], [s.devices.workers] > 0);
 %! else
 %!   assert (ischar (s.gpu_reason) && ! isempty (s.gpu_reason));
 %!   assert (isempty (s.device_in_use));
+%!   assert (isempty (s.devices_in_use));
 %! endif
+%!testif ; getfield (tilemm_info (), "gpu_usable")
+%! ## TILEMM_DEVICES="0,0": two workers on device 0, the others not in use.
+%! old = getenv ("TILEMM_DEVICES");
+%! unwind_protect
+%!   setenv ("TILEMM_DEVICES", "0,0");
+%!   s = tilemm_info ();
+%!   assert (s.devices_in_use, [0 0]);
+%!   assert (s.devices(1).workers, 2);
+%!   assert (s.devices(1).in_use, true);
+%!   assert (all (! [s.devices(2:end).in_use]));
+%! unwind_protect_cleanup
+%!   setenv ("TILEMM_DEVICES", old);
+%! end_unwind_protect
 */

@@ -70,7 +70,8 @@ tilemm_options parse_options (const octave_value_list &args, int first)
       const std::string name = args(i).string_value ();
       const octave_value &v = args(i+1);
       std::string text;
-      tilemm_value value = { TILEMM_VALUE_OTHER, "", 0.0 };
+      NDArray numbers;
+      tilemm_value value = { TILEMM_VALUE_OTHER, "", 0.0, NULL, 0 };
       if (v.is_string () && v.rows () <= 1)
         {
           text = v.string_value ();
@@ -81,6 +82,15 @@ tilemm_options parse_options (const octave_value_list &args, int first)
         {
           value.kind = TILEMM_VALUE_REAL_SCALAR;
           value.number = v.double_value ();
+        }
+      else if (v.isnumeric () && v.isreal () && ! v.issparse () && v.ndims () == 2
+               && (v.rows () <= 1 || v.columns () <= 1))
+        {
+          /* A real vector (or []), as "devices", [0 1] takes. */
+          numbers = v.array_value ();
+          value.kind = TILEMM_VALUE_REAL_VECTOR;
+          value.numbers = numbers.data ();
+          value.count = (size_t) numbers.numel ();
         }
       tilemm_error err = { TILEMM_OK, "" };
       if (tilemm_options_set (&o, name.c_str (), &value, &err) != TILEMM_OK)

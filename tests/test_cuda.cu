@@ -31,6 +31,7 @@
 #include "check.h"
 #include "cuda_variants.h"
 #include "kernels.h"
+#include "multi.h"
 #include "tilemm.h"
 
 /* ---------------------------------------------------------------- element access */
@@ -826,6 +827,118 @@ static void checker_case (void)
   free (c.e);
 }
 
+/* Several workers (multi.h): on the one GPU of the test machine, workers [0 0] and [0 0 0] (each a
+ * host thread with its own streams, buffers and pinned staging; TILEMM_DEVICES="0,0"), and on a
+ * machine with two GPUs [0 1] and [1 0 1] too.  Bitwise the one-worker product, right against the
+ * reference; a failure names the device and frees every worker's memory. */
+static void workers_case (tilemm_type t, int64_t m, int64_t n, int64_t k, const tilemm_workers &w,
+                          size_t limit)
+{
+  char list[64] = "";
+  for (int i = 0; i < w.count; i++)
+    snprintf (list + strlen (list), sizeof list - strlen (list), "%s%d", i ? "," : "", w.device[i]);
+  CHECK_CASE ("workers [%s] %s (%lldx%lld)·(%lldx%lld), limit %zu: bitwise one worker", list,
+              tilemm_type_name (t), (long long) m, (long long) k, (long long) k, (long long) n,
+              limit);
+  tilemm_view a = host_view (t, m, k, m + 1), b = host_view (t, k, n, k + 3),
+              c = host_view (t, m, n, m + 2), c1 = host_view (t, m, n, m + 2);
+  host_matrix ar = reading (a), br = reading (b), cr = reading (c), c1r = reading (c1);
+  fill_input (t, ar);
+  fill_input (t, br);
+  poison_output (t, cr);
+  poison_output (t, c1r);
+  tilemm_plan plan;
+  tilemm_error err = { TILEMM_OK, "" };
+  CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, t, m, n, k, NULL) == TILEMM_OK, "plan");
+  tilemm_status s = tilemm_multiply (&plan, &a, &b, &c1, &err);
+  CHECK (s == TILEMM_OK, "one worker: %s", err.detail);
+  const tilemm_limits lim = { limit };
+  tilemm_multi_report rep;
+  s = tilemm_cuda_multiply_workers (&plan, &lim, &w, 1, &a, &b, &c, &rep, &err);
+  CHECK (s == TILEMM_OK, "workers: %s (%s)", tilemm_strerror (s), err.detail);
+  CHECK (rep.workers >= 2, "%d workers ran on %lld panels", rep.workers, (long long) rep.panels);
+  int64_t total = 0;
+  for (int i = 0; i < TILEMM_MAX_WORKERS; i++)
+    total += rep.done[i];
+  CHECK (total == rep.panels, "%lld of %lld panels", (long long) total, (long long) rep.panels);
+  const size_t es = tilemm_type_size (t);
+  int same = 1;
+  for (int64_t j = 0; j < n; j++)
+    same &= memcmp ((char *) c.data + (size_t) (j * c.stride) * es,
+                    (char *) c1.data + (size_t) (j * c1.stride) * es, (size_t) m * es) == 0;
+  CHECK (same, "differs from the one-worker result");
+  const long failures = compare (t, br, ar, cr, 16);
+  CHECK (failures == 0, "%ld wrong, first: %s", failures, compare_first);
+  printf ("  workers [%s]: %d ran, panels done:", list, rep.workers);
+  for (int i = 0; i < w.count; i++)
+    printf (" %lld", (long long) rep.done[i]);
+  printf ("\n");
+  free (a.data);
+  free (b.data);
+  free (c.data);
+  free (c1.data);
+}
+
+static void workers_failure_case (const tilemm_workers &w)
+{
+  CHECK_CASE ("workers: a failure (no room for a panel) names the GPU and frees every worker's");
+  const tilemm_type t = TILEMM_DOUBLE;
+  const int64_t m = 700, n = 600, k = 500;
+  tilemm_view a = host_view (t, m, k, m), b = host_view (t, k, n, k), c = host_view (t, m, n, m);
+  host_matrix ar = reading (a), br = reading (b), cr = reading (c);
+  fill_input (t, ar);
+  fill_input (t, br);
+  tilemm_plan plan;
+  tilemm_error err = { TILEMM_OK, "" };
+  tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, t, m, n, k, NULL);
+  tilemm_multi_report rep;
+  /* A warm product first, so there is memory to free. */
+  tilemm_status s = tilemm_cuda_multiply_workers (&plan, NULL, &w, 1, &a, &b, &c, &rep, &err);
+  CHECK (s == TILEMM_OK && tilemm_cuda_bytes_held () > 0, "warm-up: %s", err.detail);
+  const tilemm_limits tiny = { 1000 }; /* not even one row of A and B fits */
+  s = tilemm_cuda_multiply_workers (&plan, &tiny, &w, 1, &a, &b, &c, &rep, &err);
+  CHECK (s == TILEMM_EDEVMEM, "got %s (%s)", tilemm_strerror (s), err.detail);
+  CHECK (strstr (err.detail, "GPU ") != NULL && strstr (err.detail, "(worker ") != NULL,
+         "detail '%s'", err.detail);
+  CHECK (tilemm_cuda_bytes_held () == 0 && tilemm_cuda_pinned_bytes_held () == 0,
+         "held %zu device, %zu pinned bytes after the failure", tilemm_cuda_bytes_held (),
+         tilemm_cuda_pinned_bytes_held ());
+  poison_output (t, cr);
+  s = tilemm_cuda_multiply_workers (&plan, NULL, &w, 1, &a, &b, &c, &rep, &err);
+  CHECK (s == TILEMM_OK, "next call: %s", err.detail);
+  const long failures = compare (t, br, ar, cr, 16);
+  CHECK (failures == 0, "next call: %ld wrong, first: %s", failures, compare_first);
+  tilemm_cuda_release ();
+  CHECK (tilemm_cuda_bytes_held () == 0 && tilemm_cuda_pinned_bytes_held () == 0,
+         "release leaves %zu device bytes", tilemm_cuda_bytes_held ());
+  free (a.data);
+  free (b.data);
+  free (c.data);
+}
+
+static void workers_cases (void)
+{
+  const tilemm_workers two = { 2, { 0, 0 } }, three = { 3, { 0, 0, 0 } };
+  for (int t = 0; t < TILEMM_NTYPES; t++)
+    {
+      workers_case ((tilemm_type) t, 1000, 900, 300, two, 0);
+      workers_case ((tilemm_type) t, 777, 1025, 129, three, 0);
+      workers_case ((tilemm_type) t, 1000, 1000, 300, two, 1u << 20); /* panels of panels */
+    }
+  tilemm_workers all;
+  if (tilemm_cuda_usable_devices (&all) >= 2)
+    {
+      const tilemm_workers pair = { 2, { 0, 1 } }, mixed = { 3, { 1, 0, 1 } };
+      for (int t = 0; t < TILEMM_NTYPES; t++)
+        {
+          workers_case ((tilemm_type) t, 2000, 1900, 500, pair, 0);
+          workers_case ((tilemm_type) t, 1500, 1300, 700, mixed, 0);
+        }
+      workers_failure_case (pair);
+    }
+  workers_failure_case (two);
+}
+
 int main (void)
 {
   tilemm_error err = { TILEMM_OK, "" };
@@ -856,6 +969,7 @@ int main (void)
   special_values_cases ();
   zero_k_case ();
   lifetime_cases ();
+  workers_cases ();
   tilemm_cuda_release ();
   return check_summary ("test_cuda");
 }

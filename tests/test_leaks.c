@@ -236,7 +236,7 @@ static void one_call (int gpu, mix_counts *mc)
   tilemm_options_init (&o);
   tilemm_error err = { TILEMM_OK, "" };
   static const char *const backends[] = { "cpu", "cpu", "gpu", "auto" };
-  tilemm_value v = { TILEMM_VALUE_STRING, backends[below (4)], 0 };
+  tilemm_value v = { TILEMM_VALUE_STRING, backends[below (4)], 0, NULL, 0 };
   const int option_kind = below (20);
   tilemm_status s = tilemm_options_set (&o, "backend", &v, &err);
   CHECK (s == TILEMM_OK, "backend %s: %s", v.string, err.detail);
@@ -244,8 +244,8 @@ static void one_call (int gpu, mix_counts *mc)
     {
       static const char *const names[] = { "colour", "backend", "max_device_bytes" };
       const int which = below (3);
-      const tilemm_value bad = which == 1 ? (tilemm_value) { TILEMM_VALUE_STRING, "tpu", 0 }
-                                          : (tilemm_value) { TILEMM_VALUE_REAL_SCALAR, "", -1 };
+      const tilemm_value bad = which == 1 ? (tilemm_value) { TILEMM_VALUE_STRING, "tpu", 0, NULL, 0 }
+                                          : (tilemm_value) { TILEMM_VALUE_REAL_SCALAR, "", -1, NULL, 0 };
       s = tilemm_options_set (&o, names[which], &bad, &err);
       CHECK (s == TILEMM_EOPTION, "bad option %s: %s", names[which], tilemm_strerror (s));
       mc->options_bad++;
@@ -255,7 +255,7 @@ static void one_call (int gpu, mix_counts *mc)
   if (limited) /* panels; or (1 in 20) a limit no plan fits in */
     {
       const double bytes = option_kind == 1 ? 8 : big ? 20000 + below (100000) : 2000 + below (3000);
-      const tilemm_value limit = { TILEMM_VALUE_REAL_SCALAR, "", bytes };
+      const tilemm_value limit = { TILEMM_VALUE_REAL_SCALAR, "", bytes, NULL, 0 };
       s = tilemm_options_set (&o, "max_device_bytes", &limit, &err);
       CHECK (s == TILEMM_OK, "max_device_bytes: %s", err.detail);
     }

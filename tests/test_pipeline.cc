@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <complex>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "check.h"
 #include "fault.h"
 #include "kernels.h"
+#include "multi.h"
 #include "tilemm.h"
 
 // The stand-in kernel (tilemm_cuda_launch) lives in tests/mock_cuda/mock_kernels.cc.
@@ -408,6 +410,101 @@ void interrupt_case (tilemm_backend backend, size_t limit)
   printf ("  %s, limit %zu: stopped at each of %d polls\n", tilemm_backend_name (backend), limit,
           stopped);
 }
+
+// Several workers on the one (stand-in) device, as TILEMM_DEVICES="0,0,0" runs them on one GPU:
+// each a host thread with its own workspace, panels from one queue, bitwise the one-worker
+// product; a failure on one frees every worker's memory and names the device.
+void workers_case (tilemm_type t, int64_t m, int64_t n, int64_t k, int count, size_t limit)
+{
+  CHECK_CASE ("workers: %d on device 0, %s (%lldx%lld)·(%lldx%lld), limit %zu, bitwise one worker",
+              count, tilemm_type_name (t), (long long) m, (long long) k, (long long) k,
+              (long long) n, limit);
+  const host_matrix a = make (t, m, k, m + 1, true), b = make (t, k, n, k + 2, true);
+  host_matrix one = make (t, m, n, m + 3, false), many = make (t, m, n, m + 3, false);
+  const tilemm_plan plan = gpu_plan (t, m, n, k, 0);
+  tilemm_error err = { TILEMM_OK, "" };
+  mock_cuda_seed (77);
+  tilemm_status s = tilemm_multiply (&plan, &a.v, &b.v, &one.v, &err);
+  CHECK (s == TILEMM_OK, "one worker: %s", err.detail);
+  tilemm_workers w;
+  w.count = count;
+  for (int i = 0; i < count; i++)
+    w.device[i] = 0;
+  const tilemm_limits lim = { limit };
+  tilemm_multi_report rep;
+  s = tilemm_cuda_multiply_workers (&plan, &lim, &w, 1, &a.v, &b.v, &many.v, &rep, &err);
+  CHECK (s == TILEMM_OK, "%d workers: %s", count, err.detail);
+  CHECK (rep.workers >= 2 && rep.workers <= count, "%d workers ran", rep.workers);
+  int64_t total = 0;
+  for (int i = 0; i < TILEMM_MAX_WORKERS; i++)
+    total += rep.done[i];
+  CHECK (total == rep.panels && rep.panels >= rep.workers, "%lld of %lld panels",
+         (long long) total, (long long) rep.panels);
+  CHECK (same_elements (one, many), "differs from one worker");
+  CHECK (gaps_changed (many) == 0, "gap bytes written");
+  CHECK (tilemm_cuda_bytes_held () == mock_cuda_device_bytes (), "holds %zu, runtime has %zu",
+         tilemm_cuda_bytes_held (), mock_cuda_device_bytes ());
+  CHECK (tilemm_cuda_pinned_bytes_held () == mock_cuda_pinned_bytes (), "pinned %zu vs %zu",
+         tilemm_cuda_pinned_bytes_held (), mock_cuda_pinned_bytes ());
+  tilemm_cuda_stats st;
+  tilemm_cuda_last_stats (&st);
+  CHECK (st.ok && st.panels >= rep.panels, "stats ok %d panels %lld", st.ok, st.panels);
+  // Again, on the kept workspaces (a worker's grow when it takes a larger panel than before).
+  s = tilemm_cuda_multiply_workers (&plan, &lim, &w, 1, &a.v, &b.v, &many.v, &rep, &err);
+  CHECK (s == TILEMM_OK && same_elements (one, many), "second call: %s", err.detail);
+  CHECK (tilemm_cuda_bytes_held () == mock_cuda_device_bytes (), "holds %zu, runtime has %zu",
+         tilemm_cuda_bytes_held (), mock_cuda_device_bytes ());
+  CHECK (mock_kernels_bad_launches () == 0, "%d launches with bad shapes", mock_kernels_bad_launches ());
+}
+
+void workers_failure_case (void)
+{
+  CHECK_CASE ("workers: a failure on one worker stops all, frees all, names the device");
+  const int64_t m = 400, n = 390, k = 50;
+  const host_matrix a = make (TILEMM_DOUBLE, m, k, m, true), b = make (TILEMM_DOUBLE, k, n, k, true);
+  host_matrix c = make (TILEMM_DOUBLE, m, n, m, false);
+  const tilemm_plan plan = gpu_plan (TILEMM_DOUBLE, m, n, k, 0);
+  tilemm_workers w = { 3, { 0, 0, 0 } };
+  tilemm_error err = { TILEMM_OK, "" };
+  tilemm_multi_report rep;
+  tilemm_cuda_release ();
+  mock_cuda_fail_malloc_over (1); // the first allocation of any worker fails
+  tilemm_status s = tilemm_cuda_multiply_workers (&plan, NULL, &w, 1, &a.v, &b.v, &c.v, &rep, &err);
+  mock_cuda_fail_malloc_over (0);
+  CHECK (s == TILEMM_EDEVMEM, "got %s", tilemm_strerror (s));
+  CHECK (strstr (err.detail, "GPU 0 (worker ") != NULL && strstr (err.detail, "cudaMalloc") != NULL,
+         "detail '%s'", err.detail);
+  CHECK (rep.failed_worker >= 0, "failed worker %d", rep.failed_worker);
+  CHECK (tilemm_cuda_bytes_held () == 0 && mock_cuda_device_bytes () == 0
+           && mock_cuda_pinned_bytes () == 0 && mock_cuda_live_objects () == 0,
+         "left %zu device, %zu pinned, %d objects", mock_cuda_device_bytes (),
+         mock_cuda_pinned_bytes (), mock_cuda_live_objects ());
+  tilemm_cuda_stats st;
+  tilemm_cuda_last_stats (&st);
+  CHECK (!st.ok, "stats say the failed call succeeded");
+  s = tilemm_cuda_multiply_workers (&plan, NULL, &w, 1, &a.v, &b.v, &c.v, &rep, &err);
+  CHECK (s == TILEMM_OK, "next call: %s", err.detail);
+  long gaps;
+  CHECK (check_product (a, b, c, &gaps) == 0 && gaps == 0, "next call's product is wrong");
+
+  CHECK_CASE ("workers: a device that does not exist is an error naming it; nothing held");
+  tilemm_workers bad = { 2, { 0, 1 } };
+  tilemm_cuda_release ();
+  s = tilemm_cuda_multiply_workers (&plan, NULL, &bad, 1, &a.v, &b.v, &c.v, &rep, &err);
+  CHECK (s == TILEMM_ECUDA && strstr (err.detail, "GPU 1 (worker 1)") != NULL, "%s: '%s'",
+         tilemm_strerror (s), err.detail);
+  CHECK (tilemm_cuda_bytes_held () == 0 && mock_cuda_device_bytes () == 0
+           && mock_cuda_pinned_bytes () == 0,
+         "left %zu device, %zu pinned", mock_cuda_device_bytes (), mock_cuda_pinned_bytes ());
+
+  CHECK_CASE ("workers: the usable devices are listed; one worker is the one-device path");
+  tilemm_workers all;
+  CHECK (tilemm_cuda_usable_devices (&all) == 1 && all.count == 1 && all.device[0] == 0,
+         "count %d", all.count);
+  s = tilemm_cuda_multiply_workers (&plan, NULL, &all, 0, &a.v, &b.v, &c.v, &rep, &err);
+  CHECK (s == TILEMM_OK && rep.workers == 1, "%s, %d workers", err.detail, rep.workers);
+  CHECK (check_product (a, b, c, &gaps) == 0 && gaps == 0, "product is wrong");
+}
 } // namespace
 
 int main (int argc, char **argv)
@@ -466,6 +563,11 @@ int main (int argc, char **argv)
   interrupt_case (TILEMM_BACKEND_CUDA, 4 * 60000);
   interrupt_case (TILEMM_BACKEND_CPU, 0);
   interrupt_case (TILEMM_BACKEND_CPU, 4 * 60000);
+  workers_case (TILEMM_DOUBLE, 300, 257, 129, 3, 0);
+  workers_case (TILEMM_SINGLE, 513, 200, 40, 2, 0);
+  workers_case (TILEMM_COMPLEX_DOUBLE, 260, 300, 33, 4, 0);
+  workers_case (TILEMM_COMPLEX_SINGLE, 700, 650, 20, 3, 8 * 40000); // panels of panels
+  workers_failure_case ();
   release_case ();
   char label[64];
   snprintf (label, sizeof label, "test_pipeline_%s", getenv ("TILEMM_TEST_PIPELINE_CHILD"));

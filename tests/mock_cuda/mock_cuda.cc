@@ -10,6 +10,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <set>
 #include <vector>
 
@@ -45,6 +46,10 @@ namespace
 std::set<mock_stream *> streams;
 std::set<mock_event *> events;
 std::map<void *, size_t> device_blocks, pinned_blocks;
+// One lock for the whole stand-in device: the workers of a product spread over several workers
+// (src/multi.c) call the runtime from their own threads, as they do the real one.  Recursive:
+// some calls make others (cudaFreeHost synchronises).
+std::recursive_mutex mock_mutex;
 unsigned long long rng = 88172645463325252ull, ops_run = 0;
 size_t fail_over = 0;
 
@@ -153,6 +158,7 @@ cudaError_t cudaGetDevice (int *d) { *d = 0; return cudaSuccess; }
 cudaError_t cudaSetDevice (int d) { return d == 0 ? cudaSuccess : cudaErrorInvalidValue; }
 cudaError_t cudaGetDeviceProperties (struct cudaDeviceProp *p, int d)
 {
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   if (d != 0)
     return cudaErrorInvalidValue;
   memset (p, 0, sizeof *p);
@@ -165,12 +171,14 @@ cudaError_t cudaGetDeviceProperties (struct cudaDeviceProp *p, int d)
 }
 cudaError_t cudaMemGetInfo (size_t *free_bytes, size_t *total_bytes)
 {
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   *total_bytes = (size_t) 1 << 30;
   *free_bytes = *total_bytes - mock_cuda_device_bytes ();
   return cudaSuccess;
 }
 cudaError_t cudaDeviceSynchronize (void)
 {
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   while (step_once ())
     ;
   for (mock_stream *s : streams)
@@ -184,6 +192,7 @@ cudaError_t cudaDeviceSynchronize (void)
 cudaError_t cudaDeviceReset (void) { return cudaSuccess; }
 cudaError_t cudaMalloc (void **p, size_t bytes)
 {
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   if (fail_over && bytes >= fail_over)
     {
       fail_over = 0;
@@ -198,6 +207,7 @@ cudaError_t cudaMalloc (void **p, size_t bytes)
 }
 cudaError_t cudaFree (void *p)
 {
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   if (!p)
     return cudaSuccess;
   if (!device_blocks.erase (p))
@@ -207,6 +217,7 @@ cudaError_t cudaFree (void *p)
 }
 cudaError_t cudaHostAlloc (void **p, size_t bytes, unsigned)
 {
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   *p = malloc (bytes);
   if (!*p)
     return cudaErrorMemoryAllocation;
@@ -216,6 +227,7 @@ cudaError_t cudaHostAlloc (void **p, size_t bytes, unsigned)
 }
 cudaError_t cudaFreeHost (void *p)
 {
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   cudaDeviceSynchronize ();
   if (!pinned_blocks.erase (p))
     return cudaErrorInvalidValue;
@@ -224,6 +236,7 @@ cudaError_t cudaFreeHost (void *p)
 }
 cudaError_t cudaStreamCreateWithFlags (cudaStream_t *s, unsigned)
 {
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   *s = new mock_stream;
   // Some streams slow, some fast: a quarter of them run 30 times less often than the others,
   // so orders where one stream lags far behind (downloads, a compute stream) are tried too.
@@ -233,6 +246,7 @@ cudaError_t cudaStreamCreateWithFlags (cudaStream_t *s, unsigned)
 }
 cudaError_t cudaStreamDestroy (cudaStream_t s)
 {
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   if (!streams.count (s))
     return cudaErrorInvalidValue;
   while (!s->ops.empty ())
@@ -247,12 +261,14 @@ cudaError_t cudaStreamDestroy (cudaStream_t s)
 }
 cudaError_t cudaStreamSynchronize (cudaStream_t s)
 {
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   if (!streams.count (s))
     return cudaErrorInvalidValue;
   return drain ([] (const void *w) { return ((const mock_stream *) w)->ops.empty (); }, s);
 }
 cudaError_t cudaStreamWaitEvent (cudaStream_t s, cudaEvent_t e, unsigned)
 {
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   if (!streams.count (s) || !events.count (e))
     return cudaErrorInvalidValue;
   op o;
@@ -264,6 +280,7 @@ cudaError_t cudaStreamWaitEvent (cudaStream_t s, cudaEvent_t e, unsigned)
 }
 cudaError_t cudaEventCreate (cudaEvent_t *e)
 {
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   *e = new mock_event;
   events.insert (*e);
   return cudaSuccess;
@@ -271,6 +288,7 @@ cudaError_t cudaEventCreate (cudaEvent_t *e)
 cudaError_t cudaEventCreateWithFlags (cudaEvent_t *e, unsigned) { return cudaEventCreate (e); }
 cudaError_t cudaEventDestroy (cudaEvent_t e)
 {
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   if (!events.erase (e))
     return cudaErrorInvalidValue;
   delete e;
@@ -278,6 +296,7 @@ cudaError_t cudaEventDestroy (cudaEvent_t e)
 }
 cudaError_t cudaEventRecord (cudaEvent_t e, cudaStream_t s)
 {
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   if (!streams.count (s) || !events.count (e))
     return cudaErrorInvalidValue;
   op o;
@@ -289,6 +308,7 @@ cudaError_t cudaEventRecord (cudaEvent_t e, cudaStream_t s)
 }
 cudaError_t cudaEventQuery (cudaEvent_t e)
 {
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   if (!events.count (e))
     return cudaErrorInvalidValue;
   progress ();
@@ -296,6 +316,7 @@ cudaError_t cudaEventQuery (cudaEvent_t e)
 }
 cudaError_t cudaEventSynchronize (cudaEvent_t e)
 {
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   if (!events.count (e))
     return cudaErrorInvalidValue;
   return drain ([] (const void *w) {
@@ -305,6 +326,7 @@ cudaError_t cudaEventSynchronize (cudaEvent_t e)
 }
 cudaError_t cudaEventElapsedTime (float *ms, cudaEvent_t start, cudaEvent_t end)
 {
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   if (!events.count (start) || !events.count (end) || start->completed < start->recorded
       || end->completed < end->recorded || !start->recorded || !end->recorded)
     return cudaErrorInvalidValue;
@@ -314,6 +336,7 @@ cudaError_t cudaEventElapsedTime (float *ms, cudaEvent_t start, cudaEvent_t end)
 cudaError_t cudaMemcpyAsync (void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
                              cudaStream_t s)
 {
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   if (!streams.count (s))
     return cudaErrorInvalidValue;
   // The device side must lie inside one device block, the host side inside a pinned one.
@@ -343,6 +366,7 @@ cudaError_t cudaMemcpyAsync (void *dst, const void *src, size_t bytes, enum cuda
 
 void mock_cuda_enqueue (cudaStream_t s, void (*fn) (void *), void *arg)
 {
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   op o;
   o.kind = op::KERNEL;
   o.fn = fn;
@@ -352,6 +376,7 @@ void mock_cuda_enqueue (cudaStream_t s, void (*fn) (void *), void *arg)
 void mock_cuda_seed (unsigned long long seed) { rng = seed ? seed : 88172645463325252ull; }
 size_t mock_cuda_device_bytes (void)
 {
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   size_t n = 0;
   for (auto &b : device_blocks)
     n += b.second;
@@ -359,6 +384,7 @@ size_t mock_cuda_device_bytes (void)
 }
 size_t mock_cuda_pinned_bytes (void)
 {
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   size_t n = 0;
   for (auto &b : pinned_blocks)
     n += b.second;

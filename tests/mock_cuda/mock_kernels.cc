@@ -5,6 +5,7 @@
 //
 // Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 
+#include <atomic>
 #include <complex>
 
 #include "fault.h"
@@ -46,7 +47,7 @@ void run_launch (void *arg)
   delete l;
 }
 
-int launches_bad = 0;
+std::atomic<int> launches_bad (0); // workers launch from their own threads
 } // namespace
 
 extern "C" tilemm_status tilemm_cuda_launch (int variant, tilemm_type type, tilemm_matrix c,

@@ -1,0 +1,154 @@
+/* multi.h — one product spread over several devices (issue 9): the split, the shared queue of
+ * panels, and the workers that drain it.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ *
+ * A product is cut into panels of Cᵀ (tilemm.h) that go into one queue; every worker (one host
+ * thread per worker, each bound to one device with its own stream, buffers and pinned staging)
+ * takes the next panel, computes it as a product of its own (the same kernel variant and tiles
+ * as the whole product, so every element is summed in the same k order: the result is bitwise
+ * that of one device), and takes another, until the queue is empty.  A faster device takes more
+ * panels; nothing is divided up front.  When a worker fails, the others stop after their current
+ * panel, every worker's device memory is freed, and the error names the device.
+ *
+ * The same runner drives the GPUs (backend_cuda.cu: tilemm_cuda_multiply_workers) and simulated
+ * devices on the CPU (tilemm_sim_multiply below), which is how CI tests the split.
+ */
+#ifndef TILEMM_MULTI_H
+#define TILEMM_MULTI_H
+
+#include "tilemm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The most workers one product uses (devices, or workers sharing a device). */
+#define TILEMM_MAX_WORKERS 16
+
+/* Who computes: `count` workers, worker i on device[i] (a CUDA ordinal, or a simulated device's
+ * number).  A device may appear more than once: its workers share it, each with its own stream
+ * and buffers (TILEMM_DEVICES="0,0" runs the multi-worker path on one GPU). */
+typedef struct {
+  int count;
+  int device[TILEMM_MAX_WORKERS];
+} tilemm_workers;
+
+/* The crossover (doc/tilemm.texi, "Several GPUs").  A worker is worth its fixed costs (its own
+ * copy of its panels' operands over its bus, a pipeline to fill and drain per panel) only when
+ * it gets at least TILEMM_MULTI_MIN_PANELS panels of at least TILEMM_MULTI_MIN_PANEL_FLOPS each.
+ * 4e10 flops is about 2 ms of double on an H100 (19 TF/s), against ~0.1–0.2 ms of fixed cost per
+ * panel.  The queue aims at TILEMM_MULTI_PANELS_PER_WORKER panels per worker, so a slower device
+ * ends at most about a quarter of its share late.  Estimates, to be tuned on a 2-GPU machine
+ * (bench/multi-gpu.sh). */
+#define TILEMM_MULTI_MIN_PANEL_FLOPS 4.0e10
+#define TILEMM_MULTI_MIN_PANELS 2
+#define TILEMM_MULTI_PANELS_PER_WORKER 4
+
+/* How many of `available` workers the product `plan` (a plan for one device) gains from, and the
+ * queue's panels: *queue is the plan with panel_rows, panel_cols set to the queue's panels (in
+ * whole tiles).  With `named` set (the user named the devices), every worker is used that gets
+ * at least one panel of one tile; otherwise the crossover above decides.  Returns 1 when the
+ * product stays on one worker (then *queue is *plan).  Variants whose arithmetic depends on the
+ * launch's shape (the split-k one) are never split, so results stay bitwise. Pure. */
+int tilemm_plan_workers (tilemm_plan *queue, const tilemm_plan *plan, int available, int named);
+
+/* The plan of one queue panel (rows × cols of Cᵀ): the parent's kernel choice, its own steps
+ * and, under `limits` (may be NULL), its own panels. */
+tilemm_status tilemm_plan_for_panel (tilemm_plan *sub, const tilemm_plan *parent, int64_t rows,
+                                     int64_t cols, const tilemm_limits *limits);
+
+/* What a device does for the runner.  All three run on the worker's own thread except finish. */
+typedef struct {
+  const char *device_kind;   /* "GPU", "simulated device": how the error names the device */
+  /* Before the first panel, on the worker's thread (bind the thread to the device). */
+  tilemm_status (*start) (void *ctx, int worker, int device, tilemm_error *err);
+  /* One panel: C = A·B for the panel's sub-views under its own plan. */
+  tilemm_status (*panel) (void *ctx, int worker, int device, const tilemm_plan *sub,
+                          const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
+                          tilemm_error *err);
+  /* After every worker has stopped, on the caller's thread, for every worker that started:
+   * failed = the product failed (anywhere), so free what the worker holds. */
+  void (*finish) (void *ctx, int worker, int device, int failed);
+} tilemm_device_ops;
+
+/* What one product did on each worker (for tests and tilemm_bench). */
+typedef struct {
+  int workers;                          /* workers that ran                          */
+  int64_t panels;                       /* panels in the queue                       */
+  int64_t done[TILEMM_MAX_WORKERS];     /* panels each worker computed               */
+  int failed_worker;                    /* -1, or the worker whose error is reported */
+} tilemm_multi_report;
+
+/* Runs `queue` (from tilemm_plan_workers) on the workers: one host thread each, panels from one
+ * shared queue, each under tilemm_plan_for_panel (queue, …, limits).  The first error stops the
+ * others after their current panel; its detail is prefixed "<device_kind> <device> (worker w):".
+ * report may be NULL. */
+tilemm_status tilemm_multi_run (const tilemm_plan *queue, const tilemm_limits *limits,
+                                const tilemm_workers *workers, const tilemm_device_ops *ops,
+                                void *ctx, const tilemm_view *a, const tilemm_view *b,
+                                const tilemm_view *c, tilemm_multi_report *report,
+                                tilemm_error *err);
+
+/* ---------------------------------------------------------------- GPUs (backend_cuda.cu) */
+
+/* The usable GPUs (compute capability new enough), in ordinal order; returns their count (0 when
+ * none, or no CUDA in this build). */
+int tilemm_cuda_usable_devices (tilemm_workers *workers);
+
+/* C = A·B for a CUDA plan over `workers` (named: the user listed them; else the crossover of
+ * tilemm_plan_workers picks how many of them).  One worker on the caller's device is the
+ * one-device path (tilemm_cuda_multiply); otherwise each worker is a host thread with its own
+ * workspace (streams, device buffers, pinned staging) kept between calls, and each panel fits
+ * its worker's share of its device's memory and `limits` (may be NULL).  On failure every
+ * worker's workspace on every device is freed.  report may be NULL. */
+tilemm_status tilemm_cuda_multiply_workers (const tilemm_plan *plan, const tilemm_limits *limits,
+                                            const tilemm_workers *workers, int named,
+                                            const tilemm_view *a, const tilemm_view *b,
+                                            const tilemm_view *c, tilemm_multi_report *report,
+                                            tilemm_error *err);
+
+/* The same with the host's stop callback (may be NULL): polled by the one-device path between
+ * steps; a product spread over several workers is not stopped part way (worker threads do not
+ * poll the host). */
+tilemm_status tilemm_cuda_multiply_workers_stoppable (const tilemm_plan *plan,
+                                                      const tilemm_limits *limits,
+                                                      const tilemm_workers *workers, int named,
+                                                      const tilemm_view *a, const tilemm_view *b,
+                                                      const tilemm_view *c,
+                                                      const tilemm_stop *stop,
+                                                      tilemm_multi_report *report,
+                                                      tilemm_error *err);
+
+/* ---------------------------------------------------------------- simulated devices */
+
+/* Simulated devices run on the CPU backend as a GPU would: each copies its panel's A and B into
+ * its own "device memory" (host memory, counted), computes there with the CPU kernels and copies
+ * C's piece back.  For tests: a device can be made slow (a pause per panel) or fail. */
+typedef struct {
+  int devices;        /* simulated devices (workers), 1..TILEMM_MAX_WORKERS               */
+  int fail_device;    /* -1: none; else this device fails ...                             */
+  int fail_after;     /* ... after computing this many panels                              */
+  int slow_device;    /* -1: none; else this device pauses slow_ms before each panel       */
+  int slow_ms;
+} tilemm_sim_config;
+
+/* Defaults (no failure, no slow device) for `devices` devices, then the environment's
+ * TILEMM_SIMULATE_FAIL="DEV[:AFTER]" and TILEMM_SIMULATE_SLOW="DEV:MS" (read per call). */
+void tilemm_sim_config_init (tilemm_sim_config *config, int devices);
+
+/* C = A·B for a CPU plan over config->devices simulated devices (the named rule of
+ * tilemm_plan_workers: every device that gets a panel). */
+tilemm_status tilemm_sim_multiply (const tilemm_plan *plan, const tilemm_sim_config *config,
+                                   const tilemm_view *a, const tilemm_view *b,
+                                   const tilemm_view *c, tilemm_multi_report *report,
+                                   tilemm_error *err);
+
+/* Bytes the simulated devices hold now (0 after every product, whatever its end). */
+size_t tilemm_sim_bytes_held (void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILEMM_MULTI_H */

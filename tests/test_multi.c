@@ -1,0 +1,459 @@
+/* test_multi.c — one product spread over several devices (multi.h), tested on simulated devices:
+ * the crossover and the queue's panels, bitwise equality with one device for every type, the
+ * queue's balance, a failure on one device stopping all and freeing all, and the options.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ *
+ * Equality is bitwise (memcmp of every column), not within a tolerance: each panel sums every
+ * element in the same k order as the one-device product, so any difference is a bug.  C's gaps
+ * between its rows and its stride hold a sentinel that must survive.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "check.h"
+#include "front.h"
+#include "multi.h"
+#include "tilemm.h"
+
+#define SENTINEL_BYTE 0x5A
+
+static uint64_t rng_state = 0x2545F4914F6CDD1Du;
+
+static double rng_uniform (void)
+{
+  rng_state ^= rng_state >> 12;
+  rng_state ^= rng_state << 25;
+  rng_state ^= rng_state >> 27;
+  return (double) ((rng_state * 0x2545F4914F6CDD1Du) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+/* A column-major matrix with `gap` spare elements after each column. */
+typedef struct {
+  tilemm_view v;
+  size_t bytes;
+} matrix;
+
+static int matrix_make (matrix *x, tilemm_type type, int64_t rows, int64_t cols, int64_t gap,
+                        int fill)
+{
+  const size_t es = tilemm_type_size (type);
+  const int64_t stride = (rows > 0 ? rows : 1) + gap;
+  x->bytes = (size_t) (stride * (cols > 0 ? cols : 1)) * es;
+  void *data = malloc (x->bytes);
+  if (!data)
+    return 0;
+  memset (data, SENTINEL_BYTE, x->bytes);
+  tilemm_view_init (&x->v, type, rows, cols, stride, data);
+  const int reals = tilemm_type_is_complex (type) ? 2 : 1;
+  const int single = type == TILEMM_SINGLE || type == TILEMM_COMPLEX_SINGLE;
+  if (fill)
+    for (int64_t j = 0; j < cols; j++)
+      for (int64_t i = 0; i < rows * reals; i++)
+        {
+          const double r = rng_uniform ();
+          if (single)
+            ((float *) data)[j * stride * reals + i] = (float) r;
+          else
+            ((double *) data)[j * stride * reals + i] = r;
+        }
+  return 1;
+}
+
+static void matrix_free (matrix *x)
+{
+  free (x->v.data);
+  x->v.data = NULL;
+}
+
+/* The product on one device (the ordinary CPU path): the reference, bit for bit. */
+static int one_device (const tilemm_plan *plan, const matrix *a, const matrix *b, matrix *c)
+{
+  tilemm_error err;
+  return tilemm_multiply (plan, &a->v, &b->v, &c->v, &err) == TILEMM_OK;
+}
+
+static int same_bytes (const matrix *x, const matrix *y)
+{
+  return x->bytes == y->bytes && memcmp (x->v.data, y->v.data, x->bytes) == 0;
+}
+
+/* ---------------------------------------------------------------- the split */
+
+static void test_crossover (void)
+{
+  tilemm_plan plan, queue;
+  CHECK_CASE ("crossover: one available worker, or a small product, stays on one device");
+  tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 4096, 4096, 4096, NULL);
+  CHECK (tilemm_plan_workers (&queue, &plan, 1, 0) == 1, "one worker");
+  CHECK (memcmp (&queue, &plan, sizeof plan) == 0, "the queue is the plan");
+  tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 1000, 1000, 1000, NULL);
+  CHECK (tilemm_plan_workers (&queue, &plan, 2, 0) == 1, "2e9 flops: too little to gain");
+
+  CHECK_CASE ("crossover: each worker gets at least %d panels of %.0e flops",
+              TILEMM_MULTI_MIN_PANELS, TILEMM_MULTI_MIN_PANEL_FLOPS);
+  const int64_t sizes[] = { 2048, 4096, 8192, 16384 };
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    for (int avail = 2; avail <= 8; avail *= 2)
+      {
+        const int64_t n = sizes[i];
+        tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, n, n, n, NULL);
+        const int w = tilemm_plan_workers (&queue, &plan, avail, 0);
+        const double flops = 2.0 * (double) n * (double) n * (double) n;
+        const int64_t panels = tilemm_plan_panel_count (&queue);
+        CHECK (w >= 1 && w <= avail, "n %lld: %d workers of %d", (long long) n, w, avail);
+        if (w > 1)
+          {
+            CHECK (panels >= (int64_t) w * TILEMM_MULTI_MIN_PANELS, "n %lld: %lld panels for %d",
+                   (long long) n, (long long) panels, w);
+            CHECK (flops / (double) panels >= 0.5 * TILEMM_MULTI_MIN_PANEL_FLOPS,
+                   "n %lld: panels of %.2e flops", (long long) n, flops / (double) panels);
+            CHECK (queue.panel_rows % plan.tile_rows == 0 || queue.panel_rows == n,
+                   "panel rows %lld in whole tiles", (long long) queue.panel_rows);
+            CHECK (queue.panel_cols % plan.tile_cols == 0 || queue.panel_cols == n,
+                   "panel cols %lld in whole tiles", (long long) queue.panel_cols);
+            CHECK (queue.variant == plan.variant, "the same variant");
+          }
+        /* Every worker gains: a worker more is used only when it gets its panels. */
+        const int most = (int) floor (flops / TILEMM_MULTI_MIN_PANEL_FLOPS / TILEMM_MULTI_MIN_PANELS);
+        CHECK (w == (avail < most ? avail : (most < 2 ? 1 : most)), "n %lld, %d available: %d",
+               (long long) n, avail, w);
+      }
+  tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 16384, 16384, 16384, NULL);
+  CHECK (tilemm_plan_workers (&queue, &plan, 2, 0) == 2, "n = 16384 uses both GPUs");
+
+  CHECK_CASE ("crossover: named devices are all used while each gets a panel of one tile");
+  tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 100, 100, 10, NULL);
+  CHECK (tilemm_plan_workers (&queue, &plan, 4, 1) == 4, "2x2 tiles: 4 workers");
+  CHECK (tilemm_plan_panel_count (&queue) == 4, "4 panels");
+  CHECK (tilemm_plan_workers (&queue, &plan, 16, 1) == 4, "no more workers than panels");
+  tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 10, 10, 10, NULL);
+  CHECK (tilemm_plan_workers (&queue, &plan, 4, 1) == 1, "one tile: one worker");
+
+  CHECK_CASE ("crossover: the split-k variant (sums by the launch's shape) is never split");
+  tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 64, 64, 8192, NULL);
+  CHECK (tilemm_plan_workers (&queue, &plan, 4, 1) == 1, "variant %d stays whole", plan.variant);
+
+  CHECK_CASE ("plan of a panel: the parent's variant and tiles, its own size and limits");
+  tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_SINGLE, 8192, 8192, 8192, NULL);
+  tilemm_plan sub;
+  CHECK (tilemm_plan_for_panel (&sub, &plan, 1000, 3000, NULL) == TILEMM_OK, "made");
+  CHECK (sub.variant == plan.variant && sub.tile_rows == plan.tile_rows
+         && sub.tile_cols == plan.tile_cols && sub.tile_depth == plan.tile_depth,
+         "same kernel");
+  CHECK (sub.n == 1000 && sub.m == 3000 && sub.k == 8192, "its size");
+  CHECK (tilemm_plan_panel_count (&sub) == 1, "one panel without a limit");
+  const tilemm_limits small = { (size_t) 64 << 20 };
+  CHECK (tilemm_plan_for_panel (&sub, &plan, 4000, 4000, &small) == TILEMM_OK, "under a limit");
+  CHECK (tilemm_plan_panel_count (&sub) > 1 && tilemm_plan_device_bytes (&sub) <= small.max_device_bytes,
+         "%lld panels in %zu bytes", (long long) tilemm_plan_panel_count (&sub),
+         tilemm_plan_device_bytes (&sub));
+  CHECK (tilemm_plan_for_panel (&sub, &plan, 0, 10, NULL) == TILEMM_EINVAL, "empty panel");
+}
+
+/* ---------------------------------------------------------------- simulated devices */
+
+static void sim_config (tilemm_sim_config *cfg, int devices)
+{
+  unsetenv ("TILEMM_SIMULATE_FAIL");
+  unsetenv ("TILEMM_SIMULATE_SLOW");
+  tilemm_sim_config_init (cfg, devices);
+}
+
+static void test_bitwise (void)
+{
+  static const tilemm_type types[] = { TILEMM_SINGLE, TILEMM_DOUBLE, TILEMM_COMPLEX_SINGLE,
+                                       TILEMM_COMPLEX_DOUBLE };
+  static const int64_t shapes[][3] = { { 1, 1, 1 },     { 65, 1, 3 },     { 1, 130, 7 },
+                                       { 129, 200, 33 }, { 300, 70, 1 },  { 257, 255, 129 },
+                                       { 64, 64, 64 },   { 0, 5, 5 },     { 77, 130, 0 } };
+  for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+      {
+        const int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+        CHECK_CASE ("simulated: %s %lldx%lldx%lld on 1..6 devices is bitwise one device",
+                    tilemm_type_name (types[t]), (long long) m, (long long) n, (long long) k);
+        matrix a, b, c1, cn;
+        if (!matrix_make (&a, types[t], m, k, 3, 1) || !matrix_make (&b, types[t], k, n, 1, 1)
+            || !matrix_make (&c1, types[t], m, n, 2, 0) || !matrix_make (&cn, types[t], m, n, 2, 0))
+          {
+            CHECK (0, "out of memory");
+            continue;
+          }
+        tilemm_plan plan;
+        tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, types[t], m, n, k, NULL);
+        CHECK (one_device (&plan, &a, &b, &c1), "one device");
+        for (int d = 1; d <= 6; d++)
+          {
+            memset (cn.v.data, SENTINEL_BYTE, cn.bytes);
+            tilemm_sim_config cfg;
+            sim_config (&cfg, d);
+            tilemm_multi_report rep;
+            tilemm_error err;
+            const tilemm_status st = tilemm_sim_multiply (&plan, &cfg, &a.v, &b.v, &cn.v, &rep, &err);
+            CHECK (st == TILEMM_OK, "%d devices: %s", d, err.detail);
+            CHECK (same_bytes (&c1, &cn), "%d devices: C (and its gaps) differ", d);
+            int64_t total = 0;
+            for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
+              total += rep.done[w];
+            CHECK (total == rep.panels, "%d devices: %lld of %lld panels", d, (long long) total,
+                   (long long) rep.panels);
+            CHECK (tilemm_sim_bytes_held () == 0, "%zu bytes held", tilemm_sim_bytes_held ());
+          }
+        matrix_free (&a);
+        matrix_free (&b);
+        matrix_free (&c1);
+        matrix_free (&cn);
+      }
+}
+
+static void test_balance (void)
+{
+  CHECK_CASE ("queue: a slow device takes fewer panels, the product is still bitwise");
+  matrix a, b, c1, cn;
+  if (!matrix_make (&a, TILEMM_DOUBLE, 512, 64, 0, 1) || !matrix_make (&b, TILEMM_DOUBLE, 64, 512, 0, 1)
+      || !matrix_make (&c1, TILEMM_DOUBLE, 512, 512, 0, 0)
+      || !matrix_make (&cn, TILEMM_DOUBLE, 512, 512, 0, 0))
+    {
+      CHECK (0, "out of memory");
+      return;
+    }
+  tilemm_plan plan;
+  tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 512, 512, 64, NULL);
+  plan.threads = 1;
+  one_device (&plan, &a, &b, &c1);
+  tilemm_sim_config cfg;
+  sim_config (&cfg, 2);
+  cfg.slow_device = 0;
+  cfg.slow_ms = 30;
+  tilemm_multi_report rep;
+  tilemm_error err;
+  CHECK (tilemm_sim_multiply (&plan, &cfg, &a.v, &b.v, &cn.v, &rep, &err) == TILEMM_OK, "%s",
+         err.detail);
+  CHECK (same_bytes (&c1, &cn), "bitwise");
+  CHECK (rep.workers == 2 && rep.panels >= 8, "%d workers, %lld panels", rep.workers,
+         (long long) rep.panels);
+  CHECK (rep.done[0] < rep.done[1], "slow device %lld panels, fast one %lld",
+         (long long) rep.done[0], (long long) rep.done[1]);
+  CHECK (rep.done[0] + rep.done[1] == rep.panels, "all panels done");
+  matrix_free (&a);
+  matrix_free (&b);
+  matrix_free (&c1);
+  matrix_free (&cn);
+}
+
+static void test_failure (void)
+{
+  matrix a, b, c1, cn;
+  if (!matrix_make (&a, TILEMM_SINGLE, 512, 40, 0, 1) || !matrix_make (&b, TILEMM_SINGLE, 40, 512, 0, 1)
+      || !matrix_make (&c1, TILEMM_SINGLE, 512, 512, 0, 0)
+      || !matrix_make (&cn, TILEMM_SINGLE, 512, 512, 0, 0))
+    {
+      CHECK (0, "out of memory");
+      return;
+    }
+  tilemm_plan plan;
+  tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_SINGLE, 512, 512, 40, NULL);
+  plan.threads = 1;
+  one_device (&plan, &a, &b, &c1);
+  tilemm_multi_report rep;
+  tilemm_error err;
+
+  CHECK_CASE ("failure: one device fails, the others stop after their panel, all is freed");
+  tilemm_sim_config cfg;
+  sim_config (&cfg, 2);
+  cfg.fail_device = 1;
+  cfg.fail_after = 0;
+  cfg.slow_device = 0; /* device 0 is busy with its first panel when device 1 fails */
+  cfg.slow_ms = 50;
+  tilemm_status st = tilemm_sim_multiply (&plan, &cfg, &a.v, &b.v, &cn.v, &rep, &err);
+  CHECK (st == TILEMM_ECUDA && err.status == TILEMM_ECUDA, "status %d", (int) st);
+  CHECK (strstr (err.detail, "simulated device 1 (worker 1)") != NULL, "detail \"%s\"", err.detail);
+  CHECK (rep.failed_worker == 1, "failed worker %d", rep.failed_worker);
+  CHECK (rep.done[1] == 0, "the failing device finished %lld panels", (long long) rep.done[1]);
+  CHECK (rep.done[0] <= 2 && rep.done[0] < rep.panels - 1, "the other stopped after %lld of %lld",
+         (long long) rep.done[0], (long long) rep.panels);
+  CHECK (tilemm_sim_bytes_held () == 0, "%zu bytes held after the failure", tilemm_sim_bytes_held ());
+
+  CHECK_CASE ("failure: a failure after some panels, on any of 4 devices, frees all");
+  for (int dev = 0; dev < 4; dev++)
+    {
+      sim_config (&cfg, 4);
+      cfg.fail_device = dev;
+      cfg.fail_after = 1;
+      cfg.slow_device = dev == 0 ? 1 : 0; /* the failing device is never the slow one */
+      cfg.slow_ms = 5;
+      st = tilemm_sim_multiply (&plan, &cfg, &a.v, &b.v, &cn.v, &rep, &err);
+      /* The failing device may find the queue empty before its second panel: then no failure. */
+      if (st != TILEMM_OK)
+        {
+          CHECK (st == TILEMM_ECUDA, "device %d: status %d", dev, (int) st);
+          char want[64];
+          snprintf (want, sizeof want, "simulated device %d ", dev);
+          CHECK (strstr (err.detail, want) != NULL, "device %d: detail \"%s\"", dev, err.detail);
+        }
+      else
+        CHECK (rep.done[dev] <= 1, "device %d did %lld panels without failing", dev,
+               (long long) rep.done[dev]);
+      CHECK (tilemm_sim_bytes_held () == 0, "device %d: %zu bytes held", dev,
+             tilemm_sim_bytes_held ());
+    }
+
+  CHECK_CASE ("failure: the next product after a failure is right (no state survives)");
+  memset (cn.v.data, 0, cn.bytes);
+  sim_config (&cfg, 3);
+  CHECK (tilemm_sim_multiply (&plan, &cfg, &a.v, &b.v, &cn.v, &rep, &err) == TILEMM_OK, "%s",
+         err.detail);
+  CHECK (same_bytes (&c1, &cn), "bitwise");
+
+  CHECK_CASE ("failure: TILEMM_SIMULATE_FAIL and TILEMM_SIMULATE_SLOW from the environment");
+  setenv ("TILEMM_SIMULATE_FAIL", "2:3", 1);
+  setenv ("TILEMM_SIMULATE_SLOW", "1:7", 1);
+  tilemm_sim_config_init (&cfg, 4);
+  CHECK (cfg.fail_device == 2 && cfg.fail_after == 3, "fail %d after %d", cfg.fail_device,
+         cfg.fail_after);
+  CHECK (cfg.slow_device == 1 && cfg.slow_ms == 7, "slow %d by %d", cfg.slow_device, cfg.slow_ms);
+  setenv ("TILEMM_SIMULATE_FAIL", "x", 1);
+  setenv ("TILEMM_SIMULATE_SLOW", "1:", 1);
+  tilemm_sim_config_init (&cfg, 4);
+  CHECK (cfg.fail_device == -1 && cfg.slow_device == -1, "malformed: ignored");
+  unsetenv ("TILEMM_SIMULATE_FAIL");
+  unsetenv ("TILEMM_SIMULATE_SLOW");
+
+  matrix_free (&a);
+  matrix_free (&b);
+  matrix_free (&c1);
+  matrix_free (&cn);
+}
+
+/* ---------------------------------------------------------------- options and the front */
+
+static tilemm_status set_opt (tilemm_options *o, const char *name, tilemm_value v,
+                              tilemm_error *err)
+{
+  return tilemm_options_set (o, name, &v, err);
+}
+
+static void test_options (void)
+{
+  tilemm_options o;
+  tilemm_error err;
+  const double two[] = { 0, 1 }, twice[] = { 0, 0 }, bad[] = { 0.5 }, neg[] = { -1 };
+  double many[TILEMM_MAX_WORKERS + 1] = { 0 };
+
+  CHECK_CASE ("options: \"devices\" takes ordinals as a vector or a string");
+  tilemm_options_init (&o);
+  CHECK (o.devices.count == 0 && o.simulate_devices == -1, "defaults");
+  CHECK (set_opt (&o, "devices", (tilemm_value) { TILEMM_VALUE_REAL_VECTOR, "", 0, two, 2 }, &err)
+           == TILEMM_OK && o.devices.count == 2 && o.devices.device[1] == 1, "[0 1]");
+  CHECK (set_opt (&o, "Devices", (tilemm_value) { TILEMM_VALUE_REAL_VECTOR, "", 0, twice, 2 }, &err)
+           == TILEMM_OK && o.devices.count == 2 && o.devices.device[1] == 0, "[0 0]");
+  CHECK (set_opt (&o, "devices", (tilemm_value) { TILEMM_VALUE_REAL_SCALAR, "", 3, NULL, 0 }, &err)
+           == TILEMM_OK && o.devices.count == 1 && o.devices.device[0] == 3, "3");
+  CHECK (set_opt (&o, "devices", (tilemm_value) { TILEMM_VALUE_STRING, " 2, 0 ,1", 0, NULL, 0 }, &err)
+           == TILEMM_OK && o.devices.count == 3 && o.devices.device[0] == 2
+           && o.devices.device[2] == 1, "\" 2, 0 ,1\"");
+  CHECK (set_opt (&o, "devices", (tilemm_value) { TILEMM_VALUE_REAL_VECTOR, "", 0, NULL, 0 }, &err)
+           == TILEMM_OK && o.devices.count == 0, "[]: not named");
+
+  CHECK_CASE ("options: bad \"devices\" and \"simulate_devices\" are TILEMM_EOPTION");
+  CHECK (set_opt (&o, "devices", (tilemm_value) { TILEMM_VALUE_REAL_VECTOR, "", 0, bad, 1 }, &err)
+           == TILEMM_EOPTION && strstr (err.detail, "devices") != NULL, "0.5");
+  CHECK (set_opt (&o, "devices", (tilemm_value) { TILEMM_VALUE_REAL_VECTOR, "", 0, neg, 1 }, &err)
+           == TILEMM_EOPTION, "-1");
+  CHECK (set_opt (&o, "devices",
+                  (tilemm_value) { TILEMM_VALUE_REAL_VECTOR, "", 0, many, TILEMM_MAX_WORKERS + 1 },
+                  &err) == TILEMM_EOPTION, "too many");
+  CHECK (set_opt (&o, "devices", (tilemm_value) { TILEMM_VALUE_STRING, "0;1", 0, NULL, 0 }, &err)
+           == TILEMM_EOPTION, "\"0;1\"");
+  CHECK (set_opt (&o, "devices", (tilemm_value) { TILEMM_VALUE_STRING, "gpu", 0, NULL, 0 }, &err)
+           == TILEMM_EOPTION, "\"gpu\"");
+  CHECK (set_opt (&o, "devices", (tilemm_value) { TILEMM_VALUE_OTHER, "", 0, NULL, 0 }, &err)
+           == TILEMM_EOPTION, "other");
+  CHECK (set_opt (&o, "simulate_devices", (tilemm_value) { TILEMM_VALUE_REAL_SCALAR, "", 2.5, NULL, 0 },
+                  &err) == TILEMM_EOPTION, "2.5");
+  CHECK (set_opt (&o, "simulate_devices", (tilemm_value) { TILEMM_VALUE_REAL_SCALAR, "", 17, NULL, 0 },
+                  &err) == TILEMM_EOPTION, "17");
+  CHECK (set_opt (&o, "simulate_devices", (tilemm_value) { TILEMM_VALUE_REAL_SCALAR, "", 4, NULL, 0 },
+                  &err) == TILEMM_OK && o.simulate_devices == 4, "4");
+  CHECK (set_opt (&o, "colour", (tilemm_value) { TILEMM_VALUE_STRING, "red", 0, NULL, 0 }, &err)
+           == TILEMM_EOPTION && strstr (err.detail, "\"devices\"") != NULL,
+         "unknown names the new options: %s", err.detail);
+}
+
+/* tilemm_run as the front ends call it: cpu backend, simulated devices by option and by env. */
+static void test_front (void)
+{
+  const int64_t m = 200, n = 150, k = 70;
+  matrix a, b, c1, cn;
+  if (!matrix_make (&a, TILEMM_DOUBLE, m, k, 0, 1) || !matrix_make (&b, TILEMM_DOUBLE, k, n, 0, 1)
+      || !matrix_make (&c1, TILEMM_DOUBLE, m, n, 0, 0) || !matrix_make (&cn, TILEMM_DOUBLE, m, n, 0, 0))
+    {
+      CHECK (0, "out of memory");
+      return;
+    }
+  tilemm_operand oa = { TILEMM_CLASS_DOUBLE, 0, 0, 2, m, k }, ob = { TILEMM_CLASS_DOUBLE, 0, 0, 2, k, n };
+  tilemm_options o;
+  tilemm_options_init (&o);
+  o.backend = TILEMM_CHOOSE_CPU;
+  tilemm_decision d;
+  tilemm_error err;
+  unsetenv ("TILEMM_SIMULATE_DEVICES");
+  unsetenv ("TILEMM_SIMULATE_FAIL");
+  unsetenv ("TILEMM_SIMULATE_SLOW");
+
+  CHECK_CASE ("front: \"simulate_devices\" and TILEMM_SIMULATE_DEVICES are bitwise one device");
+  CHECK (tilemm_decide (&oa, &ob, &o, &d, &err) == TILEMM_OK && d.action == TILEMM_DO_COMPUTE
+           && d.backend == TILEMM_BACKEND_CPU, "decision");
+  CHECK (tilemm_run (&d, &o, a.v.data, b.v.data, c1.v.data, &err) == TILEMM_OK, "one: %s", err.detail);
+  o.simulate_devices = 3;
+  CHECK (tilemm_run (&d, &o, a.v.data, b.v.data, cn.v.data, &err) == TILEMM_OK, "three: %s",
+         err.detail);
+  CHECK (same_bytes (&c1, &cn), "option: bitwise");
+  o.simulate_devices = -1;
+  memset (cn.v.data, 0, cn.bytes);
+  setenv ("TILEMM_SIMULATE_DEVICES", "4", 1);
+  CHECK (tilemm_run (&d, &o, a.v.data, b.v.data, cn.v.data, &err) == TILEMM_OK, "env: %s", err.detail);
+  CHECK (same_bytes (&c1, &cn), "env: bitwise");
+
+  CHECK_CASE ("front: a simulated failure is an error naming the device; nothing is held");
+  setenv ("TILEMM_SIMULATE_FAIL", "0", 1);
+  CHECK (tilemm_run (&d, &o, a.v.data, b.v.data, cn.v.data, &err) == TILEMM_ECUDA, "status %d",
+         (int) err.status);
+  CHECK (strstr (err.detail, "simulated device 0") != NULL, "detail \"%s\"", err.detail);
+  CHECK (tilemm_sim_bytes_held () == 0, "held %zu", tilemm_sim_bytes_held ());
+  unsetenv ("TILEMM_SIMULATE_FAIL");
+  o.simulate_devices = 0; /* the option wins over the environment */
+  CHECK (tilemm_run (&d, &o, a.v.data, b.v.data, cn.v.data, &err) == TILEMM_OK, "option 0: %s",
+         err.detail);
+  CHECK (same_bytes (&c1, &cn), "option 0: bitwise");
+  unsetenv ("TILEMM_SIMULATE_DEVICES");
+
+  if (!tilemm_cuda_built ())
+    {
+      CHECK_CASE ("front: without CUDA, no GPU is usable and none is listed");
+      tilemm_workers w;
+      CHECK (tilemm_cuda_usable_devices (&w) == 0 && w.count == 0, "count %d", w.count);
+    }
+  matrix_free (&a);
+  matrix_free (&b);
+  matrix_free (&c1);
+  matrix_free (&cn);
+}
+
+int main (void)
+{
+  test_crossover ();
+  test_bitwise ();
+  test_balance ();
+  test_failure ();
+  test_options ();
+  test_front ();
+  return check_summary ("test_multi");
+}
