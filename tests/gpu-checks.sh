@@ -38,14 +38,14 @@ sanitize () {
   # tool's own output goes to sanitizer-TOOL.txt, the verdict to sanitizer_TOOL.log.
   local tool=$1 variants=$2
   local raw="$out/sanitizer-$tool.txt" log="$out/sanitizer_$tool.log"
-  TILEMM_TEST_QUICK=1 TILEMM_TEST_VARIANTS=$variants timeout 240 compute-sanitizer --tool "$tool" \
+  TILEMM_TEST_QUICK=1 TILEMM_TEST_VARIANTS=$variants timeout 150 compute-sanitizer --tool "$tool" \
     --print-limit 20 "$src/test_cuda" > "$raw" 2>&1
   local rc=$?
   { grep -E "ERROR SUMMARY|^test_cuda: " "$raw"
     if grep -q "ERROR SUMMARY: 0 errors" "$raw" && grep -q "^test_cuda: [0-9]* passed, 0 failed" "$raw"; then
       echo "sanitizer_$tool: 1 passed, 0 failed, 0 skipped"
     elif [ $rc = 124 ]; then
-      echo "SKIP: sanitizer $tool timed out after 240 s"; echo "sanitizer_$tool: 0 passed, 0 failed, 1 skipped"
+      echo "SKIP: sanitizer $tool timed out after 150 s"; echo "sanitizer_$tool: 0 passed, 0 failed, 1 skipped"
     else
       echo "sanitizer_$tool: 0 passed, 1 failed, 0 skipped"
     fi; } | sed 's/^test_cuda: /  under the tool: /' > "$log"
@@ -65,7 +65,7 @@ done
 echo "== alone: test_leaks_gpu, BIST (GPU blocks), Ctrl-C on the GPU"
 timeout 200 "$src/test_leaks_gpu" > "$out/test_leaks_gpu.log" 2>&1
 tail -n 1 "$out/test_leaks_gpu.log"
-TILEMM_BUILDDIR=$PWD TILEMM_SRCDIR=$PWD timeout 300 tests/bist.sh > "$out/bist.log" 2>&1
+TILEMM_BUILDDIR=$PWD TILEMM_SRCDIR=$PWD timeout 220 tests/bist.sh > "$out/bist.log" 2>&1
 grep -E "^(bist|bist_mex): " "$out/bist.log"
 TILEMM_BUILDDIR=$PWD TILEMM_INTERRUPT_BACKEND=gpu timeout 120 tests/interrupt.sh \
   > "$out/interrupt-gpu.log" 2>&1
