@@ -36,7 +36,7 @@
  * and a broken context (a "sticky" error such as an illegal address) reset, so the next call
  * starts clean.  A mutex makes concurrent calls safe (they take turns).
  *
- * Settings (environment, read once; doc/PERFORMANCE.md): TILEMM_STAGING_MB (chunk size, 16),
+ * Settings (environment, read once; the manual, Performance > Settings): TILEMM_STAGING_MB (chunk size, 16),
  * TILEMM_STAGING_CHUNKS (chunks each way, 4), TILEMM_COPY_THREADS (host copy threads, 0 = the
  * OpenMP default), TILEMM_HUGEPAGES (1: ask huge pages for the result), TILEMM_PREFAULT_THREADS
  * (threads faulting the result in, 0: none), TILEMM_STEP_COLS and TILEMM_STEP_ROWS (rows of A
