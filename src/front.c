@@ -304,6 +304,16 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
     }
 }
 
+/* Where the real and imaginary parts of element (i, j) of a rows×cols complex matrix (count
+ * elements) sit when held apart as one real matrix: side by side, [re im] (rows×2cols), or
+ * stacked, [re; im] (2rows×cols).  Used both ways: split_parts and join_parts. */
+static void part_positions (size_t i, size_t j, size_t rows, size_t count, int stacked,
+                            size_t *re_at, size_t *im_at)
+{
+  *re_at = stacked ? j * 2 * rows + i : j * rows + i;
+  *im_at = stacked ? *re_at + rows : *re_at + count;
+}
+
 /* Copies a complex matrix's parts apart (rows×cols, column-major, leading dimension rows):
  * side by side, [re  sign·im] as rows×2cols, or stacked, [re; sign·im] as 2rows×cols.  sign -1
  * conjugates (negation is exact). */
@@ -317,8 +327,8 @@ static void split_parts (int single, const void *z, int64_t rows, int64_t cols, 
     for (ptrdiff_t i = 0; i < nr; i++)
       {
         const size_t from = 2 * ((size_t) j * (size_t) nr + (size_t) i);
-        const size_t re_at = stacked ? (size_t) j * 2 * nr + i : (size_t) j * nr + i;
-        const size_t im_at = stacked ? re_at + (size_t) nr : re_at + count;
+        size_t re_at, im_at;
+        part_positions ((size_t) i, (size_t) j, (size_t) nr, count, stacked, &re_at, &im_at);
         if (single)
           {
             const float *x = z;
@@ -345,8 +355,8 @@ static void join_parts (int single, const void *p, int64_t m, int64_t n, int sta
     for (ptrdiff_t i = 0; i < nm; i++)
       {
         const size_t to = 2 * ((size_t) j * (size_t) nm + (size_t) i);
-        const size_t re_at = stacked ? (size_t) j * 2 * nm + i : (size_t) j * nm + i;
-        const size_t im_at = stacked ? re_at + (size_t) nm : re_at + count;
+        size_t re_at, im_at;
+        part_positions ((size_t) i, (size_t) j, (size_t) nm, count, stacked, &re_at, &im_at);
         if (single)
           ((float *) c)[to] = ((const float *) p)[re_at],
           ((float *) c)[to + 1] = ((const float *) p)[im_at];
