@@ -1,0 +1,131 @@
+/* emulated.h — products of double (or single) accuracy from exact int8 products: Ozaki scheme II
+ * (Ozaki, Uchino, Imamura, arXiv 2504.08009 and 2508.03984), the "emulated" precision of tilemm.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ *
+ * This header is the contract between the plan (plain C, src/emulated.c), the CPU backend's
+ * implementation (src/emulated.c) and the CUDA backend's (src/emulated_cuda.cu): every number the
+ * plan is decided from is an exact integer (or a correctly rounded quotient of two), so the CPU
+ * and the GPU decide the same plan from the same data and, since the int8 products are exact and
+ * the result is rounded once, produce bitwise the same C.  The tests hold them to that.
+ *
+ * The scheme, for a real product C = A·B (A m×k, B k×n; complex: see the end):
+ *  1. Exponents: e_a[i] is the smallest e with max_p |a_ip| < 2^e (frexp of the row's largest
+ *     magnitude); a row of zeros gets TILEMM_EMU_ZERO_ROW.  e_b[j] likewise per column of B.
+ *     Normalized magnitudes â_ip = |a_ip|·2^-e_a[i] and b̂_pj = |b_pj|·2^-e_b[j] lie in [0, 1).
+ *  2. Statistics (exact integers; Q = TILEMM_EMU_Q = 127):
+ *       lo(x) = floor(Q·x) in [0, Q-1],  hi(x) = ceil(Q·x) in [0, Q]
+ *       S_ij   = Σ_p lo(â_ip)·lo(b̂_pj)     (one int8 product: a lower bound of Q²·Σ â b̂)
+ *       sa_i   = Σ_p hi(â_ip),  sb_j = Σ_p hi(b̂_pj)             (upper bounds of Q·Σ â, Q·Σ b̂)
+ *       qa_i   = Σ_p hi(â_ip)², qb_j = Σ_p hi(b̂_pj)²            (upper bounds of Q²·‖â_i‖²)
+ *     ratio_a = max over nonzero rows i and nonzero columns j of Q·sb_j / S_ij (+Inf where
+ *     S_ij = 0), ratio_b = max of Q·sa_i / S_ij; each quotient is one correctly rounded double
+ *     division, so its value does not depend on where it was computed.
+ *  3. Plan (tilemm_emu_decide): bit widths pa = t + 1 + g + ceil(log2 ratio_a), pb likewise
+ *     (t = target bits, g = guard bits), then the fewest moduli N whose product M satisfies
+ *     log2 M > 1 + pa + pb + log2 νa + log2 νb (νa² = max_i qa_i / Q², νb likewise).  With
+ *     that, |C_emulated − C| ≤ u|C| + 2^-(t+g)·(|A||B|) componentwise — for t = 53, g = 1 never
+ *     worse than the native product's bound γ_k·|A||B|.  pa or pb above TILEMM_EMU_PMAX, or N
+ *     above max_moduli, is TILEMM_EMU_RANGE: the caller runs the native product instead (never
+ *     a silently worse answer).  Any NaN or Inf in A or B is TILEMM_EMU_NONFINITE: native too, so
+ *     NaN and Inf come out exactly as `*` gives them.
+ *     With options.moduli = N > 0 the plan uses exactly N moduli, pa = pb = the most bits that
+ *     N moduli carry, and makes no accuracy promise (S is then not needed).
+ *  4. Scaled integers: a'_ip = trunc(a_ip·2^(pa − e_a[i])) (|a'| < 2^pa, int64), b' likewise.
+ *  5. Residues: r = a' mod m_l as a symmetric int8 (tilemm_emu_residue), for the first N moduli
+ *     of tilemm_emu_moduli.  Stored K-major for both operands (row i of A' contiguous along k,
+ *     column j of B' contiguous along k: the "TN" layout the tensor cores want).
+ *  6. Per modulus: R_ij = (Σ_p ra_ip·rb_pj) mod m_l in [0, m_l), int8·int8 → int32 in chunks of
+ *     at most TILEMM_EMU_KCHUNK terms (|ra·rb| ≤ 2^14), each chunk reduced mod m_l.
+ *  7. Per element: Garner's mixed-radix CRT of (R_ij^(0) … R_ij^(N−1)) to X in (−M/2, M/2], then
+ *     C_ij = X·2^(e_a[i] + e_b[j] − pa − pb) rounded once (to double, or to single for a
+ *     single-accurate product of single operands), overflow to ±Inf, subnormals rounded once.
+ *     Rows of zeros and columns of zeros give +0.
+ *
+ * Complex C = A·B (interleaved parts, Octave's layout): Re C = [Ar −Ai]·[Br; Bi] and
+ * Im C = [Ar Ai]·[Bi; Br], two real products of inner dimension 2k, each part rounded once.  The
+ * rows of [Ar ∓Ai] have the same magnitudes, and the columns of [Br; Bi] and [Bi; Br] too, so one
+ * plan serves both: its statistics are those of the two real problems merged (the larger ratio,
+ * row and column sums over 2k).
+ */
+#ifndef TILEMM_EMULATED_H
+#define TILEMM_EMULATED_H
+
+#include <stdint.h>
+
+#include "tilemm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TILEMM_EMU_MAX_MODULI 24 /* the length of tilemm_emu_moduli                         */
+#define TILEMM_EMU_PMAX 62       /* most bits of a scaled integer (held in an int64)           */
+#define TILEMM_EMU_KCHUNK 131071 /* most int8·int8 terms an int32 holds exactly: 2^14·k < 2^31 */
+#define TILEMM_EMU_Q 127         /* the statistics' quantization of magnitudes in [0, 1)       */
+#define TILEMM_EMU_ZERO_ROW (-100000) /* e_a / e_b of a row (column) of zeros                  */
+#define TILEMM_EMU_DEFAULT_MAX_MODULI 20
+
+/* Pairwise coprime moduli, all ≤ 256 so that symmetric residues fit an int8, largest first. */
+extern const int tilemm_emu_moduli[TILEMM_EMU_MAX_MODULI];
+/* Garner's constants: tilemm_emu_garner[t] = (m_0·…·m_{t−1})^-1 mod m_t (entry 0 unused). */
+extern const int tilemm_emu_garner[TILEMM_EMU_MAX_MODULI];
+
+typedef enum {
+  TILEMM_EMU_OK = 0,
+  TILEMM_EMU_NONFINITE, /* NaN or Inf among the operands: run the native product   */
+  TILEMM_EMU_RANGE      /* the data need more bits or moduli than allowed: native   */
+} tilemm_emu_verdict;
+
+typedef struct {
+  int moduli;      /* 0: automatic (the accuracy rule); N > 0: exactly N moduli, no promise  */
+  int target_bits; /* 53: double-accurate, 24: single-accurate                                */
+  int guard_bits;  /* bits beyond the target in the automatic rule (1)                       */
+  int max_moduli;  /* automatic mode falls back beyond this many (TILEMM_EMU_DEFAULT_MAX_MODULI) */
+} tilemm_emu_options;
+
+/* The defaults for a product of `type`: target 53 bits for double types, 24 for single. */
+void tilemm_emu_default_options (tilemm_emu_options *options, tilemm_type type);
+
+/* What the plan is decided from (step 2), merged over the real problems of one product. */
+typedef struct {
+  int nonfinite;   /* NaN or Inf in A or B                                                   */
+  int64_t inner;   /* k of the real problem (2k for complex)                                 */
+  int64_t max_qa;  /* max_i qa_i                                                             */
+  int64_t max_qb;  /* max_j qb_j                                                             */
+  double ratio_a;  /* see above; 0 when A or B is all zeros, +Inf when unbounded             */
+  double ratio_b;
+} tilemm_emu_stats;
+
+typedef struct {
+  tilemm_emu_verdict verdict;
+  int moduli;          /* N                                                                   */
+  int pa, pb;          /* bit widths of the scaled integers                                   */
+  double log2_product; /* log2 M of the moduli used                                           */
+  double log2_needed;  /* what log2 M had to exceed                                           */
+} tilemm_emu_plan;
+
+/* Merges the statistics of one real problem into *into (max of each field, nonfinite or-ed). */
+void tilemm_emu_stats_merge (tilemm_emu_stats *into, const tilemm_emu_stats *from);
+
+/* Step 3: the plan from the statistics (host code, shared by both backends). */
+void tilemm_emu_decide (const tilemm_emu_options *options, const tilemm_emu_stats *stats,
+                        tilemm_emu_plan *plan);
+
+/* Step 1 for one value: the exponent of a largest magnitude (TILEMM_EMU_ZERO_ROW for 0). */
+int tilemm_emu_exponent (double largest_magnitude);
+
+/* Step 5: the symmetric int8 residue of x modulo m (m ≤ 256). */
+int8_t tilemm_emu_residue (int64_t x, int m);
+
+/* Step 7 for one element: Garner's CRT of residues[l] in [0, m_l) (l < moduli), the symmetric
+ * integer X, and X·2^exponent rounded once to double or to single (returned as a double that
+ * holds the single exactly). */
+double tilemm_emu_crt_double (const uint8_t *residues, int moduli, int exponent);
+double tilemm_emu_crt_single (const uint8_t *residues, int moduli, int exponent);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
