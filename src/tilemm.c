@@ -1064,7 +1064,8 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %!endfunction
 %!testif ; stats_usable ()
 %! A = rnd (700, 300); B = rnd (300, 500);
-%! opts = {"backend", "gpu", "max_device_bytes", floor (8 * (700 * 300 + 300 * 500 + 700 * 500) / 3)};
+%! limit = floor (8 * (700 * 300 + 300 * 500 + 700 * 500) / 3);  # outside the cell: "f (x)" in {} is two elements
+%! opts = {"backend", "gpu", "max_device_bytes", limit};
 %! good = tilemm (A, B, opts{:});
 %! kinds = {"malloc", "tilemm:outofmemory"; "host", "tilemm:outofmemory";
 %!          "memcpy", "tilemm:cuda"; "launch", "tilemm:cuda"};
