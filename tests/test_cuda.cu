@@ -402,11 +402,17 @@ static const shape skinny_shapes[] = {
   { 64, 8192, 64 },   /* C = 64×8192 · 8192×64: a small C from a long k */
 };
 
-/* TILEMM_TEST_QUICK=1 leaves out the big shapes (for slow runs: sanitizers, emulation). */
-static int quick_mode (void)
+/* TILEMM_TEST_QUICK=1 leaves out the big shapes (for slow runs: sanitizers, emulation);
+ * TILEMM_TEST_QUICK=2 keeps only the kernel cases of small shapes (every ragged edge and layout
+ * still), for racecheck, whose cost grows with every shared-memory access. */
+static int quick_level (void)
 {
   const char *q = getenv ("TILEMM_TEST_QUICK");
-  return q && *q && strcmp (q, "0") != 0;
+  return q && *q ? atoi (q) : 0;
+}
+static int quick_mode (void)
+{
+  return quick_level () > 0;
 }
 
 /* TILEMM_TEST_VARIANTS="6-12" or "3,8" narrows the kernel cases to those variants (a quick look
@@ -439,7 +445,7 @@ static int variant_selected (int variant)
 
 static void kernel_cases (void)
 {
-  const int64_t big = quick_mode () ? 3000000 : INT64_MAX;
+  const int64_t big = quick_level () >= 2 ? 300000 : quick_mode () ? 3000000 : INT64_MAX;
   for (int variant = 1; variant <= 16; variant++)
     for (int ti = 0; ti < TILEMM_NTYPES && variant_selected (variant); ti++)
       {
@@ -854,7 +860,7 @@ static void workers_case (tilemm_type t, int64_t m, int64_t n, int64_t k, const 
   CHECK (s == TILEMM_OK, "one worker: %s", err.detail);
   const tilemm_limits lim = { limit };
   tilemm_multi_report rep;
-  s = tilemm_cuda_multiply_workers (&plan, &lim, &w, 1, &a, &b, &c, &rep, &err);
+  s = tilemm_cuda_multiply_workers (&plan, &lim, &w, 1, &a, &b, &c, NULL, &rep, &err);
   CHECK (s == TILEMM_OK, "workers: %s (%s)", tilemm_strerror (s), err.detail);
   CHECK (rep.workers >= 2, "%d workers ran on %lld panels", rep.workers, (long long) rep.panels);
   int64_t total = 0;
@@ -893,10 +899,10 @@ static void workers_failure_case (const tilemm_workers &w)
   tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, t, m, n, k, NULL);
   tilemm_multi_report rep;
   /* A warm product first, so there is memory to free. */
-  tilemm_status s = tilemm_cuda_multiply_workers (&plan, NULL, &w, 1, &a, &b, &c, &rep, &err);
+  tilemm_status s = tilemm_cuda_multiply_workers (&plan, NULL, &w, 1, &a, &b, &c, NULL, &rep, &err);
   CHECK (s == TILEMM_OK && tilemm_cuda_bytes_held () > 0, "warm-up: %s", err.detail);
   const tilemm_limits tiny = { 1000 }; /* not even one row of A and B fits */
-  s = tilemm_cuda_multiply_workers (&plan, &tiny, &w, 1, &a, &b, &c, &rep, &err);
+  s = tilemm_cuda_multiply_workers (&plan, &tiny, &w, 1, &a, &b, &c, NULL, &rep, &err);
   CHECK (s == TILEMM_EDEVMEM, "got %s (%s)", tilemm_strerror (s), err.detail);
   CHECK (strstr (err.detail, "GPU ") != NULL && strstr (err.detail, "(worker ") != NULL,
          "detail '%s'", err.detail);
@@ -904,7 +910,7 @@ static void workers_failure_case (const tilemm_workers &w)
          "held %zu device, %zu pinned bytes after the failure", tilemm_cuda_bytes_held (),
          tilemm_cuda_pinned_bytes_held ());
   poison_output (t, cr);
-  s = tilemm_cuda_multiply_workers (&plan, NULL, &w, 1, &a, &b, &c, &rep, &err);
+  s = tilemm_cuda_multiply_workers (&plan, NULL, &w, 1, &a, &b, &c, NULL, &rep, &err);
   CHECK (s == TILEMM_OK, "next call: %s", err.detail);
   const long failures = compare (t, br, ar, cr, 16);
   CHECK (failures == 0, "next call: %ld wrong, first: %s", failures, compare_first);
@@ -942,6 +948,7 @@ static void workers_cases (void)
 int main (void)
 {
   tilemm_error err = { TILEMM_OK, "" };
+  setvbuf (stdout, NULL, _IOLBF, 0); /* progress visible in a log cut short by a timeout */
   if (tilemm_cuda_probe (&err) != TILEMM_OK)
     {
       check_skip ("test_cuda", err.detail);
@@ -956,6 +963,11 @@ int main (void)
   table_cases ();
   kernel_cases ();
   long_k_cases ();
+  if (quick_level () >= 2)
+    {
+      tilemm_cuda_release ();
+      return check_summary ("test_cuda");
+    }
   for (int t = 0; t < TILEMM_NTYPES; t++)
     {
       multiply_case ((tilemm_type) t, 1, 1, 1, 0);
