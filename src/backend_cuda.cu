@@ -1192,21 +1192,8 @@ int tilemm_cuda_usable_devices (tilemm_workers *workers)
 tilemm_status tilemm_cuda_multiply_workers (const tilemm_plan *plan, const tilemm_limits *limits,
                                             const tilemm_workers *workers, int named,
                                             const tilemm_view *a, const tilemm_view *b,
-                                            const tilemm_view *c, tilemm_multi_report *report,
-                                            tilemm_error *err)
-{
-  return tilemm_cuda_multiply_workers_stoppable (plan, limits, workers, named, a, b, c, NULL,
-                                                 report, err);
-}
-
-tilemm_status tilemm_cuda_multiply_workers_stoppable (const tilemm_plan *plan,
-                                                      const tilemm_limits *limits,
-                                                      const tilemm_workers *workers, int named,
-                                                      const tilemm_view *a, const tilemm_view *b,
-                                                      const tilemm_view *c,
-                                                      const tilemm_stop *stop,
-                                                      tilemm_multi_report *report,
-                                                      tilemm_error *err)
+                                            const tilemm_view *c, const tilemm_stop *stop,
+                                            tilemm_multi_report *report, tilemm_error *err)
 {
   if (report)
     {

@@ -98,8 +98,8 @@ int tilemm_cuda_usable_devices (tilemm_workers *workers)
 tilemm_status tilemm_cuda_multiply_workers (const tilemm_plan *plan, const tilemm_limits *limits,
                                             const tilemm_workers *workers, int named,
                                             const tilemm_view *a, const tilemm_view *b,
-                                            const tilemm_view *c, tilemm_multi_report *report,
-                                            tilemm_error *err)
+                                            const tilemm_view *c, const tilemm_stop *stop,
+                                            tilemm_multi_report *report, tilemm_error *err)
 {
   (void) plan;
   (void) limits;
@@ -108,20 +108,8 @@ tilemm_status tilemm_cuda_multiply_workers (const tilemm_plan *plan, const tilem
   (void) a;
   (void) b;
   (void) c;
+  (void) stop;
   if (report)
     memset (report, 0, sizeof *report);
   return tilemm_error_set (err, TILEMM_ENOGPU, "%s", not_built);
-}
-
-tilemm_status tilemm_cuda_multiply_workers_stoppable (const tilemm_plan *plan,
-                                                      const tilemm_limits *limits,
-                                                      const tilemm_workers *workers, int named,
-                                                      const tilemm_view *a, const tilemm_view *b,
-                                                      const tilemm_view *c,
-                                                      const tilemm_stop *stop,
-                                                      tilemm_multi_report *report,
-                                                      tilemm_error *err)
-{
-  (void) stop;
-  return tilemm_cuda_multiply_workers (plan, limits, workers, named, a, b, c, report, err);
 }

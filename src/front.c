@@ -475,8 +475,8 @@ tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options 
       if (workers.count >= 1)
         {
           const tilemm_limits asked = { options->max_device_bytes };
-          return tilemm_cuda_multiply_workers_stoppable (&plan, &asked, &workers, named, &va, &vb,
-                                                         &vc, &options->stop, NULL, err);
+          return tilemm_cuda_multiply_workers (&plan, &asked, &workers, named, &va, &vb, &vc,
+                                               &options->stop, NULL, err);
         }
     }
   else if (plain && decision->backend == TILEMM_BACKEND_CPU && front_simulated (options) > 1)

@@ -101,24 +101,14 @@ int tilemm_cuda_usable_devices (tilemm_workers *workers);
  * one-device path (tilemm_cuda_multiply); otherwise each worker is a host thread with its own
  * workspace (streams, device buffers, pinned staging) kept between calls, and each panel fits
  * its worker's share of its device's memory and `limits` (may be NULL).  On failure every
- * worker's workspace on every device is freed.  report may be NULL. */
+ * worker's workspace on every device is freed.  report may be NULL.  stop (may be NULL) is the
+ * host's callback, polled by the one-device path between steps; a product spread over several
+ * workers is not stopped part way (worker threads do not poll the host). */
 tilemm_status tilemm_cuda_multiply_workers (const tilemm_plan *plan, const tilemm_limits *limits,
                                             const tilemm_workers *workers, int named,
                                             const tilemm_view *a, const tilemm_view *b,
-                                            const tilemm_view *c, tilemm_multi_report *report,
-                                            tilemm_error *err);
-
-/* The same with the host's stop callback (may be NULL): polled by the one-device path between
- * steps; a product spread over several workers is not stopped part way (worker threads do not
- * poll the host). */
-tilemm_status tilemm_cuda_multiply_workers_stoppable (const tilemm_plan *plan,
-                                                      const tilemm_limits *limits,
-                                                      const tilemm_workers *workers, int named,
-                                                      const tilemm_view *a, const tilemm_view *b,
-                                                      const tilemm_view *c,
-                                                      const tilemm_stop *stop,
-                                                      tilemm_multi_report *report,
-                                                      tilemm_error *err);
+                                            const tilemm_view *c, const tilemm_stop *stop,
+                                            tilemm_multi_report *report, tilemm_error *err);
 
 /* ---------------------------------------------------------------- simulated devices */
 

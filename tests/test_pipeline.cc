@@ -432,7 +432,7 @@ void workers_case (tilemm_type t, int64_t m, int64_t n, int64_t k, int count, si
     w.device[i] = 0;
   const tilemm_limits lim = { limit };
   tilemm_multi_report rep;
-  s = tilemm_cuda_multiply_workers (&plan, &lim, &w, 1, &a.v, &b.v, &many.v, &rep, &err);
+  s = tilemm_cuda_multiply_workers (&plan, &lim, &w, 1, &a.v, &b.v, &many.v, NULL, &rep, &err);
   CHECK (s == TILEMM_OK, "%d workers: %s", count, err.detail);
   CHECK (rep.workers >= 2 && rep.workers <= count, "%d workers ran", rep.workers);
   int64_t total = 0;
@@ -450,7 +450,7 @@ void workers_case (tilemm_type t, int64_t m, int64_t n, int64_t k, int count, si
   tilemm_cuda_last_stats (&st);
   CHECK (st.ok && st.panels >= rep.panels, "stats ok %d panels %lld", st.ok, st.panels);
   // Again, on the kept workspaces (a worker's grow when it takes a larger panel than before).
-  s = tilemm_cuda_multiply_workers (&plan, &lim, &w, 1, &a.v, &b.v, &many.v, &rep, &err);
+  s = tilemm_cuda_multiply_workers (&plan, &lim, &w, 1, &a.v, &b.v, &many.v, NULL, &rep, &err);
   CHECK (s == TILEMM_OK && same_elements (one, many), "second call: %s", err.detail);
   CHECK (tilemm_cuda_bytes_held () == mock_cuda_device_bytes (), "holds %zu, runtime has %zu",
          tilemm_cuda_bytes_held (), mock_cuda_device_bytes ());
@@ -469,7 +469,7 @@ void workers_failure_case (void)
   tilemm_multi_report rep;
   tilemm_cuda_release ();
   mock_cuda_fail_malloc_over (1); // the first allocation of any worker fails
-  tilemm_status s = tilemm_cuda_multiply_workers (&plan, NULL, &w, 1, &a.v, &b.v, &c.v, &rep, &err);
+  tilemm_status s = tilemm_cuda_multiply_workers (&plan, NULL, &w, 1, &a.v, &b.v, &c.v, NULL, &rep, &err);
   mock_cuda_fail_malloc_over (0);
   CHECK (s == TILEMM_EDEVMEM, "got %s", tilemm_strerror (s));
   CHECK (strstr (err.detail, "GPU 0 (worker ") != NULL && strstr (err.detail, "cudaMalloc") != NULL,
@@ -482,7 +482,7 @@ void workers_failure_case (void)
   tilemm_cuda_stats st;
   tilemm_cuda_last_stats (&st);
   CHECK (!st.ok, "stats say the failed call succeeded");
-  s = tilemm_cuda_multiply_workers (&plan, NULL, &w, 1, &a.v, &b.v, &c.v, &rep, &err);
+  s = tilemm_cuda_multiply_workers (&plan, NULL, &w, 1, &a.v, &b.v, &c.v, NULL, &rep, &err);
   CHECK (s == TILEMM_OK, "next call: %s", err.detail);
   long gaps;
   CHECK (check_product (a, b, c, &gaps) == 0 && gaps == 0, "next call's product is wrong");
@@ -490,7 +490,7 @@ void workers_failure_case (void)
   CHECK_CASE ("workers: a device that does not exist is an error naming it; nothing held");
   tilemm_workers bad = { 2, { 0, 1 } };
   tilemm_cuda_release ();
-  s = tilemm_cuda_multiply_workers (&plan, NULL, &bad, 1, &a.v, &b.v, &c.v, &rep, &err);
+  s = tilemm_cuda_multiply_workers (&plan, NULL, &bad, 1, &a.v, &b.v, &c.v, NULL, &rep, &err);
   CHECK (s == TILEMM_ECUDA && strstr (err.detail, "GPU 1 (worker 1)") != NULL, "%s: '%s'",
          tilemm_strerror (s), err.detail);
   CHECK (tilemm_cuda_bytes_held () == 0 && mock_cuda_device_bytes () == 0
@@ -501,7 +501,7 @@ void workers_failure_case (void)
   tilemm_workers all;
   CHECK (tilemm_cuda_usable_devices (&all) == 1 && all.count == 1 && all.device[0] == 0,
          "count %d", all.count);
-  s = tilemm_cuda_multiply_workers (&plan, NULL, &all, 0, &a.v, &b.v, &c.v, &rep, &err);
+  s = tilemm_cuda_multiply_workers (&plan, NULL, &all, 0, &a.v, &b.v, &c.v, NULL, &rep, &err);
   CHECK (s == TILEMM_OK && rep.workers == 1, "%s, %d workers", err.detail, rep.workers);
   CHECK (check_product (a, b, c, &gaps) == 0 && gaps == 0, "product is wrong");
 }
