@@ -374,6 +374,34 @@ static double view_part (const tilemm_view *v, int64_t i, int64_t j, int part)
     }
 }
 
+/* Rows of A (operand_b 0: row i is A(i, :)) or columns of B (operand_b 1: B(:, j)) as K-major
+ * rows of the real problems: real, out[0] row q = the row; complex, out[0] row q = [re −im]
+ * (A) or [re im] (B), out[1] row q = [re im] (A) or [im re] (B). */
+static void gather (const tilemm_view *v, int operand_b, int64_t count, int64_t k,
+                    int complex_type, double *out[2])
+{
+  const size_t len = (size_t) (complex_type ? 2 * k : k);
+  const ptrdiff_t c = (ptrdiff_t) count;
+#pragma omp parallel for schedule (static)
+  for (ptrdiff_t q = 0; q < c; q++)
+    for (int64_t p = 0; p < k; p++)
+      {
+        const int64_t i = operand_b ? p : q, j = operand_b ? q : p;
+        const double re = view_part (v, i, j, 0);
+        const size_t first = (size_t) q * len + (size_t) p, second = first + (size_t) k;
+        if (!complex_type)
+          {
+            out[0][first] = re;
+            continue;
+          }
+        const double im = view_part (v, i, j, 1);
+        out[0][first] = re;
+        out[0][second] = operand_b ? im : -im;
+        out[1][first] = operand_b ? im : re;
+        out[1][second] = operand_b ? re : im;
+      }
+}
+
 /* The real problems of C = A·B.  Complex: Re C = [Ar −Ai]·[Br; Bi], Im C = [Ar Ai]·[Bi; Br]. */
 static tilemm_status problems_make (const tilemm_view *a, const tilemm_view *b,
                                     emu_problems *ps, tilemm_error *err)
@@ -398,41 +426,9 @@ static tilemm_status problems_make (const tilemm_view *a, const tilemm_view *b,
                                    tilemm_strerror (TILEMM_ENOMEM));
         }
     }
-  const ptrdiff_t mm = (ptrdiff_t) m, nn = (ptrdiff_t) n;
-#pragma omp parallel for schedule (static)
-  for (ptrdiff_t i = 0; i < mm; i++)
-    for (int64_t p = 0; p < k; p++)
-      {
-        const double re = view_part (a, i, p, 0);
-        if (!ps->complex_type)
-          {
-            ps->p[0].a[(size_t) i * (size_t) k + (size_t) p] = re;
-            continue;
-          }
-        const double im = view_part (a, i, p, 1);
-        const size_t row = (size_t) i * 2 * (size_t) k;
-        ps->p[0].a[row + (size_t) p] = re;
-        ps->p[0].a[row + (size_t) (k + p)] = -im;
-        ps->p[1].a[row + (size_t) p] = re;
-        ps->p[1].a[row + (size_t) (k + p)] = im;
-      }
-#pragma omp parallel for schedule (static)
-  for (ptrdiff_t j = 0; j < nn; j++)
-    for (int64_t p = 0; p < k; p++)
-      {
-        const double re = view_part (b, p, j, 0);
-        if (!ps->complex_type)
-          {
-            ps->p[0].b[(size_t) j * (size_t) k + (size_t) p] = re;
-            continue;
-          }
-        const double im = view_part (b, p, j, 1);
-        const size_t col = (size_t) j * 2 * (size_t) k;
-        ps->p[0].b[col + (size_t) p] = re;
-        ps->p[0].b[col + (size_t) (k + p)] = im;
-        ps->p[1].b[col + (size_t) p] = im;
-        ps->p[1].b[col + (size_t) (k + p)] = re;
-      }
+  double *a_parts[2] = { ps->p[0].a, ps->p[1].a }, *b_parts[2] = { ps->p[0].b, ps->p[1].b };
+  gather (a, 0, m, k, ps->complex_type, a_parts);
+  gather (b, 1, n, k, ps->complex_type, b_parts);
   return TILEMM_OK;
 }
 
@@ -794,10 +790,11 @@ tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
   return s;
 }
 
-/* A bridge while the CUDA implementation (emulated_cuda.cu) is written: a build with CUDA links
- * this weak definition unless a strong one is linked too (backend_nocuda.c has one, and
- * emulated_cuda.cu will), so the GPU answers "not available" and the front end's "auto" keeps
- * the emulated precision on the CPU.  Delete it once emulated_cuda.cu is in GPU_OBJ. */
+/* A bridge while the CUDA implementation (emulated_cuda.cu) is written: a build with CUDA (and
+ * test_pipeline's stand-in runtime) links this weak definition unless a strong one is linked
+ * too (backend_nocuda.c has one, and emulated_cuda.cu will), so the GPU answers "not available".
+ * Delete it once emulated_cuda.cu is in GPU_OBJ (and give test_pipeline a stub of its own in
+ * tests/mock_cuda/cuda_op_none.c, as for tilemm_cuda_multiply_op). */
 __attribute__ ((weak)) tilemm_status
 tilemm_cuda_multiply_emulated (const tilemm_plan *plan, const tilemm_emu_options *options,
                                const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,

@@ -19,19 +19,3 @@ tilemm_status tilemm_cuda_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
   return tilemm_error_set (err, TILEMM_ENOGPU, "transposed operands: not in the pipeline test");
 }
 
-/* The emulated precision's GPU path (emulated_cuda.cu) is not part of the pipeline test either. */
-tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
-                                             const tilemm_emu_options *options,
-                                             const tilemm_view *a, const tilemm_view *b,
-                                             const tilemm_view *c, const tilemm_stop *stop,
-                                             tilemm_emu_plan *used, tilemm_error *err)
-{
-  (void) plan;
-  (void) options;
-  (void) a;
-  (void) b;
-  (void) c;
-  (void) stop;
-  (void) used;
-  return tilemm_error_set (err, TILEMM_ENOGPU, "emulated precision: not in the pipeline test");
-}
