@@ -9,6 +9,7 @@
 #ifndef TILEMM_BACKEND_H
 #define TILEMM_BACKEND_H
 
+#include "emulated.h"
 #include "tilemm.h"
 
 #ifdef __cplusplus
@@ -36,6 +37,16 @@ tilemm_status tilemm_cpu_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
                                       const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
                                       const tilemm_view *c, const tilemm_stop *stop,
                                       tilemm_error *err);
+
+/* C = A·B in emulated precision (emulated.h).  Returns TILEMM_OK with used->verdict ==
+ * TILEMM_EMU_OK when C was computed; with verdict NONFINITE or RANGE it returns TILEMM_OK and
+ * leaves C untouched (the caller runs the native product).  Operands untransposed, of
+ * plan->type; stop (may be NULL) is polled between moduli (C untouched when stopped). */
+tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
+                                            const tilemm_emu_options *options,
+                                            const tilemm_view *a, const tilemm_view *b,
+                                            const tilemm_view *c, const tilemm_stop *stop,
+                                            tilemm_emu_plan *used, tilemm_error *err);
 
 /* ---------------------------------------------------------------- CUDA */
 
@@ -76,6 +87,14 @@ tilemm_status tilemm_cuda_multiply (const tilemm_plan *plan, const tilemm_view *
 tilemm_status tilemm_cuda_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
                                        const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
                                        const tilemm_view *c, tilemm_error *err);
+
+/* tilemm_cpu_multiply_emulated on the GPU (emulated_cuda.cu): the same plan from the same
+ * statistics, bitwise the same C.  One device (the current one). */
+tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
+                                             const tilemm_emu_options *options,
+                                             const tilemm_view *a, const tilemm_view *b,
+                                             const tilemm_view *c, const tilemm_stop *stop,
+                                             tilemm_emu_plan *used, tilemm_error *err);
 
 /* Frees every device buffer, stream and pinned buffer tilemm holds (hosts call it at exit). */
 void tilemm_cuda_release (void);

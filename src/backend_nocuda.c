@@ -59,6 +59,23 @@ tilemm_status tilemm_cuda_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
   return tilemm_error_set (err, TILEMM_ENOGPU, "%s", not_built);
 }
 
+tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
+                                             const tilemm_emu_options *options,
+                                             const tilemm_view *a, const tilemm_view *b,
+                                             const tilemm_view *c, const tilemm_stop *stop,
+                                             tilemm_emu_plan *used, tilemm_error *err)
+{
+  (void) plan;
+  (void) options;
+  (void) a;
+  (void) b;
+  (void) c;
+  (void) stop;
+  if (used)
+    memset (used, 0, sizeof *used);
+  return tilemm_error_set (err, TILEMM_ENOGPU, "%s", not_built);
+}
+
 void tilemm_cuda_release (void)
 {
 }

@@ -124,6 +124,34 @@ int8_t tilemm_emu_residue (int64_t x, int m);
 double tilemm_emu_crt_double (const uint8_t *residues, int moduli, int exponent);
 double tilemm_emu_crt_single (const uint8_t *residues, int moduli, int exponent);
 
+/* ---- building blocks beyond the contract's, shared by the CPU product and the tests ---- */
+
+/* log2 of the product of the first `moduli` moduli (host arithmetic; the plan compares it). */
+double tilemm_emu_log2_product (int moduli);
+
+/* Step 2 for one element x of a row (column) of exponent e: lo = floor (Q·x̂), hi = ceil (Q·x̂),
+ * x̂ = |x|·2^-e, exactly (x̂ is never rounded: a subnormal x or a tiny x̂ included). */
+void tilemm_emu_quantize (double x, int exponent, int *lo, int *hi);
+
+/* The correctly rounded (to nearest, ties to even) value of (negative ? −1 : 1)·mag·2^exponent,
+ * mag a 256-bit integer (4 little-endian 64-bit limbs), in double (single = 0) or in single
+ * (single = 1; returned as the double that holds it): one rounding, subnormals included,
+ * overflow to ±Inf. */
+double tilemm_emu_big_to_float (const uint64_t mag[4], int negative, int exponent, int single);
+
+/* ---- the CPU implementation (emulated.c), also the reference the GPU's tests compare with ---- */
+
+/* Steps 1–2 on the CPU: the statistics of C = A·B (views of one type, A m×k, B k×n; a complex
+ * product's two real problems merged).  TILEMM_ENOMEM when host memory runs out. */
+tilemm_status tilemm_emu_stats_cpu (const tilemm_view *a, const tilemm_view *b,
+                                    tilemm_emu_stats *st, tilemm_error *err);
+
+/* Steps 4–7 on the CPU with a GIVEN plan (verdict TILEMM_EMU_OK, else TILEMM_EINVAL): C = A·B
+ * written whole.  With the plan tilemm_emu_decide gives, bitwise the emulated product of any
+ * backend. */
+tilemm_status tilemm_emu_run_cpu (const tilemm_emu_plan *plan, const tilemm_view *a,
+                                  const tilemm_view *b, const tilemm_view *c, tilemm_error *err);
+
 #ifdef __cplusplus
 }
 #endif

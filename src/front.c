@@ -19,6 +19,9 @@ const char tilemm_badtranspose_id[] = "tilemm:badtranspose";
 void tilemm_options_init (tilemm_options *options)
 {
   options->backend = TILEMM_CHOOSE_AUTO;
+  options->precision = TILEMM_PRECISION_UNSET;
+  options->moduli = 0;
+  options->accuracy = 0;
   options->max_device_bytes = 0;
   options->stop.should_stop = NULL;
   options->stop.arg = NULL;
@@ -99,6 +102,85 @@ static tilemm_status set_byte_count (size_t *bytes, const char *name, const tile
                              "option \"%s\" must be a whole number of bytes >= 0 (0: no limit)",
                              name);
   *bytes = (size_t) x;
+  return TILEMM_OK;
+}
+
+/* ---------------------------------------------------------------- precision */
+
+/* "native" or "emulated" (any case) into *precision; 0 when text names neither. */
+static int precision_from_name (const char *text, tilemm_precision *precision)
+{
+  if (text && same_ignoring_case (text, "native"))
+    *precision = TILEMM_PRECISION_NATIVE;
+  else if (text && same_ignoring_case (text, "emulated"))
+    *precision = TILEMM_PRECISION_EMULATED;
+  else
+    return 0;
+  return 1;
+}
+
+static tilemm_status set_precision (tilemm_options *options, const tilemm_value *value,
+                                    tilemm_error *err)
+{
+  if (value->kind == TILEMM_VALUE_STRING && precision_from_name (value->string, &options->precision))
+    return TILEMM_OK;
+  return tilemm_error_set (err, TILEMM_EOPTION,
+                           "option \"precision\" must be \"native\" (the default) or "
+                           "\"emulated\"");
+}
+
+/* A whole number from low to high into *x; else TILEMM_EOPTION saying so, and what it means. */
+static tilemm_status set_whole (int *x, const char *name, int low, int high, const char *meaning,
+                                const tilemm_value *value, tilemm_error *err)
+{
+  const double v = value->number;
+  if (value->kind != TILEMM_VALUE_REAL_SCALAR || !(v >= low) || v > high || v != floor (v))
+    return tilemm_error_set (err, TILEMM_EOPTION,
+                             "option \"%s\" must be a whole number from %d to %d (%s)", name, low,
+                             high, meaning);
+  *x = (int) v;
+  return TILEMM_OK;
+}
+
+tilemm_status tilemm_precision_in_effect (const tilemm_options *options,
+                                          tilemm_precision *precision, tilemm_error *err)
+{
+  *precision = options->precision;
+  if (*precision != TILEMM_PRECISION_UNSET)
+    return TILEMM_OK;
+  *precision = TILEMM_PRECISION_NATIVE;
+  const char *env = getenv ("TILEMM_PRECISION");
+  if (env && *env && !precision_from_name (env, precision))
+    return tilemm_error_set (err, TILEMM_EOPTION,
+                             "TILEMM_PRECISION=\"%s\" must be \"native\" or \"emulated\" "
+                             "(or unset: native)",
+                             env);
+  return TILEMM_OK;
+}
+
+/* The precision of a call and, for emulated, its settings; TILEMM_EOPTION where "moduli" or
+ * "accuracy" are given without emulated precision, or both together. */
+static tilemm_status front_precision (const tilemm_options *options, tilemm_type type,
+                                      int *emulated, tilemm_emu_options *emu, tilemm_error *err)
+{
+  tilemm_precision precision;
+  const tilemm_status status = tilemm_precision_in_effect (options, &precision, err);
+  if (status != TILEMM_OK)
+    return status;
+  *emulated = precision == TILEMM_PRECISION_EMULATED;
+  if (!*emulated && (options->moduli > 0 || options->accuracy > 0))
+    return tilemm_error_set (err, TILEMM_EOPTION,
+                             "options \"moduli\" and \"accuracy\" apply to the emulated "
+                             "precision: add \"precision\", \"emulated\" (or set "
+                             "TILEMM_PRECISION=emulated)");
+  if (options->moduli > 0 && options->accuracy > 0)
+    return tilemm_error_set (err, TILEMM_EOPTION,
+                             "give \"moduli\" (an exact count, no accuracy promise) or "
+                             "\"accuracy\" (target bits), not both");
+  tilemm_emu_default_options (emu, type);
+  emu->moduli = options->moduli;
+  if (options->accuracy > 0)
+    emu->target_bits = options->accuracy;
   return TILEMM_OK;
 }
 
@@ -240,9 +322,19 @@ tilemm_status tilemm_options_set (tilemm_options *options, const char *name,
     return set_devices (options, value, err);
   if (same_ignoring_case (name, "simulate_devices"))
     return set_simulate_devices (options, value, err);
+  if (same_ignoring_case (name, "precision"))
+    return set_precision (options, value, err);
+  if (same_ignoring_case (name, "moduli"))
+    return set_whole (&options->moduli, "moduli", 1, TILEMM_EMU_MAX_MODULI,
+                      "the exact count of moduli of the emulated precision, no accuracy promise",
+                      value, err);
+  if (same_ignoring_case (name, "accuracy"))
+    return set_whole (&options->accuracy, "accuracy", 1, 53,
+                      "the bits the emulated precision targets: 53 double, 24 single", value, err);
   return tilemm_error_set (err, TILEMM_EOPTION,
                            "unknown option \"%s\"; known options: \"backend\", "
-                           "\"max_device_bytes\", \"devices\", \"simulate_devices\"",
+                           "\"max_device_bytes\", \"devices\", \"simulate_devices\", "
+                           "\"precision\", \"moduli\", \"accuracy\"",
                            name);
 }
 
@@ -261,6 +353,14 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
   decision->backend = TILEMM_BACKEND_CPU;
   decision->op_a = op_a;
   decision->op_b = op_b;
+  decision->emulated = 0;
+  tilemm_emu_default_options (&decision->emu, TILEMM_DOUBLE);
+  /* The precision is read (and checked) at every call, whatever the route. */
+  const tilemm_status precision_status
+    = front_precision (options, decision->route.compute_type, &decision->emulated, &decision->emu,
+                       err);
+  if (precision_status != TILEMM_OK)
+    return precision_status;
   switch (decision->route.action)
     {
     case TILEMM_ROUTE_DELEGATE:
@@ -289,6 +389,8 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
     case TILEMM_CHOOSE_AUTO:
     default:
       /* The GPU only where it beats `*` (tilemm_plan_gpu_pays, measured on the device). */
+      /* Emulated precision is never delegated (`*` is not emulated): the CPU where the GPU
+       * does not pay or is not usable; the answer is bitwise the same on both. */
       if (tilemm_plan_gpu_pays (decision->route.compute_type,
                                 decision->route.a_as_pairs || decision->route.a_split
                                   ? 2 * decision->route.m
@@ -298,7 +400,7 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
                                 decision->route.k)
           && tilemm_cuda_probe (&probe_err) == TILEMM_OK)
         decision->backend = TILEMM_BACKEND_CUDA;
-      else
+      else if (!decision->emulated)
         decision->action = TILEMM_DO_DELEGATE;
       return TILEMM_OK;
     }
@@ -421,6 +523,75 @@ static tilemm_status run_split (const tilemm_decision *decision, const tilemm_op
   return status;
 }
 
+/* op(x) of a contiguous view as a new contiguous view (its data malloc'ed: the caller frees
+ * it); x itself for none.  The emulated precision's operands are untransposed. */
+static tilemm_status apply_op (tilemm_op op, const tilemm_view *x, tilemm_view *out,
+                               tilemm_error *err)
+{
+  *out = *x;
+  if (op == TILEMM_OP_NONE)
+    return TILEMM_OK;
+  const size_t es = tilemm_type_size (x->type);
+  const size_t count = (size_t) x->rows * (size_t) x->cols;
+  unsigned char *data = malloc (count > 0 ? count * es : 1);
+  if (!data)
+    return tilemm_error_set (err, TILEMM_ENOMEM, "%s", tilemm_strerror (TILEMM_ENOMEM));
+  const int conj = op == TILEMM_OP_CTRANSPOSE && tilemm_type_is_complex (x->type);
+  const int single = x->type == TILEMM_COMPLEX_SINGLE;
+  const ptrdiff_t rows = (ptrdiff_t) x->rows, cols = (ptrdiff_t) x->cols;
+#pragma omp parallel for schedule (static) if (count > (1u << 16))
+  for (ptrdiff_t j = 0; j < cols; j++)
+    for (ptrdiff_t i = 0; i < rows; i++)
+      {
+        unsigned char *to = data + ((size_t) j + (size_t) i * (size_t) cols) * es;
+        memcpy (to, (const unsigned char *) x->data + ((size_t) i + (size_t) j * (size_t) x->stride) * es, es);
+        if (conj && single)
+          ((float *) to)[1] = -((float *) to)[1];
+        else if (conj)
+          ((double *) to)[1] = -((double *) to)[1];
+      }
+  out->rows = x->cols;
+  out->cols = x->rows;
+  out->stride = x->cols > 1 ? x->cols : 1;
+  out->data = data;
+  return TILEMM_OK;
+}
+
+/* The emulated precision (emulated.h) on the decision's backend, one device: a transposed
+ * operand is copied transposed first; NaN, Inf or a range it cannot carry (verdict NONFINITE or
+ * RANGE) run the native product instead, on the same backend. */
+static tilemm_status run_emulated (const tilemm_decision *decision, const tilemm_options *options,
+                                   const tilemm_plan *plan, const tilemm_view *va,
+                                   const tilemm_view *vb, const tilemm_view *vc, tilemm_error *err)
+{
+  tilemm_status status = tilemm_check_operands_op (plan, decision->op_a, va, decision->op_b, vb, vc);
+  if (status != TILEMM_OK)
+    return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+  tilemm_view a, b;
+  if ((status = apply_op (decision->op_a, va, &a, err)) != TILEMM_OK)
+    return status;
+  if ((status = apply_op (decision->op_b, vb, &b, err)) != TILEMM_OK)
+    {
+      if (a.data != va->data)
+        free (a.data);
+      return status;
+    }
+  tilemm_emu_plan used;
+  status = decision->backend == TILEMM_BACKEND_CUDA
+             ? tilemm_cuda_multiply_emulated (plan, &decision->emu, &a, &b, vc, &options->stop,
+                                              &used, err)
+             : tilemm_cpu_multiply_emulated (plan, &decision->emu, &a, &b, vc, &options->stop,
+                                             &used, err);
+  if (a.data != va->data)
+    free (a.data);
+  if (b.data != vb->data)
+    free (b.data);
+  if (status == TILEMM_OK && used.verdict != TILEMM_EMU_OK)
+    status = tilemm_multiply_op_stoppable (plan, decision->op_a, va, decision->op_b, vb, vc,
+                                           &options->stop, err);
+  return status;
+}
+
 tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options *options,
                           const void *a, const void *b, void *c, tilemm_error *err)
 {
@@ -461,6 +632,8 @@ tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options 
       || (status = tilemm_plan_make (&plan, decision->backend, type, m, r->n, r->k, &limits))
            != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+  if (decision->emulated)
+    return run_emulated (decision, options, &plan, &va, &vb, &vc, err);
   /* Several devices (multi.h): GPUs, or simulated ones for the cpu backend.  Plain products
    * only: a transposed one runs on one device (tilemm_multiply_op_stoppable). */
   const int plain = decision->op_a == TILEMM_OP_NONE && decision->op_b == TILEMM_OP_NONE;

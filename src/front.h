@@ -7,6 +7,7 @@
 #ifndef TILEMM_FRONT_H
 #define TILEMM_FRONT_H
 
+#include "emulated.h"
 #include "multi.h"
 #include "tilemm.h"
 
@@ -22,8 +23,17 @@ typedef enum {
   TILEMM_CHOOSE_GPU
 } tilemm_backend_choice;
 
+typedef enum {
+  TILEMM_PRECISION_UNSET = -1,   /* not named: TILEMM_PRECISION's, else native           */
+  TILEMM_PRECISION_NATIVE = 0,   /* the backend's floating-point product (`*`'s rounding) */
+  TILEMM_PRECISION_EMULATED      /* Ozaki scheme II on exact int8 products (emulated.h)   */
+} tilemm_precision;
+
 typedef struct {
   tilemm_backend_choice backend;
+  tilemm_precision precision; /* "precision"                                              */
+  int moduli;                 /* "moduli" (1..TILEMM_EMU_MAX_MODULI); 0: not named          */
+  int accuracy;               /* "accuracy" (target bits, 1..53); 0: not named              */
   size_t max_device_bytes;   /* 0: no limit */
   tilemm_stop stop;          /* not a user option: the host's interrupt poll (Ctrl-C), or
                                 none (tilemm_options_init); see tilemm_stop in tilemm.h */
@@ -62,6 +72,8 @@ typedef struct {
   tilemm_action action;
   tilemm_backend backend;   /* TILEMM_DO_COMPUTE */
   tilemm_op op_a, op_b;     /* how A and B enter the product (TILEMM_OP_NONE: as they are) */
+  int emulated;             /* TILEMM_DO_COMPUTE in emulated precision, with emu's settings */
+  tilemm_emu_options emu;
 } tilemm_decision;
 
 /* The transpose a keyword names, case-insensitive: "none", "transpose" or "ctranspose" (as
@@ -81,8 +93,15 @@ tilemm_status tilemm_ops_parse (const char *ta, const char *tb, tilemm_op *op_a,
 
 extern const char tilemm_badtranspose_id[];   /* "tilemm:badtranspose" */
 
+/* The precision a call runs in: the option's, else TILEMM_PRECISION's ("native" or "emulated",
+ * read at every call), else native.  TILEMM_EOPTION for a bad TILEMM_PRECISION. */
+tilemm_status tilemm_precision_in_effect (const tilemm_options *options,
+                                          tilemm_precision *precision, tilemm_error *err);
+
 /* What tilemm (a, b, options...) does.  TILEMM_ENOGPU (with the reason) when "gpu" was asked
- * for and no GPU is usable; "auto" without a GPU delegates to mtimes. */
+ * for and no GPU is usable; "auto" without a GPU delegates to mtimes, except in emulated
+ * precision, which "auto" runs on the GPU where it is usable and pays, else on the CPU (never
+ * delegated: `*` is not emulated). */
 tilemm_status tilemm_decide (const tilemm_operand *a, const tilemm_operand *b,
                              const tilemm_options *options, tilemm_decision *decision,
                              tilemm_error *err);

@@ -677,6 +677,134 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %!testif ; gpu_usable ()
 %! check_complex_b_nonfinite ("gpu");
 
+## Emulated precision ("precision", "emulated": Ozaki scheme II, src/emulated.h).
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", "quad")
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", 53)
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", "emulated", "moduli", 0)
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", "emulated", "moduli", 25)
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", "emulated", "moduli", 2.5)
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", "emulated", "accuracy", 0)
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", "emulated", "accuracy", 54)
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", "emulated", "accuracy", "high")
+%!error <apply to the emulated precision> tilemm (ones (2), ones (2), "precision", "native", "moduli", 4)
+%!error <apply to the emulated precision> tilemm (ones (2), ones (2), "accuracy", 24)
+%!error <not both> tilemm (ones (2), ones (2), "precision", "emulated", "moduli", 4, "accuracy", 24)
+%!function check_emulated (A, B, varargin)
+%!  ## The guarantee |C - C_exact| <= u|C| + 2^-(t+1)·|A||B| (t: 53 double, 24 single, or the
+%!  ## "accuracy" given), against ref_split (itself within u|ref| of the exact product), and no
+%!  ## worse than `*` elementwise relative to |A||B| (unless within 2u there).
+%!  t = 53 - 29 * isa (A * B, "single");
+%!  for i = 1:2:numel (varargin)
+%!    if (strcmp (varargin{i}, "accuracy"))
+%!      t = varargin{i + 1};
+%!    endif
+%!  endfor
+%!  C = tilemm (A, B, "backend", "cpu", "precision", "emulated", varargin{:});
+%!  R = A * B;
+%!  assert (class (C), class (R));
+%!  assert (size (C), size (R));
+%!  ref = ref_split (A, B);
+%!  u = double (eps (class (R))) / 2;
+%!  scale = abs (double (A)) * abs (double (B));
+%!  e_t = abs (double (C) - ref); e_m = abs (double (R) - ref);
+%!  slack = 1 + 3 * iscomplex (C);   # |z| against the two parts' bounds
+%!  bound = 2 * u * abs (ref) + slack * 2^-(t + 1) * scale + realmin;
+%!  assert (all (e_t(:) <= bound(:)), sprintf ("emulated: error %.3g above the guarantee",
+%!                                             max (e_t(:) - bound(:))));
+%!  if (t >= 53 - 29 * isa (R, "single"))
+%!    worst_t = max (e_t(:) ./ scale(:)); worst_m = max (e_m(:) ./ scale(:));
+%!    assert (worst_t <= max (worst_m, 2 * u),
+%!            sprintf ("emulated: error %.3g u, `*` %.3g u", worst_t / u, worst_m / u));
+%!  endif
+%!endfunction
+%!test
+%! rand ("state", 11);
+%! check_emulated (rnd (64, 2000), rnd (2000, 64));
+%! check_emulated (rand (40, 500), rand (500, 30));
+%! check_emulated (rnd (30, 300) .* 10 .^ (40 * rnd (30, 1)), rnd (300, 20) .* 10 .^ (40 * rnd (1, 20)));
+%! [A, B] = cancelling (16, 2000, 50, 16, "double", 1e8);
+%! check_emulated (A, B);
+%! [A, B, S, W] = cancelling (16, 500, 50, 16, "double", 1e8);
+%! C = tilemm (A, B, "backend", "cpu", "precision", "emulated");
+%! assert (max (abs (C - S * W)(:)) < max (abs (A * B - S * W)(:)) / 1e6);   # not trivial
+%!test
+%! ## Single, complex, and mixed real and complex operands (the route's real products).
+%! rand ("state", 12);
+%! check_emulated (rnd (50, 400, "single"), rnd (400, 40, "single"));
+%! [A, B] = cancelling (16, 1000, 50, 16, "single", 1e3);
+%! check_emulated (A, B);
+%! check_emulated (rnd (30, 200, "double", true), rnd (200, 25, "double", true));
+%! check_emulated (rnd (30, 200, "single", true), rnd (200, 25, "single", true));
+%! check_emulated (rnd (30, 200, "double", true), rnd (200, 25));
+%! check_emulated (rnd (30, 200), rnd (200, 25, "double", true));
+%! check_emulated (rnd (30, 200, "single", true), rnd (200, 25, "single"));
+%!test
+%! ## Integer-valued data: exact (every sum below 2^53), real, complex, single.
+%! A = randi ([-2^12, 2^12], 64, 3000); B = randi ([-2^12, 2^12], 3000, 50);
+%! assert (tilemm (A, B, "backend", "cpu", "precision", "emulated"), A * B);
+%! Z = complex (A(:, 1:500), randi ([-2^12, 2^12], 64, 500));
+%! W = complex (B(1:500, :), randi ([-2^12, 2^12], 500, 50));
+%! assert (tilemm (Z, W, "backend", "cpu", "precision", "emulated"), Z * W);
+%! As = single (randi ([-2^5, 2^5], 64, 3000)); Bs = single (randi ([-2^5, 2^5], 3000, 50));
+%! assert (tilemm (As, Bs, "backend", "cpu", "precision", "emulated"), As * Bs);
+%! assert (tilemm (A, B, "backend", "cpu", "precision", "emulated", "moduli", 8), A * B);
+%!test
+%! ## NaN and Inf come out as `*` gives them (the native product runs instead).
+%! check_nonfinite ("cpu", "precision", "emulated");
+%! check_product ([NaN 1; 2 3], [0 0; 0 0], "backend", "cpu", "precision", "emulated");
+%! check_product ([Inf -Inf; 1 1], [1 1; 1 1], "backend", "cpu", "precision", "emulated");
+%!test
+%! ## A range no plan carries falls back to the native product: row 1 of A meets column 1 of
+%! ## B only where one of them is below 2^-80 of its largest (no bound).  Row 2 · column 2 is
+%! ## 1e16 + 1 - 1e16 = 1 exactly, which the emulated precision gets and a sum in k order not.
+%! A = [1 2^-80 0; 1e16 1 -1e16]; B = [2^-80 1; 1 1; 0 1];
+%! native = tilemm (A, B, "backend", "cpu");
+%! assert (native(2, 2), 0);
+%! assert (tilemm (A, B, "backend", "cpu", "precision", "emulated"), native);
+%! assert (tilemm (A(2, :), B(:, 2), "backend", "cpu", "precision", "emulated"), 1);
+%!test
+%! ## TILEMM_PRECISION: read at every call, overridden by the option; a bad value is an error.
+%! [A, B] = cancelling (8, 300, 20, 8, "double", 1e8);
+%! native = tilemm (A, B, "backend", "cpu", "precision", "native");
+%! emulated = tilemm (A, B, "backend", "cpu", "precision", "emulated");
+%! assert (! isequal (native, emulated));
+%! old = getenv ("TILEMM_PRECISION");
+%! unwind_protect
+%!   setenv ("TILEMM_PRECISION", "emulated");
+%!   assert (tilemm (A, B, "backend", "cpu"), emulated);
+%!   assert (tilemm (A, B, "backend", "cpu", "precision", "native"), native);
+%!   four = tilemm (A, B, "backend", "cpu", "moduli", 4);   # accepted: emulated is in effect
+%!   assert (! isequal (four, emulated));
+%!   setenv ("TILEMM_PRECISION", "NATIVE");
+%!   assert (tilemm (A, B, "backend", "cpu"), native);
+%!   setenv ("TILEMM_PRECISION", "");
+%!   assert (tilemm (A, B, "backend", "cpu"), native);
+%!   setenv ("TILEMM_PRECISION", "bogus");
+%!   fail ('tilemm (A, B, "backend", "cpu")', "TILEMM_PRECISION");
+%! unwind_protect_cleanup
+%!   setenv ("TILEMM_PRECISION", old);
+%! end_unwind_protect
+%!test
+%! ## "moduli" (an exact count) and "accuracy" (target bits) change the plan; transposed operands
+%! ## and "auto" give the same bits as the plain product on the cpu backend.
+%! rand ("state", 13);
+%! A = rnd (30, 200); B = rnd (200, 20); ref = ref_split (A, B);
+%! err = @(varargin) max (abs (tilemm (A, B, "backend", "cpu", "precision", "emulated", varargin{:}) - ref)(:));
+%! assert (err ("moduli", 4) > 1e3 * err ("moduli", 12));
+%! assert (err ("moduli", 12) > err ("moduli", 20));
+%! assert (err ("accuracy", 24) > 1e3 * err ());
+%! check_emulated (A, B, "accuracy", 24);
+%! check_emulated (A, B, "accuracy", 40);
+%! C = tilemm (A, B, "backend", "cpu", "precision", "emulated");
+%! assert (tilemm (A.', "transpose", B, "none", "backend", "cpu", "precision", "emulated"), C);
+%! assert (tilemm (A, "none", B', "ctranspose", "backend", "cpu", "precision", "emulated"), C);
+%! Z = rnd (30, 200, "double", true); W = rnd (200, 20, "double", true);
+%! assert (tilemm (Z', "ctranspose", W.', "transpose", "backend", "cpu", "precision", "emulated"),
+%!         tilemm (Z, W, "backend", "cpu", "precision", "emulated"));
+%! if (! gpu_usable ())
+%!   assert (tilemm (A, B, "precision", "emulated"), C);   # "auto": the CPU, not `*`
+%! endif
+
 ## Panels: a small "max_device_bytes" cuts the product into panels; the result is identical.
 %!test
 %! A = rnd (150, 90); B = rnd (90, 170);

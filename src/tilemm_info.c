@@ -71,6 +71,34 @@ static mxArray *plans_struct (void)
   return s;
 }
 
+/* What each precision would use: the one in effect (TILEMM_PRECISION, else native; "" when the
+ * variable is malformed, which tilemm then reports), and the emulated precision's settings. */
+static mxArray *precision_struct (int gpu_usable)
+{
+  static const char *fields[] = { "in_effect", "native_backends", "emulated_backends",
+                                  "emulated_accuracy_double", "emulated_accuracy_single",
+                                  "emulated_guard_bits", "emulated_max_moduli", "moduli_limit" };
+  mxArray *s = mxCreateStructMatrix (1, 1, (int) (sizeof fields / sizeof fields[0]), fields);
+  tilemm_options none;
+  tilemm_options_init (&none);
+  tilemm_precision p;
+  const int ok = tilemm_precision_in_effect (&none, &p, NULL) == TILEMM_OK;
+  mxSetField (s, 0, "in_effect",
+              mxCreateString (!ok ? "" : p == TILEMM_PRECISION_EMULATED ? "emulated" : "native"));
+  const char *backends = gpu_usable ? "cpu gpu" : "cpu";
+  mxSetField (s, 0, "native_backends", mxCreateString (backends));
+  mxSetField (s, 0, "emulated_backends", mxCreateString (backends));
+  tilemm_emu_options d, f;
+  tilemm_emu_default_options (&d, TILEMM_DOUBLE);
+  tilemm_emu_default_options (&f, TILEMM_SINGLE);
+  mxSetField (s, 0, "emulated_accuracy_double", mxCreateDoubleScalar (d.target_bits));
+  mxSetField (s, 0, "emulated_accuracy_single", mxCreateDoubleScalar (f.target_bits));
+  mxSetField (s, 0, "emulated_guard_bits", mxCreateDoubleScalar (d.guard_bits));
+  mxSetField (s, 0, "emulated_max_moduli", mxCreateDoubleScalar (d.max_moduli));
+  mxSetField (s, 0, "moduli_limit", mxCreateDoubleScalar (TILEMM_EMU_MAX_MODULI));
+  return s;
+}
+
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
   (void) prhs;
@@ -80,7 +108,8 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   if (nlhs > 1)
     mexErrMsgIdAndTxt ("tilemm:nargout", "one output only");
   static const char *fields[] = { "version", "cuda_built", "openmp", "gpu_usable", "gpu_reason",
-                                  "devices", "device_in_use", "devices_in_use", "plans" };
+                                  "devices", "device_in_use", "devices_in_use", "plans",
+                                  "precision" };
   tilemm_error err = { TILEMM_OK, "" };
   const int usable = tilemm_cuda_probe (&err) == TILEMM_OK;
   /* The GPUs a large product uses (TILEMM_DEVICES, else every usable one), one entry a worker. */
@@ -104,6 +133,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
                      : mxCreateDoubleMatrix (0, 0, mxREAL));
   mxSetField (s, 0, "devices_in_use", ordinals);
   mxSetField (s, 0, "plans", plans_struct ());
+  mxSetField (s, 0, "precision", precision_struct (usable));
   plhs[0] = s;
 }
 
@@ -111,8 +141,25 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %!test
 %! s = tilemm_info ();
 %! assert (fieldnames (s), {"version"; "cuda_built"; "openmp"; "gpu_usable"; "gpu_reason";
-%!                          "devices"; "device_in_use"; "devices_in_use"; "plans"});
+%!                          "devices"; "device_in_use"; "devices_in_use"; "plans"; "precision"});
 %! assert (! isempty (regexp (s.version, '^\d+\.\d+\.\d+', "once")));
+%!test
+%! ## The precision in effect follows TILEMM_PRECISION, read at every call.
+%! old = getenv ("TILEMM_PRECISION");
+%! unwind_protect
+%!   setenv ("TILEMM_PRECISION", "");
+%!   p = getfield (tilemm_info (), "precision");
+%!   assert (p.in_effect, "native");
+%!   assert ([p.emulated_accuracy_double, p.emulated_accuracy_single], [53, 24]);
+%!   assert ([p.emulated_max_moduli, p.moduli_limit], [20, 24]);
+%!   assert (! isempty (strfind (p.emulated_backends, "cpu")));
+%!   setenv ("TILEMM_PRECISION", "Emulated");
+%!   assert (getfield (tilemm_info (), "precision").in_effect, "emulated");
+%!   setenv ("TILEMM_PRECISION", "bogus");
+%!   assert (getfield (tilemm_info (), "precision").in_effect, "");
+%! unwind_protect_cleanup
+%!   setenv ("TILEMM_PRECISION", old);
+%! end_unwind_protect
 %!error id=tilemm:nargin tilemm_info (1)
 %!testif ; ! isempty (strfind (which ("tilemm"), "-api-v"))
 %! ## Installed by pkg: the manual sits beside the binary, where `doc tilemm` looks for it.

@@ -18,4 +18,4 @@ ${OCTAVE:-octave-cli} --no-gui --norc --no-history --quiet --eval "
   addpath ('$srcdir/tests');
   d = pkg ('describe', 'tilemm');
   printf ('installed tilemm %s in %s\n', d{1}.version, '$prefix');
-  run_bist ('installed', 'tilemm', 'tilemm_info', 'tilemm_build', 'tilemm_bench', 'check_doc_examples')" 2>&1 | grep -v "^error: ignoring const execution_exception"
+  run_bist ('installed', 'tilemm', 'tilemm_info', 'tilemm_precision', 'tilemm_build', 'tilemm_bench', 'check_doc_examples')" 2>&1 | grep -v "^error: ignoring const execution_exception"

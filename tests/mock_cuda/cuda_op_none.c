@@ -18,3 +18,4 @@ tilemm_status tilemm_cuda_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
   (void) c;
   return tilemm_error_set (err, TILEMM_ENOGPU, "transposed operands: not in the pipeline test");
 }
+

@@ -1,0 +1,813 @@
+/* emulated.c — the emulated precision (Ozaki scheme II) on the CPU: the tables, the plan rule and
+ * the exact statistics of emulated.h, Garner's CRT with one rounding, and the product itself.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ *
+ * Every real problem (a real product, or one of the two of a complex one) is held as K-major
+ * double copies of its operands: row i of A at a + i·k, column j of B at b + j·k (single data
+ * is exact in double).  Everything the plan is decided from is an exact integer, so the thread
+ * count changes no bit of the statistics nor of C.  Ported from the tested CPU reference of
+ * wip/ozaki (without its inner-dimension rebalancing, which the contract does not have).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "emulated.h"
+
+typedef unsigned __int128 emu_u128;
+
+/* 256 = 2^8, 255 = 3·5·17, 253 = 11·23, 247 = 13·19, 217 = 7·31, the others prime. */
+const int tilemm_emu_moduli[TILEMM_EMU_MAX_MODULI] = {
+  256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217,
+  211, 199, 197, 193, 191, 181, 179, 173, 167, 163, 157, 151 };
+
+/* (m_0·…·m_{t−1})^-1 mod m_t, computed once offline (tests/test_emulated.c checks each). */
+const int tilemm_emu_garner[TILEMM_EMU_MAX_MODULI] = {
+  1, 1, 211, 182, 246, 184, 41, 115, 161, 54, 163, 149,
+  46, 142, 91, 116, 149, 164, 37, 94, 144, 28, 41, 39 };
+
+/* ---------------------------------------------------------------- options and plan */
+
+void tilemm_emu_default_options (tilemm_emu_options *options, tilemm_type type)
+{
+  options->moduli = 0;
+  options->target_bits = type == TILEMM_SINGLE || type == TILEMM_COMPLEX_SINGLE ? 24 : 53;
+  options->guard_bits = 1;
+  options->max_moduli = TILEMM_EMU_DEFAULT_MAX_MODULI;
+}
+
+void tilemm_emu_stats_merge (tilemm_emu_stats *into, const tilemm_emu_stats *from)
+{
+  into->nonfinite = into->nonfinite || from->nonfinite;
+  if (from->inner > into->inner)
+    into->inner = from->inner;
+  if (from->max_qa > into->max_qa)
+    into->max_qa = from->max_qa;
+  if (from->max_qb > into->max_qb)
+    into->max_qb = from->max_qb;
+  if (from->ratio_a > into->ratio_a)
+    into->ratio_a = from->ratio_a;
+  if (from->ratio_b > into->ratio_b)
+    into->ratio_b = from->ratio_b;
+}
+
+double tilemm_emu_log2_product (int moduli)
+{
+  double sum = 0.0;
+  for (int l = 0; l < moduli && l < TILEMM_EMU_MAX_MODULI; l++)
+    sum += log2 ((double) tilemm_emu_moduli[l]);
+  return sum;
+}
+
+/* ceil (log2 x) for x >= 1, exactly (frexp, not a rounded logarithm). */
+static int ceil_log2 (double x)
+{
+  int e;
+  const double f = frexp (x, &e);
+  return f == 0.5 ? e - 1 : e;
+}
+
+/* Margin against the rounding of the logarithms in the comparison log2 M > needed. */
+#define EMU_LOG2_SLACK 1e-9
+
+void tilemm_emu_decide (const tilemm_emu_options *options, const tilemm_emu_stats *stats,
+                        tilemm_emu_plan *plan)
+{
+  memset (plan, 0, sizeof *plan);
+  if (stats->nonfinite)
+    {
+      plan->verdict = TILEMM_EMU_NONFINITE;
+      return;
+    }
+  plan->verdict = TILEMM_EMU_OK;
+  if (stats->max_qa == 0 || stats->max_qb == 0)
+    {
+      /* A or B is all zeros: C is +0 whatever the plan; the cheapest one. */
+      plan->moduli = 1;
+      plan->pa = plan->pb = 1;
+      plan->log2_product = tilemm_emu_log2_product (1);
+      return;
+    }
+  /* log2 νa + log2 νb, νa² = max_qa / Q². */
+  const double log2_nu = 0.5 * log2 ((double) stats->max_qa) + 0.5 * log2 ((double) stats->max_qb)
+                         - 2.0 * log2 ((double) TILEMM_EMU_Q);
+  if (options->moduli > 0)
+    {
+      const int n = options->moduli > TILEMM_EMU_MAX_MODULI ? TILEMM_EMU_MAX_MODULI
+                                                            : options->moduli;
+      const double log2_m = tilemm_emu_log2_product (n);
+      int p = (int) floor ((log2_m - EMU_LOG2_SLACK - 1.0 - log2_nu) / 2.0);
+      if (p > TILEMM_EMU_PMAX)
+        p = TILEMM_EMU_PMAX;
+      plan->moduli = n;
+      plan->pa = plan->pb = p;
+      plan->log2_product = log2_m;
+      plan->log2_needed = 1.0 + 2.0 * p + log2_nu;
+      if (p < 1)
+        plan->verdict = TILEMM_EMU_RANGE;
+      return;
+    }
+  if (!isfinite (stats->ratio_a) || !isfinite (stats->ratio_b))
+    {
+      plan->verdict = TILEMM_EMU_RANGE;
+      return;
+    }
+  const int base = options->target_bits + 1 + options->guard_bits;
+  plan->pa = base + (stats->ratio_a > 1.0 ? ceil_log2 (stats->ratio_a) : 0);
+  plan->pb = base + (stats->ratio_b > 1.0 ? ceil_log2 (stats->ratio_b) : 0);
+  if (plan->pa > TILEMM_EMU_PMAX || plan->pb > TILEMM_EMU_PMAX)
+    {
+      plan->verdict = TILEMM_EMU_RANGE;
+      return;
+    }
+  plan->log2_needed = 1.0 + plan->pa + plan->pb + log2_nu;
+  const int most = options->max_moduli < TILEMM_EMU_MAX_MODULI ? options->max_moduli
+                                                                : TILEMM_EMU_MAX_MODULI;
+  for (int n = 1; n <= most; n++)
+    {
+      const double log2_m = tilemm_emu_log2_product (n);
+      if (log2_m > plan->log2_needed + EMU_LOG2_SLACK)
+        {
+          plan->moduli = n;
+          plan->log2_product = log2_m;
+          return;
+        }
+    }
+  plan->verdict = TILEMM_EMU_RANGE;
+}
+
+/* ---------------------------------------------------------------- small pieces */
+
+int tilemm_emu_exponent (double largest_magnitude)
+{
+  if (largest_magnitude == 0.0)
+    return TILEMM_EMU_ZERO_ROW;
+  int e;
+  frexp (largest_magnitude, &e);   /* largest < 2^e */
+  return e;
+}
+
+int8_t tilemm_emu_residue (int64_t x, int m)
+{
+  int64_t r = x % m;   /* (−m, m) */
+  if (r < 0)
+    r += m;            /* [0, m)  */
+  if (r > 127)
+    r -= m;            /* [−128, 127] for every m ≤ 256 */
+  return (int8_t) r;
+}
+
+void tilemm_emu_quantize (double x, int exponent, int *lo, int *hi)
+{
+  if (x == 0.0 || exponent == TILEMM_EMU_ZERO_ROW)
+    {
+      *lo = *hi = 0;
+      return;
+    }
+  int ex;
+  const double f = frexp (fabs (x), &ex);   /* |x| = f·2^ex, f in [0.5, 1), ex ≤ exponent */
+  const int d = ex - exponent;
+  if (d <= -7)
+    {
+      /* Q·x̂ < 127·2^-7 < 1 (x̂ = |x|·2^-exponent is exact only through f, never formed). */
+      *lo = 0;
+      *hi = 1;
+      return;
+    }
+  const double xh = ldexp (f, d);            /* x̂, exact: f has 53 bits, 2^-6 ≤ 2^d ≤ 1 */
+  const double q = (double) TILEMM_EMU_Q;
+  const double p = q * xh;                   /* rounded; fma gives the exact sign below   */
+  double fl = floor (p), ce = ceil (p);
+  if (fma (q, xh, -fl) < 0)
+    fl -= 1.0;
+  if (fma (q, xh, -ce) > 0)
+    ce += 1.0;
+  *lo = (int) fl;
+  *hi = (int) ce;
+}
+
+/* ---------------------------------------------------------------- big integers, rounding */
+
+/* Non-negative integers of 4 × 64-bit limbs, little endian (24 moduli: M < 2^190). */
+typedef struct {
+  uint64_t w[4];
+} emu_big;
+
+static void big_mul_add_small (emu_big *x, uint64_t mul, uint64_t add)
+{
+  emu_u128 carry = add;
+  for (int i = 0; i < 4; i++)
+    {
+      const emu_u128 t = (emu_u128) x->w[i] * mul + carry;
+      x->w[i] = (uint64_t) t;
+      carry = t >> 64;
+    }
+}
+
+static int big_cmp (const emu_big *a, const emu_big *b)
+{
+  for (int i = 3; i >= 0; i--)
+    if (a->w[i] != b->w[i])
+      return a->w[i] < b->w[i] ? -1 : 1;
+  return 0;
+}
+
+static void big_sub (const emu_big *a, const emu_big *b, emu_big *r)   /* a ≥ b */
+{
+  uint64_t borrow = 0;
+  for (int i = 0; i < 4; i++)
+    {
+      const uint64_t ai = a->w[i], bi = b->w[i];
+      r->w[i] = ai - bi - borrow;
+      borrow = (ai < bi) || (ai - bi < borrow);
+    }
+}
+
+static int bit_at (const uint64_t w[4], long i)
+{
+  if (i < 0 || i >= 256)
+    return 0;
+  return (int) ((w[i >> 6] >> (i & 63)) & 1u);
+}
+
+static int bit_length (const uint64_t w[4])
+{
+  for (int i = 3; i >= 0; i--)
+    if (w[i])
+      return 64 * i + 64 - __builtin_clzll (w[i]);
+  return 0;
+}
+
+double tilemm_emu_big_to_float (const uint64_t mag[4], int negative, int exponent, int single)
+{
+  const long precision = single ? 24 : 53, emin = single ? -126 : -1022, emax = single ? 127 : 1023;
+  const int nb = bit_length (mag);
+  if (nb == 0)
+    return negative ? -0.0 : 0.0;
+  const long top = (long) nb - 1 + exponent;   /* the value lies in [2^top, 2^(top+1)) */
+  if (top > emax)
+    return negative ? -HUGE_VAL : HUGE_VAL;
+  const long prec = top < emin ? top - emin + precision : precision;   /* subnormal: fewer bits */
+  const long drop = nb - prec;                 /* low bits rounded away */
+  uint64_t q = 0;
+  for (long i = nb - 1; i >= (drop > 0 ? drop : 0); i--)
+    q = (q << 1) | (uint64_t) bit_at (mag, i);
+  double r;
+  if (drop <= 0)
+    r = ldexp ((double) q, exponent);          /* exact */
+  else
+    {
+      int sticky = 0;
+      for (long i = 0; i < drop - 1 && i < 256 && !sticky; i++)
+        sticky = bit_at (mag, i);
+      if (bit_at (mag, drop - 1) && (sticky || (q & 1u)))
+        q++;                                   /* to nearest, ties to even */
+      /* q ≤ 2^precision: q·2^(exponent+drop) is exact, or overflows as rounding would */
+      r = ldexp ((double) q, (int) (exponent + drop));
+    }
+  if (single)
+    r = (double) (float) r;                    /* exact, or ±Inf past FLT_MAX */
+  return negative ? -r : r;
+}
+
+static double crt (const uint8_t *residues, int moduli, int exponent, int single)
+{
+  int v[TILEMM_EMU_MAX_MODULI] = { 0 };
+  if (moduli < 1 || moduli > TILEMM_EMU_MAX_MODULI)
+    return 0.0;
+  /* Garner: X = v0 + v1·m0 + v2·m0·m1 + …, 0 ≤ v_t < m_t; small integers only (< 2^16). */
+  for (int t = 0; t < moduli; t++)
+    {
+      const int mt = tilemm_emu_moduli[t];
+      const int x = residues[t] % mt;
+      if (t == 0)
+        {
+          v[0] = x;
+          continue;
+        }
+      int tmp = v[t - 1] % mt;
+      for (int s = t - 2; s >= 0; s--)
+        tmp = (tmp * tilemm_emu_moduli[s] + v[s]) % mt;
+      v[t] = ((x - tmp) % mt + mt) % mt * tilemm_emu_garner[t] % mt;
+    }
+  emu_big x = { { (uint64_t) v[moduli - 1], 0, 0, 0 } };
+  emu_big m = { { 1, 0, 0, 0 } };
+  for (int t = moduli - 2; t >= 0; t--)
+    big_mul_add_small (&x, (uint64_t) tilemm_emu_moduli[t], (uint64_t) v[t]);
+  for (int t = 0; t < moduli; t++)
+    big_mul_add_small (&m, (uint64_t) tilemm_emu_moduli[t], 0);
+  emu_big twice = x;
+  big_mul_add_small (&twice, 2, 0);
+  if (big_cmp (&twice, &m) > 0)   /* X > M/2: the symmetric value is X − M < 0 */
+    {
+      emu_big mag;
+      big_sub (&m, &x, &mag);
+      return tilemm_emu_big_to_float (mag.w, 1, exponent, single);
+    }
+  return tilemm_emu_big_to_float (x.w, 0, exponent, single);
+}
+
+double tilemm_emu_crt_double (const uint8_t *residues, int moduli, int exponent)
+{
+  return crt (residues, moduli, exponent, 0);
+}
+
+double tilemm_emu_crt_single (const uint8_t *residues, int moduli, int exponent)
+{
+  return crt (residues, moduli, exponent, 1);
+}
+
+/* ---------------------------------------------------------------- real problems */
+
+/* One real problem: m×k · k×n, both operands K-major doubles (row i of A at a + i·k, column j
+ * of B at b + j·k). */
+typedef struct {
+  int64_t m, n, k;
+  double *a, *b;
+} emu_problem;
+
+/* The real problems of a product (one, or two for a complex one) and what they share. */
+typedef struct {
+  int count;
+  int single;          /* round C to single */
+  int complex_type;
+  emu_problem p[2];
+} emu_problems;
+
+static void problems_free (emu_problems *ps)
+{
+  for (int i = 0; i < 2; i++)
+    {
+      free (ps->p[i].a);
+      free (ps->p[i].b);
+      ps->p[i].a = ps->p[i].b = NULL;
+    }
+}
+
+static double *alloc_doubles (int64_t rows, int64_t cols)
+{
+  const size_t count = (size_t) (rows > 0 ? rows : 1) * (size_t) (cols > 0 ? cols : 1);
+  if (rows > 0 && cols > 0 && count / (size_t) rows != (size_t) cols)
+    return NULL;
+  if (count > SIZE_MAX / sizeof (double))
+    return NULL;
+  return malloc (count * sizeof (double));
+}
+
+/* Part `part` (0 real, 1 imaginary) of element (i, j) of a view, as a double. */
+static double view_part (const tilemm_view *v, int64_t i, int64_t j, int part)
+{
+  const size_t at = (size_t) i + (size_t) j * (size_t) v->stride;
+  switch (v->type)
+    {
+    case TILEMM_SINGLE:
+      return ((const float *) v->data)[at];
+    case TILEMM_DOUBLE:
+      return ((const double *) v->data)[at];
+    case TILEMM_COMPLEX_SINGLE:
+      return ((const float *) v->data)[2 * at + (size_t) part];
+    default:
+      return ((const double *) v->data)[2 * at + (size_t) part];
+    }
+}
+
+/* Rows of A (operand_b 0: row i is A(i, :)) or columns of B (operand_b 1: B(:, j)) as K-major
+ * rows of the real problems: real, out[0] row q = the row; complex, out[0] row q = [re −im]
+ * (A) or [re im] (B), out[1] row q = [re im] (A) or [im re] (B). */
+static void gather (const tilemm_view *v, int operand_b, int64_t count, int64_t k,
+                    int complex_type, double *out[2])
+{
+  const size_t len = (size_t) (complex_type ? 2 * k : k);
+  const ptrdiff_t c = (ptrdiff_t) count;
+#pragma omp parallel for schedule (static)
+  for (ptrdiff_t q = 0; q < c; q++)
+    for (int64_t p = 0; p < k; p++)
+      {
+        const int64_t i = operand_b ? p : q, j = operand_b ? q : p;
+        const double re = view_part (v, i, j, 0);
+        const size_t first = (size_t) q * len + (size_t) p, second = first + (size_t) k;
+        if (!complex_type)
+          {
+            out[0][first] = re;
+            continue;
+          }
+        const double im = view_part (v, i, j, 1);
+        out[0][first] = re;
+        out[0][second] = operand_b ? im : -im;
+        out[1][first] = operand_b ? im : re;
+        out[1][second] = operand_b ? re : im;
+      }
+}
+
+/* The real problems of C = A·B.  Complex: Re C = [Ar −Ai]·[Br; Bi], Im C = [Ar Ai]·[Bi; Br]. */
+static tilemm_status problems_make (const tilemm_view *a, const tilemm_view *b,
+                                    emu_problems *ps, tilemm_error *err)
+{
+  memset (ps, 0, sizeof *ps);
+  ps->complex_type = tilemm_type_is_complex (a->type);
+  ps->single = a->type == TILEMM_SINGLE || a->type == TILEMM_COMPLEX_SINGLE;
+  ps->count = ps->complex_type ? 2 : 1;
+  const int64_t m = a->rows, n = b->cols, k = a->cols, parts = ps->complex_type ? 2 : 1;
+  for (int q = 0; q < ps->count; q++)
+    {
+      emu_problem *p = &ps->p[q];
+      p->m = m;
+      p->n = n;
+      p->k = parts * k;
+      p->a = alloc_doubles (m, p->k);
+      p->b = alloc_doubles (n, p->k);
+      if (!p->a || !p->b)
+        {
+          problems_free (ps);
+          return tilemm_error_set (err, TILEMM_ENOMEM, "emulated precision: %s",
+                                   tilemm_strerror (TILEMM_ENOMEM));
+        }
+    }
+  double *a_parts[2] = { ps->p[0].a, ps->p[1].a }, *b_parts[2] = { ps->p[0].b, ps->p[1].b };
+  gather (a, 0, m, k, ps->complex_type, a_parts);
+  gather (b, 1, n, k, ps->complex_type, b_parts);
+  return TILEMM_OK;
+}
+
+/* Step 1: the exponent of each of `count` K-major rows of length k. */
+static void row_exponents (const double *x, int64_t count, int64_t k, int *e)
+{
+  const ptrdiff_t c = (ptrdiff_t) count;
+#pragma omp parallel for schedule (static)
+  for (ptrdiff_t i = 0; i < c; i++)
+    {
+      double largest = 0.0;
+      const double *row = x + (size_t) i * (size_t) k;
+      for (int64_t p = 0; p < k; p++)
+        if (fabs (row[p]) > largest)
+          largest = fabs (row[p]);
+      e[i] = tilemm_emu_exponent (largest);
+    }
+}
+
+static int any_nonfinite (const double *x, size_t count)
+{
+  int bad = 0;
+  const ptrdiff_t c = (ptrdiff_t) count;
+#pragma omp parallel for schedule (static) reduction (|| : bad)
+  for (ptrdiff_t q = 0; q < c; q++)
+    bad = bad || !isfinite (x[q]);
+  return bad;
+}
+
+/* lo and hi of every element of `count` K-major rows, the row sums of hi and of hi². */
+static void quantize_rows (const double *x, int64_t count, int64_t k, const int *e, uint8_t *lo,
+                           int64_t *sum, int64_t *sum_sq)
+{
+  const ptrdiff_t c = (ptrdiff_t) count;
+#pragma omp parallel for schedule (static)
+  for (ptrdiff_t i = 0; i < c; i++)
+    {
+      int64_t s = 0, s2 = 0;
+      for (int64_t p = 0; p < k; p++)
+        {
+          const size_t at = (size_t) i * (size_t) k + (size_t) p;
+          int l, h;
+          tilemm_emu_quantize (x[at], e[i], &l, &h);
+          lo[at] = (uint8_t) l;
+          s += h;
+          s2 += (int64_t) h * h;
+        }
+      sum[i] = s;
+      sum_sq[i] = s2;
+    }
+}
+
+/* Σ_p x[p]·y[p] of unsigned bytes < 128 (lo values), exact: int32 chunks, int64 total. */
+static int64_t dot_u8 (const uint8_t *x, const uint8_t *y, int64_t k)
+{
+  int64_t total = 0;
+  for (int64_t p0 = 0; p0 < k; p0 += TILEMM_EMU_KCHUNK)
+    {
+      const int64_t pe = p0 + TILEMM_EMU_KCHUNK < k ? p0 + TILEMM_EMU_KCHUNK : k;
+      int32_t s = 0;
+      for (int64_t p = p0; p < pe; p++)
+        s += (int32_t) x[p] * (int32_t) y[p];
+      total += s;
+    }
+  return total;
+}
+
+/* Steps 1–2 for one real problem. */
+static tilemm_status problem_stats (const emu_problem *p, tilemm_emu_stats *st, tilemm_error *err)
+{
+  memset (st, 0, sizeof *st);
+  st->inner = p->k;
+  const size_t ak = (size_t) p->m * (size_t) p->k, bk = (size_t) p->n * (size_t) p->k;
+  st->nonfinite = any_nonfinite (p->a, ak) || any_nonfinite (p->b, bk);
+  if (st->nonfinite)
+    return TILEMM_OK;
+  int *ea = malloc (sizeof (int) * (size_t) (p->m + 1)), *eb = malloc (sizeof (int) * (size_t) (p->n + 1));
+  uint8_t *la = malloc (ak + 1), *lb = malloc (bk + 1);
+  int64_t *sa = malloc (sizeof (int64_t) * (size_t) (p->m + 1)),
+          *qa = malloc (sizeof (int64_t) * (size_t) (p->m + 1)),
+          *sb = malloc (sizeof (int64_t) * (size_t) (p->n + 1)),
+          *qb = malloc (sizeof (int64_t) * (size_t) (p->n + 1));
+  tilemm_status status = TILEMM_OK;
+  if (!ea || !eb || !la || !lb || !sa || !qa || !sb || !qb)
+    status = tilemm_error_set (err, TILEMM_ENOMEM, "emulated precision: %s",
+                               tilemm_strerror (TILEMM_ENOMEM));
+  else
+    {
+      row_exponents (p->a, p->m, p->k, ea);
+      row_exponents (p->b, p->n, p->k, eb);
+      quantize_rows (p->a, p->m, p->k, ea, la, sa, qa);
+      quantize_rows (p->b, p->n, p->k, eb, lb, sb, qb);
+      for (int64_t i = 0; i < p->m; i++)
+        if (qa[i] > st->max_qa)
+          st->max_qa = qa[i];
+      for (int64_t j = 0; j < p->n; j++)
+        if (qb[j] > st->max_qb)
+          st->max_qb = qb[j];
+      double ra = 0.0, rb = 0.0;
+      if (st->max_qa > 0 && st->max_qb > 0)
+        {
+          const ptrdiff_t nn = (ptrdiff_t) p->n;
+#pragma omp parallel for schedule (dynamic, 1) reduction (max : ra, rb)
+          for (ptrdiff_t j = 0; j < nn; j++)
+            {
+              if (eb[j] == TILEMM_EMU_ZERO_ROW)
+                continue;
+              const uint8_t *y = lb + (size_t) j * (size_t) p->k;
+              for (int64_t i = 0; i < p->m; i++)
+                {
+                  if (ea[i] == TILEMM_EMU_ZERO_ROW)
+                    continue;
+                  const int64_t s = dot_u8 (la + (size_t) i * (size_t) p->k, y, p->k);
+                  const double qa_ = s == 0 ? HUGE_VAL
+                                            : (double) TILEMM_EMU_Q * (double) sb[j] / (double) s;
+                  const double qb_ = s == 0 ? HUGE_VAL
+                                            : (double) TILEMM_EMU_Q * (double) sa[i] / (double) s;
+                  if (qa_ > ra)
+                    ra = qa_;
+                  if (qb_ > rb)
+                    rb = qb_;
+                }
+            }
+        }
+      st->ratio_a = ra;
+      st->ratio_b = rb;
+    }
+  free (ea);
+  free (eb);
+  free (la);
+  free (lb);
+  free (sa);
+  free (qa);
+  free (sb);
+  free (qb);
+  return status;
+}
+
+/* ---------------------------------------------------------------- the product */
+
+/* Σ_p ra·rb mod m of one row and one column of residues, in [0, m): int32 chunks reduced mod m. */
+static int residue_dot (const int8_t *x, const int8_t *y, int64_t k, int m)
+{
+  int64_t acc = 0;
+  for (int64_t p0 = 0; p0 < k; p0 += TILEMM_EMU_KCHUNK)
+    {
+      const int64_t pe = p0 + TILEMM_EMU_KCHUNK < k ? p0 + TILEMM_EMU_KCHUNK : k;
+      int32_t s = 0;
+      for (int64_t p = p0; p < pe; p++)
+        s += (int32_t) x[p] * (int32_t) y[p];
+      acc = (acc + s % m) % m;
+    }
+  return (int) (acc < 0 ? acc + m : acc);
+}
+
+/* Steps 4–5 for `count` K-major rows: residues modulo m of trunc (x·2^(bits − e)). */
+static void row_residues (const double *x, int64_t count, int64_t k, const int *e, int bits,
+                          int m, int8_t *r)
+{
+  const ptrdiff_t c = (ptrdiff_t) count;
+#pragma omp parallel for schedule (static)
+  for (ptrdiff_t i = 0; i < c; i++)
+    for (int64_t p = 0; p < k; p++)
+      {
+        const size_t at = (size_t) i * (size_t) k + (size_t) p;
+        const int64_t scaled = e[i] == TILEMM_EMU_ZERO_ROW
+                                 ? 0
+                                 : (int64_t) trunc (ldexp (x[at], bits - e[i]));
+        r[at] = tilemm_emu_residue (scaled, m);
+      }
+}
+
+/* Steps 4–7 for one real problem: the part `part` of C (interleaved when complex). */
+static tilemm_status problem_run (const tilemm_emu_plan *plan, const emu_problem *p, int single,
+                                  int complex_type, int part, const tilemm_view *c,
+                                  const tilemm_stop *stop, tilemm_error *err)
+{
+  const int nmod = plan->moduli;
+  const size_t ak = (size_t) p->m * (size_t) p->k, bk = (size_t) p->n * (size_t) p->k;
+  const size_t mn = (size_t) p->m * (size_t) p->n;
+  int *ea = malloc (sizeof (int) * (size_t) (p->m + 1)), *eb = malloc (sizeof (int) * (size_t) (p->n + 1));
+  int8_t *ra = malloc (ak + 1), *rb = malloc (bk + 1);
+  uint8_t *res = mn <= SIZE_MAX / (size_t) nmod ? malloc (mn * (size_t) nmod + 1) : NULL;
+  tilemm_status status = TILEMM_OK;
+  if (!ea || !eb || !ra || !rb || !res)
+    status = tilemm_error_set (err, TILEMM_ENOMEM, "emulated precision: %s",
+                               tilemm_strerror (TILEMM_ENOMEM));
+  else
+    {
+      row_exponents (p->a, p->m, p->k, ea);
+      row_exponents (p->b, p->n, p->k, eb);
+      const ptrdiff_t nn = (ptrdiff_t) p->n;
+      for (int l = 0; l < nmod && status == TILEMM_OK; l++)
+        {
+          if (tilemm_stop_requested (stop))
+            {
+              status = tilemm_error_set (err, TILEMM_EINTERRUPTED,
+                                         "interrupted at modulus %d of %d", l + 1, nmod);
+              break;
+            }
+          const int ml = tilemm_emu_moduli[l];
+          row_residues (p->a, p->m, p->k, ea, plan->pa, ml, ra);
+          row_residues (p->b, p->n, p->k, eb, plan->pb, ml, rb);
+#pragma omp parallel for schedule (dynamic, 1)
+          for (ptrdiff_t j = 0; j < nn; j++)
+            for (int64_t i = 0; i < p->m; i++)
+              res[((size_t) i + (size_t) j * (size_t) p->m) * (size_t) nmod + (size_t) l]
+                = (uint8_t) residue_dot (ra + (size_t) i * (size_t) p->k,
+                                         rb + (size_t) j * (size_t) p->k, p->k, ml);
+        }
+      if (status == TILEMM_OK)
+        {
+#pragma omp parallel for schedule (static)
+          for (ptrdiff_t j = 0; j < nn; j++)
+            for (int64_t i = 0; i < p->m; i++)
+              {
+                double v = 0.0;
+                if (ea[i] != TILEMM_EMU_ZERO_ROW && eb[j] != TILEMM_EMU_ZERO_ROW)
+                  {
+                    const uint8_t *r = res + ((size_t) i + (size_t) j * (size_t) p->m) * (size_t) nmod;
+                    const int e = ea[i] + eb[j] - plan->pa - plan->pb;
+                    v = single ? tilemm_emu_crt_single (r, nmod, e) : tilemm_emu_crt_double (r, nmod, e);
+                  }
+                const size_t at = (size_t) i + (size_t) j * (size_t) c->stride;
+                const size_t to = complex_type ? 2 * at + (size_t) part : at;
+                if (single)
+                  ((float *) c->data)[to] = (float) v;
+                else
+                  ((double *) c->data)[to] = v;
+              }
+        }
+    }
+  free (ea);
+  free (eb);
+  free (ra);
+  free (rb);
+  free (res);
+  return status;
+}
+
+/* ---------------------------------------------------------------- entry points */
+
+static tilemm_status check_views (const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
+                                  tilemm_error *err)
+{
+  tilemm_status s;
+  if ((s = tilemm_view_check (a)) != TILEMM_OK || (s = tilemm_view_check (b)) != TILEMM_OK
+      || (c && (s = tilemm_view_check (c)) != TILEMM_OK))
+    return tilemm_error_set (err, s, "emulated precision: %s", tilemm_strerror (s));
+  if (a->type != b->type || (c && c->type != a->type))
+    return tilemm_error_set (err, TILEMM_ETYPE, "emulated precision: %s",
+                             tilemm_strerror (TILEMM_ETYPE));
+  if (a->cols != b->rows || (c && (c->rows != a->rows || c->cols != b->cols)))
+    return tilemm_error_set (err, TILEMM_ESHAPE, "emulated precision: %s",
+                             tilemm_strerror (TILEMM_ESHAPE));
+  return TILEMM_OK;
+}
+
+static tilemm_status stats_of (const emu_problems *ps, tilemm_emu_stats *st, tilemm_error *err)
+{
+  memset (st, 0, sizeof *st);
+  for (int q = 0; q < ps->count; q++)
+    {
+      tilemm_emu_stats one;
+      const tilemm_status s = problem_stats (&ps->p[q], &one, err);
+      if (s != TILEMM_OK)
+        return s;
+      tilemm_emu_stats_merge (st, &one);
+    }
+  return TILEMM_OK;
+}
+
+tilemm_status tilemm_emu_stats_cpu (const tilemm_view *a, const tilemm_view *b,
+                                    tilemm_emu_stats *st, tilemm_error *err)
+{
+  tilemm_status s = check_views (a, b, NULL, err);
+  if (s != TILEMM_OK)
+    return s;
+  emu_problems ps;
+  if ((s = problems_make (a, b, &ps, err)) != TILEMM_OK)
+    return s;
+  s = stats_of (&ps, st, err);
+  problems_free (&ps);
+  return s == TILEMM_OK ? tilemm_error_set (err, TILEMM_OK, NULL) : s;
+}
+
+static tilemm_status run_problems (const tilemm_emu_plan *plan, const emu_problems *ps,
+                                   const tilemm_view *c, const tilemm_stop *stop,
+                                   tilemm_error *err)
+{
+  for (int q = 0; q < ps->count; q++)
+    {
+      const tilemm_status s = problem_run (plan, &ps->p[q], ps->single, ps->complex_type, q, c,
+                                           stop, err);
+      if (s != TILEMM_OK)
+        return s;
+    }
+  return tilemm_error_set (err, TILEMM_OK, NULL);
+}
+
+static int plan_runnable (const tilemm_emu_plan *plan)
+{
+  return plan->verdict == TILEMM_EMU_OK && plan->moduli >= 1
+         && plan->moduli <= TILEMM_EMU_MAX_MODULI && plan->pa >= 0
+         && plan->pa <= TILEMM_EMU_PMAX && plan->pb >= 0 && plan->pb <= TILEMM_EMU_PMAX;
+}
+
+tilemm_status tilemm_emu_run_cpu (const tilemm_emu_plan *plan, const tilemm_view *a,
+                                  const tilemm_view *b, const tilemm_view *c, tilemm_error *err)
+{
+  tilemm_status s = check_views (a, b, c, err);
+  if (s != TILEMM_OK)
+    return s;
+  if (!plan_runnable (plan))
+    return tilemm_error_set (err, TILEMM_EINVAL,
+                             "emulated precision: the plan (verdict %d, %d moduli, pa %d, pb %d) "
+                             "cannot run",
+                             (int) plan->verdict, plan->moduli, plan->pa, plan->pb);
+  if (a->rows == 0 || b->cols == 0)
+    return tilemm_error_set (err, TILEMM_OK, NULL);
+  emu_problems ps;
+  if ((s = problems_make (a, b, &ps, err)) != TILEMM_OK)
+    return s;
+  s = run_problems (plan, &ps, c, NULL, err);
+  problems_free (&ps);
+  return s;
+}
+
+tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
+                                            const tilemm_emu_options *options,
+                                            const tilemm_view *a, const tilemm_view *b,
+                                            const tilemm_view *c, const tilemm_stop *stop,
+                                            tilemm_emu_plan *used, tilemm_error *err)
+{
+  tilemm_emu_plan local;
+  if (!used)
+    used = &local;
+  memset (used, 0, sizeof *used);
+  tilemm_status s = check_views (a, b, c, err);
+  if (s != TILEMM_OK)
+    return s;
+  if (a->type != plan->type)
+    return tilemm_error_set (err, TILEMM_ETYPE, "emulated precision: %s",
+                             tilemm_strerror (TILEMM_ETYPE));
+  if (a->rows == 0 || b->cols == 0)
+    return tilemm_error_set (err, TILEMM_OK, NULL);
+  emu_problems ps;
+  if ((s = problems_make (a, b, &ps, err)) == TILEMM_OK)
+    {
+      tilemm_emu_stats st;
+      if ((s = stats_of (&ps, &st, err)) == TILEMM_OK)
+        {
+          tilemm_emu_decide (options, &st, used);
+          s = used->verdict == TILEMM_EMU_OK ? run_problems (used, &ps, c, stop, err)
+                                             : tilemm_error_set (err, TILEMM_OK, NULL);
+        }
+      problems_free (&ps);
+    }
+  return s;
+}
+
+/* A bridge while the CUDA implementation (emulated_cuda.cu) is written: a build with CUDA (and
+ * test_pipeline's stand-in runtime) links this weak definition unless a strong one is linked
+ * too (backend_nocuda.c has one, and emulated_cuda.cu will), so the GPU answers "not available".
+ * Delete it once emulated_cuda.cu is in GPU_OBJ (and give test_pipeline a stub of its own in
+ * tests/mock_cuda/cuda_op_none.c, as for tilemm_cuda_multiply_op). */
+__attribute__ ((weak)) tilemm_status
+tilemm_cuda_multiply_emulated (const tilemm_plan *plan, const tilemm_emu_options *options,
+                               const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
+                               const tilemm_stop *stop, tilemm_emu_plan *used, tilemm_error *err)
+{
+  (void) plan;
+  (void) options;
+  (void) a;
+  (void) b;
+  (void) c;
+  (void) stop;
+  if (used)
+    memset (used, 0, sizeof *used);
+  return tilemm_error_set (err, TILEMM_ENOGPU,
+                           "the emulated precision has no GPU implementation in this build");
+}

@@ -1,0 +1,826 @@
+/* test_emulated.c — the emulated precision (Ozaki scheme II, src/emulated.h) on the CPU: tables,
+ * residues, Garner's CRT and its one rounding, the exact statistics, the plan rule, and products
+ * against a __float128 reference (only + and · of __float128: libgcc, no libquadmath).
+ * Ported from the tests of the CPU reference that preceded it (wip/ozaki/test_ozaki.c).
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "backend.h"
+#include "check.h"
+#include "emulated.h"
+#include "tilemm.h"
+
+/* ---------------------------------------------------------------- random data */
+
+static uint64_t seed = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd64 (void)
+{
+  seed ^= seed >> 12;
+  seed ^= seed << 25;
+  seed ^= seed >> 27;
+  return seed * 2685821657736338717ull;
+}
+static double urand (void)
+{
+  return (double) (rnd64 () >> 11) * 0x1p-53;
+}
+static double nrand (void)
+{
+  double u1 = urand (), u2 = urand ();
+  if (u1 < 1e-300)
+    u1 = 1e-300;
+  return sqrt (-2 * log (u1)) * cos (6.283185307179586 * u2);
+}
+
+/* ---------------------------------------------------------------- products */
+
+/* The emulated product of column-major contiguous operands of `type` (interleaved complex). */
+static tilemm_status emulated (tilemm_type type, int64_t m, int64_t n, int64_t k, void *a, void *b,
+                               void *c, const tilemm_emu_options *options, tilemm_emu_plan *used)
+{
+  tilemm_view va, vb, vc;
+  tilemm_plan plan;
+  tilemm_emu_options defaults;
+  if (!options)
+    {
+      tilemm_emu_default_options (&defaults, type);
+      options = &defaults;
+    }
+  tilemm_error err = { TILEMM_OK, "" };
+  if (tilemm_view_init (&va, type, m, k, m > 0 ? m : 1, a) != TILEMM_OK
+      || tilemm_view_init (&vb, type, k, n, k > 0 ? k : 1, b) != TILEMM_OK
+      || tilemm_view_init (&vc, type, m, n, m > 0 ? m : 1, c) != TILEMM_OK
+      || tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, type, m, n, k, NULL) != TILEMM_OK)
+    return TILEMM_EINVAL;
+  const tilemm_status s = tilemm_cpu_multiply_emulated (&plan, options, &va, &vb, &vc, NULL, used,
+                                                        &err);
+  if (s != TILEMM_OK)
+    printf ("  emulated: %s\n", err.detail);
+  return s;
+}
+
+/* Plain double product in k order (what a naive `*` does), and the __float128 reference with
+ * Σ|a||b| (all real, column-major). */
+static void native (int m, int n, int k, const double *a, const double *b, double *c)
+{
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < m; i++)
+      {
+        double s = 0;
+        for (int p = 0; p < k; p++)
+          s += a[i + (size_t) p * m] * b[p + (size_t) j * k];
+        c[i + (size_t) j * m] = s;
+      }
+}
+
+static void reference (int m, int n, int k, const double *a, const double *b, __float128 *r,
+                       __float128 *s)
+{
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < m; i++)
+      {
+        __float128 sum = 0, abs_sum = 0;
+        for (int p = 0; p < k; p++)
+          {
+            const __float128 t = (__float128) a[i + (size_t) p * m] * (__float128) b[p + (size_t) j * k];
+            sum += t;
+            abs_sum += t < 0 ? -t : t;
+          }
+        r[i + (size_t) j * m] = sum;
+        s[i + (size_t) j * m] = abs_sum;
+      }
+}
+
+static __float128 qabs (__float128 x)
+{
+  return x < 0 ? -x : x;
+}
+
+/* The guarantee |c − r| ≤ u|r| + 2^-(t+g)·S, with slack for the reference's own rounding. */
+static int within_bound (size_t count, const double *c, size_t step, const __float128 *r,
+                         const __float128 *s, int k, int t, int g)
+{
+  for (size_t q = 0; q < count; q++)
+    {
+      const __float128 d = qabs ((__float128) c[q * step] - r[q]);
+      const __float128 bound = qabs (r[q]) * (__float128) ldexp (1.0, -t) * (__float128) 1.0000001
+                               + s[q] * (__float128) ldexp (1.0, -(t + g))
+                               + s[q] * (__float128) k * (__float128) 0x1p-110
+                               + (__float128) 0x1p-1074;
+      if (d > bound)
+        {
+          printf ("  bound violated at %zu: error %.3e, bound %.3e\n", q, (double) d, (double) bound);
+          return 0;
+        }
+    }
+  return 1;
+}
+
+/* max over elements of |c − r| / S (S = Σ|a||b|; elements with S = 0 must be exact). */
+static double error_ratio (size_t count, const double *c, const __float128 *r, const __float128 *s)
+{
+  double worst = 0;
+  for (size_t q = 0; q < count; q++)
+    {
+      const __float128 d = qabs ((__float128) c[q] - r[q]);
+      const double x = s[q] == 0 ? (d == 0 ? 0 : INFINITY) : (double) (d / s[q]);
+      if (x > worst)
+        worst = x;
+    }
+  return worst;
+}
+
+/* Emulated against the reference and against the plain double product: within the guarantee,
+ * and no worse than the plain product (or than u where it is exact). */
+static void accuracy_case (const char *name, int m, int n, int k, double *a, double *b,
+                           int range_ok)
+{
+  CHECK_CASE ("accuracy: %s (%dx%dx%d)", name, m, n, k);
+  const size_t mn = (size_t) m * n;
+  double *c = malloc (sizeof (double) * mn), *cn = malloc (sizeof (double) * mn);
+  __float128 *r = malloc (sizeof (__float128) * mn), *s = malloc (sizeof (__float128) * mn);
+  tilemm_emu_plan used;
+  const tilemm_status st = emulated (TILEMM_DOUBLE, m, n, k, a, b, c, NULL, &used);
+  CHECK (st == TILEMM_OK && (used.verdict == TILEMM_EMU_OK
+                             || (range_ok && used.verdict == TILEMM_EMU_RANGE)),
+         "status %d verdict %d", st, used.verdict);
+  if (st == TILEMM_OK && used.verdict == TILEMM_EMU_RANGE)
+    printf ("  %-30s RANGE: the native product runs instead\n", name);
+  if (st == TILEMM_OK && used.verdict == TILEMM_EMU_OK)
+    {
+      native (m, n, k, a, b, cn);
+      reference (m, n, k, a, b, r, s);
+      const double eo = error_ratio (mn, c, r, s), en = error_ratio (mn, cn, r, s);
+      printf ("  %-30s N=%2d pa=%d pb=%d  error/(|A||B|): emulated %.2e, plain double %.2e\n", name,
+              used.moduli, used.pa, used.pb, eo, en);
+      CHECK (within_bound (mn, c, 1, r, s, k, 53, 1), "%s: the guarantee", name);
+      CHECK (eo <= fmax (en, 0x1p-53), "%s: emulated %.3e worse than plain %.3e", name, eo, en);
+    }
+  free (c);
+  free (cn);
+  free (r);
+  free (s);
+}
+
+/* ---------------------------------------------------------------- tables and pieces */
+
+static void test_tables (void)
+{
+  CHECK_CASE ("moduli: pairwise coprime, at most 256, largest first");
+  for (int i = 0; i < TILEMM_EMU_MAX_MODULI; i++)
+    {
+      CHECK (tilemm_emu_moduli[i] <= 256 && tilemm_emu_moduli[i] > 1, "m_%d = %d", i,
+             tilemm_emu_moduli[i]);
+      if (i > 0)
+        CHECK (tilemm_emu_moduli[i] < tilemm_emu_moduli[i - 1], "order at %d", i);
+      for (int j = i + 1; j < TILEMM_EMU_MAX_MODULI; j++)
+        {
+          int x = tilemm_emu_moduli[i], y = tilemm_emu_moduli[j];
+          while (y)
+            {
+              const int t = x % y;
+              x = y;
+              y = t;
+            }
+          CHECK (x == 1, "gcd (m_%d, m_%d) = %d", i, j, x);
+        }
+    }
+  CHECK_CASE ("Garner constants: (m_0·…·m_{t-1})·g_t = 1 mod m_t");
+  for (int t = 1; t < TILEMM_EMU_MAX_MODULI; t++)
+    {
+      const int mt = tilemm_emu_moduli[t];
+      int prefix = 1;
+      for (int s = 0; s < t; s++)
+        prefix = prefix * tilemm_emu_moduli[s] % mt;
+      CHECK (prefix * tilemm_emu_garner[t] % mt == 1, "t = %d", t);
+      CHECK (tilemm_emu_garner[t] >= 0 && tilemm_emu_garner[t] < mt, "t = %d: range", t);
+    }
+  CHECK_CASE ("log2 of the moduli's products");
+  double sum = 0;
+  for (int n = 1; n <= TILEMM_EMU_MAX_MODULI; n++)
+    {
+      sum += log2 ((double) tilemm_emu_moduli[n - 1]);
+      CHECK (fabs (tilemm_emu_log2_product (n) - sum) < 1e-12, "n = %d", n);
+    }
+  CHECK (sum > 184 && sum < 186, "all 24: %.2f bits", sum);
+}
+
+static void test_residue (void)
+{
+  CHECK_CASE ("residues: symmetric int8, congruent");
+  for (int it = 0; it < 200000; it++)
+    {
+      int64_t x = (int64_t) (rnd64 () >> (rnd64 () % 64)) * ((rnd64 () & 1) ? 1 : -1);
+      if (it < 4)
+        x = it == 0 ? INT64_MAX : it == 1 ? -INT64_MAX : it == 2 ? 0 : -1;
+      const int m = tilemm_emu_moduli[rnd64 () % TILEMM_EMU_MAX_MODULI];
+      const int r = tilemm_emu_residue (x, m);
+      if (r < -128 || r > 127 || ((x % m) - r) % m != 0)
+        {
+          CHECK (0, "x = %lld, m = %d: %d", (long long) x, m, r);
+          break;
+        }
+    }
+}
+
+static void test_exponent_quantize (void)
+{
+  CHECK_CASE ("exponents: largest < 2^e, zero rows marked");
+  CHECK (tilemm_emu_exponent (0.0) == TILEMM_EMU_ZERO_ROW, "zero");
+  CHECK (tilemm_emu_exponent (1.0) == 1 && tilemm_emu_exponent (0.75) == 0, "1, 0.75");
+  CHECK (tilemm_emu_exponent (0x1p-1074) == -1073, "smallest subnormal");
+  CHECK (tilemm_emu_exponent (1.7976931348623157e308) == 1024, "realmax");
+  CHECK_CASE ("quantization: lo = floor (Q·x̂), hi = ceil (Q·x̂) exactly");
+  int bad = 0;
+  for (int it = 0; it < 300000 && !bad; it++)
+    {
+      const int e = (int) (rnd64 () % 2000) - 1000;
+      double xh;   /* x̂ in [0, 1): random, or next to k/127 */
+      switch (it % 4)
+        {
+        case 0:
+          xh = urand ();
+          break;
+        case 1:
+          xh = ldexp (urand (), -(int) (rnd64 () % 20));
+          break;
+        default:
+          {
+            const double q = (double) (rnd64 () % 127) / 127.0;
+            xh = it % 4 == 2 ? nextafter (q, 0.0) : nextafter (q, 1.0);
+            if (xh >= 1.0)
+              xh = nextafter (1.0, 0.0);
+          }
+        }
+      const double x = ldexp ((rnd64 () & 1) ? -xh : xh, e);
+      /* x̂ as the contract defines it, from x exactly (x may have rounded into the subnormals). */
+      const __float128 exact = (__float128) fabs (x) * (__float128) ldexp (1.0, -e) * 127;
+      int lo, hi;
+      tilemm_emu_quantize (x, e, &lo, &hi);
+      const int want_lo = (int) (double) exact - ((__float128) (int) (double) exact > exact);
+      const int want_hi = want_lo + ((__float128) want_lo < exact);
+      if (e <= 1000 && e >= -900 && (lo != want_lo || hi != want_hi))
+        {
+          CHECK (0, "x = %a, e = %d: lo %d hi %d, want %d %d", x, e, lo, hi, want_lo, want_hi);
+          bad = 1;
+        }
+    }
+  int lo, hi;
+  tilemm_emu_quantize (0x1p-1074, -10, &lo, &hi);
+  CHECK (lo == 0 && hi == 1, "a subnormal far below its row's largest: %d %d", lo, hi);
+  tilemm_emu_quantize (0.0, 3, &lo, &hi);
+  CHECK (lo == 0 && hi == 0, "zero");
+  tilemm_emu_quantize (-1.0, 1, &lo, &hi);   /* x̂ = 1/2: Q/2 = 63.5 */
+  CHECK (lo == 63 && hi == 64, "-1 in a row of exponent 1: %d %d", lo, hi);
+  tilemm_emu_quantize (ldexp (1.0 / 127.0 * 5.0, 0), 0, &lo, &hi);
+  CHECK (hi - lo <= 1 && lo <= 5 && hi >= 5, "5/127: %d %d", lo, hi);
+}
+
+/* CRT of a random __int128 against libgcc's correctly rounded conversions. */
+static void test_crt (void)
+{
+  CHECK_CASE ("CRT + one rounding to double and to single == (double), (float) of an __int128");
+  int ok = 1;
+  for (int n = 1; n <= 16 && ok; n++)   /* the first 16 moduli's product < 2^127 */
+    {
+      const int bits = (int) floor (tilemm_emu_log2_product (n)) - 2;
+      for (int it = 0; it < 2000 && ok; it++)
+        {
+          const unsigned __int128 u = ((unsigned __int128) rnd64 () << 64) | rnd64 ();
+          const int sh = 128 - (int) (1 + rnd64 () % (unsigned) bits);
+          __int128 x = (__int128) (u >> sh);
+          if (rnd64 () & 1)
+            x = -x;
+          uint8_t res[TILEMM_EMU_MAX_MODULI];
+          for (int t = 0; t < n; t++)
+            {
+              const int md = tilemm_emu_moduli[t];
+              res[t] = (uint8_t) (((x % md) + md) % md);
+            }
+          const int e = (int) (rnd64 () % 200) - 100;
+          ok = tilemm_emu_crt_double (res, n, 0) == (double) x
+               && tilemm_emu_crt_double (res, n, e) == ldexp ((double) x, e)
+               && tilemm_emu_crt_single (res, n, 0) == (double) (float) x
+               && tilemm_emu_crt_single (res, n, e) == (double) ldexpf ((float) x, e);
+          CHECK (ok, "n = %d: x = %.17g", n, (double) x);
+        }
+    }
+  CHECK_CASE ("CRT: all 24 moduli, the extremes ±(M−1)/2 and 0");
+  {
+    /* X ≡ −1 mod every m_l is X = M − 1 in [0, M): the symmetric −1. */
+    uint8_t res[TILEMM_EMU_MAX_MODULI];
+    for (int t = 0; t < TILEMM_EMU_MAX_MODULI; t++)
+      res[t] = (uint8_t) (tilemm_emu_moduli[t] - 1);
+    CHECK (tilemm_emu_crt_double (res, TILEMM_EMU_MAX_MODULI, 0) == -1.0, "-1");
+    for (int t = 0; t < TILEMM_EMU_MAX_MODULI; t++)
+      res[t] = 0;
+    CHECK (tilemm_emu_crt_double (res, TILEMM_EMU_MAX_MODULI, 0) == 0.0
+             && !signbit (tilemm_emu_crt_double (res, TILEMM_EMU_MAX_MODULI, 0)),
+           "+0");
+    /* (M−1)/2 (M is even: 256 | M, so M/2 has residues that give the largest positive). */
+    for (int t = 0; t < TILEMM_EMU_MAX_MODULI; t++)
+      res[t] = 1;
+    CHECK (tilemm_emu_crt_double (res, TILEMM_EMU_MAX_MODULI, 0) == 1.0, "1");
+  }
+  CHECK_CASE ("one rounding to double: ties, subnormals, overflow");
+  uint64_t w[4] = { 0, 0, 0, 0 };
+  w[0] = (1ull << 53) + 1;
+  CHECK (tilemm_emu_big_to_float (w, 0, 0, 0) == 0x1p53, "tie to even, down");
+  w[0] = (1ull << 53) + 3;
+  CHECK (tilemm_emu_big_to_float (w, 0, 0, 0) == 0x1p53 + 4, "tie to even, up");
+  w[0] = 3;
+  CHECK (tilemm_emu_big_to_float (w, 0, -1076, 0) == 0x1p-1074, "subnormal, 0.75 ulp");
+  w[0] = 1;
+  CHECK (tilemm_emu_big_to_float (w, 0, -1075, 0) == 0.0, "subnormal tie to 0");
+  w[0] = 3;
+  CHECK (tilemm_emu_big_to_float (w, 1, -1075, 0) == -0x1p-1073, "subnormal tie to even");
+  w[0] = 1;
+  CHECK (isinf (tilemm_emu_big_to_float (w, 0, 1024, 0)), "overflow to Inf");
+  CHECK (tilemm_emu_big_to_float (w, 1, 1023, 0) == -0x1p1023, "largest power of two");
+  w[0] = (1ull << 53) - 1;   /* (2^53 − 1)·2^971 = realmax; one more half ulp overflows */
+  CHECK (tilemm_emu_big_to_float (w, 0, 971, 0) == 1.7976931348623157e308, "realmax");
+  w[0] = (1ull << 54) - 1;
+  CHECK (isinf (tilemm_emu_big_to_float (w, 0, 970, 0)), "rounds up past realmax: Inf");
+  w[0] = 0;
+  w[2] = 1;   /* 2^128·2^-1202 = 2^-1074 */
+  CHECK (tilemm_emu_big_to_float (w, 0, -1202, 0) == 0x1p-1074, "high limb, subnormal");
+  w[2] = 0;
+  w[0] = (1ull << 60) + (1ull << 7) + 1;   /* rounds at bit 8 in the subnormal range */
+  CHECK (tilemm_emu_big_to_float (w, 0, -1074 - 8, 0)
+           == ldexp ((double) (((1ull << 60) >> 8) + 1), -1074),
+         "one rounding into the subnormals");
+  w[0] = 0;
+  CHECK (tilemm_emu_big_to_float (w, 1, 5, 0) == 0.0, "zero");
+  CHECK_CASE ("one rounding to single: ties, subnormals, overflow, no double rounding");
+  w[0] = (1ull << 24) + 1;
+  CHECK (tilemm_emu_big_to_float (w, 0, 0, 1) == 0x1p24, "tie to even, down");
+  w[0] = (1ull << 24) + 3;
+  CHECK (tilemm_emu_big_to_float (w, 0, 0, 1) == 0x1p24 + 4, "tie to even, up");
+  w[0] = 3;
+  CHECK (tilemm_emu_big_to_float (w, 0, -151, 1) == 0x1p-149, "subnormal, 0.75 ulp");
+  w[0] = 1;
+  CHECK (tilemm_emu_big_to_float (w, 0, -150, 1) == 0.0, "subnormal tie to 0");
+  CHECK (isinf (tilemm_emu_big_to_float (w, 1, 128, 1)) && tilemm_emu_big_to_float (w, 1, 128, 1) < 0,
+         "overflow to -Inf");
+  w[0] = (1ull << 25) - 1;
+  CHECK (isinf (tilemm_emu_big_to_float (w, 0, 103, 1)), "rounds up past FLT_MAX: Inf");
+  /* 1 + 2^-24 + 2^-60: to double first it is 1 + 2^-24 (a single tie, to even: 1); once: up. */
+  w[0] = (1ull << 60) + (1ull << 36) + 1;
+  CHECK (tilemm_emu_big_to_float (w, 0, -60, 1) == 1.0 + 0x1p-23, "no double rounding: %a",
+         tilemm_emu_big_to_float (w, 0, -60, 1));
+}
+
+/* ---------------------------------------------------------------- products */
+
+static void test_integers (void)
+{
+  const int m = 30, n = 20, k = 50;
+  double *a = malloc (sizeof (double) * m * k), *b = malloc (sizeof (double) * k * n),
+         *c = malloc (sizeof (double) * m * n);
+  for (int q = 0; q < m * k; q++)
+    a[q] = (double) ((int64_t) (rnd64 () % 200001) - 100000);
+  for (int q = 0; q < k * n; q++)
+    b[q] = (double) ((int64_t) (rnd64 () % 2001) - 1000);
+  for (int fixed = 0; fixed <= 1; fixed++)
+    {
+      CHECK_CASE ("integer data exact (%s)", fixed ? "8 moduli" : "automatic");
+      tilemm_emu_options o;
+      tilemm_emu_default_options (&o, TILEMM_DOUBLE);
+      o.moduli = fixed ? 8 : 0;
+      tilemm_emu_plan used;
+      memset (c, 0, sizeof (double) * m * n);
+      const tilemm_status s = emulated (TILEMM_DOUBLE, m, n, k, a, b, c, &o, &used);
+      CHECK (s == TILEMM_OK && used.verdict == TILEMM_EMU_OK, "status %d verdict %d", s, used.verdict);
+      CHECK (!fixed || used.moduli == 8, "moduli %d", used.moduli);
+      int exact = 1;
+      for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++)
+          {
+            int64_t sum = 0;
+            for (int p = 0; p < k; p++)
+              sum += (int64_t) a[i + p * m] * (int64_t) b[p + j * k];
+            exact = exact && c[i + j * m] == (double) sum;
+          }
+      CHECK (exact, "not exact");
+    }
+  free (a);
+  free (b);
+  free (c);
+}
+
+static void test_accuracy (void)
+{
+  const int m = 40, n = 36, kmax = 20000;
+  double *a = malloc (sizeof (double) * m * kmax), *b = malloc (sizeof (double) * kmax * n);
+  int k = 256;
+  for (int q = 0; q < m * k; q++)
+    a[q] = nrand ();
+  for (int q = 0; q < k * n; q++)
+    b[q] = nrand ();
+  accuracy_case ("N(0,1)", m, n, k, a, b, 0);
+  accuracy_case ("N(0,1), k = 1", m, n, 1, a, b, 0);
+  for (int q = 0; q < m * k; q++)
+    a[q] = urand ();
+  for (int q = 0; q < k * n; q++)
+    b[q] = urand ();
+  accuracy_case ("U(0,1)", m, n, k, a, b, 0);
+  /* rows of A and columns of B scaled from 1e-100 to 1e100, and a row and a column of zeros */
+  for (int i = 0; i < m; i++)
+    {
+      const double s = i == 3 ? 0.0 : pow (10.0, -100 + 200 * urand ());
+      for (int p = 0; p < k; p++)
+        a[i + p * m] = nrand () * s;
+    }
+  for (int j = 0; j < n; j++)
+    {
+      const double s = j == 5 ? 0.0 : pow (10.0, -100 + 200 * urand ());
+      for (int p = 0; p < k; p++)
+        b[p + j * k] = nrand () * s;
+    }
+  accuracy_case ("rows/cols scaled 1e-100..1e100", m, n, k, a, b, 0);
+  /* exponents spread inside rows: N(0,1)·exp (φ·N(0,1)), the paper's test */
+  for (int q = 0; q < m * k; q++)
+    a[q] = nrand () * exp (0.5 * nrand ());
+  for (int q = 0; q < k * n; q++)
+    b[q] = nrand () * exp (0.5 * nrand ());
+  accuracy_case ("exponent spread, phi = 0.5", m, n, k, a, b, 0);
+  /* φ = 2: the quantized statistics may find no bound (S = 0 somewhere): RANGE is allowed */
+  for (int q = 0; q < m * k; q++)
+    a[q] = nrand () * exp (2.0 * nrand ());
+  for (int q = 0; q < k * n; q++)
+    b[q] = nrand () * exp (2.0 * nrand ());
+  accuracy_case ("exponent spread, phi = 2", m, n, k, a, b, 1);
+  /* ill-conditioned: A = [X −X S], B = [Y; Y; W] shuffled, partial sums 1e16 × the result */
+  {
+    const int p = 100, r = 20;
+    k = 2 * p + r;
+    int *perm = malloc (sizeof (int) * k);
+    for (int q = 0; q < k; q++)
+      perm[q] = q;
+    for (int q = k - 1; q > 0; q--)
+      {
+        const int t = (int) (rnd64 () % (uint64_t) (q + 1)), x = perm[q];
+        perm[q] = perm[t];
+        perm[t] = x;
+      }
+    for (int i = 0; i < m; i++)
+      for (int q = 0; q < p; q++)
+        {
+          const double x = 1e8 * (2 * urand () - 1);
+          a[i + perm[q] * m] = x;
+          a[i + perm[p + q] * m] = -x;
+        }
+    for (int i = 0; i < m; i++)
+      for (int q = 0; q < r; q++)
+        a[i + perm[2 * p + q] * m] = 2 * urand () - 1;
+    for (int j = 0; j < n; j++)
+      {
+        for (int q = 0; q < p; q++)
+          b[perm[q] + j * k] = b[perm[p + q] + j * k] = 1e8 * (2 * urand () - 1);
+        for (int q = 0; q < r; q++)
+          b[perm[2 * p + q] + j * k] = 2 * urand () - 1;
+      }
+    free (perm);
+    accuracy_case ("ill-conditioned (cancelling)", m, n, k, a, b, 0);
+  }
+  k = kmax;
+  for (int q = 0; q < 8 * k; q++)
+    a[q] = 2 * urand () - 1;
+  for (int q = 0; q < k * 6; q++)
+    b[q] = 2 * urand () - 1;
+  accuracy_case ("large k", 8, 6, k, a, b, 0);
+  free (a);
+  free (b);
+}
+
+static void test_verdicts (void)
+{
+  CHECK_CASE ("NaN, Inf: verdict NONFINITE, C untouched");
+  double a[4] = { 1, 2, NAN, 4 }, b[4] = { 1, 0, 0, 1 }, c[4] = { -7, -7, -7, -7 };
+  tilemm_emu_plan used;
+  CHECK (emulated (TILEMM_DOUBLE, 2, 2, 2, a, b, c, NULL, &used) == TILEMM_OK
+           && used.verdict == TILEMM_EMU_NONFINITE && c[0] == -7 && c[3] == -7,
+         "NaN: verdict %d", used.verdict);
+  a[2] = 3;
+  b[1] = -INFINITY;
+  CHECK (emulated (TILEMM_DOUBLE, 2, 2, 2, a, b, c, NULL, &used) == TILEMM_OK
+           && used.verdict == TILEMM_EMU_NONFINITE && c[1] == -7,
+         "Inf: verdict %d", used.verdict);
+  CHECK_CASE ("a range no plan carries: verdict RANGE, C untouched");
+  /* Row [1 2^-80] times column [2^-80; 1]: every lo·lo is 0 (S = 0), unbounded ratio. */
+  double ra[2] = { 1.0, 0x1p-80 }, rb[2] = { 0x1p-80, 1.0 }, rc[1] = { -7 };
+  CHECK (emulated (TILEMM_DOUBLE, 1, 1, 2, ra, rb, rc, NULL, &used) == TILEMM_OK
+           && used.verdict == TILEMM_EMU_RANGE && rc[0] == -7,
+         "verdict %d", used.verdict);
+  /* Row [1 1/4] times column [1/4; 1]: x̂ = 1/2 and 1/8, S = 2·63·15, sb = 64 + 16: ratio
+   * 127·80/1890, finite. */
+  double ga[2] = { 1.0, 0.25 }, gb[2] = { 0.25, 1.0 }, gc[1] = { -7 };
+  tilemm_emu_stats st;
+  tilemm_view va, vb;
+  tilemm_view_init (&va, TILEMM_DOUBLE, 1, 2, 1, ga);
+  tilemm_view_init (&vb, TILEMM_DOUBLE, 2, 1, 2, gb);
+  CHECK (tilemm_emu_stats_cpu (&va, &vb, &st, NULL) == TILEMM_OK && isfinite (st.ratio_a)
+           && st.ratio_a > 1,
+         "a finite ratio above 1: %g", st.ratio_a);
+  CHECK (emulated (TILEMM_DOUBLE, 1, 1, 2, ga, gb, gc, NULL, &used) == TILEMM_OK
+           && used.verdict == TILEMM_EMU_OK && gc[0] == 0.5,
+         "1/4 + 1/4: verdict %d, %a", used.verdict, gc[0]);
+  CHECK (st.ratio_a == 127.0 * 80.0 / 1890.0 && st.ratio_b == st.ratio_a && st.max_qa == 64 * 64 + 16 * 16
+           && st.inner == 2 && !st.nonfinite,
+         "the statistics: %.17g %.17g %lld", st.ratio_a, st.ratio_b, (long long) st.max_qa);
+  CHECK_CASE ("the plan rule: max_moduli, PMAX, zeros");
+  tilemm_emu_options o;
+  tilemm_emu_default_options (&o, TILEMM_DOUBLE);
+  tilemm_emu_stats s = { 0, 100, 100 * 127 * 127, 100 * 127 * 127, 1.0, 1.0 };
+  tilemm_emu_plan plan;
+  tilemm_emu_decide (&o, &s, &plan);
+  CHECK (plan.verdict == TILEMM_EMU_OK && plan.pa == 55 && plan.pb == 55
+           && plan.log2_product > plan.log2_needed
+           && tilemm_emu_log2_product (plan.moduli - 1) <= plan.log2_needed,
+         "ratio 1: pa %d, N %d", plan.pa, plan.moduli);
+  o.max_moduli = plan.moduli - 1;
+  tilemm_emu_decide (&o, &s, &plan);
+  CHECK (plan.verdict == TILEMM_EMU_RANGE, "fewer moduli allowed: %d", plan.verdict);
+  tilemm_emu_default_options (&o, TILEMM_DOUBLE);
+  s.ratio_a = 0x1p9;   /* 55 + 9 = 64 > 62 */
+  tilemm_emu_decide (&o, &s, &plan);
+  CHECK (plan.verdict == TILEMM_EMU_RANGE, "pa above PMAX: %d", plan.verdict);
+  s.ratio_a = 0x1p7;   /* exactly 62 */
+  tilemm_emu_decide (&o, &s, &plan);
+  CHECK (plan.verdict == TILEMM_EMU_RANGE || plan.pa == 62, "pa %d", plan.pa);
+  s.ratio_a = nextafter (0x1p7, 1e9);   /* ceil (log2) of just above 2^7 is 8 */
+  tilemm_emu_decide (&o, &s, &plan);
+  CHECK (plan.verdict == TILEMM_EMU_RANGE || plan.pa == 63, "pa %d", plan.pa);
+  s.nonfinite = 1;
+  tilemm_emu_decide (&o, &s, &plan);
+  CHECK (plan.verdict == TILEMM_EMU_NONFINITE, "nonfinite");
+  tilemm_emu_stats zero = { 0, 10, 0, 5, 0, 0 };
+  tilemm_emu_decide (&o, &zero, &plan);
+  CHECK (plan.verdict == TILEMM_EMU_OK, "A all zeros");
+  tilemm_emu_default_options (&o, TILEMM_SINGLE);
+  CHECK (o.target_bits == 24 && o.guard_bits == 1 && o.max_moduli == TILEMM_EMU_DEFAULT_MAX_MODULI
+           && o.moduli == 0,
+         "single defaults");
+  tilemm_emu_default_options (&o, TILEMM_COMPLEX_DOUBLE);
+  CHECK (o.target_bits == 53, "complex double defaults");
+}
+
+static void test_single (void)
+{
+  CHECK_CASE ("single-accurate single products: the guarantee with t = 24");
+  const int m = 33, n = 29, k = 300;
+  float *a = malloc (sizeof (float) * m * k), *b = malloc (sizeof (float) * k * n),
+        *c = malloc (sizeof (float) * m * n);
+  double *ad = malloc (sizeof (double) * m * k), *bd = malloc (sizeof (double) * k * n),
+         *cd = malloc (sizeof (double) * m * n);
+  __float128 *r = malloc (sizeof (__float128) * m * n), *s = malloc (sizeof (__float128) * m * n);
+  for (int q = 0; q < m * k; q++)
+    ad[q] = a[q] = (float) (nrand () * exp (nrand ()));
+  for (int q = 0; q < k * n; q++)
+    bd[q] = b[q] = (float) (nrand () * exp (nrand ()));
+  tilemm_emu_plan used;
+  CHECK (emulated (TILEMM_SINGLE, m, n, k, a, b, c, NULL, &used) == TILEMM_OK
+           && used.verdict == TILEMM_EMU_OK,
+         "verdict %d", used.verdict);
+  reference (m, n, k, ad, bd, r, s);
+  for (int q = 0; q < m * n; q++)
+    cd[q] = c[q];
+  CHECK (within_bound ((size_t) m * n, cd, 1, r, s, k, 24, 1), "the guarantee");
+  CHECK (used.pa <= 40 && used.moduli < 12, "a single plan is cheaper: pa %d, N %d", used.pa,
+         used.moduli);
+  printf ("  single: N=%d pa=%d pb=%d, error/(|A||B|) %.2e\n", used.moduli, used.pa, used.pb,
+          error_ratio ((size_t) m * n, cd, r, s));
+  free (a);
+  free (b);
+  free (c);
+  free (ad);
+  free (bd);
+  free (cd);
+  free (r);
+  free (s);
+}
+
+static void test_complex (void)
+{
+  for (int single = 0; single <= 1; single++)
+    {
+      CHECK_CASE ("complex %s: each part within the guarantee", single ? "single" : "double");
+      const int m = 17, n = 13, k = 70;
+      double *a = malloc (sizeof (double) * 2 * m * k), *b = malloc (sizeof (double) * 2 * k * n),
+             *c = malloc (sizeof (double) * 2 * m * n);
+      float *af = malloc (sizeof (float) * 2 * m * k), *bf = malloc (sizeof (float) * 2 * k * n),
+            *cf = malloc (sizeof (float) * 2 * m * n);
+      for (int q = 0; q < 2 * m * k; q++)
+        af[q] = (float) (a[q] = single ? (double) (float) nrand () : nrand ());
+      for (int q = 0; q < 2 * k * n; q++)
+        bf[q] = (float) (b[q] = single ? (double) (float) nrand () : nrand ());
+      tilemm_emu_plan used;
+      const tilemm_status st
+        = single ? emulated (TILEMM_COMPLEX_SINGLE, m, n, k, af, bf, cf, NULL, &used)
+                 : emulated (TILEMM_COMPLEX_DOUBLE, m, n, k, a, b, c, NULL, &used);
+      CHECK (st == TILEMM_OK && used.verdict == TILEMM_EMU_OK, "verdict %d", used.verdict);
+      if (single)
+        for (int q = 0; q < 2 * m * n; q++)
+          c[q] = cf[q];
+      /* Re C = [Ar −Ai]·[Br; Bi], Im C = [Ar Ai]·[Bi; Br] as real problems of inner 2k. */
+      double *x = malloc (sizeof (double) * m * 2 * k), *y = malloc (sizeof (double) * 2 * k * n);
+      __float128 *r = malloc (sizeof (__float128) * m * n), *s = malloc (sizeof (__float128) * m * n);
+      for (int part = 0; part < 2; part++)
+        {
+          for (int i = 0; i < m; i++)
+            for (int p = 0; p < k; p++)
+              {
+                x[i + p * m] = a[2 * (i + p * m)];
+                x[i + (p + k) * m] = (part ? 1 : -1) * a[2 * (i + p * m) + 1];
+              }
+          for (int j = 0; j < n; j++)
+            for (int p = 0; p < k; p++)
+              {
+                y[p + j * 2 * k] = b[2 * (p + j * k) + part];
+                y[p + k + j * 2 * k] = b[2 * (p + j * k) + 1 - part];
+              }
+          reference (m, n, 2 * k, x, y, r, s);
+          CHECK (within_bound ((size_t) m * n, c + part, 2, r, s, 2 * k, single ? 24 : 53, 1),
+                 "part %d", part);
+        }
+      free (x);
+      free (y);
+      free (r);
+      free (s);
+      free (a);
+      free (b);
+      free (c);
+      free (af);
+      free (bf);
+      free (cf);
+    }
+}
+
+/* Strided views (leading dimensions larger than the rows) give the same bits as contiguous
+ * ones; tilemm_emu_run_cpu with the decided plan gives the same bits as the backend entry;
+ * the statistics and C do not depend on the thread count. */
+static void test_views_plans_threads (void)
+{
+  const int m = 23, n = 19, k = 41, lda = 30, ldb = 50, ldc = 25;
+  double *a = calloc ((size_t) lda * k, sizeof (double)), *b = calloc ((size_t) ldb * n, sizeof (double));
+  double *ap = malloc (sizeof (double) * m * k), *bp = malloc (sizeof (double) * k * n);
+  double *c1 = malloc (sizeof (double) * m * n), *c2 = calloc ((size_t) ldc * n, sizeof (double)),
+         *c3 = malloc (sizeof (double) * m * n), *c4 = malloc (sizeof (double) * m * n);
+  for (int p = 0; p < k; p++)
+    for (int i = 0; i < m; i++)
+      ap[i + p * m] = a[i + p * lda] = ldexp (nrand (), 7 * i - 60);   /* rows scaled apart */
+  for (int j = 0; j < n; j++)
+    for (int p = 0; p < k; p++)
+      bp[p + j * k] = b[p + j * ldb] = nrand ();
+  tilemm_emu_plan used;
+  emulated (TILEMM_DOUBLE, m, n, k, ap, bp, c1, NULL, &used);
+  tilemm_view va, vb, vc, vap, vbp, vc3;
+  tilemm_view_init (&va, TILEMM_DOUBLE, m, k, lda, a);
+  tilemm_view_init (&vb, TILEMM_DOUBLE, k, n, ldb, b);
+  tilemm_view_init (&vc, TILEMM_DOUBLE, m, n, ldc, c2);
+  tilemm_view_init (&vap, TILEMM_DOUBLE, m, k, m, ap);
+  tilemm_view_init (&vbp, TILEMM_DOUBLE, k, n, k, bp);
+  tilemm_view_init (&vc3, TILEMM_DOUBLE, m, n, m, c3);
+  CHECK_CASE ("strided views: the same bits");
+  tilemm_error err = { TILEMM_OK, "" };
+  CHECK (tilemm_emu_run_cpu (&used, &va, &vb, &vc, &err) == TILEMM_OK, "run: %s", err.detail);
+  int same = 1;
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < m; i++)
+      same = same && memcmp (&c1[i + j * m], &c2[i + j * ldc], sizeof (double)) == 0;
+  CHECK (same, "differs");
+  CHECK_CASE ("tilemm_emu_stats_cpu + tilemm_emu_decide + tilemm_emu_run_cpu: the same plan, bits");
+  tilemm_emu_stats st;
+  tilemm_emu_options o;
+  tilemm_emu_default_options (&o, TILEMM_DOUBLE);
+  tilemm_emu_plan plan;
+  CHECK (tilemm_emu_stats_cpu (&vap, &vbp, &st, NULL) == TILEMM_OK, "stats");
+  tilemm_emu_decide (&o, &st, &plan);
+  CHECK (memcmp (&plan, &used, sizeof plan) == 0, "plans differ: N %d/%d", plan.moduli, used.moduli);
+  CHECK (tilemm_emu_run_cpu (&plan, &vap, &vbp, &vc3, NULL) == TILEMM_OK
+           && memcmp (c1, c3, sizeof (double) * m * n) == 0,
+         "C differs");
+  tilemm_emu_plan bad = plan;
+  bad.verdict = TILEMM_EMU_RANGE;
+  CHECK (tilemm_emu_run_cpu (&bad, &vap, &vbp, &vc3, &err) == TILEMM_EINVAL && err.detail[0],
+         "a RANGE plan does not run");
+  bad = plan;
+  bad.moduli = TILEMM_EMU_MAX_MODULI + 1;
+  CHECK (tilemm_emu_run_cpu (&bad, &vap, &vbp, &vc3, NULL) == TILEMM_EINVAL, "25 moduli");
+  CHECK (tilemm_emu_stats_cpu (&vap, &vap, &st, &err) == TILEMM_ESHAPE, "shapes");
+#ifdef _OPENMP
+  CHECK_CASE ("1, 2 and 3 threads: the same statistics and bits");
+  const int saved = omp_get_max_threads ();
+  tilemm_emu_stats by[3];
+  for (int t = 1; t <= 3; t++)
+    {
+      omp_set_num_threads (t);
+      CHECK (tilemm_emu_stats_cpu (&vap, &vbp, &by[t - 1], NULL) == TILEMM_OK, "stats");
+      CHECK (tilemm_emu_run_cpu (&plan, &vap, &vbp, &vc3, NULL) == TILEMM_OK
+               && memcmp (c1, c3, sizeof (double) * m * n) == 0,
+             "C with %d threads", t);
+    }
+  omp_set_num_threads (saved);
+  CHECK (memcmp (&by[0], &by[1], sizeof by[0]) == 0 && memcmp (&by[0], &by[2], sizeof by[0]) == 0,
+         "statistics differ");
+#else
+  check_skip ("threads", "built without OpenMP");
+#endif
+  CHECK_CASE ("fixed moduli: exactly N, more moduli never less accurate here");
+  double prev = INFINITY;
+  __float128 *r = malloc (sizeof (__float128) * m * n), *s = malloc (sizeof (__float128) * m * n);
+  reference (m, n, k, ap, bp, r, s);
+  for (int nm = 4; nm <= 16; nm += 4)
+    {
+      tilemm_emu_default_options (&o, TILEMM_DOUBLE);
+      o.moduli = nm;
+      CHECK (emulated (TILEMM_DOUBLE, m, n, k, ap, bp, c4, &o, &used) == TILEMM_OK
+               && used.verdict == TILEMM_EMU_OK && used.moduli == nm
+               && used.log2_needed < used.log2_product,
+             "N = %d: verdict %d, %d moduli", nm, used.verdict, used.moduli);
+      const double e = error_ratio ((size_t) m * n, c4, r, s);
+      CHECK (e <= prev, "N = %d: error %.3e above %.3e", nm, e, prev);
+      printf ("  %2d moduli: pa = pb = %d, error/(|A||B|) %.2e\n", nm, used.pa, e);
+      prev = e;
+    }
+  CHECK (prev < 0x1p-50, "16 moduli: %.3e", prev);
+  o.moduli = 1;   /* 8 bits: at most a bit or two per operand, or none (RANGE) */
+  CHECK (emulated (TILEMM_DOUBLE, m, n, k, ap, bp, c4, &o, &used) == TILEMM_OK && used.moduli == 1
+           && (used.verdict == TILEMM_EMU_RANGE || (used.pa >= 1 && used.pa <= 3)),
+         "one modulus: verdict %d, pa %d", used.verdict, used.pa);
+  free (r);
+  free (s);
+  free (a);
+  free (b);
+  free (ap);
+  free (bp);
+  free (c1);
+  free (c2);
+  free (c3);
+  free (c4);
+}
+
+/* Overflow of a finite product: ±Inf, as IEEE rounding gives; subnormal products rounded once. */
+static void test_extremes (void)
+{
+  CHECK_CASE ("overflow to ±Inf, subnormal results, +0 for zero rows");
+  double a[6] = { 1e308, -1e308, 0, 1e308, -1e308, 0 }, b[2] = { 1, 1 }, c[3];
+  tilemm_emu_plan used;
+  CHECK (emulated (TILEMM_DOUBLE, 3, 1, 2, a, b, c, NULL, &used) == TILEMM_OK
+           && used.verdict == TILEMM_EMU_OK,
+         "verdict %d", used.verdict);
+  CHECK (c[0] == INFINITY && c[1] == -INFINITY && c[2] == 0 && !signbit (c[2]), "%g %g %g", c[0],
+         c[1], c[2]);
+  double sa[2] = { 0x1p-540, 3 * 0x1p-541 }, sb[2] = { 0x1p-540, 0x1p-540 }, sc[1];
+  CHECK (emulated (TILEMM_DOUBLE, 1, 1, 2, sa, sb, sc, NULL, &used) == TILEMM_OK
+           && used.verdict == TILEMM_EMU_OK,
+         "verdict %d", used.verdict);
+  /* 2^-1080 + 3·2^-1081 = 5·2^-1081, below half the smallest subnormal (2^-1075): +0 */
+  CHECK (sc[0] == 0.0, "%a", sc[0]);
+  double ta[2] = { 0x1p-537, 0x1p-537 }, tb[2] = { 0x1p-537, 0x1p-538 }, tc[1];
+  emulated (TILEMM_DOUBLE, 1, 1, 2, ta, tb, tc, NULL, &used);
+  /* 2^-1074 + 2^-1075: 1.5 smallest subnormals, a tie: to even, 2^-1073 */
+  CHECK (tc[0] == 0x1p-1073, "%a", tc[0]);
+  float fa[2] = { 3e38f, 3e38f }, fb[2] = { 1, 1 }, fc[1];
+  emulated (TILEMM_SINGLE, 1, 1, 2, fa, fb, fc, NULL, &used);
+  CHECK (isinf (fc[0]) && fc[0] > 0, "single overflow: %g", fc[0]);
+#ifndef __SANITIZE_ADDRESS__
+  CHECK_CASE ("host memory exhausted: TILEMM_ENOMEM, nothing written");
+  static double tiny[1] = { 1 };
+  tilemm_view va, vb;
+  /* 2^28 × 2^28 doubles: a valid view whose copy no host can allocate (never read). */
+  va.rows = va.cols = va.stride = (int64_t) 1 << 28;
+  va.type = TILEMM_DOUBLE;
+  va.data = tiny;
+  vb = va;
+  tilemm_emu_stats st;
+  tilemm_error err = { TILEMM_OK, "" };
+  CHECK (tilemm_emu_stats_cpu (&va, &vb, &st, &err) == TILEMM_ENOMEM, "status %d", err.status);
+#endif
+}
+
+int main (void)
+{
+  test_tables ();
+  test_residue ();
+  test_exponent_quantize ();
+  test_crt ();
+  test_integers ();
+  test_accuracy ();
+  test_verdicts ();
+  test_single ();
+  test_complex ();
+  test_views_plans_threads ();
+  test_extremes ();
+  return check_summary ("test_emulated");
+}
