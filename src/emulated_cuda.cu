@@ -228,7 +228,7 @@ __global__ void __launch_bounds__ (256) convert_kernel (convert_args args)
     }
   __syncthreads ();
 
-  if (MODE == CONVERT_QUANT)
+  if constexpr (MODE == CONVERT_QUANT)
     {
       /* sums: 4 threads per row, 16 values each */
       const int lr = tid / 4, part = tid % 4;
@@ -257,8 +257,9 @@ __global__ void __launch_bounds__ (256) convert_kernel (convert_args args)
               *reinterpret_cast<unsigned *> (args.lo + rr * args.kp + p)
                   = *reinterpret_cast<const unsigned *> (tlo + lr2 * CT + 4 * c);
           }
-      return;
     }
+  else
+    {
 
   /* Residues: each thread 4 consecutive values of a row, for every modulus in turn. */
   for (int w = tid; w < CT * CT / 4; w += NT)
@@ -290,6 +291,7 @@ __global__ void __launch_bounds__ (256) convert_kernel (convert_args args)
           *reinterpret_cast<unsigned *> (dst + z * args.out_plane) = word;
         }
     }
+    }
 }
 
 /* ---------------------------------------------------------------- 5. CRT */
@@ -307,13 +309,19 @@ struct crt_args
   int64_t ldc;
 };
 
+/* Limb i of x by selects (a run-time index would put x in local memory). */
+__host__ __device__ __forceinline__ unsigned long long limb (const unsigned long long (&x)[3], int i)
+{
+  return i == 0 ? x[0] : i == 1 ? x[1] : i == 2 ? x[2] : 0ull;
+}
+
 /* Bits [s, s+64) of the 192-bit x (0 ≤ s < 192). */
 __host__ __device__ __forceinline__ unsigned long long bits_at (const unsigned long long (&x)[3], int s)
 {
   const int i = s / 64, o = s % 64;
-  unsigned long long v = x[i] >> o;
-  if (o && i + 1 < 3)
-    v |= x[i + 1] << (64 - o);
+  unsigned long long v = limb (x, i) >> o;
+  if (o)
+    v |= limb (x, i + 1) << (64 - o);
   return v;
 }
 
@@ -351,10 +359,10 @@ __host__ __device__ __forceinline__ double round_big (const unsigned long long (
     {
       unsigned long long q = prec == 0 ? 0ull : bits_at (mag, (int) drop) & ((1ull << prec) - 1);
       const int hb = (int) drop - 1;
-      const bool half = (mag[hb / 64] >> (hb % 64)) & 1u;
-      bool sticky = (mag[hb / 64] & ((1ull << (hb % 64)) - 1)) != 0;
-      for (int i = 0; i < hb / 64; i++)
-        sticky |= mag[i] != 0;
+      const unsigned long long w = limb (mag, hb / 64);
+      const bool half = (w >> (hb % 64)) & 1u;
+      bool sticky = (w & ((1ull << (hb % 64)) - 1)) != 0;
+      sticky |= (hb / 64 > 0 && mag[0]) || (hb / 64 > 1 && mag[1]);
       if (half && (sticky || (q & 1u)))
         q++;
       r = ldexp ((double) q, (int) (e + drop)); /* exact, or the overflow rounding gives */
