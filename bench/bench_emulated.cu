@@ -16,6 +16,14 @@
  * allows.  Inputs uniform in [-1, 1] away from zero, drawn on the device.
  *
  * Usage: bench_emulated [--quick] [--runs N]
+ *
+ * Predicted before the first run (H100 SXM, written 2026-11-23 without a GPU at hand):
+ *   int8 GEMM, ours 128×256: ~500 TOPS at 4096, ~620 at 8192, ~640 at 16384 (cuBLAS ~1,100–1,250);
+ *   emulated double, uniform data: N = 16 moduli at 8192 (pa = pb = 56), GEMMs ~28 ms + ~4 ms
+ *     of scan/stats/convert/CRT: ~33 TF/s, ~0.6× cuBLAS DGEMM (~55 TF/s); ~28 TF/s at 4096,
+ *     ~36 at 16384; the skinny k = 64 shape is memory-bound: < 10 TF/s;
+ *   emulated single: N = 9 at 8192: ~55 TF/s, ~1.1× cuBLAS SGEMM without TF32;
+ *   errors: emulated double ≲ 1e-16 relative where cuBLAS shows ~1e-15 (k = 8192).
  */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

@@ -23,6 +23,7 @@
  * plan and the product equal the CPU's (src/emulated.c) bitwise.
  */
 #include <math.h>
+#include <mutex>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -307,6 +308,7 @@ struct crt_args
   int shift; /* pa + pb */
   void *c;
   int64_t ldc;
+  int step; /* C(i, j) at c[(i + j·ldc)·step]: 2 for a part of complex C */
 };
 
 /* Limb i of x by selects (a run-time index would put x in local memory). */
@@ -379,7 +381,7 @@ __global__ void __launch_bounds__ (256) crt_kernel (crt_args args)
   const int N = args.nmod;
   for (int64_t j = blockIdx.y; j < args.n; j += gridDim.y)
     {
-      OUT *const c = (OUT *) args.c + i + j * args.ldc;
+      OUT *const c = (OUT *) args.c + (i + j * args.ldc) * args.step;
       const int ea = args.ea[i], eb = args.eb[j];
       if (ea == TILEMM_EMU_ZERO_ROW || eb == TILEMM_EMU_ZERO_ROW)
         {
@@ -700,45 +702,42 @@ layout2 plan_layout2 (int64_t m, int64_t n, int64_t kp, int N)
   return l;
 }
 
-template <typename T>
-tilemm_status run_typed (const tilemm_emu_options *opt, int64_t m, int64_t n, int64_t k,
-                         const T *a, int64_t lda, const T *b, int64_t ldb, T *c, int64_t ldc,
-                         cudaStream_t stream, const tilemm_stop *stop, tilemm_emu_plan *used,
-                         tilemm_emu_stats *stats_out, tilemm_emu_cuda_times *times,
-                         tilemm_emu_cuda_arena *arena, tilemm_error *err)
+/* One real problem C = A·B (m×k times k×n, column-major), through its stages. */
+template <typename T> struct problem
 {
-  const tables &tab = the_tables ();
+  int64_t m, n, k, lda, ldb, kp;
+  const T *a, *b;
+  layout1 l1;
+  buffer w1;      /* exponents, sums, lo matrices: kept until the product is done */
+  int *ea, *eb;
   tilemm_emu_stats stats;
+};
+
+/* Steps 1 and 2 for one problem: p.stats (p.stats.nonfinite set and nothing more done when A or B
+ * has NaN or Inf).  Marks the timer at the end of the scan (mark_scan) and of the statistics. */
+template <typename T>
+tilemm_status stage_stats (const tilemm_emu_options *opt, problem<T> &pr, cudaStream_t stream,
+                           tilemm_emu_cuda_arena *arena, int slot, timer &tm, int mark_scan,
+                           tilemm_error *err)
+{
+  const int64_t m = pr.m, n = pr.n, k = pr.k, lda = pr.lda, ldb = pr.ldb;
+  const T *const a = pr.a, *const b = pr.b;
+  tilemm_emu_stats &stats = pr.stats;
   memset (&stats, 0, sizeof stats);
   stats.inner = k;
-  tilemm_emu_plan plan;
-  memset (&plan, 0, sizeof plan);
-  if (used)
-    *used = plan;
-  if (stats_out)
-    *stats_out = stats;
-  if (times)
-    memset (times, 0, sizeof *times);
-  if (m == 0 || n == 0)
-    return TILEMM_OK;
-
   const bool automatic = opt->moduli <= 0;
-  const int64_t kp = k > 0 ? ceil_div (k, 16) * 16 : 16;
+  const int64_t kp = pr.kp = k > 0 ? ceil_div (k, 16) * 16 : 16;
   const int64_t ktiles = ceil_div (kp, 64);
   const bool chunked = ktiles > chunk_tiles ();
-  const layout1 l1 = plan_layout1 (m, n, kp, automatic, automatic && chunked);
-  buffer w1;
-  tilemm_status st = reserve (w1, l1.total, arena, 0, err);
+  const layout1 l1 = pr.l1 = plan_layout1 (m, n, kp, automatic, automatic && chunked);
+  tilemm_status st = reserve (pr.w1, l1.total, arena, slot, err);
   if (st != TILEMM_OK)
     return st;
-  char *const base1 = (char *) w1.base;
+  char *const base1 = (char *) pr.w1.base;
   unsigned long long *const amax = (unsigned long long *) (base1 + l1.amax), *const bmax = amax + m;
-  int *const ea = (int *) (base1 + l1.e), *const eb = ea + m;
+  int *const ea = pr.ea = (int *) (base1 + l1.e), *const eb = pr.eb = ea + m;
   int *const flag = (int *) (base1 + l1.flag);
   unsigned long long *const ratio = (unsigned long long *) (base1 + l1.ratio);
-  timer tm;
-  tm.start (times != nullptr);
-  tm.mark (0, stream);
 
   /* 1. scan */
   CUDA_TRY (cudaMemsetAsync (base1, 0, l1.sa, stream), "cudaMemsetAsync(scan)");
@@ -762,19 +761,13 @@ tilemm_status run_typed (const tilemm_emu_options *opt, int64_t m, int64_t n, in
                              cudaMemcpyAsync (&nonfinite, flag, sizeof nonfinite, cudaMemcpyDeviceToHost, stream)),
             "cudaMemcpyAsync(non-finite flag)");
   CUDA_TRY (cudaStreamSynchronize (stream), "cudaStreamSynchronize(scan)");
-  tm.mark (1, stream);
+  if (mark_scan >= 0)
+    tm.mark (mark_scan, stream);
   if (nonfinite)
     {
       stats.nonfinite = 1;
-      plan.verdict = TILEMM_EMU_NONFINITE;
-      if (used)
-        *used = plan;
-      if (stats_out)
-        *stats_out = stats;
       return TILEMM_OK;
     }
-  if (tilemm_stop_requested (stop))
-    return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
 
   /* 2. statistics */
   unsigned long long *const sa = (unsigned long long *) (base1 + l1.sa);
@@ -847,24 +840,27 @@ tilemm_status run_typed (const tilemm_emu_options *opt, int64_t m, int64_t n, in
         memcpy (&stats.ratio_b, &hr[1], 8);
       }
   }
-  tm.mark (2, stream);
-  if (stats_out)
-    *stats_out = stats;
-  tilemm_emu_decide (opt, &stats, &plan);
-  if (used)
-    *used = plan;
-  if (plan.verdict != TILEMM_EMU_OK)
-    return TILEMM_OK;
-  if (tilemm_stop_requested (stop))
-    return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
+  return TILEMM_OK;
+}
 
+/* Steps 3 to 5 for one problem under `plan`: C(i, j) at c[(i + j·ldc)·step]. */
+template <typename T>
+tilemm_status stage_product (const tilemm_emu_plan &plan, problem<T> &pr, T *c, int64_t ldc, int step,
+                             cudaStream_t stream, const tilemm_stop *stop, tilemm_emu_cuda_arena *arena,
+                             int slot, timer &tm, bool marks, tilemm_error *err)
+{
+  const tables &tab = the_tables ();
+  const int64_t m = pr.m, n = pr.n, k = pr.k, lda = pr.lda, ldb = pr.ldb, kp = pr.kp;
+  const T *const a = pr.a, *const b = pr.b;
+  int *const ea = pr.ea, *const eb = pr.eb;
+  tilemm_status st;
   /* 3. scaled integers and residues */
   const int N = plan.moduli;
   if (N < 1 || N > TILEMM_EMU_MAX_MODULI)
     return tilemm_error_set (err, TILEMM_EINVAL, "emulated plan with %d moduli", N);
   const layout2 l2 = plan_layout2 (m, n, kp, N);
   buffer w2;
-  st = reserve (w2, l2.total, arena, 1, err);
+  st = reserve (w2, l2.total, arena, slot, err);
   if (st != TILEMM_OK)
     return st;
   char *const base2 = (char *) w2.base;
@@ -888,7 +884,8 @@ tilemm_status run_typed (const tilemm_emu_options *opt, int64_t m, int64_t n, in
                    dim3 (256), stream, ca);
     LAUNCHED ("convert_kernel(residues of B)");
   }
-  tm.mark (3, stream);
+  if (marks)
+    tm.mark (3, stream);
 
   /* 4. the modular GEMMs: all moduli in one launch when one modulus does not fill the GPU,
    * else one launch each (the stop is polled in between) */
@@ -919,7 +916,8 @@ tilemm_status run_typed (const tilemm_emu_options *opt, int64_t m, int64_t n, in
           return st;
       }
   }
-  tm.mark (4, stream);
+  if (marks)
+    tm.mark (4, stream);
 
   /* 5. CRT into C */
   {
@@ -933,12 +931,161 @@ tilemm_status run_typed (const tilemm_emu_options *opt, int64_t m, int64_t n, in
       }
     memcpy (cr.M, tab.M[N], sizeof cr.M);
     cr.ea = ea; cr.eb = eb; cr.shift = plan.pa + plan.pb;
-    cr.c = c; cr.ldc = ldc;
+    cr.c = c; cr.ldc = ldc; cr.step = step;
     const unsigned gy = (unsigned) (n < 65535 ? n : 65535);
     TILEMM_LAUNCH (crt_kernel<T>, dim3 ((unsigned) ceil_div (m, 256), gy), dim3 (256), stream, cr);
     LAUNCHED ("crt_kernel");
   }
-  tm.mark (5, stream);
+  if (marks)
+    tm.mark (5, stream);
+  return TILEMM_OK;
+}
+
+/* A real product: the stages in a row. */
+template <typename T>
+tilemm_status run_real (const tilemm_emu_options *opt, int64_t m, int64_t n, int64_t k, const T *a,
+                        int64_t lda, const T *b, int64_t ldb, T *c, int64_t ldc, cudaStream_t stream,
+                        const tilemm_stop *stop, tilemm_emu_plan *used, tilemm_emu_stats *stats_out,
+                        tilemm_emu_cuda_times *times, tilemm_emu_cuda_arena *arena, tilemm_error *err)
+{
+  problem<T> pr;
+  pr.m = m; pr.n = n; pr.k = k; pr.a = a; pr.lda = lda; pr.b = b; pr.ldb = ldb;
+  timer tm;
+  tm.start (times != nullptr);
+  tm.mark (0, stream);
+  tilemm_status st = stage_stats (opt, pr, stream, arena, 0, tm, 1, err);
+  if (st != TILEMM_OK)
+    return st;
+  if (stats_out)
+    *stats_out = pr.stats;
+  tilemm_emu_plan plan;
+  if (pr.stats.nonfinite)
+    {
+      memset (&plan, 0, sizeof plan);
+      plan.verdict = TILEMM_EMU_NONFINITE;
+    }
+  else
+    tilemm_emu_decide (opt, &pr.stats, &plan);
+  *used = plan;
+  if (plan.verdict != TILEMM_EMU_OK)
+    return TILEMM_OK;
+  tm.mark (2, stream);
+  if (tilemm_stop_requested (stop))
+    return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
+  st = stage_product (plan, pr, c, ldc, 1, stream, stop, arena, 1, tm, true, err);
+  if (st != TILEMM_OK)
+    return st;
+  CUDA_TRY (cudaStreamSynchronize (stream), "cudaStreamSynchronize(emulated product)");
+  tm.report (times);
+  return TILEMM_OK;
+}
+
+/* [Ar ∓Ai] (m×2k) from complex A (m×k, lda complex elements): sign −1 for X1, +1 for X2; and
+ * [Br; Bi], [Bi; Br] (2k×n) from B. */
+template <typename T>
+__global__ void __launch_bounds__ (256)
+split_a_kernel (const T *a, int64_t m, int64_t k, int64_t lda, T *x1, T *x2)
+{
+  const int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m)
+    return;
+  for (int64_t p = blockIdx.y; p < k; p += gridDim.y)
+    {
+      const T re = a[2 * (i + p * lda)], im = a[2 * (i + p * lda) + 1];
+      x1[i + p * m] = re;
+      x1[i + (k + p) * m] = -im;
+      x2[i + p * m] = re;
+      x2[i + (k + p) * m] = im;
+    }
+}
+template <typename T>
+__global__ void __launch_bounds__ (256)
+split_b_kernel (const T *b, int64_t k, int64_t n, int64_t ldb, T *y1, T *y2)
+{
+  const int64_t p = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= k)
+    return;
+  for (int64_t j = blockIdx.y; j < n; j += gridDim.y)
+    {
+      const T re = b[2 * (p + j * ldb)], im = b[2 * (p + j * ldb) + 1];
+      y1[p + j * 2 * k] = re;
+      y1[k + p + j * 2 * k] = im;
+      y2[p + j * 2 * k] = im;
+      y2[k + p + j * 2 * k] = re;
+    }
+}
+
+/* A complex product (emulated.h, the end): Re C = [Ar −Ai]·[Br; Bi], Im C = [Ar Ai]·[Bi; Br],
+ * two real problems of inner dimension 2k under one plan (their statistics merged), each part
+ * rounded once.  The real operands are formed on the device first (twice A's and B's bytes). */
+template <typename T>
+tilemm_status run_complex (const tilemm_emu_options *opt, int64_t m, int64_t n, int64_t k, const T *a,
+                           int64_t lda, const T *b, int64_t ldb, T *c, int64_t ldc, cudaStream_t stream,
+                           const tilemm_stop *stop, tilemm_emu_plan *used, tilemm_emu_stats *stats_out,
+                           tilemm_emu_cuda_times *times, tilemm_emu_cuda_arena *arena, tilemm_error *err)
+{
+  const int64_t k2 = 2 * k;
+  const size_t xa = align256 (sizeof (T) * (size_t) m * (k2 > 0 ? k2 : 1));
+  const size_t yb = align256 (sizeof (T) * (size_t) (k2 > 0 ? k2 : 1) * n);
+  buffer ops;
+  tilemm_status st = reserve (ops, 2 * xa + 2 * yb, arena, 3, err);
+  if (st != TILEMM_OK)
+    return st;
+  T *const x1 = (T *) ops.base, *const x2 = (T *) ((char *) ops.base + xa);
+  T *const y1 = (T *) ((char *) ops.base + 2 * xa), *const y2 = (T *) ((char *) ops.base + 2 * xa + yb);
+  timer tm;
+  tm.start (times != nullptr);
+  tm.mark (0, stream);
+  if (k > 0)
+    {
+      TILEMM_LAUNCH (split_a_kernel<T>, dim3 ((unsigned) ceil_div (m, 256), (unsigned) (k < 4096 ? k : 4096)),
+                     dim3 (256), stream, a, m, k, lda, x1, x2);
+      LAUNCHED ("split_a_kernel");
+      TILEMM_LAUNCH (split_b_kernel<T>, dim3 ((unsigned) ceil_div (k, 256), (unsigned) (n < 4096 ? n : 4096)),
+                     dim3 (256), stream, b, k, n, ldb, y1, y2);
+      LAUNCHED ("split_b_kernel");
+    }
+  problem<T> p1, p2;
+  p1.m = p2.m = m; p1.n = p2.n = n; p1.k = p2.k = k2;
+  p1.lda = p2.lda = m > 1 ? m : 1;
+  p1.ldb = p2.ldb = k2 > 1 ? k2 : 1;
+  p1.a = x1; p1.b = y1; p2.a = x2; p2.b = y2;
+  st = stage_stats (opt, p1, stream, arena, 0, tm, 1, err);
+  if (st != TILEMM_OK)
+    return st;
+  tilemm_emu_stats stats = p1.stats;
+  tilemm_emu_plan plan;
+  memset (&plan, 0, sizeof plan);
+  if (!stats.nonfinite)
+    {
+      st = stage_stats (opt, p2, stream, arena, 2, tm, -1, err);
+      if (st != TILEMM_OK)
+        return st;
+      tilemm_emu_stats_merge (&stats, &p2.stats);
+    }
+  if (stats_out)
+    *stats_out = stats;
+  if (stats.nonfinite)
+    plan.verdict = TILEMM_EMU_NONFINITE;
+  else
+    tilemm_emu_decide (opt, &stats, &plan);
+  *used = plan;
+  if (plan.verdict != TILEMM_EMU_OK)
+    return TILEMM_OK;
+  tm.mark (2, stream);
+  if (tilemm_stop_requested (stop))
+    return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
+  st = stage_product (plan, p1, c, ldc, 2, stream, stop, arena, 1, tm, false, err);
+  if (st != TILEMM_OK)
+    return st;
+  if (tilemm_stop_requested (stop))
+    {
+      cudaStreamSynchronize (stream);
+      return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
+    }
+  st = stage_product (plan, p2, c + 1, ldc, 2, stream, stop, arena, 1, tm, true, err);
+  if (st != TILEMM_OK)
+    return st;
   CUDA_TRY (cudaStreamSynchronize (stream), "cudaStreamSynchronize(emulated product)");
   tm.report (times);
   return TILEMM_OK;
@@ -952,7 +1099,7 @@ extern "C" void tilemm_emu_cuda_arena_free (tilemm_emu_cuda_arena *arena)
 {
   if (!arena)
     return;
-  for (int s = 0; s < 2; s++)
+  for (int s = 0; s < 4; s++)
     {
       if (arena->base[s])
         cudaFree (arena->base[s]);
@@ -980,17 +1127,43 @@ extern "C" tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options,
   if (opt.moduli > TILEMM_EMU_MAX_MODULI)
     return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: %d moduli (at most %d)", opt.moduli,
                              TILEMM_EMU_MAX_MODULI);
-  if (type == TILEMM_DOUBLE)
-    return run_typed<double> (&opt, m, n, k, (const double *) a, lda, (const double *) b, ldb, (double *) c, ldc,
-                              (cudaStream_t) stream, stop, used, stats, times, arena, err);
-  if (type == TILEMM_SINGLE)
-    return run_typed<float> (&opt, m, n, k, (const float *) a, lda, (const float *) b, ldb, (float *) c, ldc,
-                             (cudaStream_t) stream, stop, used, stats, times, arena, err);
-  return tilemm_error_set (err, TILEMM_ETYPE, "emulated precision on the GPU: %s not supported yet",
-                           tilemm_type_name (type));
+  tilemm_emu_plan local;
+  if (!used)
+    used = &local;
+  memset (used, 0, sizeof *used);
+  if (stats)
+    {
+      memset (stats, 0, sizeof *stats);
+      stats->inner = tilemm_type_is_complex (type) ? 2 * k : k;
+    }
+  if (times)
+    memset (times, 0, sizeof *times);
+  if (m == 0 || n == 0)
+    return TILEMM_OK;
+  const cudaStream_t s = (cudaStream_t) stream;
+  switch (type)
+    {
+    case TILEMM_DOUBLE:
+      return run_real<double> (&opt, m, n, k, (const double *) a, lda, (const double *) b, ldb, (double *) c,
+                               ldc, s, stop, used, stats, times, arena, err);
+    case TILEMM_SINGLE:
+      return run_real<float> (&opt, m, n, k, (const float *) a, lda, (const float *) b, ldb, (float *) c, ldc,
+                              s, stop, used, stats, times, arena, err);
+    case TILEMM_COMPLEX_DOUBLE:
+      return run_complex<double> (&opt, m, n, k, (const double *) a, lda, (const double *) b, ldb,
+                                  (double *) c, ldc, s, stop, used, stats, times, arena, err);
+    case TILEMM_COMPLEX_SINGLE:
+      return run_complex<float> (&opt, m, n, k, (const float *) a, lda, (const float *) b, ldb, (float *) c,
+                                 ldc, s, stop, used, stats, times, arena, err);
+    default:
+      return tilemm_error_set (err, TILEMM_ETYPE, "emulated product: unknown element type %d", (int) type);
+    }
 }
 
 namespace {
+
+/* Host-view products take turns (the fault hook's counts are not atomic, fault.h). */
+std::mutex emulated_mutex;
 
 /* A device copy of a host view, packed (ld = rows), freed with its holder. */
 struct device_copy
@@ -1019,14 +1192,12 @@ extern "C" tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
   if (!plan || !a || !b || !c)
     return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: null argument");
   const tilemm_type type = a->type;
-  if (type != TILEMM_DOUBLE && type != TILEMM_SINGLE)
-    return tilemm_error_set (err, TILEMM_ETYPE, "emulated precision on the GPU: %s not supported yet",
-                             tilemm_type_name (type));
   const int64_t m = a->rows, k = a->cols, n = b->cols;
   if (b->rows != k || c->rows != m || c->cols != n || b->type != type || c->type != type)
     return tilemm_error_set (err, TILEMM_ESHAPE, "emulated product: operands do not match");
   if (m == 0 || n == 0)
     return TILEMM_OK;
+  std::lock_guard<std::mutex> lock (emulated_mutex);
   tilemm_fault_begin ();
   const size_t es = tilemm_type_size (type);
   device_copy da, db, dc;

@@ -30,13 +30,14 @@ typedef struct {
  * needed.  Zero-initialize; free with tilemm_emu_cuda_arena_free.  A call given no arena
  * allocates its own and frees it before it returns, on every path. */
 typedef struct {
-  void *base[2];
-  size_t bytes[2];
+  void *base[4];
+  size_t bytes[4];
 } tilemm_emu_cuda_arena;
 void tilemm_emu_cuda_arena_free (tilemm_emu_cuda_arena *arena);
 
-/* C = A·B in emulated precision for device operands of `type` (TILEMM_DOUBLE or TILEMM_SINGLE;
- * column-major: A m×k with leading dimension lda, B k×n with ldb, C m×n with ldc), enqueued on
+/* C = A·B in emulated precision for device operands of `type` (any tilemm_type; column-major,
+ * complex interleaved: A m×k with leading dimension lda, B k×n with ldb, C m×n with ldc, in
+ * elements), enqueued on
  * `stream` (a cudaStream_t; NULL: the default stream) and waited for.  Returns TILEMM_OK with
  * used->verdict saying whether C was written (TILEMM_EMU_OK) or left untouched (NONFINITE,
  * RANGE: the caller runs the native product).  stats (may be NULL) receives the statistics the

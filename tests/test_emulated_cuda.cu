@@ -396,6 +396,202 @@ done:
   cudaFree (dC);
 }
 
+/* ---------------------------------------------------------------- complex: whole products */
+
+/* The CPU pipeline of one real problem X (m×K, ld m) · Y (K×n, ld K): exponents and statistics. */
+static void cpu_stats (const std::vector<double> &X, const std::vector<double> &Y, int64_t m, int64_t n, int64_t K,
+                       bool automatic, tilemm_emu_stats &st, std::vector<int> &ea, std::vector<int> &eb)
+{
+  memset (&st, 0, sizeof st);
+  st.inner = K;
+  ea.assign (m, 0);
+  eb.assign (n, 0);
+  for (int64_t i = 0; i < m; i++)
+    {
+      double mx = 0;
+      for (int64_t p = 0; p < K; p++) mx = fmax (mx, fabs (X[i + p * m]));
+      ea[i] = tilemm_emu_exponent (mx);
+    }
+  for (int64_t j = 0; j < n; j++)
+    {
+      double mx = 0;
+      for (int64_t p = 0; p < K; p++) mx = fmax (mx, fabs (Y[p + j * K]));
+      eb[j] = tilemm_emu_exponent (mx);
+    }
+  std::vector<int> loa (m * K), lob (n * K);
+  std::vector<int64_t> sa (m, 0), sb (n, 0);
+  for (int64_t i = 0; i < m; i++)
+    {
+      int64_t q = 0;
+      for (int64_t p = 0; p < K; p++)
+        {
+          int lo, hi;
+          ref_quantize (X[i + p * m], ea[i], lo, hi);
+          loa[i * K + p] = lo;
+          sa[i] += hi;
+          q += hi * hi;
+        }
+      st.max_qa = q > st.max_qa ? q : st.max_qa;
+    }
+  for (int64_t j = 0; j < n; j++)
+    {
+      int64_t q = 0;
+      for (int64_t p = 0; p < K; p++)
+        {
+          int lo, hi;
+          ref_quantize (Y[p + j * K], eb[j], lo, hi);
+          lob[j * K + p] = lo;
+          sb[j] += hi;
+          q += hi * hi;
+        }
+      st.max_qb = q > st.max_qb ? q : st.max_qb;
+    }
+  if (!automatic)
+    return;
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++)
+      {
+        if (ea[i] == TILEMM_EMU_ZERO_ROW || eb[j] == TILEMM_EMU_ZERO_ROW) continue;
+        int64_t S = 0;
+        for (int64_t p = 0; p < K; p++) S += (int64_t) loa[i * K + p] * lob[j * K + p];
+        st.ratio_a = fmax (st.ratio_a, S == 0 ? INFINITY : (double) (TILEMM_EMU_Q * sb[j]) / (double) S);
+        st.ratio_b = fmax (st.ratio_b, S == 0 ? INFINITY : (double) (TILEMM_EMU_Q * sa[i]) / (double) S);
+      }
+}
+
+/* Steps 4 to 7 on the CPU under `plan`. */
+static void cpu_product (const tilemm_emu_plan &plan, const std::vector<double> &X, const std::vector<double> &Y,
+                         int64_t m, int64_t n, int64_t K, const std::vector<int> &ea, const std::vector<int> &eb,
+                         bool single, std::vector<double> &out)
+{
+  const int N = plan.moduli;
+  const int64_t Kp = K > 0 ? K : 1;
+  std::vector<int8_t> ra (N * m * Kp, 0), rb (N * n * Kp, 0);
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t p = 0; p < K; p++)
+      {
+        const double v = X[i + p * m];
+        const int64_t x = v == 0 ? 0 : (int64_t) trunc (ldexp (v, plan.pa - ea[i]));
+        for (int l = 0; l < N; l++) ra[(l * m + i) * Kp + p] = oz_residue_s8 (x, tilemm_emu_moduli[l]);
+      }
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t p = 0; p < K; p++)
+      {
+        const double v = Y[p + j * K];
+        const int64_t x = v == 0 ? 0 : (int64_t) trunc (ldexp (v, plan.pb - eb[j]));
+        for (int l = 0; l < N; l++) rb[(l * n + j) * Kp + p] = oz_residue_s8 (x, tilemm_emu_moduli[l]);
+      }
+  std::vector<int32_t> R (N * m * n);
+  for (int l = 0; l < N; l++)
+    oz_gemm_s8_mod ((int) m, (int) n, (int) Kp, &ra[l * m * Kp], &rb[l * n * Kp], tilemm_emu_moduli[l], OZ_KCHUNK_MAX,
+                    &R[l * m * n], nullptr);
+  out.assign (m * n, 0.0);
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++)
+      {
+        if (ea[i] == TILEMM_EMU_ZERO_ROW || eb[j] == TILEMM_EMU_ZERO_ROW) continue;
+        int32_t res[TILEMM_EMU_MAX_MODULI];
+        for (int l = 0; l < N; l++) res[l] = R[l * m * n + i + j * m];
+        const int e = ea[i] + eb[j] - plan.pa - plan.pb;
+        out[i + j * m] = single ? ref_crt_round (res, N, e, 24, -126, 127) : oz_crt_to_double (res, N, e);
+      }
+}
+
+template <typename T>
+static void complex_case (const char *name, int64_t m, int64_t n, int64_t k, int64_t pad, data_kind kind, int forced)
+{
+  const bool single = sizeof (T) == 4;
+  const tilemm_type type = single ? TILEMM_COMPLEX_SINGLE : TILEMM_COMPLEX_DOUBLE;
+  const int64_t lda = m + pad, ldb = k + pad, ldc = m + pad;
+  std::vector<T> A (2 * lda * k), B (2 * ldb * n), C (2 * ldc * n);
+  for (auto &x : A) x = (T) ldexp (nrand (), kind == WIDE ? (int) (rnd64 () % 31) - 15 : 0);
+  for (auto &x : B) x = (T) ldexp (nrand (), kind == WIDE ? (int) (rnd64 () % 31) - 15 : 0);
+  if (kind == ZEROS)
+    for (int64_t p = 0; p < k; p++) /* a row of zeros, and a purely real row */
+      {
+        A[2 * (0 + p * lda)] = A[2 * (0 + p * lda) + 1] = 0;
+        A[2 * (1 + p * lda) + 1] = 0;
+      }
+  if (kind == NAN_A) A[2 * (1 + 2 * lda) + 1] = (T) NAN;
+  const T poison = (T) -777.5;
+  for (auto &x : C) x = poison;
+  T *dA, *dB, *dC;
+  cudaMalloc ((void **) &dA, sizeof (T) * A.size ());
+  cudaMalloc ((void **) &dB, sizeof (T) * B.size ());
+  cudaMalloc ((void **) &dC, sizeof (T) * C.size ());
+  cudaMemcpy (dA, A.data (), sizeof (T) * A.size (), cudaMemcpyHostToDevice);
+  cudaMemcpy (dB, B.data (), sizeof (T) * B.size (), cudaMemcpyHostToDevice);
+  cudaMemcpy (dC, C.data (), sizeof (T) * C.size (), cudaMemcpyHostToDevice);
+  tilemm_emu_options opt;
+  tilemm_emu_default_options (&opt, type);
+  opt.moduli = forced;
+  tilemm_emu_plan plan;
+  tilemm_emu_stats st;
+  tilemm_error err = {};
+  const tilemm_status status = tilemm_emu_cuda_run (&opt, type, m, n, k, dA, lda, dB, ldb, dC, ldc, nullptr, nullptr,
+                                                    &plan, &st, nullptr, nullptr, &err);
+  CHECK (status == TILEMM_OK, "%s: status %d (%s)", name, (int) status, err.detail);
+  std::vector<T> Cg (C.size ());
+  cudaMemcpy (Cg.data (), dC, sizeof (T) * C.size (), cudaMemcpyDeviceToHost);
+  cudaFree (dA);
+  cudaFree (dB);
+  cudaFree (dC);
+  if (kind == NAN_A)
+    {
+      CHECK (plan.verdict == TILEMM_EMU_NONFINITE && !memcmp (Cg.data (), C.data (), sizeof (T) * C.size ()),
+             "%s: verdict %d or C written", name, (int) plan.verdict);
+      return;
+    }
+  /* the two real problems */
+  const int64_t K = 2 * k;
+  std::vector<double> X1 (m * K), X2 (m * K), Y1 (K * n), Y2 (K * n);
+  for (int64_t p = 0; p < k; p++)
+    for (int64_t i = 0; i < m; i++)
+      {
+        const double re = A[2 * (i + p * lda)], im = A[2 * (i + p * lda) + 1];
+        X1[i + p * m] = X2[i + p * m] = re;
+        X1[i + (k + p) * m] = -im;
+        X2[i + (k + p) * m] = im;
+      }
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t p = 0; p < k; p++)
+      {
+        const double re = B[2 * (p + j * ldb)], im = B[2 * (p + j * ldb) + 1];
+        Y1[p + j * K] = Y2[k + p + j * K] = re;
+        Y1[k + p + j * K] = Y2[p + j * K] = im;
+      }
+  tilemm_emu_stats s1, s2;
+  std::vector<int> ea, eb, ea2, eb2;
+  cpu_stats (X1, Y1, m, n, K, forced <= 0, s1, ea, eb);
+  cpu_stats (X2, Y2, m, n, K, forced <= 0, s2, ea2, eb2);
+  CHECK (ea == ea2 && eb == eb2, "%s: the two problems' exponents differ", name);
+  tilemm_emu_stats_merge (&s1, &s2);
+  CHECK (!memcmp (&s1.ratio_a, &st.ratio_a, 8) && !memcmp (&s1.ratio_b, &st.ratio_b, 8) && s1.max_qa == st.max_qa
+         && s1.max_qb == st.max_qb && st.inner == K, "%s: merged statistics differ", name);
+  tilemm_emu_plan rp;
+  tilemm_emu_decide (&opt, &s1, &rp);
+  CHECK (rp.verdict == plan.verdict && rp.moduli == plan.moduli && rp.pa == plan.pa && rp.pb == plan.pb,
+         "%s: plan differs from the CPU's", name);
+  if (plan.verdict != TILEMM_EMU_OK)
+    return;
+  std::vector<double> re, im;
+  cpu_product (plan, X1, Y1, m, n, K, ea, eb, single, re);
+  cpu_product (plan, X2, Y2, m, n, K, ea, eb, single, im);
+  int bad = 0;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++)
+      {
+        const T wr = (T) re[i + j * m], wi = (T) im[i + j * m];
+        bad += memcmp (&wr, &Cg[2 * (i + j * ldc)], sizeof (T)) != 0;
+        bad += memcmp (&wi, &Cg[2 * (i + j * ldc) + 1], sizeof (T)) != 0;
+      }
+  CHECK (bad == 0, "%s: %d parts of C differ bitwise (N = %d)", name, bad, plan.moduli);
+  bool pads = true;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 2 * m; i < 2 * ldc; i++) pads &= Cg[i + 2 * j * ldc] == poison;
+  CHECK (pads, "%s: C written outside its rows", name);
+}
+
 /* The host-view entry point, and its errors: injected faults free everything (ASan sees leaks
  * under the emulation) and leave a non-OK status. */
 static void host_entry_cases ()
@@ -529,6 +725,18 @@ int main (int argc, char **argv)
   setenv ("TILEMM_EMU_IMMA", "small", 1);
   run_case<double> ("double 300x300x40 small tiles", { 300, 300, 40, 0, 0, 0 }, NORMAL, 0, 0);
   unsetenv ("TILEMM_EMU_IMMA");
+  complex_case<double> ("complex double 23x17x19", 23, 17, 19, 0, NORMAL, 0);
+  complex_case<double> ("complex double 40x33x70 pads, wide", 40, 33, 70, 3, WIDE, 0);
+  complex_case<double> ("complex double 20x12x9 zero rows", 20, 12, 9, 1, ZEROS, 0);
+  complex_case<double> ("complex double 9x7x8 NaN", 9, 7, 8, 0, NAN_A, 0);
+  complex_case<double> ("complex double 30x20x25 forced 9", 30, 20, 25, 0, NORMAL, 9);
+  complex_case<float> ("complex single 23x17x19", 23, 17, 19, 0, NORMAL, 0);
+  complex_case<float> ("complex single 37x29x45 pads, wide", 37, 29, 45, 2, WIDE, 0);
+  if (!emulated)
+    {
+      complex_case<double> ("complex double 300x200x500", 300, 200, 500, 1, NORMAL, 0);
+      complex_case<float> ("complex single 300x200x500", 300, 200, 500, 1, WIDE, 0);
+    }
   host_entry_cases ();
   printf ("test_emulated_cuda: %d passed, %d failed\n", npass, nfail);
   return nfail != 0;
