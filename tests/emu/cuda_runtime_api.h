@@ -47,6 +47,28 @@ inline float4 make_float4 (float x, float y, float z, float w) { return { x, y, 
 inline double2 make_double2 (double x, double y) { return { x, y }; }
 using std::fma;
 inline float fmaf (float a, float b, float c) { return std::fma (a, b, c); }
+inline long long __double2ll_rz (double d) { return (long long) d; }
+inline unsigned long long __umul64hi (unsigned long long a, unsigned long long b)
+{
+  return (unsigned long long) (((unsigned __int128) a * b) >> 64);
+}
+inline int __clzll (long long x) { return x ? __builtin_clzll ((unsigned long long) x) : 64; }
+/* Atomics: the fibers of a block switch only at barriers, and blocks run one after another, so a
+ * plain read-modify-write is atomic here. */
+inline unsigned long long atomicMax (unsigned long long *p, unsigned long long v)
+{
+  const unsigned long long old = *p;
+  if (v > old)
+    *p = v;
+  return old;
+}
+inline unsigned long long atomicAdd (unsigned long long *p, unsigned long long v)
+{
+  const unsigned long long old = *p;
+  *p = old + v;
+  return old;
+}
+inline int atomicOr (int *p, int v) { const int old = *p; *p = old | v; return old; }
 inline double __longlong_as_double (long long v) { double d; memcpy (&d, &v, 8); return d; }
 inline long long __double_as_longlong (double d) { long long v; memcpy (&v, &d, 8); return v; }
 
@@ -62,6 +84,14 @@ unsigned char *tilemm_emu_dynamic_smem ();
 /* The warp-wide f64 product c += a·b in mma.m16n8k8's fragment layout, k in increasing order,
  * one rounding per multiply-add. */
 void tilemm_emu_dmma_16x8x8 (double (&c)[4], const double (&a)[4], const double (&b)[2]);
+/* The warp-wide int8 product c += a·b of mma.m16n8k32.row.col.s32.s8.s8.s32 in its fragment
+ * layout (PTX ISA): a[r] holds 4 int8 of A (r = 0: row g, k 4t…4t+3; 1: row g+8; 2: row g,
+ * k 16+4t…; 3: row g+8, k 16+4t…), b[r] 4 int8 of B (column g, k 4t… and 16+4t…), c rows g and
+ * g+8, columns 2t, 2t+1 (g = lane/4, t = lane%4).  Exact, wrapping int32 like the hardware. */
+void tilemm_emu_imma_16x8x32 (int (&c)[4], const unsigned (&a)[4], const unsigned (&b)[2]);
+/* ldmatrix.sync.aligned.m8n8.x4.shared.b16: lane L gives the address of row L%8 of matrix L/8
+ * (16 bytes each); register q of lane L receives bytes 4·(L%4)… of row L/4 of matrix q. */
+void tilemm_emu_ldmatrix_x4 (unsigned (&r)[4], const void *row_address);
 /* Runs `body` for every thread of every block of the grid. */
 void tilemm_emu_launch (dim3 grid, dim3 block, size_t smem, const std::function<void ()> &body);
 /* Aborts when p is not aligned to `bytes` (a misaligned wide access faults on the GPU). */
@@ -106,5 +136,16 @@ cudaError_t cudaMemPoolDestroy (cudaMemPool_t pool);
 cudaError_t cudaMemPoolSetAttribute (cudaMemPool_t pool, cudaMemPoolAttr attr, void *value);
 cudaError_t cudaMallocFromPoolAsync (void **p, size_t bytes, cudaMemPool_t pool, cudaStream_t s);
 cudaError_t cudaFreeAsync (void *p, cudaStream_t s);
+cudaError_t cudaMemcpyAsync (void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
+                             cudaStream_t s);
+cudaError_t cudaMemsetAsync (void *p, int value, size_t bytes, cudaStream_t s);
+cudaError_t cudaMemcpy2DAsync (void *dst, size_t dpitch, const void *src, size_t spitch,
+                               size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t s);
+cudaError_t cudaStreamSynchronize (cudaStream_t s);
+cudaError_t cudaStreamCreate (cudaStream_t *s);
+cudaError_t cudaStreamDestroy (cudaStream_t s);
+struct cudaDeviceProp { int multiProcessorCount; size_t sharedMemPerBlockOptin; };
+cudaError_t cudaGetDeviceProperties (cudaDeviceProp *prop, int dev);
+cudaError_t cudaMemGetInfo (size_t *free_bytes, size_t *total_bytes);
 
 #endif /* TILEMM_EMU_CUDA_RUNTIME_API_H */

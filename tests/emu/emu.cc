@@ -43,6 +43,13 @@ struct warp_slots
   double a[32][4], b[32][2];
 };
 std::vector<warp_slots> slots;
+/* The warp's exchange area for the emulated int8 mma and ldmatrix. */
+struct warp_slots8
+{
+  unsigned a[32][4], b[32][2];
+  const unsigned char *addr[32];
+};
+std::vector<warp_slots8> slots8;
 
 void trampoline (unsigned lo, unsigned hi)
 {
@@ -167,6 +174,45 @@ void tilemm_emu_dmma_16x8x8 (double (&c)[4], const double (&a)[4], const double 
   wait (WAIT_WARP); /* nobody overwrites the slots before everyone has read them */
 }
 
+void tilemm_emu_imma_16x8x32 (int (&c)[4], const unsigned (&a)[4], const unsigned (&b)[2])
+{
+  const int lane = current % 32, warp = current / 32;
+  warp_slots8 &s = slots8[warp];
+  memcpy (s.a[lane], a, sizeof a);
+  memcpy (s.b[lane], b, sizeof b);
+  wait (WAIT_WARP);
+  const int g = lane / 4, t = lane % 4;
+  for (int h = 0; h < 2; h++)   /* rows g, g+8      */
+    for (int v = 0; v < 2; v++) /* columns 2t, 2t+1 */
+      {
+        const int row = g + 8 * h, col = 2 * t + v;
+        uint32_t acc = (uint32_t) c[2 * h + v];
+        for (int k = 0; k < 32; k++)
+          {
+            /* A(row, k): lane (row%8)·4 + (k%16)/4, register (row ≥ 8) + 2·(k ≥ 16), byte k%4 */
+            const unsigned aw = s.a[(row % 8) * 4 + (k % 16) / 4][(row >= 8) + 2 * (k >= 16)];
+            /* B(k, col): lane col·4 + (k%16)/4, register k ≥ 16, byte k%4 */
+            const unsigned bw = s.b[col * 4 + (k % 16) / 4][k >= 16];
+            const int av = (int8_t) (aw >> (8 * (k % 4))), bv = (int8_t) (bw >> (8 * (k % 4)));
+            acc += (uint32_t) (av * bv);
+          }
+        c[2 * h + v] = (int) acc;
+      }
+  wait (WAIT_WARP);
+}
+
+void tilemm_emu_ldmatrix_x4 (unsigned (&r)[4], const void *row_address)
+{
+  const int lane = current % 32, warp = current / 32;
+  warp_slots8 &s = slots8[warp];
+  tilemm_emu_check_align (row_address, 16, "ldmatrix row address");
+  s.addr[lane] = (const unsigned char *) row_address;
+  wait (WAIT_WARP); /* every lane's address is in */
+  for (int q = 0; q < 4; q++)
+    memcpy (&r[q], s.addr[8 * q + lane / 4] + 4 * (lane % 4), 4);
+  wait (WAIT_WARP);
+}
+
 void tilemm_emu_launch (dim3 grid, dim3 block, size_t smem, const std::function<void ()> &fn)
 {
   const int n = (int) (block.x * block.y * block.z);
@@ -175,6 +221,7 @@ void tilemm_emu_launch (dim3 grid, dim3 block, size_t smem, const std::function<
   body = &fn;
   fibers.resize (n);
   slots.resize ((n + 31) / 32);
+  slots8.resize ((n + 31) / 32);
   for (fiber &f : fibers)
     f.stack.resize (256 * 1024);
   for (unsigned bz = 0; bz < grid.z; bz++)
@@ -259,5 +306,37 @@ cudaError_t cudaFreeAsync (void *p, cudaStream_t)
 {
   free (p);
   tilemm_emu_pool_live--;
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpyAsync (void *dst, const void *src, size_t bytes, cudaMemcpyKind,
+                             cudaStream_t)
+{
+  memcpy (dst, src, bytes);
+  return cudaSuccess;
+}
+cudaError_t cudaMemsetAsync (void *p, int value, size_t bytes, cudaStream_t)
+{
+  memset (p, value, bytes);
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpy2DAsync (void *dst, size_t dpitch, const void *src, size_t spitch,
+                               size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t)
+{
+  return cudaMemcpy2D (dst, dpitch, src, spitch, width, height, kind);
+}
+cudaError_t cudaStreamSynchronize (cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamCreate (cudaStream_t *s) { *s = nullptr; return cudaSuccess; }
+cudaError_t cudaStreamDestroy (cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaGetDeviceProperties (cudaDeviceProp *prop, int)
+{
+  prop->multiProcessorCount = 4;
+  prop->sharedMemPerBlockOptin = 227 * 1024;
+  return cudaSuccess;
+}
+/* A small device: tests of the panels ask for more than it has. */
+size_t tilemm_emu_device_bytes = (size_t) 1 << 34;
+cudaError_t cudaMemGetInfo (size_t *free_bytes, size_t *total_bytes)
+{
+  *free_bytes = *total_bytes = tilemm_emu_device_bytes;
   return cudaSuccess;
 }

@@ -1,0 +1,73 @@
+#!/bin/sh
+# run-emulated.sh — build the GPU side of the emulated precision (src/emulated_cuda.cu,
+# src/kernels_imma.cuh) with its test program and its benchmark, run the tests (and a
+# compute-sanitizer memcheck pass of their quick subset), then the benchmark.  Everything in one
+# go, for the GPU machine: needs only the CUDA toolkit (nvcc, cuBLAS), no Octave, no configure.
+# Logs go to $OUT (default /tmp/emu-out): build.log, ptxas.log (registers, spills, shared memory
+# of every kernel), test_emulated_cuda.log, sanitizer.log, bench_emulated.log.
+#
+#   bench/run-emulated.sh [--build-only] [--quick] [bench_emulated options]
+#
+# Builds for sm_90 (the H100) unless ARCH says otherwise.  src/emulated.c (the CPU side of the
+# contract) is used when it exists, else the temporary stand-in tests/emulated_stub.c.
+# TEST_TIMEOUT, SANITIZER_TIMEOUT, BENCH_TIMEOUT (seconds) bound the three steps.
+#
+# Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+set -eu
+cd "$(dirname "$0")/.."
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+NVCC=${NVCC:-$CUDA_HOME/bin/nvcc}
+ARCH=${ARCH:-sm_90}
+OUT=${OUT:-/tmp/emu-out}
+BUILD=${BUILD:-$(mktemp -d)}
+mkdir -p "$OUT" "$BUILD"
+run=1
+quick=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --build-only) run=0; shift ;;
+    --quick) quick=--quick; shift ;;
+    *) break ;;
+  esac
+done
+
+NVFLAGS="-std=c++17 -O3 -arch=$ARCH -Isrc -DTILEMM_VERSION=\"0.1.0\""
+contract=tests/emulated_stub.c
+[ -f src/emulated.c ] && contract=src/emulated.c
+{
+  echo "== build ($NVCC $NVFLAGS; contract from $contract)"
+  "$NVCC" $NVFLAGS -Xptxas -v -c src/emulated_cuda.cu -o "$BUILD/emulated_cuda.o" 2> "$BUILD/ptxas.log"
+  "$NVCC" $NVFLAGS -c src/kernels.cu -o "$BUILD/kernels.o"
+  for f in status view plan fault; do
+    ${CC:-cc} -std=c11 -O2 -Isrc -DTILEMM_VERSION='"0.1.0"' -c src/$f.c -o "$BUILD/$f.o"
+  done
+  ${CC:-cc} -std=c11 -O2 -Isrc -DTILEMM_VERSION='"0.1.0"' -c "$contract" -o "$BUILD/contract.o"
+  ${CC:-cc} -std=c11 -O2 -c wip/ozaki/ozaki.c -o "$BUILD/ozaki.o"
+  core="$BUILD/status.o $BUILD/view.o $BUILD/plan.o $BUILD/fault.o $BUILD/contract.o"
+  # the test and the benchmark include src/emulated_cuda.cu (they reach its stages)
+  "$NVCC" $NVFLAGS -Itests tests/test_emulated_cuda.cu $core "$BUILD/ozaki.o" -o "$BUILD/test_emulated_cuda"
+  "$NVCC" $NVFLAGS bench/bench_emulated.cu "$BUILD/kernels.o" $core -lcublas -o "$BUILD/bench_emulated"
+} > "$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
+cp "$BUILD/ptxas.log" "$OUT/"
+# registers, spills and shared memory per kernel, demangled where c++filt is at hand
+awk '/Compiling entry function/ { n = $7; gsub(/'\''/, "", n) } /Used/ { print n ": " $0 } /spill/ { print n ": " $0 }' \
+  "$BUILD/ptxas.log" | sed 's/ptxas info *: //' | (c++filt 2> /dev/null || cat) > "$OUT/resources.txt"
+grep -E "imma_kernel" "$OUT/resources.txt" || true
+if grep -E "[1-9][0-9]* bytes spill (stores|loads)" "$BUILD/ptxas.log" > /dev/null; then
+  echo "note: a kernel spills registers (see $OUT/resources.txt)"
+fi
+[ $run = 1 ] || exit 0
+
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv > "$OUT/gpu.txt" 2>&1 || true
+echo "== tests/test_emulated_cuda"
+timeout "${TEST_TIMEOUT:-180}" "$BUILD/test_emulated_cuda" > "$OUT/test_emulated_cuda.log" 2>&1 || true
+grep -E "^FAIL|^  " "$OUT/test_emulated_cuda.log" | head -40 || true
+tail -1 "$OUT/test_emulated_cuda.log"
+if command -v compute-sanitizer > /dev/null && [ "${SANITIZER_TIMEOUT:-90}" -gt 0 ]; then
+  echo "== compute-sanitizer memcheck, quick subset"
+  TILEMM_TEST_QUICK=1 timeout "${SANITIZER_TIMEOUT:-90}" compute-sanitizer --tool memcheck --print-limit 20 \
+    "$BUILD/test_emulated_cuda" > "$OUT/sanitizer.log" 2>&1 || true
+  grep -E "ERROR SUMMARY|passed|Invalid|out of bounds" "$OUT/sanitizer.log" | head -20 || true
+fi
+echo "== bench/bench_emulated $quick $*"
+timeout "${BENCH_TIMEOUT:-300}" "$BUILD/bench_emulated" $quick "$@" 2>&1 | tee "$OUT/bench_emulated.log"

@@ -1,0 +1,1233 @@
+/* emulated_cuda.cu — the emulated precision (Ozaki scheme II, src/emulated.h) on the GPU: products
+ * of double (or single) accuracy from exact int8 products on the tensor cores.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ *
+ * One call, on one stream (the steps of emulated.h):
+ *   1. scan      the largest magnitude of each row of A and column of B (the bits of |x| as a
+ *                double, max by atomicMax: NaN and Inf sort above every finite value, so the
+ *                same pass finds them), then e_a, e_b and the non-finite flag;
+ *   2. stats     quantize: lo(â) as int8 K-major, Σ hi and Σ hi² per row of A / column of B
+ *                (integer atomics: exact, order-free); S = lo(A)·lo(B)ᵀ on the int8 tensor cores
+ *                (kernels_imma.cuh, STATS) with the ratios' maxima in its epilogue; the few
+ *                numbers go to the host, which decides the plan (tilemm_emu_decide);
+ *   3. convert   a' = trunc(a·2^(pa − e_a[i])) (exact ldexp, __double2ll_rz) and its symmetric int8
+ *                residues for the N moduli, K-major, rows padded with zeros to kp (a multiple of
+ *                16 bytes); A is read through shared memory so that both the column-major read
+ *                and the K-major write are coalesced;
+ *   4. gemm      per modulus R = (A'_l·B'_lᵀ) mod m_l as uint8 planes (kernels_imma.cuh, MOD);
+ *   5. crt       per element Garner's mixed radix with small ints, the integer X in 3 limbs of 64
+ *                bits (M < 2^190), symmetric, and one rounding of X·2^(e_a + e_b − pa − pb) to
+ *                double (or single), subnormals and overflow included.
+ * Everything the plan depends on is an exact integer or one correctly rounded division, so the
+ * plan and the product equal the CPU's (src/emulated.c) bitwise.
+ */
+#include <math.h>
+#include <mutex>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h> /* tests/emu has its own, for the host emulation */
+
+#include "backend.h"
+#include "emulated.h"
+#include "emulated_cuda.h"
+#include "fault.h"
+#include "kernels_imma.cuh"
+
+#ifndef TILEMM_LAUNCH
+#define TILEMM_LAUNCH(kernel, grid, block, stream, ...) kernel<<<grid, block, 0, stream>>> (__VA_ARGS__)
+#endif
+#ifndef TILEMM_LAUNCH_SMEM
+#define TILEMM_LAUNCH_SMEM(kernel, grid, block, smem, stream, ...)                          \
+  kernel<<<grid, block, smem, stream>>> (__VA_ARGS__)
+#endif
+
+namespace tilemm_emu_gpu {
+
+/* ---------------------------------------------------------------- device helpers */
+
+__device__ __forceinline__ unsigned long long magnitude_bits (double x)
+{
+  return (unsigned long long) __double_as_longlong (fabs (x));
+}
+
+/* lo = floor(Q·x), hi = ceil(Q·x) exactly, for x = |v|·2^-e in [0, 1) (emulated.h, step 2).
+ * Q·x is rounded once (p) with its error (err, exact by fma); p is an integer exactly when
+ * the floor or ceiling needs the error's sign.  x below 2^-7 < 1/Q gives lo = 0, hi = 1
+ * without forming x (it may underflow). */
+__host__ __device__ __forceinline__ void quantize (double v, int e, int &lo, int &hi)
+{
+  if (v == 0.0)
+    {
+      lo = hi = 0;
+      return;
+    }
+  int ev;
+  frexp (v, &ev); /* |v| < 2^ev */
+  if (ev - e < -7)
+    {
+      lo = 0;
+      hi = 1;
+      return;
+    }
+  const double x = ldexp (fabs (v), -e); /* ≥ 2^-8: exact */
+  const double p = (double) TILEMM_EMU_Q * x;
+  const double err = fma ((double) TILEMM_EMU_Q, x, -p);
+  double f = floor (p), c = ceil (p);
+  if (f == p && err < 0)
+    f -= 1.0;
+  if (c == p && err > 0)
+    c += 1.0;
+  lo = (int) f;
+  hi = (int) c;
+}
+
+/* The symmetric int8 residue of v mod m (tilemm_emu_residue) with 32-bit arithmetic:
+ * |v| = h·2^32 + l, pow32 = 2^32 mod m. */
+__device__ __forceinline__ int residue (unsigned h, unsigned l, bool neg, unsigned m, unsigned pow32)
+{
+  unsigned r = ((h % m) * pow32 + l % m) % m;
+  if (neg && r)
+    r = m - r;
+  return (int) r > 127 ? (int) r - (int) m : (int) r;
+}
+
+/* ---------------------------------------------------------------- 1. scan */
+
+/* amax[i] = max over p of the bits of |A(i, p)|; A column-major (lda), threads along i. */
+template <typename T>
+__global__ void __launch_bounds__ (256)
+scan_rows_kernel (const T *a, int64_t m, int64_t k, int64_t lda, int64_t pchunk,
+                  unsigned long long *amax)
+{
+  const int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m)
+    return;
+  const int64_t p0 = (int64_t) blockIdx.y * pchunk;
+  const int64_t p1 = p0 + pchunk < k ? p0 + pchunk : k;
+  unsigned long long mx = 0;
+  for (int64_t p = p0; p < p1; p++)
+    {
+      const unsigned long long bits = magnitude_bits ((double) a[i + p * lda]);
+      mx = bits > mx ? bits : mx;
+    }
+  if (mx)
+    atomicMax (&amax[i], mx);
+}
+
+/* bmax[j] = max over p of the bits of |B(p, j)|; one block per column (and piece of k). */
+template <typename T>
+__global__ void __launch_bounds__ (256)
+scan_cols_kernel (const T *b, int64_t k, int64_t ldb, int64_t pchunk, unsigned long long *bmax)
+{
+  __shared__ unsigned long long part[256];
+  const int64_t j = blockIdx.x;
+  const int64_t p0 = (int64_t) blockIdx.y * pchunk;
+  const int64_t p1 = p0 + pchunk < k ? p0 + pchunk : k;
+  unsigned long long mx = 0;
+  for (int64_t p = p0 + threadIdx.x; p < p1; p += blockDim.x)
+    {
+      const unsigned long long bits = magnitude_bits ((double) b[p + j * ldb]);
+      mx = bits > mx ? bits : mx;
+    }
+  part[threadIdx.x] = mx;
+  __syncthreads ();
+  for (int s = 128; s > 0; s /= 2)
+    {
+      if ((int) threadIdx.x < s && part[threadIdx.x + s] > part[threadIdx.x])
+        part[threadIdx.x] = part[threadIdx.x + s];
+      __syncthreads ();
+    }
+  if (threadIdx.x == 0 && part[0])
+    atomicMax (&bmax[j], part[0]);
+}
+
+/* e[r] from the largest magnitude's bits (tilemm_emu_exponent); *nonfinite |= NaN or Inf. */
+__global__ void __launch_bounds__ (256)
+exponents_kernel (const unsigned long long *mag, int64_t count, int *e, int *nonfinite)
+{
+  const int64_t r = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= count)
+    return;
+  const unsigned long long bits = mag[r];
+  if (bits >= 0x7ff0000000000000ull)
+    {
+      atomicOr (nonfinite, 1);
+      e[r] = 0;
+      return;
+    }
+  int ex = TILEMM_EMU_ZERO_ROW;
+  if (bits)
+    frexp (__longlong_as_double ((long long) bits), &ex);
+  e[r] = ex;
+}
+
+/* ---------------------------------------------------------------- 2./3. quantize, convert */
+
+enum { CONVERT_QUANT = 0, CONVERT_RESIDUES = 1 };
+constexpr int CT = 64; /* the conversion's tile: CT rows × CT values of k */
+
+/* Everything the conversion kernels read: the source (rows × k; element (r, p) at
+ * src[r + p·ld] when TRANS (A), at src[p + r·ld] otherwise (B)), the exponents e[r], and the
+ * outputs, K-major with rows kp bytes apart. */
+struct convert_args
+{
+  const void *src;
+  int64_t rows, k, ld, kp;
+  const int *e;
+  /* QUANT */
+  int8_t *lo;          /* rows × kp, or NULL: the sums only */
+  unsigned long long *sum, *sum2; /* Σ hi, Σ hi² per row */
+  /* RESIDUES */
+  int bits; /* pa or pb */
+  int8_t *out;
+  int64_t out_plane;
+  int nmod;
+  unsigned moduli[TILEMM_EMU_MAX_MODULI], pow32[TILEMM_EMU_MAX_MODULI];
+};
+
+template <typename T, bool TRANS, int MODE>
+__global__ void __launch_bounds__ (256) convert_kernel (convert_args args)
+{
+  constexpr int NT = 256;
+  /* RESIDUES keeps a' (int64), QUANT lo and hi (bytes). */
+  __shared__ __align__ (16) unsigned char raw[MODE == CONVERT_RESIDUES ? CT * (CT + 1) * 8 : 2 * CT * CT];
+  long long *const tv = reinterpret_cast<long long *> (raw); /* [CT][CT+1] */
+  unsigned char *const tlo = raw, *const thi = raw + CT * CT;  /* [CT][CT]   */
+  const int tid = threadIdx.x;
+  const int64_t p0 = (int64_t) blockIdx.x * CT, r0 = (int64_t) blockIdx.y * CT;
+  const T *const src = (const T *) args.src;
+
+  /* Read: threads along the contiguous direction of the source. */
+#pragma unroll 4
+  for (int it = 0; it < CT * CT / NT; it++)
+    {
+      const int q = tid + it * NT;
+      const int lr = TRANS ? q % CT : q / CT, lp = TRANS ? q / CT : q % CT;
+      const int64_t r = r0 + lr, p = p0 + lp;
+      double v = 0.0;
+      if (r < args.rows && p < args.k)
+        v = (double) src[TRANS ? r + p * args.ld : p + r * args.ld];
+      if (MODE == CONVERT_RESIDUES)
+        {
+          long long x = 0;
+          if (v != 0.0)
+            x = __double2ll_rz (ldexp (v, args.bits - args.e[r]));
+          tv[lr * (CT + 1) + lp] = x;
+        }
+      else
+        {
+          int lo = 0, hi = 0;
+          if (v != 0.0)
+            quantize (v, args.e[r], lo, hi);
+          tlo[lr * CT + lp] = (unsigned char) lo;
+          thi[lr * CT + lp] = (unsigned char) hi;
+        }
+    }
+  __syncthreads ();
+
+  if constexpr (MODE == CONVERT_QUANT)
+    {
+      /* sums: 4 threads per row, 16 values each */
+      const int lr = tid / 4, part = tid % 4;
+      const int64_t r = r0 + lr;
+      if (r < args.rows)
+        {
+          unsigned long long s1 = 0, s2 = 0;
+          for (int c = part * 16; c < part * 16 + 16; c++)
+            {
+              const unsigned h = thi[lr * CT + c];
+              s1 += h;
+              s2 += h * h;
+            }
+          if (s1)
+            {
+              atomicAdd (&args.sum[r], s1);
+              atomicAdd (&args.sum2[r], s2);
+            }
+        }
+      if (args.lo)
+        for (int w = tid; w < CT * CT / 4; w += NT)
+          {
+            const int lr2 = w / (CT / 4), c = w % (CT / 4);
+            const int64_t rr = r0 + lr2, p = p0 + 4 * c;
+            if (rr < args.rows && p < args.kp)
+              *reinterpret_cast<unsigned *> (args.lo + rr * args.kp + p)
+                  = *reinterpret_cast<const unsigned *> (tlo + lr2 * CT + 4 * c);
+          }
+    }
+  else
+    {
+
+  /* Residues: each thread 4 consecutive values of a row, for every modulus in turn. */
+  for (int w = tid; w < CT * CT / 4; w += NT)
+    {
+      const int lr = w / (CT / 4), c = w % (CT / 4);
+      const int64_t r = r0 + lr, p = p0 + 4 * c;
+      if (r >= args.rows || p >= args.kp)
+        continue;
+      unsigned h[4], l[4];
+      bool neg[4];
+#pragma unroll
+      for (int u = 0; u < 4; u++)
+        {
+          const long long x = tv[lr * (CT + 1) + 4 * c + u];
+          const unsigned long long a = x < 0 ? 0ull - (unsigned long long) x : (unsigned long long) x;
+          h[u] = (unsigned) (a >> 32);
+          l[u] = (unsigned) a;
+          neg[u] = x < 0;
+        }
+      int8_t *dst = args.out + r * args.kp + p;
+      for (int z = 0; z < args.nmod; z++)
+        {
+          unsigned word = 0;
+#pragma unroll
+          for (int u = 0; u < 4; u++)
+            word |= (unsigned) (unsigned char) residue (h[u], l[u], neg[u], args.moduli[z],
+                                                        args.pow32[z])
+                    << (8 * u);
+          *reinterpret_cast<unsigned *> (dst + z * args.out_plane) = word;
+        }
+    }
+    }
+}
+
+/* ---------------------------------------------------------------- 5. CRT */
+
+struct crt_args
+{
+  const uint8_t *r;
+  int64_t r_plane, m, n;
+  int nmod;
+  int moduli[TILEMM_EMU_MAX_MODULI], garner[TILEMM_EMU_MAX_MODULI];
+  unsigned long long M[3]; /* the product of the nmod moduli */
+  const int *ea, *eb;
+  int shift; /* pa + pb */
+  void *c;
+  int64_t ldc;
+  int step; /* C(i, j) at c[(i + j·ldc)·step]: 2 for a part of complex C */
+};
+
+/* Limb i of x by selects (a run-time index would put x in local memory). */
+__host__ __device__ __forceinline__ unsigned long long limb (const unsigned long long (&x)[3], int i)
+{
+  return i == 0 ? x[0] : i == 1 ? x[1] : i == 2 ? x[2] : 0ull;
+}
+
+/* Bits [s, s+64) of the 192-bit x (0 ≤ s < 192). */
+__host__ __device__ __forceinline__ unsigned long long bits_at (const unsigned long long (&x)[3], int s)
+{
+  const int i = s / 64, o = s % 64;
+  unsigned long long v = limb (x, i) >> o;
+  if (o)
+    v |= limb (x, i + 1) << (64 - o);
+  return v;
+}
+
+/* (neg ? −1 : 1)·mag·2^e rounded once to a binary format of `mant` significand bits and
+ * exponents emin…emax (53, −1022, 1023 for double; 24, −126, 127 for single), as a double. */
+__host__ __device__ __forceinline__ double round_big (const unsigned long long (&mag)[3], bool neg,
+                                                      int e, int mant, int emin, int emax)
+{
+  int nb = 0;
+  for (int i = 2; i >= 0; i--)
+    if (mag[i])
+      {
+#ifdef __CUDA_ARCH__
+        nb = 64 * i + 64 - __clzll ((long long) mag[i]);
+#else
+        nb = 64 * i + 64 - __builtin_clzll (mag[i]);
+#endif
+        break;
+      }
+  if (nb == 0)
+    return neg ? -0.0 : 0.0;
+  const long E = (long) nb - 1 + e;
+  if (E > emax)
+    return neg ? -INFINITY : INFINITY;
+  long prec = mant;
+  if (E < emin)
+    prec = E - emin + mant;
+  if (prec < 0)
+    return neg ? -0.0 : 0.0;
+  const long drop = nb - prec;
+  double r;
+  if (drop <= 0)
+    r = ldexp ((double) mag[0], e); /* nb ≤ prec ≤ 53: exact */
+  else
+    {
+      unsigned long long q = prec == 0 ? 0ull : bits_at (mag, (int) drop) & ((1ull << prec) - 1);
+      const int hb = (int) drop - 1;
+      const unsigned long long w = limb (mag, hb / 64);
+      const bool half = (w >> (hb % 64)) & 1u;
+      bool sticky = (w & ((1ull << (hb % 64)) - 1)) != 0;
+      sticky |= (hb / 64 > 0 && mag[0]) || (hb / 64 > 1 && mag[1]);
+      if (half && (sticky || (q & 1u)))
+        q++;
+      r = ldexp ((double) q, (int) (e + drop)); /* exact, or the overflow rounding gives */
+    }
+  return neg ? -r : r;
+}
+
+template <typename OUT>
+__global__ void __launch_bounds__ (256) crt_kernel (crt_args args)
+{
+  const int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= args.m)
+    return;
+  const int N = args.nmod;
+  for (int64_t j = blockIdx.y; j < args.n; j += gridDim.y)
+    {
+      OUT *const c = (OUT *) args.c + (i + j * args.ldc) * args.step;
+      const int ea = args.ea[i], eb = args.eb[j];
+      if (ea == TILEMM_EMU_ZERO_ROW || eb == TILEMM_EMU_ZERO_ROW)
+        {
+          *c = (OUT) 0;
+          continue;
+        }
+      const uint8_t *rp = args.r + i + j * args.m;
+      int v[TILEMM_EMU_MAX_MODULI];
+#pragma unroll
+      for (int t = 0; t < TILEMM_EMU_MAX_MODULI; t++)
+        if (t < N)
+          {
+            const int x = rp[t * args.r_plane];
+            if (t == 0)
+              v[0] = x;
+            else
+              {
+                const int mt = args.moduli[t];
+                int tmp = v[t - 1] % mt; /* (v_0 + v_1·m_0 + …) mod m_t, Horner from the top */
+#pragma unroll
+                for (int s = t - 2; s >= 0; s--)
+                  tmp = (tmp * args.moduli[s] + v[s]) % mt;
+                int d = x - tmp;
+                d += d < 0 ? mt : 0;
+                v[t] = d * args.garner[t] % mt;
+              }
+          }
+      /* X = v_0 + m_0·(v_1 + m_1·(v_2 + …)) */
+      unsigned long long X[3] = { 0ull, 0ull, 0ull };
+#pragma unroll
+      for (int t = TILEMM_EMU_MAX_MODULI - 1; t >= 0; t--)
+        if (t < N)
+          {
+            if (t == N - 1)
+              X[0] = (unsigned long long) v[t];
+            else
+              {
+                const unsigned long long mm = (unsigned long long) args.moduli[t];
+                unsigned long long carry = (unsigned long long) v[t];
+#pragma unroll
+                for (int w = 0; w < 3; w++)
+                  {
+                    const unsigned long long lo = X[w] * mm, hi = __umul64hi (X[w], mm);
+                    const unsigned long long s = lo + carry;
+                    carry = hi + (s < lo);
+                    X[w] = s;
+                  }
+              }
+          }
+      /* symmetric: X > M/2 is X − M */
+      const unsigned long long X2[3] = { X[0] << 1, (X[1] << 1) | (X[0] >> 63), (X[2] << 1) | (X[1] >> 63) };
+      bool greater = false;
+      for (int w = 2; w >= 0; w--)
+        if (X2[w] != args.M[w])
+          {
+            greater = X2[w] > args.M[w];
+            break;
+          }
+      unsigned long long mag[3] = { X[0], X[1], X[2] };
+      if (greater)
+        {
+          unsigned long long borrow = 0;
+#pragma unroll
+          for (int w = 0; w < 3; w++)
+            {
+              const unsigned long long a = args.M[w], b = X[w];
+              const unsigned long long d = a - b - borrow;
+              borrow = (a < b) || (a - b < borrow);
+              mag[w] = d;
+            }
+        }
+      const int e = ea + eb - args.shift;
+      if (sizeof (OUT) == 8)
+        *c = (OUT) round_big (mag, greater, e, 53, -1022, 1023);
+      else
+        *c = (OUT) round_big (mag, greater, e, 24, -126, 127);
+    }
+}
+
+/* ---------------------------------------------------------------- host side */
+
+tilemm_status cuda_failure (tilemm_error *err, cudaError_t e, const char *what_fmt, ...)
+{
+  char what[256];
+  va_list ap;
+  va_start (ap, what_fmt);
+  vsnprintf (what, sizeof what, what_fmt, ap);
+  va_end (ap);
+  cudaGetLastError (); /* an allocation failure must not linger */
+  const tilemm_status status = e == cudaErrorMemoryAllocation ? TILEMM_EDEVMEM : TILEMM_ECUDA;
+  return tilemm_error_set (err, status, "%s: %s", what, cudaGetErrorString (e));
+}
+
+#define CUDA_TRY(call, ...)                                                                 \
+  do                                                                                        \
+    {                                                                                       \
+      const cudaError_t cuda_try_e_ = (call);                                               \
+      if (cuda_try_e_ != cudaSuccess)                                                       \
+        return cuda_failure (err, cuda_try_e_, __VA_ARGS__);                                \
+    }                                                                                       \
+  while (0)
+
+/* After a launch: the launch hook (fault.h) and the launch's own error. */
+#define LAUNCHED(what)                                                                      \
+  CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_LAUNCH, cudaErrorInvalidValue, cudaGetLastError ()), \
+            "%s launch", what)
+
+inline int64_t ceil_div (int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline size_t align256 (size_t x) { return (x + 255) & ~(size_t) 255; }
+
+/* One device buffer carved into pieces: owned (freed by the holder) or the caller's arena's. */
+struct buffer
+{
+  void *base = nullptr;
+  bool owned = false;
+  ~buffer ()
+  {
+    if (owned && base)
+      cudaFree (base);
+  }
+};
+
+tilemm_status reserve (buffer &buf, size_t bytes, tilemm_emu_cuda_arena *arena, int slot,
+                       tilemm_error *err)
+{
+  if (arena)
+    {
+      if (arena->bytes[slot] < bytes)
+        {
+          if (arena->base[slot])
+            cudaFree (arena->base[slot]);
+          arena->base[slot] = nullptr;
+          arena->bytes[slot] = 0;
+          CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MALLOC, cudaErrorMemoryAllocation,
+                                     cudaMalloc (&arena->base[slot], bytes)),
+                    "cudaMalloc(emulated workspace, %zu bytes)", bytes);
+          arena->bytes[slot] = bytes;
+        }
+      buf.base = arena->base[slot];
+      buf.owned = false;
+      return TILEMM_OK;
+    }
+  CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MALLOC, cudaErrorMemoryAllocation,
+                             cudaMalloc (&buf.base, bytes)),
+            "cudaMalloc(emulated workspace, %zu bytes)", bytes);
+  buf.owned = true;
+  return TILEMM_OK;
+}
+
+/* Stage timing: events on the stream (none in the host emulation). */
+struct timer
+{
+#ifndef TILEMM_EMULATE
+  cudaEvent_t ev[6] = {};
+#endif
+  int used = 0;
+  bool on = false;
+  ~timer ()
+  {
+#ifndef TILEMM_EMULATE
+    for (int i = 0; i < 6; i++)
+      if (ev[i])
+        cudaEventDestroy (ev[i]);
+#endif
+  }
+  void start (bool want)
+  {
+#ifndef TILEMM_EMULATE
+    on = want;
+    for (int i = 0; on && i < 6; i++)
+      if (cudaEventCreate (&ev[i]) != cudaSuccess)
+        on = false;
+#else
+    (void) want;
+#endif
+  }
+  void mark (int i, cudaStream_t s)
+  {
+#ifndef TILEMM_EMULATE
+    if (on && cudaEventRecord (ev[i], s) == cudaSuccess)
+      used = i + 1;
+#else
+    (void) i, (void) s;
+#endif
+  }
+  void report (tilemm_emu_cuda_times *t)
+  {
+    if (!t)
+      return;
+    memset (t, 0, sizeof *t);
+#ifndef TILEMM_EMULATE
+    float ms[5] = {};
+    for (int i = 0; i + 1 < used && i < 5; i++)
+      if (cudaEventElapsedTime (&ms[i], ev[i], ev[i + 1]) != cudaSuccess)
+        ms[i] = 0.0f;
+    t->scan_ms = ms[0];
+    t->stats_ms = ms[1];
+    t->convert_ms = ms[2];
+    t->gemm_ms = ms[3];
+    t->crt_ms = ms[4];
+#endif
+  }
+};
+
+/* Which int8 GEMM shape: the 128×256 tile when there are enough tiles to fill the GPU, else
+ * 128×128 (TILEMM_EMU_IMMA=big|small overrides, for the benchmark). */
+bool use_big_tiles (int64_t m, int64_t n)
+{
+  const char *s = getenv ("TILEMM_EMU_IMMA");
+  if (s && !strcmp (s, "big"))
+    return true;
+  if (s && !strcmp (s, "small"))
+    return false;
+  return ceil_div (m, 128) * ceil_div (n, 256) >= 264;
+}
+
+template <class Cfg, int EPI>
+tilemm_status launch_imma (const imma_args &args, int planes, cudaStream_t stream, tilemm_error *err)
+{
+  static bool attr_done = false; /* per instantiation; the same value every time */
+  if (!attr_done)
+    {
+      CUDA_TRY (cudaFuncSetAttribute ((const void *) imma_kernel<Cfg, EPI>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES),
+                "cudaFuncSetAttribute(imma_kernel)");
+      attr_done = true;
+    }
+  const dim3 grid ((unsigned) ceil_div (args.n, Cfg::BN), (unsigned) ceil_div (args.m, Cfg::BM), planes);
+  TILEMM_LAUNCH_SMEM ((imma_kernel<Cfg, EPI>), grid, dim3 (Cfg::THREADS), Cfg::SMEM_BYTES, stream, args);
+  LAUNCHED ("imma_kernel");
+  return TILEMM_OK;
+}
+
+template <int EPI>
+tilemm_status launch_imma_auto (const imma_args &args, int planes, cudaStream_t stream, tilemm_error *err)
+{
+  if (use_big_tiles (args.m, args.n))
+    return launch_imma<imma_big, EPI> (args, planes, stream, err);
+  return launch_imma<imma_small, EPI> (args, planes, stream, err);
+}
+
+/* The int8 GEMM's k-chunk in bytes: whole k-tiles, at most KCHUNK − 1 terms. */
+constexpr int64_t KCHUNK_TILES = (TILEMM_EMU_KCHUNK - 1) / 64;
+
+/* The test program shortens the chunks to exercise them on small k (0: the real ones). */
+int64_t chunk_tiles_override = 0;
+inline int64_t chunk_tiles () { return chunk_tiles_override > 0 ? chunk_tiles_override : KCHUNK_TILES; }
+
+struct tables
+{
+  int moduli[TILEMM_EMU_MAX_MODULI], garner[TILEMM_EMU_MAX_MODULI];
+  unsigned pow32[TILEMM_EMU_MAX_MODULI];
+  unsigned long long M[TILEMM_EMU_MAX_MODULI + 1][3];
+  tables ()
+  {
+    unsigned long long x[3] = { 1, 0, 0 };
+    for (int t = 0; t < TILEMM_EMU_MAX_MODULI; t++)
+      {
+        moduli[t] = tilemm_emu_moduli[t];
+        garner[t] = tilemm_emu_garner[t];
+        pow32[t] = (unsigned) ((1ull << 32) % (unsigned long long) moduli[t]);
+        memcpy (M[t], x, sizeof x);
+        unsigned __int128 carry = 0;
+        for (int w = 0; w < 3; w++)
+          {
+            const unsigned __int128 p = (unsigned __int128) x[w] * (unsigned) moduli[t] + carry;
+            x[w] = (unsigned long long) p;
+            carry = p >> 64;
+          }
+      }
+    memcpy (M[TILEMM_EMU_MAX_MODULI], x, sizeof x);
+  }
+};
+
+const tables &the_tables ()
+{
+  static const tables t;
+  return t;
+}
+
+/* The pieces of the two workspaces (offsets in bytes). */
+struct layout1
+{
+  size_t amax, e, flag, ratio, sa, qa, sb, qb, loa, lob, s64, total;
+};
+struct layout2
+{
+  size_t ra, rb, r, total;
+};
+
+layout1 plan_layout1 (int64_t m, int64_t n, int64_t kp, bool with_lo, bool with_s64)
+{
+  layout1 l;
+  size_t o = 0;
+  l.amax = o; o = align256 (o + 8 * (size_t) (m + n));
+  l.e = o; o = align256 (o + 4 * (size_t) (m + n));
+  l.flag = o; o = align256 (o + 4);
+  l.ratio = o; o = align256 (o + 16);
+  l.sa = o; o = align256 (o + 8 * (size_t) m);
+  l.qa = o; o = align256 (o + 8 * (size_t) m);
+  l.sb = o; o = align256 (o + 8 * (size_t) n);
+  l.qb = o; o = align256 (o + 8 * (size_t) n);
+  l.loa = o; o = align256 (o + (with_lo ? (size_t) m * kp : 0));
+  l.lob = o; o = align256 (o + (with_lo ? (size_t) n * kp : 0));
+  l.s64 = o; o = align256 (o + (with_s64 ? 8 * (size_t) m * n : 0));
+  l.total = o;
+  return l;
+}
+
+layout2 plan_layout2 (int64_t m, int64_t n, int64_t kp, int N)
+{
+  layout2 l;
+  size_t o = 0;
+  l.ra = o; o = align256 (o + (size_t) N * m * kp);
+  l.rb = o; o = align256 (o + (size_t) N * n * kp);
+  l.r = o; o = align256 (o + (size_t) N * m * n);
+  l.total = o;
+  return l;
+}
+
+/* One real problem C = A·B (m×k times k×n, column-major), through its stages. */
+template <typename T> struct problem
+{
+  int64_t m, n, k, lda, ldb, kp;
+  const T *a, *b;
+  layout1 l1;
+  buffer w1;      /* exponents, sums, lo matrices: kept until the product is done */
+  int *ea, *eb;
+  tilemm_emu_stats stats;
+};
+
+/* Steps 1 and 2 for one problem: p.stats (p.stats.nonfinite set and nothing more done when A or B
+ * has NaN or Inf).  Marks the timer at the end of the scan (mark_scan) and of the statistics. */
+template <typename T>
+tilemm_status stage_stats (const tilemm_emu_options *opt, problem<T> &pr, cudaStream_t stream,
+                           tilemm_emu_cuda_arena *arena, int slot, timer &tm, int mark_scan,
+                           tilemm_error *err)
+{
+  const int64_t m = pr.m, n = pr.n, k = pr.k, lda = pr.lda, ldb = pr.ldb;
+  const T *const a = pr.a, *const b = pr.b;
+  tilemm_emu_stats &stats = pr.stats;
+  memset (&stats, 0, sizeof stats);
+  stats.inner = k;
+  const bool automatic = opt->moduli <= 0;
+  const int64_t kp = pr.kp = k > 0 ? ceil_div (k, 16) * 16 : 16;
+  const int64_t ktiles = ceil_div (kp, 64);
+  const bool chunked = ktiles > chunk_tiles ();
+  const layout1 l1 = pr.l1 = plan_layout1 (m, n, kp, automatic, automatic && chunked);
+  tilemm_status st = reserve (pr.w1, l1.total, arena, slot, err);
+  if (st != TILEMM_OK)
+    return st;
+  char *const base1 = (char *) pr.w1.base;
+  unsigned long long *const amax = (unsigned long long *) (base1 + l1.amax), *const bmax = amax + m;
+  int *const ea = pr.ea = (int *) (base1 + l1.e), *const eb = pr.eb = ea + m;
+  int *const flag = (int *) (base1 + l1.flag);
+  unsigned long long *const ratio = (unsigned long long *) (base1 + l1.ratio);
+
+  /* 1. scan */
+  CUDA_TRY (cudaMemsetAsync (base1, 0, l1.sa, stream), "cudaMemsetAsync(scan)");
+  CUDA_TRY (cudaMemsetAsync (base1 + l1.sa, 0, l1.loa - l1.sa, stream), "cudaMemsetAsync(sums)");
+  if (k > 0)
+    {
+      const int64_t pchunk = 256;
+      TILEMM_LAUNCH (scan_rows_kernel<T>, dim3 ((unsigned) ceil_div (m, 256), (unsigned) ceil_div (k, pchunk)),
+                     dim3 (256), stream, a, m, k, lda, pchunk, amax);
+      LAUNCHED ("scan_rows_kernel");
+      const int64_t pchunk_b = 8192;
+      TILEMM_LAUNCH (scan_cols_kernel<T>, dim3 ((unsigned) n, (unsigned) ceil_div (k, pchunk_b)), dim3 (256),
+                     stream, b, k, ldb, pchunk_b, bmax);
+      LAUNCHED ("scan_cols_kernel");
+    }
+  TILEMM_LAUNCH (exponents_kernel, dim3 ((unsigned) ceil_div (m + n, 256)), dim3 (256), stream,
+                 (const unsigned long long *) amax, m + n, ea, flag);
+  LAUNCHED ("exponents_kernel");
+  int nonfinite = 0;
+  CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
+                             cudaMemcpyAsync (&nonfinite, flag, sizeof nonfinite, cudaMemcpyDeviceToHost, stream)),
+            "cudaMemcpyAsync(non-finite flag)");
+  CUDA_TRY (cudaStreamSynchronize (stream), "cudaStreamSynchronize(scan)");
+  if (mark_scan >= 0)
+    tm.mark (mark_scan, stream);
+  if (nonfinite)
+    {
+      stats.nonfinite = 1;
+      return TILEMM_OK;
+    }
+
+  /* 2. statistics */
+  unsigned long long *const sa = (unsigned long long *) (base1 + l1.sa);
+  unsigned long long *const qa = (unsigned long long *) (base1 + l1.qa);
+  unsigned long long *const sb = (unsigned long long *) (base1 + l1.sb);
+  unsigned long long *const qb = (unsigned long long *) (base1 + l1.qb);
+  int8_t *const loa = automatic ? (int8_t *) (base1 + l1.loa) : nullptr;
+  int8_t *const lob = automatic ? (int8_t *) (base1 + l1.lob) : nullptr;
+  {
+    convert_args ca;
+    memset (&ca, 0, sizeof ca);
+    ca.src = a; ca.rows = m; ca.k = k; ca.ld = lda; ca.kp = kp; ca.e = ea;
+    ca.lo = loa; ca.sum = sa; ca.sum2 = qa;
+    TILEMM_LAUNCH ((convert_kernel<T, true, CONVERT_QUANT>), dim3 ((unsigned) ceil_div (kp, CT), (unsigned) ceil_div (m, CT)),
+                   dim3 (256), stream, ca);
+    LAUNCHED ("convert_kernel(quantize A)");
+    ca.src = b; ca.rows = n; ca.ld = ldb; ca.e = eb; ca.lo = lob; ca.sum = sb; ca.sum2 = qb;
+    TILEMM_LAUNCH ((convert_kernel<T, false, CONVERT_QUANT>), dim3 ((unsigned) ceil_div (kp, CT), (unsigned) ceil_div (n, CT)),
+                   dim3 (256), stream, ca);
+    LAUNCHED ("convert_kernel(quantize B)");
+  }
+  if (automatic)
+    {
+      imma_args ia;
+      memset (&ia, 0, sizeof ia);
+      ia.a = loa; ia.b = lob; ia.m = m; ia.n = n; ia.kp = kp;
+      ia.chunk_tiles = 1 << 30;
+      ia.s64 = (int64_t *) (base1 + l1.s64);
+      ia.sa = (const int64_t *) sa; ia.sb = (const int64_t *) sb; ia.ea = ea; ia.eb = eb;
+      ia.ratio_bits = ratio;
+      const int64_t chunk = chunk_tiles () * 64;
+      for (int64_t k0 = 0; k0 < kp; k0 += chunk)
+        {
+          ia.k_begin = k0;
+          ia.k_end = k0 + chunk < kp ? k0 + chunk : kp;
+          ia.first = k0 == 0;
+          ia.last = ia.k_end == kp;
+          st = launch_imma_auto<IMMA_STATS> (ia, 1, stream, err);
+          if (st != TILEMM_OK)
+            return st;
+        }
+    }
+  /* the few numbers the plan needs */
+  {
+    unsigned long long *hq = (unsigned long long *) malloc (8 * (size_t) (m + n));
+    if (!hq)
+      return tilemm_error_set (err, TILEMM_ENOMEM, "malloc(%zu bytes)", 8 * (size_t) (m + n));
+    unsigned long long hr[2] = { 0, 0 };
+    cudaError_t e = TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
+                                     cudaMemcpyAsync (hq, qa, 8 * (size_t) m, cudaMemcpyDeviceToHost, stream));
+    if (e == cudaSuccess)
+      e = cudaMemcpyAsync (hq + m, qb, 8 * (size_t) n, cudaMemcpyDeviceToHost, stream);
+    if (e == cudaSuccess)
+      e = cudaMemcpyAsync (hr, ratio, sizeof hr, cudaMemcpyDeviceToHost, stream);
+    if (e == cudaSuccess)
+      e = cudaStreamSynchronize (stream);
+    if (e != cudaSuccess)
+      {
+        free (hq);
+        return cuda_failure (err, e, "cudaMemcpyAsync(statistics)");
+      }
+    for (int64_t i = 0; i < m; i++)
+      stats.max_qa = (int64_t) hq[i] > stats.max_qa ? (int64_t) hq[i] : stats.max_qa;
+    for (int64_t j = 0; j < n; j++)
+      stats.max_qb = (int64_t) hq[m + j] > stats.max_qb ? (int64_t) hq[m + j] : stats.max_qb;
+    free (hq);
+    if (automatic)
+      {
+        memcpy (&stats.ratio_a, &hr[0], 8);
+        memcpy (&stats.ratio_b, &hr[1], 8);
+      }
+  }
+  return TILEMM_OK;
+}
+
+/* Steps 3 to 5 for one problem under `plan`: C(i, j) at c[(i + j·ldc)·step]. */
+template <typename T>
+tilemm_status stage_product (const tilemm_emu_plan &plan, problem<T> &pr, T *c, int64_t ldc, int step,
+                             cudaStream_t stream, const tilemm_stop *stop, tilemm_emu_cuda_arena *arena,
+                             int slot, timer &tm, bool marks, tilemm_error *err)
+{
+  const tables &tab = the_tables ();
+  const int64_t m = pr.m, n = pr.n, k = pr.k, lda = pr.lda, ldb = pr.ldb, kp = pr.kp;
+  const T *const a = pr.a, *const b = pr.b;
+  int *const ea = pr.ea, *const eb = pr.eb;
+  tilemm_status st;
+  /* 3. scaled integers and residues */
+  const int N = plan.moduli;
+  if (N < 1 || N > TILEMM_EMU_MAX_MODULI)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated plan with %d moduli", N);
+  const layout2 l2 = plan_layout2 (m, n, kp, N);
+  buffer w2;
+  st = reserve (w2, l2.total, arena, slot, err);
+  if (st != TILEMM_OK)
+    return st;
+  char *const base2 = (char *) w2.base;
+  int8_t *const ra = (int8_t *) (base2 + l2.ra), *const rb = (int8_t *) (base2 + l2.rb);
+  uint8_t *const rr = (uint8_t *) (base2 + l2.r);
+  {
+    convert_args ca;
+    memset (&ca, 0, sizeof ca);
+    ca.src = a; ca.rows = m; ca.k = k; ca.ld = lda; ca.kp = kp; ca.e = ea;
+    ca.bits = plan.pa; ca.out = ra; ca.out_plane = m * kp; ca.nmod = N;
+    for (int t = 0; t < N; t++)
+      {
+        ca.moduli[t] = (unsigned) tab.moduli[t];
+        ca.pow32[t] = tab.pow32[t];
+      }
+    TILEMM_LAUNCH ((convert_kernel<T, true, CONVERT_RESIDUES>), dim3 ((unsigned) ceil_div (kp, CT), (unsigned) ceil_div (m, CT)),
+                   dim3 (256), stream, ca);
+    LAUNCHED ("convert_kernel(residues of A)");
+    ca.src = b; ca.rows = n; ca.ld = ldb; ca.e = eb; ca.bits = plan.pb; ca.out = rb; ca.out_plane = n * kp;
+    TILEMM_LAUNCH ((convert_kernel<T, false, CONVERT_RESIDUES>), dim3 ((unsigned) ceil_div (kp, CT), (unsigned) ceil_div (n, CT)),
+                   dim3 (256), stream, ca);
+    LAUNCHED ("convert_kernel(residues of B)");
+  }
+  if (marks)
+    tm.mark (3, stream);
+
+  /* 4. the modular GEMMs: all moduli in one launch when one modulus does not fill the GPU,
+   * else one launch each (the stop is polled in between) */
+  {
+    imma_args ia;
+    memset (&ia, 0, sizeof ia);
+    ia.m = m; ia.n = n; ia.kp = kp; ia.k_begin = 0; ia.k_end = kp;
+    ia.a_plane = m * kp; ia.b_plane = n * kp;
+    ia.chunk_tiles = (int) chunk_tiles ();
+    ia.r_plane = m * n; ia.ldr = m;
+    const int64_t tiles = ceil_div (m, 128) * ceil_div (n, 128);
+    const int per_launch = tiles >= 264 ? 1 : N;
+    for (int z0 = 0; z0 < N; z0 += per_launch)
+      {
+        if (z0 > 0 && tilemm_stop_requested (stop))
+          {
+            cudaStreamSynchronize (stream);
+            return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
+          }
+        const int planes = N - z0 < per_launch ? N - z0 : per_launch;
+        ia.a = ra + z0 * ia.a_plane;
+        ia.b = rb + z0 * ia.b_plane;
+        ia.r = rr + z0 * ia.r_plane;
+        for (int z = 0; z < planes; z++)
+          ia.moduli[z] = tab.moduli[z0 + z];
+        st = launch_imma_auto<IMMA_MOD> (ia, planes, stream, err);
+        if (st != TILEMM_OK)
+          return st;
+      }
+  }
+  if (marks)
+    tm.mark (4, stream);
+
+  /* 5. CRT into C */
+  {
+    crt_args cr;
+    memset (&cr, 0, sizeof cr);
+    cr.r = rr; cr.r_plane = m * n; cr.m = m; cr.n = n; cr.nmod = N;
+    for (int t = 0; t < N; t++)
+      {
+        cr.moduli[t] = tab.moduli[t];
+        cr.garner[t] = tab.garner[t];
+      }
+    memcpy (cr.M, tab.M[N], sizeof cr.M);
+    cr.ea = ea; cr.eb = eb; cr.shift = plan.pa + plan.pb;
+    cr.c = c; cr.ldc = ldc; cr.step = step;
+    const unsigned gy = (unsigned) (n < 65535 ? n : 65535);
+    TILEMM_LAUNCH (crt_kernel<T>, dim3 ((unsigned) ceil_div (m, 256), gy), dim3 (256), stream, cr);
+    LAUNCHED ("crt_kernel");
+  }
+  if (marks)
+    tm.mark (5, stream);
+  return TILEMM_OK;
+}
+
+/* A real product: the stages in a row. */
+template <typename T>
+tilemm_status run_real (const tilemm_emu_options *opt, int64_t m, int64_t n, int64_t k, const T *a,
+                        int64_t lda, const T *b, int64_t ldb, T *c, int64_t ldc, cudaStream_t stream,
+                        const tilemm_stop *stop, tilemm_emu_plan *used, tilemm_emu_stats *stats_out,
+                        tilemm_emu_cuda_times *times, tilemm_emu_cuda_arena *arena, tilemm_error *err)
+{
+  problem<T> pr;
+  pr.m = m; pr.n = n; pr.k = k; pr.a = a; pr.lda = lda; pr.b = b; pr.ldb = ldb;
+  timer tm;
+  tm.start (times != nullptr);
+  tm.mark (0, stream);
+  tilemm_status st = stage_stats (opt, pr, stream, arena, 0, tm, 1, err);
+  if (st != TILEMM_OK)
+    return st;
+  if (stats_out)
+    *stats_out = pr.stats;
+  tilemm_emu_plan plan;
+  if (pr.stats.nonfinite)
+    {
+      memset (&plan, 0, sizeof plan);
+      plan.verdict = TILEMM_EMU_NONFINITE;
+    }
+  else
+    tilemm_emu_decide (opt, &pr.stats, &plan);
+  *used = plan;
+  if (plan.verdict != TILEMM_EMU_OK)
+    return TILEMM_OK;
+  tm.mark (2, stream);
+  if (tilemm_stop_requested (stop))
+    return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
+  st = stage_product (plan, pr, c, ldc, 1, stream, stop, arena, 1, tm, true, err);
+  if (st != TILEMM_OK)
+    return st;
+  CUDA_TRY (cudaStreamSynchronize (stream), "cudaStreamSynchronize(emulated product)");
+  tm.report (times);
+  return TILEMM_OK;
+}
+
+/* [Ar ∓Ai] (m×2k) from complex A (m×k, lda complex elements): sign −1 for X1, +1 for X2; and
+ * [Br; Bi], [Bi; Br] (2k×n) from B. */
+template <typename T>
+__global__ void __launch_bounds__ (256)
+split_a_kernel (const T *a, int64_t m, int64_t k, int64_t lda, T *x1, T *x2)
+{
+  const int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m)
+    return;
+  for (int64_t p = blockIdx.y; p < k; p += gridDim.y)
+    {
+      const T re = a[2 * (i + p * lda)], im = a[2 * (i + p * lda) + 1];
+      x1[i + p * m] = re;
+      x1[i + (k + p) * m] = -im;
+      x2[i + p * m] = re;
+      x2[i + (k + p) * m] = im;
+    }
+}
+template <typename T>
+__global__ void __launch_bounds__ (256)
+split_b_kernel (const T *b, int64_t k, int64_t n, int64_t ldb, T *y1, T *y2)
+{
+  const int64_t p = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= k)
+    return;
+  for (int64_t j = blockIdx.y; j < n; j += gridDim.y)
+    {
+      const T re = b[2 * (p + j * ldb)], im = b[2 * (p + j * ldb) + 1];
+      y1[p + j * 2 * k] = re;
+      y1[k + p + j * 2 * k] = im;
+      y2[p + j * 2 * k] = im;
+      y2[k + p + j * 2 * k] = re;
+    }
+}
+
+/* A complex product (emulated.h, the end): Re C = [Ar −Ai]·[Br; Bi], Im C = [Ar Ai]·[Bi; Br],
+ * two real problems of inner dimension 2k under one plan (their statistics merged), each part
+ * rounded once.  The real operands are formed on the device first (twice A's and B's bytes). */
+template <typename T>
+tilemm_status run_complex (const tilemm_emu_options *opt, int64_t m, int64_t n, int64_t k, const T *a,
+                           int64_t lda, const T *b, int64_t ldb, T *c, int64_t ldc, cudaStream_t stream,
+                           const tilemm_stop *stop, tilemm_emu_plan *used, tilemm_emu_stats *stats_out,
+                           tilemm_emu_cuda_times *times, tilemm_emu_cuda_arena *arena, tilemm_error *err)
+{
+  const int64_t k2 = 2 * k;
+  const size_t xa = align256 (sizeof (T) * (size_t) m * (k2 > 0 ? k2 : 1));
+  const size_t yb = align256 (sizeof (T) * (size_t) (k2 > 0 ? k2 : 1) * n);
+  buffer ops;
+  tilemm_status st = reserve (ops, 2 * xa + 2 * yb, arena, 3, err);
+  if (st != TILEMM_OK)
+    return st;
+  T *const x1 = (T *) ops.base, *const x2 = (T *) ((char *) ops.base + xa);
+  T *const y1 = (T *) ((char *) ops.base + 2 * xa), *const y2 = (T *) ((char *) ops.base + 2 * xa + yb);
+  timer tm;
+  tm.start (times != nullptr);
+  tm.mark (0, stream);
+  if (k > 0)
+    {
+      TILEMM_LAUNCH (split_a_kernel<T>, dim3 ((unsigned) ceil_div (m, 256), (unsigned) (k < 4096 ? k : 4096)),
+                     dim3 (256), stream, a, m, k, lda, x1, x2);
+      LAUNCHED ("split_a_kernel");
+      TILEMM_LAUNCH (split_b_kernel<T>, dim3 ((unsigned) ceil_div (k, 256), (unsigned) (n < 4096 ? n : 4096)),
+                     dim3 (256), stream, b, k, n, ldb, y1, y2);
+      LAUNCHED ("split_b_kernel");
+    }
+  problem<T> p1, p2;
+  p1.m = p2.m = m; p1.n = p2.n = n; p1.k = p2.k = k2;
+  p1.lda = p2.lda = m > 1 ? m : 1;
+  p1.ldb = p2.ldb = k2 > 1 ? k2 : 1;
+  p1.a = x1; p1.b = y1; p2.a = x2; p2.b = y2;
+  st = stage_stats (opt, p1, stream, arena, 0, tm, 1, err);
+  if (st != TILEMM_OK)
+    return st;
+  tilemm_emu_stats stats = p1.stats;
+  tilemm_emu_plan plan;
+  memset (&plan, 0, sizeof plan);
+  if (!stats.nonfinite)
+    {
+      st = stage_stats (opt, p2, stream, arena, 2, tm, -1, err);
+      if (st != TILEMM_OK)
+        return st;
+      tilemm_emu_stats_merge (&stats, &p2.stats);
+    }
+  if (stats_out)
+    *stats_out = stats;
+  if (stats.nonfinite)
+    plan.verdict = TILEMM_EMU_NONFINITE;
+  else
+    tilemm_emu_decide (opt, &stats, &plan);
+  *used = plan;
+  if (plan.verdict != TILEMM_EMU_OK)
+    return TILEMM_OK;
+  tm.mark (2, stream);
+  if (tilemm_stop_requested (stop))
+    return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
+  st = stage_product (plan, p1, c, ldc, 2, stream, stop, arena, 1, tm, false, err);
+  if (st != TILEMM_OK)
+    return st;
+  if (tilemm_stop_requested (stop))
+    {
+      cudaStreamSynchronize (stream);
+      return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
+    }
+  st = stage_product (plan, p2, c + 1, ldc, 2, stream, stop, arena, 1, tm, true, err);
+  if (st != TILEMM_OK)
+    return st;
+  CUDA_TRY (cudaStreamSynchronize (stream), "cudaStreamSynchronize(emulated product)");
+  tm.report (times);
+  return TILEMM_OK;
+}
+
+} // namespace tilemm_emu_gpu
+
+/* ---------------------------------------------------------------- entry points */
+
+extern "C" void tilemm_emu_cuda_arena_free (tilemm_emu_cuda_arena *arena)
+{
+  if (!arena)
+    return;
+  for (int s = 0; s < 4; s++)
+    {
+      if (arena->base[s])
+        cudaFree (arena->base[s]);
+      arena->base[s] = nullptr;
+      arena->bytes[s] = 0;
+    }
+}
+
+extern "C" tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options, tilemm_type type,
+                                              int64_t m, int64_t n, int64_t k, const void *a,
+                                              int64_t lda, const void *b, int64_t ldb, void *c,
+                                              int64_t ldc, void *stream, const tilemm_stop *stop,
+                                              tilemm_emu_plan *used, tilemm_emu_stats *stats,
+                                              tilemm_emu_cuda_times *times,
+                                              tilemm_emu_cuda_arena *arena, tilemm_error *err)
+{
+  using namespace tilemm_emu_gpu;
+  tilemm_emu_options opt;
+  if (options)
+    opt = *options;
+  else
+    tilemm_emu_default_options (&opt, type);
+  if (m < 0 || n < 0 || k < 0 || lda < (m > 1 ? m : 1) || ldb < (k > 1 ? k : 1) || ldc < (m > 1 ? m : 1))
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: bad sizes or leading dimensions");
+  if (opt.moduli > TILEMM_EMU_MAX_MODULI)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: %d moduli (at most %d)", opt.moduli,
+                             TILEMM_EMU_MAX_MODULI);
+  tilemm_emu_plan local;
+  if (!used)
+    used = &local;
+  memset (used, 0, sizeof *used);
+  if (stats)
+    {
+      memset (stats, 0, sizeof *stats);
+      stats->inner = tilemm_type_is_complex (type) ? 2 * k : k;
+    }
+  if (times)
+    memset (times, 0, sizeof *times);
+  if (m == 0 || n == 0)
+    return TILEMM_OK;
+  const cudaStream_t s = (cudaStream_t) stream;
+  switch (type)
+    {
+    case TILEMM_DOUBLE:
+      return run_real<double> (&opt, m, n, k, (const double *) a, lda, (const double *) b, ldb, (double *) c,
+                               ldc, s, stop, used, stats, times, arena, err);
+    case TILEMM_SINGLE:
+      return run_real<float> (&opt, m, n, k, (const float *) a, lda, (const float *) b, ldb, (float *) c, ldc,
+                              s, stop, used, stats, times, arena, err);
+    case TILEMM_COMPLEX_DOUBLE:
+      return run_complex<double> (&opt, m, n, k, (const double *) a, lda, (const double *) b, ldb,
+                                  (double *) c, ldc, s, stop, used, stats, times, arena, err);
+    case TILEMM_COMPLEX_SINGLE:
+      return run_complex<float> (&opt, m, n, k, (const float *) a, lda, (const float *) b, ldb, (float *) c,
+                                 ldc, s, stop, used, stats, times, arena, err);
+    default:
+      return tilemm_error_set (err, TILEMM_ETYPE, "emulated product: unknown element type %d", (int) type);
+    }
+}
+
+namespace {
+
+/* Host-view products take turns (the fault hook's counts are not atomic, fault.h). */
+std::mutex emulated_mutex;
+
+/* A device copy of a host view, packed (ld = rows), freed with its holder. */
+struct device_copy
+{
+  void *p = nullptr;
+  ~device_copy ()
+  {
+    if (p)
+      cudaFree (p);
+  }
+};
+
+} // namespace
+
+extern "C" tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
+                                                        const tilemm_emu_options *options,
+                                                        const tilemm_view *a, const tilemm_view *b,
+                                                        const tilemm_view *c, const tilemm_stop *stop,
+                                                        tilemm_emu_plan *used, tilemm_error *err)
+{
+  using namespace tilemm_emu_gpu;
+  tilemm_emu_plan local;
+  if (!used)
+    used = &local;
+  memset (used, 0, sizeof *used);
+  if (!plan || !a || !b || !c)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: null argument");
+  const tilemm_type type = a->type;
+  const int64_t m = a->rows, k = a->cols, n = b->cols;
+  if (b->rows != k || c->rows != m || c->cols != n || b->type != type || c->type != type)
+    return tilemm_error_set (err, TILEMM_ESHAPE, "emulated product: operands do not match");
+  if (m == 0 || n == 0)
+    return TILEMM_OK;
+  std::lock_guard<std::mutex> lock (emulated_mutex);
+  tilemm_fault_begin ();
+  const size_t es = tilemm_type_size (type);
+  device_copy da, db, dc;
+  const int64_t ka = k > 0 ? k : 1;
+  CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MALLOC, cudaErrorMemoryAllocation,
+                             cudaMalloc (&da.p, es * (size_t) m * ka)), "cudaMalloc(dA, %zu bytes)", es * (size_t) m * ka);
+  CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MALLOC, cudaErrorMemoryAllocation,
+                             cudaMalloc (&db.p, es * (size_t) ka * n)), "cudaMalloc(dB, %zu bytes)", es * (size_t) ka * n);
+  CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MALLOC, cudaErrorMemoryAllocation,
+                             cudaMalloc (&dc.p, es * (size_t) m * n)), "cudaMalloc(dC, %zu bytes)", es * (size_t) m * n);
+  if (k > 0)
+    {
+      CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
+                                 cudaMemcpy2D (da.p, es * m, a->data, es * a->stride, es * m, k, cudaMemcpyHostToDevice)),
+                "cudaMemcpy2D(A)");
+      CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
+                                 cudaMemcpy2D (db.p, es * k, b->data, es * b->stride, es * k, n, cudaMemcpyHostToDevice)),
+                "cudaMemcpy2D(B)");
+    }
+  cudaStream_t stream;
+  CUDA_TRY (cudaStreamCreate (&stream), "cudaStreamCreate");
+  tilemm_emu_plan p;
+  tilemm_status st = tilemm_emu_cuda_run (options, type, m, n, k, da.p, m > 1 ? m : 1, db.p, ka, dc.p,
+                                          m > 1 ? m : 1, stream, stop, &p, nullptr, nullptr, nullptr, err);
+  cudaStreamDestroy (stream);
+  *used = p;
+  if (st != TILEMM_OK || p.verdict != TILEMM_EMU_OK)
+    return st;
+  CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
+                             cudaMemcpy2D (c->data, es * c->stride, dc.p, es * m, es * m, n, cudaMemcpyDeviceToHost)),
+            "cudaMemcpy2D(C)");
+  return TILEMM_OK;
+}

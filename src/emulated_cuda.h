@@ -1,0 +1,57 @@
+/* emulated_cuda.h — the emulated precision (src/emulated.h) on the GPU at the level of device
+ * pointers, for the benchmark and the tests; the host-view entry point the core calls,
+ * tilemm_cuda_multiply_emulated, is declared in backend.h.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#ifndef TILEMM_EMULATED_CUDA_H
+#define TILEMM_EMULATED_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emulated.h"
+#include "tilemm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where the time of one call went (CUDA events on its stream; all zero in the host emulation). */
+typedef struct {
+  double scan_ms;    /* exponents and the non-finite check                        */
+  double stats_ms;   /* quantization, sums, the statistics' int8 GEMM and ratios    */
+  double convert_ms; /* scaled integers and their residues                          */
+  double gemm_ms;    /* the N modular int8 GEMMs                                     */
+  double crt_ms;     /* Garner's CRT and the one rounding                            */
+} tilemm_emu_cuda_times;
+
+/* Device memory a caller may keep between calls (the benchmark): two buffers that grow as
+ * needed.  Zero-initialize; free with tilemm_emu_cuda_arena_free.  A call given no arena
+ * allocates its own and frees it before it returns, on every path. */
+typedef struct {
+  void *base[4];
+  size_t bytes[4];
+} tilemm_emu_cuda_arena;
+void tilemm_emu_cuda_arena_free (tilemm_emu_cuda_arena *arena);
+
+/* C = A·B in emulated precision for device operands of `type` (any tilemm_type; column-major,
+ * complex interleaved: A m×k with leading dimension lda, B k×n with ldb, C m×n with ldc, in
+ * elements), enqueued on
+ * `stream` (a cudaStream_t; NULL: the default stream) and waited for.  Returns TILEMM_OK with
+ * used->verdict saying whether C was written (TILEMM_EMU_OK) or left untouched (NONFINITE,
+ * RANGE: the caller runs the native product).  stats (may be NULL) receives the statistics the
+ * plan was decided from, times (may be NULL) the stages' times, arena (may be NULL) see above.
+ * stop (may be NULL) is polled between the stages and between the launches of the moduli. */
+tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options, tilemm_type type, int64_t m,
+                                   int64_t n, int64_t k, const void *a, int64_t lda, const void *b,
+                                   int64_t ldb, void *c, int64_t ldc, void *stream,
+                                   const tilemm_stop *stop, tilemm_emu_plan *used,
+                                   tilemm_emu_stats *stats, tilemm_emu_cuda_times *times,
+                                   tilemm_emu_cuda_arena *arena, tilemm_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILEMM_EMULATED_CUDA_H */

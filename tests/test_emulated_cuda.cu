@@ -1,0 +1,743 @@
+/* tests/test_emulated_cuda.cu — the GPU side of the emulated precision (src/emulated_cuda.cu,
+ * src/kernels_imma.cuh) against plain CPU loops, stage by stage and bitwise: exponents, the
+ * statistics (lo matrices, sums, ratios), the residues, every modular GEMM plane (against exact
+ * int64 sums mod m, wip/ozaki's oz_gemm_s8_mod), the CRT (wip/ozaki's oz_crt_to_double; for single
+ * a rounding loop of its own), and the whole product against the CPU pipeline under the same plan.
+ * Built with nvcc for the GPU (bench/run-emulated.sh) or with g++ on the host emulation of CUDA
+ * (tests/emu/run-emulated.sh, under ASan).  Prints "test_emulated_cuda: N passed, N failed".
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#include "../src/emulated_cuda.cu"
+
+extern "C" {
+#include "../wip/ozaki/ozaki.h"
+}
+
+#include <vector>
+
+static int npass, nfail;
+#define CHECK(cond, ...)                                                                           \
+  do                                                                                               \
+    {                                                                                              \
+      if (cond)                                                                                    \
+        npass++;                                                                                   \
+      else                                                                                         \
+        {                                                                                          \
+          nfail++;                                                                                 \
+          printf ("FAIL %s:%d: ", __FILE__, __LINE__);                                             \
+          printf (__VA_ARGS__);                                                                    \
+          printf ("\n");                                                                           \
+        }                                                                                          \
+    }                                                                                              \
+  while (0)
+
+/* ---------------------------------------------------------------- random data */
+static uint64_t rs = 0x243F6A8885A308D3ull;
+static uint64_t rnd64 () { rs ^= rs >> 12; rs ^= rs << 25; rs ^= rs >> 27; return rs * 2685821657736338717ull; }
+static double urand () { return (double) (rnd64 () >> 11) * 0x1p-53; }
+static double nrand ()
+{
+  double u1 = urand (), u2 = urand ();
+  if (u1 < 1e-300) u1 = 1e-300;
+  return sqrt (-2 * log (u1)) * cos (6.283185307179586 * u2);
+}
+
+enum data_kind { NORMAL, WIDE, ZEROS, TINY, HUGE_, NAN_A, INF_B, EDGES };
+
+/* ---------------------------------------------------------------- CPU references */
+static void ref_quantize (double v, int e, int &lo, int &hi)
+{
+  /* long double: 127·x is exact (64-bit significand), and ldexpl never underflows here */
+  const long double x = ldexpl (fabsl ((long double) v), -e) * 127.0L;
+  lo = (int) floorl (x);
+  hi = (int) ceill (x);
+}
+
+/* X·2^e (X from Garner over 4 limbs, symmetric) rounded once to `mant` bits, bit by bit. */
+static double ref_crt_round (const int32_t *res, int N, int e, int mant, int emin, int emax)
+{
+  /* X = Σ digits, built by lifting: X_{t+1} = X_t + M_t·((r_t − X_t) M_t^-1 mod m_t) */
+  uint32_t X[8] = {0}, Mt[8] = {1};
+  for (int t = 0; t < N; t++)
+    {
+      const int m = tilemm_emu_moduli[t];
+      uint64_t xm = 0, mm = 0; /* X mod m, M_t mod m */
+      for (int w = 7; w >= 0; w--)
+        {
+          xm = ((xm << 32) + X[w]) % m;
+          mm = ((mm << 32) + Mt[w]) % m;
+        }
+      int inv = 1;
+      for (int c = 1; c < m; c++)
+        if ((int) (mm * c % m) == 1) { inv = c; break; }
+      const int d = (int) ((((res[t] - (int) xm) % m + m) % m) * inv % m);
+      uint64_t carry = 0;
+      for (int w = 0; w < 8; w++)
+        {
+          const uint64_t s = (uint64_t) X[w] + (uint64_t) Mt[w] * d + carry;
+          X[w] = (uint32_t) s;
+          carry = s >> 32;
+        }
+      carry = 0;
+      for (int w = 0; w < 8; w++)
+        {
+          const uint64_t s = (uint64_t) Mt[w] * m + carry;
+          Mt[w] = (uint32_t) s;
+          carry = s >> 32;
+        }
+    }
+  /* symmetric: 2X > M → X − M (X < M < 2^190: 2X fits) */
+  uint32_t X2[8];
+  uint32_t top = 0;
+  for (int w = 0; w < 8; w++)
+    {
+      X2[w] = X[w] << 1 | top;
+      top = X[w] >> 31;
+    }
+  int cmp = 0;
+  for (int w = 7; w >= 0 && !cmp; w--)
+    if (X2[w] != Mt[w]) cmp = X2[w] > Mt[w] ? 1 : -1;
+  bool neg = cmp > 0;
+  if (neg)
+    {
+      int64_t borrow = 0;
+      for (int w = 0; w < 8; w++)
+        {
+          const int64_t d = (int64_t) Mt[w] - X[w] - borrow;
+          X[w] = (uint32_t) d;
+          borrow = d < 0;
+        }
+    }
+  auto bit = [&] (long i) { return i < 0 || i >= 256 ? 0 : (int) ((X[i / 32] >> (i % 32)) & 1); };
+  long nb = 0;
+  for (long i = 255; i >= 0; i--)
+    if (bit (i)) { nb = i + 1; break; }
+  if (nb == 0) return neg ? -0.0 : 0.0;
+  const long E = nb - 1 + e;
+  if (E > emax) return neg ? -INFINITY : INFINITY;
+  long prec = E < emin ? E - emin + mant : mant;
+  long drop = nb - prec;
+  if (drop < 0) drop = 0;
+  uint64_t q = 0;
+  for (long i = nb - 1; i >= drop; i--) q = q << 1 | bit (i);
+  if (drop > 0)
+    {
+      const int half = bit (drop - 1);
+      int sticky = 0;
+      for (long i = 0; i < drop - 1; i++) sticky |= bit (i);
+      if (half && (sticky || (q & 1))) q++;
+    }
+  const double r = ldexp ((double) q, (int) (e + drop));
+  return neg ? -r : r;
+}
+
+/* ---------------------------------------------------------------- one case */
+struct shape
+{
+  int64_t m, n, k, pad_a, pad_b, pad_c;
+};
+
+template <typename T>
+static void run_case (const char *name, shape s, data_kind kind, int forced_moduli, int chunk_override)
+{
+  const int64_t m = s.m, n = s.n, k = s.k;
+  if (getenv ("TILEMM_TEST_VERBOSE"))
+    {
+      printf ("case %s\n", name);
+      fflush (stdout);
+    }
+  const int64_t lda = (m > 0 ? m : 1) + s.pad_a, ldb = (k > 0 ? k : 1) + s.pad_b, ldc = (m > 0 ? m : 1) + s.pad_c;
+  const bool single = sizeof (T) == 4;
+  std::vector<T> A ((size_t) (lda * (k > 0 ? k : 1))), B ((size_t) (ldb * n)), C ((size_t) (ldc * n));
+  std::vector<int> rowscale ((size_t) lda, 0), colscale ((size_t) n, 0);
+  for (int64_t i = 0; i < lda; i++) rowscale[i] = kind == WIDE ? (int) (rnd64 () % 41) - 20 : 0;
+  for (int64_t j = 0; j < n; j++) colscale[j] = kind == WIDE ? (int) (rnd64 () % 41) - 20 : 0;
+  const int shift_a = kind == TINY ? (single ? -70 : -1000) : kind == HUGE_ ? (single ? 60 : 1000) : 0;
+  const int shift_b = kind == TINY ? (single ? -60 : -60) : kind == HUGE_ ? (single ? 66 : 30) : 0;
+  for (int64_t p = 0; p < k; p++)
+    for (int64_t i = 0; i < lda; i++)
+      {
+        double v = nrand ();
+        if (kind == WIDE && rnd64 () % 4 == 0) v = ldexp (v, (int) (rnd64 () % 61) - 30);
+        if (kind == EDGES)
+          {
+            const int c = (int) (rnd64 () % 4);
+            v = c == 0 ? 1.0 - 0x1p-40 : c == 1 ? (double) (rnd64 () % 127 + 1) / 127.0 : c == 2 ? 0x1p-300 : v;
+          }
+        A[i + p * lda] = (T) ldexp (v, rowscale[i] + shift_a);
+      }
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t p = 0; p < ldb; p++)
+      {
+        double v = nrand ();
+        if (kind == WIDE && rnd64 () % 4 == 0) v = ldexp (v, (int) (rnd64 () % 61) - 30);
+        B[p + j * ldb] = (T) ldexp (v, colscale[j] + shift_b);
+      }
+  if (kind == ZEROS)
+    {
+      for (int64_t i = 0; i < m; i += 3)
+        for (int64_t p = 0; p < k; p++) A[i + p * lda] = 0;
+      for (int64_t j = 1; j < n; j += 4)
+        for (int64_t p = 0; p < k; p++) B[p + j * ldb] = 0;
+      for (int64_t p = 0; p < k; p += 5) /* and sparse entries */
+        for (int64_t i = 0; i < m; i++) A[i + p * lda] = 0;
+    }
+  if (kind == NAN_A && m > 0 && k > 0) A[(m - 1) + (k / 2) * lda] = (T) NAN;
+  if (kind == INF_B && n > 0 && k > 0) B[(k - 1) + (n / 2) * ldb] = (T) -INFINITY;
+  const T poison = (T) -12345.25;
+  for (auto &x : C) x = poison;
+
+  /* device copies (plain host buffers under the emulation) */
+  T *dA, *dB, *dC;
+  cudaMalloc ((void **) &dA, sizeof (T) * A.size ());
+  cudaMalloc ((void **) &dB, sizeof (T) * B.size ());
+  cudaMalloc ((void **) &dC, sizeof (T) * C.size ());
+  cudaMemcpy (dA, A.data (), sizeof (T) * A.size (), cudaMemcpyHostToDevice);
+  cudaMemcpy (dB, B.data (), sizeof (T) * B.size (), cudaMemcpyHostToDevice);
+  cudaMemcpy (dC, C.data (), sizeof (T) * C.size (), cudaMemcpyHostToDevice);
+
+  tilemm_emu_options opt;
+  tilemm_emu_default_options (&opt, single ? TILEMM_SINGLE : TILEMM_DOUBLE);
+  opt.moduli = forced_moduli;
+  tilemm_emu_cuda_arena arena = {};
+  tilemm_emu_plan plan;
+  tilemm_emu_stats st;
+  tilemm_error err = {};
+  tilemm_emu_gpu::chunk_tiles_override = chunk_override;
+  const tilemm_status status = tilemm_emu_cuda_run (&opt, single ? TILEMM_SINGLE : TILEMM_DOUBLE, m, n, k, dA, lda, dB,
+                                                    ldb, dC, ldc, nullptr, nullptr, &plan, &st, nullptr, &arena, &err);
+  tilemm_emu_gpu::chunk_tiles_override = 0;
+  CHECK (status == TILEMM_OK, "%s: status %d (%s)", name, (int) status, err.detail);
+  std::vector<T> Cg (C.size ());
+  cudaMemcpy (Cg.data (), dC, sizeof (T) * C.size (), cudaMemcpyDeviceToHost);
+
+  if (kind == NAN_A || kind == INF_B)
+    {
+      CHECK (plan.verdict == TILEMM_EMU_NONFINITE, "%s: verdict %d, want NONFINITE", name, (int) plan.verdict);
+      bool untouched = true;
+      for (size_t q = 0; q < Cg.size (); q++) untouched &= Cg[q] == poison;
+      CHECK (untouched, "%s: C written on a non-finite verdict", name);
+      goto done;
+    }
+  if (m == 0 || n == 0)
+    {
+      bool untouched = true;
+      for (size_t q = 0; q < Cg.size (); q++) untouched &= Cg[q] == poison;
+      CHECK (untouched, "%s: empty product wrote C", name);
+      goto done;
+    }
+  {
+    /* 1. exponents */
+    const int64_t kp = k > 0 ? (k + 15) / 16 * 16 : 16;
+    std::vector<int> ea (m), eb (n);
+    for (int64_t i = 0; i < m; i++)
+      {
+        double mx = 0;
+        for (int64_t p = 0; p < k; p++) mx = fmax (mx, fabs ((double) A[i + p * lda]));
+        ea[i] = tilemm_emu_exponent (mx);
+      }
+    for (int64_t j = 0; j < n; j++)
+      {
+        double mx = 0;
+        for (int64_t p = 0; p < k; p++) mx = fmax (mx, fabs ((double) B[p + j * ldb]));
+        eb[j] = tilemm_emu_exponent (mx);
+      }
+    const bool automatic = forced_moduli <= 0;
+    const int64_t ktiles = (kp + 63) / 64;
+    const int64_t ct = chunk_override > 0 ? chunk_override : tilemm_emu_gpu::KCHUNK_TILES;
+    const tilemm_emu_gpu::layout1 l1 = tilemm_emu_gpu::plan_layout1 (m, n, kp, automatic, automatic && ktiles > ct);
+    std::vector<char> w1 (l1.total);
+    cudaMemcpy (w1.data (), arena.base[0], l1.total, cudaMemcpyDeviceToHost);
+    const int *gea = (const int *) (w1.data () + l1.e), *geb = gea + m;
+    int bad = 0;
+    for (int64_t i = 0; i < m; i++) bad += gea[i] != ea[i];
+    for (int64_t j = 0; j < n; j++) bad += geb[j] != eb[j];
+    CHECK (bad == 0, "%s: %d exponents differ", name, bad);
+
+    /* 2. statistics */
+    std::vector<int8_t> loa ((size_t) (m * kp), 0), lob ((size_t) (n * kp), 0);
+    std::vector<int64_t> sa (m, 0), qa (m, 0), sb (n, 0), qb (n, 0);
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t p = 0; p < k; p++)
+        {
+          int lo, hi;
+          ref_quantize ((double) A[i + p * lda], ea[i], lo, hi);
+          loa[i * kp + p] = (int8_t) lo;
+          sa[i] += hi;
+          qa[i] += hi * hi;
+        }
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t p = 0; p < k; p++)
+        {
+          int lo, hi;
+          ref_quantize ((double) B[p + j * ldb], eb[j], lo, hi);
+          lob[j * kp + p] = (int8_t) lo;
+          sb[j] += hi;
+          qb[j] += hi * hi;
+        }
+    bad = 0;
+    for (int64_t i = 0; i < m; i++)
+      bad += ((const int64_t *) (w1.data () + l1.sa))[i] != sa[i] || ((const int64_t *) (w1.data () + l1.qa))[i] != qa[i];
+    for (int64_t j = 0; j < n; j++)
+      bad += ((const int64_t *) (w1.data () + l1.sb))[j] != sb[j] || ((const int64_t *) (w1.data () + l1.qb))[j] != qb[j];
+    CHECK (bad == 0, "%s: %d row/column sums differ", name, bad);
+    tilemm_emu_stats ref;
+    memset (&ref, 0, sizeof ref);
+    ref.inner = k;
+    for (int64_t i = 0; i < m; i++) ref.max_qa = qa[i] > ref.max_qa ? qa[i] : ref.max_qa;
+    for (int64_t j = 0; j < n; j++) ref.max_qb = qb[j] > ref.max_qb ? qb[j] : ref.max_qb;
+    if (automatic)
+      {
+        bad = (int) (memcmp (w1.data () + l1.loa, loa.data (), loa.size ()) != 0)
+            + (int) (memcmp (w1.data () + l1.lob, lob.data (), lob.size ()) != 0);
+        CHECK (bad == 0, "%s: the lo matrices differ", name);
+        for (int64_t i = 0; i < m; i++)
+          for (int64_t j = 0; j < n; j++)
+            {
+              if (ea[i] == TILEMM_EMU_ZERO_ROW || eb[j] == TILEMM_EMU_ZERO_ROW) continue;
+              int64_t S = 0;
+              for (int64_t p = 0; p < k; p++) S += (int64_t) loa[i * kp + p] * lob[j * kp + p];
+              const double xa = S == 0 ? INFINITY : (double) (TILEMM_EMU_Q * sb[j]) / (double) S;
+              const double xb = S == 0 ? INFINITY : (double) (TILEMM_EMU_Q * sa[i]) / (double) S;
+              ref.ratio_a = fmax (ref.ratio_a, xa);
+              ref.ratio_b = fmax (ref.ratio_b, xb);
+            }
+      }
+    CHECK (st.max_qa == ref.max_qa && st.max_qb == ref.max_qb && st.inner == k, "%s: qa/qb %lld %lld, want %lld %lld",
+           name, (long long) st.max_qa, (long long) st.max_qb, (long long) ref.max_qa, (long long) ref.max_qb);
+    CHECK (!memcmp (&st.ratio_a, &ref.ratio_a, 8) && !memcmp (&st.ratio_b, &ref.ratio_b, 8),
+           "%s: ratios %.17g %.17g, want %.17g %.17g", name, st.ratio_a, st.ratio_b, ref.ratio_a, ref.ratio_b);
+    tilemm_emu_plan rp;
+    tilemm_emu_decide (&opt, &ref, &rp);
+    CHECK (rp.verdict == plan.verdict && rp.moduli == plan.moduli && rp.pa == plan.pa && rp.pb == plan.pb,
+           "%s: plan (%d, N %d, pa %d, pb %d), CPU's (%d, %d, %d, %d)", name, (int) plan.verdict, plan.moduli,
+           plan.pa, plan.pb, (int) rp.verdict, rp.moduli, rp.pa, rp.pb);
+    if (plan.verdict != TILEMM_EMU_OK)
+      {
+        bool untouched = true;
+        for (size_t q = 0; q < Cg.size (); q++) untouched &= Cg[q] == poison;
+        CHECK (untouched, "%s: C written on verdict %d", name, (int) plan.verdict);
+        goto done;
+      }
+
+    /* 3. residues */
+    const int N = plan.moduli;
+    const tilemm_emu_gpu::layout2 l2 = tilemm_emu_gpu::plan_layout2 (m, n, kp, N);
+    std::vector<char> w2 (l2.total);
+    cudaMemcpy (w2.data (), arena.base[1], l2.total, cudaMemcpyDeviceToHost);
+    std::vector<int8_t> ra ((size_t) (N * m * kp), 0), rb ((size_t) (N * n * kp), 0);
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t p = 0; p < k; p++)
+        {
+          const double v = (double) A[i + p * lda];
+          const int64_t x = v == 0 ? 0 : (int64_t) trunc (ldexp (v, plan.pa - ea[i]));
+          for (int l = 0; l < N; l++) ra[(l * m + i) * kp + p] = oz_residue_s8 (x, tilemm_emu_moduli[l]);
+        }
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t p = 0; p < k; p++)
+        {
+          const double v = (double) B[p + j * ldb];
+          const int64_t x = v == 0 ? 0 : (int64_t) trunc (ldexp (v, plan.pb - eb[j]));
+          for (int l = 0; l < N; l++) rb[(l * n + j) * kp + p] = oz_residue_s8 (x, tilemm_emu_moduli[l]);
+        }
+    CHECK (!memcmp (w2.data () + l2.ra, ra.data (), ra.size ()), "%s: residues of A differ", name);
+    CHECK (!memcmp (w2.data () + l2.rb, rb.data (), rb.size ()), "%s: residues of B differ", name);
+
+    /* 4. the modular GEMMs (exact int64 sums mod m) */
+    std::vector<int32_t> R ((size_t) (N * m * n));
+    for (int l = 0; l < N; l++)
+      oz_gemm_s8_mod ((int) m, (int) n, (int) kp, &ra[l * m * kp], &rb[l * n * kp], tilemm_emu_moduli[l], OZ_KCHUNK_MAX,
+                      &R[l * m * n], nullptr);
+    const uint8_t *gr = (const uint8_t *) (w2.data () + l2.r);
+    bad = 0;
+    for (size_t q = 0; q < R.size (); q++) bad += gr[q] != R[q];
+    CHECK (bad == 0, "%s: %d residues of the modular GEMMs differ (N = %d)", name, bad, N);
+
+    /* 5. CRT and the whole product */
+    int badc = 0, badr = 0;
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t i = 0; i < m; i++)
+        {
+          int32_t res[TILEMM_EMU_MAX_MODULI];
+          for (int l = 0; l < N; l++) res[l] = R[l * m * n + i + j * m];
+          double want;
+          if (ea[i] == TILEMM_EMU_ZERO_ROW || eb[j] == TILEMM_EMU_ZERO_ROW)
+            want = 0.0;
+          else
+            {
+              const int e = ea[i] + eb[j] - plan.pa - plan.pb;
+              want = single ? ref_crt_round (res, N, e, 24, -126, 127) : oz_crt_to_double (res, N, e);
+              if (!single)
+                {
+                  const double mine = ref_crt_round (res, N, e, 53, -1022, 1023);
+                  badr += memcmp (&mine, &want, 8) != 0;
+                }
+            }
+          const T w = (T) want, got = Cg[i + j * ldc];
+          if (memcmp (&w, &got, sizeof (T)))
+            {
+              if (badc < 3)
+                printf ("  %s: C(%lld, %lld) = %a, want %a\n", name, (long long) i, (long long) j, (double) got, (double) w);
+              badc++;
+            }
+        }
+    CHECK (badr == 0, "%s: %d CRT references disagree (test's own)", name, badr);
+    CHECK (badc == 0, "%s: %d of %lld elements of C differ bitwise (N = %d)", name, badc, (long long) (m * n), N);
+    bool pads = true;
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t i = m; i < ldc; i++) pads &= Cg[i + j * ldc] == poison;
+    CHECK (pads, "%s: C written outside its rows", name);
+  }
+done:
+  tilemm_emu_cuda_arena_free (&arena);
+  cudaFree (dA);
+  cudaFree (dB);
+  cudaFree (dC);
+}
+
+/* ---------------------------------------------------------------- complex: whole products */
+
+/* The CPU pipeline of one real problem X (m×K, ld m) · Y (K×n, ld K): exponents and statistics. */
+static void cpu_stats (const std::vector<double> &X, const std::vector<double> &Y, int64_t m, int64_t n, int64_t K,
+                       bool automatic, tilemm_emu_stats &st, std::vector<int> &ea, std::vector<int> &eb)
+{
+  memset (&st, 0, sizeof st);
+  st.inner = K;
+  ea.assign (m, 0);
+  eb.assign (n, 0);
+  for (int64_t i = 0; i < m; i++)
+    {
+      double mx = 0;
+      for (int64_t p = 0; p < K; p++) mx = fmax (mx, fabs (X[i + p * m]));
+      ea[i] = tilemm_emu_exponent (mx);
+    }
+  for (int64_t j = 0; j < n; j++)
+    {
+      double mx = 0;
+      for (int64_t p = 0; p < K; p++) mx = fmax (mx, fabs (Y[p + j * K]));
+      eb[j] = tilemm_emu_exponent (mx);
+    }
+  std::vector<int> loa (m * K), lob (n * K);
+  std::vector<int64_t> sa (m, 0), sb (n, 0);
+  for (int64_t i = 0; i < m; i++)
+    {
+      int64_t q = 0;
+      for (int64_t p = 0; p < K; p++)
+        {
+          int lo, hi;
+          ref_quantize (X[i + p * m], ea[i], lo, hi);
+          loa[i * K + p] = lo;
+          sa[i] += hi;
+          q += hi * hi;
+        }
+      st.max_qa = q > st.max_qa ? q : st.max_qa;
+    }
+  for (int64_t j = 0; j < n; j++)
+    {
+      int64_t q = 0;
+      for (int64_t p = 0; p < K; p++)
+        {
+          int lo, hi;
+          ref_quantize (Y[p + j * K], eb[j], lo, hi);
+          lob[j * K + p] = lo;
+          sb[j] += hi;
+          q += hi * hi;
+        }
+      st.max_qb = q > st.max_qb ? q : st.max_qb;
+    }
+  if (!automatic)
+    return;
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++)
+      {
+        if (ea[i] == TILEMM_EMU_ZERO_ROW || eb[j] == TILEMM_EMU_ZERO_ROW) continue;
+        int64_t S = 0;
+        for (int64_t p = 0; p < K; p++) S += (int64_t) loa[i * K + p] * lob[j * K + p];
+        st.ratio_a = fmax (st.ratio_a, S == 0 ? INFINITY : (double) (TILEMM_EMU_Q * sb[j]) / (double) S);
+        st.ratio_b = fmax (st.ratio_b, S == 0 ? INFINITY : (double) (TILEMM_EMU_Q * sa[i]) / (double) S);
+      }
+}
+
+/* Steps 4 to 7 on the CPU under `plan`. */
+static void cpu_product (const tilemm_emu_plan &plan, const std::vector<double> &X, const std::vector<double> &Y,
+                         int64_t m, int64_t n, int64_t K, const std::vector<int> &ea, const std::vector<int> &eb,
+                         bool single, std::vector<double> &out)
+{
+  const int N = plan.moduli;
+  const int64_t Kp = K > 0 ? K : 1;
+  std::vector<int8_t> ra (N * m * Kp, 0), rb (N * n * Kp, 0);
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t p = 0; p < K; p++)
+      {
+        const double v = X[i + p * m];
+        const int64_t x = v == 0 ? 0 : (int64_t) trunc (ldexp (v, plan.pa - ea[i]));
+        for (int l = 0; l < N; l++) ra[(l * m + i) * Kp + p] = oz_residue_s8 (x, tilemm_emu_moduli[l]);
+      }
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t p = 0; p < K; p++)
+      {
+        const double v = Y[p + j * K];
+        const int64_t x = v == 0 ? 0 : (int64_t) trunc (ldexp (v, plan.pb - eb[j]));
+        for (int l = 0; l < N; l++) rb[(l * n + j) * Kp + p] = oz_residue_s8 (x, tilemm_emu_moduli[l]);
+      }
+  std::vector<int32_t> R (N * m * n);
+  for (int l = 0; l < N; l++)
+    oz_gemm_s8_mod ((int) m, (int) n, (int) Kp, &ra[l * m * Kp], &rb[l * n * Kp], tilemm_emu_moduli[l], OZ_KCHUNK_MAX,
+                    &R[l * m * n], nullptr);
+  out.assign (m * n, 0.0);
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++)
+      {
+        if (ea[i] == TILEMM_EMU_ZERO_ROW || eb[j] == TILEMM_EMU_ZERO_ROW) continue;
+        int32_t res[TILEMM_EMU_MAX_MODULI];
+        for (int l = 0; l < N; l++) res[l] = R[l * m * n + i + j * m];
+        const int e = ea[i] + eb[j] - plan.pa - plan.pb;
+        out[i + j * m] = single ? ref_crt_round (res, N, e, 24, -126, 127) : oz_crt_to_double (res, N, e);
+      }
+}
+
+template <typename T>
+static void complex_case (const char *name, int64_t m, int64_t n, int64_t k, int64_t pad, data_kind kind, int forced)
+{
+  const bool single = sizeof (T) == 4;
+  const tilemm_type type = single ? TILEMM_COMPLEX_SINGLE : TILEMM_COMPLEX_DOUBLE;
+  const int64_t lda = m + pad, ldb = k + pad, ldc = m + pad;
+  std::vector<T> A (2 * lda * k), B (2 * ldb * n), C (2 * ldc * n);
+  for (auto &x : A) x = (T) ldexp (nrand (), kind == WIDE ? (int) (rnd64 () % 31) - 15 : 0);
+  for (auto &x : B) x = (T) ldexp (nrand (), kind == WIDE ? (int) (rnd64 () % 31) - 15 : 0);
+  if (kind == ZEROS)
+    for (int64_t p = 0; p < k; p++) /* a row of zeros, and a purely real row */
+      {
+        A[2 * (0 + p * lda)] = A[2 * (0 + p * lda) + 1] = 0;
+        A[2 * (1 + p * lda) + 1] = 0;
+      }
+  if (kind == NAN_A) A[2 * (1 + 2 * lda) + 1] = (T) NAN;
+  const T poison = (T) -777.5;
+  for (auto &x : C) x = poison;
+  T *dA, *dB, *dC;
+  cudaMalloc ((void **) &dA, sizeof (T) * A.size ());
+  cudaMalloc ((void **) &dB, sizeof (T) * B.size ());
+  cudaMalloc ((void **) &dC, sizeof (T) * C.size ());
+  cudaMemcpy (dA, A.data (), sizeof (T) * A.size (), cudaMemcpyHostToDevice);
+  cudaMemcpy (dB, B.data (), sizeof (T) * B.size (), cudaMemcpyHostToDevice);
+  cudaMemcpy (dC, C.data (), sizeof (T) * C.size (), cudaMemcpyHostToDevice);
+  tilemm_emu_options opt;
+  tilemm_emu_default_options (&opt, type);
+  opt.moduli = forced;
+  tilemm_emu_plan plan;
+  tilemm_emu_stats st;
+  tilemm_error err = {};
+  const tilemm_status status = tilemm_emu_cuda_run (&opt, type, m, n, k, dA, lda, dB, ldb, dC, ldc, nullptr, nullptr,
+                                                    &plan, &st, nullptr, nullptr, &err);
+  CHECK (status == TILEMM_OK, "%s: status %d (%s)", name, (int) status, err.detail);
+  std::vector<T> Cg (C.size ());
+  cudaMemcpy (Cg.data (), dC, sizeof (T) * C.size (), cudaMemcpyDeviceToHost);
+  cudaFree (dA);
+  cudaFree (dB);
+  cudaFree (dC);
+  if (kind == NAN_A)
+    {
+      CHECK (plan.verdict == TILEMM_EMU_NONFINITE && !memcmp (Cg.data (), C.data (), sizeof (T) * C.size ()),
+             "%s: verdict %d or C written", name, (int) plan.verdict);
+      return;
+    }
+  /* the two real problems */
+  const int64_t K = 2 * k;
+  std::vector<double> X1 (m * K), X2 (m * K), Y1 (K * n), Y2 (K * n);
+  for (int64_t p = 0; p < k; p++)
+    for (int64_t i = 0; i < m; i++)
+      {
+        const double re = A[2 * (i + p * lda)], im = A[2 * (i + p * lda) + 1];
+        X1[i + p * m] = X2[i + p * m] = re;
+        X1[i + (k + p) * m] = -im;
+        X2[i + (k + p) * m] = im;
+      }
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t p = 0; p < k; p++)
+      {
+        const double re = B[2 * (p + j * ldb)], im = B[2 * (p + j * ldb) + 1];
+        Y1[p + j * K] = Y2[k + p + j * K] = re;
+        Y1[k + p + j * K] = Y2[p + j * K] = im;
+      }
+  tilemm_emu_stats s1, s2;
+  std::vector<int> ea, eb, ea2, eb2;
+  cpu_stats (X1, Y1, m, n, K, forced <= 0, s1, ea, eb);
+  cpu_stats (X2, Y2, m, n, K, forced <= 0, s2, ea2, eb2);
+  CHECK (ea == ea2 && eb == eb2, "%s: the two problems' exponents differ", name);
+  tilemm_emu_stats_merge (&s1, &s2);
+  CHECK (!memcmp (&s1.ratio_a, &st.ratio_a, 8) && !memcmp (&s1.ratio_b, &st.ratio_b, 8) && s1.max_qa == st.max_qa
+         && s1.max_qb == st.max_qb && st.inner == K, "%s: merged statistics differ", name);
+  tilemm_emu_plan rp;
+  tilemm_emu_decide (&opt, &s1, &rp);
+  CHECK (rp.verdict == plan.verdict && rp.moduli == plan.moduli && rp.pa == plan.pa && rp.pb == plan.pb,
+         "%s: plan differs from the CPU's", name);
+  if (plan.verdict != TILEMM_EMU_OK)
+    return;
+  std::vector<double> re, im;
+  cpu_product (plan, X1, Y1, m, n, K, ea, eb, single, re);
+  cpu_product (plan, X2, Y2, m, n, K, ea, eb, single, im);
+  int bad = 0;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++)
+      {
+        const T wr = (T) re[i + j * m], wi = (T) im[i + j * m];
+        bad += memcmp (&wr, &Cg[2 * (i + j * ldc)], sizeof (T)) != 0;
+        bad += memcmp (&wi, &Cg[2 * (i + j * ldc) + 1], sizeof (T)) != 0;
+      }
+  CHECK (bad == 0, "%s: %d parts of C differ bitwise (N = %d)", name, bad, plan.moduli);
+  bool pads = true;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 2 * m; i < 2 * ldc; i++) pads &= Cg[i + 2 * j * ldc] == poison;
+  CHECK (pads, "%s: C written outside its rows", name);
+}
+
+/* The host-view entry point, and its errors: injected faults free everything (ASan sees leaks
+ * under the emulation) and leave a non-OK status. */
+static void host_entry_cases ()
+{
+  const int64_t m = 37, n = 29, k = 41;
+  std::vector<double> A (m * k), B (k * n), C (m * n, -1.0), C2 (m * n, -1.0);
+  for (auto &x : A) x = nrand ();
+  for (auto &x : B) x = nrand ();
+  tilemm_view a = { m, k, m, TILEMM_DOUBLE, A.data () }, b = { k, n, k, TILEMM_DOUBLE, B.data () },
+              c = { m, n, m, TILEMM_DOUBLE, C.data () };
+  tilemm_plan plan;
+  memset (&plan, 0, sizeof plan);
+  plan.type = TILEMM_DOUBLE;
+  plan.m = m; plan.n = n; plan.k = k;
+  tilemm_emu_plan used;
+  tilemm_error err = {};
+  tilemm_status s = tilemm_cuda_multiply_emulated (&plan, nullptr, &a, &b, &c, nullptr, &used, &err);
+  CHECK (s == TILEMM_OK && used.verdict == TILEMM_EMU_OK, "host entry: status %d verdict %d (%s)", (int) s,
+         (int) used.verdict, err.detail);
+  /* the same through device pointers */
+  double *dA, *dB, *dC;
+  cudaMalloc ((void **) &dA, 8 * m * k);
+  cudaMalloc ((void **) &dB, 8 * k * n);
+  cudaMalloc ((void **) &dC, 8 * m * n);
+  cudaMemcpy (dA, A.data (), 8 * m * k, cudaMemcpyHostToDevice);
+  cudaMemcpy (dB, B.data (), 8 * k * n, cudaMemcpyHostToDevice);
+  tilemm_emu_plan p2;
+  s = tilemm_emu_cuda_run (nullptr, TILEMM_DOUBLE, m, n, k, dA, m, dB, k, dC, m, nullptr, nullptr, &p2, nullptr, nullptr,
+                           nullptr, &err);
+  cudaMemcpy (C2.data (), dC, 8 * m * n, cudaMemcpyDeviceToHost);
+  CHECK (s == TILEMM_OK && !memcmp (C.data (), C2.data (), 8 * m * n), "host entry: differs from the device-level call");
+  cudaFree (dA);
+  cudaFree (dB);
+  cudaFree (dC);
+  /* faults */
+  const char *kinds[] = { "malloc", "launch", "memcpy" };
+  for (const char *kind : kinds)
+    for (int i = 1; i <= 12; i++)
+      {
+        char v[32];
+        snprintf (v, sizeof v, "%s:%d", kind, i);
+        setenv ("TILEMM_FAULT", v, 1);
+        std::fill (C.begin (), C.end (), -1.0);
+        s = tilemm_cuda_multiply_emulated (&plan, nullptr, &a, &b, &c, nullptr, &used, &err);
+        unsetenv ("TILEMM_FAULT");
+        if (s == TILEMM_OK) /* past the last operation of that kind */
+          break;
+        CHECK (s == TILEMM_EDEVMEM || s == TILEMM_ECUDA, "fault %s: status %d", v, (int) s);
+      }
+  /* stop before anything */
+  tilemm_stop stop = { [] (void *) { return 1; }, nullptr };
+  s = tilemm_cuda_multiply_emulated (&plan, nullptr, &a, &b, &c, &stop, &used, &err);
+  CHECK (s == TILEMM_EINTERRUPTED, "stop: status %d", (int) s);
+}
+
+int main (int argc, char **argv)
+{
+  (void) argc, (void) argv;
+#ifdef TILEMM_EMULATE
+  const bool emulated = true;
+#else
+  const bool emulated = false;
+#endif
+  /* the tables */
+  {
+    bool same = true;
+    for (int t = 0; t < TILEMM_EMU_MAX_MODULI; t++) same &= tilemm_emu_moduli[t] == oz_moduli[t];
+    CHECK (same, "tilemm_emu_moduli differs from wip/ozaki's");
+    bool garner = true;
+    for (int t = 1; t < TILEMM_EMU_MAX_MODULI; t++)
+      {
+        int p = 1;
+        for (int s = 0; s < t; s++) p = p * tilemm_emu_moduli[s] % tilemm_emu_moduli[t];
+        garner &= p * tilemm_emu_garner[t] % tilemm_emu_moduli[t] == 1;
+      }
+    CHECK (garner, "tilemm_emu_garner is not the inverse of the prefix products");
+  }
+  struct
+  {
+    const char *name;
+    shape s;
+    data_kind kind;
+    int moduli, chunk;
+    bool big; /* GPU only */
+  } cases[] = {
+    { "1x1x1", { 1, 1, 1, 0, 0, 0 }, NORMAL, 0, 0, false },
+    { "37x53x29 ragged", { 37, 53, 29, 0, 0, 0 }, NORMAL, 0, 0, false },
+    { "129x131x67 ragged", { 129, 131, 67, 0, 0, 0 }, NORMAL, 0, 0, false },
+    { "40x24x64 k=64", { 40, 24, 64, 0, 0, 0 }, NORMAL, 0, 0, false },
+    { "17x9x16 k=16", { 17, 9, 16, 0, 0, 0 }, NORMAL, 0, 0, false },
+    { "33x41x96 k=96", { 33, 41, 96, 0, 0, 0 }, NORMAL, 0, 0, false },
+    { "20x30x100 ld pads", { 20, 30, 100, 3, 5, 7 }, NORMAL, 0, 0, false },
+    { "300x5x7 tall", { 300, 5, 7, 1, 0, 2 }, NORMAL, 0, 0, false },
+    { "3x260x33 wide", { 3, 260, 33, 0, 0, 0 }, NORMAL, 0, 0, false },
+    { "45x38x70 wide scales", { 45, 38, 70, 0, 0, 0 }, WIDE, 0, 0, false },
+    { "45x38x70 zero rows/cols", { 45, 38, 70, 2, 0, 1 }, ZEROS, 0, 0, false },
+    { "31x27x50 tiny (subnormal C)", { 31, 27, 50, 0, 0, 0 }, TINY, 0, 0, false },
+    { "31x27x50 huge (overflow)", { 31, 27, 50, 0, 0, 0 }, HUGE_, 0, 0, false },
+    { "29x23x61 edges of quantization", { 29, 23, 61, 0, 0, 0 }, EDGES, 0, 0, false },
+    { "25x19x33 NaN in A", { 25, 19, 33, 0, 0, 0 }, NAN_A, 0, 0, false },
+    { "25x19x33 -Inf in B", { 25, 19, 33, 0, 0, 0 }, INF_B, 0, 0, false },
+    { "0x5x3 empty", { 0, 5, 3, 0, 0, 0 }, NORMAL, 0, 0, false },
+    { "6x4x0 k=0", { 6, 4, 0, 0, 0, 0 }, NORMAL, 0, 0, false },
+    { "40x36x77 forced 6 moduli", { 40, 36, 77, 0, 0, 0 }, NORMAL, 6, 0, false },
+    { "40x36x77 forced 16 moduli", { 40, 36, 77, 0, 0, 0 }, WIDE, 16, 0, false },
+    { "21x13x300 chunks of 128", { 21, 13, 300, 0, 0, 0 }, NORMAL, 0, 2, false },
+    { "21x13x300 chunks of 64, wide", { 21, 13, 300, 0, 0, 0 }, WIDE, 0, 1, false },
+    { "5x3x140000 real chunks", { 5, 3, 140000, 0, 0, 0 }, NORMAL, 0, 0, true },
+    { "300x400x3001", { 300, 400, 3001, 1, 2, 3 }, NORMAL, 0, 0, true },
+    { "2048x4352x40 big tiles", { 2048, 4352, 40, 0, 0, 0 }, WIDE, 0, 0, true },
+  };
+  const bool quick = getenv ("TILEMM_TEST_QUICK") != nullptr;
+  int index = 0;
+  for (auto &c : cases)
+    {
+      if ((c.big && emulated) || (quick && index++ >= 3))
+        continue;
+      char name[160];
+      snprintf (name, sizeof name, "double %s", c.name);
+      run_case<double> (name, c.s, c.kind, c.moduli, c.chunk);
+      if (c.big && c.s.k > 100000)
+        continue;
+      snprintf (name, sizeof name, "single %s", c.name);
+      run_case<float> (name, c.s, c.kind, c.moduli, c.chunk);
+    }
+  /* the 128×256 tiles on small shapes too */
+  setenv ("TILEMM_EMU_IMMA", "big", 1);
+  run_case<double> ("double 129x131x67 big tiles", { 129, 131, 67, 0, 0, 0 }, NORMAL, 0, 0);
+  run_case<double> ("double 33x270x100 big tiles, chunks", { 33, 270, 100, 0, 0, 0 }, WIDE, 0, 1);
+  run_case<float> ("single 140x300x45 big tiles", { 140, 300, 45, 0, 0, 0 }, NORMAL, 0, 0);
+  setenv ("TILEMM_EMU_IMMA", "small", 1);
+  run_case<double> ("double 300x300x40 small tiles", { 300, 300, 40, 0, 0, 0 }, NORMAL, 0, 0);
+  unsetenv ("TILEMM_EMU_IMMA");
+  complex_case<double> ("complex double 23x17x19", 23, 17, 19, 0, NORMAL, 0);
+  complex_case<double> ("complex double 40x33x70 pads, wide", 40, 33, 70, 3, WIDE, 0);
+  complex_case<double> ("complex double 20x12x9 zero rows", 20, 12, 9, 1, ZEROS, 0);
+  complex_case<double> ("complex double 9x7x8 NaN", 9, 7, 8, 0, NAN_A, 0);
+  complex_case<double> ("complex double 30x20x25 forced 9", 30, 20, 25, 0, NORMAL, 9);
+  complex_case<float> ("complex single 23x17x19", 23, 17, 19, 0, NORMAL, 0);
+  complex_case<float> ("complex single 37x29x45 pads, wide", 37, 29, 45, 2, WIDE, 0);
+  if (!emulated)
+    {
+      complex_case<double> ("complex double 300x200x500", 300, 200, 500, 1, NORMAL, 0);
+      complex_case<float> ("complex single 300x200x500", 300, 200, 500, 1, WIDE, 0);
+    }
+  host_entry_cases ();
+  printf ("test_emulated_cuda: %d passed, %d failed\n", npass, nfail);
+  return nfail != 0;
+}
