@@ -8,8 +8,8 @@
 #
 #   bench/run-emulated.sh [--build-only] [--quick] [bench_emulated options]
 #
-# Builds for sm_90 (the H100) unless ARCH says otherwise.  src/emulated.c (the CPU side of the
-# contract) is used when it exists, else the temporary stand-in tests/emulated_stub.c.
+# Builds for sm_90 (the H100) unless ARCH says otherwise.  src/emulated.c is the CPU side of the
+# contract (tables, plan, references).
 # TEST_TIMEOUT, SANITIZER_TIMEOUT, BENCH_TIMEOUT (seconds) bound the three steps.
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
@@ -32,8 +32,7 @@ while [ $# -gt 0 ]; do
 done
 
 NVFLAGS="-std=c++17 -O3 -arch=$ARCH -Isrc -DTILEMM_VERSION=\"0.1.0\""
-contract=tests/emulated_stub.c
-[ -f src/emulated.c ] && contract=src/emulated.c
+contract=src/emulated.c
 {
   echo "== build ($NVCC $NVFLAGS; contract from $contract)"
   "$NVCC" $NVFLAGS -Xptxas -v -c src/emulated_cuda.cu -o "$BUILD/emulated_cuda.o" 2> "$BUILD/ptxas.log"
@@ -42,10 +41,9 @@ contract=tests/emulated_stub.c
     ${CC:-cc} -std=c11 -O2 -Isrc -DTILEMM_VERSION='"0.1.0"' -c src/$f.c -o "$BUILD/$f.o"
   done
   ${CC:-cc} -std=c11 -O2 -Isrc -DTILEMM_VERSION='"0.1.0"' -c "$contract" -o "$BUILD/contract.o"
-  ${CC:-cc} -std=c11 -O2 -c wip/ozaki/ozaki.c -o "$BUILD/ozaki.o"
   core="$BUILD/status.o $BUILD/view.o $BUILD/plan.o $BUILD/fault.o $BUILD/contract.o"
   # the test and the benchmark include src/emulated_cuda.cu (they reach its stages)
-  "$NVCC" $NVFLAGS -Itests tests/test_emulated_cuda.cu $core "$BUILD/ozaki.o" -o "$BUILD/test_emulated_cuda"
+  "$NVCC" $NVFLAGS -Itests tests/test_emulated_cuda.cu $core -o "$BUILD/test_emulated_cuda"
   "$NVCC" $NVFLAGS bench/bench_emulated.cu "$BUILD/kernels.o" $core -lcublas -o "$BUILD/bench_emulated"
 } > "$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
 cp "$BUILD/ptxas.log" "$OUT/"

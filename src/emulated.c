@@ -789,25 +789,3 @@ tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
     }
   return s;
 }
-
-/* A bridge while the CUDA implementation (emulated_cuda.cu) is written: a build with CUDA (and
- * test_pipeline's stand-in runtime) links this weak definition unless a strong one is linked
- * too (backend_nocuda.c has one, and emulated_cuda.cu will), so the GPU answers "not available".
- * Delete it once emulated_cuda.cu is in GPU_OBJ (and give test_pipeline a stub of its own in
- * tests/mock_cuda/cuda_op_none.c, as for tilemm_cuda_multiply_op). */
-__attribute__ ((weak)) tilemm_status
-tilemm_cuda_multiply_emulated (const tilemm_plan *plan, const tilemm_emu_options *options,
-                               const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
-                               const tilemm_stop *stop, tilemm_emu_plan *used, tilemm_error *err)
-{
-  (void) plan;
-  (void) options;
-  (void) a;
-  (void) b;
-  (void) c;
-  (void) stop;
-  if (used)
-    memset (used, 0, sizeof *used);
-  return tilemm_error_set (err, TILEMM_ENOGPU,
-                           "the emulated precision has no GPU implementation in this build");
-}

@@ -1,7 +1,7 @@
 /* tests/test_emulated_cuda.cu — the GPU side of the emulated precision (src/emulated_cuda.cu,
  * src/kernels_imma.cuh) against plain CPU loops, stage by stage and bitwise: exponents, the
  * statistics (lo matrices, sums, ratios), the residues, every modular GEMM plane (against exact
- * int64 sums mod m, wip/ozaki's oz_gemm_s8_mod), the CRT (wip/ozaki's oz_crt_to_double; for single
+ * int64 sums mod m), the CRT (src/emulated.c's tilemm_emu_crt_double; for single
  * a rounding loop of its own), and the whole product against the CPU pipeline under the same plan.
  * Built with nvcc for the GPU (bench/run-emulated.sh) or with g++ on the host emulation of CUDA
  * (tests/emu/run-emulated.sh, under ASan).  Prints "test_emulated_cuda: N passed, N failed".
@@ -10,11 +10,33 @@
  */
 #include "../src/emulated_cuda.cu"
 
-extern "C" {
-#include "../wip/ozaki/ozaki.h"
-}
-
 #include <vector>
+
+/* The CPU references: src/emulated.c's residue and CRT (code of their own, not the kernels'), and
+ * the modular GEMM as exact int64 sums reduced once. */
+static int8_t oz_residue_s8 (int64_t x, int m)
+{
+  return tilemm_emu_residue (x, m);
+}
+static void oz_gemm_s8_mod (int m, int n, int k, const int8_t *ra, const int8_t *rb, int mod,
+                            int32_t *out)
+{
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < m; i++)
+      {
+        int64_t sum = 0;
+        for (int p = 0; p < k; p++)
+          sum += (int64_t) ra[(int64_t) i * k + p] * rb[(int64_t) j * k + p];
+        out[i + (int64_t) j * m] = (int32_t) (((sum % mod) + mod) % mod);
+      }
+}
+static double oz_crt_to_double (const int32_t *res, int N, int e)
+{
+  uint8_t r[TILEMM_EMU_MAX_MODULI];
+  for (int l = 0; l < N; l++)
+    r[l] = (uint8_t) res[l];
+  return tilemm_emu_crt_double (r, N, e);
+}
 
 static int npass, nfail;
 #define CHECK(cond, ...)                                                                           \
@@ -347,8 +369,7 @@ static void run_case (const char *name, shape s, data_kind kind, int forced_modu
     /* 4. the modular GEMMs (exact int64 sums mod m) */
     std::vector<int32_t> R ((size_t) (N * m * n));
     for (int l = 0; l < N; l++)
-      oz_gemm_s8_mod ((int) m, (int) n, (int) kp, &ra[l * m * kp], &rb[l * n * kp], tilemm_emu_moduli[l], OZ_KCHUNK_MAX,
-                      &R[l * m * n], nullptr);
+      oz_gemm_s8_mod ((int) m, (int) n, (int) kp, &ra[l * m * kp], &rb[l * n * kp], tilemm_emu_moduli[l], &R[l * m * n]);
     const uint8_t *gr = (const uint8_t *) (w2.data () + l2.r);
     bad = 0;
     for (size_t q = 0; q < R.size (); q++) bad += gr[q] != R[q];
@@ -483,8 +504,7 @@ static void cpu_product (const tilemm_emu_plan &plan, const std::vector<double> 
       }
   std::vector<int32_t> R (N * m * n);
   for (int l = 0; l < N; l++)
-    oz_gemm_s8_mod ((int) m, (int) n, (int) Kp, &ra[l * m * Kp], &rb[l * n * Kp], tilemm_emu_moduli[l], OZ_KCHUNK_MAX,
-                    &R[l * m * n], nullptr);
+    oz_gemm_s8_mod ((int) m, (int) n, (int) Kp, &ra[l * m * Kp], &rb[l * n * Kp], tilemm_emu_moduli[l], &R[l * m * n]);
   out.assign (m * n, 0.0);
   for (int64_t j = 0; j < n; j++)
     for (int64_t i = 0; i < m; i++)
@@ -594,6 +614,66 @@ static void complex_case (const char *name, int64_t m, int64_t n, int64_t k, int
 
 /* The host-view entry point, and its errors: injected faults free everything (ASan sees leaks
  * under the emulation) and leave a non-OK status. */
+/* The two backends' entry points side by side: tilemm_cuda_multiply_emulated against the CPU
+ * backend's tilemm_cpu_multiply_emulated (src/emulated.c), for every type, on ragged shapes and
+ * widely scaled data: the same verdict, the same plan, and bitwise the same C (the products are
+ * exact and C is rounded once, so any difference is a defect of one side). */
+template <typename T>
+static void backends_case (tilemm_type type, int64_t m, int64_t n, int64_t k, int wide)
+{
+  const int parts = tilemm_type_is_complex (type) ? 2 : 1;
+  const int64_t lda = m + 3, ldb = k + 1, ldc = m + 2;
+  std::vector<T> A (parts * lda * k), B (parts * ldb * n), Cg (parts * ldc * n), Cc (parts * ldc * n);
+  for (int64_t p = 0; p < k; p++)
+    for (int64_t i = 0; i < lda; i++)
+      for (int r = 0; r < parts; r++)
+        A[parts * (i + p * lda) + r] = (T) (nrand () * (wide ? ldexp (1.0, (int) (i % 41) - 20) : 1.0));
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t p = 0; p < ldb; p++)
+      for (int r = 0; r < parts; r++)
+        B[parts * (p + j * ldb) + r] = (T) (nrand () * (wide ? ldexp (1.0, 15 - (int) (j % 31)) : 1.0));
+  for (auto &x : Cg) x = (T) NAN; /* poisoned: every element must be written */
+  for (auto &x : Cc) x = (T) -7;
+  tilemm_view a = { m, k, lda, type, A.data () }, b = { k, n, ldb, type, B.data () },
+              cg = { m, n, ldc, type, Cg.data () }, cc = { m, n, ldc, type, Cc.data () };
+  tilemm_plan plan;
+  memset (&plan, 0, sizeof plan);
+  plan.type = type;
+  plan.m = m; plan.n = n; plan.k = k;
+  tilemm_emu_options opt;
+  tilemm_emu_default_options (&opt, type);
+  tilemm_emu_plan pg, pc;
+  tilemm_error eg = {}, ec = {};
+  const tilemm_status sg = tilemm_cuda_multiply_emulated (&plan, &opt, &a, &b, &cg, nullptr, &pg, &eg);
+  const tilemm_status sc = tilemm_cpu_multiply_emulated (&plan, &opt, &a, &b, &cc, nullptr, &pc, &ec);
+  CHECK (sg == TILEMM_OK && sc == TILEMM_OK, "backends %s %lldx%lldx%lld: status gpu %d (%s), cpu %d (%s)",
+         tilemm_type_name (type), (long long) m, (long long) n, (long long) k, (int) sg, eg.detail, (int) sc, ec.detail);
+  CHECK (pg.verdict == pc.verdict && pg.moduli == pc.moduli && pg.pa == pc.pa && pg.pb == pc.pb,
+         "backends %s %lldx%lldx%lld: plans differ (verdict %d/%d, moduli %d/%d, pa %d/%d, pb %d/%d)",
+         tilemm_type_name (type), (long long) m, (long long) n, (long long) k, (int) pg.verdict, (int) pc.verdict,
+         pg.moduli, pc.moduli, pg.pa, pc.pa, pg.pb, pc.pb);
+  if (pg.verdict != TILEMM_EMU_OK || pc.verdict != TILEMM_EMU_OK)
+    return;
+  int bad = 0;
+  for (int64_t j = 0; j < n; j++)
+    bad += memcmp (&Cg[parts * j * ldc], &Cc[parts * j * ldc], sizeof (T) * parts * m) != 0;
+  CHECK (bad == 0, "backends %s %lldx%lldx%lld (%s data, %d moduli): %d columns differ", tilemm_type_name (type),
+         (long long) m, (long long) n, (long long) k, wide ? "wide" : "normal", pg.moduli, bad);
+}
+
+static void backends_cases ()
+{
+  const int64_t shapes[][3] = { { 1, 1, 1 }, { 37, 29, 41 }, { 130, 67, 300 }, { 64, 3, 1000 } };
+  for (const auto &s : shapes)
+    for (int wide = 0; wide < 2; wide++)
+      {
+        backends_case<double> (TILEMM_DOUBLE, s[0], s[1], s[2], wide);
+        backends_case<float> (TILEMM_SINGLE, s[0], s[1], s[2], wide);
+        backends_case<double> (TILEMM_COMPLEX_DOUBLE, s[0], s[1], s[2], wide);
+        backends_case<float> (TILEMM_COMPLEX_SINGLE, s[0], s[1], s[2], wide);
+      }
+}
+
 static void host_entry_cases ()
 {
   const int64_t m = 37, n = 29, k = 41;
@@ -657,9 +737,15 @@ int main (int argc, char **argv)
 #endif
   /* the tables */
   {
-    bool same = true;
-    for (int t = 0; t < TILEMM_EMU_MAX_MODULI; t++) same &= tilemm_emu_moduli[t] == oz_moduli[t];
-    CHECK (same, "tilemm_emu_moduli differs from wip/ozaki's");
+    bool coprime = true;
+    for (int t = 0; t < TILEMM_EMU_MAX_MODULI; t++)
+      for (int u = 0; u < t; u++)
+        {
+          int x = tilemm_emu_moduli[t], y = tilemm_emu_moduli[u];
+          while (y) { const int r = x % y; x = y; y = r; }
+          coprime &= x == 1 && tilemm_emu_moduli[t] <= 256;
+        }
+    CHECK (coprime, "tilemm_emu_moduli are not pairwise coprime moduli of at most 256");
     bool garner = true;
     for (int t = 1; t < TILEMM_EMU_MAX_MODULI; t++)
       {
@@ -738,6 +824,7 @@ int main (int argc, char **argv)
       complex_case<float> ("complex single 300x200x500", 300, 200, 500, 1, WIDE, 0);
     }
   host_entry_cases ();
+  backends_cases ();
   printf ("test_emulated_cuda: %d passed, %d failed\n", npass, nfail);
   return nfail != 0;
 }

@@ -2,8 +2,8 @@
 # tests/emu/run-emulated.sh — builds the GPU side of the emulated precision (src/emulated_cuda.cu,
 # src/kernels_imma.cuh) with tests/test_emulated_cuda.cu against the host emulation of CUDA in
 # tests/emu (the int8 mma.sync and ldmatrix emulated per their PTX fragment layouts) and runs it
-# under AddressSanitizer and UBSan.  Needs only g++.  src/emulated.c (the CPU side) is used when it
-# exists, else the temporary stand-in tests/emulated_stub.c.
+# under AddressSanitizer and UBSan.  Needs only g++.  src/emulated.c is the CPU side (tables, plan,
+# the references the GPU is compared with).
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 set -eu
 cd "$(dirname "$0")/../.."
@@ -12,15 +12,13 @@ mkdir -p "$B"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 FLAGS="-std=c++17 -O1 -g $SAN -Itests/emu -Isrc -Itests -DTILEMM_VERSION=\"0.1.0\""
 CFLAGS="-std=c11 -O1 -g $SAN -Isrc -DTILEMM_VERSION=\"0.1.0\""
-contract=tests/emulated_stub.c
-[ -f src/emulated.c ] && contract=src/emulated.c
+contract=src/emulated.c
 g++ $FLAGS -c tests/emu/emu.cc -o "$B/emu.o" &
 g++ $FLAGS -x c++ -c tests/test_emulated_cuda.cu -o "$B/test_emulated_cuda.o" &
 for f in status view fault; do gcc $CFLAGS -c src/$f.c -o "$B/$f.o" & done
 gcc $CFLAGS -c "$contract" -o "$B/contract.o" &
-gcc $CFLAGS -c wip/ozaki/ozaki.c -o "$B/ozaki.o" &
 wait
 g++ $SAN "$B"/emu.o "$B"/test_emulated_cuda.o "$B"/status.o "$B"/view.o "$B"/fault.o "$B"/contract.o \
-  "$B"/ozaki.o -lm -o "$B/test_emulated_cuda"
+  -lm -o "$B/test_emulated_cuda"
 [ "${BUILD_ONLY:-0}" = 1 ] && exit 0
 ASAN_OPTIONS=detect_stack_use_after_return=0 "$B/test_emulated_cuda" "$@"
