@@ -21,6 +21,20 @@ tilemm_status tilemm_cuda_multiply (const tilemm_plan *, const tilemm_view *, co
 }
 void tilemm_cuda_release (void) {}
 size_t tilemm_cuda_bytes_held (void) { return 0; }
+/* … nor its several-device runner (test_cuda's workers cases, not run here). */
+size_t tilemm_cuda_pinned_bytes_held (void) { return 0; }
+int tilemm_cuda_usable_devices (tilemm_workers *workers)
+{
+  workers->count = 0;
+  return 0;
+}
+tilemm_status tilemm_cuda_multiply_workers (const tilemm_plan *, const tilemm_limits *,
+                                            const tilemm_workers *, int, const tilemm_view *,
+                                            const tilemm_view *, const tilemm_view *,
+                                            tilemm_multi_report *, tilemm_error *)
+{
+  return TILEMM_ENOGPU;
+}
 tilemm_status tilemm_multiply (const tilemm_plan *, const tilemm_view *, const tilemm_view *,
                                const tilemm_view *, tilemm_error *) { return TILEMM_ENOGPU; }
 
