@@ -1,5 +1,6 @@
-/* kernels_simt.cuh — variants 6 and 7 (single, complex single): register-tiled FFMA kernels fed
- * by a multi-stage cp.async pipeline, with the next k's fragments loaded while this k's are used.
+/* kernels_simt.cuh — variants 6, 7, 12 and 13 (single, complex single): register-tiled FFMA
+ * kernels fed by a multi-stage cp.async pipeline, with the next k's fragments loaded while this
+ * k's are used.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *

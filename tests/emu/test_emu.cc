@@ -63,8 +63,10 @@ int main (int argc, char **argv)
           for (int l = 0; l < NLAYOUTS; l++)
             if (s.H * s.K * s.W <= 3000000)
               kernel_case (variant, t, s.H, s.K, s.W, (enum layout) l);
-        /* long k, small C': split k (variant 11) or a long k-loop */
-        const shape extra[] = { { 64, 2048, 64 }, { 5, 3001, 7 }, { 130, 700, 3 }, { 40, 513, 200 } };
+        /* long k, small C': split k (variant 11) or a long k-loop; 300×520 has blocks wholly
+         * inside C' (the 16-byte stores) and ragged ones for every tile up to 128×256 */
+        const shape extra[] = { { 64, 2048, 64 }, { 5, 3001, 7 }, { 130, 700, 3 }, { 40, 513, 200 },
+                                { 300, 40, 520 } };
         for (const shape &s : extra)
           for (int l = 0; l < NLAYOUTS; l++)
             kernel_case (variant, t, s.H, s.K, s.W, (enum layout) l);
