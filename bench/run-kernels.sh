@@ -57,7 +57,7 @@ if [ $build = 1 ]; then
   "$NVCC" $NVFLAGS -Itests tests/test_cuda.cu "$BUILD/backend_cuda.o" "$BUILD/kernels.o" $objs \
     -Xcompiler -fopenmp -o "$BUILD/test_cuda"
   "$NVCC" $NVFLAGS -Itests bench/bench_kernels.cu "$BUILD/kernels.o" "$BUILD/status.o" \
-    "$BUILD/view.o" "$BUILD/plan.o" -lcublas -o "$BUILD/bench_kernels"
+    "$BUILD/view.o" "$BUILD/plan.o" "$BUILD/fault.o" -lcublas -o "$BUILD/bench_kernels"
   if command -v cuobjdump > /dev/null; then
     # Instruction mix of each kernel: wide loads present, no local memory, FMAs per shared load.
     cuobjdump -sass "$BUILD/kernels.o" | awk '
