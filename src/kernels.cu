@@ -89,10 +89,17 @@ typedef simt_config<float, false, 128, 128, 16, 8, 8, 3, 1, 2> v12_single;
  * one block per SM: per k-step a thread loads 2 + 4 fragments of 16 bytes for 128 FMAs (variant 6:
  * 2 + 2 for 64), so fewer of the issue slots of the FFMA loop go to shared loads and addresses
  * (bench/NOTES.md, round 3).  128 accumulators and 2 × 24 fragment registers: up to 255 registers,
- * 3 stages of 16 k (74.5 KB).  Complex single is the same kernel on the real reading: 128×128
- * complex outputs per block. */
-typedef simt_config<float, false, 128, 256, 16, 8, 16, 3, 1, 2> v13_single;
-typedef simt_config<float, true, 128, 256, 16, 8, 16, 3, 1, 2> v13_csingle;
+ * 3 stages of 16 k (74.5 KB).  Blocks wholly inside the product copy whole k-tiles without edge
+ * tests (FAST_INTERIOR).  Complex single is the same kernel on the real reading: 128×128 complex
+ * outputs per block. */
+struct v13_single : simt_config<float, false, 128, 256, 16, 8, 16, 3, 1, 2>
+{
+  static constexpr bool FAST_INTERIOR = true;
+};
+struct v13_csingle : simt_config<float, true, 128, 256, 16, 8, 16, 3, 1, 2>
+{
+  static constexpr bool FAST_INTERIOR = true;
+};
 
 /* Variant 11: split k for small C' and long k: variant 7 (real and complex single) or 10 (double
  * and complex double) with gridDim.z splits of k, each writing a partial C' to a workspace, then
