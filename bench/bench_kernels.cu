@@ -10,10 +10,16 @@
  * sit in the 50 MB L2).  cuBLAS runs in its default math mode: IEEE, no TF32.  TF/s counts 2mnk
  * flops (8mnk for complex).  A compact table comes last.
  *
- * Usage: bench_kernels [--quick] [--types sdcz] [--variants 1,2,3] [--runs N]
+ * Usage: bench_kernels [--quick] [--types sdcz] [--variants 1,2,3] [--runs N] [--sizes 4096,8192]
+ *                      [--profile ours|cublas]
  *   --quick: the square sizes 1024 and 4096 and the two skinny shapes only.
+ *   --sizes: these square sizes only (no skinny shapes).
+ *   --profile: for a profiler (Nsight Compute with --profile-from-start off, bench/profile-single.sh):
+ *     after the usual check, ONE launch of each chosen variant (ours) or of cuBLAS (cublas) between
+ *     cudaProfilerStart and cudaProfilerStop, and no timing.
  */
 #include <cublas_v2.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -318,6 +324,8 @@ int main (int argc, char **argv)
   std::string type_letters = "sdcz";
   std::vector<int> variants;
   int runs = 21;
+  std::vector<int> sizes;  /* --sizes: square sizes only                      */
+  int profile = 0;         /* --profile: 1 ours, 2 cuBLAS (one launch each, untimed) */
   for (int i = 1; i < argc; i++)
     {
       if (!strcmp (argv[i], "--quick"))
@@ -326,6 +334,14 @@ int main (int argc, char **argv)
         type_letters = argv[++i];
       else if (!strcmp (argv[i], "--runs") && i + 1 < argc)
         runs = std::max (20, atoi (argv[++i]));
+      else if (!strcmp (argv[i], "--sizes") && i + 1 < argc)
+        {
+          for (char *p = strtok (argv[++i], ","); p; p = strtok (NULL, ","))
+            sizes.push_back (atoi (p));
+        }
+      else if (!strcmp (argv[i], "--profile") && i + 1 < argc
+               && (!strcmp (argv[i + 1], "ours") || !strcmp (argv[i + 1], "cublas")))
+        profile = !strcmp (argv[++i], "ours") ? 1 : 2;
       else if (!strcmp (argv[i], "--variants") && i + 1 < argc)
         {
           for (char *p = strtok (argv[++i], ","); p; p = strtok (NULL, ","))
@@ -333,8 +349,8 @@ int main (int argc, char **argv)
         }
       else
         {
-          fprintf (stderr, "usage: %s [--quick] [--types sdcz] [--variants 1,2,3] [--runs N]\n",
-                   argv[0]);
+          fprintf (stderr, "usage: %s [--quick] [--types sdcz] [--variants 1,2,3] [--runs N] "
+                   "[--sizes 4096,8192] [--profile ours|cublas]\n", argv[0]);
           return 2;
         }
     }
@@ -362,7 +378,9 @@ int main (int argc, char **argv)
       std::vector<shape> shapes;
       const bool real = t.parts == 1;
       std::vector<int> squares;
-      if (quick)
+      if (!sizes.empty ())
+        squares = sizes;
+      else if (quick)
         squares = { 1024, 4096 };
       else if (real)
         squares = { 1000, 1024, 2048, 4096, 4097, 8192 };
@@ -370,8 +388,11 @@ int main (int argc, char **argv)
         squares = { 1000, 4096, 4097 };
       for (int s : squares)
         shapes.push_back ({ s, s, s });
-      shapes.push_back ({ 8192, 8192, 64 });
-      shapes.push_back ({ 64, 64, 8192 });
+      if (sizes.empty ())
+        {
+          shapes.push_back ({ 8192, 8192, 64 });
+          shapes.push_back ({ 64, 64, 8192 });
+        }
       for (const shape &s : shapes)
         {
           const size_t es = elem_size (t);
@@ -396,6 +417,8 @@ int main (int argc, char **argv)
           result_row row = { t.letter, s, {}, 0, true };
           for (int v : variants)
             {
+              if (profile == 2)
+                break;
               int tr, tc, td, tp, th;
               if (!tilemm_cuda_kernel_shape (v, t.type, &tr, &tc, &td, &tp, &th))
                 {
@@ -410,6 +433,18 @@ int main (int argc, char **argv)
               bool ok;
               const std::string verdict = check (t, s.m, s.n, s.k, ops[0].a, ops[0].b, ops[0].c, c_ref_host, &ok);
               row.all_ok &= ok;
+              if (profile)
+                {
+                  CUDA_OK (cudaProfilerStart ());
+                  ours_gemm (v, t, s.m, s.n, s.k, ops[1].a, ops[1].b, ops[1].c);
+                  CUDA_OK (cudaDeviceSynchronize ());
+                  CUDA_OK (cudaProfilerStop ());
+                  row.tfs.push_back (NAN);
+                  printf ("%cgemm %5dx%5dx%5d  v%-2d profiled (one launch)  %s\n", t.letter, s.m,
+                          s.n, s.k, v, verdict.c_str ());
+                  fflush (stdout);
+                  continue;
+                }
               const double ms = median_ms (
                 [&] (int i) { ours_gemm (v, t, s.m, s.n, s.k, ops[i].a, ops[i].b, ops[i].c); },
                 sets, runs);
@@ -418,11 +453,20 @@ int main (int argc, char **argv)
                       s.k, v, ms, row.tfs.back (), verdict.c_str ());
               fflush (stdout);
             }
-          const double ms = median_ms (
+          if (profile == 2)
+            {
+              CUDA_OK (cudaProfilerStart ());
+              cublas_gemm (handle, t, s.m, s.n, s.k, ops[1].a, ops[1].b, ops[1].c);
+              CUDA_OK (cudaDeviceSynchronize ());
+              CUDA_OK (cudaProfilerStop ());
+              printf ("%cgemm %5dx%5dx%5d  cuBLAS profiled (one launch)\n", t.letter, s.m, s.n, s.k);
+            }
+          const double ms = profile ? NAN : median_ms (
             [&] (int i) { cublas_gemm (handle, t, s.m, s.n, s.k, ops[i].a, ops[i].b, ops[i].c); },
             sets, runs);
           row.cublas = flops / (ms * 1e-3) / 1e12;
-          printf ("%cgemm %5dx%5dx%5d  cuBLAS %8.3f ms %7.2f TF/s  (%d input sets, median of %d)\n",
+          if (!profile)
+            printf ("%cgemm %5dx%5dx%5d  cuBLAS %8.3f ms %7.2f TF/s  (%d input sets, median of %d)\n",
                   t.letter, s.m, s.n, s.k, ms, row.cublas, sets, runs);
           fflush (stdout);
           table.push_back (row);

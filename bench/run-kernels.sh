@@ -53,11 +53,15 @@ if [ $build = 1 ]; then
     ${CC:-cc} -std=c11 -O2 -fopenmp -Isrc -DTILEMM_VERSION='"0.1.0"' -c src/$f.c -o "$BUILD/$f.o"
     objs="$objs $BUILD/$f.o"
   done
-  "$NVCC" $NVFLAGS -c src/backend_cuda.cu -o "$BUILD/backend_cuda.o"
-  "$NVCC" $NVFLAGS -Itests tests/test_cuda.cu "$BUILD/backend_cuda.o" "$BUILD/kernels.o" $objs \
+  # The rest of GPU_OBJ (src/Makefile.in): the backend and the transposed-operand path.
+  for f in backend_cuda backend_cuda_op transpose; do
+    "$NVCC" $NVFLAGS -c src/$f.cu -o "$BUILD/$f.o"
+  done
+  "$NVCC" $NVFLAGS -Itests tests/test_cuda.cu "$BUILD/backend_cuda.o" "$BUILD/backend_cuda_op.o" \
+    "$BUILD/transpose.o" "$BUILD/kernels.o" $objs \
     -Xcompiler -fopenmp -o "$BUILD/test_cuda"
   "$NVCC" $NVFLAGS -Itests bench/bench_kernels.cu "$BUILD/kernels.o" "$BUILD/status.o" \
-    "$BUILD/view.o" "$BUILD/plan.o" -lcublas -o "$BUILD/bench_kernels"
+    "$BUILD/view.o" "$BUILD/plan.o" "$BUILD/fault.o" -lcublas -o "$BUILD/bench_kernels"
   if command -v cuobjdump > /dev/null; then
     # Instruction mix of each kernel: wide loads present, no local memory, FMAs per shared load.
     cuobjdump -sass "$BUILD/kernels.o" | awk '

@@ -61,6 +61,9 @@ typedef struct {
  * 11 split k: variant 7 (single types) or 10 (double types) with k cut into up to 128 pieces
  *    (a function of the shape alone), partial products in a workspace, added in a fixed order.
  * 12 variant 6 (single) with one block per SM and k+1's fragments double-buffered in registers.
+ * 13 variant 12 with 8×16 per-thread tiles and 128×256 real blocks: 6 shared loads of 16 bytes
+ *    per 128 FFMAs (variant 6: 4 per 64), aimed at the issue-bound FFMA loop.  Complex single is
+ *    the real product on the same bytes (128×128 complex).  Not preferred until measured.
  *
  * The plan takes the preferred variant; preferred_small where the preferred tiles number fewer
  * than TILEMM_CUDA_SMALL_BLOCKS; preferred_split where even the small tiles fill at most a
@@ -129,6 +132,10 @@ static const tilemm_cuda_variant tilemm_cuda_variants[] = {
     64, 32, 8, 4, 128, 0, 0, 1 },
   { 12, "variant 6, one block per SM, fragments double-buffered", TILEMM_TYPE_ONLY (SINGLE),
     128, 128, 16, 4, 256, 0, 0, 0 },
+  { 13, "register tile 8x16, 128x256 blocks, one block per SM, 3-stage cp.async",
+    TILEMM_TYPE_ONLY (SINGLE), 128, 256, 16, 4, 256, 0, 0, 0 },
+  { 13, "register tile 8x16 of reals, 128x256 real blocks, 3-stage cp.async",
+    TILEMM_TYPE_ONLY (COMPLEX_SINGLE), 128, 128, 8, 4, 256, 0, 0, 0 },
 };
 
 #define TILEMM_CUDA_NVARIANTS ((int) (sizeof tilemm_cuda_variants / sizeof tilemm_cuda_variants[0]))

@@ -85,6 +85,22 @@ typedef dmma_config<true, 64, 64, 16, 2, 2, 3, 1688, 2> v10_cdouble;
  * SM and leaves that overlap to the compiler; 12 measures the other side of the trade. */
 typedef simt_config<float, false, 128, 128, 16, 8, 8, 3, 1, 2> v12_single;
 
+/* Variant 13: variant 12 with 8×16 per-thread tiles and 128×256 blocks (of reals) of 256 threads,
+ * one block per SM: per k-step a thread loads 2 + 4 fragments of 16 bytes for 128 FMAs (variant 6:
+ * 2 + 2 for 64), so fewer of the issue slots of the FFMA loop go to shared loads and addresses
+ * (bench/NOTES.md, round 3).  128 accumulators and 2 × 24 fragment registers: up to 255 registers,
+ * 3 stages of 16 k (74.5 KB).  Blocks wholly inside the product copy whole k-tiles without edge
+ * tests (FAST_INTERIOR).  Complex single is the same kernel on the real reading: 128×128 complex
+ * outputs per block. */
+struct v13_single : simt_config<float, false, 128, 256, 16, 8, 16, 3, 1, 2>
+{
+  static constexpr bool FAST_INTERIOR = true;
+};
+struct v13_csingle : simt_config<float, true, 128, 256, 16, 8, 16, 3, 1, 2>
+{
+  static constexpr bool FAST_INTERIOR = true;
+};
+
 /* Variant 11: split k for small C' and long k: variant 7 (real and complex single) or 10 (double
  * and complex double) with gridDim.z splits of k, each writing a partial C' to a workspace, then
  * splitk_reduce adding the partials in a fixed order.  The split count is a function of the shape
@@ -473,6 +489,8 @@ const kernel_entry kernel_table[] = {
   SPLIT_DMMA_ENTRY (11, TILEMM_DOUBLE, v10_double, v5_double),
   SPLIT_DMMA_ENTRY (11, TILEMM_COMPLEX_DOUBLE, v10_cdouble, v3_cdouble),
   SIMT_ENTRY (12, TILEMM_SINGLE, v12_single),
+  SIMT_ENTRY (13, TILEMM_SINGLE, v13_single),
+  SIMT_ENTRY (13, TILEMM_COMPLEX_SINGLE, v13_csingle),
 };
 
 const kernel_entry *find_kernel (int variant, tilemm_type type)

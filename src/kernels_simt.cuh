@@ -1,5 +1,6 @@
-/* kernels_simt.cuh — variants 6 and 7 (single, complex single): register-tiled FFMA kernels fed
- * by a multi-stage cp.async pipeline, with the next k's fragments loaded while this k's are used.
+/* kernels_simt.cuh — variants 6, 7, 12 and 13 (single, complex single): register-tiled FFMA
+ * kernels fed by a multi-stage cp.async pipeline, with the next k's fragments loaded while this
+ * k's are used.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *
@@ -58,6 +59,10 @@ struct simt_config
   /* tile numbers as the table of variants gives them: complex columns count complex elements */
   static constexpr int TABLE_COLS = CPLX ? BN / 2 : BN;
   static constexpr int TABLE_DEPTH = CPLX ? BK / 2 : BK;
+  /* true (a configuration derived from this one says so): a block wholly inside X's rows and Y's
+   * columns copies its whole k-tiles without the per-copy edge tests (fewer instructions in the
+   * k-loop; kernels of configurations that leave it false are unchanged) */
+  static constexpr bool FAST_INTERIOR = false;
 };
 
 template <class Cfg, bool WIDE_Y, bool SPLIT>
@@ -112,12 +117,37 @@ simt_kernel (kmatrix<typename Cfg::R> c, kmatrix<const typename Cfg::R> x,
   /* Every k-tile is whole but perhaps the last (the launcher keeps the tile count an int). */
   const int ntiles = (int) ((K + BK - 1) / BK);
   const int klast = (int) (K - (int64_t) (ntiles - 1) * BK); /* real k of the last tile */
+  /* Every copy of a whole k-tile of such a block reads inside the matrices (FAST_INTERIOR). */
+  const bool interior = Cfg::FAST_INTERIOR && row0 + BM <= x.height && col0 + BN <= y.width;
 
   /* Issues the copies of k-tile `tile` (the next one: xp and yp point at it) into stage s. */
   auto load_tile = [&] (int s, int tile) {
     R *xs = smem + s * Cfg::STAGE_ELEMS;
     R *ys = xs + BK * LDX;
     const bool last = tile + 1 == ntiles;
+    if constexpr (Cfg::FAST_INTERIOR)
+      if (interior && !last)
+        {
+#pragma unroll
+          for (int i = 0; i < XE; i++)
+            cp_async<sizeof (R)> (&xs[xk0 * LDX + xrow0 + i * XROWSTEP],
+                                  xp + (int64_t) i * XROWSTEP * x.stride, (int) sizeof (R));
+#pragma unroll
+          for (int i = 0; i < YC; i++)
+            {
+              const R *src = yp + (int64_t) i * YROWSTEP * y.stride;
+              R *dst = &ys[(yrow0 + i * YROWSTEP) * LDY + ycol0];
+              if (WIDE_Y)
+                cp_async<16> (dst, src, 16);
+              else
+#pragma unroll
+                for (int e = 0; e < VW; e++)
+                  cp_async<sizeof (R)> (dst + e, src + e, (int) sizeof (R));
+            }
+          xp += BK;
+          yp += (int64_t) YROWS * y.stride;
+          return;
+        }
     const bool kin = !last || xk0 < klast;
 #pragma unroll
     for (int i = 0; i < XE; i++)

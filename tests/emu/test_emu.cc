@@ -21,6 +21,20 @@ tilemm_status tilemm_cuda_multiply (const tilemm_plan *, const tilemm_view *, co
 }
 void tilemm_cuda_release (void) {}
 size_t tilemm_cuda_bytes_held (void) { return 0; }
+/* … nor its several-device runner (test_cuda's workers cases, not run here). */
+size_t tilemm_cuda_pinned_bytes_held (void) { return 0; }
+int tilemm_cuda_usable_devices (tilemm_workers *workers)
+{
+  workers->count = 0;
+  return 0;
+}
+tilemm_status tilemm_cuda_multiply_workers (const tilemm_plan *, const tilemm_limits *,
+                                            const tilemm_workers *, int, const tilemm_view *,
+                                            const tilemm_view *, const tilemm_view *,
+                                            tilemm_multi_report *, tilemm_error *)
+{
+  return TILEMM_ENOGPU;
+}
 tilemm_status tilemm_multiply (const tilemm_plan *, const tilemm_view *, const tilemm_view *,
                                const tilemm_view *, tilemm_error *) { return TILEMM_ENOGPU; }
 
@@ -49,8 +63,10 @@ int main (int argc, char **argv)
           for (int l = 0; l < NLAYOUTS; l++)
             if (s.H * s.K * s.W <= 3000000)
               kernel_case (variant, t, s.H, s.K, s.W, (enum layout) l);
-        /* long k, small C': split k (variant 11) or a long k-loop */
-        const shape extra[] = { { 64, 2048, 64 }, { 5, 3001, 7 }, { 130, 700, 3 }, { 40, 513, 200 } };
+        /* long k, small C': split k (variant 11) or a long k-loop; 300×520 has blocks wholly
+         * inside C' (the 16-byte stores) and ragged ones for every tile up to 128×256 */
+        const shape extra[] = { { 64, 2048, 64 }, { 5, 3001, 7 }, { 130, 700, 3 }, { 40, 513, 200 },
+                                { 300, 40, 520 } };
         for (const shape &s : extra)
           for (int l = 0; l < NLAYOUTS; l++)
             kernel_case (variant, t, s.H, s.K, s.W, (enum layout) l);

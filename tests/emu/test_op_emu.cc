@@ -18,7 +18,7 @@
  * and a plain product that is not this test's. */
 tilemm_status tilemm_cuda_probe (tilemm_error *) { return TILEMM_OK; }
 tilemm_status tilemm_cuda_multiply (const tilemm_plan *, const tilemm_view *, const tilemm_view *,
-                                    const tilemm_view *, tilemm_error *err)
+                                    const tilemm_view *, const tilemm_stop *, tilemm_error *err)
 {
   return tilemm_error_set (err, TILEMM_ENOGPU, "not emulated");
 }
