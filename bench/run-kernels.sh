@@ -53,11 +53,11 @@ if [ $build = 1 ]; then
     ${CC:-cc} -std=c11 -O2 -fopenmp -Isrc -DTILEMM_VERSION='"0.1.0"' -c src/$f.c -o "$BUILD/$f.o"
     objs="$objs $BUILD/$f.o"
   done
-  # The rest of GPU_OBJ (src/Makefile.in): the backend and the transposed-operand path.
-  for f in backend_cuda backend_cuda_op transpose; do
+  # The rest of GPU_OBJ (src/Makefile.in): the backend, the transposed-operand path, the emulated precision.
+  for f in backend_cuda backend_cuda_op transpose emulated_cuda; do
     "$NVCC" $NVFLAGS -c src/$f.cu -o "$BUILD/$f.o"
   done
-  "$NVCC" $NVFLAGS -Itests tests/test_cuda.cu "$BUILD/backend_cuda.o" "$BUILD/backend_cuda_op.o" \
+  "$NVCC" $NVFLAGS -Itests tests/test_cuda.cu "$BUILD/backend_cuda.o" "$BUILD/backend_cuda_op.o" "$BUILD/emulated_cuda.o" \
     "$BUILD/transpose.o" "$BUILD/kernels.o" $objs \
     -Xcompiler -fopenmp -o "$BUILD/test_cuda"
   "$NVCC" $NVFLAGS -Itests bench/bench_kernels.cu "$BUILD/kernels.o" "$BUILD/status.o" \

@@ -63,11 +63,14 @@ typedef struct {
  * 12 variant 6 (single) with one block per SM and k+1's fragments double-buffered in registers.
  * 13 variant 12 with 8×16 per-thread tiles and 128×256 real blocks: 6 shared loads of 16 bytes
  *    per 128 FFMAs (variant 6: 4 per 64), aimed at the issue-bound FFMA loop.  Complex single is
- *    the real product on the same bytes (128×128 complex).  Not preferred until measured.
+ *    the real product on the same bytes (128×128 complex).
  *
- * The plan takes the preferred variant; preferred_small where the preferred tiles number fewer
- * than TILEMM_CUDA_SMALL_BLOCKS; preferred_split where even the small tiles fill at most a
- * quarter of that and k is long (plan.c).  Measured choices: bench/RESULTS.md, bench/NOTES.md.
+ * The plan takes the last preferred variant whose tiles number at least TILEMM_CUDA_SMALL_BLOCKS
+ * (single and complex single: 13, else 6); preferred_small where none does; preferred_split where
+ * even the small tiles fill at most a quarter of that and k is long (plan.c).
+ * Single and complex single prefer 13 where it fills the GPU: on the H100 (2026-11-23, one run)
+ * 43.6 against variant 6's 39.2 TF/s at 4096, 44.1 against 39.7 at 8192, complex 46.6 against
+ * 42.8 at 4096; at 1000 its 32 blocks give 8.4 TF/s, so smaller products keep 6 or 7.  Measured choices: bench/RESULTS.md, bench/NOTES.md.
  * For real double, variant 10 beat 9 at every size measured on the H100 (4096: 48.4 against 43.7
  * TF/s; 8192×8192×64: 31.7 against 25.3), so it is preferred at every size; complex double keeps 9.
  *
@@ -133,9 +136,9 @@ static const tilemm_cuda_variant tilemm_cuda_variants[] = {
   { 12, "variant 6, one block per SM, fragments double-buffered", TILEMM_TYPE_ONLY (SINGLE),
     128, 128, 16, 4, 256, 0, 0, 0 },
   { 13, "register tile 8x16, 128x256 blocks, one block per SM, 3-stage cp.async",
-    TILEMM_TYPE_ONLY (SINGLE), 128, 256, 16, 4, 256, 0, 0, 0 },
+    TILEMM_TYPE_ONLY (SINGLE), 128, 256, 16, 4, 256, 1, 0, 0 },
   { 13, "register tile 8x16 of reals, 128x256 real blocks, 3-stage cp.async",
-    TILEMM_TYPE_ONLY (COMPLEX_SINGLE), 128, 128, 8, 4, 256, 0, 0, 0 },
+    TILEMM_TYPE_ONLY (COMPLEX_SINGLE), 128, 128, 8, 4, 256, 1, 0, 0 },
 };
 
 #define TILEMM_CUDA_NVARIANTS ((int) (sizeof tilemm_cuda_variants / sizeof tilemm_cuda_variants[0]))

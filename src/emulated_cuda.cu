@@ -586,29 +586,25 @@ struct timer
   }
 };
 
-/* Which int8 GEMM shape: the 128×256 tile when there are enough tiles to fill the GPU, else
- * 128×128 (TILEMM_EMU_IMMA=big|small overrides, for the benchmark). */
+/* Which int8 GEMM shape: 128×128 tiles, two blocks per SM, which beat the 128×256 tile at every
+ * size measured on the H100 (2026-11-23: 465/528/535 against 417/472/506 TOPS at 4096/8192/16384;
+ * bench/RESULTS.md).  TILEMM_EMU_IMMA=big|small overrides, for the benchmark. */
 bool use_big_tiles (int64_t m, int64_t n)
 {
+  (void) m;
+  (void) n;
   const char *s = getenv ("TILEMM_EMU_IMMA");
-  if (s && !strcmp (s, "big"))
-    return true;
-  if (s && !strcmp (s, "small"))
-    return false;
-  return ceil_div (m, 128) * ceil_div (n, 256) >= 264;
+  return s && !strcmp (s, "big");
 }
 
 template <class Cfg, int EPI>
 tilemm_status launch_imma (const imma_args &args, int planes, cudaStream_t stream, tilemm_error *err)
 {
-  static bool attr_done = false; /* per instantiation; the same value every time */
-  if (!attr_done)
-    {
-      CUDA_TRY (cudaFuncSetAttribute ((const void *) imma_kernel<Cfg, EPI>,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES),
-                "cudaFuncSetAttribute(imma_kernel)");
-      attr_done = true;
-    }
+  /* Set at every launch, not cached: the attribute belongs to the current device's context, and a
+   * later call may run on another device (src/kernels.cu learned this the hard way). */
+  CUDA_TRY (cudaFuncSetAttribute ((const void *) imma_kernel<Cfg, EPI>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES),
+            "cudaFuncSetAttribute(imma_kernel)");
   const dim3 grid ((unsigned) ceil_div (args.n, Cfg::BN), (unsigned) ceil_div (args.m, Cfg::BM), planes);
   TILEMM_LAUNCH_SMEM ((imma_kernel<Cfg, EPI>), grid, dim3 (Cfg::THREADS), Cfg::SMEM_BYTES, stream, args);
   LAUNCHED ("imma_kernel");

@@ -37,32 +37,33 @@
 
 /* Copies BYTES (4, 8 or 16) from gmem to smem, reading src_bytes (a multiple of 4, 0 … BYTES) and
  * zero-filling the rest.  Both addresses are BYTES-aligned.  With src_bytes = 0 nothing is read
- * (gmem must still be a valid address: callers pass the matrix's base).
+ * (gmem must still be a valid address of at least BYTES bytes: callers pass the matrix's base,
+ * which for 4- and 8-byte copies holds a whole element).
  *
- * Only a whole copy is one cp.async of BYTES.  A partial one (a ragged edge, the end of k) is
- * issued as 4-byte cp.async for the words inside the matrix and plain shared-memory stores of
- * zero for the rest, so that no instruction names an address range reaching past the matrix:
+ * 4- and 8-byte copies are one zero-fill cp.async (src-size 0 or BYTES): no branch in the k-loop.
+ * A 16-byte copy is one cp.async only when whole; a partial or empty one (a ragged edge, the end
+ * of k) is issued as 4-byte cp.async for the words inside the matrix and plain shared-memory
+ * stores of zero for the rest, so that no instruction names bytes past the matrix:
  * compute-sanitizer's memcheck counts the whole cp-size of a zero-fill cp.async as read
- * (bench/RESULTS.md, 2026-11-23), even though the hardware reads only src-size bytes.  The zero
- * stores and the copies land in the same stage before the same barrier, so the consumers see both. */
+ * (bench/RESULTS.md, 2026-11-23), although the hardware reads only src-size bytes.  The zero
+ * stores and the copies land in the same stage before the same barrier, so the consumers see
+ * both.  (Branching on every copy, 4-byte ones included, cost variant 6 about 6% at 4096 and
+ * 8192: 39.2 against 41.4 TF/s in one H100 run.) */
 template <int BYTES>
 __device__ __forceinline__ void cp_async (void *smem, const void *gmem, int src_bytes)
 {
   static_assert (BYTES == 4 || BYTES == 8 || BYTES == 16, "cp.async copies 4, 8 or 16 bytes");
 #if TILEMM_HAVE_CP_ASYNC
   const unsigned s = (unsigned) __cvta_generic_to_shared (smem);
-  if (src_bytes == BYTES)
-    {
-      if constexpr (BYTES == 16)
-        asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
-      else
-        asm volatile ("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem),
-                      "n"(BYTES));
-    }
+  if constexpr (BYTES != 16)
+    asm volatile ("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(gmem),
+                  "n"(BYTES), "r"(src_bytes));
+  else if (src_bytes == 16)
+    asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
   else
     {
 #pragma unroll
-      for (int w = 0; w < BYTES / 4; w++)
+      for (int w = 0; w < 4; w++)
         if (4 * w < src_bytes)
           asm volatile ("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s + 4 * w),
                         "l"((const unsigned char *) gmem + 4 * w));

@@ -53,22 +53,28 @@ static int64_t cuda_blocks (const tilemm_plan *plan, const tilemm_cuda_variant *
  * a second launch); bench/NOTES.md. */
 #define TILEMM_CUDA_SPLIT_MIN_K 1024
 
-/* The CUDA variant for the type and shape.  From the table (the last entry marked wins, so a new
- * variant takes over by being appended with the mark): the preferred one; the preferred_small
- * one (smaller tiles, more blocks) when the preferred tiles number fewer than the SMs of an H100;
+/* The CUDA variant for the type and shape.  From the table: the preferred one — where a type has
+ * several (larger tiles appended later), the last one whose tiles number at least the SMs of an
+ * H100, so big products get the big tiles and middling ones keep enough blocks; the
+ * preferred_small one (smaller tiles, more blocks) when no preferred tiles number that many;
  * and the preferred_split one (k split among blocks, partials added in a fixed order) when even
  * the small tiles would fill at most a quarter of the SMs and k is long: 64×8192 · 8192×64 has
  * one 64×64 tile, so without a split one SM does all the work. */
 static int plan_cuda_tiles (tilemm_plan *plan)
 {
-  const tilemm_cuda_variant *chosen = NULL, *small = NULL, *split = NULL;
+  const tilemm_cuda_variant *chosen = NULL, *filling = NULL, *small = NULL, *split = NULL;
   for (int i = 0; i < TILEMM_CUDA_NVARIANTS; i++)
     {
       const tilemm_cuda_variant *v = &tilemm_cuda_variants[i];
       if (!(v->types & TILEMM_TYPE_BIT (plan->type)))
         continue;
       if (v->preferred)
-        chosen = v;
+        {
+          if (!chosen)
+            chosen = v;
+          if (cuda_blocks (plan, v) >= TILEMM_CUDA_SMALL_BLOCKS)
+            filling = v;
+        }
       if (v->preferred_small)
         small = v;
       if (v->preferred_split)
@@ -76,7 +82,9 @@ static int plan_cuda_tiles (tilemm_plan *plan)
     }
   if (!chosen)
     return 0;
-  if (small && cuda_blocks (plan, chosen) < TILEMM_CUDA_SMALL_BLOCKS)
+  if (filling)
+    chosen = filling;
+  else if (small)
     chosen = small;
   if (split && cuda_blocks (plan, split) * 4 <= TILEMM_CUDA_SMALL_BLOCKS
       && plan->k >= TILEMM_CUDA_SPLIT_MIN_K)

@@ -700,7 +700,9 @@ static void test_plan_tiles (void)
     }
 }
 
-/* Small products take the small-tile variant where the preferred tiles cannot fill the GPU. */
+/* Small products take the small-tile variant where the preferred tiles cannot fill the GPU; where
+ * a type has two preferred variants, the larger tiles only where they fill it (single 2048: 128
+ * blocks of variant 13, so variant 6). */
 static void test_plan_small_products (void)
 {
   static const struct {
@@ -709,9 +711,10 @@ static void test_plan_small_products (void)
     int variant;
   } cases[] = {
     /* Complex 1000: 8 × 32 blocks of 128 × 64 reals fill the GPU, so no small tiles there. */
-    { TILEMM_SINGLE, 1000, 7 }, { TILEMM_SINGLE, 4096, 6 }, { TILEMM_DOUBLE, 1000, 10 },
+    { TILEMM_SINGLE, 1000, 7 }, { TILEMM_SINGLE, 2048, 6 }, { TILEMM_SINGLE, 4096, 13 },
+    { TILEMM_DOUBLE, 1000, 10 },
     { TILEMM_DOUBLE, 8192, 10 }, { TILEMM_COMPLEX_SINGLE, 1000, 6 },
-    { TILEMM_COMPLEX_SINGLE, 512, 7 }, { TILEMM_COMPLEX_SINGLE, 4096, 6 },
+    { TILEMM_COMPLEX_SINGLE, 512, 7 }, { TILEMM_COMPLEX_SINGLE, 4096, 13 },
     { TILEMM_COMPLEX_DOUBLE, 1000, 9 }, { TILEMM_COMPLEX_DOUBLE, 512, 10 },
     { TILEMM_COMPLEX_DOUBLE, 4096, 9 },
   };
@@ -733,7 +736,7 @@ static void test_plan_small_products (void)
   } skinny[] = {
     { TILEMM_SINGLE, 64, 64, 8192, 11 },         { TILEMM_DOUBLE, 64, 64, 8192, 11 },
     { TILEMM_COMPLEX_SINGLE, 64, 64, 8192, 11 }, { TILEMM_COMPLEX_DOUBLE, 64, 64, 8192, 11 },
-    { TILEMM_DOUBLE, 64, 64, 512, 10 },          { TILEMM_SINGLE, 8192, 8192, 64, 6 },
+    { TILEMM_DOUBLE, 64, 64, 512, 10 },          { TILEMM_SINGLE, 8192, 8192, 64, 13 },
     { TILEMM_DOUBLE, 8192, 8192, 64, 10 },       { TILEMM_DOUBLE, 2000, 2000, 8192, 10 },
   };
   for (size_t i = 0; i < sizeof skinny / sizeof skinny[0]; i++)
