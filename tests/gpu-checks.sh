@@ -33,38 +33,44 @@ echo "== side by side: test_cuda, test_blas, xblat3 (gpu), compute-sanitizer"
 ( timeout 300 "$src/test_blas" > "$out/test_blas.log" 2>&1 ) &
 ( XBLAT3_DIR=$top/.gpu/blas-test TILEMM_XBLAT3_REQUIRE_GPU=1 TILEMM_BUILDDIR=$PWD TILEMM_SRCDIR=$PWD \
     timeout 300 tests/xblat3.sh gpu > "$out/xblat3.log" 2>&1 ) &
-# Each tool's bound in seconds; racecheck is the slowest, so its variants can be narrowed
-# (TILEMM_RACECHECK_VARIANTS) and the rest run in a second device run.
+# Each tool's bound in seconds.  Racecheck is the slowest (its cost grows with every shared-memory
+# access), so it runs once per variant, side by side, on the kernel cases of small shapes only
+# (TILEMM_TEST_QUICK=2: every ragged edge and layout still), with a longer bound.
 sanitizer_limit=${TILEMM_SANITIZER_LIMIT:-150}
+racecheck_limit=${TILEMM_RACECHECK_LIMIT:-300}
 sanitize () {
   # One tool on the quick kernel cases (no big shapes); counts as one test: clean or not.  CUDA
   # API errors are left to test_cuda, which provokes some on purpose (a 102 GB cudaMalloc) and
   # checks each status itself; the tool reports what happens inside the kernels.  The
-  # tool's own output goes to sanitizer-TOOL.txt, the verdict to sanitizer_TOOL.log.
-  local tool=$1 variants=$2
-  local raw="$out/sanitizer-$tool.txt" log="$out/sanitizer_$tool.log"
-  TILEMM_TEST_QUICK=1 TILEMM_TEST_VARIANTS=$variants timeout "$sanitizer_limit" compute-sanitizer --tool "$tool" \
+  # tool's own output goes to sanitizer-NAME.txt, the verdict to sanitizer_NAME.log.
+  local tool=$1 variants=$2 name=$3 quick=$4 limit=$5
+  local raw="$out/sanitizer-$name.txt" log="$out/sanitizer_$name.log"
+  TILEMM_TEST_QUICK=$quick TILEMM_TEST_VARIANTS=$variants timeout "$limit" compute-sanitizer --tool "$tool" \
     --print-limit 20 --report-api-errors no "$src/test_cuda" > "$raw" 2>&1
   local rc=$?
-  { grep -E "ERROR SUMMARY|^test_cuda: " "$raw"
-    if grep -q "ERROR SUMMARY: 0 errors" "$raw" && grep -q "^test_cuda: [0-9]* passed, 0 failed" "$raw"; then
-      echo "sanitizer_$tool: 1 passed, 0 failed, 0 skipped"
+  { grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^test_cuda: [0-9]" "$raw"
+    if grep -qE "(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)" "$raw" \
+       && grep -q "^test_cuda: [0-9]* passed, 0 failed" "$raw"; then
+      echo "sanitizer_$name: 1 passed, 0 failed, 0 skipped"
     elif [ $rc = 124 ]; then
-      echo "SKIP: sanitizer $tool timed out after $sanitizer_limit s"; echo "sanitizer_$tool: 0 passed, 0 failed, 1 skipped"
+      echo "SKIP: sanitizer $name timed out after $limit s"; echo "sanitizer_$name: 0 passed, 0 failed, 1 skipped"
     else
-      echo "sanitizer_$tool: 0 passed, 1 failed, 0 skipped"
+      echo "sanitizer_$name: 0 passed, 1 failed, 0 skipped"
     fi; } | sed 's/^test_cuda: /  under the tool: /' > "$log"
 }
 if command -v compute-sanitizer > /dev/null; then
-  sanitize memcheck "1-12" &
-  sanitize racecheck "${TILEMM_RACECHECK_VARIANTS:-3,6,9,10,11}" &
-  sanitize synccheck "3,6,9,10,11" &
-  sanitize initcheck "3,6,9,10,11" &
+  sanitize memcheck "1-16" memcheck 1 "$sanitizer_limit" &
+  for v in ${TILEMM_RACECHECK_VARIANTS:-6 9 10 11 12 13}; do
+    sanitize racecheck "$v" "racecheck_v$v" 2 "$racecheck_limit" &
+  done
+  sanitize synccheck "6,9,10,11,13" synccheck 1 "$sanitizer_limit" &
+  sanitize initcheck "6,9,10,11,13" initcheck 1 "$sanitizer_limit" &
 fi
+( timeout 200 "$src/test_emulated_cuda" > "$out/test_emulated_cuda.log" 2>&1 ) &
 wait
-for f in test_cuda test_blas xblat3 sanitizer_memcheck sanitizer_racecheck sanitizer_synccheck \
-         sanitizer_initcheck; do
-  [ -f "$out/$f.log" ] && tail -n 1 "$out/$f.log"
+for f in "$out"/test_cuda.log "$out"/test_blas.log "$out"/xblat3.log "$out"/test_emulated_cuda.log \
+         "$out"/sanitizer_*.log; do
+  [ -f "$f" ] && tail -n 1 "$f"
 done
 
 echo "== alone: test_leaks_gpu, BIST (GPU blocks), Ctrl-C on the GPU"
@@ -87,5 +93,5 @@ ${OCTAVE:-octave-cli} --no-gui --norc --quiet --eval "
             cls{1}, s.backend_ms, s.upload_ms, s.compute_ms, s.download_ms, s.copy_in_ms, s.copy_out_ms, s.result_prep_ms, s.panels, s.steps);
   end" 2>&1 | tee "$out/breakdown.log"
 
-"$top"/tests/sum-counts "$out"/test_cuda.log "$out"/test_blas.log "$out"/xblat3.log \
+"$top"/tests/sum-counts "$out"/test_cuda.log "$out"/test_blas.log "$out"/xblat3.log "$out"/test_emulated_cuda.log \
   "$out"/sanitizer_*.log "$out"/test_leaks_gpu.log "$out"/bist.log "$out"/interrupt-gpu.log
