@@ -59,6 +59,10 @@ struct imma_config
  * SM), and a 128×128 one with two blocks per SM for products with few tiles. */
 typedef imma_config<128, 256, 64, 2, 4, 4, 1> imma_big;
 typedef imma_config<128, 128, 64, 2, 4, 4, 2> imma_small;
+/* Round 2 (TILEMM_EMU_IMMA=v2): 128×128 tiles of 4 warps of 64×64 (a third less ldmatrix traffic
+ * per IMMA than 64×32), 128 bytes of k per stage (rows of 144 bytes: 9 chunks, conflict-free),
+ * 3 stages (108 KiB), two blocks per SM.  Its chunk_tiles count 128-byte tiles. */
+typedef imma_config<128, 128, 128, 2, 2, 3, 2> imma_v2;
 
 /* What one launch computes.  Sizes in elements (bytes for the int8 operands). */
 struct imma_args
