@@ -588,13 +588,19 @@ struct timer
 
 /* Which int8 GEMM shape: 128×128 tiles, two blocks per SM, which beat the 128×256 tile at every
  * size measured on the H100 (2026-11-23: 465/528/535 against 417/472/506 TOPS at 4096/8192/16384;
- * bench/RESULTS.md).  TILEMM_EMU_IMMA=big|small overrides, for the benchmark. */
-bool use_big_tiles (int64_t m, int64_t n)
+ * bench/RESULTS.md).  TILEMM_EMU_IMMA=big|small|v2 overrides, for the benchmark (v2: imma_v2,
+ * 128×128 tiles of 64×64 warp tiles and 128-byte k-tiles, bench/NOTES.md round 2). */
+enum imma_shape { IMMA_SHAPE_SMALL = 0, IMMA_SHAPE_BIG = 1, IMMA_SHAPE_V2 = 2 };
+imma_shape imma_tiles (int64_t m, int64_t n)
 {
   (void) m;
   (void) n;
   const char *s = getenv ("TILEMM_EMU_IMMA");
-  return s && !strcmp (s, "big");
+  if (s && !strcmp (s, "big"))
+    return IMMA_SHAPE_BIG;
+  if (s && !strcmp (s, "v2"))
+    return IMMA_SHAPE_V2;
+  return IMMA_SHAPE_SMALL;
 }
 
 template <class Cfg, int EPI>
@@ -606,7 +612,18 @@ tilemm_status launch_imma (const imma_args &args, int planes, cudaStream_t strea
                                   cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES),
             "cudaFuncSetAttribute(imma_kernel)");
   const dim3 grid ((unsigned) ceil_div (args.n, Cfg::BN), (unsigned) ceil_div (args.m, Cfg::BM), planes);
-  TILEMM_LAUNCH_SMEM ((imma_kernel<Cfg, EPI>), grid, dim3 (Cfg::THREADS), Cfg::SMEM_BYTES, stream, args);
+  if constexpr (Cfg::BK != 64)
+    {
+      /* args.chunk_tiles counts 64-byte tiles: the same chunk or a shorter one in Cfg::BK-byte
+       * tiles (at least one), so chunk_tiles·BK stays ≤ 131071 − 1 terms */
+      static_assert (Cfg::BK % 64 == 0, "whole 64-byte tiles per k-tile");
+      imma_args a2 = args;
+      const int c = args.chunk_tiles / (Cfg::BK / 64);
+      a2.chunk_tiles = c > 0 ? c : 1;
+      TILEMM_LAUNCH_SMEM ((imma_kernel<Cfg, EPI>), grid, dim3 (Cfg::THREADS), Cfg::SMEM_BYTES, stream, a2);
+    }
+  else
+    TILEMM_LAUNCH_SMEM ((imma_kernel<Cfg, EPI>), grid, dim3 (Cfg::THREADS), Cfg::SMEM_BYTES, stream, args);
   LAUNCHED ("imma_kernel");
   return TILEMM_OK;
 }
@@ -614,9 +631,15 @@ tilemm_status launch_imma (const imma_args &args, int planes, cudaStream_t strea
 template <int EPI>
 tilemm_status launch_imma_auto (const imma_args &args, int planes, cudaStream_t stream, tilemm_error *err)
 {
-  if (use_big_tiles (args.m, args.n))
-    return launch_imma<imma_big, EPI> (args, planes, stream, err);
-  return launch_imma<imma_small, EPI> (args, planes, stream, err);
+  switch (imma_tiles (args.m, args.n))
+    {
+    case IMMA_SHAPE_BIG:
+      return launch_imma<imma_big, EPI> (args, planes, stream, err);
+    case IMMA_SHAPE_V2:
+      return launch_imma<imma_v2, EPI> (args, planes, stream, err);
+    default:
+      return launch_imma<imma_small, EPI> (args, planes, stream, err);
+    }
 }
 
 /* The int8 GEMM's k-chunk in bytes: whole k-tiles, at most KCHUNK − 1 terms. */

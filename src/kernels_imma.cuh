@@ -53,12 +53,23 @@ struct imma_config
   static constexpr int LDS = BK + 16; /* bytes per shared row */
   static constexpr int STAGE_BYTES = (BM + BN) * LDS;
   static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES;
+  static constexpr bool FAST_COPY = false; /* see imma_v2 */
 };
 
 /* The default: 128×256×64, 8 warps of 64×64, 4 stages (120 KiB of shared memory, one block per
  * SM), and a 128×128 one with two blocks per SM for products with few tiles. */
 typedef imma_config<128, 256, 64, 2, 4, 4, 1> imma_big;
 typedef imma_config<128, 128, 64, 2, 4, 4, 2> imma_small;
+/* Round 2 (TILEMM_EMU_IMMA=v2): 128×128 tiles of 4 warps of 64×64 (a third less ldmatrix traffic
+ * per IMMA than 64×32), 128 bytes of k per stage (rows of 144 bytes: 9 chunks, conflict-free),
+ * 3 stages (108 KiB), two blocks per SM.  Its chunk_tiles count 128-byte tiles. */
+struct imma_v2 : imma_config<128, 128, 128, 2, 2, 3, 2>
+{
+  /* The copies' row bounds as a bit mask and their global addresses as one base pointer per
+   * operand, set once: the k-loop keeps one k test and an add per copy (the generic path
+   * re-derives every 64-bit address and re-reads m, n, kp from the constant bank per copy). */
+  static constexpr bool FAST_COPY = true;
+};
 
 /* What one launch computes.  Sizes in elements (bytes for the int8 operands). */
 struct imma_args
@@ -174,6 +185,51 @@ __global__ void __launch_bounds__ (Cfg::THREADS, Cfg::MIN_BLOCKS) imma_kernel (i
       }
   };
 
+  /* FAST_COPY: this thread's chunks are rows r0 + i·RSTEP, all in column c0 (NT % CPR == 0). */
+  constexpr int RSTEP = NT / CPR;
+  const int r0 = tid / CPR, c0 = tid % CPR;
+  const int8_t *a_src = a, *b_src = b;
+  unsigned a_rows = 0, b_rows = 0;
+  if constexpr (Cfg::FAST_COPY)
+    {
+      static_assert (NT % CPR == 0 && AC <= 32 && BC <= 32, "fixed column, row masks in 32 bits");
+#pragma unroll
+      for (int i = 0; i < AC; i++)
+        a_rows |= (row0 + r0 + i * RSTEP < args.m ? 1u : 0u) << i;
+#pragma unroll
+      for (int i = 0; i < BC; i++)
+        b_rows |= (col0 + r0 + i * RSTEP < args.n ? 1u : 0u) << i;
+      a_src = a + (row0 + r0) * kp + 16 * c0;
+      b_src = b + (col0 + r0) * kp + 16 * c0;
+    }
+  auto load_tile_fast = [&] (int s, int64_t kt) {
+    unsigned char *as = smem + s * Cfg::STAGE_BYTES + r0 * LDS + 16 * c0;
+    unsigned char *bs = as + BM * LDS;
+    const bool k_in = kt + 16 * c0 < args.k_end;
+    const unsigned am = k_in ? a_rows : 0u, bm = k_in ? b_rows : 0u;
+    const int8_t *pa = a_src + kt, *pb = b_src + kt;
+    const int64_t step = RSTEP * kp;
+#pragma unroll
+    for (int i = 0; i < AC; i++)
+      {
+        unsigned char *dst = as + i * RSTEP * LDS;
+        if (am >> i & 1u)
+          cp_async<16> (dst, pa + i * step, 16);
+        else
+          *reinterpret_cast<uint4 *> (dst) = uint4 {0u, 0u, 0u, 0u};
+      }
+#pragma unroll
+    for (int i = 0; i < BC; i++)
+      {
+        unsigned char *dst = bs + i * RSTEP * LDS;
+        if (bm >> i & 1u)
+          cp_async<16> (dst, pb + i * step, 16);
+        else
+          *reinterpret_cast<uint4 *> (dst) = uint4 {0u, 0u, 0u, 0u};
+      }
+  };
+  (void) load_tile_fast;
+
   /* This lane's ldmatrix row addresses within a stage (bytes). */
   const int a_frag = (wm * WTM + (lane % 8) + 8 * ((lane / 8) % 2)) * LDS + 16 * (lane / 16);
   const int b_frag = BM * LDS + (wn * WTN + (lane % 8) + 8 * (lane / 16)) * LDS + 16 * ((lane / 8) % 2);
@@ -221,7 +277,12 @@ __global__ void __launch_bounds__ (Cfg::THREADS, Cfg::MIN_BLOCKS) imma_kernel (i
   for (int s = 0; s < STAGES - 1; s++)
     {
       if (s < ntiles)
-        load_tile (s, kbeg + (int64_t) s * BK);
+        {
+          if constexpr (Cfg::FAST_COPY)
+            load_tile_fast (s, kbeg + (int64_t) s * BK);
+          else
+            load_tile (s, kbeg + (int64_t) s * BK);
+        }
       cp_async_commit ();
     }
   int until_reduce = args.chunk_tiles;
@@ -231,7 +292,12 @@ __global__ void __launch_bounds__ (Cfg::THREADS, Cfg::MIN_BLOCKS) imma_kernel (i
       __syncthreads ();             /* everyone's; and everyone is done with tile-1's stage */
       const int tn = tile + STAGES - 1;
       if (tn < ntiles)
-        load_tile (tn % STAGES, kbeg + (int64_t) tn * BK);
+        {
+          if constexpr (Cfg::FAST_COPY)
+            load_tile_fast (tn % STAGES, kbeg + (int64_t) tn * BK);
+          else
+            load_tile (tn % STAGES, kbeg + (int64_t) tn * BK);
+        }
       cp_async_commit ();
       multiply (tile % STAGES);
       if (EPI == IMMA_MOD && --until_reduce == 0)

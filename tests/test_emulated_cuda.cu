@@ -817,6 +817,22 @@ int main (int argc, char **argv)
   run_case<double> ("double 129x131x67 big tiles", { 129, 131, 67, 0, 0, 0 }, NORMAL, 0, 0);
   run_case<double> ("double 33x270x100 big tiles, chunks", { 33, 270, 100, 0, 0, 0 }, WIDE, 0, 1);
   run_case<float> ("single 140x300x45 big tiles", { 140, 300, 45, 0, 0, 0 }, NORMAL, 0, 0);
+  /* round 2's 128×128 tiles of 64×64 warps, 128-byte k-tiles (chunks of 1 and 2 64-byte tiles
+   * become 1 of 128 bytes: the reduction inside the loop still runs) */
+  setenv ("TILEMM_EMU_IMMA", "v2", 1);
+  run_case<double> ("double 129x131x67 v2 tiles", { 129, 131, 67, 0, 0, 0 }, NORMAL, 0, 0);
+  run_case<double> ("double 33x270x300 v2 tiles, chunks", { 33, 270, 300, 0, 0, 0 }, WIDE, 0, 1);
+  run_case<double> ("double 21x13x300 v2 tiles, chunks of 128", { 21, 13, 300, 0, 0, 0 }, NORMAL, 0, 2);
+  run_case<float> ("single 140x300x45 v2 tiles", { 140, 300, 45, 0, 0, 0 }, NORMAL, 0, 0);
+  run_case<float> ("single 37x53x29 v2 tiles, ragged", { 37, 53, 29, 0, 0, 0 }, NORMAL, 0, 0);
+  run_case<double> ("double 40x36x77 v2 tiles, forced 16 moduli", { 40, 36, 77, 0, 0, 0 }, WIDE, 16, 0);
+  run_case<double> ("double 45x38x70 v2 tiles, zero rows/cols", { 45, 38, 70, 2, 0, 1 }, ZEROS, 0, 0);
+  if (!emulated && !quick) /* not under compute-sanitizer's quick pass */
+    {
+      run_case<double> ("double 300x400x3001 v2 tiles", { 300, 400, 3001, 1, 2, 3 }, NORMAL, 0, 0);
+      run_case<double> ("double 5x3x140000 v2 tiles, real chunks", { 5, 3, 140000, 0, 0, 0 }, NORMAL, 0, 0);
+      run_case<float> ("single 2048x4352x40 v2 tiles", { 2048, 4352, 40, 0, 0, 0 }, WIDE, 0, 0);
+    }
   setenv ("TILEMM_EMU_IMMA", "small", 1);
   run_case<double> ("double 300x300x40 small tiles", { 300, 300, 40, 0, 0, 0 }, NORMAL, 0, 0);
   unsetenv ("TILEMM_EMU_IMMA");
