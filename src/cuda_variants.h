@@ -66,7 +66,7 @@ typedef struct {
  *    the real product on the same bytes (128×128 complex).
  *
  * The plan takes the last preferred variant whose tiles number at least TILEMM_CUDA_SMALL_BLOCKS
- * (single and complex single: 13, else 6); preferred_small where none does; preferred_split where
+ * (single and complex single: 13 where packed rows are whole 16-byte chunks, else 6); preferred_small where none does; preferred_split where
  * even the small tiles fill at most a quarter of that and k is long (plan.c).
  * Single and complex single prefer 13 where it fills the GPU: on the H100 (2026-11-23, one run)
  * 43.6 against variant 6's 39.2 TF/s at 4096, 44.1 against 39.7 at 8192, complex 46.6 against

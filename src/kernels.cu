@@ -133,6 +133,13 @@ bool wide_ok (const tilemm_matrix &m, size_t elem)
   return ((uintptr_t) m.elements % 16 == 0) && ((size_t) m.stride * elem) % 16 == 0;
 }
 
+/* The pipelined kernels' 16-byte cp.async also need rows of whole 16-byte chunks, so that no
+ * copy is partial (kernels_async.cuh says why). */
+bool wide_whole (const tilemm_matrix &m, size_t elem)
+{
+  return wide_ok (m, elem) && ((size_t) m.width * elem) % 16 == 0;
+}
+
 int64_t ceil_div (int64_t a, int64_t b)
 {
   return (a + b - 1) / b;
@@ -266,7 +273,7 @@ void run_simt (const tilemm_matrix &c0, const tilemm_matrix &x0, const tilemm_ma
   const tilemm_matrix c = Cfg::CPLX ? real_reading (c0) : c0;
   const tilemm_matrix x = Cfg::CPLX ? real_reading (x0) : x0;
   const tilemm_matrix y = Cfg::CPLX ? real_reading (y0) : y0;
-  if (wide_ok (y, sizeof (R)) && wide_ok (c, sizeof (R)))
+  if (wide_whole (y, sizeof (R)) && wide_ok (c, sizeof (R)))
     launch_pipelined<Cfg> (simt_kernel<Cfg, true, SPLIT>, c, x, y, splits, split, stream);
   else
     launch_pipelined<Cfg> (simt_kernel<Cfg, false, SPLIT>, c, x, y, splits, split, stream);
@@ -279,7 +286,7 @@ void run_dmma (const tilemm_matrix &c0, const tilemm_matrix &x0, const tilemm_ma
   const tilemm_matrix c = Cfg::CPLX ? real_reading (c0) : c0;
   const tilemm_matrix x = Cfg::CPLX ? real_reading (x0) : x0;
   const tilemm_matrix y = Cfg::CPLX ? real_reading (y0) : y0;
-  const bool wx = wide_ok (x, 8), wy = wide_ok (y, 8) && wide_ok (c, 8);
+  const bool wx = wide_whole (x, 8), wy = wide_whole (y, 8) && wide_ok (c, 8);
   if (wx && wy)
     launch_pipelined<Cfg> (dmma_kernel<Cfg, true, true, SPLIT>, c, x, y, splits, split, stream);
   else if (wx)

@@ -35,43 +35,35 @@
 #define TILEMM_ASYNC_MIN_BLOCKS(Cfg) Cfg::MIN_BLOCKS
 #endif
 
-/* Copies BYTES (4, 8 or 16) from gmem to smem, reading src_bytes (a multiple of 4, 0 … BYTES) and
- * zero-filling the rest.  Both addresses are BYTES-aligned.  With src_bytes = 0 nothing is read
- * (gmem must still be a valid address of at least BYTES bytes: callers pass the matrix's base,
- * which for 4- and 8-byte copies holds a whole element).
+/* Copies BYTES (4, 8 or 16) from gmem to smem with one zero-fill cp.async: src_bytes is 0 or
+ * BYTES, nothing else (the emulation checks it).  With 0 nothing is read and the BYTES are zeros;
+ * gmem must still be a valid address with BYTES bytes of the matrix behind it: callers pass the
+ * matrix's base.  Both addresses are BYTES-aligned.
  *
- * 4- and 8-byte copies are one zero-fill cp.async (src-size 0 or BYTES): no branch in the k-loop.
- * A 16-byte copy is one cp.async only when whole; a partial or empty one (a ragged edge, the end
- * of k) is issued as 4-byte cp.async for the words inside the matrix and plain shared-memory
- * stores of zero for the rest, so that no instruction names bytes past the matrix:
- * compute-sanitizer's memcheck counts the whole cp-size of a zero-fill cp.async as read
- * (bench/RESULTS.md, 2026-11-23), although the hardware reads only src-size bytes.  The zero
- * stores and the copies land in the same stage before the same barrier, so the consumers see
- * both.  (Branching on every copy, 4-byte ones included, cost variant 6 about 6% at 4096 and
- * 8192: 39.2 against 41.4 TF/s in one H100 run.) */
+ * Why never a partial copy: compute-sanitizer's memcheck counts the whole cp-size of a zero-fill
+ * cp.async as read (bench/RESULTS.md, 2026-11-23), though the hardware reads only src-size
+ * bytes, so a 16-byte copy of the last 4 bytes of a matrix was reported as a read past it.  The
+ * launchers (src/kernels.cu: wide_whole) therefore take the 16-byte path only for matrices whose
+ * rows are whole 16-byte chunks, so a chunk is either inside the matrix or past k (src 0, at the
+ * base, which heads a whole row of at least 16 bytes); other matrices take element-sized copies.
+ * (Splitting partial copies inside this function instead, with a branch on every copy, cost
+ * variant 6 about 6% and the DMMA variants 4–7% in H100 runs of 2026-11-23.) */
 template <int BYTES>
 __device__ __forceinline__ void cp_async (void *smem, const void *gmem, int src_bytes)
 {
   static_assert (BYTES == 4 || BYTES == 8 || BYTES == 16, "cp.async copies 4, 8 or 16 bytes");
 #if TILEMM_HAVE_CP_ASYNC
   const unsigned s = (unsigned) __cvta_generic_to_shared (smem);
-  if constexpr (BYTES != 16)
+  if constexpr (BYTES == 16)
+    asm volatile ("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem),
+                  "r"(src_bytes));
+  else
     asm volatile ("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(gmem),
                   "n"(BYTES), "r"(src_bytes));
-  else if (src_bytes == 16)
-    asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
-  else
-    {
-#pragma unroll
-      for (int w = 0; w < 4; w++)
-        if (4 * w < src_bytes)
-          asm volatile ("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s + 4 * w),
-                        "l"((const unsigned char *) gmem + 4 * w));
-        else
-          ((unsigned *) smem)[w] = 0u;
-    }
 #else
 #ifdef TILEMM_EMULATE
+  if (src_bytes != 0 && src_bytes != BYTES)
+    tilemm_emu_fail ("a partial cp.async (src-size neither 0 nor the copy's size)");
   tilemm_emu_check_align (smem, BYTES, "cp.async to shared memory");
   if (src_bytes > 0)
     tilemm_emu_check_align (gmem, BYTES, "cp.async from global memory");

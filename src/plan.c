@@ -53,6 +53,17 @@ static int64_t cuda_blocks (const tilemm_plan *plan, const tilemm_cuda_variant *
  * a second launch); bench/NOTES.md. */
 #define TILEMM_CUDA_SPLIT_MIN_K 1024
 
+/* Whether packed operands of this product have rows of whole 16-byte chunks (m and k elements),
+ * the condition of the pipelined kernels' 16-byte copies (src/kernels.cu: wide_whole).  The larger
+ * preferred tiles pay only with them: variant 13 ran at 33.5 TF/s against variant 6's 37.5 on a
+ * 4097 single product (H100, 2026-11-23), where both fall back to element copies; a later
+ * preferred variant with tiles no larger than the first's (double: 10 after 9) needs nothing. */
+static int plan_rows_whole_chunks (const tilemm_plan *plan)
+{
+  const int64_t es = (int64_t) tilemm_type_size (plan->type);
+  return es > 0 && (plan->m * es) % 16 == 0 && (plan->k * es) % 16 == 0;
+}
+
 /* The CUDA variant for the type and shape.  From the table: the preferred one — where a type has
  * several (larger tiles appended later), the last one whose tiles number at least the SMs of an
  * H100, so big products get the big tiles and middling ones keep enough blocks; the
@@ -72,7 +83,9 @@ static int plan_cuda_tiles (tilemm_plan *plan)
         {
           if (!chosen)
             chosen = v;
-          if (cuda_blocks (plan, v) >= TILEMM_CUDA_SMALL_BLOCKS)
+          if (cuda_blocks (plan, v) >= TILEMM_CUDA_SMALL_BLOCKS
+              && (v->tile_rows * v->tile_cols <= chosen->tile_rows * chosen->tile_cols
+                  || plan_rows_whole_chunks (plan)))
             filling = v;
         }
       if (v->preferred_small)

@@ -712,6 +712,7 @@ static void test_plan_small_products (void)
   } cases[] = {
     /* Complex 1000: 8 × 32 blocks of 128 × 64 reals fill the GPU, so no small tiles there. */
     { TILEMM_SINGLE, 1000, 7 }, { TILEMM_SINGLE, 2048, 6 }, { TILEMM_SINGLE, 4096, 13 },
+    { TILEMM_SINGLE, 4097, 6 }, { TILEMM_COMPLEX_SINGLE, 4097, 6 }, { TILEMM_DOUBLE, 4097, 10 },
     { TILEMM_DOUBLE, 1000, 10 },
     { TILEMM_DOUBLE, 8192, 10 }, { TILEMM_COMPLEX_SINGLE, 1000, 6 },
     { TILEMM_COMPLEX_SINGLE, 512, 7 }, { TILEMM_COMPLEX_SINGLE, 4096, 13 },

@@ -96,6 +96,8 @@ void tilemm_emu_ldmatrix_x4 (unsigned (&r)[4], const void *row_address);
 void tilemm_emu_launch (dim3 grid, dim3 block, size_t smem, const std::function<void ()> &body);
 /* Aborts when p is not aligned to `bytes` (a misaligned wide access faults on the GPU). */
 void tilemm_emu_check_align (const void *p, size_t bytes, const char *what);
+/* Stops the emulation with a message: a kernel broke a rule the hardware would not report. */
+void tilemm_emu_fail (const char *what);
 
 #define TILEMM_LAUNCH(kernel, grid, block, stream, ...)                                    \
   tilemm_emu_launch (grid, block, 0, [=] () { kernel (__VA_ARGS__); })

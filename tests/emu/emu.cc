@@ -139,6 +139,12 @@ unsigned char *tilemm_emu_dynamic_smem ()
   return dyn_smem.data ();
 }
 
+void tilemm_emu_fail (const char *what)
+{
+  fprintf (stderr, "emu: %s\n", what);
+  abort ();
+}
+
 void tilemm_emu_check_align (const void *p, size_t bytes, const char *what)
 {
   if ((uintptr_t) p % bytes != 0)

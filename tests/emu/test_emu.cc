@@ -31,7 +31,8 @@ int tilemm_cuda_usable_devices (tilemm_workers *workers)
 tilemm_status tilemm_cuda_multiply_workers (const tilemm_plan *, const tilemm_limits *,
                                             const tilemm_workers *, int, const tilemm_view *,
                                             const tilemm_view *, const tilemm_view *,
-                                            tilemm_multi_report *, tilemm_error *)
+                                            const tilemm_stop *, tilemm_multi_report *,
+                                            tilemm_error *)
 {
   return TILEMM_ENOGPU;
 }
