@@ -586,10 +586,11 @@ struct timer
   }
 };
 
-/* Which int8 GEMM shape: 128×128 tiles, two blocks per SM, which beat the 128×256 tile at every
- * size measured on the H100 (2026-11-23: 465/528/535 against 417/472/506 TOPS at 4096/8192/16384;
- * bench/RESULTS.md).  TILEMM_EMU_IMMA=big|small|v2 overrides, for the benchmark (v2: imma_v2,
- * 128×128 tiles of 64×64 warp tiles and 128-byte k-tiles, bench/NOTES.md round 2). */
+/* Which int8 GEMM shape: v2 (imma_v2: 128×128 tiles of four 64×64 warp tiles, 128-byte k-tiles,
+ * 3 stages, two blocks per SM), the fastest at every size measured on the H100 (2026-11-23, one
+ * run: 489/625/672 TOPS at 4096/8192/16384 against 455/526/530 for the 128×128 tiles of 8 warps
+ * and 413/464/507 for 128×256; bench/RESULTS.md).  TILEMM_EMU_IMMA=big|small|v2 picks one, for
+ * the benchmark and the tests. */
 enum imma_shape { IMMA_SHAPE_SMALL = 0, IMMA_SHAPE_BIG = 1, IMMA_SHAPE_V2 = 2 };
 imma_shape imma_tiles (int64_t m, int64_t n)
 {
@@ -598,9 +599,9 @@ imma_shape imma_tiles (int64_t m, int64_t n)
   const char *s = getenv ("TILEMM_EMU_IMMA");
   if (s && !strcmp (s, "big"))
     return IMMA_SHAPE_BIG;
-  if (s && !strcmp (s, "v2"))
-    return IMMA_SHAPE_V2;
-  return IMMA_SHAPE_SMALL;
+  if (s && !strcmp (s, "small"))
+    return IMMA_SHAPE_SMALL;
+  return IMMA_SHAPE_V2;
 }
 
 template <class Cfg, int EPI>
