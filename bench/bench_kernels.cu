@@ -34,54 +34,7 @@
 #include "kernels.h"
 #include "tilemm.h"
 
-#define CUDA_OK(call)                                                                       \
-  do                                                                                        \
-    {                                                                                       \
-      const cudaError_t e_ = (call);                                                        \
-      if (e_ != cudaSuccess)                                                                \
-        {                                                                                   \
-          fprintf (stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString (e_)); \
-          exit (2);                                                                         \
-        }                                                                                   \
-    }                                                                                       \
-  while (0)
-
-#define CUBLAS_OK(call)                                                                     \
-  do                                                                                        \
-    {                                                                                       \
-      const cublasStatus_t s_ = (call);                                                     \
-      if (s_ != CUBLAS_STATUS_SUCCESS)                                                      \
-        {                                                                                   \
-          fprintf (stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, (int) s_); \
-          exit (2);                                                                         \
-        }                                                                                   \
-    }                                                                                       \
-  while (0)
-
-/* ---------------------------------------------------------------- inputs on the device */
-
-/* A hash of (seed, index) to a real in [-1, 1] away from zero: no host generation of 8192² data. */
-__device__ double uniform_nonzero (uint64_t seed, uint64_t i)
-{
-  uint64_t z = seed + i * 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  double v = (double) (z >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0;
-  return fabs (v) < 1e-3 ? (v < 0 ? -0.5 : 0.5) : v;
-}
-
-__global__ void fill_float (float *p, size_t n, uint64_t seed)
-{
-  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n; i += (size_t) gridDim.x * blockDim.x)
-    p[i] = (float) uniform_nonzero (seed, i);
-}
-
-__global__ void fill_double (double *p, size_t n, uint64_t seed)
-{
-  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n; i += (size_t) gridDim.x * blockDim.x)
-    p[i] = uniform_nonzero (seed, i);
-}
+#include "bench_common.cuh"
 
 /* ---------------------------------------------------------------- types */
 
@@ -115,9 +68,9 @@ static void fill (const type_info &t, void *p, size_t elements, uint64_t seed)
 {
   const size_t n = elements * t.parts;
   if (t.dbl)
-    fill_double<<<1024, 256>>> ((double *) p, n, seed);
+    fill<double><<<1024, 256>>> ((double *) p, n, seed);
   else
-    fill_float<<<1024, 256>>> ((float *) p, n, seed);
+    fill<float><<<1024, 256>>> ((float *) p, n, seed);
   CUDA_OK (cudaGetLastError ());
 }
 
