@@ -55,6 +55,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "cuda_try.h"
 #include "fault.h"
 #include "host_pages.h"
 #include "kernels.h"
@@ -68,31 +69,6 @@
 #endif
 
 namespace {
-
-/* ---------------------------------------------------------------- errors */
-
-/* Records a failed CUDA call: "<what>: <CUDA's message>", TILEMM_EDEVMEM for an allocation
- * failure and TILEMM_ECUDA for anything else. */
-tilemm_status cuda_failure (tilemm_error *err, cudaError_t e, const char *what_fmt, ...)
-{
-  char what[256];
-  va_list ap;
-  va_start (ap, what_fmt);
-  vsnprintf (what, sizeof what, what_fmt, ap);
-  va_end (ap);
-  const tilemm_status status = e == cudaErrorMemoryAllocation ? TILEMM_EDEVMEM : TILEMM_ECUDA;
-  return tilemm_error_set (err, status, "%s: %s", what, cudaGetErrorString (e));
-}
-
-/* Every CUDA call goes through this: on failure, record it and return from the function. */
-#define CUDA_TRY(call, ...)                                                                 \
-  do                                                                                        \
-    {                                                                                       \
-      const cudaError_t cuda_try_e_ = (call);                                               \
-      if (cuda_try_e_ != cudaSuccess)                                                       \
-        return cuda_failure (err, cuda_try_e_, __VA_ARGS__);                                \
-    }                                                                                       \
-  while (0)
 
 /* ---------------------------------------------------------------- probe */
 
@@ -338,7 +314,7 @@ tilemm_status create_events (tilemm_error *err)
     {
       for (int i = 0; i < count; i++)
         cudaEventDestroy (made[i]);
-      return cuda_failure (err, e, "cudaEventCreate");
+      return tilemm_cuda_failure (err, e, "cudaEventCreate");
     }
   for (int i = 0; i < MAX_CHUNKS; i++)
     {

@@ -32,18 +32,12 @@
 #include <cuda_runtime_api.h> /* tests/emu has its own, for the host emulation */
 
 #include "backend.h"
+#include "cuda_try.h"
 #include "emulated.h"
 #include "emulated_cuda.h"
 #include "fault.h"
 #include "kernels_imma.cuh"
 
-#ifndef TILEMM_LAUNCH
-#define TILEMM_LAUNCH(kernel, grid, block, stream, ...) kernel<<<grid, block, 0, stream>>> (__VA_ARGS__)
-#endif
-#ifndef TILEMM_LAUNCH_SMEM
-#define TILEMM_LAUNCH_SMEM(kernel, grid, block, smem, stream, ...)                          \
-  kernel<<<grid, block, smem, stream>>> (__VA_ARGS__)
-#endif
 
 namespace tilemm_emu_gpu {
 
@@ -463,26 +457,6 @@ __global__ void __launch_bounds__ (256) crt_kernel (crt_args args)
 
 /* ---------------------------------------------------------------- host side */
 
-tilemm_status cuda_failure (tilemm_error *err, cudaError_t e, const char *what_fmt, ...)
-{
-  char what[256];
-  va_list ap;
-  va_start (ap, what_fmt);
-  vsnprintf (what, sizeof what, what_fmt, ap);
-  va_end (ap);
-  cudaGetLastError (); /* an allocation failure must not linger */
-  const tilemm_status status = e == cudaErrorMemoryAllocation ? TILEMM_EDEVMEM : TILEMM_ECUDA;
-  return tilemm_error_set (err, status, "%s: %s", what, cudaGetErrorString (e));
-}
-
-#define CUDA_TRY(call, ...)                                                                 \
-  do                                                                                        \
-    {                                                                                       \
-      const cudaError_t cuda_try_e_ = (call);                                               \
-      if (cuda_try_e_ != cudaSuccess)                                                       \
-        return cuda_failure (err, cuda_try_e_, __VA_ARGS__);                                \
-    }                                                                                       \
-  while (0)
 
 /* After a launch: the launch hook (fault.h) and the launch's own error. */
 #define LAUNCHED(what)                                                                      \
@@ -847,7 +821,7 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, problem<T> &pr, cudaSt
     if (e != cudaSuccess)
       {
         free (hq);
-        return cuda_failure (err, e, "cudaMemcpyAsync(statistics)");
+        return tilemm_cuda_failure (err, e, "cudaMemcpyAsync(statistics)");
       }
     for (int64_t i = 0; i < m; i++)
       stats.max_qa = (int64_t) hq[i] > stats.max_qa ? (int64_t) hq[i] : stats.max_qa;

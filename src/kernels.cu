@@ -10,6 +10,7 @@
 #include <mutex>
 #include <stdint.h>
 
+#include "cuda_try.h"
 #include "fault.h"
 #include "kernels.h"
 #include "kernels_dmma.cuh"
@@ -17,13 +18,6 @@
 #include "kernels_regtile.cuh"
 #include "kernels_simt.cuh"
 
-#ifndef TILEMM_LAUNCH
-#define TILEMM_LAUNCH(kernel, grid, block, stream, ...) kernel<<<grid, block, 0, stream>>> (__VA_ARGS__)
-#endif
-#ifndef TILEMM_LAUNCH_SMEM
-#define TILEMM_LAUNCH_SMEM(kernel, grid, block, smem, stream, ...)                          \
-  kernel<<<grid, block, smem, stream>>> (__VA_ARGS__)
-#endif
 
 /* ---------------------------------------------------------------- configurations
  * regtile_config<T, BM, BN, BK, TM, TN, PAD, STAGES, MIN_BLOCKS[, MIN_BLOCKS before sm_90]>.

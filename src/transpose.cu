@@ -11,10 +11,8 @@
 
 #include "transpose.h"
 
-/* As in kernels.cu: the host emulation of CUDA (tests/emu) defines its own launch. */
-#ifndef TILEMM_LAUNCH
-#define TILEMM_LAUNCH(kernel, grid, block, stream, ...) kernel<<<grid, block, 0, stream>>> (__VA_ARGS__)
-#endif
+/* The launch spelling, which the host emulation of CUDA (tests/emu) replaces with its own. */
+#include "cuda_try.h"
 
 namespace {
 
