@@ -240,6 +240,18 @@ static void sim_copy (const tilemm_view *v, void *packed, int to_packed)
     }
 }
 
+/* A device set to fail after 0 panels fails as its worker starts, before it takes one: so the
+ * failure happens however the other workers drain the queue (on a machine of 2 CPUs they could
+ * take every panel first, and a failure at the first panel would then never come). */
+static tilemm_status sim_start (void *p, int worker, int device, tilemm_error *err)
+{
+  (void) worker;
+  const sim_ctx *ctx = (const sim_ctx *) p;
+  if (device == ctx->config->fail_device && ctx->config->fail_after == 0)
+    return tilemm_error_set (err, TILEMM_ECUDA, "simulated failure after 0 panels");
+  return TILEMM_OK;
+}
+
 static tilemm_status sim_panel (void *p, int worker, int device, const tilemm_plan *sub,
                                 const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
                                 tilemm_error *err)
@@ -352,6 +364,6 @@ tilemm_status tilemm_sim_multiply (const tilemm_plan *plan, const tilemm_sim_con
   sim_ctx ctx;
   memset (&ctx, 0, sizeof ctx);
   ctx.config = config;
-  const tilemm_device_ops ops = { "simulated device", NULL, sim_panel, sim_finish };
+  const tilemm_device_ops ops = { "simulated device", sim_start, sim_panel, sim_finish };
   return tilemm_multi_run (&queue, NULL, &workers, &ops, &ctx, a, b, c, report, err);
 }
