@@ -14,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <algorithm>
+#include <vector>
+
 #define CUDA_OK(call)                                                                       \
   do                                                                                        \
     {                                                                                       \
@@ -54,6 +57,33 @@ template <typename T> __global__ void fill (T *p, size_t n, uint64_t seed)
 {
   for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n; i += (size_t) gridDim.x * blockDim.x)
     p[i] = (T) uniform_nonzero (seed, i);
+}
+
+/* The median in ms of `runs` timings (CUDA events on the default stream) of run (r % sets),
+ * after `warmups` untimed runs (module load, clocks, code caches). */
+template <typename F> static double median_ms (F run, int sets, int runs, int warmups = 3)
+{
+  cudaEvent_t start, stop;
+  CUDA_OK (cudaEventCreate (&start));
+  CUDA_OK (cudaEventCreate (&stop));
+  for (int w = 0; w < warmups; w++)
+    run (w % sets);
+  CUDA_OK (cudaDeviceSynchronize ());
+  std::vector<float> ms;
+  for (int r = 0; r < runs; r++)
+    {
+      CUDA_OK (cudaEventRecord (start));
+      run (r % sets);
+      CUDA_OK (cudaEventRecord (stop));
+      CUDA_OK (cudaEventSynchronize (stop));
+      float t = 0;
+      CUDA_OK (cudaEventElapsedTime (&t, start, stop));
+      ms.push_back (t);
+    }
+  CUDA_OK (cudaEventDestroy (start));
+  CUDA_OK (cudaEventDestroy (stop));
+  std::sort (ms.begin (), ms.end ());
+  return ms.size () % 2 ? ms[ms.size () / 2] : (ms[ms.size () / 2 - 1] + ms[ms.size () / 2]) / 2;
 }
 
 #endif

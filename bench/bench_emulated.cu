@@ -36,35 +36,13 @@
 
 #include "bench_common.cuh"
 
+/* Warm-up runs before each timing (this benchmark has always taken 2). */
+constexpr int EMU_WARMUPS = 2;
+
 __global__ void fill_s8 (int8_t *p, size_t n, uint64_t seed)
 {
   for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n; i += (size_t) gridDim.x * blockDim.x)
     p[i] = (int8_t) (int) floor (uniform_nonzero (seed, i) * 127.5);
-}
-
-template <typename F> static double median_ms (F run, int sets, int runs)
-{
-  cudaEvent_t start, stop;
-  CUDA_OK (cudaEventCreate (&start));
-  CUDA_OK (cudaEventCreate (&stop));
-  for (int w = 0; w < 2; w++)
-    run (w % sets);
-  CUDA_OK (cudaDeviceSynchronize ());
-  std::vector<float> ms;
-  for (int r = 0; r < runs; r++)
-    {
-      CUDA_OK (cudaEventRecord (start));
-      run (r % sets);
-      CUDA_OK (cudaEventRecord (stop));
-      CUDA_OK (cudaEventSynchronize (stop));
-      float t = 0;
-      CUDA_OK (cudaEventElapsedTime (&t, start, stop));
-      ms.push_back (t);
-    }
-  CUDA_OK (cudaEventDestroy (start));
-  CUDA_OK (cudaEventDestroy (stop));
-  std::sort (ms.begin (), ms.end ());
-  return ms.size () % 2 ? ms[ms.size () / 2] : (ms[ms.size () / 2 - 1] + ms[ms.size () / 2]) / 2;
 }
 
 /* ---------------------------------------------------------------- double-double reference */
@@ -130,7 +108,7 @@ static void imma_row (cublasHandle_t h, int64_t n, int runs)
   const int one = 1, zero = 0;
   const double t_cublas = median_ms ([&] (int) {
     CUBLAS_OK (cublasGemmEx (h, CUBLAS_OP_T, CUBLAS_OP_N, (int) m, (int) n, (int) k, &one, a, CUDA_R_8I, (int) kp, b,
-                             CUDA_R_8I, (int) kp, &zero, c32, CUDA_R_32I, (int) m, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT)); }, 1, runs);
+                             CUDA_R_8I, (int) kp, &zero, c32, CUDA_R_32I, (int) m, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT)); }, 1, runs, EMU_WARMUPS);
   std::vector<int32_t> hc (m * n);
   std::vector<uint8_t> hr (m * n);
   CUDA_OK (cudaMemcpy (hc.data (), c32, 4 * m * n, cudaMemcpyDeviceToHost));
@@ -144,13 +122,13 @@ static void imma_row (cublasHandle_t h, int64_t n, int runs)
   };
   CUDA_OK (cudaMemset (r, 0xff, m * n));
   const double t_big = median_ms ([&] (int) {
-    if (tilemm_emu_gpu::launch_imma<imma_big, IMMA_MOD> (ia, 1, 0, &err) != TILEMM_OK) { fprintf (stderr, "%s\n", err.detail); exit (2); } }, 1, runs);
+    if (tilemm_emu_gpu::launch_imma<imma_big, IMMA_MOD> (ia, 1, 0, &err) != TILEMM_OK) { fprintf (stderr, "%s\n", err.detail); exit (2); } }, 1, runs, EMU_WARMUPS);
   check ();
   const double t_small = median_ms ([&] (int) {
-    if (tilemm_emu_gpu::launch_imma<imma_small, IMMA_MOD> (ia, 1, 0, &err) != TILEMM_OK) { fprintf (stderr, "%s\n", err.detail); exit (2); } }, 1, runs);
+    if (tilemm_emu_gpu::launch_imma<imma_small, IMMA_MOD> (ia, 1, 0, &err) != TILEMM_OK) { fprintf (stderr, "%s\n", err.detail); exit (2); } }, 1, runs, EMU_WARMUPS);
   check ();
   const double t_v2 = median_ms ([&] (int) {
-    if (tilemm_emu_gpu::launch_imma<imma_v2, IMMA_MOD> (ia, 1, 0, &err) != TILEMM_OK) { fprintf (stderr, "%s\n", err.detail); exit (2); } }, 1, runs);
+    if (tilemm_emu_gpu::launch_imma<imma_v2, IMMA_MOD> (ia, 1, 0, &err) != TILEMM_OK) { fprintf (stderr, "%s\n", err.detail); exit (2); } }, 1, runs, EMU_WARMUPS);
   check ();
   printf ("| %5lld³ | %7.0f | %7.0f | %7.0f | %7.0f | %3.0f%% | %s |\n", (long long) n, ops / t_big * 1e-9,
           ops / t_small * 1e-9, ops / t_v2 * 1e-9, ops / t_cublas * 1e-9,
@@ -192,7 +170,7 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
                               (const float *) A[i], (int) m, (const float *) B[i], (int) k, (const float *) &zero,
                               (float *) c, (int) m));
   };
-  const double t_blas = median_ms ([&] (int i) { blas (i, C[i]); }, sets, runs);
+  const double t_blas = median_ms ([&] (int i) { blas (i, C[i]); }, sets, runs, EMU_WARMUPS);
   double t_native = 0;
   if (dbl)
     {
@@ -201,7 +179,7 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
       t_native = median_ms ([&] (int i) {
         xm.elements = B[i]; ym.elements = A[i];
         if (tilemm_cuda_launch (10, TILEMM_DOUBLE, cm, xm, ym, 0, &err) != TILEMM_OK) { fprintf (stderr, "v10: %s\n", err.detail); exit (2); } },
-        sets, runs);
+        sets, runs, EMU_WARMUPS);
     }
   tilemm_emu_plan plan = {};
   tilemm_error err = {};
@@ -214,7 +192,7 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
         exit (2);
       }
   };
-  const double t_emu = median_ms ([&] (int i) { emulated (i, nullptr); }, sets, runs);
+  const double t_emu = median_ms ([&] (int i) { emulated (i, nullptr); }, sets, runs, EMU_WARMUPS);
   /* accuracy on set 0: a fresh emulated and cuBLAS result */
   emulated (0, nullptr);
   blas (0, Cref);

@@ -231,32 +231,6 @@ struct operand_set
   void *a, *b, *c;
 };
 
-template <typename F>
-static double median_ms (F run, int sets, int runs)
-{
-  cudaEvent_t start, stop;
-  CUDA_OK (cudaEventCreate (&start));
-  CUDA_OK (cudaEventCreate (&stop));
-  for (int w = 0; w < 3; w++) /* warm-up: module load, clocks, caches of code */
-    run (w % sets);
-  CUDA_OK (cudaDeviceSynchronize ());
-  std::vector<float> ms;
-  for (int r = 0; r < runs; r++)
-    {
-      CUDA_OK (cudaEventRecord (start));
-      run (r % sets);
-      CUDA_OK (cudaEventRecord (stop));
-      CUDA_OK (cudaEventSynchronize (stop));
-      float t = 0;
-      CUDA_OK (cudaEventElapsedTime (&t, start, stop));
-      ms.push_back (t);
-    }
-  CUDA_OK (cudaEventDestroy (start));
-  CUDA_OK (cudaEventDestroy (stop));
-  std::sort (ms.begin (), ms.end ());
-  return ms.size () % 2 ? ms[ms.size () / 2] : (ms[ms.size () / 2 - 1] + ms[ms.size () / 2]) / 2;
-}
-
 struct shape
 {
   int m, n, k;
