@@ -37,11 +37,11 @@ contract=src/emulated.c
   echo "== build ($NVCC $NVFLAGS; contract from $contract)"
   "$NVCC" $NVFLAGS -Xptxas -v -c src/emulated_cuda.cu -o "$BUILD/emulated_cuda.o" 2> "$BUILD/ptxas.log"
   "$NVCC" $NVFLAGS -c src/kernels.cu -o "$BUILD/kernels.o"
-  for f in status view plan fault; do
+  for f in status view plan fault exact_dot; do
     ${CC:-cc} -std=c11 -O2 -Isrc -DTILEMM_VERSION='"0.1.0"' -c src/$f.c -o "$BUILD/$f.o"
   done
   ${CC:-cc} -std=c11 -O2 -Isrc -DTILEMM_VERSION='"0.1.0"' -c "$contract" -o "$BUILD/contract.o"
-  core="$BUILD/status.o $BUILD/view.o $BUILD/plan.o $BUILD/fault.o $BUILD/contract.o"
+  core="$BUILD/status.o $BUILD/view.o $BUILD/plan.o $BUILD/fault.o $BUILD/exact_dot.o $BUILD/contract.o"
   # the test and the benchmark include src/emulated_cuda.cu (they reach its stages)
   "$NVCC" $NVFLAGS -Itests tests/test_emulated_cuda.cu $core -o "$BUILD/test_emulated_cuda"
   "$NVCC" $NVFLAGS bench/bench_emulated.cu "$BUILD/kernels.o" $core -lcublas -o "$BUILD/bench_emulated"

@@ -16,6 +16,7 @@
 
 #include "backend.h"
 #include "emulated.h"
+#include "exact_dot.h"
 
 typedef unsigned __int128 emu_u128;
 
@@ -496,6 +497,61 @@ static int64_t dot_u8 (const uint8_t *x, const uint8_t *y, int64_t k)
   return total;
 }
 
+/* Steps 1–2's per-row data of one real problem: exponents, lo values, sums of hi and hi². */
+typedef struct {
+  int *ea, *eb;
+  uint8_t *la, *lb;
+  int64_t *sa, *qa, *sb, *qb;
+} emu_quant;
+
+static void quant_free (emu_quant *q)
+{
+  free (q->ea);
+  free (q->eb);
+  free (q->la);
+  free (q->lb);
+  free (q->sa);
+  free (q->qa);
+  free (q->sb);
+  free (q->qb);
+  memset (q, 0, sizeof *q);
+}
+
+static tilemm_status quant_make (const emu_problem *p, emu_quant *q, tilemm_error *err)
+{
+  const size_t ak = (size_t) p->m * (size_t) p->k, bk = (size_t) p->n * (size_t) p->k;
+  q->ea = malloc (sizeof (int) * (size_t) (p->m + 1));
+  q->eb = malloc (sizeof (int) * (size_t) (p->n + 1));
+  q->la = malloc (ak + 1);
+  q->lb = malloc (bk + 1);
+  q->sa = malloc (sizeof (int64_t) * (size_t) (p->m + 1));
+  q->qa = malloc (sizeof (int64_t) * (size_t) (p->m + 1));
+  q->sb = malloc (sizeof (int64_t) * (size_t) (p->n + 1));
+  q->qb = malloc (sizeof (int64_t) * (size_t) (p->n + 1));
+  if (!q->ea || !q->eb || !q->la || !q->lb || !q->sa || !q->qa || !q->sb || !q->qb)
+    {
+      quant_free (q);
+      return tilemm_error_set (err, TILEMM_ENOMEM, "emulated precision: %s",
+                               tilemm_strerror (TILEMM_ENOMEM));
+    }
+  row_exponents (p->a, p->m, p->k, q->ea);
+  row_exponents (p->b, p->n, p->k, q->eb);
+  quantize_rows (p->a, p->m, p->k, q->ea, q->la, q->sa, q->qa);
+  quantize_rows (p->b, p->n, p->k, q->eb, q->lb, q->sb, q->qb);
+  return TILEMM_OK;
+}
+
+/* max_qa and max_qb of step 2 into *st. */
+static void quant_maxima (const emu_problem *p, const emu_quant *q, tilemm_emu_stats *st)
+{
+  for (int64_t i = 0; i < p->m; i++)
+    if (q->qa[i] > st->max_qa)
+      st->max_qa = q->qa[i];
+  for (int64_t j = 0; j < p->n; j++)
+    if (q->qb[j] > st->max_qb)
+      st->max_qb = q->qb[j];
+}
+
 /* Steps 1–2 for one real problem. */
 static tilemm_status problem_stats (const emu_problem *p, tilemm_emu_stats *st, tilemm_error *err)
 {
@@ -505,66 +561,41 @@ static tilemm_status problem_stats (const emu_problem *p, tilemm_emu_stats *st, 
   st->nonfinite = any_nonfinite (p->a, ak) || any_nonfinite (p->b, bk);
   if (st->nonfinite)
     return TILEMM_OK;
-  int *ea = malloc (sizeof (int) * (size_t) (p->m + 1)), *eb = malloc (sizeof (int) * (size_t) (p->n + 1));
-  uint8_t *la = malloc (ak + 1), *lb = malloc (bk + 1);
-  int64_t *sa = malloc (sizeof (int64_t) * (size_t) (p->m + 1)),
-          *qa = malloc (sizeof (int64_t) * (size_t) (p->m + 1)),
-          *sb = malloc (sizeof (int64_t) * (size_t) (p->n + 1)),
-          *qb = malloc (sizeof (int64_t) * (size_t) (p->n + 1));
-  tilemm_status status = TILEMM_OK;
-  if (!ea || !eb || !la || !lb || !sa || !qa || !sb || !qb)
-    status = tilemm_error_set (err, TILEMM_ENOMEM, "emulated precision: %s",
-                               tilemm_strerror (TILEMM_ENOMEM));
-  else
+  emu_quant q;
+  const tilemm_status status = quant_make (p, &q, err);
+  if (status != TILEMM_OK)
+    return status;
+  quant_maxima (p, &q, st);
+  double ra = 0.0, rb = 0.0;
+  if (st->max_qa > 0 && st->max_qb > 0)
     {
-      row_exponents (p->a, p->m, p->k, ea);
-      row_exponents (p->b, p->n, p->k, eb);
-      quantize_rows (p->a, p->m, p->k, ea, la, sa, qa);
-      quantize_rows (p->b, p->n, p->k, eb, lb, sb, qb);
-      for (int64_t i = 0; i < p->m; i++)
-        if (qa[i] > st->max_qa)
-          st->max_qa = qa[i];
-      for (int64_t j = 0; j < p->n; j++)
-        if (qb[j] > st->max_qb)
-          st->max_qb = qb[j];
-      double ra = 0.0, rb = 0.0;
-      if (st->max_qa > 0 && st->max_qb > 0)
-        {
-          const ptrdiff_t nn = (ptrdiff_t) p->n;
+      const ptrdiff_t nn = (ptrdiff_t) p->n;
 #pragma omp parallel for schedule (dynamic, 1) reduction (max : ra, rb)
-          for (ptrdiff_t j = 0; j < nn; j++)
+      for (ptrdiff_t j = 0; j < nn; j++)
+        {
+          if (q.eb[j] == TILEMM_EMU_ZERO_ROW)
+            continue;
+          const uint8_t *y = q.lb + (size_t) j * (size_t) p->k;
+          for (int64_t i = 0; i < p->m; i++)
             {
-              if (eb[j] == TILEMM_EMU_ZERO_ROW)
+              if (q.ea[i] == TILEMM_EMU_ZERO_ROW)
                 continue;
-              const uint8_t *y = lb + (size_t) j * (size_t) p->k;
-              for (int64_t i = 0; i < p->m; i++)
-                {
-                  if (ea[i] == TILEMM_EMU_ZERO_ROW)
-                    continue;
-                  const int64_t s = dot_u8 (la + (size_t) i * (size_t) p->k, y, p->k);
-                  const double qa_ = s == 0 ? HUGE_VAL
-                                            : (double) TILEMM_EMU_Q * (double) sb[j] / (double) s;
-                  const double qb_ = s == 0 ? HUGE_VAL
-                                            : (double) TILEMM_EMU_Q * (double) sa[i] / (double) s;
-                  if (qa_ > ra)
-                    ra = qa_;
-                  if (qb_ > rb)
-                    rb = qb_;
-                }
+              const int64_t s = dot_u8 (q.la + (size_t) i * (size_t) p->k, y, p->k);
+              const double qa_ = s == 0 ? HUGE_VAL
+                                        : (double) TILEMM_EMU_Q * (double) q.sb[j] / (double) s;
+              const double qb_ = s == 0 ? HUGE_VAL
+                                        : (double) TILEMM_EMU_Q * (double) q.sa[i] / (double) s;
+              if (qa_ > ra)
+                ra = qa_;
+              if (qb_ > rb)
+                rb = qb_;
             }
         }
-      st->ratio_a = ra;
-      st->ratio_b = rb;
     }
-  free (ea);
-  free (eb);
-  free (la);
-  free (lb);
-  free (sa);
-  free (qa);
-  free (sb);
-  free (qb);
-  return status;
+  st->ratio_a = ra;
+  st->ratio_b = rb;
+  quant_free (&q);
+  return TILEMM_OK;
 }
 
 /* ---------------------------------------------------------------- the product */
@@ -787,5 +818,152 @@ tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
         }
       problems_free (&ps);
     }
+  return s;
+}
+
+/* ---------------------------------------------------------------- pairs the plan cannot carry */
+
+/* Whether some term x_p·y_p is nonzero: a pair with S_ij = 0 and no such term is an exact zero
+ * in any plan (every scaled product is 0·b' or a'·0), one with such a term is not bounded by S. */
+static int pair_has_term (const double *x, const double *y, int64_t k)
+{
+  for (int64_t p = 0; p < k; p++)
+    if (x[p] != 0.0 && y[p] != 0.0)
+      return 1;
+  return 0;
+}
+
+/* The bits step 3 asks of a pair's ratio. */
+static int ratio_bits (double ratio)
+{
+  return ratio > 1.0 ? ceil_log2 (ratio) : 0;
+}
+
+/* Marks in exact[i + j·m] the pairs of one real problem that no plan within TILEMM_EMU_PMAX
+ * carries (S_ij = 0 with a nonzero term, or a ratio needing more bits) and merges the ratios
+ * of the others, and its maxima, into *st. */
+static tilemm_status mark_uncarried (const emu_problem *p, int base, uint8_t *exact,
+                                     tilemm_emu_stats *st, tilemm_error *err)
+{
+  emu_quant q;
+  const tilemm_status status = quant_make (p, &q, err);
+  if (status != TILEMM_OK)
+    return status;
+  quant_maxima (p, &q, st);
+  double ra = st->ratio_a, rb = st->ratio_b;
+  const ptrdiff_t nn = (ptrdiff_t) p->n;
+#pragma omp parallel for schedule (dynamic, 1) reduction (max : ra, rb)
+  for (ptrdiff_t j = 0; j < nn; j++)
+    {
+      if (q.eb[j] == TILEMM_EMU_ZERO_ROW)
+        continue;
+      const size_t col = (size_t) j * (size_t) p->k;
+      for (int64_t i = 0; i < p->m; i++)
+        {
+          if (q.ea[i] == TILEMM_EMU_ZERO_ROW)
+            continue;
+          const size_t row = (size_t) i * (size_t) p->k, at = (size_t) i + (size_t) j * (size_t) p->m;
+          const int64_t s = dot_u8 (q.la + row, q.lb + col, p->k);
+          if (s == 0)
+            {
+              if (pair_has_term (p->a + row, p->b + col, p->k))
+                exact[at] = 1;
+              continue;
+            }
+          const double ra_ = (double) TILEMM_EMU_Q * (double) q.sb[j] / (double) s;
+          const double rb_ = (double) TILEMM_EMU_Q * (double) q.sa[i] / (double) s;
+          if (base + ratio_bits (ra_) > TILEMM_EMU_PMAX || base + ratio_bits (rb_) > TILEMM_EMU_PMAX)
+            exact[at] = 1;
+          else
+            {
+              if (ra_ > ra)
+                ra = ra_;
+              if (rb_ > rb)
+                rb = rb_;
+            }
+        }
+    }
+  st->ratio_a = ra;
+  st->ratio_b = rb;
+  quant_free (&q);
+  return TILEMM_OK;
+}
+
+/* Writes the marked entries of C, each part the exact dot product of its real problem rounded
+ * once. */
+static void run_exact (const emu_problems *ps, const uint8_t *exact, const tilemm_view *c)
+{
+  const int64_t m = ps->p[0].m, k = ps->p[0].k;
+  const ptrdiff_t nn = (ptrdiff_t) ps->p[0].n;
+#pragma omp parallel for schedule (dynamic, 1)
+  for (ptrdiff_t j = 0; j < nn; j++)
+    for (int64_t i = 0; i < m; i++)
+      {
+        if (!exact[(size_t) i + (size_t) j * (size_t) m])
+          continue;
+        const size_t at = (size_t) i + (size_t) j * (size_t) c->stride;
+        for (int q = 0; q < ps->count; q++)
+          {
+            const emu_problem *p = &ps->p[q];
+            const double v = tilemm_exact_dot (p->a + (size_t) i * (size_t) k, 1,
+                                               p->b + (size_t) j * (size_t) k, 1, k, ps->single);
+            const size_t to = ps->complex_type ? 2 * at + (size_t) q : at;
+            if (ps->single)
+              ((float *) c->data)[to] = (float) v;
+            else
+              ((double *) c->data)[to] = v;
+          }
+      }
+}
+
+tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options,
+                                             const tilemm_view *a, const tilemm_view *b,
+                                             const tilemm_view *c, const tilemm_stop *stop,
+                                             tilemm_emu_plan *used, int64_t *exact_entries,
+                                             tilemm_error *err)
+{
+  memset (used, 0, sizeof *used);
+  *exact_entries = 0;
+  tilemm_status s = check_views (a, b, c, err);
+  if (s != TILEMM_OK)
+    return s;
+  if (a->rows == 0 || b->cols == 0)
+    return tilemm_error_set (err, TILEMM_OK, NULL);
+  emu_problems ps;
+  if ((s = problems_make (a, b, &ps, err)) != TILEMM_OK)
+    return s;
+  const size_t mn = (size_t) a->rows * (size_t) b->cols;
+  uint8_t *exact = calloc (mn, 1);
+  if (!exact)
+    {
+      problems_free (&ps);
+      return tilemm_error_set (err, TILEMM_ENOMEM, "emulated precision: %s",
+                               tilemm_strerror (TILEMM_ENOMEM));
+    }
+  tilemm_emu_stats st;
+  memset (&st, 0, sizeof st);
+  st.inner = ps.p[0].k;
+  const int base = options->target_bits + 1 + options->guard_bits;
+  for (int q = 0; q < ps.count && s == TILEMM_OK; q++)
+    s = mark_uncarried (&ps.p[q], base, exact, &st, err);
+  if (s == TILEMM_OK)
+    {
+      tilemm_emu_decide (options, &st, used);
+      if (used->verdict == TILEMM_EMU_OK)
+        s = run_problems (used, &ps, c, stop, err);
+      else
+        memset (exact, 1, mn);   /* no plan carries even the others: every entry exactly */
+    }
+  if (s == TILEMM_OK && tilemm_stop_requested (stop))
+    s = tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted before the exact entries");
+  if (s == TILEMM_OK)
+    {
+      for (size_t e = 0; e < mn; e++)
+        *exact_entries += exact[e];
+      run_exact (&ps, exact, c);
+      s = tilemm_error_set (err, TILEMM_OK, NULL);
+    }
+  free (exact);
+  problems_free (&ps);
   return s;
 }

@@ -26,9 +26,11 @@
  *     log2 M > 1 + pa + pb + log2 νa + log2 νb (νa² = max_i qa_i / Q², νb likewise).  With
  *     that, |C_emulated − C| ≤ u|C| + 2^-(t+g)·(|A||B|) componentwise — for t = 53, g = 1 never
  *     worse than the native product's bound γ_k·|A||B|.  pa or pb above TILEMM_EMU_PMAX, or N
- *     above max_moduli, is TILEMM_EMU_RANGE: the caller runs the native product instead (never
- *     a silently worse answer).  Any NaN or Inf in A or B is TILEMM_EMU_NONFINITE: native too, so
- *     NaN and Inf come out exactly as `*` gives them.
+ *     above max_moduli, is TILEMM_EMU_RANGE: the caller then runs
+ *     tilemm_emu_multiply_split_cpu, which carries what it can and computes the rest exactly.
+ *     Any NaN or Inf in A or B is TILEMM_EMU_NONFINITE: the caller computes the rows of A and
+ *     columns of B holding them natively (their entries are NaN or Inf, exactly as `*` gives
+ *     them) and the rest emulated.
  *     With options.moduli = N > 0 the plan uses exactly N moduli, pa = pb = the most bits that
  *     N moduli carry, and makes no accuracy promise (S is then not needed).
  *  4. Scaled integers: a'_ip = trunc(a_ip·2^(pa − e_a[i])) (|a'| < 2^pa, int64), b' likewise.
@@ -151,6 +153,20 @@ tilemm_status tilemm_emu_stats_cpu (const tilemm_view *a, const tilemm_view *b,
  * backend. */
 tilemm_status tilemm_emu_run_cpu (const tilemm_emu_plan *plan, const tilemm_view *a,
                                   const tilemm_view *b, const tilemm_view *c, tilemm_error *err);
+
+/* The product when the whole-product plan cannot carry some (row of A, column of B) pairs
+ * (tilemm_emu_decide gives TILEMM_EMU_RANGE for finite operands: a pair whose lo values do not
+ * overlap, S_ij = 0, or one whose ratio needs more than TILEMM_EMU_PMAX bits).  Each pair is
+ * classified on the CPU: one with S_ij = 0 and no nonzero term is an exact zero in any plan;
+ * the plan is made over the ratios of the pairs it can carry; the others' entries are computed
+ * exactly (exact_dot.h) and rounded once, so every entry meets the bound of the automatic
+ * rule.  *used: the plan of the carried entries (verdict RANGE when none was possible: then
+ * every entry is exact); *exact_entries: how many entries were computed exactly. */
+tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options,
+                                             const tilemm_view *a, const tilemm_view *b,
+                                             const tilemm_view *c, const tilemm_stop *stop,
+                                             tilemm_emu_plan *used, int64_t *exact_entries,
+                                             tilemm_error *err);
 
 #ifdef __cplusplus
 }

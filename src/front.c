@@ -27,6 +27,7 @@ void tilemm_options_init (tilemm_options *options)
   options->stop.arg = NULL;
   options->devices.count = 0;
   options->simulate_devices = -1;
+  options->notice = NULL;
 }
 
 static int same_ignoring_case (const char *a, const char *b)
@@ -557,9 +558,158 @@ static tilemm_status apply_op (tilemm_op op, const tilemm_view *x, tilemm_view *
   return TILEMM_OK;
 }
 
+/* Leaves a warning for the host (front ends raise it with its id), where it asked for them. */
+static void notice (const tilemm_options *options, const char *id, const char *text)
+{
+  if (!options->notice)
+    return;
+  options->notice->raised = 1;
+  snprintf (options->notice->id, sizeof options->notice->id, "%s", id);
+  snprintf (options->notice->text, sizeof options->notice->text, "%s", text);
+}
+
+/* The emulated product of contiguous, untransposed a (m×k) and b (k×n) on the decision's
+ * backend.  A plan that cannot carry every pair (TILEMM_EMU_RANGE) is split: the pairs it
+ * carries emulated, the others exactly (tilemm_emu_multiply_split_cpu), so every entry meets the
+ * bound.  With an explicit "moduli" count (no promise) that cannot run, the native product, with
+ * a warning.  *verdict: TILEMM_EMU_NONFINITE leaves C unwritten for the caller. */
+static tilemm_status emulate (const tilemm_decision *decision, const tilemm_options *options,
+                              const tilemm_plan *plan, const tilemm_view *a, const tilemm_view *b,
+                              const tilemm_view *c, tilemm_emu_verdict *verdict, tilemm_error *err)
+{
+  tilemm_emu_plan used;
+  tilemm_status status
+    = decision->backend == TILEMM_BACKEND_CUDA
+        ? tilemm_cuda_multiply_emulated (plan, &decision->emu, a, b, c, &options->stop, &used, err)
+        : tilemm_cpu_multiply_emulated (plan, &decision->emu, a, b, c, &options->stop, &used,
+                                        err);
+  *verdict = status == TILEMM_OK ? used.verdict : TILEMM_EMU_OK;
+  if (status != TILEMM_OK || used.verdict != TILEMM_EMU_RANGE)
+    return status;
+  *verdict = TILEMM_EMU_OK;
+  if (decision->emu.moduli > 0)
+    {
+      char text[256];
+      snprintf (text, sizeof text,
+                "emulated precision: %d moduli cannot carry this product's data; it was "
+                "computed natively (give more \"moduli\", or \"accuracy\" for the certified rule)",
+                decision->emu.moduli);
+      notice (options, "tilemm:emulated:fallback", text);
+      return tilemm_multiply_op_stoppable (plan, TILEMM_OP_NONE, a, TILEMM_OP_NONE, b, c,
+                                           &options->stop, err);
+    }
+  int64_t exact_entries;
+  return tilemm_emu_multiply_split_cpu (&decision->emu, a, b, c, &options->stop, &used,
+                                        &exact_entries, err);
+}
+
+/* Whether element x of `type` is finite (both parts when complex). */
+static int element_finite (tilemm_type type, const unsigned char *x)
+{
+  switch (type)
+    {
+    case TILEMM_SINGLE:
+      return isfinite (*(const float *) x);
+    case TILEMM_COMPLEX_SINGLE:
+      return isfinite (((const float *) x)[0]) && isfinite (((const float *) x)[1]);
+    case TILEMM_COMPLEX_DOUBLE:
+      return isfinite (((const double *) x)[0]) && isfinite (((const double *) x)[1]);
+    default:
+      return isfinite (*(const double *) x);
+    }
+}
+
+/* The indices of the rows (of_columns 0) or columns (1) of x holding only finite elements. */
+static int64_t finite_lines (const tilemm_view *x, int of_columns, int64_t *index)
+{
+  const size_t es = tilemm_type_size (x->type);
+  const int64_t lines = of_columns ? x->cols : x->rows, length = of_columns ? x->rows : x->cols;
+  int64_t count = 0;
+  for (int64_t q = 0; q < lines; q++)
+    {
+      int finite = 1;
+      for (int64_t p = 0; p < length && finite; p++)
+        {
+          const int64_t i = of_columns ? p : q, j = of_columns ? q : p;
+          finite = element_finite (x->type, (const unsigned char *) x->data
+                                              + ((size_t) i + (size_t) j * (size_t) x->stride) * es);
+        }
+      if (finite)
+        index[count++] = q;
+    }
+  return count;
+}
+
+/* After the native product of operands holding NaN or Inf: every entry in a row of A or a
+ * column of B holding one is NaN or Inf (no term is skipped), as `*` gives it; the block of the
+ * other rows and columns is computed again, emulated, and written over its entries, so they
+ * meet the bound too. */
+static tilemm_status emulate_finite_block (const tilemm_decision *decision,
+                                           const tilemm_options *options, const tilemm_view *a,
+                                           const tilemm_view *b, const tilemm_view *c,
+                                           tilemm_error *err)
+{
+  const tilemm_type type = a->type;
+  const size_t es = tilemm_type_size (type);
+  const int64_t m = a->rows, n = b->cols, k = a->cols;
+  int64_t *rows = malloc (sizeof (int64_t) * (size_t) (m + 1)),
+          *cols = malloc (sizeof (int64_t) * (size_t) (n + 1));
+  unsigned char *a2 = NULL, *b2 = NULL, *c2 = NULL;
+  tilemm_status status = TILEMM_OK;
+  if (!rows || !cols)
+    status = tilemm_error_set (err, TILEMM_ENOMEM, "%s", tilemm_strerror (TILEMM_ENOMEM));
+  const int64_t m2 = status == TILEMM_OK ? finite_lines (a, 0, rows) : 0;
+  const int64_t n2 = status == TILEMM_OK ? finite_lines (b, 1, cols) : 0;
+  if (status == TILEMM_OK && m2 > 0 && n2 > 0)
+    {
+      a2 = malloc ((size_t) m2 * (size_t) k * es);
+      b2 = malloc ((size_t) k * (size_t) n2 * es);
+      c2 = malloc ((size_t) m2 * (size_t) n2 * es);
+      if (!a2 || !b2 || !c2)
+        status = tilemm_error_set (err, TILEMM_ENOMEM, "%s", tilemm_strerror (TILEMM_ENOMEM));
+    }
+  if (status == TILEMM_OK && m2 > 0 && n2 > 0)
+    {
+      const unsigned char *ad = a->data, *bd = b->data;
+      for (int64_t p = 0; p < k; p++)
+        for (int64_t q = 0; q < m2; q++)
+          memcpy (a2 + ((size_t) q + (size_t) p * (size_t) m2) * es,
+                  ad + ((size_t) rows[q] + (size_t) p * (size_t) a->stride) * es, es);
+      for (int64_t q = 0; q < n2; q++)
+        memcpy (b2 + (size_t) q * (size_t) k * es, bd + (size_t) cols[q] * (size_t) b->stride * es,
+                (size_t) k * es);
+      tilemm_view va2, vb2, vc2;
+      tilemm_plan plan2;
+      const tilemm_limits limits = { options->max_device_bytes };
+      tilemm_emu_verdict verdict;
+      if ((status = tilemm_view_init (&va2, type, m2, k, m2, a2)) != TILEMM_OK
+          || (status = tilemm_view_init (&vb2, type, k, n2, k, b2)) != TILEMM_OK
+          || (status = tilemm_view_init (&vc2, type, m2, n2, m2, c2)) != TILEMM_OK
+          || (status = tilemm_plan_make (&plan2, decision->backend, type, m2, n2, k, &limits))
+               != TILEMM_OK)
+        status = tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+      else
+        status = emulate (decision, options, &plan2, &va2, &vb2, &vc2, &verdict, err);
+      if (status == TILEMM_OK)
+        for (int64_t q = 0; q < n2; q++)
+          for (int64_t r = 0; r < m2; r++)
+            memcpy ((unsigned char *) c->data
+                      + ((size_t) rows[r] + (size_t) cols[q] * (size_t) c->stride) * es,
+                    c2 + ((size_t) r + (size_t) q * (size_t) m2) * es, es);
+    }
+  free (rows);
+  free (cols);
+  free (a2);
+  free (b2);
+  free (c2);
+  return status;
+}
+
 /* The emulated precision (emulated.h) on the decision's backend, one device: a transposed
- * operand is copied transposed first; NaN, Inf or a range it cannot carry (verdict NONFINITE or
- * RANGE) run the native product instead, on the same backend. */
+ * operand is copied transposed first.  Every entry meets the bound, or is NaN or Inf as `*`
+ * gives it: NaN or Inf among the operands (verdict NONFINITE) take the native product for the
+ * rows and columns holding them and the emulated one for the rest; a range the plan cannot
+ * carry is split (emulate). */
 static tilemm_status run_emulated (const tilemm_decision *decision, const tilemm_options *options,
                                    const tilemm_plan *plan, const tilemm_view *va,
                                    const tilemm_view *vb, const tilemm_view *vc, tilemm_error *err)
@@ -576,24 +726,66 @@ static tilemm_status run_emulated (const tilemm_decision *decision, const tilemm
         free (a.data);
       return status;
     }
-  tilemm_emu_plan used;
-  status = decision->backend == TILEMM_BACKEND_CUDA
-             ? tilemm_cuda_multiply_emulated (plan, &decision->emu, &a, &b, vc, &options->stop,
-                                              &used, err)
-             : tilemm_cpu_multiply_emulated (plan, &decision->emu, &a, &b, vc, &options->stop,
-                                             &used, err);
+  tilemm_emu_verdict verdict;
+  status = emulate (decision, options, plan, &a, &b, vc, &verdict, err);
+  if (status == TILEMM_OK && verdict == TILEMM_EMU_NONFINITE)
+    {
+      status = tilemm_multiply_op_stoppable (plan, decision->op_a, va, decision->op_b, vb, vc,
+                                             &options->stop, err);
+      if (status == TILEMM_OK)
+        status = emulate_finite_block (decision, options, &a, &b, vc, err);
+    }
   if (a.data != va->data)
     free (a.data);
   if (b.data != vb->data)
     free (b.data);
-  if (status == TILEMM_OK && used.verdict != TILEMM_EMU_OK)
-    status = tilemm_multiply_op_stoppable (plan, decision->op_a, va, decision->op_b, vb, vc,
-                                           &options->stop, err);
   return status;
 }
 
+/* X'·X and the like of one object (route.mirror): C's upper triangle mirrored onto its lower
+ * one (conjugated, with a real diagonal, when Hermitian), as BLAS syrk/herk leave it. */
+static void mirror_upper (tilemm_type type, void *c, int64_t n, int hermitian)
+{
+  const size_t es = tilemm_type_size (type);
+  const int complex_type = tilemm_type_is_complex (type), single = type == TILEMM_COMPLEX_SINGLE;
+  unsigned char *d = c;
+  for (int64_t j = 0; j < n; j++)
+    {
+      for (int64_t i = j + 1; i < n; i++)
+        {
+          unsigned char *low = d + ((size_t) i + (size_t) j * (size_t) n) * es;
+          memcpy (low, d + ((size_t) j + (size_t) i * (size_t) n) * es, es);
+          if (hermitian && single)
+            ((float *) low)[1] = -((float *) low)[1];
+          else if (hermitian)
+            ((double *) low)[1] = -((double *) low)[1];
+        }
+      if (hermitian && complex_type)
+        {
+          unsigned char *diag = d + ((size_t) j + (size_t) j * (size_t) n) * es;
+          if (single)
+            ((float *) diag)[1] = 0.0f;
+          else
+            ((double *) diag)[1] = 0.0;
+        }
+    }
+}
+
+static tilemm_status run_product (const tilemm_decision *decision, const tilemm_options *options,
+                                  const void *a, const void *b, void *c, tilemm_error *err);
+
 tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options *options,
                           const void *a, const void *b, void *c, tilemm_error *err)
+{
+  const tilemm_status status = run_product (decision, options, a, b, c, err);
+  if (status == TILEMM_OK && decision->route.mirror != TILEMM_MIRROR_NONE)
+    mirror_upper (decision->route.compute_type, c, decision->route.m,
+                  decision->route.mirror == TILEMM_MIRROR_HERMITIAN);
+  return status;
+}
+
+static tilemm_status run_product (const tilemm_decision *decision, const tilemm_options *options,
+                                  const void *a, const void *b, void *c, tilemm_error *err)
 {
   const tilemm_route *r = &decision->route;
   if (r->b_split || r->a_split)

@@ -29,6 +29,13 @@ typedef enum {
   TILEMM_PRECISION_EMULATED      /* Ozaki scheme II on exact int8 products (emulated.h)   */
 } tilemm_precision;
 
+/* A warning a call leaves for its host (not an error: the result is there). */
+typedef struct {
+  int raised;
+  char id[64];     /* e.g. "tilemm:emulated:fallback" */
+  char text[384];
+} tilemm_notice;
+
 typedef struct {
   tilemm_backend_choice backend;
   tilemm_precision precision; /* "precision"                                              */
@@ -41,6 +48,8 @@ typedef struct {
                                 so TILEMM_DEVICES, else every usable GPU (multi.h)           */
   int simulate_devices;      /* "simulate_devices" for the cpu backend (multi.h); -1: not set,
                                 so TILEMM_SIMULATE_DEVICES; 0 or 1: none                     */
+  tilemm_notice *notice;     /* not a user option: where a call leaves a warning for the host
+                                to raise (NULL: nowhere)                                     */
 } tilemm_options;
 
 /* An option value as a front end sees it: a string, a real scalar, or something else. */

@@ -17,8 +17,8 @@ static int class_is_kernel_input (tilemm_class cls)
 
 static int operand_is_delegated (const tilemm_operand *x)
 {
-  return !class_is_kernel_input (x->cls) || x->is_sparse || x->ndims > 2
-         || (x->rows == 1 && x->cols == 1);
+  return !class_is_kernel_input (x->cls) || x->is_sparse || x->is_structured || x->ndims > 2
+         || (x->rows == 1 && x->cols == 1) || x->rows > TILEMM_MAX_DIM || x->cols > TILEMM_MAX_DIM;
 }
 
 /* "single wins; logical and char give double" */
@@ -35,7 +35,10 @@ static tilemm_operand_use operand_use (const tilemm_operand *x, tilemm_class cls
   return x->cls == cls ? TILEMM_OPERAND_AS_IS : TILEMM_OPERAND_TO_RESULT;
 }
 
-tilemm_route tilemm_route_decide (const tilemm_operand *a, const tilemm_operand *b)
+/* The route of a * b; always_two_real: a real and a complex operand always take two real
+ * products (some of Octave's transposed operators do, whatever the shape). */
+static tilemm_route route_of (const tilemm_operand *a, const tilemm_operand *b,
+                              int always_two_real)
 {
   tilemm_route route = { 0 };
   route.action = TILEMM_ROUTE_DELEGATE;
@@ -70,7 +73,7 @@ tilemm_route tilemm_route_decide (const tilemm_operand *a, const tilemm_operand 
    * A's interleaved data read as reals (no copy); real·complex with B's parts copied apart
    * (b_split, tilemm_run). */
   const int64_t shorter = route.m < route.n ? route.m : route.n;
-  const int two_real = route.k > shorter / 10;
+  const int two_real = always_two_real || route.k > shorter / 10;
   route.a_as_pairs = a->is_complex && !b->is_complex && two_real;
   route.b_split = !a->is_complex && b->is_complex && two_real;
   const int complex_kernel = route.result_complex && !route.a_as_pairs && !route.b_split;
@@ -79,6 +82,11 @@ tilemm_route tilemm_route_decide (const tilemm_operand *a, const tilemm_operand 
   route.use_a = operand_use (a, route.result_class, complex_kernel && !a->is_complex);
   route.use_b = operand_use (b, route.result_class, complex_kernel && !b->is_complex);
   return route;
+}
+
+tilemm_route tilemm_route_decide (const tilemm_operand *a, const tilemm_operand *b)
+{
+  return route_of (a, b, 0);
 }
 
 tilemm_route tilemm_route_decide_op (const tilemm_operand *a, tilemm_op op_a,
@@ -91,7 +99,27 @@ tilemm_route tilemm_route_decide_op (const tilemm_operand *a, tilemm_op op_a,
     ta.rows = a->cols, ta.cols = a->rows;
   if (op_b != TILEMM_OP_NONE)
     tb.rows = b->cols, tb.cols = b->rows;
-  tilemm_route route = tilemm_route_decide (&ta, &tb);
+  /* Octave evaluates A.'*B (A'*B) as one operator, trans_mul(A, op_b(B)), and A*B.' (A*B') as
+   * mul_trans(A, B) where it has one for the pair of types (the host says so: host_two_real);
+   * liboctave's op-m-cm.cc and op-fm-fcm.cc (real A, complex B) and op-cm-m.cc and
+   * op-fcm-fm.cc (complex A, real B) define them as two real products whatever the shape.  The
+   * other mixed forms (complex A transposed times real B, real A times complex B transposed,
+   * classes that differ, logical or char operands) have no operator of their own: the operand
+   * is transposed, then multiplied by the plain rule. */
+  const int always_two_real
+    = a->host_two_real
+      && ((op_a != TILEMM_OP_NONE && !a->is_complex && b->is_complex)
+          || (op_a == TILEMM_OP_NONE && op_b != TILEMM_OP_NONE && a->is_complex
+              && !b->is_complex));
+  tilemm_route route = route_of (&ta, &tb, always_two_real);
+  /* X'·X, X·X', X.'·X, X·X.' of one object (same data, one side transposed): Octave's xgemm
+   * takes BLAS syrk/herk, whose result is exactly symmetric or Hermitian. */
+  const int one_transposed = (op_a == TILEMM_OP_NONE) != (op_b == TILEMM_OP_NONE);
+  if (route.action == TILEMM_ROUTE_COMPUTE && one_transposed && a->identity
+      && a->identity == b->identity && a->rows == b->rows && a->cols == b->cols)
+    route.mirror = a->is_complex && (op_a == TILEMM_OP_CTRANSPOSE || op_b == TILEMM_OP_CTRANSPOSE)
+                     ? TILEMM_MIRROR_HERMITIAN
+                     : TILEMM_MIRROR_SYMMETRIC;
   /* A transposed complex A has no pairs reading: its parts are copied apart instead. */
   if (route.a_as_pairs && op_a != TILEMM_OP_NONE)
     {

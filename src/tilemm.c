@@ -103,6 +103,9 @@ static tilemm_operand describe (const mxArray *x)
   d.ndims = (int) mxGetNumberOfDimensions (x);
   d.rows = (int64_t) mxGetM (x);
   d.cols = (int64_t) mxGetN (x);
+  d.is_structured = 0;   /* the mex API has no diagonal or permutation matrices */
+  d.identity = mxIsNumeric (x) ? mxGetData (x) : NULL;   /* one array passed twice */
+  d.host_two_real = 0;   /* MATLAB transposes, then multiplies by its plain rule */
   return d;
 }
 
@@ -213,7 +216,9 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   /* No interrupt poll here (o.stop stays empty): the documented mex API has none
    * (utIsInterruptPending is undocumented MATLAB), so a mex product runs to its end; the
    * oct-file front end, tilemm_oct.cc, polls Octave's Ctrl-C flag between panels and steps. */
-  const tilemm_options o = parse_options (nrhs - first_option, prhs + first_option);
+  tilemm_options o = parse_options (nrhs - first_option, prhs + first_option);
+  tilemm_notice notice = { 0, "", "" };
+  o.notice = &notice;
   const tilemm_operand da = describe (a), db = describe (b);
   tilemm_decision d;
   if (tilemm_decide_op (&da, op_a, &db, op_b, &o, &d, &err) != TILEMM_OK)
@@ -241,6 +246,8 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
       mxDestroyArray (c);
       tilemm_mex_fail (err.status, &err);
     }
+  if (notice.raised)
+    mexWarnMsgIdAndTxt (notice.id, "%s", notice.text);
   if (pa != a)
     mxDestroyArray (pa);
   if (pb != b)
@@ -754,13 +761,18 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %! check_product ([NaN 1; 2 3], [0 0; 0 0], "backend", "cpu", "precision", "emulated");
 %! check_product ([Inf -Inf; 1 1], [1 1; 1 1], "backend", "cpu", "precision", "emulated");
 %!test
-%! ## A range no plan carries falls back to the native product: row 1 of A meets column 1 of
-%! ## B only where one of them is below 2^-80 of its largest (no bound).  Row 2 · column 2 is
-%! ## 1e16 + 1 - 1e16 = 1 exactly, which the emulated precision gets and a sum in k order not.
+%! ## A range no plan carries in one piece: row 1 of A meets column 1 of B only where one of
+%! ## them is below 2^-80 of its largest (no bound from the statistics), so that entry is
+%! ## computed exactly and the others emulated.  Row 2 · column 2 is 1e16 + 1 - 1e16 = 1
+%! ## exactly, which the emulated precision gets and a sum in k order (native) not.
 %! A = [1 2^-80 0; 1e16 1 -1e16]; B = [2^-80 1; 1 1; 0 1];
 %! native = tilemm (A, B, "backend", "cpu");
 %! assert (native(2, 2), 0);
-%! assert (tilemm (A, B, "backend", "cpu", "precision", "emulated"), native);
+%! E = tilemm (A, B, "backend", "cpu", "precision", "emulated");
+%! assert (E(1, 1), 2^-79);
+%! assert (E(2, 2), 1);
+%! assert (E(1, 2), 1);
+%! assert (E(2, 1), 1e16 * 2^-80 + 1, -eps);
 %! assert (tilemm (A(2, :), B(:, 2), "backend", "cpu", "precision", "emulated"), 1);
 %!test
 %! ## TILEMM_PRECISION: read at every call, overridden by the option; a bad value is an error.
@@ -971,7 +983,9 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %!   check_same_error_op (ones (2, 3), "ctranspose", ones (2, 3), "ctranspose", b{:});
 %!   check_same_error_op (int8 ([1 2; 3 4]), "transpose", [1 2; 3 4], "none", b{:});
 %!   check_same_error_op ({1}, "transpose", 2, "none", b{:});
-%!   check_same_error_op (ones (2, 2, 2), "transpose", ones (2), "transpose", b{:});
+%!   ## Octave's A.'*B.' is trans_mul (A, B.'), which folds an N-D A to 2-D: no error.
+%!   assert (tilemm (ones (2, 2, 2), "transpose", ones (2), "transpose", b{:}), ...
+%!           ones (2, 2, 2).' * ones (2).');
 %! endfor
 %!test
 %! ## An N-D operand: Octave's A.' * B folds A to 2-D (a compound operator), which tilemm.oct
@@ -1360,4 +1374,95 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %! ## Every usable GPU (default), as many as the product gains from: bitwise one GPU.
 %! A = rnd (3000, 2000); B = rnd (2000, 3000);
 %! assert (isequal (tilemm (A, B, "backend", "gpu"), tilemm (A, B, "backend", "gpu", "devices", 0)));
+%!test
+%! ## Diagonal and permutation matrices are Octave's own types: `*` scales or permutes them
+%! ## (no 0·Inf is formed) and keeps their type; so does tilemm, on every backend and precision.
+%! backends = {"cpu", "auto"};
+%! if (gpu_usable ())
+%!   backends{end+1} = "gpu";
+%! endif
+%! P = eye (3)(:, [2 3 1]);
+%! for b = backends
+%!   for precision = {"native", "emulated"}
+%!     opts = {"backend", b{1}, "precision", precision{1}};
+%!     assert (tilemm (eye (2), [Inf 1; 1 1], opts{:}), [Inf 1; 1 1]);
+%!     assert (tilemm ([Inf 1; 1 1], diag ([2 3]), opts{:}), [Inf 3; 2 3]);
+%!     assert (tilemm (eye (3, 2), [Inf 1; 1 1], opts{:}), [Inf 1; 1 1; 0 0]);
+%!     assert (tilemm (single (eye (2)), [1 NaN; 1 1], opts{:}), single (eye (2)) * [1 NaN; 1 1]);
+%!     assert (tilemm (single (eye (2)), single ([1 NaN; 1 1]), opts{:}), single ([1 NaN; 1 1]));
+%!     assert (tilemm (diag ([1i 2]), [Inf 1; 1 1], opts{:}), diag ([1i 2]) * [Inf 1; 1 1]);
+%!     assert (typeinfo (tilemm (eye (3), eye (3), opts{:})), "diagonal matrix");
+%!     assert (typeinfo (tilemm (P, P, opts{:})), "permutation matrix");
+%!     assert (tilemm (P, [1 2 3; 4 5 Inf; 7 8 9], opts{:}), P * [1 2 3; 4 5 Inf; 7 8 9]);
+%!     assert (tilemm ([1 Inf 3], "none", P, "transpose", opts{:}), [1 Inf 3] * P.');
+%!     assert (typeinfo (tilemm (eye (3), "transpose", P, "none", opts{:})), ...
+%!             typeinfo (eye (3).' * P));
+%!   endfor
+%! endfor
+%!test
+%! ## ... in `*`'s time and memory: an n×n identity is never made dense.
+%! x = ones (1e5, 1);
+%! assert (tilemm (eye (1e5), x, "backend", "cpu"), x);
+%! assert (tilemm (x.', diag (2 * x), "backend", "cpu", "precision", "emulated"), 2 * x.');
+%!test
+%! ## Transposed forms are Octave's operators: complex A * real B.' is two real products whatever
+%! ## the shape (liboctave's op-cm-m.cc), so no 0·Inf from a made-up imaginary part.
+%! A = complex (ones (40, 3), 1); A(1,1) = complex (Inf, 1); B = ones (40, 3);
+%! C = tilemm (A, "none", B, "transpose", "backend", "cpu");
+%! R = A * B.';
+%! assert (C(1,2), complex (Inf, 3));
+%! assert (isequal (isnan (C), isnan (R)) && isequal (isinf (C), isinf (R)));
+%! R = ones (2, 40); Z = complex (ones (2, 40), 0); Z(1,1) = complex (1, Inf);
+%! assert (tilemm (R, "transpose", Z, "none", "backend", "cpu")(1,1), (R.' * Z)(1,1));
+%! ## ... and only where Octave has that operator: logical A has none (transposed, then `*`).
+%! L = R > 0;
+%! assert (isnan (real (tilemm (L, "transpose", Z, "none", "backend", "cpu")(1,1))));
+%! assert (isnan (real ((L.' * Z)(1,1))));
+%!test
+%! ## Two transposes: Octave evaluates A.'*B.' as trans_mul (A, B.') (real A, complex B: two
+%! ## real products), not as (A.')*(B.') (the plain rule: B made complex, so 0·Inf), whether
+%! ## tilemm computes it or hands it to Octave ("auto" delegates products this small).
+%! R = ones (2, 40); Z = complex (ones (40, 2), 0); Z(1,1) = complex (1, Inf);
+%! for b = {"cpu", "auto"}
+%!   C = tilemm (R, "transpose", Z, "transpose", "backend", b{1});
+%!   assert (C(1,1), complex (2, Inf));
+%! endfor
+%!test
+%! ## X'*X, X*X', X.'*X of one object are Hermitian (symmetric) exactly, as `*` gives them.
+%! for b = {"cpu", "auto"}
+%!   X = complex (rand (60, 20), rand (60, 20));
+%!   H = tilemm (X, "ctranspose", X, "none", "backend", b{1});
+%!   assert (isequal (H, H') && all (imag (diag (H)) == 0));
+%!   H = tilemm (X, "none", X, "ctranspose", "backend", b{1});
+%!   assert (isequal (H, H') && all (imag (diag (H)) == 0));
+%!   S = tilemm (X, "transpose", X, "none", "backend", b{1});
+%!   assert (isequal (S, S.'));
+%!   Y = rand (20, 60);
+%!   S = tilemm (Y, "none", Y, "transpose", "backend", b{1}, "precision", "emulated");
+%!   assert (isequal (S, S.'));
+%! endfor
+%!test
+%! ## The emulated bound holds for every entry: a pair of no overlap (here row 2 with column 2)
+%! ## no longer sends the whole product to the native one (which gives C(1,1) = 0).
+%! C = tilemm ([1e16 1 1 -1e16; 1 0 0 0], [1 0; 1 0; 1 0; 1 1], "backend", "cpu", ...
+%!             "precision", "emulated");
+%! assert (C, [2 -1e16; 1 0]);
+%! ## NaN in a row: that row's entries are NaN as with `*`, the others still emulated.
+%! A = [1e16 1 1 -1e16; 1 NaN 0 0]; B = [1 0; 1 0; 1 0; 1 1];
+%! C = tilemm (A, B, "backend", "cpu", "precision", "emulated");
+%! assert (C(1,:), [2 -1e16]);
+%! assert (isnan (C(2,:)));
+%!warning <computed natively> ...
+%! tilemm (ones (2, 20000), ones (20000, 2), "backend", "cpu", "precision", "emulated", "moduli", 1);
+%!warning id=tilemm:emulated:fallback ...
+%! tilemm (ones (2, 20000), ones (20000, 2), "backend", "cpu", "precision", "emulated", "moduli", 1);
+%!test
+%! ## An explicit count of moduli that cannot carry the data says so, and is native there.
+%! warning ("off", "tilemm:emulated:fallback", "local");
+%! C = tilemm (ones (2, 20000), ones (20000, 2), "backend", "cpu", "precision", "emulated", "moduli", 1);
+%! assert (C, 20000 * ones (2));
+%!test
+%! ## Dimensions BLAS cannot index are `*`'s to answer or refuse.
+%! check_same_error (zeros (0, 2^31), zeros (2^31, 0), "backend", "cpu");
+%! check_same_error (zeros (0, 2^31), zeros (2^31, 0), "backend", "auto");
 */

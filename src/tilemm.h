@@ -261,7 +261,20 @@ typedef struct {
   int is_sparse;
   int ndims;                /* as the host reports it (2 for a matrix)        */
   int64_t rows, cols;       /* first two dimensions                           */
+  int is_structured;        /* a diagonal or permutation matrix (Octave's own types): `*`
+                               scales or permutes it in O(n) and keeps its type, so it is
+                               delegated, never densified                                     */
+  const void *identity;     /* the host's object (NULL: unknown): A and B the same object with
+                               one of them transposed is Octave's symmetric/Hermitian product */
+  int host_two_real;        /* set on A: the host multiplies this pair of operands, in the op
+                               form asked, by a compound operator of its own (Octave's
+                               trans_mul, mul_trans, … for a real and a complex operand of one
+                               class), which takes two real products whatever the shape      */
 } tilemm_operand;
+
+/* The largest dimension an operand may have: BLAS's Fortran INTEGER, which `*` checks (it refuses
+ * larger ones, or answers them without BLAS): such operands are handed to mtimes. */
+#define TILEMM_MAX_DIM ((int64_t) 2147483647)
 
 typedef enum {
   TILEMM_ROUTE_COMPUTE = 0,   /* run a kernel                                                */
@@ -277,6 +290,16 @@ typedef enum {
   TILEMM_OPERAND_TO_COMPLEX   /* convert to the result's class and make it complex (no route
                                  asks for it since real·complex splits B; front ends keep it) */
 } tilemm_operand_use;
+
+/* Octave multiplies X'·X, X·X', X.'·X and X·X.' of one object X as a symmetric (real, or .')
+ * or Hermitian (complex ') product (BLAS syrk/herk): C equals its own transpose (or conjugate
+ * transpose, with a real diagonal) exactly.  tilemm computes the product, then mirrors its upper
+ * triangle onto the lower (tilemm_run). */
+typedef enum {
+  TILEMM_MIRROR_NONE = 0,
+  TILEMM_MIRROR_SYMMETRIC,
+  TILEMM_MIRROR_HERMITIAN
+} tilemm_mirror;
 
 typedef struct {
   tilemm_route_action action;
@@ -294,6 +317,7 @@ typedef struct {
   int a_split;                /* complex A, transposed, times real B where mtimes takes two real
                                  products: A's parts copied apart likewise (a transposed A has no
                                  pairs reading)                                                 */
+  tilemm_mirror mirror;       /* op(X)·X or X·op(X) of one object: the result is mirrored     */
   int64_t m, n, k;            /* the product's dimensions (m, n in complex elements)           */
 } tilemm_route;
 

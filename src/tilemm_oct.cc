@@ -10,6 +10,7 @@
 // tested under Octave from src/mex/).
 
 #include <octave/oct.h>
+#include <octave/ov-typeinfo.h>
 #include <octave/parse.h>
 #include <octave/quit.h>
 
@@ -124,6 +125,10 @@ tilemm_operand describe (const octave_value &x)
   d.ndims = dims.ndims ();
   d.rows = dims(0);
   d.cols = dims.ndims () > 1 ? dims(1) : 1;
+  // Diagonal and permutation matrices keep their type and O(n) cost only in mtimes.
+  d.is_structured = x.is_diag_matrix () || x.is_perm_matrix () ? 1 : 0;
+  // Two arguments that are one Octave object share one representation.
+  d.identity = &x.get_rep ();
   return d;
 }
 
@@ -154,10 +159,20 @@ A uninitialised (const dim_vector& dims)
 }
 
 // Runs the product into Octave's own result array, allocated without a fill.
-template <typename Real, typename Cplx>
-octave_value compute (const tilemm_decision &d, const tilemm_options &o, const octave_value &a,
-                      const octave_value &b)
+// A warning the product left (tilemm_notice), raised with its id.
+void raise_notice (const tilemm_notice &notice)
 {
+  if (notice.raised)
+    warning_with_id (notice.id, "%s", notice.text);
+}
+
+template <typename Real, typename Cplx>
+octave_value compute (const tilemm_decision &d, const tilemm_options &options,
+                      const octave_value &a, const octave_value &b)
+{
+  tilemm_notice notice = { 0, "", "" };
+  tilemm_options o = options;
+  o.notice = &notice;
   const tilemm_route &r = d.route;
   const bool single = r.result_class == TILEMM_CLASS_SINGLE;
   const dim_vector result_dims (r.m, r.n);
@@ -180,11 +195,13 @@ octave_value compute (const tilemm_decision &d, const tilemm_options &o, const o
       Real c = uninitialised<Real> (result_dims);   // the product writes every element
       if (tilemm_run (&d, &o, pa, pb, c.fortran_vec (), &err) != TILEMM_OK)
         fail_run (err);
+      raise_notice (notice);
       return octave_value (c);
     }
   Cplx c = uninitialised<Cplx> (result_dims);
   if (tilemm_run (&d, &o, pa, pb, c.fortran_vec (), &err) != TILEMM_OK)
     fail_run (err);
+  raise_notice (notice);
   const tilemm_type type = single ? TILEMM_COMPLEX_SINGLE : TILEMM_COMPLEX_DOUBLE;
   if (tilemm_imag_all_zero (type, c.data (), c.numel ()))
     {
@@ -193,6 +210,23 @@ octave_value compute (const tilemm_decision &d, const tilemm_options &o, const o
       return octave_value (real);
     }
   return octave_value (c);
+}
+
+// Whether Octave evaluates op_a(a) * op_b(b) by a compound operator of its own for this pair
+// of types (trans_mul (a, op_b(b)), or mul_trans (a, b) when only b is transposed): for a real
+// and a complex operand those take two real products whatever the shape (route.c).
+bool has_compound_operator (const octave_value &a, tilemm_op op_a, const octave_value &b,
+                            tilemm_op op_b)
+{
+  if (op_a == TILEMM_OP_NONE && op_b == TILEMM_OP_NONE)
+    return false;
+  octave_value::compound_binary_op op;
+  if (op_a != TILEMM_OP_NONE)
+    op = op_a == TILEMM_OP_TRANSPOSE ? octave_value::op_trans_mul : octave_value::op_herm_mul;
+  else
+    op = op_b == TILEMM_OP_TRANSPOSE ? octave_value::op_mul_trans : octave_value::op_mul_herm;
+  // A transposed full matrix keeps its type, so b's type stands for op_b(b)'s.
+  return octave_value_typeinfo::lookup_binary_op (op, a.type_id (), b.type_id ()) != nullptr;
 }
 
 // args(i)'s text when it is a string (a char row, or ''), else NULL; kept alive in `text`.
@@ -204,10 +238,12 @@ const char *text_of (const octave_value_list &args, int i, std::string &text)
   return text.c_str ();
 }
 
-// op_a(a) * op_b(b) exactly as Octave evaluates the expression A.' * B (and the like): with one
+// op_a(a) * op_b(b) exactly as Octave evaluates the expression A.' * B (and the like): with a
 // transposed operand it is one of Octave's compound operators (trans_mul, herm_mul, mul_trans,
 // mul_herm), which differ from transpose-then-mtimes (an N-D operand is folded to 2-D, not an
-// error); with two, the operands are transposed, then multiplied.  Its answer or its very error.
+// error; mixed real and complex operands take two real products).  With two, the parser makes
+// A.' * B.' the compound trans_mul (A, B.'): B is transposed, A is not.  Its answer or its very
+// error.
 octave_value delegate (const octave_value &a, tilemm_op op_a, const octave_value &b, tilemm_op op_b)
 {
   if (op_a == TILEMM_OP_NONE && op_b == TILEMM_OP_NONE)
@@ -223,12 +259,11 @@ octave_value delegate (const octave_value &a, tilemm_op op_a, const octave_value
   if (op_a == TILEMM_OP_NONE)
     return octave::binary_op (op_b == TILEMM_OP_TRANSPOSE ? octave_value::op_mul_trans
                                                           : octave_value::op_mul_herm, a, b);
-  auto unary = [] (tilemm_op op) {
-    return op == TILEMM_OP_TRANSPOSE ? octave_value::op_transpose : octave_value::op_hermitian;
-  };
-  const octave_value ta = octave::unary_op (unary (op_a), a);
-  const octave_value tb = octave::unary_op (unary (op_b), b);
-  return octave::binary_op (octave_value::op_mul, ta, tb);
+  const octave_value tb = octave::unary_op (op_b == TILEMM_OP_TRANSPOSE
+                                              ? octave_value::op_transpose
+                                              : octave_value::op_hermitian, b);
+  return octave::binary_op (op_a == TILEMM_OP_TRANSPOSE ? octave_value::op_trans_mul
+                                                        : octave_value::op_herm_mul, a, tb);
 }
 
 } // namespace
@@ -249,7 +284,9 @@ DEFUN_DLD (tilemm, args, nargout, TILEMM_HELP_TEXT)
     error_with_id (tilemm_badtranspose_id, "%s", err.detail);
   const octave_value &a = args(0), &b = args(op_form ? 2 : 1);
   const tilemm_options o = parse_options (args, op_form ? 4 : 2);
-  const tilemm_operand da = describe (a), db = describe (b);
+  tilemm_operand da = describe (a);
+  const tilemm_operand db = describe (b);
+  da.host_two_real = has_compound_operator (a, op_a, b, op_b) ? 1 : 0;
   tilemm_decision d;
   if (tilemm_decide_op (&da, op_a, &db, op_b, &o, &d, &err) != TILEMM_OK)
     fail (err);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs the C test programs built in src/ (test_core, test_route, test_multi (several devices,
-# simulated), test_emulated (the emulated precision on the CPU), test_pipeline (the CUDA
+# simulated), test_emulated (the emulated precision on the CPU), test_emulated_exact (its
+# guarantee against exact products, on the GPU too where one is usable), test_pipeline (the CUDA
 # backend's host side on a stand-in runtime), test_leaks_mock (10,000 mixed calls on it),
 # test_cuda, test_emulated_cuda and test_leaks_gpu where CUDA is built (they skip their GPU
 # parts without a GPU), and test_blas on the CPU and, where a GPU is usable, on the GPU.
@@ -10,7 +11,7 @@
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 builddir=${TILEMM_BUILDDIR:-.}
 status=0
-for t in test_core test_route test_multi test_emulated test_pipeline test_leaks_mock test_cuda test_emulated_cuda \
+for t in test_core test_route test_multi test_emulated test_emulated_exact test_pipeline test_leaks_mock test_cuda test_emulated_cuda \
          test_leaks_gpu test_blas; do
   prog="$builddir/src/$t"
   [ -x "$prog" ] || continue

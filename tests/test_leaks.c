@@ -151,6 +151,9 @@ static tilemm_operand random_operand (int64_t rows, int64_t cols)
   o.ndims = 2;
   o.rows = rows;
   o.cols = cols;
+  o.is_structured = 0;
+  o.identity = NULL;
+  o.host_two_real = 0;
   return o;
 }
 

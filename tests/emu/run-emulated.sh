@@ -15,10 +15,10 @@ CFLAGS="-std=c11 -O1 -g $SAN -Isrc -DTILEMM_VERSION=\"0.1.0\""
 contract=src/emulated.c
 g++ $FLAGS -c tests/emu/emu.cc -o "$B/emu.o" &
 g++ $FLAGS -x c++ -c tests/test_emulated_cuda.cu -o "$B/test_emulated_cuda.o" &
-for f in status view fault; do gcc $CFLAGS -c src/$f.c -o "$B/$f.o" & done
+for f in status view fault exact_dot; do gcc $CFLAGS -c src/$f.c -o "$B/$f.o" & done
 gcc $CFLAGS -c "$contract" -o "$B/contract.o" &
 wait
-g++ $SAN "$B"/emu.o "$B"/test_emulated_cuda.o "$B"/status.o "$B"/view.o "$B"/fault.o "$B"/contract.o \
+g++ $SAN "$B"/emu.o "$B"/test_emulated_cuda.o "$B"/status.o "$B"/view.o "$B"/fault.o "$B"/exact_dot.o "$B"/contract.o \
   -lm -o "$B/test_emulated_cuda"
 [ "${BUILD_ONLY:-0}" = 1 ] && exit 0
 ASAN_OPTIONS=detect_stack_use_after_return=0 "$B/test_emulated_cuda" "$@"
