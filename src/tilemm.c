@@ -25,6 +25,20 @@ static int get_string (const mxArray *arg, char *buf, size_t len)
   return mxGetString (arg, buf, (mwSize) len) == 0;
 }
 
+/* Whether arg is a char array holding a NUL character: the core reads names and values as C
+ * strings, which end there, so "backend\0x" would be taken for "backend". */
+static int has_nul (const mxArray *arg)
+{
+  if (!mxIsChar (arg))
+    return 0;
+  const mxChar *text = mxGetChars (arg);
+  const size_t count = mxGetNumberOfElements (arg);
+  for (size_t i = 0; text && i < count; i++)
+    if (text[i] == 0)
+      return 1;
+  return 0;
+}
+
 static tilemm_options parse_options (int nopt, const mxArray *opt[])
 {
   tilemm_options o;
@@ -38,7 +52,13 @@ static tilemm_options parse_options (int nopt, const mxArray *opt[])
       if (!get_string (opt[i], name, sizeof name))
         mexErrMsgIdAndTxt ("tilemm:badoption",
                            "option %d: the name must be a string such as \"backend\"", i / 2 + 1);
+      if (has_nul (opt[i]))
+        mexErrMsgIdAndTxt ("tilemm:badoption", "option %d: the name contains a NUL character",
+                           i / 2 + 1);
       const mxArray *v = opt[i + 1];
+      if (has_nul (v))
+        mexErrMsgIdAndTxt ("tilemm:badoption", "option \"%s\": the value contains a NUL character",
+                           name);
       tilemm_value value = { TILEMM_VALUE_OTHER, "", 0.0, NULL, 0 };
       if (get_string (v, text, sizeof text))
         {
@@ -1026,6 +1046,12 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %!error id=tilemm:badoption tilemm (ones (2), ones (2), "max_device_bytes", "big")
 %!error id=tilemm:badoption tilemm (ones (2), ones (2), "max_device_bytes", [1 2])
 %!error <unknown option "colour"> tilemm (ones (2), ones (2), "colour", "red")
+## A NUL ends a C string: "backend\0" must not pass for "backend", nor "cpu\0gpu" for "cpu".
+%!error <option 1: the name contains a NUL> tilemm (ones (2), ones (2), ["backend" char(0)], "cpu")
+%!error <option 2: the name contains a NUL> tilemm (ones (2), ones (2), "backend", "cpu", [char(0) "x"], 1)
+%!error <option "backend": the value contains a NUL> tilemm (ones (2), ones (2), "backend", ["cpu" char(0) "gpu"])
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", ["native" char(0)])
+%!error id=tilemm:badoption tilemm (ones (2), "none", ones (2), "none", ["backend" char(0)], "cpu")
 %!assert (tilemm (ones (2), ones (2), "BACKEND", "CPU"), [2 2; 2 2])
 %!assert (tilemm (ones (2), ones (2), "backend", "cpu", "backend", "auto"), [2 2; 2 2])
 %!test
