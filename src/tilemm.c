@@ -837,6 +837,18 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %! assert (tilemm (A, B, "backend", "cpu", "max_device_bytes", 30000),
 %!         tilemm (A, B, "backend", "cpu"));
 %!error <max_device_bytes> tilemm (ones (2), ones (2), "backend", "cpu", "max_device_bytes", 8)
+## On the cpu backend a limit too small for one panel is the option's error and names the cpu:
+## no GPU memory ran out (simulated devices and the emulated precision alike).
+%!error <"max_device_bytes" is too small .* on the cpu backend> tilemm (ones (2), ones (2), "backend", "cpu", "max_device_bytes", 8)
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "backend", "cpu", "max_device_bytes", 8)
+%!error id=tilemm:badoption tilemm (ones (200), ones (200), "backend", "cpu", "simulate_devices", 3, "max_device_bytes", 800)
+%!error id=tilemm:badoption tilemm (ones (20), ones (20), "backend", "cpu", "precision", "emulated", "max_device_bytes", 100)
+%!test
+%! try
+%!   tilemm (ones (2), ones (2), "backend", "cpu", "max_device_bytes", 8);
+%! catch e
+%!   assert (isempty (strfind (e.message, "GPU memory")), e.message);
+%! end_try_catch
 
 ## Bad and odd inputs: every class, real and complex, scalar / vector / matrix / empty / N-D, in
 ## both orders, on every backend that runs here: exactly what `*` gives, or exactly its error.
