@@ -656,6 +656,7 @@ tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options 
     {
       tilemm_sim_config config;
       tilemm_sim_config_init (&config, front_simulated (options));
+      config.stop = options->stop;
       return tilemm_sim_multiply (&plan, &config, &va, &vb, &vc, NULL, err);
     }
   return tilemm_multiply_op_stoppable (&plan, decision->op_a, &va, decision->op_b, &vb, &vc,
