@@ -39,6 +39,15 @@
 ## @code{graphics_toolkit ("gnuplot")} first where gnuplot is installed).
 ## @end table
 ##
+## Every argument is checked before anything is measured: an unknown option or a bad value is
+## the error @code{tilemm:badoption}, a backend tilemm cannot use that of tilemm
+## (@code{tilemm:nogpu} for @qcode{"gpu"} without a usable GPU).  With @qcode{"plot"}, a small
+## trial plot is written beside the file first: a folder that does not exist or cannot be
+## written is @code{tilemm:badoption}, Octave without a graphics toolkit
+## @code{tilemm:nographics}, another failure to draw or print @code{tilemm:plot}.  Should the
+## plot still fail after the measurements, that is a warning (@code{tilemm:plot}) and the
+## results are kept.
+##
 ## With an output, @var{results} is a struct array with fields @code{n}, @code{class},
 ## @code{tilemm_ms}, @code{mtimes_ms}, @code{tilemm_gflops}, @code{mtimes_gflops},
 ## @code{speedup}, @code{reldiff}, and the split of tilemm's time @code{upload_ms},
@@ -60,6 +69,11 @@
 
 function results = tilemm_bench (varargin)
   [sizes, classes, backend, repeats, plotfile, limit] = parse_args (varargin{:});
+  ## Everything that could fail after the measurements is tried before them.
+  tilemm (ones (2, classes{1}), ones (2, classes{1}), "backend", backend);
+  if (! isempty (plotfile))
+    check_plot (plotfile);
+  endif
   info = tilemm_info ();
   if (info.gpu_usable)
     where = info.devices(info.device_in_use + 1).name;
@@ -98,7 +112,12 @@ function results = tilemm_bench (varargin)
     endfor
   endfor
   if (! isempty (plotfile))
-    save_plot (results, classes, plotfile, where);
+    try
+      save_plot (results, classes, plotfile, where);
+    catch err
+      warning ("tilemm:plot", "tilemm_bench: the plot \"%s\" could not be written: %s",
+               plotfile, err.message);
+    end_try_catch
   endif
   if (nargout == 0)
     clear results;
@@ -156,6 +175,11 @@ function [sizes, classes, backend, repeats, plotfile, limit] = parse_args (varar
       value = varargin{i+1};
       switch (lower (v))
         case "backend"
+          if (! (ischar (value) && isrow (value)
+                 && any (strcmpi (value, {"auto", "gpu", "cpu"}))))
+            error ("tilemm:badoption",
+                   "tilemm_bench: \"backend\" must be \"auto\", \"gpu\" or \"cpu\"");
+          endif
           backend = value;
         case "repeats"
           if (! (isnumeric (value) && isscalar (value) && value >= 1 && value == fix (value)))
@@ -163,6 +187,9 @@ function [sizes, classes, backend, repeats, plotfile, limit] = parse_args (varar
           endif
           repeats = value;
         case "plot"
+          if (! (ischar (value) && isrow (value)))
+            error ("tilemm:badoption", "tilemm_bench: \"plot\" must be a file name");
+          endif
           plotfile = value;
         case "max_device_bytes"
           if (! (isnumeric (value) && isscalar (value) && value >= 0 && value == fix (value)))
@@ -182,18 +209,81 @@ function [sizes, classes, backend, repeats, plotfile, limit] = parse_args (varar
         endif
         sizes = v;
       case 2
+        if (ischar (v) && ! any (strcmp (v, {"double", "single"})))
+          error ("tilemm:badoption", ["tilemm_bench: \"%s\" is neither a class (\"double\", " ...
+                                      "\"single\") nor an option (%s)"], v, known_options ());
+        endif
         if (ischar (v))
           v = {v};
         endif
-        if (! (iscellstr (v) && all (ismember (v, {"double", "single"}))))
+        if (! (iscellstr (v) && ! isempty (v) && all (ismember (v, {"double", "single"}))))
           error ("tilemm:badoption", "tilemm_bench: CLASSES must name \"double\" and/or \"single\"");
         endif
         classes = v;
       otherwise
+        if (ischar (v))
+          error ("tilemm:badoption", "tilemm_bench: unknown option \"%s\" (options: %s)", v,
+                 known_options ());
+        endif
         error ("tilemm:nargin", "tilemm_bench: too many arguments");
     endswitch
     i += 1;
   endwhile
+endfunction
+
+function s = known_options ()
+  s = "\"backend\", \"repeats\", \"max_device_bytes\", \"plot\"";
+endfunction
+
+## That the plot can be written, before anything is measured: its folder exists, the file (or
+## the folder) can be written, and Octave can draw and print a figure here.
+function check_plot (plotfile)
+  folder = fileparts (plotfile);
+  if (isempty (folder))
+    folder = ".";
+  endif
+  if (isempty (plotfile) || isfolder (plotfile))
+    error ("tilemm:badoption", "tilemm_bench: \"plot\" must name a file, not \"%s\"", plotfile);
+  endif
+  if (! isfolder (folder))
+    error ("tilemm:badoption", "tilemm_bench: cannot write the plot \"%s\": no folder \"%s\"",
+           plotfile, folder);
+  endif
+  if (exist (plotfile, "file"))
+    [fid, msg] = fopen (plotfile, "r+");   # opened, not truncated
+    if (fid < 0)
+      error ("tilemm:badoption", "tilemm_bench: cannot write the plot \"%s\": %s", plotfile, msg);
+    endif
+    fclose (fid);
+  endif
+  if (isempty (available_graphics_toolkits ()))
+    error ("tilemm:nographics", ["tilemm_bench: cannot draw the plot \"%s\": this Octave has " ...
+                                 "no graphics toolkit (install gnuplot, then " ...
+                                 "graphics_toolkit (\"gnuplot\"))"], plotfile);
+  endif
+  trial = fullfile (folder, sprintf (".tilemm_bench_trial_%d.png", getpid ()));
+  h = [];
+  try
+    h = figure ("visible", "off");
+    plot (1:2);
+    print (h, trial, "-dpng");
+    close (h);
+    h = [];
+  catch err
+    if (! isempty (h) && ishghandle (h))
+      close (h);
+    endif
+    if (exist (trial, "file"))
+      delete (trial);
+    endif
+    error ("tilemm:plot", "tilemm_bench: cannot write the plot \"%s\" (a trial before measuring): %s",
+           plotfile, err.message);
+  end_try_catch
+  if (! exist (trial, "file"))
+    error ("tilemm:plot", "tilemm_bench: cannot write the plot \"%s\": a trial plot in \"%s\" was not written",
+           plotfile, folder);
+  endif
+  delete (trial);
 endfunction
 
 function save_plot (results, classes, plotfile, where)
@@ -248,3 +338,53 @@ endfunction
 %!error id=tilemm:badoption tilemm_bench ([10 20], "repeats", 0)
 %!error id=tilemm:badoption tilemm_bench (-3)
 %!error id=tilemm:nargin tilemm_bench (10, "single", 3)
+## Every argument is checked before anything is measured: sizes of 1e5 would need 80 GB, so
+## these would run out of memory (or for hours) if the check came after.
+%!error <unknown option "colour"> tilemm_bench (1e5, "double", "colour", "red")
+%!error id=tilemm:badoption tilemm_bench (1e5, "double", "colour", "red")
+%!error id=tilemm:badoption tilemm_bench (1e5, "colour", "red")
+%!error id=tilemm:badoption tilemm_bench (1e5, "double", "backend", "tpu")
+%!error id=tilemm:badoption tilemm_bench (1e5, "double", "backend", 3)
+%!error id=tilemm:badoption tilemm_bench (1e5, "double", "plot", 3)
+%!error id=tilemm:badoption tilemm_bench (1e5, "double", "backend", "cpu", "plot", "/nonexistent-tilemm-folder/p.png")
+%!error id=tilemm:badoption tilemm_bench (1e5, "double", "backend", "cpu", "plot", tempdir ())
+%!test
+%! if (getfield (tilemm_info (), "gpu_usable"))
+%!   return;
+%! endif
+%! try
+%!   tilemm_bench (1e5, "double", "backend", "gpu");
+%!   error ("no error");
+%! catch err
+%!   assert (err.identifier, "tilemm:nogpu");
+%! end_try_catch
+%!test
+%! ## A folder that cannot be written (not as root, who can write anywhere).
+%! d = tempname ();
+%! mkdir (d);
+%! unwind_protect
+%!   [~, out] = system (sprintf ("chmod a-w '%s'", d));
+%!   [fid] = fopen (fullfile (d, "w"), "w");
+%!   if (fid >= 0)
+%!     fclose (fid);
+%!   else
+%!     fail (@() tilemm_bench (1e5, "double", "backend", "cpu", "plot", fullfile (d, "p.png")), "cannot write");
+%!   endif
+%! unwind_protect_cleanup
+%!   system (sprintf ("chmod u+w '%s'", d));
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
+%!test
+%! ## No graphics toolkit (as in CI's octave-cli): the error comes before the measurements.
+%! if (! isempty (available_graphics_toolkits ()))
+%!   return;
+%! endif
+%! f = [tempname() ".png"];
+%! try
+%!   tilemm_bench (1e5, "double", "backend", "cpu", "plot", f);
+%!   error ("no error");
+%! catch err
+%!   assert (err.identifier, "tilemm:nographics");
+%! end_try_catch
+%! assert (! exist (f, "file"));

@@ -18,9 +18,10 @@
  * transposes them on the device (tilemm.h, tilemm_op).
  *
  * Environment (read at every call, so nothing is cached between calls):
- *   TILEMM_BLAS_BACKEND  cpu | gpu | auto (default): the CPU backend, the GPU one, or the GPU
- *                        where tilemm_plan_gpu_pays says it is faster and a GPU is usable, else
- *                        the CPU.  "gpu" without a usable GPU is an error.
+ *   TILEMM_BLAS_BACKEND  cpu | gpu | auto (default), in any case: the CPU backend, the GPU one,
+ *                        or the GPU where tilemm_plan_gpu_pays says it is faster and a GPU is
+ *                        usable, else the CPU.  "gpu" without a usable GPU is an error; any
+ *                        other value is "auto" with a warning on stderr (once per process).
  *   TILEMM_BLAS_TRACE    a file: at exit, the library writes how many calls each routine took
  *                        and how many products ran on each backend (tests/xblat3.sh checks it,
  *                        so the tester cannot pass without this library having done the work).
@@ -207,18 +208,29 @@ static void scale_c (tilemm_type type, int m, int n, scalar beta, void *c, int l
 
 /* ---------------------------------------------------------------- backend */
 
+/* Whether text is word in any case (environment values are case-insensitive, as Octave's
+ * options are). */
+static int same_word (const char *text, const char *word)
+{
+  for (; *text && *word; text++, word++)
+    if (tolower ((unsigned char) *text) != *word)
+      return 0;
+  return *text == '\0' && *word == '\0';
+}
+
+/* A bad TILEMM_BLAS_BACKEND is said once per process: the BLAS interface has no way to return
+ * it (xerbla_ names bad arguments, and the variable is none), and a program that makes millions
+ * of calls must not print millions of lines. */
+static atomic_flag bad_backend_said = ATOMIC_FLAG_INIT;
+
 static tilemm_backend choose_backend (const char *routine, tilemm_type type, int64_t m, int64_t n,
                                       int64_t k)
 {
   const char *want = getenv ("TILEMM_BLAS_BACKEND");
   tilemm_error err = { TILEMM_OK, "" };
-  if (!want || !*want || strcmp (want, "auto") == 0)
-    return tilemm_plan_gpu_pays (type, m, n, k) && tilemm_cuda_probe (&err) == TILEMM_OK
-             ? TILEMM_BACKEND_CUDA
-             : TILEMM_BACKEND_CPU;
-  if (strcmp (want, "cpu") == 0)
+  if (want && *want && same_word (want, "cpu"))
     return TILEMM_BACKEND_CPU;
-  if (strcmp (want, "gpu") == 0)
+  if (want && *want && same_word (want, "gpu"))
     {
       if (tilemm_cuda_probe (&err) != TILEMM_OK)
         {
@@ -229,8 +241,16 @@ static tilemm_backend choose_backend (const char *routine, tilemm_type type, int
         }
       return TILEMM_BACKEND_CUDA;
     }
-  fail (routine, "TILEMM_BLAS_BACKEND must be cpu, gpu or auto");
-  return TILEMM_BACKEND_CPU; /* not reached */
+  /* An unknown value computes on "auto"'s backend, which is always a correct product: the
+   * product is still what the program asked for, only the choice of device is not. */
+  if (want && *want && !same_word (want, "auto") && !atomic_flag_test_and_set (&bad_backend_said))
+    fprintf (stderr,
+             "tilemm_blas: %.5s: TILEMM_BLAS_BACKEND=\"%.64s\" is not cpu, gpu or auto (in any "
+             "case); using auto\n",
+             routine, want);
+  return tilemm_plan_gpu_pays (type, m, n, k) && tilemm_cuda_probe (&err) == TILEMM_OK
+           ? TILEMM_BACKEND_CUDA
+           : TILEMM_BACKEND_CPU;
 }
 
 /* The GPU streams a plain product in panels that fit its memory (as front.c's tilemm_run does);

@@ -848,6 +848,7 @@ static tilemm_status run_product (const tilemm_decision *decision, const tilemm_
     {
       tilemm_sim_config config;
       tilemm_sim_config_init (&config, front_simulated (options));
+      config.stop = options->stop;
       return tilemm_sim_multiply (&plan, &config, &va, &vb, &vc, NULL, err);
     }
   return tilemm_multiply_op_stoppable (&plan, decision->op_a, &va, decision->op_b, &vb, &vc,

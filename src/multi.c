@@ -27,8 +27,11 @@ typedef struct {
   const tilemm_view *a, *b, *c;
   int64_t panels;
   atomic_llong next;          /* the queue: the next panel to take                     */
-  atomic_int stop;            /* set by the first failure: take no more panels          */
-  pthread_mutex_t lock;       /* guards the first error                                 */
+  atomic_int stop;            /* set by the first failure or the host's stop: take no more
+                                 panels, leave the current one where the backend polls   */
+  pthread_mutex_t lock;       /* guards the first error and `finished`                  */
+  pthread_cond_t changed;     /* a worker finished (the caller polls the host meanwhile) */
+  int finished;               /* workers whose thread has returned                      */
   tilemm_error first;
   int failed_worker;
   int started[TILEMM_MAX_WORKERS];
@@ -56,17 +59,40 @@ static void multi_fail (multi_run *run, int worker, const tilemm_error *e)
   atomic_store (&run->stop, 1);
 }
 
+/* The run a worker thread is in, for tilemm_multi_stopping (panel ops have no run argument). */
+static _Thread_local multi_run *worker_run;
+
+int tilemm_multi_stopping (void *unused)
+{
+  (void) unused;
+  return worker_run && atomic_load (&worker_run->stop);
+}
+
+static void worker_work (multi_run *run, int w);
+
 static void *multi_worker (void *p)
 {
   const worker_arg *arg = (const worker_arg *) p;
   multi_run *run = arg->run;
-  const int w = arg->worker, device = run->workers->device[w];
+  worker_run = run;
+  worker_work (run, arg->worker);
+  worker_run = NULL;
+  pthread_mutex_lock (&run->lock);
+  run->finished++;
+  pthread_cond_signal (&run->changed);
+  pthread_mutex_unlock (&run->lock);
+  return NULL;
+}
+
+static void worker_work (multi_run *run, int w)
+{
+  const int device = run->workers->device[w];
   tilemm_error e = { TILEMM_OK, "" };
   if (run->ops->start && run->ops->start (run->ctx, w, device, &e) != TILEMM_OK)
     {
       run->started[w] = 1;   /* a half-made start is freed by finish too */
       multi_fail (run, w, &e);
-      return NULL;
+      return;
     }
   run->started[w] = 1;
   while (!atomic_load (&run->stop))
@@ -106,7 +132,35 @@ static void *multi_worker (void *p)
         }
       run->done[w]++;
     }
-  return NULL;
+}
+
+/* On the calling thread until every worker has returned: polls the host's stop between waits
+ * of a few milliseconds; 1 when it asked to stop (the workers are told, not yet joined). */
+static int multi_watch (multi_run *run, int running, const tilemm_stop *stop)
+{
+  int asked = 0;
+  pthread_mutex_lock (&run->lock);
+  while (run->finished < running)
+    {
+      pthread_mutex_unlock (&run->lock);
+      asked = stop->should_stop (stop->arg) != 0;   /* never under the workers' lock */
+      pthread_mutex_lock (&run->lock);
+      if (asked || run->finished >= running)
+        break;
+      struct timespec until;
+      clock_gettime (CLOCK_REALTIME, &until);
+      until.tv_nsec += 10 * 1000000L;
+      if (until.tv_nsec >= 1000000000L)
+        {
+          until.tv_sec++;
+          until.tv_nsec -= 1000000000L;
+        }
+      pthread_cond_timedwait (&run->changed, &run->lock, &until);
+    }
+  pthread_mutex_unlock (&run->lock);
+  if (asked)
+    atomic_store (&run->stop, 1);
+  return asked;
 }
 
 tilemm_status tilemm_multi_run (const tilemm_plan *queue, const tilemm_limits *limits,
@@ -114,6 +168,17 @@ tilemm_status tilemm_multi_run (const tilemm_plan *queue, const tilemm_limits *l
                                 void *ctx, const tilemm_view *a, const tilemm_view *b,
                                 const tilemm_view *c, tilemm_multi_report *report,
                                 tilemm_error *err)
+{
+  return tilemm_multi_run_stoppable (queue, limits, workers, ops, ctx, a, b, c, NULL, report,
+                                     err);
+}
+
+tilemm_status tilemm_multi_run_stoppable (const tilemm_plan *queue, const tilemm_limits *limits,
+                                          const tilemm_workers *workers,
+                                          const tilemm_device_ops *ops, void *ctx,
+                                          const tilemm_view *a, const tilemm_view *b,
+                                          const tilemm_view *c, const tilemm_stop *stop,
+                                          tilemm_multi_report *report, tilemm_error *err)
 {
   if (!queue || !workers || !ops || !ops->panel || workers->count < 1
       || workers->count > TILEMM_MAX_WORKERS)
@@ -134,6 +199,11 @@ tilemm_status tilemm_multi_run (const tilemm_plan *queue, const tilemm_limits *l
   run.failed_worker = -1;
   if (pthread_mutex_init (&run.lock, NULL) != 0)
     return tilemm_error_set (err, TILEMM_ENOMEM, "cannot create a mutex for the workers");
+  if (pthread_cond_init (&run.changed, NULL) != 0)
+    {
+      pthread_mutex_destroy (&run.lock);
+      return tilemm_error_set (err, TILEMM_ENOMEM, "cannot create a condition for the workers");
+    }
 
   /* One host thread per worker, so every device's copies and kernels run at once.  A thread
    * that cannot be made leaves its share to the others (the queue needs only one). */
@@ -147,13 +217,23 @@ tilemm_status tilemm_multi_run (const tilemm_plan *queue, const tilemm_limits *l
       made[w] = pthread_create (&thread[w], NULL, multi_worker, &args[w]) == 0;
       running += made[w];
     }
+  const int interrupted = running > 0 && stop && stop->should_stop
+                          && multi_watch (&run, running, stop);
   for (int w = 0; w < workers->count; w++)
     if (made[w])
       pthread_join (thread[w], NULL);
 
   tilemm_status status = TILEMM_OK;
+  int64_t total = 0;
+  for (int w = 0; w < workers->count; w++)
+    total += run.done[w];
   if (running == 0)
     status = tilemm_error_set (err, TILEMM_ENOMEM, "cannot start a host thread for any worker");
+  else if (interrupted && (run.failed_worker < 0 || run.first.status == TILEMM_EINTERRUPTED))
+    /* The host's stop, and the workers' early ends it caused: the product was interrupted.  (A
+     * real failure before the stop is reported as such.) */
+    status = tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted after %lld of %lld panels",
+                               (long long) total, (long long) run.panels);
   else if (run.failed_worker >= 0)
     {
       status = run.first.status;
@@ -161,9 +241,6 @@ tilemm_status tilemm_multi_run (const tilemm_plan *queue, const tilemm_limits *l
     }
   else
     {
-      int64_t total = 0;
-      for (int w = 0; w < workers->count; w++)
-        total += run.done[w];
       if (total != run.panels)   /* cannot happen: every panel taken is done or failed */
         status = tilemm_error_set (err, TILEMM_EINVAL, "%lld of %lld panels computed",
                                    (long long) total, (long long) run.panels);
@@ -175,6 +252,7 @@ tilemm_status tilemm_multi_run (const tilemm_plan *queue, const tilemm_limits *l
     for (int w = 0; w < workers->count; w++)
       if (run.started[w])
         ops->finish (ctx, w, workers->device[w], status != TILEMM_OK);
+  pthread_cond_destroy (&run.changed);
   pthread_mutex_destroy (&run.lock);
   if (report)
     {
@@ -281,7 +359,9 @@ static tilemm_status sim_panel (void *p, int worker, int device, const tilemm_pl
   tilemm_view_init (&vc, c->type, c->rows, c->cols, c->rows > 0 ? c->rows : 1, dc);
   sim_copy (a, da, 1);
   sim_copy (b, db, 1);
-  status = tilemm_cpu_multiply (sub, &va, &vb, &vc, NULL, err);
+  /* Stoppable between tile rows: a failure elsewhere or the host's stop ends the panel early. */
+  const tilemm_stop stopping = { tilemm_multi_stopping, NULL };
+  status = tilemm_cpu_multiply (sub, &va, &vb, &vc, &stopping, err);
   if (status != TILEMM_OK)
     return status;
   sim_copy (c, dc, 0);
@@ -331,6 +411,8 @@ void tilemm_sim_config_init (tilemm_sim_config *config, int devices)
 {
   memset (config, 0, sizeof *config);
   config->devices = devices;
+  config->stop.should_stop = NULL;
+  config->stop.arg = NULL;
   config->fail_device = -1;
   config->slow_device = -1;
   env_pair ("TILEMM_SIMULATE_FAIL", &config->fail_device, &config->fail_after);
@@ -365,5 +447,6 @@ tilemm_status tilemm_sim_multiply (const tilemm_plan *plan, const tilemm_sim_con
   memset (&ctx, 0, sizeof ctx);
   ctx.config = config;
   const tilemm_device_ops ops = { "simulated device", sim_start, sim_panel, sim_finish };
-  return tilemm_multi_run (&queue, NULL, &workers, &ops, &ctx, a, b, c, report, err);
+  return tilemm_multi_run_stoppable (&queue, NULL, &workers, &ops, &ctx, a, b, c, &config->stop,
+                                     report, err);
 }

@@ -90,6 +90,22 @@ tilemm_status tilemm_multi_run (const tilemm_plan *queue, const tilemm_limits *l
                                 const tilemm_view *c, tilemm_multi_report *report,
                                 tilemm_error *err);
 
+/* tilemm_multi_run with the host's stop callback (may be NULL), polled on the calling thread
+ * (never on a worker's: it may read the host's state) while the workers run.  When it answers,
+ * the workers take no more panels, those that poll tilemm_multi_stopping leave their panel, every
+ * worker is joined and finished as after a failure, and the result is TILEMM_EINTERRUPTED. */
+tilemm_status tilemm_multi_run_stoppable (const tilemm_plan *queue, const tilemm_limits *limits,
+                                          const tilemm_workers *workers,
+                                          const tilemm_device_ops *ops, void *ctx,
+                                          const tilemm_view *a, const tilemm_view *b,
+                                          const tilemm_view *c, const tilemm_stop *stop,
+                                          tilemm_multi_report *report, tilemm_error *err);
+
+/* On a worker's thread, inside ops->panel: whether the product is stopping (a failure on
+ * another worker, or the host's stop), so a long panel can end early with TILEMM_EINTERRUPTED.
+ * A tilemm_stop for the backends' own polls: { tilemm_multi_stopping, NULL }.  0 elsewhere. */
+int tilemm_multi_stopping (void *unused);
+
 /* ---------------------------------------------------------------- GPUs (backend_cuda.cu) */
 
 /* The usable GPUs (compute capability new enough), in ordinal order; returns their count (0 when
@@ -121,6 +137,9 @@ typedef struct {
   int fail_after;     /* ... after computing this many panels                              */
   int slow_device;    /* -1: none; else this device pauses slow_ms before each panel       */
   int slow_ms;
+  tilemm_stop stop;   /* the host's Ctrl-C poll (none from tilemm_sim_config_init), polled on
+                         the calling thread while the devices run (tilemm_multi_run_stoppable);
+                         the devices leave their panels between CPU tile rows               */
 } tilemm_sim_config;
 
 /* Defaults (no failure, no slow device) for `devices` devices, then the environment's

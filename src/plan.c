@@ -230,8 +230,10 @@ static tilemm_status plan_panels (tilemm_plan *plan, const tilemm_limits *limits
           best_sc = sc;
         }
     }
+  /* Not even one panel fits.  On the GPU that is its memory (the limit may be what it has free);
+   * the cpu backend has no device memory, only the caller's limit. */
   if (best < 0)
-    return TILEMM_EDEVMEM;
+    return plan->backend == TILEMM_BACKEND_CPU ? TILEMM_ELIMIT : TILEMM_EDEVMEM;
   plan->panel_rows = best_pr;
   plan->panel_cols = best_sc;
   plan->step_rows = best_pr;

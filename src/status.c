@@ -23,6 +23,10 @@ static const struct {
   [TILEMM_EBACKEND] = { "nobackend", "this build of tilemm does not have the requested backend" },
   [TILEMM_EOPTION] = { "badoption", "bad option" },
   [TILEMM_EINTERRUPTED] = { "interrupted", "interrupted" },
+  [TILEMM_ELIMIT] = { "badoption",
+                      "\"max_device_bytes\" is too small for one panel of this product on the cpu "
+                      "backend, which uses it only to cut the product into panels of at most that "
+                      "many bytes, as on a GPU (0, the default, is no limit)" },
 };
 
 static int status_valid (tilemm_status status)

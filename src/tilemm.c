@@ -25,6 +25,20 @@ static int get_string (const mxArray *arg, char *buf, size_t len)
   return mxGetString (arg, buf, (mwSize) len) == 0;
 }
 
+/* Whether arg is a char array holding a NUL character: the core reads names and values as C
+ * strings, which end there, so "backend\0x" would be taken for "backend". */
+static int has_nul (const mxArray *arg)
+{
+  if (!mxIsChar (arg))
+    return 0;
+  const mxChar *text = mxGetChars (arg);
+  const size_t count = mxGetNumberOfElements (arg);
+  for (size_t i = 0; text && i < count; i++)
+    if (text[i] == 0)
+      return 1;
+  return 0;
+}
+
 static tilemm_options parse_options (int nopt, const mxArray *opt[])
 {
   tilemm_options o;
@@ -38,7 +52,13 @@ static tilemm_options parse_options (int nopt, const mxArray *opt[])
       if (!get_string (opt[i], name, sizeof name))
         mexErrMsgIdAndTxt ("tilemm:badoption",
                            "option %d: the name must be a string such as \"backend\"", i / 2 + 1);
+      if (has_nul (opt[i]))
+        mexErrMsgIdAndTxt ("tilemm:badoption", "option %d: the name contains a NUL character",
+                           i / 2 + 1);
       const mxArray *v = opt[i + 1];
+      if (has_nul (v))
+        mexErrMsgIdAndTxt ("tilemm:badoption", "option \"%s\": the value contains a NUL character",
+                           name);
       tilemm_value value = { TILEMM_VALUE_OTHER, "", 0.0, NULL, 0 };
       if (get_string (v, text, sizeof text))
         {
@@ -829,6 +849,18 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %! assert (tilemm (A, B, "backend", "cpu", "max_device_bytes", 30000),
 %!         tilemm (A, B, "backend", "cpu"));
 %!error <max_device_bytes> tilemm (ones (2), ones (2), "backend", "cpu", "max_device_bytes", 8)
+## On the cpu backend a limit too small for one panel is the option's error and names the cpu:
+## no GPU memory ran out (simulated devices and the emulated precision alike).
+%!error <"max_device_bytes" is too small .* on the cpu backend> tilemm (ones (2), ones (2), "backend", "cpu", "max_device_bytes", 8)
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "backend", "cpu", "max_device_bytes", 8)
+%!error id=tilemm:badoption tilemm (ones (200), ones (200), "backend", "cpu", "simulate_devices", 3, "max_device_bytes", 800)
+%!error id=tilemm:badoption tilemm (ones (20), ones (20), "backend", "cpu", "precision", "emulated", "max_device_bytes", 100)
+%!test
+%! try
+%!   tilemm (ones (2), ones (2), "backend", "cpu", "max_device_bytes", 8);
+%! catch e
+%!   assert (isempty (strfind (e.message, "GPU memory")), e.message);
+%! end_try_catch
 
 ## Bad and odd inputs: every class, real and complex, scalar / vector / matrix / empty / N-D, in
 ## both orders, on every backend that runs here: exactly what `*` gives, or exactly its error.
@@ -1040,6 +1072,12 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %!error id=tilemm:badoption tilemm (ones (2), ones (2), "max_device_bytes", "big")
 %!error id=tilemm:badoption tilemm (ones (2), ones (2), "max_device_bytes", [1 2])
 %!error <unknown option "colour"> tilemm (ones (2), ones (2), "colour", "red")
+## A NUL ends a C string: "backend\0" must not pass for "backend", nor "cpu\0gpu" for "cpu".
+%!error <option 1: the name contains a NUL> tilemm (ones (2), ones (2), ["backend" char(0)], "cpu")
+%!error <option 2: the name contains a NUL> tilemm (ones (2), ones (2), "backend", "cpu", [char(0) "x"], 1)
+%!error <option "backend": the value contains a NUL> tilemm (ones (2), ones (2), "backend", ["cpu" char(0) "gpu"])
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", ["native" char(0)])
+%!error id=tilemm:badoption tilemm (ones (2), "none", ones (2), "none", ["backend" char(0)], "cpu")
 %!assert (tilemm (ones (2), ones (2), "BACKEND", "CPU"), [2 2; 2 2])
 %!assert (tilemm (ones (2), ones (2), "backend", "cpu", "backend", "auto"), [2 2; 2 2])
 %!test

@@ -36,6 +36,8 @@ typedef enum {
   TILEMM_EBACKEND,    /* the plan names a backend this build does not have                */
   TILEMM_EOPTION,     /* an unknown option, or a bad option value (front ends)            */
   TILEMM_EINTERRUPTED, /* the host asked to stop (tilemm_stop); C is partly written       */
+  TILEMM_ELIMIT,      /* the cpu backend's max_device_bytes is too small for one panel: no
+                         GPU memory is involved, so not TILEMM_EDEVMEM                      */
   TILEMM_NSTATUS
 } tilemm_status;
 
@@ -158,7 +160,9 @@ typedef struct {
  * query; limits may be NULL.  With no limit, or one the whole product fits in, there is one
  * panel (cut into steps for the GPU's overlap of copies and compute).  Otherwise the panels keep
  * as much of Bᵀ on the device as leaves room for two slots of steps that fill the GPU, so that
- * A is sent as few times as possible (B and C once). */
+ * A is sent as few times as possible (B and C once).  A limit too small for one panel is
+ * TILEMM_EDEVMEM for the GPU and TILEMM_ELIMIT for the CPU (which cuts the same kind of panels,
+ * so that they are tested without a GPU). */
 tilemm_status tilemm_plan_make (tilemm_plan *plan, tilemm_backend backend, tilemm_type type,
                                 int64_t m, int64_t n, int64_t k, const tilemm_limits *limits);
 

@@ -69,6 +69,11 @@ tilemm_options parse_options (const octave_value_list &args, int first)
                        "option %d: the name must be a string such as \"backend\"",
                        (i - first) / 2 + 1);
       const std::string name = args(i).string_value ();
+      // The core reads names and values as C strings, which end at a NUL: "backend\0x" would
+      // be taken for "backend".
+      if (name.find ('\0') != std::string::npos)
+        error_with_id ("tilemm:badoption", "option %d: the name contains a NUL character",
+                       (i - first) / 2 + 1);
       const octave_value &v = args(i+1);
       std::string text;
       NDArray numbers;
@@ -76,6 +81,9 @@ tilemm_options parse_options (const octave_value_list &args, int first)
       if (v.is_string () && v.rows () <= 1)
         {
           text = v.string_value ();
+          if (text.find ('\0') != std::string::npos)
+            error_with_id ("tilemm:badoption", "option \"%s\": the value contains a NUL character",
+                           name.c_str ());
           value.kind = TILEMM_VALUE_STRING;
           value.string = text.c_str ();
         }

@@ -8,13 +8,18 @@
  * m×n block must not change, and with beta = 0 a NaN in C must not reach the result.  Then the
  * quick returns and every argument error, which must reach this program's xerbla_ with the
  * reference BLAS's INFO.  The backend is TILEMM_BLAS_BACKEND's (the CPU here; c-tests.sh runs
- * it again with "gpu" where a GPU is).  Usage: test_blas [NAME]  (NAME prefixes the counts).
+ * it again with "gpu" where a GPU is).  Then TILEMM_BLAS_BACKEND's values in any case, and bad
+ * ones, each in a child process (so an abort is a failed case, not the end of the program).
+ * Usage: test_blas [NAME]  (NAME prefixes the counts).
  */
+#define _POSIX_C_SOURCE 200809L   /* fork, setenv, mkstemp */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "blas_shim.h"
 #include "check.h"
@@ -282,6 +287,77 @@ static void error_cases (int t)
   error_case (t, "ldc < m", "N", "N", 3, 2, 2, 3, 2, 2, 13);
 }
 
+/* ---------------------------------------------------------------- TILEMM_BLAS_BACKEND */
+
+/* One dgemm_ with TILEMM_BLAS_BACKEND=value in a child process whose stderr goes to a file:
+ * whether it ended normally with the right product, and what it wrote to stderr. */
+static int backend_child (const char *value, char *said, size_t said_len)
+{
+  char path[] = "/tmp/test_blas_stderr_XXXXXX";
+  const int fd = mkstemp (path);
+  said[0] = '\0';
+  if (fd < 0)
+    return 0;
+  fflush (stdout);
+  const pid_t pid = fork ();
+  if (pid == 0)
+    {
+      dup2 (fd, 2);
+      setenv ("TILEMM_BLAS_BACKEND", value, 1);
+      const int m = 3, n = 2, k = 4;
+      const double one = 1, zero = 0;
+      double a[12], b[8], c[6];
+      for (int i = 0; i < 12; i++)
+        a[i] = i + 1;
+      for (int i = 0; i < 8; i++)
+        b[i] = 1;
+      dgemm_ ("N", "N", &m, &n, &k, &one, a, &m, b, &k, &zero, c, &m);
+      /* Row i of A is i+1, i+4, i+7, i+10: its sum is 4i + 22. */
+      for (int i = 0; i < 3; i++)
+        if (c[i] != 4 * i + 22 || c[3 + i] != 4 * i + 22)
+          _exit (2);
+      _exit (0);
+    }
+  int status = -1;
+  if (pid > 0)
+    waitpid (pid, &status, 0);
+  const ssize_t got = pread (fd, said, said_len - 1, 0);
+  said[got > 0 ? got : 0] = '\0';
+  close (fd);
+  unlink (path);
+  return pid > 0 && WIFEXITED (status) && WEXITSTATUS (status) == 0;
+}
+
+static void backend_cases (void)
+{
+  char said[1024];
+  /* The values in any case are the same backends ("gpu" needs a GPU, so it is the next test). */
+  static const char *const good[] = { "cpu", "CPU", "Cpu", "auto", "AUTO", "aUtO", "" };
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+    {
+      CHECK_CASE ("TILEMM_BLAS_BACKEND=\"%s\" computes the product, silently", good[i]);
+      const int ok = backend_child (good[i], said, sizeof said);
+      CHECK (ok, "the child aborted or computed a wrong product; stderr: %s", said);
+      CHECK (said[0] == '\0', "stderr: %s", said);
+    }
+  /* "GPU" is "gpu": the product on the GPU, or the "gpu" error where none is usable. */
+  CHECK_CASE ("TILEMM_BLAS_BACKEND=\"GPU\" is the gpu backend");
+  const int gpu_ok = backend_child ("GPU", said, sizeof said);
+  CHECK (gpu_ok ? said[0] == '\0' : strstr (said, "TILEMM_BLAS_BACKEND=gpu, but no usable GPU") != NULL,
+         "stderr: %s", said);
+  /* A bad value: a warning that names it, and the product on "auto"'s backend, no abort. */
+  static const char *const bad[] = { "tpu", "cpu ", "cpux", "cp" };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    {
+      CHECK_CASE ("TILEMM_BLAS_BACKEND=\"%s\" warns and computes on auto", bad[i]);
+      const int ok = backend_child (bad[i], said, sizeof said);
+      CHECK (ok, "the child aborted or computed a wrong product; stderr: %s", said);
+      char want[64];
+      snprintf (want, sizeof want, "TILEMM_BLAS_BACKEND=\"%s\" is not cpu, gpu or auto", bad[i]);
+      CHECK (strstr (said, want) != NULL && strstr (said, "DGEMM") != NULL, "stderr: %s", said);
+    }
+}
+
 int main (int argc, char **argv)
 {
   const char *name = argc > 1 ? argv[1] : "test_blas";
@@ -305,5 +381,6 @@ int main (int argc, char **argv)
       quick_cases (t);
       error_cases (t);
     }
+  backend_cases ();
   return check_summary (name);
 }

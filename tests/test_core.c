@@ -850,20 +850,28 @@ static void test_plan_panels (void)
    * element of C: k + 2(k + 1) elements. */
   check_panel_cover (TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 5, 7, 1000, 8 * 3002);
 
-  CHECK_CASE ("plan: TILEMM_EDEVMEM when not even one row and two slots fit");
+  /* The cpu backend has no device memory to run out of: its error is the limit's, not
+   * "out of GPU memory". */
+  CHECK_CASE ("plan: TILEMM_ELIMIT (cpu), TILEMM_EDEVMEM (gpu) when not even one row and two "
+              "slots fit");
   tilemm_plan plan;
   memset (&plan, 0x5A, sizeof plan);
   tilemm_plan before = plan;
   const tilemm_limits tiny = { 8 * 3001 };
   CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 5, 7, 1000, &tiny)
-           == TILEMM_EDEVMEM, "3k+1 doubles cannot hold a row and two slots");
+           == TILEMM_ELIMIT, "3k+1 doubles cannot hold a row and two slots");
   CHECK (memcmp (&plan, &before, sizeof plan) == 0, "a failed plan leaves *plan alone");
   const tilemm_limits one_byte = { 1 };
   CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_SINGLE, 2, 2, 2, &one_byte)
            == TILEMM_EDEVMEM, "one byte");
   const tilemm_limits whole_k = { 16 * 3002 };
   CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_COMPLEX_DOUBLE, 3, 3, 1000, &tiny)
-           == TILEMM_EDEVMEM, "complex elements are 16 bytes");
+           == TILEMM_ELIMIT, "complex elements are 16 bytes");
+  CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 5, 7, 1000, &tiny)
+           == TILEMM_EDEVMEM, "the gpu's limit");
+  CHECK (strstr (tilemm_strerror (TILEMM_ELIMIT), "cpu") != NULL
+           && strstr (tilemm_strerror (TILEMM_ELIMIT), "GPU memory") == NULL,
+         "the cpu's message names the cpu: %s", tilemm_strerror (TILEMM_ELIMIT));
   CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_COMPLEX_DOUBLE, 3, 3, 1000, &whole_k)
            == TILEMM_OK, "16*(3k+2) bytes fit");
 

@@ -350,7 +350,8 @@ static void one_call (int gpu, mix_counts *mc)
              stop.polls);
       mc->stopped++;
     }
-  else if (limited && s == TILEMM_EDEVMEM && strstr (err.detail, "cudaMalloc") == NULL)
+  else if (limited && s == (on_gpu ? TILEMM_EDEVMEM : TILEMM_ELIMIT)
+           && strstr (err.detail, "cudaMalloc") == NULL)
     mc->limit_too_small++;
   else
     {

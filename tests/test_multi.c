@@ -1,6 +1,7 @@
 /* test_multi.c — one product spread over several devices (multi.h), tested on simulated devices:
  * the crossover and the queue's panels, bitwise equality with one device for every type, the
- * queue's balance, a failure on one device stopping all and freeing all, and the options.
+ * queue's balance, a failure on one device stopping all and freeing all, the host's stop
+ * (Ctrl-C) polled on the calling thread only and stopping all, and the options.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *
@@ -11,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -447,12 +449,105 @@ static void test_front (void)
   matrix_free (&cn);
 }
 
+/* ---------------------------------------------------------------- the host's stop */
+
+/* A host's stop callback: answers "stop" from its `at`-th poll on (never when at is 0), and
+ * counts polls made off the thread that started the product (the host's state is that
+ * thread's: a worker must never call it). */
+typedef struct {
+  pthread_t caller;
+  int polls, at, off_thread;
+} host_stop;
+
+static int host_should_stop (void *p)
+{
+  host_stop *h = (host_stop *) p;
+  if (!pthread_equal (pthread_self (), h->caller))
+    h->off_thread++;
+  h->polls++;
+  return h->at > 0 && h->polls >= h->at;
+}
+
+static void test_stop (void)
+{
+  matrix a, b, c1, cn;
+  const int64_t m = 1536, n = 1536, k = 512;
+  if (!matrix_make (&a, TILEMM_DOUBLE, m, k, 0, 1) || !matrix_make (&b, TILEMM_DOUBLE, k, n, 0, 1)
+      || !matrix_make (&c1, TILEMM_DOUBLE, m, n, 0, 0)
+      || !matrix_make (&cn, TILEMM_DOUBLE, m, n, 0, 0))
+    {
+      CHECK (0, "out of memory");
+      return;
+    }
+  tilemm_plan plan;
+  tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, m, n, k, NULL);
+  one_device (&plan, &a, &b, &c1);
+  tilemm_sim_config cfg;
+  tilemm_multi_report rep;
+  tilemm_error err;
+
+  CHECK_CASE ("stop: the host's stop ends a product on 3 simulated devices, all is freed");
+  host_stop h = { pthread_self (), 0, 1, 0 };
+  sim_config (&cfg, 3);
+  cfg.stop.should_stop = host_should_stop;
+  cfg.stop.arg = &h;
+  tilemm_status st = tilemm_sim_multiply (&plan, &cfg, &a.v, &b.v, &cn.v, &rep, &err);
+  int64_t done = 0;
+  for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
+    done += rep.done[w];
+  CHECK (st == TILEMM_EINTERRUPTED && err.status == TILEMM_EINTERRUPTED, "status %d (%s)",
+         (int) st, err.detail);
+  CHECK (rep.workers == 3 && done < rep.panels, "%lld of %lld panels done by %d workers",
+         (long long) done, (long long) rep.panels, rep.workers);
+  CHECK (h.polls >= 1 && h.off_thread == 0, "%d polls, %d off the calling thread", h.polls,
+         h.off_thread);
+  CHECK (tilemm_sim_bytes_held () == 0, "%zu bytes held after the stop", tilemm_sim_bytes_held ());
+
+  CHECK_CASE ("stop: polled on the calling thread only; a stop never asked for changes nothing");
+  host_stop never = { pthread_self (), 0, 0, 0 };
+  sim_config (&cfg, 3);
+  cfg.stop.should_stop = host_should_stop;
+  cfg.stop.arg = &never;
+  memset (cn.v.data, 0, cn.bytes);
+  st = tilemm_sim_multiply (&plan, &cfg, &a.v, &b.v, &cn.v, &rep, &err);
+  CHECK (st == TILEMM_OK, "%s", err.detail);
+  CHECK (same_bytes (&c1, &cn), "bitwise after an earlier stop");
+  CHECK (never.polls >= 1 && never.off_thread == 0, "%d polls, %d off the calling thread",
+         never.polls, never.off_thread);
+
+  CHECK_CASE ("stop: through the front end's options (\"simulate_devices\" with a stop)");
+  tilemm_options o;
+  tilemm_options_init (&o);
+  const tilemm_value cpu = { TILEMM_VALUE_STRING, "cpu", 0, NULL, 0 };
+  const tilemm_value three = { TILEMM_VALUE_REAL_SCALAR, NULL, 3, NULL, 0 };
+  CHECK (tilemm_options_set (&o, "backend", &cpu, &err) == TILEMM_OK, "%s", err.detail);
+  CHECK (tilemm_options_set (&o, "simulate_devices", &three, &err) == TILEMM_OK, "%s", err.detail);
+  host_stop f = { pthread_self (), 0, 1, 0 };
+  o.stop.should_stop = host_should_stop;
+  o.stop.arg = &f;
+  const tilemm_operand da = { TILEMM_CLASS_DOUBLE, 0, 0, 2, m, k };
+  const tilemm_operand db = { TILEMM_CLASS_DOUBLE, 0, 0, 2, k, n };
+  tilemm_decision d;
+  CHECK (tilemm_decide (&da, &db, &o, &d, &err) == TILEMM_OK, "%s", err.detail);
+  st = tilemm_run (&d, &o, a.v.data, b.v.data, cn.v.data, &err);
+  CHECK (st == TILEMM_EINTERRUPTED, "status %d (%s)", (int) st, err.detail);
+  CHECK (f.polls >= 1 && f.off_thread == 0, "%d polls, %d off the calling thread", f.polls,
+         f.off_thread);
+  CHECK (tilemm_sim_bytes_held () == 0, "%zu bytes held", tilemm_sim_bytes_held ());
+
+  matrix_free (&a);
+  matrix_free (&b);
+  matrix_free (&c1);
+  matrix_free (&cn);
+}
+
 int main (void)
 {
   test_crossover ();
   test_bitwise ();
   test_balance ();
   test_failure ();
+  test_stop ();
   test_options ();
   test_front ();
   return check_summary ("test_multi");
