@@ -37,6 +37,9 @@
 #include "emulated_cuda.h"
 #include "fault.h"
 #include "kernels_imma.cuh"
+#ifndef TILEMM_EMULATE
+#include "imma_wgmma.h" /* the Hopper GEMM: real sm_90a code only, never in the host emulation */
+#endif
 
 
 namespace tilemm_emu_gpu {
@@ -603,9 +606,30 @@ tilemm_status launch_imma (const imma_args &args, int planes, cudaStream_t strea
   return TILEMM_OK;
 }
 
+/* The modular GEMMs (MOD) run on the wgmma kernel (kernels_imma_wgmma.cuh) where it can run — a
+ * device of compute capability 9.0 and a build with its sm_90a code — unless TILEMM_EMU_IMMA
+ * names one of the mma.sync shapes; everywhere else, and for the statistics' GEMM (STATS, one
+ * per product), the mma.sync kernels.  TILEMM_EMU_IMMA=wgmma asks for it explicitly (the tests),
+ * and still gets v2 where it cannot run. */
+inline bool imma_use_wgmma ()
+{
+#ifdef TILEMM_EMULATE
+  return false;
+#else
+  const char *s = getenv ("TILEMM_EMU_IMMA");
+  if (s && *s && strcmp (s, "wgmma") != 0)
+    return false;
+  return tilemm_emu_wgmma_usable ();
+#endif
+}
+
 template <int EPI>
 tilemm_status launch_imma_auto (const imma_args &args, int planes, cudaStream_t stream, tilemm_error *err)
 {
+#ifndef TILEMM_EMULATE
+  if (EPI == IMMA_MOD && imma_use_wgmma ())
+    return tilemm_emu_wgmma_launch (args, planes, stream, err);
+#endif
   switch (imma_tiles (args.m, args.n))
     {
     case IMMA_SHAPE_BIG:
