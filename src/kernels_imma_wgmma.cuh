@@ -60,8 +60,11 @@ constexpr int THREADS = 128 * (1 + CONSUMERS);
 constexpr int STAGES = 4;
 constexpr int GROUP = 8; /* tile-rows per group of the tile order                        */
 constexpr int A_BYTES = BM * BK, B_BYTES = BN * BK, STAGE_BYTES = A_BYTES + B_BYTES;
+/* The epilogue's staging of R: per consumer, its 64 rows × BN columns of bytes, column-major. */
+constexpr int STAGING_BYTES = 64 * BN;
 /* + 1024: the dynamic shared memory is aligned to 1024 bytes by hand (the swizzle's period) */
-constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;
+constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + CONSUMERS * STAGING_BYTES + 1024;
+static_assert (SMEM_BYTES <= 227 * 1024, "within a Hopper block's shared memory");
 constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232; /* 128·40 + 256·232 ≤ 65536            */
 static_assert (BM == 64 * CONSUMERS, "one m64 wgmma row block per consumer warpgroup");
 static_assert (A_BYTES % 1024 == 0 && STAGE_BYTES % 1024 == 0, "stages on swizzle periods");
@@ -158,6 +161,37 @@ template <int N> __device__ __forceinline__ void wgmma_wait ()
   asm volatile ("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
 
+/* x mod m in [0, m) for any int32 x and 2 ≤ m ≤ 256, in integer multiply-adds (C's % by a
+ * run-time divisor costs a reciprocal and ~25 instructions per element).  x = hi·2^16 + lo, so
+ * y = hi·(2^16 mod m) + lo ≡ x with |y| < 2^23.1; u = y + off (off a multiple of m ≥ 2^23) lies
+ * in [0, 2^25); with magic = ⌊(2^32 − 1)/m⌋ + 1 = 2^32/m + ε, 0 ≤ ε ≤ 1, the quotient
+ * ⌊u·magic / 2^32⌋ is ⌊u/m⌋ or one more (u·ε/2^32 < 2^-7 < 1), so one correction remains. */
+struct fast_mod
+{
+  int m, c16;
+  unsigned off, magic;
+  __device__ __forceinline__ explicit fast_mod (int mod)
+  {
+    m = mod;
+    c16 = 65536 % mod;
+    off = (unsigned) mod * (unsigned) ((8421120 + mod - 1) / mod); /* ≥ 32768·255 + 65535 */
+    magic = 0xFFFFFFFFu / (unsigned) mod + 1u;
+  }
+  __device__ __forceinline__ int operator() (int x) const
+  {
+    const unsigned u = (unsigned) ((x >> 16) * c16 + (x & 0xFFFF)) + off;
+    const unsigned q = __umulhi (u, magic);
+    const int r = (int) (u - q * (unsigned) m);
+    return r < 0 ? r + m : r;
+  }
+};
+
+/* bar.sync on a named barrier among `count` threads (the 128 of one consumer warpgroup). */
+__device__ __forceinline__ void named_sync (int id, int count)
+{
+  asm volatile ("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
 /* Pins the accumulators at this point of the program: the compiler sees the wgmma's registers as
  * written when the asm statement issues, not when wgmma.wait_group returns, so without this it
  * could read them before the wait, or move writes to them past wgmma.fence. */
@@ -218,7 +252,7 @@ imma_wgmma_kernel (const __grid_constant__ CUtensorMap map_a, const __grid_const
                    const __grid_constant__ wgmma_args args)
 {
 #if TILEMM_HAVE_WGMMA
-  extern __shared__ __align__ (1024) unsigned char smem_raw[];
+  extern __shared__ __align__ (16) unsigned char smem_raw[];
   __shared__ __align__ (8) uint64_t full[STAGES], empty[STAGES];
   unsigned char *const smem =
       (unsigned char *) (((uintptr_t) smem_raw + 1023) & ~(uintptr_t) 1023);
@@ -281,7 +315,7 @@ imma_wgmma_kernel (const __grid_constant__ CUtensorMap map_a, const __grid_const
         {
           int z, tm, tn;
           tile_of (args.order, t, z, tm, tn);
-          const int mod = args.ia.moduli[z];
+          const fast_mod mod (args.ia.moduli[z]);
 #pragma unroll
           for (int e = 0; e < 128; e++)
             d[e] = 0;
@@ -312,7 +346,7 @@ imma_wgmma_kernel (const __grid_constant__ CUtensorMap map_a, const __grid_const
                   fence_accumulators (d);
 #pragma unroll
                   for (int e = 0; e < 128; e++)
-                    d[e] %= mod;
+                    d[e] = mod (d[e]);
                   fence_accumulators (d);
                 }
             }
@@ -321,22 +355,47 @@ imma_wgmma_kernel (const __grid_constant__ CUtensorMap map_a, const __grid_const
           if (pending >= 0 && leader)
             mbar_arrive (&empty[pending]);
 
-          /* epilogue: the accumulator of d[e] is row 16·warp + g + 8·((e/2) % 2) of this
-           * warpgroup's 64, column 8·(e/4) + 2q + e % 2 (the wgmma D fragment) */
-          uint8_t *const r = args.ia.r + z * args.ia.r_plane;
-          const int64_t ldr = args.ia.ldr, m = args.ia.m, n = args.ia.n;
-          const int64_t row_base = (int64_t) tm * BM + c * 64 + warp * 16 + g;
-          const int64_t col_base = (int64_t) tn * BN + 2 * q;
+          /* Epilogue.  The accumulator d[e] is row 16·warp + g + 8·((e/2) % 2) of this warpgroup's
+           * 64, column 8·(e/4) + 2q + e % 2 (the wgmma D fragment).  Its residues go to this
+           * warpgroup's staging (column-major, 64 bytes a column, the column's four 16-byte
+           * chunks permuted by XOR with (column/2) mod 4, so the 4 columns one store instruction
+           * touches fall in distinct banks), then out as one 16-byte store per 16 rows of a column
+           * instead of 128 byte stores per thread. */
+          unsigned char *const staging = smem + STAGES * STAGE_BYTES + c * STAGING_BYTES;
+          named_sync (1 + c, 128); /* this warpgroup's reads of the previous tile's staging done */
 #pragma unroll
           for (int e = 0; e < 128; e++)
             {
-              const int64_t row = row_base + 8 * ((e / 2) % 2);
-              const int64_t col = col_base + 8 * (e / 4) + e % 2;
-              if (row < m && col < n)
+              const int row = 8 * ((e / 2) % 2) + g; /* within this warp's 16 rows */
+              const int col = 8 * (e / 4) + 2 * q + e % 2;
+              staging[col * 64 + ((warp ^ ((col >> 1) & 3)) << 4) + row] = (unsigned char) mod (d[e]);
+            }
+          named_sync (1 + c, 128);
+          uint8_t *const r = args.ia.r + z * args.ia.r_plane;
+          const int64_t ldr = args.ia.ldr, m = args.ia.m, n = args.ia.n;
+          const bool whole = (((uintptr_t) r | (uintptr_t) ldr) & 15) == 0; /* 16-byte stores */
+          const int t128 = threadIdx.x % 128, j = t128 % 4;
+          const int64_t row = (int64_t) tm * BM + c * 64 + 16 * j;
+#pragma unroll
+          for (int i = 0; i < BN / 32; i++)
+            {
+              const int col_l = t128 / 4 + 32 * i;
+              const int64_t col = (int64_t) tn * BN + col_l;
+              const uint4 v = *reinterpret_cast<const uint4 *> (staging + col_l * 64 + ((j ^ ((col_l >> 1) & 3)) << 4));
+              if (col >= n)
+                continue;
+              uint8_t *const dst = r + row + col * ldr;
+              if (whole && row + 16 <= m)
+                *reinterpret_cast<uint4 *> (dst) = v;
+              else
                 {
-                  int x = d[e] % mod;
-                  x += x < 0 ? mod : 0;
-                  r[row + col * ldr] = (uint8_t) x;
+                  /* the ragged edge or an unaligned R: bytes (no array: it would live in
+                   * local memory) */
+                  for (int b = 0; b < 16 && row + b < m; b++)
+                    {
+                      const unsigned word = b < 4 ? v.x : b < 8 ? v.y : b < 12 ? v.z : v.w;
+                      dst[b] = (uint8_t) (word >> (8 * (b % 4)));
+                    }
                 }
             }
         }

@@ -735,6 +735,8 @@ static void wgmma_cases (bool quick)
   wgmma_case ("wgmma 129x257x129 ragged, 2 planes", 129, 257, 129, 2, 0);
   wgmma_case ("wgmma 200x300x1000 chunks of 128", 200, 300, 1000, 1, 2);
   wgmma_case ("wgmma 64x40x700 chunks of 64 (one step)", 64, 40, 700, 2, 1);
+  /* m a multiple of 16: R goes out in 16-byte stores, the last tile's rows partly past m */
+  wgmma_case ("wgmma 208x300x500 whole stores, ragged tiles", 208, 300, 500, 2, 0);
   if (quick)
     return;
   wgmma_case ("wgmma 4097x17x300", 4097, 17, 300, 1, 0);
@@ -742,6 +744,7 @@ static void wgmma_cases (bool quick)
   wgmma_case ("wgmma 1000x1100x1234, 5 planes (persistent)", 1000, 1100, 1234, 5, 0);
   wgmma_case ("wgmma 130x260x140000 real chunks", 130, 260, 140000, 1, 0);
   wgmma_case ("wgmma 1100x1300x200, 17 planes", 1100, 1300, 200, 17, 0);
+  wgmma_case ("wgmma 1024x777x384 whole stores, 3 planes", 1024, 777, 384, 3, 0);
 }
 #endif
 
