@@ -60,19 +60,18 @@ tilemm_status encode_map (PFN_cuTensorMapEncodeTiled_v12000 encode, CUtensorMap 
   return TILEMM_OK;
 }
 
-} /* namespace */
-
-tilemm_status tilemm_emu_wgmma_launch (const imma_args &args, int planes, cudaStream_t stream,
-                                       tilemm_error *err)
+template <int EPI>
+tilemm_status launch (const imma_args &args, int planes, cudaStream_t stream, tilemm_error *err)
 {
   using namespace tilemm_wgmma;
   if (args.m <= 0 || args.n <= 0 || planes <= 0)
     return TILEMM_OK;
-  if (args.kp % 16 != 0 || args.k_begin % BK != 0 || args.m > INT32_MAX || args.n > INT32_MAX
-      || args.k_end > INT32_MAX)
-    return tilemm_error_set (err, TILEMM_EINVAL, "wgmma int8 GEMM: kp %lld, k from %lld, %lld x %lld",
-                             (long long) args.kp, (long long) args.k_begin, (long long) args.m,
-                             (long long) args.n);
+  /* all of k in one launch: the boxes read zeros (or nothing) past k_end only when k_end = kp */
+  if (args.kp % 16 != 0 || args.k_begin != 0 || args.k_end != args.kp || args.m > INT32_MAX
+      || args.n > INT32_MAX || args.kp > INT32_MAX || (EPI == IMMA_STATS && planes != 1))
+    return tilemm_error_set (err, TILEMM_EINVAL, "wgmma int8 GEMM: kp %lld, k from %lld to %lld, %lld x %lld, %d planes",
+                             (long long) args.kp, (long long) args.k_begin, (long long) args.k_end,
+                             (long long) args.m, (long long) args.n, planes);
   /* Looked up at every launch (a few microseconds): no process-wide state to go stale. */
   void *fn = nullptr;
   cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
@@ -105,12 +104,25 @@ tilemm_status tilemm_emu_wgmma_launch (const imma_args &args, int planes, cudaSt
   CUDA_TRY (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev),
             "cudaDeviceGetAttribute(multiprocessors)");
   /* Set at every launch: the attribute belongs to the current device's context. */
-  CUDA_TRY (cudaFuncSetAttribute ((const void *) imma_wgmma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  CUDA_TRY (cudaFuncSetAttribute ((const void *) imma_wgmma_kernel<EPI>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   SMEM_BYTES),
             "cudaFuncSetAttribute(imma_wgmma_kernel)");
   const long long blocks = wa.order.total < sms ? wa.order.total : sms;
-  imma_wgmma_kernel<<<dim3 ((unsigned) blocks), dim3 (THREADS), SMEM_BYTES, stream>>> (map_a, map_b, wa);
+  imma_wgmma_kernel<EPI><<<dim3 ((unsigned) blocks), dim3 (THREADS), SMEM_BYTES, stream>>> (map_a, map_b, wa);
   CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_LAUNCH, cudaErrorInvalidValue, cudaGetLastError ()),
             "imma_wgmma_kernel launch");
   return TILEMM_OK;
+}
+
+} /* namespace */
+
+tilemm_status tilemm_emu_wgmma_launch (const imma_args &args, int planes, cudaStream_t stream,
+                                       tilemm_error *err)
+{
+  return launch<IMMA_MOD> (args, planes, stream, err);
+}
+
+tilemm_status tilemm_emu_wgmma_launch_stats (const imma_args &args, cudaStream_t stream, tilemm_error *err)
+{
+  return launch<IMMA_STATS> (args, 1, stream, err);
 }

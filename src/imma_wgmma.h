@@ -21,4 +21,8 @@ bool tilemm_emu_wgmma_usable ();
 tilemm_status tilemm_emu_wgmma_launch (const imma_args &args, int planes, cudaStream_t stream,
                                        tilemm_error *err);
 
+/* The STATS epilogue of imma_kernel for one plane, for a launch that sums all of k (k_begin 0,
+ * k_end kp; TILEMM_EINVAL otherwise). */
+tilemm_status tilemm_emu_wgmma_launch_stats (const imma_args &args, cudaStream_t stream, tilemm_error *err);
+
 #endif

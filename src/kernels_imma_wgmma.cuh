@@ -30,6 +30,9 @@
  * next plane; the bytes between k and kp are zeros in the operands already.  Stores are
  * predicated on row < m and col < n.
  *
+ * The STATS epilogue (the statistics' S and ratios, kernels_imma.cuh) runs on the same core for a
+ * launch that covers all of k (one plane); longer k goes to imma_kernel chunk by chunk.
+ *
  * Exactness, as in kernels_imma.cuh: |a·b| ≤ 2^14; the accumulators are reduced mod m_z (C's %)
  * after every chunk_tiles k-steps, with chunk_tiles·BK ≤ 131071 − 1 terms, so no int32 sum ever
  * overflows and the result is the exact residue.
@@ -239,14 +242,16 @@ __device__ __forceinline__ void wgmma_m64n256k32 (int (&d)[128], uint64_t da, ui
 }
 #endif
 
-/* The launch's arguments beside the tensor maps: imma_args (MOD fields) and the tile order. */
+/* The launch's arguments beside the tensor maps: imma_args and the tile order. */
 struct wgmma_args
 {
-  imma_args ia;     /* m, n, k_begin, k_end, moduli, r, r_plane, ldr                         */
+  imma_args ia;     /* MOD: moduli, r, r_plane, ldr; STATS: s64, first, last, sa, sb, ea, eb,
+                       ratio_bits (one plane; k_begin = 0 and k_end = kp: one launch)        */
   int chunk_steps;  /* reduce every chunk_steps BK-byte steps (chunk_steps·BK ≤ 131071 − 1)   */
   tile_order order;
 };
 
+template <int EPI>
 __global__ void __launch_bounds__ (THREADS, 1)
 imma_wgmma_kernel (const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                    const __grid_constant__ wgmma_args args)
@@ -311,11 +316,12 @@ imma_wgmma_kernel (const __grid_constant__ CUtensorMap map_a, const __grid_const
       const bool leader = threadIdx.x % 128 == 0;
       unsigned it = 0;
       int d[128];
+      double ra = 0.0, rb = 0.0; /* STATS: this thread's maxima of the two ratios */
       for (long long t = blockIdx.x; t < total; t += gridDim.x)
         {
           int z, tm, tn;
           tile_of (args.order, t, z, tm, tn);
-          const fast_mod mod (args.ia.moduli[z]);
+          const fast_mod mod (EPI == IMMA_MOD ? args.ia.moduli[z] : 2); /* STATS: unused */
 #pragma unroll
           for (int e = 0; e < 128; e++)
             d[e] = 0;
@@ -338,7 +344,7 @@ imma_wgmma_kernel (const __grid_constant__ CUtensorMap map_a, const __grid_const
               if (pending >= 0 && leader)
                 mbar_arrive (&empty[pending]);
               pending = s;
-              if (--until_reduce == 0)
+              if (EPI == IMMA_MOD && --until_reduce == 0)
                 {
                   /* the end of a chunk: keep the accumulators small (exact: a sum mod m) */
                   until_reduce = args.chunk_steps;
@@ -354,6 +360,39 @@ imma_wgmma_kernel (const __grid_constant__ CUtensorMap map_a, const __grid_const
           fence_accumulators (d);
           if (pending >= 0 && leader)
             mbar_arrive (&empty[pending]);
+
+          if constexpr (EPI == IMMA_STATS)
+            {
+              /* imma_kernel's STATS epilogue, element by element (see kernels_imma.cuh) */
+              const int64_t m = args.ia.m, n = args.ia.n;
+              const int64_t row_base = (int64_t) tm * BM + c * 64 + warp * 16 + g;
+              const int64_t col_base = (int64_t) tn * BN + 2 * q;
+#pragma unroll
+              for (int e = 0; e < 128; e++)
+                {
+                  const int64_t row = row_base + 8 * ((e / 2) % 2);
+                  const int64_t col = col_base + 8 * (e / 4) + e % 2;
+                  if (row >= m || col >= n)
+                    continue;
+                  int64_t sum = d[e];
+                  int64_t *const sp = args.ia.s64 + row + col * m;
+                  if (!args.ia.first)
+                    sum += *sp;
+                  if (!args.ia.last)
+                    *sp = sum;
+                  else if (args.ia.ea[row] != TILEMM_EMU_ZERO_ROW && args.ia.eb[col] != TILEMM_EMU_ZERO_ROW)
+                    {
+                      const double dd = (double) sum; /* exact: sum < 2^53 */
+                      const double qa = (double) (TILEMM_EMU_Q * args.ia.sa[row]);
+                      const double qb = (double) (TILEMM_EMU_Q * args.ia.sb[col]);
+                      const double xa = sum == 0 ? INFINITY : qb / dd; /* one rounding each */
+                      const double xb = sum == 0 ? INFINITY : qa / dd;
+                      ra = xa > ra ? xa : ra;
+                      rb = xb > rb ? xb : rb;
+                    }
+                }
+              continue;
+            }
 
           /* Epilogue.  The accumulator d[e] is row 16·warp + g + 8·((e/2) % 2) of this warpgroup's
            * 64, column 8·(e/4) + 2q + e % 2 (the wgmma D fragment).  Its residues go to this
@@ -397,6 +436,26 @@ imma_wgmma_kernel (const __grid_constant__ CUtensorMap map_a, const __grid_const
                       dst[b] = (uint8_t) (word >> (8 * (b % 4)));
                     }
                 }
+            }
+        }
+      if (EPI == IMMA_STATS && args.ia.last)
+        {
+          /* the maxima as the bits of non-negative doubles (their order is the integers'), per
+           * warp, then one atomicMax per warp */
+          unsigned long long ba = (unsigned long long) __double_as_longlong (ra);
+          unsigned long long bb = (unsigned long long) __double_as_longlong (rb);
+#pragma unroll
+          for (int o = 16; o > 0; o /= 2)
+            {
+              const unsigned long long oa = __shfl_xor_sync (0xFFFFFFFFu, ba, o);
+              const unsigned long long ob = __shfl_xor_sync (0xFFFFFFFFu, bb, o);
+              ba = oa > ba ? oa : ba;
+              bb = ob > bb ? ob : bb;
+            }
+          if (lane == 0)
+            {
+              atomicMax (&args.ia.ratio_bits[0], ba);
+              atomicMax (&args.ia.ratio_bits[1], bb);
             }
         }
     }
