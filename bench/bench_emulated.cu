@@ -4,7 +4,8 @@
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *
  * Tables:
- *   1. int8 GEMM alone (kernels_imma.cuh, one modulus, the mod epilogue: big, small and v2 tiles) in TOPS (2mnk) beside
+ *   1. int8 GEMM alone (kernels_imma.cuh, one modulus, the mod epilogue: big, small and v2 tiles; and
+ *      kernels_imma_wgmma.cuh on compute capability 9.0) in TOPS (2mnk) beside
  *      cublasGemmEx s8·s8→s32 TN, the ceiling;
  *   2. double: cuBLAS DGEMM, our variant 10 (DMMA), the emulated product (2mnk / time of the whole
  *      call: scan, statistics, conversion, GEMMs, CRT, and the host's share), the ratio to cuBLAS,
@@ -130,9 +131,18 @@ static void imma_row (cublasHandle_t h, int64_t n, int runs)
   const double t_v2 = median_ms ([&] (int) {
     if (tilemm_emu_gpu::launch_imma<imma_v2, IMMA_MOD> (ia, 1, 0, &err) != TILEMM_OK) { fprintf (stderr, "%s\n", err.detail); exit (2); } }, 1, runs, EMU_WARMUPS);
   check ();
-  printf ("| %5lld³ | %7.0f | %7.0f | %7.0f | %7.0f | %3.0f%% | %s |\n", (long long) n, ops / t_big * 1e-9,
-          ops / t_small * 1e-9, ops / t_v2 * 1e-9, ops / t_cublas * 1e-9,
-          100 * t_cublas / std::min (t_v2, std::min (t_big, t_small)), bad ? "MISMATCH" : "equal mod 251");
+  /* the Hopper kernel (kernels_imma_wgmma.cuh) where it runs; 0 elsewhere */
+  double t_wgmma = 0;
+  if (tilemm_emu_wgmma_usable ())
+    {
+      t_wgmma = median_ms ([&] (int) {
+        if (tilemm_emu_wgmma_launch (ia, 1, 0, &err) != TILEMM_OK) { fprintf (stderr, "%s\n", err.detail); exit (2); } }, 1, runs, EMU_WARMUPS);
+      check ();
+    }
+  printf ("| %5lld³ | %7.0f | %7.0f | %7.0f | %7.0f | %7.0f | %3.0f%% | %3.0f%% | %s |\n", (long long) n, ops / t_big * 1e-9,
+          ops / t_small * 1e-9, ops / t_v2 * 1e-9, t_wgmma > 0 ? ops / t_wgmma * 1e-9 : 0.0, ops / t_cublas * 1e-9,
+          100 * t_cublas / std::min (t_v2, std::min (t_big, t_small)), t_wgmma > 0 ? 100 * t_cublas / t_wgmma : 0.0,
+          bad ? "MISMATCH" : "equal mod 251");
   fflush (stdout);
   cudaFree (a); cudaFree (b); cudaFree (c32); cudaFree (r);
 }
@@ -275,7 +285,7 @@ int main (int argc, char **argv)
   tilemm_emu_cuda_arena arena = {};
 
   printf ("int8 GEMM, C = A'·B'ᵀ (k = n), TOPS (2mnk):\n"
-          "| n | ours 128x256 | ours 128x128 | ours v2 128x128 (64x64 warps, k 128) | cublasGemmEx s8 TN | best ours/cuBLAS | check (all three) |\n|---|---|---|---|---|---|---|\n");
+          "| n | ours 128x256 | ours 128x128 | ours v2 128x128 (64x64 warps, k 128) | ours wgmma 128x256 (TMA) | cublasGemmEx s8 TN | best mma.sync/cuBLAS | wgmma/cuBLAS | check (all) |\n|---|---|---|---|---|---|---|---|---|\n");
   const int64_t isz[] = { 4096, 8192, 16384 };
   for (int64_t n : isz)
     if (!quick || n <= 8192)

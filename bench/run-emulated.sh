@@ -8,8 +8,9 @@
 #
 #   bench/run-emulated.sh [--build-only] [--quick] [bench_emulated options]
 #
-# Builds for sm_90 (the H100) unless ARCH says otherwise.  src/emulated.c is the CPU side of the
-# contract (tables, plan, references).
+# Builds for sm_90 (the H100) unless ARCH says otherwise, and src/imma_wgmma.cu for sm_90a too
+# (WGMMA_FLAGS; set it empty for a toolkit without sm_90a: the wgmma kernel is then never chosen).
+# src/emulated.c is the CPU side of the contract (tables, plan, references).
 # TEST_TIMEOUT, SANITIZER_TIMEOUT, BENCH_TIMEOUT (seconds) bound the three steps.
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
@@ -33,15 +34,18 @@ done
 
 NVFLAGS="-std=c++17 -O3 -arch=$ARCH -Isrc -DTILEMM_VERSION=\"0.1.0\""
 contract=src/emulated.c
+WGMMA_FLAGS=${WGMMA_FLAGS--gencode arch=compute_90a,code=sm_90a -DTILEMM_WGMMA_BUILT=1}
 {
   echo "== build ($NVCC $NVFLAGS; contract from $contract)"
   "$NVCC" $NVFLAGS -Xptxas -v -c src/emulated_cuda.cu -o "$BUILD/emulated_cuda.o" 2> "$BUILD/ptxas.log"
   "$NVCC" $NVFLAGS -c src/kernels.cu -o "$BUILD/kernels.o"
+  # the Hopper int8 GEMM: sm_90a code beside $ARCH's, as src/Makefile.in builds it
+  "$NVCC" $NVFLAGS $WGMMA_FLAGS -Xptxas -v -c src/imma_wgmma.cu -o "$BUILD/imma_wgmma.o" 2>> "$BUILD/ptxas.log"
   for f in status view plan fault exact_dot; do
     ${CC:-cc} -std=c11 -O2 -Isrc -DTILEMM_VERSION='"0.1.0"' -c src/$f.c -o "$BUILD/$f.o"
   done
   ${CC:-cc} -std=c11 -O2 -Isrc -DTILEMM_VERSION='"0.1.0"' -c "$contract" -o "$BUILD/contract.o"
-  core="$BUILD/status.o $BUILD/view.o $BUILD/plan.o $BUILD/fault.o $BUILD/exact_dot.o $BUILD/contract.o"
+  core="$BUILD/status.o $BUILD/view.o $BUILD/plan.o $BUILD/fault.o $BUILD/exact_dot.o $BUILD/contract.o $BUILD/imma_wgmma.o"
   # the test and the benchmark include src/emulated_cuda.cu (they reach its stages)
   "$NVCC" $NVFLAGS -Itests tests/test_emulated_cuda.cu $core -o "$BUILD/test_emulated_cuda"
   "$NVCC" $NVFLAGS bench/bench_emulated.cu "$BUILD/kernels.o" $core -lcublas -o "$BUILD/bench_emulated"
@@ -50,7 +54,7 @@ cp "$BUILD/ptxas.log" "$OUT/"
 # registers, spills and shared memory per kernel, demangled where c++filt is at hand
 awk '/Compiling entry function/ { n = $7; gsub(/'\''/, "", n) } /Used/ { print n ": " $0 } /spill/ { print n ": " $0 }' \
   "$BUILD/ptxas.log" | sed 's/ptxas info *: //' | (c++filt 2> /dev/null || cat) > "$OUT/resources.txt"
-grep -E "imma_kernel" "$OUT/resources.txt" || true
+grep -E "imma_kernel|imma_wgmma_kernel" "$OUT/resources.txt" || true
 if grep -E "[1-9][0-9]* bytes spill (stores|loads)" "$BUILD/ptxas.log" > /dev/null; then
   echo "note: a kernel spills registers (see $OUT/resources.txt)"
 fi

@@ -57,8 +57,12 @@ if [ $build = 1 ]; then
   for f in backend_cuda backend_cuda_op transpose emulated_cuda; do
     "$NVCC" $NVFLAGS -c src/$f.cu -o "$BUILD/$f.o"
   done
+  # the Hopper int8 GEMM of the emulated precision: sm_90a code beside $ARCH's, as src/Makefile.in
+  # builds it (WGMMA_FLAGS empty for a toolkit without sm_90a: the kernel is then never chosen)
+  "$NVCC" $NVFLAGS ${WGMMA_FLAGS--gencode arch=compute_90a,code=sm_90a -DTILEMM_WGMMA_BUILT=1} \
+    -c src/imma_wgmma.cu -o "$BUILD/imma_wgmma.o"
   "$NVCC" $NVFLAGS -Itests tests/test_cuda.cu "$BUILD/backend_cuda.o" "$BUILD/backend_cuda_op.o" "$BUILD/emulated_cuda.o" \
-    "$BUILD/transpose.o" "$BUILD/kernels.o" $objs \
+    "$BUILD/imma_wgmma.o" "$BUILD/transpose.o" "$BUILD/kernels.o" $objs \
     -Xcompiler -fopenmp -o "$BUILD/test_cuda"
   "$NVCC" $NVFLAGS -Itests bench/bench_kernels.cu "$BUILD/kernels.o" "$BUILD/status.o" \
     "$BUILD/view.o" "$BUILD/plan.o" "$BUILD/fault.o" -lcublas -o "$BUILD/bench_kernels"

@@ -37,6 +37,9 @@
 #include "emulated_cuda.h"
 #include "fault.h"
 #include "kernels_imma.cuh"
+#ifndef TILEMM_EMULATE
+#include "imma_wgmma.h" /* the Hopper GEMM: real sm_90a code only, never in the host emulation */
+#endif
 
 
 namespace tilemm_emu_gpu {
@@ -603,9 +606,33 @@ tilemm_status launch_imma (const imma_args &args, int planes, cudaStream_t strea
   return TILEMM_OK;
 }
 
+/* The int8 GEMMs run on the wgmma kernel (kernels_imma_wgmma.cuh) where it can run — a device of
+ * compute capability 9.0 and a build with its sm_90a code — unless TILEMM_EMU_IMMA names one of
+ * the mma.sync shapes: the modular GEMMs (MOD) always, the statistics' GEMM (STATS) when one
+ * launch covers all of k (longer k is summed chunk by chunk on the mma.sync kernels).  Everywhere
+ * else, the mma.sync kernels.  TILEMM_EMU_IMMA=wgmma asks for it explicitly (the tests), and
+ * still gets v2 where it cannot run. */
+inline bool imma_use_wgmma ()
+{
+#ifdef TILEMM_EMULATE
+  return false;
+#else
+  const char *s = getenv ("TILEMM_EMU_IMMA");
+  if (s && *s && strcmp (s, "wgmma") != 0)
+    return false;
+  return tilemm_emu_wgmma_usable ();
+#endif
+}
+
 template <int EPI>
 tilemm_status launch_imma_auto (const imma_args &args, int planes, cudaStream_t stream, tilemm_error *err)
 {
+#ifndef TILEMM_EMULATE
+  if (EPI == IMMA_MOD && imma_use_wgmma ())
+    return tilemm_emu_wgmma_launch (args, planes, stream, err);
+  if (EPI == IMMA_STATS && planes == 1 && args.k_begin == 0 && args.k_end == args.kp && imma_use_wgmma ())
+    return tilemm_emu_wgmma_launch_stats (args, stream, err);
+#endif
   switch (imma_tiles (args.m, args.n))
     {
     case IMMA_SHAPE_BIG:
@@ -881,8 +908,8 @@ tilemm_status stage_product (const tilemm_emu_plan &plan, problem<T> &pr, T *c, 
   if (marks)
     tm.mark (3, stream);
 
-  /* 4. the modular GEMMs: all moduli in one launch when one modulus does not fill the GPU,
-   * else one launch each (the stop is polled in between) */
+  /* 4. the modular GEMMs: all moduli in one launch on the wgmma kernel, or when one modulus does
+   * not fill the GPU; else one launch each (the stop is polled in between) */
   {
     imma_args ia;
     memset (&ia, 0, sizeof ia);
@@ -891,7 +918,9 @@ tilemm_status stage_product (const tilemm_emu_plan &plan, problem<T> &pr, T *c, 
     ia.chunk_tiles = (int) chunk_tiles ();
     ia.r_plane = m * n; ia.ldr = m;
     const int64_t tiles = ceil_div (m, 128) * ceil_div (n, 128);
-    const int per_launch = tiles >= 264 ? 1 : N;
+    /* The wgmma kernel's persistent grid walks the tiles of all its planes: one launch for all
+     * the moduli leaves one tail wave in all instead of one per modulus. */
+    const int per_launch = imma_use_wgmma () || tiles < 264 ? N : 1;
     for (int z0 = 0; z0 < N; z0 += per_launch)
       {
         if (z0 > 0 && tilemm_stop_requested (stop))

@@ -661,6 +661,93 @@ static void backends_case (tilemm_type type, int64_t m, int64_t n, int64_t k, in
          (long long) m, (long long) n, (long long) k, wide ? "wide" : "normal", pg.moduli, bad);
 }
 
+#ifndef TILEMM_EMULATE
+/* The Hopper int8 GEMM (kernels_imma_wgmma.cuh) alone, where it can run: random int8 planes (the
+ * full range, -128 included; zeros past k as the conversion writes them), several planes in one
+ * launch, ragged m, n, k, chunks, against exact int64 sums mod m on the CPU.  R is poisoned
+ * before the launch and every byte must come back in [0, m), equal to the reference. */
+static void wgmma_case (const char *name, int64_t m, int64_t n, int64_t k, int planes, int chunk_tiles)
+{
+  if (!tilemm_emu_wgmma_usable ())
+    return;
+  const int64_t kp = (k + 15) / 16 * 16;
+  std::vector<int8_t> A ((size_t) (planes * m * kp), 0), B ((size_t) (planes * n * kp), 0);
+  for (int z = 0; z < planes; z++)
+    {
+      for (int64_t i = 0; i < m; i++)
+        for (int64_t p = 0; p < k; p++)
+          A[(size_t) (z * m * kp + i * kp + p)] = (int8_t) (rnd64 () >> 56);
+      for (int64_t j = 0; j < n; j++)
+        for (int64_t p = 0; p < k; p++)
+          B[(size_t) (z * n * kp + j * kp + p)] = (int8_t) (rnd64 () >> 56);
+    }
+  int8_t *dA, *dB;
+  uint8_t *dR;
+  const size_t rbytes = (size_t) (planes * m * n);
+  CHECK (cudaMalloc ((void **) &dA, A.size ()) == cudaSuccess && cudaMalloc ((void **) &dB, B.size ()) == cudaSuccess
+             && cudaMalloc ((void **) &dR, rbytes) == cudaSuccess,
+         "%s: cudaMalloc", name);
+  cudaMemcpy (dA, A.data (), A.size (), cudaMemcpyHostToDevice);
+  cudaMemcpy (dB, B.data (), B.size (), cudaMemcpyHostToDevice);
+  cudaMemset (dR, 0xEE, rbytes);
+  imma_args ia;
+  memset (&ia, 0, sizeof ia);
+  ia.a = dA; ia.b = dB; ia.a_plane = m * kp; ia.b_plane = n * kp;
+  ia.m = m; ia.n = n; ia.kp = kp; ia.k_begin = 0; ia.k_end = kp;
+  ia.chunk_tiles = chunk_tiles > 0 ? chunk_tiles : (int) tilemm_emu_gpu::KCHUNK_TILES;
+  for (int z = 0; z < planes; z++)
+    ia.moduli[z] = tilemm_emu_moduli[(z * 5) % TILEMM_EMU_MAX_MODULI];
+  ia.r = dR; ia.r_plane = m * n; ia.ldr = m;
+  tilemm_error err = {};
+  const tilemm_status st = tilemm_emu_wgmma_launch (ia, planes, 0, &err);
+  const cudaError_t ce = cudaDeviceSynchronize ();
+  CHECK (st == TILEMM_OK && ce == cudaSuccess, "%s: status %d (%s), %s", name, (int) st, err.detail,
+         cudaGetErrorString (ce));
+  std::vector<uint8_t> R (rbytes);
+  cudaMemcpy (R.data (), dR, rbytes, cudaMemcpyDeviceToHost);
+  int64_t bad = 0;
+  for (int z = 0; z < planes; z++)
+    {
+      const int mod = ia.moduli[z];
+#pragma omp parallel for reduction(+ : bad) schedule(dynamic, 1)
+      for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++)
+          {
+            const int8_t *a = &A[(size_t) (z * m * kp + i * kp)], *b = &B[(size_t) (z * n * kp + j * kp)];
+            int64_t sum = 0;
+            for (int64_t p = 0; p < kp; p++)
+              sum += (int64_t) a[p] * b[p];
+            const int want = (int) (((sum % mod) + mod) % mod);
+            if (R[(size_t) (z * m * n + i + j * m)] != want)
+              bad++;
+          }
+    }
+  CHECK (bad == 0, "%s: %lld of %lld residues differ", name, (long long) bad, (long long) rbytes);
+  cudaFree (dA);
+  cudaFree (dB);
+  cudaFree (dR);
+}
+
+static void wgmma_cases (bool quick)
+{
+  wgmma_case ("wgmma 1x1x1", 1, 1, 1, 1, 0);
+  wgmma_case ("wgmma 17x9x16, 3 planes", 17, 9, 16, 3, 0);
+  wgmma_case ("wgmma 129x257x129 ragged, 2 planes", 129, 257, 129, 2, 0);
+  wgmma_case ("wgmma 200x300x1000 chunks of 128", 200, 300, 1000, 1, 2);
+  wgmma_case ("wgmma 64x40x700 chunks of 64 (one step)", 64, 40, 700, 2, 1);
+  /* m a multiple of 16: R goes out in 16-byte stores, the last tile's rows partly past m */
+  wgmma_case ("wgmma 208x300x500 whole stores, ragged tiles", 208, 300, 500, 2, 0);
+  if (quick)
+    return;
+  wgmma_case ("wgmma 4097x17x300", 4097, 17, 300, 1, 0);
+  wgmma_case ("wgmma 17x4097x300, 4 planes", 17, 4097, 300, 4, 0);
+  wgmma_case ("wgmma 1000x1100x1234, 5 planes (persistent)", 1000, 1100, 1234, 5, 0);
+  wgmma_case ("wgmma 130x260x140000 real chunks", 130, 260, 140000, 1, 0);
+  wgmma_case ("wgmma 1100x1300x200, 17 planes", 1100, 1300, 200, 17, 0);
+  wgmma_case ("wgmma 1024x777x384 whole stores, 3 planes", 1024, 777, 384, 3, 0);
+}
+#endif
+
 static void backends_cases ()
 {
   const int64_t shapes[][3] = { { 1, 1, 1 }, { 37, 29, 41 }, { 130, 67, 300 }, { 64, 3, 1000 } };
@@ -835,7 +922,20 @@ int main (int argc, char **argv)
     }
   setenv ("TILEMM_EMU_IMMA", "small", 1);
   run_case<double> ("double 300x300x40 small tiles", { 300, 300, 40, 0, 0, 0 }, NORMAL, 0, 0);
+  /* the Hopper kernel (the default for the modular GEMMs where it runs; v2 elsewhere) */
+  setenv ("TILEMM_EMU_IMMA", "wgmma", 1);
+  run_case<double> ("double 129x131x67 wgmma", { 129, 131, 67, 0, 0, 0 }, NORMAL, 0, 0);
+  run_case<double> ("double 33x270x300 wgmma, chunks", { 33, 270, 300, 0, 0, 0 }, WIDE, 0, 1);
+  run_case<float> ("single 37x53x29 wgmma, ragged", { 37, 53, 29, 0, 0, 0 }, NORMAL, 0, 0);
+  run_case<double> ("double 40x36x77 wgmma, forced 16 moduli", { 40, 36, 77, 0, 0, 0 }, WIDE, 16, 0);
+  if (!emulated && !quick)
+    run_case<double> ("double 300x400x3001 wgmma", { 300, 400, 3001, 1, 2, 3 }, NORMAL, 0, 0);
   unsetenv ("TILEMM_EMU_IMMA");
+#ifndef TILEMM_EMULATE
+  if (!tilemm_emu_wgmma_usable ())
+    printf ("note: no wgmma on this device (compute capability 9.0 only): its cases ran v2\n");
+  wgmma_cases (quick);
+#endif
   complex_case<double> ("complex double 23x17x19", 23, 17, 19, 0, NORMAL, 0);
   complex_case<double> ("complex double 40x33x70 pads, wide", 40, 33, 70, 3, WIDE, 0);
   complex_case<double> ("complex double 20x12x9 zero rows", 20, 12, 9, 1, ZEROS, 0);
