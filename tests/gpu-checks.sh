@@ -2,7 +2,9 @@
 # tests/gpu-checks.sh — every GPU check of tilemm in one device run of under ten minutes, from the
 # release tarball: the kernel and backend tests (test_cuda), the BLAS library's tests and the
 # reference BLAS tester on the GPU backend, compute-sanitizer's four tools on the kernel tests,
-# 10,000 mixed calls for leaks on the real runtime (test_leaks_gpu), the BIST with the GPU blocks
+# 10,000 mixed calls for leaks on the real runtime (test_leaks_gpu), the emulated guarantee
+# against exact products (test_emulated_exact), tilemm against `*` on generated operands on the
+# gpu backend (tests/differential.sh), the BIST with the GPU blocks
 # executed (oct-file and mex), Ctrl-C during a GPU product, and a breakdown of one large call.
 # Built for sm_90 only, to save the device's time; tests/gpu-machine.sh is the full `make check`.
 #
@@ -67,9 +69,14 @@ if command -v compute-sanitizer > /dev/null; then
   sanitize initcheck "6,9,10,11,13" initcheck 1 "$sanitizer_limit" &
 fi
 ( timeout 200 "$src/test_emulated_cuda" > "$out/test_emulated_cuda.log" 2>&1 ) &
+# the emulated guarantee against exact products, on the CPU and the GPU backend
+( timeout 200 "$src/test_emulated_exact" > "$out/test_emulated_exact.log" 2>&1 ) &
+# tilemm against `*` on generated operands, the gpu backend included
+( TILEMM_BUILDDIR=$PWD TILEMM_SRCDIR=$PWD timeout 400 tests/differential.sh \
+    > "$out/differential.log" 2>&1 ) &
 wait
 for f in "$out"/test_cuda.log "$out"/test_blas.log "$out"/xblat3.log "$out"/test_emulated_cuda.log \
-         "$out"/sanitizer_*.log; do
+         "$out"/test_emulated_exact.log "$out"/differential.log "$out"/sanitizer_*.log; do
   [ -f "$f" ] && tail -n 1 "$f"
 done
 
@@ -91,7 +98,14 @@ ${OCTAVE:-octave-cli} --no-gui --norc --quiet --eval "
     s = __tilemm_stats__ ();
     printf ('%s 4096: backend %.2f ms = upload %.2f + compute %.2f + download %.2f; host copies in %.2f, out %.2f, result prep %.2f ms; %d panels, %d steps\n', ...
             cls{1}, s.backend_ms, s.upload_ms, s.compute_ms, s.download_ms, s.copy_in_ms, s.copy_out_ms, s.result_prep_ms, s.panels, s.steps);
-  end" 2>&1 | tee "$out/breakdown.log"
+  end
+  % X'*X of one object is mirrored (route.mirror); the same product of two objects is not:
+  % whether the GPU's kernels alone would give an exactly Hermitian result.
+  X = complex (rand (1500, 700), rand (1500, 700));
+  H0 = tilemm (X, 'ctranspose', X + 0, 'none', 'backend', 'gpu');
+  H = tilemm (X, 'ctranspose', X, 'none', 'backend', 'gpu');
+  printf ('X''*X on the GPU: exactly Hermitian unmirrored %d, mirrored %d; max |imag diag| unmirrored %g\n', ...
+          isequal (H0, H0'), isequal (H, H'), max (abs (imag (diag (H0)))));" 2>&1 | tee "$out/breakdown.log"
 
 "$top"/tests/sum-counts "$out"/test_cuda.log "$out"/test_blas.log "$out"/xblat3.log "$out"/test_emulated_cuda.log \
-  "$out"/sanitizer_*.log "$out"/test_leaks_gpu.log "$out"/bist.log "$out"/interrupt-gpu.log
+  "$out"/test_emulated_exact.log "$out"/differential.log "$out"/sanitizer_*.log "$out"/test_leaks_gpu.log "$out"/bist.log "$out"/interrupt-gpu.log
