@@ -22,6 +22,7 @@
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 set -eu
 cd "$(dirname "$0")/.."
+. src/sources.sh    # the lists of src/sources.mk
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 NVCC=${NVCC:-$CUDA_HOME/bin/nvcc}
 ARCH=${ARCH:-sm_90}
@@ -40,15 +41,28 @@ case ${1:-} in
 esac
 
 if [ $build = 1 ]; then
-  NVFLAGS="-std=c++17 -O3 -arch=$ARCH -Isrc -DTILEMM_VERSION=\"0.1.0\""
+  INC=$(tilemm_includes | tr '\n' ' ')
+  NVFLAGS="-std=c++17 -O3 -arch=$ARCH $INC -DTILEMM_VERSION=\"0.1.0\""
   echo "== build bench_kernels ($NVCC $NVFLAGS)"
-  for f in status view plan fault; do
-    ${CC:-cc} -std=c11 -O2 -Isrc -DTILEMM_VERSION='"0.1.0"' -c src/$f.c -o "$BUILD/$f.o" &
+  # The core (src/sources.mk) as an archive: the benchmark links what the kernels need of it.
+  core=""
+  for f in $(tilemm_sources TILEMM_CORE); do
+    o="$BUILD/$(basename "${f%.c}").o"
+    ${CC:-cc} -std=c11 -O2 -pthread $INC -DTILEMM_VERSION='"0.1.0"' -c "$f" -o "$o" &
+    core="$core $o"
   done
-  "$NVCC" $NVFLAGS -Xptxas -v -c src/kernels.cu -o "$BUILD/kernels.o" 2> "$BUILD/ptxas.log"
+  kernels=""
+  : > "$BUILD/ptxas.log"
+  for f in $(tilemm_sources TILEMM_KERNELS); do
+    o="$BUILD/$(basename "${f%.cu}").o"
+    "$NVCC" $NVFLAGS -Xptxas -v -c "$f" -o "$o" 2>> "$BUILD/ptxas.log"
+    kernels="$kernels $o"
+  done
   wait
-  "$NVCC" $NVFLAGS -Itests bench/bench_kernels.cu "$BUILD/kernels.o" "$BUILD/status.o" \
-    "$BUILD/view.o" "$BUILD/plan.o" "$BUILD/fault.o" -lcublas -o "$BUILD/bench_kernels"
+  rm -f "$BUILD/libcore.a"
+  ar rcs "$BUILD/libcore.a" $core
+  "$NVCC" $NVFLAGS -Itests bench/bench_kernels.cu $kernels "$BUILD/libcore.a" -lcublas \
+    -o "$BUILD/bench_kernels"
   cp "$BUILD/ptxas.log" "$OUT/ptxas.log"
 fi
 [ $run = 1 ] || exit 0

@@ -16,6 +16,7 @@
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 set -eu
 cd "$(dirname "$0")/.."
+. src/sources.sh    # the lists of src/sources.mk
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 NVCC=${NVCC:-$CUDA_HOME/bin/nvcc}
 ARCH=${ARCH:-sm_90}
@@ -32,23 +33,39 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-NVFLAGS="-std=c++17 -O3 -arch=$ARCH -Isrc -DTILEMM_VERSION=\"0.1.0\""
-contract=src/emulated.c
-WGMMA_FLAGS=${WGMMA_FLAGS--gencode arch=compute_90a,code=sm_90a -DTILEMM_WGMMA_BUILT=1}
+INC=$(tilemm_includes | tr '\n' ' ')
+NVFLAGS="-std=c++17 -O3 -arch=$ARCH $INC -DTILEMM_VERSION=\"0.1.0\""
 {
-  echo "== build ($NVCC $NVFLAGS; contract from $contract)"
-  "$NVCC" $NVFLAGS -Xptxas -v -c src/emulated_cuda.cu -o "$BUILD/emulated_cuda.o" 2> "$BUILD/ptxas.log"
-  "$NVCC" $NVFLAGS -c src/kernels.cu -o "$BUILD/kernels.o"
-  # the Hopper int8 GEMM: sm_90a code beside $ARCH's, as src/Makefile.in builds it
-  "$NVCC" $NVFLAGS $WGMMA_FLAGS -Xptxas -v -c src/imma_wgmma.cu -o "$BUILD/imma_wgmma.o" 2>> "$BUILD/ptxas.log"
-  for f in status view plan fault exact_dot; do
-    ${CC:-cc} -std=c11 -O2 -Isrc -DTILEMM_VERSION='"0.1.0"' -c src/$f.c -o "$BUILD/$f.o"
+  echo "== build ($NVCC $NVFLAGS)"
+  "$NVCC" $NVFLAGS -Xptxas -v -c "$(tilemm_source emulated_cuda.cu)" -o "$BUILD/emulated_cuda.o" \
+    2> "$BUILD/ptxas.log"
+  kernels=""
+  for f in $(tilemm_sources TILEMM_KERNELS); do
+    o="$BUILD/$(basename "${f%.cu}").o"
+    "$NVCC" $NVFLAGS -c "$f" -o "$o"
+    kernels="$kernels $o"
   done
-  ${CC:-cc} -std=c11 -O2 -Isrc -DTILEMM_VERSION='"0.1.0"' -c "$contract" -o "$BUILD/contract.o"
-  core="$BUILD/status.o $BUILD/view.o $BUILD/plan.o $BUILD/fault.o $BUILD/exact_dot.o $BUILD/contract.o $BUILD/imma_wgmma.o"
+  # Hopper's own kernels: sm_90a code beside $ARCH's, as src/Makefile.in builds them
+  hopper=""
+  for f in $(tilemm_sources TILEMM_KERNELS_SM90A); do
+    o="$BUILD/$(basename "${f%.cu}").o"
+    "$NVCC" $NVFLAGS ${WGMMA_FLAGS--gencode arch=compute_90a,code=sm_90a -DTILEMM_WGMMA_BUILT=1} \
+      -Xptxas -v -c "$f" -o "$o" 2>> "$BUILD/ptxas.log"
+    hopper="$hopper $o"
+  done
+  # The core (src/sources.mk; emulated.c is the contract: tables, plan, references) as an
+  # archive, of which each program links what it needs.
+  core=""
+  for f in $(tilemm_sources TILEMM_CORE); do
+    o="$BUILD/$(basename "${f%.c}").o"
+    ${CC:-cc} -std=c11 -O2 -pthread $INC -DTILEMM_VERSION='"0.1.0"' -c "$f" -o "$o"
+    core="$core $o"
+  done
+  rm -f "$BUILD/libcore.a"
+  ar rcs "$BUILD/libcore.a" $core
   # the test and the benchmark include src/emulated_cuda.cu (they reach its stages)
-  "$NVCC" $NVFLAGS -Itests tests/test_emulated_cuda.cu $core -o "$BUILD/test_emulated_cuda"
-  "$NVCC" $NVFLAGS bench/bench_emulated.cu "$BUILD/kernels.o" $core -lcublas -o "$BUILD/bench_emulated"
+  "$NVCC" $NVFLAGS -Itests tests/test_emulated_cuda.cu $hopper "$BUILD/libcore.a" -o "$BUILD/test_emulated_cuda"
+  "$NVCC" $NVFLAGS bench/bench_emulated.cu $kernels $hopper "$BUILD/libcore.a" -lcublas -o "$BUILD/bench_emulated"
 } > "$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
 cp "$BUILD/ptxas.log" "$OUT/"
 # registers, spills and shared memory per kernel, demangled where c++filt is at hand

@@ -17,6 +17,7 @@
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 set -eu
 cd "$(dirname "$0")/.."
+. src/sources.sh    # the lists of src/sources.mk
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 NVCC=${NVCC:-$CUDA_HOME/bin/nvcc}
 ARCH=${ARCH:-sm_90}
@@ -38,37 +39,53 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-NVFLAGS="-std=c++17 -O3 -arch=$ARCH -Isrc -DTILEMM_VERSION=\"0.1.0\""
+INC=$(tilemm_includes | tr '\n' ' ')
+NVFLAGS="-std=c++17 -O3 -arch=$ARCH $INC -DTILEMM_VERSION=\"0.1.0\""
 if [ $build = 1 ]; then
   echo "== build ($NVCC $NVFLAGS)"
-  "$NVCC" $NVFLAGS -Xptxas -v -c src/kernels.cu -o "$BUILD/kernels.o" 2> "$BUILD/ptxas.log"
+  kernels=""
+  hopper=""
+  : > "$BUILD/ptxas.log"
+  for f in $(tilemm_sources TILEMM_KERNELS); do
+    o="$BUILD/$(basename "${f%.cu}").o"
+    "$NVCC" $NVFLAGS -Xptxas -v -c "$f" -o "$o" 2>> "$BUILD/ptxas.log"
+    kernels="$kernels $o"
+  done
+  # Hopper's own kernels: sm_90a code beside $ARCH's, as src/Makefile.in builds them
+  # (WGMMA_FLAGS empty for a toolkit without sm_90a: the kernel is then never chosen)
+  for f in $(tilemm_sources TILEMM_KERNELS_SM90A); do
+    o="$BUILD/$(basename "${f%.cu}").o"
+    "$NVCC" $NVFLAGS ${WGMMA_FLAGS--gencode arch=compute_90a,code=sm_90a -DTILEMM_WGMMA_BUILT=1} \
+      -Xptxas -v -c "$f" -o "$o" 2>> "$BUILD/ptxas.log"
+    hopper="$hopper $o"
+  done
   if grep -E "[1-9][0-9]* bytes spill (stores|loads)" "$BUILD/ptxas.log"; then
     echo "warning: a kernel spills registers (see $BUILD/ptxas.log)"
   fi
-  # The core's objects, as src/Makefile.in lists them (CORE_OBJ).
-  core=$(sed -n '/^CORE_OBJ =/,/[^\\]$/p' src/Makefile.in | sed 's/^CORE_OBJ =//; s/\\//g')
+  # The core and the CPU backend (src/sources.mk), also as an archive for the benchmark, which
+  # links only what the kernels need.
   objs=""
-  for o in $core; do
-    f=${o%.o}
-    ${CC:-cc} -std=c11 -O2 -fopenmp -Isrc -DTILEMM_VERSION='"0.1.0"' -c src/$f.c -o "$BUILD/$f.o"
-    objs="$objs $BUILD/$f.o"
+  for f in $(tilemm_sources TILEMM_CORE TILEMM_CPU); do
+    o="$BUILD/$(basename "${f%.c}").o"
+    ${CC:-cc} -std=c11 -O2 -fopenmp -pthread $INC -DTILEMM_VERSION='"0.1.0"' -c "$f" -o "$o"
+    objs="$objs $o"
   done
-  # The rest of GPU_OBJ (src/Makefile.in): the backend, the transposed-operand path, the emulated precision.
-  for f in backend_cuda backend_cuda_op transpose emulated_cuda; do
-    "$NVCC" $NVFLAGS -c src/$f.cu -o "$BUILD/$f.o"
+  rm -f "$BUILD/libcore.a"
+  ar rcs "$BUILD/libcore.a" $objs
+  # The CUDA host side: the backend, the transposed-operand path, the emulated precision.
+  host=""
+  for f in $(tilemm_sources TILEMM_CUDA_HOST); do
+    o="$BUILD/$(basename "${f%.cu}").o"
+    "$NVCC" $NVFLAGS -c "$f" -o "$o"
+    host="$host $o"
   done
-  # the Hopper int8 GEMM of the emulated precision: sm_90a code beside $ARCH's, as src/Makefile.in
-  # builds it (WGMMA_FLAGS empty for a toolkit without sm_90a: the kernel is then never chosen)
-  "$NVCC" $NVFLAGS ${WGMMA_FLAGS--gencode arch=compute_90a,code=sm_90a -DTILEMM_WGMMA_BUILT=1} \
-    -c src/imma_wgmma.cu -o "$BUILD/imma_wgmma.o"
-  "$NVCC" $NVFLAGS -Itests tests/test_cuda.cu "$BUILD/backend_cuda.o" "$BUILD/backend_cuda_op.o" "$BUILD/emulated_cuda.o" \
-    "$BUILD/imma_wgmma.o" "$BUILD/transpose.o" "$BUILD/kernels.o" $objs \
+  "$NVCC" $NVFLAGS -Itests tests/test_cuda.cu $host $kernels $hopper $objs \
     -Xcompiler -fopenmp -o "$BUILD/test_cuda"
-  "$NVCC" $NVFLAGS -Itests bench/bench_kernels.cu "$BUILD/kernels.o" "$BUILD/status.o" \
-    "$BUILD/view.o" "$BUILD/plan.o" "$BUILD/fault.o" -lcublas -o "$BUILD/bench_kernels"
+  "$NVCC" $NVFLAGS -Itests bench/bench_kernels.cu $kernels "$BUILD/libcore.a" -lcublas \
+    -o "$BUILD/bench_kernels"
   if command -v cuobjdump > /dev/null; then
     # Instruction mix of each kernel: wide loads present, no local memory, FMAs per shared load.
-    cuobjdump -sass "$BUILD/kernels.o" | awk '
+    cuobjdump -sass $kernels | awk '
       function flush () { if (name != "") { printf "%s", name; for (k in n) printf " %s=%d", k, n[k]; print "" } delete n }
       /Function :/ { flush(); name = $3; next }
       { for (i = 1; i <= NF; i++) if ($i ~ /^(FFMA|DFMA|DMMA|LDS|LDG|STS|STG|BAR|LDL|STL|LDGSTS)/) { op = $i; sub(/;$/, "", op); n[op]++ } }

@@ -14,7 +14,9 @@ function n = check_doc_examples (source)
     if (isempty (file))
       text = get_help_text (source);
     else
-      text = regexprep (fileread (file), '(?m)^[ \t]*##? ?', '');   # drop the comment marks
+      ## drop the comment marks: ## or # (Octave's style), % or %% (tilemm_build.m, which MATLAB
+      ## reads too)
+      text = regexprep (fileread (file), '(?m)^[ \t]*(##?|%%?) ?', '');
     endif
   endif
   blocks = regexp (text, '@c runs[^\n]*\n\s*@example(.*?)@end example', "tokens");

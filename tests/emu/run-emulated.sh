@@ -7,18 +7,26 @@
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 set -eu
 cd "$(dirname "$0")/../.."
+. src/sources.sh    # the lists of src/sources.mk
 B=${BUILD:-/tmp/tilemm-emu-emulated}
 mkdir -p "$B"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-FLAGS="-std=c++17 -O1 -g $SAN -Itests/emu -Isrc -Itests -DTILEMM_VERSION=\"0.1.0\""
-CFLAGS="-std=c11 -O1 -g $SAN -Isrc -DTILEMM_VERSION=\"0.1.0\""
-contract=src/emulated.c
+INC=$(tilemm_includes | tr '\n' ' ')
+FLAGS="-std=c++17 -O1 -g $SAN -Itests/emu $INC -Itests -DTILEMM_VERSION=\"0.1.0\""
+CFLAGS="-std=c11 -O1 -g $SAN -pthread $INC -DTILEMM_VERSION=\"0.1.0\""
 g++ $FLAGS -c tests/emu/emu.cc -o "$B/emu.o" &
 g++ $FLAGS -x c++ -c tests/test_emulated_cuda.cu -o "$B/test_emulated_cuda.o" &
-for f in status view fault exact_dot; do gcc $CFLAGS -c src/$f.c -o "$B/$f.o" & done
-gcc $CFLAGS -c "$contract" -o "$B/contract.o" &
+# The core (emulated.c is the contract: tables, plan, the CPU references), compiled once into an
+# archive of which the program links what it needs.
+core=""
+for f in $(tilemm_sources TILEMM_CORE); do
+  o="$B/$(basename "${f%.c}").o"
+  gcc $CFLAGS -c "$f" -o "$o" &
+  core="$core $o"
+done
 wait
-g++ $SAN "$B"/emu.o "$B"/test_emulated_cuda.o "$B"/status.o "$B"/view.o "$B"/fault.o "$B"/exact_dot.o "$B"/contract.o \
-  -lm -o "$B/test_emulated_cuda"
+rm -f "$B/libcore.a"
+ar rcs "$B/libcore.a" $core
+g++ $SAN -pthread "$B"/emu.o "$B"/test_emulated_cuda.o "$B/libcore.a" -lm -o "$B/test_emulated_cuda"
 [ "${BUILD_ONLY:-0}" = 1 ] && exit 0
 ASAN_OPTIONS=detect_stack_use_after_return=0 "$B/test_emulated_cuda" "$@"

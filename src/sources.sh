@@ -1,0 +1,41 @@
+# src/sources.sh — sourced by the sh scripts (tests, benchmarks, the manual's generator) to read
+# src/sources.mk, the one list of tilemm's sources, instead of listing files themselves.
+#
+#   tilemm_sources NAME...   the files of the lists NAME... (e.g. TILEMM_CORE), one per line
+#   tilemm_source FILE       the one file named FILE (e.g. emulated_cuda.cu), wherever it lies
+#   tilemm_includes          an -I option for each folder of TILEMM_INCLUDE_DIRS
+#
+# Paths are printed with the prefix $TILEMM_SRC (default "src/": the scripts run from the tree's
+# root); the list read is $TILEMM_SRC/sources.mk.  The same reading as src/Makefile.in's (make)
+# and inst/tilemm_build.m's (regexp): "NAME = word word \" lines with continuations.
+#
+# Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+
+tilemm_sources () {
+  for tilemm_list in "$@"; do
+    awk -v name="$tilemm_list" -v prefix="${TILEMM_SRC-src/}" '
+      /^[ \t]*#/ { next }
+      !go && $0 ~ "^" name "[ \t]*=" { go = 1; sub(/^[^=]*=/, "") }
+      go {
+        more = sub(/\\[ \t]*$/, "")
+        n = split($0, w)
+        for (i = 1; i <= n; i++) print prefix w[i]
+        if (!more) go = 0
+      }' "${TILEMM_SRC-src/}sources.mk"
+  done
+}
+
+# Every file of every list but the folders.
+tilemm_all_sources () {
+  tilemm_sources $(sed -n 's/^\([A-Z_][A-Z0-9_]*\)[ \t]*=.*/\1/p' "${TILEMM_SRC-src/}sources.mk" \
+                   | grep -v '^TILEMM_INCLUDE_DIRS$')
+}
+
+tilemm_source () {
+  tilemm_all_sources | awk -v f="$1" '$0 == f || substr($0, length($0) - length(f)) == "/" f' \
+    | head -n 1
+}
+
+tilemm_includes () {
+  tilemm_sources TILEMM_INCLUDE_DIRS | sed 's|/\.$||; s|^|-I|'
+}
