@@ -27,6 +27,8 @@ flags="-R2018a -DTILEMM_VERSION=@value{VERSION} $includes"
 omp="'CFLAGS=\$CFLAGS -std=c11 -fopenmp' 'LDFLAGS=\$LDFLAGS -fopenmp'"
 arch="-gencode arch=compute_90,code=sm_90"
 cuda=$(tilemm_sources TILEMM_CUDA_HOST TILEMM_KERNELS)
+hopper=$(tilemm_sources TILEMM_KERNELS_SM90A)
+hopper_flags="-gencode arch=compute_90a,code=sm_90a -DTILEMM_WGMMA_BUILT=1"
 
 echo "@c Generated from src/sources.mk by doc/mex-commands.sh $what: edit those, not this file."
 echo "@example"
@@ -44,10 +46,14 @@ case $what in
       o=$(echo "$f" | root | sed 's/\.cu$/.o/')
       echo "!nvcc -std=c++17 -O3 $arch -Xcompiler -fPIC -DTILEMM_VERSION=@value{VERSION} $includes -c $(echo "$f" | root) -o $o"
     done
+    for f in $hopper; do
+      o=$(echo "$f" | root | sed 's/\.cu$/.o/')
+      echo "!nvcc -std=c++17 -O3 $arch $hopper_flags -Xcompiler -fPIC -DTILEMM_VERSION=@value{VERSION} $includes -c $(echo "$f" | root) -o $o"
+    done
     echo "mex $flags ..."
     echo "    $omp ..."
     echo "    -outdir src -output tilemm $gateway ..."
-    { echo "$common"; echo "$cuda" | sed 's/\.cu$/.o/'; } | wrap | sed '$s/$/ .../'
+    { echo "$common"; printf '%s\n%s\n' "$cuda" "$hopper" | sed 's/\.cu$/.o/'; } | wrap | sed '$s/$/ .../'
     echo "    -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++"
     ;;
   mexcuda)
