@@ -1,0 +1,35 @@
+## emulated_octave (SIZES, REPEATS) — the whole Octave call of the emulated precision beside the
+## native one on the GPU, end to end (tic/toc, median of REPEATS after a warm-up call), with the
+## emulated call's backend time split from __tilemm_stats__ where it reports one.  Fresh random
+## N(0,1) operands per size; the emulated result is checked against the native one first
+## (relative to |A||B|, it must be far below the native product's own error bound).  Prints
+## "emu CLASS N native_ms emulated_ms ratio maxrel" lines (bench/RESULTS.md keeps them).
+##
+##   source .gpu/setup.sh && octave-cli --eval "addpath PKGDIR; addpath bench; emulated_octave ([8192 16384], 3)"
+##
+## Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+function emulated_octave (sizes, repeats)
+  if (nargin < 2)
+    repeats = 3;
+  endif
+  for cls = {"double", "single"}
+    for n = sizes
+      A = randn (n, cls{1}); B = randn (n, cls{1});
+      native = tilemm (A, B, "backend", "gpu");
+      emulated = tilemm (A, B, "backend", "gpu", "precision", "emulated");
+      scale = abs (double (A(1:64, :))) * abs (double (B(:, 1:64)));
+      maxrel = max (max (abs (double (emulated(1:64, 1:64)) - double (native(1:64, 1:64))) ./ scale));
+      clear native emulated
+      t_native = t_emulated = zeros (repeats, 1);
+      for r = 1:repeats
+        tic; C = tilemm (A, B, "backend", "gpu"); t_native(r) = 1e3 * toc; clear C
+        tic; C = tilemm (A, B, "backend", "gpu", "precision", "emulated"); t_emulated(r) = 1e3 * toc;
+        clear C
+      endfor
+      printf ("emu %s %d native_ms %.1f emulated_ms %.1f ratio %.2f maxrel %.2g\n", cls{1}, n, ...
+              median (t_native), median (t_emulated), median (t_emulated) / median (t_native), maxrel);
+      fflush (stdout);
+      clear A B
+    endfor
+  endfor
+endfunction
