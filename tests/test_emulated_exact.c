@@ -387,6 +387,7 @@ static void run_all (const char *backend)
 
 int main (int argc, char **argv)
 {
+  setvbuf (stdout, NULL, _IOLBF, 0);   /* a log cut short by a time limit keeps what ran */
   test_exact_dot ();
   run_all ("cpu");
   tilemm_error probe;
