@@ -1475,8 +1475,10 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %!   C = tilemm (R, "transpose", Z, "transpose", "backend", b{1});
 %!   assert (C(1,1), complex (2, Inf));
 %! endfor
-%!test
+%!testif ; is_oct ()
 %! ## X'*X, X*X', X.'*X of one object are Hermitian (symmetric) exactly, as `*` gives them.
+%! ## (Through Octave's mex interface the two arguments arrive as separate copies, so the mex
+%! ## gateway cannot see one object there.)
 %! for b = {"cpu", "auto"}
 %!   X = complex (rand (60, 20), rand (60, 20));
 %!   H = tilemm (X, "ctranspose", X, "none", "backend", b{1});
