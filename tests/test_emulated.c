@@ -17,30 +17,10 @@
 
 #include "backend.h"
 #include "check.h"
+#include "test_random.h"
 #include "emulated.h"
 #include "tilemm.h"
 
-/* ---------------------------------------------------------------- random data */
-
-static uint64_t seed = 0x9E3779B97F4A7C15ull;
-static uint64_t rnd64 (void)
-{
-  seed ^= seed >> 12;
-  seed ^= seed << 25;
-  seed ^= seed >> 27;
-  return seed * 2685821657736338717ull;
-}
-static double urand (void)
-{
-  return (double) (rnd64 () >> 11) * 0x1p-53;
-}
-static double nrand (void)
-{
-  double u1 = urand (), u2 = urand ();
-  if (u1 < 1e-300)
-    u1 = 1e-300;
-  return sqrt (-2 * log (u1)) * cos (6.283185307179586 * u2);
-}
 
 /* ---------------------------------------------------------------- products */
 

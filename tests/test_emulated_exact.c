@@ -18,6 +18,7 @@
 
 #include "backend.h"
 #include "check.h"
+#include "test_random.h"
 #include "exact_dot.h"
 #include "front.h"
 #include "tilemm.h"
@@ -26,25 +27,6 @@
  * the bound's 2^-(t+1) factor 54 bits further down. */
 #define SCALE 2300
 
-static uint64_t seed = 0x2545F4914F6CDD1Dull;
-static uint64_t rnd64 (void)
-{
-  seed ^= seed >> 12;
-  seed ^= seed << 25;
-  seed ^= seed >> 27;
-  return seed * 2685821657736338717ull;
-}
-static double urand (void)
-{
-  return (double) (rnd64 () >> 11) * 0x1p-53;
-}
-static double nrand (void)
-{
-  double u1 = urand (), u2 = urand ();
-  if (u1 < 1e-300)
-    u1 = 1e-300;
-  return sqrt (-2 * log (u1)) * cos (6.283185307179586 * u2);
-}
 
 /* x·2^SCALE as an exact integer (x finite). */
 static void to_fixed (mpz_t out, double x)
@@ -388,6 +370,7 @@ static void run_all (const char *backend)
 int main (int argc, char **argv)
 {
   setvbuf (stdout, NULL, _IOLBF, 0);   /* a log cut short by a time limit keeps what ran */
+  test_seed (0x2545F4914F6CDD1Dull);
   test_exact_dot ();
   run_all ("cpu");
   tilemm_error probe;
