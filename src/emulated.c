@@ -552,6 +552,72 @@ static void quant_maxima (const emu_problem *p, const emu_quant *q, tilemm_emu_s
       st->max_qb = q->qb[j];
 }
 
+/* Whether some term x_p·y_p is nonzero: a pair with S_ij = 0 and no such term is an exact zero in
+ * any plan (every scaled product is 0·b' or a'·0), one with such a term is not bounded by S. */
+static int pair_has_term (const double *x, const double *y, int64_t k)
+{
+  for (int64_t p = 0; p < k; p++)
+    if (x[p] != 0.0 && y[p] != 0.0)
+      return 1;
+  return 0;
+}
+
+/* The bits step 3 asks of a pair's ratio. */
+static int ratio_bits (double ratio)
+{
+  return ratio > 1.0 ? ceil_log2 (ratio) : 0;
+}
+
+/* Step 2's ratios over the (row, column) pairs of nonzero rows and columns, merged (max) into
+ * *ra and *rb.  exact NULL: every pair counts, S_ij = 0 as +Inf (the whole-product rule).
+ * Otherwise pairs no plan within TILEMM_EMU_PMAX carries (S_ij = 0 with a nonzero term, or a
+ * ratio needing more bits; base = t + 1 + g) are marked in exact[i + j·m] and left out, and
+ * pairs of S_ij = 0 with no nonzero term are left out unmarked (exact zeros in any plan). */
+static void pair_ratios (const emu_problem *p, const emu_quant *q, int base, uint8_t *exact,
+                         double *ra_out, double *rb_out)
+{
+  double ra = *ra_out, rb = *rb_out;
+  const ptrdiff_t nn = (ptrdiff_t) p->n;
+#pragma omp parallel for schedule (dynamic, 1) reduction (max : ra, rb)
+  for (ptrdiff_t j = 0; j < nn; j++)
+    {
+      if (q->eb[j] == TILEMM_EMU_ZERO_ROW)
+        continue;
+      const size_t col = (size_t) j * (size_t) p->k;
+      for (int64_t i = 0; i < p->m; i++)
+        {
+          if (q->ea[i] == TILEMM_EMU_ZERO_ROW)
+            continue;
+          const size_t row = (size_t) i * (size_t) p->k, at = (size_t) i + (size_t) j * (size_t) p->m;
+          const int64_t s = dot_u8 (q->la + row, q->lb + col, p->k);
+          double ra_ = HUGE_VAL, rb_ = HUGE_VAL;
+          if (s != 0)
+            {
+              ra_ = (double) TILEMM_EMU_Q * (double) q->sb[j] / (double) s;
+              rb_ = (double) TILEMM_EMU_Q * (double) q->sa[i] / (double) s;
+            }
+          if (exact && s == 0)
+            {
+              if (pair_has_term (p->a + row, p->b + col, p->k))
+                exact[at] = 1;
+              continue;
+            }
+          if (exact && (base + ratio_bits (ra_) > TILEMM_EMU_PMAX
+                        || base + ratio_bits (rb_) > TILEMM_EMU_PMAX))
+            {
+              exact[at] = 1;
+              continue;
+            }
+          if (ra_ > ra)
+            ra = ra_;
+          if (rb_ > rb)
+            rb = rb_;
+        }
+    }
+  *ra_out = ra;
+  *rb_out = rb;
+}
+
 /* Steps 1–2 for one real problem. */
 static tilemm_status problem_stats (const emu_problem *p, tilemm_emu_stats *st, tilemm_error *err)
 {
@@ -566,34 +632,8 @@ static tilemm_status problem_stats (const emu_problem *p, tilemm_emu_stats *st, 
   if (status != TILEMM_OK)
     return status;
   quant_maxima (p, &q, st);
-  double ra = 0.0, rb = 0.0;
   if (st->max_qa > 0 && st->max_qb > 0)
-    {
-      const ptrdiff_t nn = (ptrdiff_t) p->n;
-#pragma omp parallel for schedule (dynamic, 1) reduction (max : ra, rb)
-      for (ptrdiff_t j = 0; j < nn; j++)
-        {
-          if (q.eb[j] == TILEMM_EMU_ZERO_ROW)
-            continue;
-          const uint8_t *y = q.lb + (size_t) j * (size_t) p->k;
-          for (int64_t i = 0; i < p->m; i++)
-            {
-              if (q.ea[i] == TILEMM_EMU_ZERO_ROW)
-                continue;
-              const int64_t s = dot_u8 (q.la + (size_t) i * (size_t) p->k, y, p->k);
-              const double qa_ = s == 0 ? HUGE_VAL
-                                        : (double) TILEMM_EMU_Q * (double) q.sb[j] / (double) s;
-              const double qb_ = s == 0 ? HUGE_VAL
-                                        : (double) TILEMM_EMU_Q * (double) q.sa[i] / (double) s;
-              if (qa_ > ra)
-                ra = qa_;
-              if (qb_ > rb)
-                rb = qb_;
-            }
-        }
-    }
-  st->ratio_a = ra;
-  st->ratio_b = rb;
+    pair_ratios (p, &q, 0, NULL, &st->ratio_a, &st->ratio_b);
   quant_free (&q);
   return TILEMM_OK;
 }
@@ -823,25 +863,8 @@ tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
 
 /* ---------------------------------------------------------------- pairs the plan cannot carry */
 
-/* Whether some term x_p·y_p is nonzero: a pair with S_ij = 0 and no such term is an exact zero
- * in any plan (every scaled product is 0·b' or a'·0), one with such a term is not bounded by S. */
-static int pair_has_term (const double *x, const double *y, int64_t k)
-{
-  for (int64_t p = 0; p < k; p++)
-    if (x[p] != 0.0 && y[p] != 0.0)
-      return 1;
-  return 0;
-}
-
-/* The bits step 3 asks of a pair's ratio. */
-static int ratio_bits (double ratio)
-{
-  return ratio > 1.0 ? ceil_log2 (ratio) : 0;
-}
-
 /* Marks in exact[i + j·m] the pairs of one real problem that no plan within TILEMM_EMU_PMAX
- * carries (S_ij = 0 with a nonzero term, or a ratio needing more bits) and merges the ratios
- * of the others, and its maxima, into *st. */
+ * carries and merges the ratios of the others, and its maxima, into *st (pair_ratios). */
 static tilemm_status mark_uncarried (const emu_problem *p, int base, uint8_t *exact,
                                      tilemm_emu_stats *st, tilemm_error *err)
 {
@@ -850,41 +873,7 @@ static tilemm_status mark_uncarried (const emu_problem *p, int base, uint8_t *ex
   if (status != TILEMM_OK)
     return status;
   quant_maxima (p, &q, st);
-  double ra = st->ratio_a, rb = st->ratio_b;
-  const ptrdiff_t nn = (ptrdiff_t) p->n;
-#pragma omp parallel for schedule (dynamic, 1) reduction (max : ra, rb)
-  for (ptrdiff_t j = 0; j < nn; j++)
-    {
-      if (q.eb[j] == TILEMM_EMU_ZERO_ROW)
-        continue;
-      const size_t col = (size_t) j * (size_t) p->k;
-      for (int64_t i = 0; i < p->m; i++)
-        {
-          if (q.ea[i] == TILEMM_EMU_ZERO_ROW)
-            continue;
-          const size_t row = (size_t) i * (size_t) p->k, at = (size_t) i + (size_t) j * (size_t) p->m;
-          const int64_t s = dot_u8 (q.la + row, q.lb + col, p->k);
-          if (s == 0)
-            {
-              if (pair_has_term (p->a + row, p->b + col, p->k))
-                exact[at] = 1;
-              continue;
-            }
-          const double ra_ = (double) TILEMM_EMU_Q * (double) q.sb[j] / (double) s;
-          const double rb_ = (double) TILEMM_EMU_Q * (double) q.sa[i] / (double) s;
-          if (base + ratio_bits (ra_) > TILEMM_EMU_PMAX || base + ratio_bits (rb_) > TILEMM_EMU_PMAX)
-            exact[at] = 1;
-          else
-            {
-              if (ra_ > ra)
-                ra = ra_;
-              if (rb_ > rb)
-                rb = rb_;
-            }
-        }
-    }
-  st->ratio_a = ra;
-  st->ratio_b = rb;
+  pair_ratios (p, &q, base, exact, &st->ratio_a, &st->ratio_b);
   quant_free (&q);
   return TILEMM_OK;
 }
