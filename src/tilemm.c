@@ -16,15 +16,6 @@
 
 /* ------------------------------------------------------------------ options */
 
-/* A char row vector's text in buf; 0 if the array is not one or does not fit. */
-static int get_string (const mxArray *arg, char *buf, size_t len)
-{
-  if (!mxIsChar (arg) || mxGetNumberOfDimensions (arg) != 2 || mxGetM (arg) > 1
-      || mxGetNumberOfElements (arg) >= len)
-    return 0;
-  return mxGetString (arg, buf, (mwSize) len) == 0;
-}
-
 /* Whether arg is a char array holding a NUL character: the core reads names and values as C
  * strings, which end there, so "backend\0x" would be taken for "backend". */
 static int has_nul (const mxArray *arg)
@@ -38,6 +29,16 @@ static int has_nul (const mxArray *arg)
       return 1;
   return 0;
 }
+
+/* A char row vector's text in buf; 0 if the array is not one or does not fit. */
+static int get_string (const mxArray *arg, char *buf, size_t len)
+{
+  if (!mxIsChar (arg) || mxGetNumberOfDimensions (arg) != 2 || mxGetM (arg) > 1
+      || mxGetNumberOfElements (arg) >= len)
+    return 0;
+  return mxGetString (arg, buf, (mwSize) len) == 0;
+}
+
 
 static tilemm_options parse_options (int nopt, const mxArray *opt[])
 {
@@ -224,8 +225,13 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     mexErrMsgIdAndTxt ("tilemm:nargin", "two matrices needed; %s", tilemm_usage);
   /* tilemm (A, B, options...) or tilemm (A, tA, B, tB, options...) (front.h says which). */
   char second[16], fourth[16];
-  const char *text2 = get_string (prhs[1], second, sizeof second) ? second : NULL;
-  const char *text4 = nrhs > 3 && get_string (prhs[3], fourth, sizeof fourth) ? fourth : NULL;
+  /* (a text with a NUL is no transpose keyword: "transpose" and a NUL would read as one) */
+  const char *text2 = get_string (prhs[1], second, sizeof second) && !has_nul (prhs[1]) ? second
+                                                                                        : NULL;
+  const char *text4 = nrhs > 3 && get_string (prhs[3], fourth, sizeof fourth)
+                          && !has_nul (prhs[3])
+                        ? fourth
+                        : NULL;
   const int op_form = tilemm_is_op_form (nrhs, text2, text4);
   tilemm_op op_a = TILEMM_OP_NONE, op_b = TILEMM_OP_NONE;
   tilemm_error err = { TILEMM_OK, "" };
@@ -1475,6 +1481,8 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 %!   C = tilemm (R, "transpose", Z, "transpose", "backend", b{1});
 %!   assert (C(1,1), complex (2, Inf));
 %! endfor
+%!error id=tilemm:badtranspose tilemm (ones (2), ["transpose" char(0) "x"], ones (2), "none")
+%!error id=tilemm:badtranspose tilemm (ones (2), "none", ones (2), ["none" char(0)])
 %!testif ; is_oct ()
 %! ## X'*X, X*X', X.'*X of one object are Hermitian (symmetric) exactly, as `*` gives them.
 %! ## (Through Octave's mex interface the two arguments arrive as separate copies, so the mex

@@ -237,13 +237,14 @@ bool has_compound_operator (const octave_value &a, tilemm_op op_a, const octave_
   return octave_value_typeinfo::lookup_binary_op (op, a.type_id (), b.type_id ()) != nullptr;
 }
 
-// args(i)'s text when it is a string (a char row, or ''), else NULL; kept alive in `text`.
+// args(i)'s text when it is a string (a char row, or '') without an embedded NUL, else NULL
+// (so "transpose" followed by a NUL and more is no keyword); kept alive in `text`.
 const char *text_of (const octave_value_list &args, int i, std::string &text)
 {
   if (i >= args.length () || ! args(i).is_string () || args(i).rows () > 1)
     return nullptr;
   text = args(i).string_value ();
-  return text.c_str ();
+  return text.find ('\0') == std::string::npos ? text.c_str () : nullptr;
 }
 
 // op_a(a) * op_b(b) exactly as Octave evaluates the expression A.' * B (and the like): with a
