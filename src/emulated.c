@@ -672,6 +672,18 @@ static void row_residues (const double *x, int64_t count, int64_t k, const int *
       }
 }
 
+/* Part `part` (0 real, 1 imaginary) of C(i, j) := v (rounded to single already when single). */
+static void store_part (const tilemm_view *c, int64_t i, int64_t j, int part, int complex_type,
+                        int single, double v)
+{
+  const size_t at = (size_t) i + (size_t) j * (size_t) c->stride;
+  const size_t to = complex_type ? 2 * at + (size_t) part : at;
+  if (single)
+    ((float *) c->data)[to] = (float) v;
+  else
+    ((double *) c->data)[to] = v;
+}
+
 /* Steps 4–7 for one real problem: the part `part` of C (interleaved when complex). */
 static tilemm_status problem_run (const tilemm_emu_plan *plan, const emu_problem *p, int single,
                                   int complex_type, int part, const tilemm_view *c,
@@ -723,12 +735,7 @@ static tilemm_status problem_run (const tilemm_emu_plan *plan, const emu_problem
                     const int e = ea[i] + eb[j] - plan->pa - plan->pb;
                     v = single ? tilemm_emu_crt_single (r, nmod, e) : tilemm_emu_crt_double (r, nmod, e);
                   }
-                const size_t at = (size_t) i + (size_t) j * (size_t) c->stride;
-                const size_t to = complex_type ? 2 * at + (size_t) part : at;
-                if (single)
-                  ((float *) c->data)[to] = (float) v;
-                else
-                  ((double *) c->data)[to] = v;
+                store_part (c, i, j, part, complex_type, single, v);
               }
         }
     }
@@ -890,17 +897,12 @@ static void run_exact (const emu_problems *ps, const uint8_t *exact, const tilem
       {
         if (!exact[(size_t) i + (size_t) j * (size_t) m])
           continue;
-        const size_t at = (size_t) i + (size_t) j * (size_t) c->stride;
         for (int q = 0; q < ps->count; q++)
           {
             const emu_problem *p = &ps->p[q];
             const double v = tilemm_exact_dot (p->a + (size_t) i * (size_t) k, 1,
                                                p->b + (size_t) j * (size_t) k, 1, k, ps->single);
-            const size_t to = ps->complex_type ? 2 * at + (size_t) q : at;
-            if (ps->single)
-              ((float *) c->data)[to] = (float) v;
-            else
-              ((double *) c->data)[to] = v;
+            store_part (c, i, j, q, ps->complex_type, ps->single, v);
           }
       }
 }

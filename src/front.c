@@ -524,6 +524,19 @@ static tilemm_status run_split (const tilemm_decision *decision, const tilemm_op
   return status;
 }
 
+/* The imaginary part of one interleaved complex element (single or double), and setting it. */
+static double imag_of (const unsigned char *z, int single)
+{
+  return single ? (double) ((const float *) z)[1] : ((const double *) z)[1];
+}
+static void set_imag (unsigned char *z, int single, double v)
+{
+  if (single)
+    ((float *) z)[1] = (float) v;
+  else
+    ((double *) z)[1] = v;
+}
+
 /* op(x) of a contiguous view as a new contiguous view (its data malloc'ed: the caller frees
  * it); x itself for none.  The emulated precision's operands are untransposed. */
 static tilemm_status apply_op (tilemm_op op, const tilemm_view *x, tilemm_view *out,
@@ -546,10 +559,8 @@ static tilemm_status apply_op (tilemm_op op, const tilemm_view *x, tilemm_view *
       {
         unsigned char *to = data + ((size_t) j + (size_t) i * (size_t) cols) * es;
         memcpy (to, (const unsigned char *) x->data + ((size_t) i + (size_t) j * (size_t) x->stride) * es, es);
-        if (conj && single)
-          ((float *) to)[1] = -((float *) to)[1];
-        else if (conj)
-          ((double *) to)[1] = -((double *) to)[1];
+        if (conj)
+          set_imag (to, single, -imag_of (to, single));
       }
   out->rows = x->cols;
   out->cols = x->rows;
@@ -583,10 +594,10 @@ static tilemm_status emulate (const tilemm_decision *decision, const tilemm_opti
         ? tilemm_cuda_multiply_emulated (plan, &decision->emu, a, b, c, &options->stop, &used, err)
         : tilemm_cpu_multiply_emulated (plan, &decision->emu, a, b, c, &options->stop, &used,
                                         err);
-  *verdict = status == TILEMM_OK ? used.verdict : TILEMM_EMU_OK;
+  *verdict = status == TILEMM_OK && used.verdict == TILEMM_EMU_NONFINITE ? TILEMM_EMU_NONFINITE
+                                                                         : TILEMM_EMU_OK;
   if (status != TILEMM_OK || used.verdict != TILEMM_EMU_RANGE)
     return status;
-  *verdict = TILEMM_EMU_OK;
   if (decision->emu.moduli > 0)
     {
       char text[256];
@@ -755,19 +766,11 @@ static void mirror_upper (tilemm_type type, void *c, int64_t n, int hermitian)
         {
           unsigned char *low = d + ((size_t) i + (size_t) j * (size_t) n) * es;
           memcpy (low, d + ((size_t) j + (size_t) i * (size_t) n) * es, es);
-          if (hermitian && single)
-            ((float *) low)[1] = -((float *) low)[1];
-          else if (hermitian)
-            ((double *) low)[1] = -((double *) low)[1];
+          if (hermitian)
+            set_imag (low, single, -imag_of (low, single));
         }
       if (hermitian && complex_type)
-        {
-          unsigned char *diag = d + ((size_t) j + (size_t) j * (size_t) n) * es;
-          if (single)
-            ((float *) diag)[1] = 0.0f;
-          else
-            ((double *) diag)[1] = 0.0;
-        }
+        set_imag (d + ((size_t) j + (size_t) j * (size_t) n) * es, single, 0.0);
     }
 }
 

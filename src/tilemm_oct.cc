@@ -166,7 +166,6 @@ A uninitialised (const dim_vector& dims)
   return A (Array<T> (data, dims));
 }
 
-// Runs the product into Octave's own result array, allocated without a fill.
 // A warning the product left (tilemm_notice), raised with its id.
 void raise_notice (const tilemm_notice &notice)
 {
@@ -174,6 +173,7 @@ void raise_notice (const tilemm_notice &notice)
     warning_with_id (notice.id, "%s", notice.text);
 }
 
+// Runs the product into Octave's own result array, allocated without a fill.
 template <typename Real, typename Cplx>
 octave_value compute (const tilemm_decision &d, const tilemm_options &options,
                       const octave_value &a, const octave_value &b)

@@ -400,7 +400,8 @@ static void test_front (void)
       CHECK (0, "out of memory");
       return;
     }
-  tilemm_operand oa = { TILEMM_CLASS_DOUBLE, 0, 0, 2, m, k }, ob = { TILEMM_CLASS_DOUBLE, 0, 0, 2, k, n };
+  tilemm_operand oa = { TILEMM_CLASS_DOUBLE, 0, 0, 2, m, k, 0, NULL, 0 },
+                 ob = { TILEMM_CLASS_DOUBLE, 0, 0, 2, k, n, 0, NULL, 0 };
   tilemm_options o;
   tilemm_options_init (&o);
   o.backend = TILEMM_CHOOSE_CPU;
@@ -525,8 +526,8 @@ static void test_stop (void)
   host_stop f = { pthread_self (), 0, 1, 0 };
   o.stop.should_stop = host_should_stop;
   o.stop.arg = &f;
-  const tilemm_operand da = { TILEMM_CLASS_DOUBLE, 0, 0, 2, m, k };
-  const tilemm_operand db = { TILEMM_CLASS_DOUBLE, 0, 0, 2, k, n };
+  const tilemm_operand da = { TILEMM_CLASS_DOUBLE, 0, 0, 2, m, k, 0, NULL, 0 };
+  const tilemm_operand db = { TILEMM_CLASS_DOUBLE, 0, 0, 2, k, n, 0, NULL, 0 };
   tilemm_decision d;
   CHECK (tilemm_decide (&da, &db, &o, &d, &err) == TILEMM_OK, "%s", err.detail);
   st = tilemm_run (&d, &o, a.v.data, b.v.data, cn.v.data, &err);

@@ -10,7 +10,7 @@ enum { D = TILEMM_CLASS_DOUBLE, S = TILEMM_CLASS_SINGLE, L = TILEMM_CLASS_LOGICA
 
 static tilemm_operand op (int cls, int64_t rows, int64_t cols, int is_complex)
 {
-  tilemm_operand x = { (tilemm_class) cls, is_complex, 0, 2, rows, cols };
+  tilemm_operand x = { (tilemm_class) cls, is_complex, 0, 2, rows, cols, 0, NULL, 0 };
   return x;
 }
 
