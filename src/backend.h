@@ -88,8 +88,11 @@ tilemm_status tilemm_cuda_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
                                        const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
                                        const tilemm_view *c, tilemm_error *err);
 
-/* tilemm_cpu_multiply_emulated on the GPU (emulated_cuda.cu): the same plan from the same
- * statistics, bitwise the same C.  One device (the current one). */
+/* tilemm_cpu_multiply_emulated on the GPU: the same plan from the same statistics, bitwise the
+ * same C.  One device (the current one), one panel: A and B go up through the pinned staging into
+ * the workspace the native product uses (backend_cuda.cu), the scheme runs there
+ * (emulated_cuda.cu) in the workspace's arena, kept for the next call, and C comes back the same
+ * way.  plan may be NULL (its panels are not used: emulated_panels.c cuts an emulated product). */
 tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
                                              const tilemm_emu_options *options,
                                              const tilemm_view *a, const tilemm_view *b,

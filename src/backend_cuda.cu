@@ -56,6 +56,7 @@
 
 #include "backend.h"
 #include "cuda_try.h"
+#include "emulated_cuda.h"
 #include "fault.h"
 #include "host_pages.h"
 #include "kernels.h"
@@ -203,7 +204,19 @@ struct workspace
   size_t capacity[NBUF];
   unsigned char *pinned;             /* 2·chunks staging chunks: uploads, then downloads */
   size_t pinned_bytes;
+  tilemm_emu_cuda_arena emu;         /* the emulated precision's residues and statistics */
 };
+
+/* Device bytes a workspace holds: its buffers and the emulated precision's arena. */
+size_t workspace_bytes (const workspace &w)
+{
+  size_t held = 0;
+  for (int i = 0; i < NBUF; i++)
+    held += w.capacity[i];
+  for (size_t b : w.emu.bytes)
+    held += b;
+  return held;
+}
 
 /* One workspace per worker (multi.h): worker w of a product spread over several devices uses
  * ws_pool[w] from its own host thread; the one-device path is worker 0, on the caller's thread.
@@ -234,6 +247,7 @@ void workspace_free (void)
       ws.buffer[i] = nullptr;
       ws.capacity[i] = 0;
     }
+  tilemm_emu_cuda_arena_free (&ws.emu);
   if (ws.pinned)
     cudaFreeHost (ws.pinned);
   ws.pinned = nullptr;
@@ -871,6 +885,166 @@ void zero_columns (const tilemm_view *c)
 }
 
 
+/* ---------------------------------------------------------------- the emulated precision */
+
+/* A whole view into packed device memory through the pinned upload chunks: host threads fill a
+ * chunk while the copy engine sends the ones before it.  Enqueued on ws.up. */
+tilemm_status stage_up (const tilemm_view &v, void *dev, tilemm_cuda_stats *st, tilemm_error *err)
+{
+  const settings &cfg = config ();
+  const piece p = piece_of (v, dev, tilemm_type_size (v.type));
+  if (p.width == 0 || p.lines == 0)
+    return TILEMM_OK;
+  cursor cur = { 0, 0, false };
+  for (unsigned long long count = 0; cur.line < p.lines; count++)
+    {
+      const int chunk = (int) (count % (unsigned long long) cfg.chunks);
+      unsigned char *const stage = ws.pinned + (size_t) chunk * cfg.chunk_bytes;
+      CUDA_TRY (cudaEventSynchronize (ws.up_ev[chunk]), "copying an operand to the device");
+      const unit u = next_unit (p, cur, cfg.chunk_bytes);
+      const auto t0 = std::chrono::steady_clock::now ();
+      tilemm_parallel_copy_2d (stage, u.len, p.host + (size_t) u.line * p.pitch + u.off, p.pitch,
+                               u.len, (size_t) u.lines, cfg.copy_threads);
+      st->copy_in_ms += ms_since (t0);
+      CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
+                cudaMemcpyAsync (p.dev + (size_t) u.line * p.width + u.off, stage, u.bytes (),
+                                 cudaMemcpyHostToDevice, ws.up)),
+                "cudaMemcpyAsync(%zu bytes, host to device)", u.bytes ());
+      CUDA_TRY (cudaEventRecord (ws.up_ev[chunk], ws.up), "cudaEventRecord");
+      st->bytes_up += (double) u.bytes ();
+    }
+  return TILEMM_OK;
+}
+
+/* Packed device memory into a whole view through the pinned download chunks, once `ready` has
+ * happened: the copy engine brings the next chunks while host threads empty the oldest. */
+tilemm_status stage_down (void *dev, const tilemm_view &v, cudaEvent_t ready, tilemm_cuda_stats *st,
+                          tilemm_error *err)
+{
+  const settings &cfg = config ();
+  const piece p = piece_of (v, dev, tilemm_type_size (v.type));
+  if (p.width == 0 || p.lines == 0)
+    return TILEMM_OK;
+  CUDA_TRY (cudaStreamWaitEvent (ws.down, ready, 0), "cudaStreamWaitEvent");
+  unsigned char *const stage = ws.pinned + (size_t) cfg.chunks * cfg.chunk_bytes;
+  struct in_flight
+  {
+    int chunk;
+    unit u;
+  } fifo[MAX_CHUNKS];
+  int head = 0, count = 0;
+  unsigned long long issued = 0;
+  cursor cur = { 0, 0, false };
+  while (cur.line < p.lines || count > 0)
+    {
+      while (cur.line < p.lines && count < cfg.chunks)
+        {
+          const int chunk = (int) (issued++ % (unsigned long long) cfg.chunks);
+          const unit u = next_unit (p, cur, cfg.chunk_bytes);
+          CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
+                    cudaMemcpyAsync (stage + (size_t) chunk * cfg.chunk_bytes,
+                                     p.dev + (size_t) u.line * p.width + u.off, u.bytes (),
+                                     cudaMemcpyDeviceToHost, ws.down)),
+                    "cudaMemcpyAsync(C, %zu bytes, device to host)", u.bytes ());
+          CUDA_TRY (cudaEventRecord (ws.down_ev[chunk], ws.down), "cudaEventRecord");
+          fifo[(head + count++) % MAX_CHUNKS] = { chunk, u };
+          st->bytes_down += (double) u.bytes ();
+        }
+      const in_flight f = fifo[head];
+      head = (head + 1) % MAX_CHUNKS;
+      count--;
+      CUDA_TRY (cudaEventSynchronize (ws.down_ev[f.chunk]), "copying C to the host");
+      const auto t0 = std::chrono::steady_clock::now ();
+      tilemm_parallel_copy_2d (p.host + (size_t) f.u.line * p.pitch + f.u.off, p.pitch,
+                               stage + (size_t) f.chunk * cfg.chunk_bytes, f.u.len, f.u.len,
+                               (size_t) f.u.lines, cfg.copy_threads);
+      st->copy_out_ms += ms_since (t0);
+    }
+  return TILEMM_OK;
+}
+
+/* One panel of an emulated product (emulated.h) on the calling thread's workspace: A and B go up
+ * through the pinned staging into the workspace's buffers, the scheme runs on the device in the
+ * workspace's arena, C comes back through the staging.  pass NULL: the whole scheme (statistics,
+ * the plan, the product; *used gets the plan); else pass->kind says: the statistics only, merged
+ * into *stats, or the product under pass->plan. */
+tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pass *pass,
+                         const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
+                         const tilemm_stop *stop, tilemm_emu_stats *stats, tilemm_emu_plan *used,
+                         tilemm_cuda_stats *st, tilemm_error *err)
+{
+  const tilemm_type type = a->type;
+  const size_t es = tilemm_type_size (type);
+  const int64_t m = a->rows, k = a->cols, n = b->cols, ka = k > 0 ? k : 1;
+  const bool stats_only = pass && pass->kind == TILEMM_EMU_PASS_STATS;
+  memset (used, 0, sizeof *used);
+  if (m == 0 || n == 0)
+    return TILEMM_OK;
+  const size_t bytes[NBUF] = { es * (size_t) ka * (size_t) n, es * (size_t) m * (size_t) ka,
+                               stats_only ? 0 : es * (size_t) m * (size_t) n };
+  tilemm_status status = workspace_reserve (bytes, 1, err);
+  if (status != TILEMM_OK)
+    return status;
+  void *const dB = ws.buffer[BUF_X], *const dA = ws.buffer[BUF_Y], *const dC = ws.buffer[BUF_C];
+  st->panels++;
+  if (k > 0 && ((status = stage_up (*a, dA, st, err)) != TILEMM_OK
+                || (status = stage_up (*b, dB, st, err)) != TILEMM_OK))
+    return status;
+  cudaStream_t s = ws.comp[0];
+  CUDA_TRY (cudaEventRecord (ws.t_begin, ws.up), "cudaEventRecord");
+  CUDA_TRY (cudaStreamWaitEvent (s, ws.t_begin, 0), "cudaStreamWaitEvent");
+  const int64_t ld = m > 1 ? m : 1;
+  if (!pass)
+    status = tilemm_emu_cuda_run (options, type, m, n, k, dA, ld, dB, ka, dC, ld, s, stop, used,
+                                  nullptr, nullptr, &ws.emu, err);
+  else if (stats_only)
+    {
+      tilemm_emu_stats mine;
+      status = tilemm_emu_cuda_stats (&pass->options, type, m, n, k, dA, ld, dB, ka, s, &mine,
+                                      &ws.emu, err);
+      if (status == TILEMM_OK)
+        tilemm_emu_stats_merge (stats, &mine);
+    }
+  else
+    status = tilemm_emu_cuda_run_plan (&pass->plan, type, m, n, k, dA, ld, dB, ka, dC, ld, s, stop,
+                                       used, nullptr, &ws.emu, err);
+  if (status != TILEMM_OK || stats_only || used->verdict != TILEMM_EMU_OK)
+    return status;
+  CUDA_TRY (cudaEventRecord (ws.t_last, s), "cudaEventRecord");
+  return stage_down (dC, *c, ws.t_last, st, err);
+}
+
+/* The host-view entry points' common frame: one device, in turn with every other product. */
+tilemm_status emu_entry (const tilemm_emu_options *options, const tilemm_emu_pass *pass,
+                         const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
+                         const tilemm_stop *stop, tilemm_emu_stats *stats, tilemm_emu_plan *used,
+                         tilemm_error *err)
+{
+  std::lock_guard<std::mutex> lock (ws_mutex);
+  tilemm_fault_begin ();
+  tilemm_status status = probe (err);
+  if (status != TILEMM_OK)
+    return status;
+  if (!a || !b || (!c && !(pass && pass->kind == TILEMM_EMU_PASS_STATS)))
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: null argument");
+  if (a->cols != b->rows || b->type != a->type
+      || (c && (c->rows != a->rows || c->cols != b->cols || c->type != a->type)))
+    return tilemm_error_set (err, TILEMM_ESHAPE, "emulated product: operands do not match");
+  const auto t0 = std::chrono::steady_clock::now ();
+  tilemm_cuda_stats st;
+  memset (&st, 0, sizeof st);
+  st.calls = last_stats.calls + 1;
+  status = emu_panel (options, pass, a, b, c, stop, stats, used, &st, err);
+  if (status == TILEMM_EINTERRUPTED)
+    workspace_drain ();
+  else if (status != TILEMM_OK)
+    workspace_recover ();
+  st.ok = status == TILEMM_OK;
+  st.total_ms = ms_since (t0);
+  last_stats = st;
+  return status;
+}
+
 /* ---------------------------------------------------------------- several workers (multi.h) */
 
 /* Frees worker w's workspace on its own device, from the calling thread, and comes back to the
@@ -917,8 +1091,7 @@ size_t worker_budget (int device, int sharing)
   size_t usable = free_bytes;
   for (const workspace &w : ws_pool)
     if (w.device == device)
-      for (int i = 0; i < NBUF; i++)
-        usable += w.capacity[i];
+      usable += workspace_bytes (w);
   size_t margin = total_bytes / 20;
   if (margin < ((size_t) 256 << 20))
     margin = (size_t) 256 << 20;
@@ -931,6 +1104,7 @@ size_t worker_budget (int device, int sharing)
 struct workers_ctx
 {
   tilemm_cuda_stats st[TILEMM_MAX_WORKERS];
+  tilemm_emu_pass *emu; /* an emulated product's pass, or NULL for the native product */
 };
 
 /* On the worker's thread: its own workspace, its device. */
@@ -946,6 +1120,13 @@ tilemm_status worker_panel (void *p, int worker, int, const tilemm_plan *sub, co
                             const tilemm_view *b, const tilemm_view *c, tilemm_error *err)
 {
   workers_ctx *ctx = (workers_ctx *) p;
+  if (ctx->emu) /* the panel whole (its plan's own panels are the native product's) */
+    {
+      const tilemm_stop stopping = { tilemm_multi_stopping, NULL };
+      tilemm_emu_plan used;
+      return emu_panel (nullptr, ctx->emu, a, b, c, &stopping, &ctx->emu->stats[worker], &used,
+                        &ctx->st[worker], err);
+    }
   /* Not stoppable part way: a worker thread must not poll the host (its stop callback may read
    * the host's state, which is the calling thread's); a stop is seen after the product. */
   return run_pipeline (sub, a, b, c, NULL, &ctx->st[worker], err);
@@ -1092,8 +1273,7 @@ size_t tilemm_cuda_bytes_held (void)
   std::lock_guard<std::mutex> lock (ws_mutex);
   size_t held = 0;
   for (const workspace &w : ws_pool) /* every worker's */
-    for (int i = 0; i < NBUF; i++)
-      held += w.capacity[i];
+    held += workspace_bytes (w);
   return held;
 }
 
@@ -1115,9 +1295,7 @@ size_t tilemm_cuda_memory_budget (void)
       cudaGetLastError ();
       return 0;
     }
-  size_t usable = free_bytes;
-  for (int i = 0; i < NBUF; i++)
-    usable += ws.capacity[i];
+  size_t usable = free_bytes + workspace_bytes (ws);
   /* Room for the driver, other libraries and fragmentation: 5% of the card, 256 MiB at least. */
   size_t margin = total_bytes / 20;
   if (margin < ((size_t) 256 << 20))
@@ -1165,11 +1343,61 @@ int tilemm_cuda_usable_devices (tilemm_workers *workers)
   return workers->count;
 }
 
+static tilemm_status multiply_workers (const tilemm_plan *plan, const tilemm_limits *limits,
+                                       const tilemm_workers *workers, int named,
+                                       tilemm_emu_pass *emu, const tilemm_view *a,
+                                       const tilemm_view *b, const tilemm_view *c,
+                                       const tilemm_stop *stop, tilemm_multi_report *report,
+                                       tilemm_error *err);
+
 tilemm_status tilemm_cuda_multiply_workers (const tilemm_plan *plan, const tilemm_limits *limits,
                                             const tilemm_workers *workers, int named,
                                             const tilemm_view *a, const tilemm_view *b,
                                             const tilemm_view *c, const tilemm_stop *stop,
                                             tilemm_multi_report *report, tilemm_error *err)
+{
+  return multiply_workers (plan, limits, workers, named, nullptr, a, b, c, stop, report, err);
+}
+
+tilemm_status tilemm_cuda_emu_workers (const tilemm_plan *queue, const tilemm_limits *limits,
+                                       const tilemm_workers *workers, tilemm_emu_pass *pass,
+                                       const tilemm_view *a, const tilemm_view *b,
+                                       const tilemm_view *c, const tilemm_stop *stop,
+                                       tilemm_multi_report *report, tilemm_error *err)
+{
+  if (!pass)
+    return tilemm_error_set (err, TILEMM_EINVAL, "tilemm_cuda_emu_workers: no pass");
+  return multiply_workers (queue, limits, workers, 1, pass, a, b, c, stop, report, err);
+}
+
+tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
+                                             const tilemm_emu_options *options,
+                                             const tilemm_view *a, const tilemm_view *b,
+                                             const tilemm_view *c, const tilemm_stop *stop,
+                                             tilemm_emu_plan *used, tilemm_error *err)
+{
+  (void) plan; /* one panel, whole: the plan's panels are the native product's */
+  tilemm_emu_plan local;
+  return emu_entry (options, nullptr, a, b, c, stop, nullptr, used ? used : &local, err);
+}
+
+tilemm_status tilemm_cuda_emu_panel (tilemm_emu_pass *pass, const tilemm_view *a,
+                                     const tilemm_view *b, const tilemm_view *c,
+                                     const tilemm_stop *stop, tilemm_emu_plan *used,
+                                     tilemm_error *err)
+{
+  if (!pass)
+    return tilemm_error_set (err, TILEMM_EINVAL, "tilemm_cuda_emu_panel: no pass");
+  tilemm_emu_plan local;
+  return emu_entry (nullptr, pass, a, b, c, stop, &pass->stats[0], used ? used : &local, err);
+}
+
+static tilemm_status multiply_workers (const tilemm_plan *plan, const tilemm_limits *limits,
+                                       const tilemm_workers *workers, int named,
+                                       tilemm_emu_pass *emu, const tilemm_view *a,
+                                       const tilemm_view *b, const tilemm_view *c,
+                                       const tilemm_stop *stop, tilemm_multi_report *report,
+                                       tilemm_error *err)
 {
   if (report)
     {
@@ -1179,12 +1407,15 @@ tilemm_status tilemm_cuda_multiply_workers (const tilemm_plan *plan, const tilem
     }
   if (!plan || !workers || workers->count < 1 || workers->count > TILEMM_MAX_WORKERS)
     return tilemm_error_set (err, TILEMM_EINVAL, "tilemm_cuda_multiply_workers: bad arguments");
-  tilemm_plan queue;
+  tilemm_plan queue = *plan;
   tilemm_workers use = *workers;
-  use.count = tilemm_plan_workers (&queue, plan, workers->count, named);
-  /* One worker on the caller's device (or any, when none was named): the one-device path. */
-  if (use.count <= 1 && (!named || workers->device[0] == tilemm_cuda_current_device ()))
-    return tilemm_cuda_multiply (plan, a, b, c, stop, err);
+  if (!emu) /* an emulated pass comes with its queue (emulated_panels.c) */
+    {
+      use.count = tilemm_plan_workers (&queue, plan, workers->count, named);
+      /* One worker on the caller's device (or any, when none was named): the one-device path. */
+      if (use.count <= 1 && (!named || workers->device[0] == tilemm_cuda_current_device ()))
+        return tilemm_cuda_multiply (plan, a, b, c, stop, err);
+    }
 
   std::lock_guard<std::mutex> lock (ws_mutex);
   tilemm_status status = probe (err);
@@ -1218,6 +1449,7 @@ tilemm_status tilemm_cuda_multiply_workers (const tilemm_plan *plan, const tilem
   workers_ctx *ctx = (workers_ctx *) calloc (1, sizeof (workers_ctx));
   if (!ctx)
     return tilemm_error_set (err, TILEMM_ENOMEM, "no memory for the workers' statistics");
+  ctx->emu = emu;
   const tilemm_device_ops ops = { "GPU", worker_start, worker_panel, worker_finish };
   status = tilemm_multi_run (&queue, &panel_limits, &use, &ops, ctx, a, b, c, report, err);
   if (status != TILEMM_OK)

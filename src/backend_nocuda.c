@@ -130,3 +130,37 @@ tilemm_status tilemm_cuda_multiply_workers (const tilemm_plan *plan, const tilem
     memset (report, 0, sizeof *report);
   return tilemm_error_set (err, TILEMM_ENOGPU, "%s", not_built);
 }
+
+tilemm_status tilemm_cuda_emu_workers (const tilemm_plan *queue, const tilemm_limits *limits,
+                                       const tilemm_workers *workers, tilemm_emu_pass *pass,
+                                       const tilemm_view *a, const tilemm_view *b,
+                                       const tilemm_view *c, const tilemm_stop *stop,
+                                       tilemm_multi_report *report, tilemm_error *err)
+{
+  (void) queue;
+  (void) limits;
+  (void) workers;
+  (void) pass;
+  (void) a;
+  (void) b;
+  (void) c;
+  (void) stop;
+  if (report)
+    memset (report, 0, sizeof *report);
+  return tilemm_error_set (err, TILEMM_ENOGPU, "%s", not_built);
+}
+
+tilemm_status tilemm_cuda_emu_panel (tilemm_emu_pass *pass, const tilemm_view *a,
+                                     const tilemm_view *b, const tilemm_view *c,
+                                     const tilemm_stop *stop, tilemm_emu_plan *used,
+                                     tilemm_error *err)
+{
+  (void) pass;
+  (void) a;
+  (void) b;
+  (void) c;
+  (void) stop;
+  if (used)
+    memset (used, 0, sizeof *used);
+  return tilemm_error_set (err, TILEMM_ENOGPU, "%s", not_built);
+}

@@ -739,14 +739,14 @@ template <typename T> struct problem
 template <typename T>
 tilemm_status stage_stats (const tilemm_emu_options *opt, problem<T> &pr, cudaStream_t stream,
                            tilemm_emu_cuda_arena *arena, int slot, timer &tm, int mark_scan,
-                           tilemm_error *err)
+                           bool exponents_only, tilemm_error *err)
 {
   const int64_t m = pr.m, n = pr.n, k = pr.k, lda = pr.lda, ldb = pr.ldb;
   const T *const a = pr.a, *const b = pr.b;
   tilemm_emu_stats &stats = pr.stats;
   memset (&stats, 0, sizeof stats);
   stats.inner = k;
-  const bool automatic = opt->moduli <= 0;
+  const bool automatic = opt->moduli <= 0 && !exponents_only;
   const int64_t kp = pr.kp = k > 0 ? ceil_div (k, 16) * 16 : 16;
   const int64_t ktiles = ceil_div (kp, 64);
   const bool chunked = ktiles > chunk_tiles ();
@@ -789,6 +789,8 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, problem<T> &pr, cudaSt
       stats.nonfinite = 1;
       return TILEMM_OK;
     }
+  if (exponents_only) /* a given plan needs the exponents only */
+    return TILEMM_OK;
 
   /* 2. statistics */
   unsigned long long *const sa = (unsigned long long *) (base1 + l1.sa);
@@ -964,38 +966,60 @@ tilemm_status stage_product (const tilemm_emu_plan &plan, problem<T> &pr, T *c, 
   return TILEMM_OK;
 }
 
+/* What one call runs: the whole scheme (statistics, the plan, the product), the statistics only
+ * (a panel's share of a product whose plan is made from all panels), or the product under a plan
+ * made elsewhere (the exponents, which depend on a row of A or a column of B only, and steps 3–5:
+ * so a panel of a product comes out bitwise as in the whole product). */
+enum run_mode { RUN_WHOLE, RUN_STATS, RUN_GIVEN };
+
+/* The statistics and the plan of one call (RUN_GIVEN: the given plan). */
+struct run_request
+{
+  run_mode mode;
+  const tilemm_emu_plan *given;
+};
+
+/* The plan of a call from its statistics, or the one given; false when the product is not run
+ * (RUN_STATS, or a verdict other than OK). */
+bool settle_plan (const run_request &rq, const tilemm_emu_options *opt, const tilemm_emu_stats &stats,
+                  tilemm_emu_plan *used)
+{
+  tilemm_emu_plan plan;
+  memset (&plan, 0, sizeof plan);
+  if (stats.nonfinite)
+    plan.verdict = TILEMM_EMU_NONFINITE;
+  else if (rq.mode == RUN_GIVEN)
+    plan = *rq.given;
+  else if (rq.mode == RUN_WHOLE)
+    tilemm_emu_decide (opt, &stats, &plan);
+  *used = plan;
+  return rq.mode != RUN_STATS && plan.verdict == TILEMM_EMU_OK;
+}
+
 /* A real product: the stages in a row. */
 template <typename T>
-tilemm_status run_real (const tilemm_emu_options *opt, int64_t m, int64_t n, int64_t k, const T *a,
-                        int64_t lda, const T *b, int64_t ldb, T *c, int64_t ldc, cudaStream_t stream,
-                        const tilemm_stop *stop, tilemm_emu_plan *used, tilemm_emu_stats *stats_out,
-                        tilemm_emu_cuda_times *times, tilemm_emu_cuda_arena *arena, tilemm_error *err)
+tilemm_status run_real (const run_request &rq, const tilemm_emu_options *opt, int64_t m, int64_t n,
+                        int64_t k, const T *a, int64_t lda, const T *b, int64_t ldb, T *c, int64_t ldc,
+                        cudaStream_t stream, const tilemm_stop *stop, tilemm_emu_plan *used,
+                        tilemm_emu_stats *stats_out, tilemm_emu_cuda_times *times,
+                        tilemm_emu_cuda_arena *arena, tilemm_error *err)
 {
   problem<T> pr;
   pr.m = m; pr.n = n; pr.k = k; pr.a = a; pr.lda = lda; pr.b = b; pr.ldb = ldb;
   timer tm;
   tm.start (times != nullptr);
   tm.mark (0, stream);
-  tilemm_status st = stage_stats (opt, pr, stream, arena, 0, tm, 1, err);
+  tilemm_status st = stage_stats (opt, pr, stream, arena, 0, tm, 1, rq.mode == RUN_GIVEN, err);
   if (st != TILEMM_OK)
     return st;
   if (stats_out)
     *stats_out = pr.stats;
-  tilemm_emu_plan plan;
-  if (pr.stats.nonfinite)
-    {
-      memset (&plan, 0, sizeof plan);
-      plan.verdict = TILEMM_EMU_NONFINITE;
-    }
-  else
-    tilemm_emu_decide (opt, &pr.stats, &plan);
-  *used = plan;
-  if (plan.verdict != TILEMM_EMU_OK)
+  if (!settle_plan (rq, opt, pr.stats, used))
     return TILEMM_OK;
   tm.mark (2, stream);
   if (tilemm_stop_requested (stop))
     return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
-  st = stage_product (plan, pr, c, ldc, 1, stream, stop, arena, 1, tm, true, err);
+  st = stage_product (*used, pr, c, ldc, 1, stream, stop, arena, 1, tm, true, err);
   if (st != TILEMM_OK)
     return st;
   CUDA_TRY (cudaStreamSynchronize (stream), "cudaStreamSynchronize(emulated product)");
@@ -1042,10 +1066,11 @@ split_b_kernel (const T *b, int64_t k, int64_t n, int64_t ldb, T *y1, T *y2)
  * two real problems of inner dimension 2k under one plan (their statistics merged), each part
  * rounded once.  The real operands are formed on the device first (twice A's and B's bytes). */
 template <typename T>
-tilemm_status run_complex (const tilemm_emu_options *opt, int64_t m, int64_t n, int64_t k, const T *a,
-                           int64_t lda, const T *b, int64_t ldb, T *c, int64_t ldc, cudaStream_t stream,
-                           const tilemm_stop *stop, tilemm_emu_plan *used, tilemm_emu_stats *stats_out,
-                           tilemm_emu_cuda_times *times, tilemm_emu_cuda_arena *arena, tilemm_error *err)
+tilemm_status run_complex (const run_request &rq, const tilemm_emu_options *opt, int64_t m, int64_t n,
+                           int64_t k, const T *a, int64_t lda, const T *b, int64_t ldb, T *c, int64_t ldc,
+                           cudaStream_t stream, const tilemm_stop *stop, tilemm_emu_plan *used,
+                           tilemm_emu_stats *stats_out, tilemm_emu_cuda_times *times,
+                           tilemm_emu_cuda_arena *arena, tilemm_error *err)
 {
   const int64_t k2 = 2 * k;
   const size_t xa = align256 (sizeof (T) * (size_t) m * (k2 > 0 ? k2 : 1));
@@ -1073,28 +1098,23 @@ tilemm_status run_complex (const tilemm_emu_options *opt, int64_t m, int64_t n, 
   p1.lda = p2.lda = m > 1 ? m : 1;
   p1.ldb = p2.ldb = k2 > 1 ? k2 : 1;
   p1.a = x1; p1.b = y1; p2.a = x2; p2.b = y2;
-  st = stage_stats (opt, p1, stream, arena, 0, tm, 1, err);
+  const bool given = rq.mode == RUN_GIVEN;
+  st = stage_stats (opt, p1, stream, arena, 0, tm, 1, given, err);
   if (st != TILEMM_OK)
     return st;
   tilemm_emu_stats stats = p1.stats;
-  tilemm_emu_plan plan;
-  memset (&plan, 0, sizeof plan);
   if (!stats.nonfinite)
     {
-      st = stage_stats (opt, p2, stream, arena, 2, tm, -1, err);
+      st = stage_stats (opt, p2, stream, arena, 2, tm, -1, given, err);
       if (st != TILEMM_OK)
         return st;
       tilemm_emu_stats_merge (&stats, &p2.stats);
     }
   if (stats_out)
     *stats_out = stats;
-  if (stats.nonfinite)
-    plan.verdict = TILEMM_EMU_NONFINITE;
-  else
-    tilemm_emu_decide (opt, &stats, &plan);
-  *used = plan;
-  if (plan.verdict != TILEMM_EMU_OK)
+  if (!settle_plan (rq, opt, stats, used))
     return TILEMM_OK;
+  const tilemm_emu_plan plan = *used;
   tm.mark (2, stream);
   if (tilemm_stop_requested (stop))
     return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
@@ -1131,25 +1151,30 @@ extern "C" void tilemm_emu_cuda_arena_free (tilemm_emu_cuda_arena *arena)
     }
 }
 
-extern "C" tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options, tilemm_type type,
-                                              int64_t m, int64_t n, int64_t k, const void *a,
-                                              int64_t lda, const void *b, int64_t ldb, void *c,
-                                              int64_t ldc, void *stream, const tilemm_stop *stop,
-                                              tilemm_emu_plan *used, tilemm_emu_stats *stats,
-                                              tilemm_emu_cuda_times *times,
-                                              tilemm_emu_cuda_arena *arena, tilemm_error *err)
+namespace tilemm_emu_gpu {
+
+/* The entry points' common body. */
+tilemm_status run_entry (const run_request &rq, const tilemm_emu_options *options, tilemm_type type,
+                         int64_t m, int64_t n, int64_t k, const void *a, int64_t lda, const void *b,
+                         int64_t ldb, void *c, int64_t ldc, void *stream, const tilemm_stop *stop,
+                         tilemm_emu_plan *used, tilemm_emu_stats *stats, tilemm_emu_cuda_times *times,
+                         tilemm_emu_cuda_arena *arena, tilemm_error *err)
 {
-  using namespace tilemm_emu_gpu;
   tilemm_emu_options opt;
   if (options)
     opt = *options;
   else
     tilemm_emu_default_options (&opt, type);
-  if (m < 0 || n < 0 || k < 0 || lda < (m > 1 ? m : 1) || ldb < (k > 1 ? k : 1) || ldc < (m > 1 ? m : 1))
+  if (m < 0 || n < 0 || k < 0 || lda < (m > 1 ? m : 1) || ldb < (k > 1 ? k : 1)
+      || (rq.mode != RUN_STATS && ldc < (m > 1 ? m : 1)))
     return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: bad sizes or leading dimensions");
   if (opt.moduli > TILEMM_EMU_MAX_MODULI)
     return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: %d moduli (at most %d)", opt.moduli,
                              TILEMM_EMU_MAX_MODULI);
+  if (rq.mode == RUN_GIVEN
+      && (!rq.given || rq.given->verdict != TILEMM_EMU_OK || rq.given->moduli < 1
+          || rq.given->moduli > TILEMM_EMU_MAX_MODULI))
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: the given plan cannot run");
   tilemm_emu_plan local;
   if (!used)
     used = &local;
@@ -1167,90 +1192,56 @@ extern "C" tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options,
   switch (type)
     {
     case TILEMM_DOUBLE:
-      return run_real<double> (&opt, m, n, k, (const double *) a, lda, (const double *) b, ldb, (double *) c,
-                               ldc, s, stop, used, stats, times, arena, err);
+      return run_real<double> (rq, &opt, m, n, k, (const double *) a, lda, (const double *) b, ldb,
+                               (double *) c, ldc, s, stop, used, stats, times, arena, err);
     case TILEMM_SINGLE:
-      return run_real<float> (&opt, m, n, k, (const float *) a, lda, (const float *) b, ldb, (float *) c, ldc,
-                              s, stop, used, stats, times, arena, err);
+      return run_real<float> (rq, &opt, m, n, k, (const float *) a, lda, (const float *) b, ldb,
+                              (float *) c, ldc, s, stop, used, stats, times, arena, err);
     case TILEMM_COMPLEX_DOUBLE:
-      return run_complex<double> (&opt, m, n, k, (const double *) a, lda, (const double *) b, ldb,
+      return run_complex<double> (rq, &opt, m, n, k, (const double *) a, lda, (const double *) b, ldb,
                                   (double *) c, ldc, s, stop, used, stats, times, arena, err);
     case TILEMM_COMPLEX_SINGLE:
-      return run_complex<float> (&opt, m, n, k, (const float *) a, lda, (const float *) b, ldb, (float *) c,
-                                 ldc, s, stop, used, stats, times, arena, err);
+      return run_complex<float> (rq, &opt, m, n, k, (const float *) a, lda, (const float *) b, ldb,
+                                 (float *) c, ldc, s, stop, used, stats, times, arena, err);
     default:
       return tilemm_error_set (err, TILEMM_ETYPE, "emulated product: unknown element type %d", (int) type);
     }
 }
 
-namespace {
+} // namespace tilemm_emu_gpu
 
-/* Host-view products take turns (the fault hook's counts are not atomic, fault.h). */
-std::mutex emulated_mutex;
-
-/* A device copy of a host view, packed (ld = rows), freed with its holder. */
-struct device_copy
+extern "C" tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options, tilemm_type type,
+                                              int64_t m, int64_t n, int64_t k, const void *a,
+                                              int64_t lda, const void *b, int64_t ldb, void *c,
+                                              int64_t ldc, void *stream, const tilemm_stop *stop,
+                                              tilemm_emu_plan *used, tilemm_emu_stats *stats,
+                                              tilemm_emu_cuda_times *times,
+                                              tilemm_emu_cuda_arena *arena, tilemm_error *err)
 {
-  void *p = nullptr;
-  ~device_copy ()
-  {
-    if (p)
-      cudaFree (p);
-  }
-};
+  const tilemm_emu_gpu::run_request rq = { tilemm_emu_gpu::RUN_WHOLE, nullptr };
+  return tilemm_emu_gpu::run_entry (rq, options, type, m, n, k, a, lda, b, ldb, c, ldc, stream, stop,
+                                    used, stats, times, arena, err);
+}
 
-} // namespace
-
-extern "C" tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
-                                                        const tilemm_emu_options *options,
-                                                        const tilemm_view *a, const tilemm_view *b,
-                                                        const tilemm_view *c, const tilemm_stop *stop,
-                                                        tilemm_emu_plan *used, tilemm_error *err)
+extern "C" tilemm_status tilemm_emu_cuda_stats (const tilemm_emu_options *options, tilemm_type type,
+                                                int64_t m, int64_t n, int64_t k, const void *a,
+                                                int64_t lda, const void *b, int64_t ldb, void *stream,
+                                                tilemm_emu_stats *stats, tilemm_emu_cuda_arena *arena,
+                                                tilemm_error *err)
 {
-  using namespace tilemm_emu_gpu;
-  tilemm_emu_plan local;
-  if (!used)
-    used = &local;
-  memset (used, 0, sizeof *used);
-  if (!plan || !a || !b || !c)
-    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: null argument");
-  const tilemm_type type = a->type;
-  const int64_t m = a->rows, k = a->cols, n = b->cols;
-  if (b->rows != k || c->rows != m || c->cols != n || b->type != type || c->type != type)
-    return tilemm_error_set (err, TILEMM_ESHAPE, "emulated product: operands do not match");
-  if (m == 0 || n == 0)
-    return TILEMM_OK;
-  std::lock_guard<std::mutex> lock (emulated_mutex);
-  tilemm_fault_begin ();
-  const size_t es = tilemm_type_size (type);
-  device_copy da, db, dc;
-  const int64_t ka = k > 0 ? k : 1;
-  CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MALLOC, cudaErrorMemoryAllocation,
-                             cudaMalloc (&da.p, es * (size_t) m * ka)), "cudaMalloc(dA, %zu bytes)", es * (size_t) m * ka);
-  CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MALLOC, cudaErrorMemoryAllocation,
-                             cudaMalloc (&db.p, es * (size_t) ka * n)), "cudaMalloc(dB, %zu bytes)", es * (size_t) ka * n);
-  CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MALLOC, cudaErrorMemoryAllocation,
-                             cudaMalloc (&dc.p, es * (size_t) m * n)), "cudaMalloc(dC, %zu bytes)", es * (size_t) m * n);
-  if (k > 0)
-    {
-      CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
-                                 cudaMemcpy2D (da.p, es * m, a->data, es * a->stride, es * m, k, cudaMemcpyHostToDevice)),
-                "cudaMemcpy2D(A)");
-      CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
-                                 cudaMemcpy2D (db.p, es * k, b->data, es * b->stride, es * k, n, cudaMemcpyHostToDevice)),
-                "cudaMemcpy2D(B)");
-    }
-  cudaStream_t stream;
-  CUDA_TRY (cudaStreamCreate (&stream), "cudaStreamCreate");
-  tilemm_emu_plan p;
-  tilemm_status st = tilemm_emu_cuda_run (options, type, m, n, k, da.p, m > 1 ? m : 1, db.p, ka, dc.p,
-                                          m > 1 ? m : 1, stream, stop, &p, nullptr, nullptr, nullptr, err);
-  cudaStreamDestroy (stream);
-  *used = p;
-  if (st != TILEMM_OK || p.verdict != TILEMM_EMU_OK)
-    return st;
-  CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
-                             cudaMemcpy2D (c->data, es * c->stride, dc.p, es * m, es * m, n, cudaMemcpyDeviceToHost)),
-            "cudaMemcpy2D(C)");
-  return TILEMM_OK;
+  const tilemm_emu_gpu::run_request rq = { tilemm_emu_gpu::RUN_STATS, nullptr };
+  return tilemm_emu_gpu::run_entry (rq, options, type, m, n, k, a, lda, b, ldb, nullptr, 1, stream,
+                                    nullptr, nullptr, stats, nullptr, arena, err);
+}
+
+extern "C" tilemm_status tilemm_emu_cuda_run_plan (const tilemm_emu_plan *plan, tilemm_type type,
+                                                   int64_t m, int64_t n, int64_t k, const void *a,
+                                                   int64_t lda, const void *b, int64_t ldb, void *c,
+                                                   int64_t ldc, void *stream, const tilemm_stop *stop,
+                                                   tilemm_emu_plan *used, tilemm_emu_cuda_times *times,
+                                                   tilemm_emu_cuda_arena *arena, tilemm_error *err)
+{
+  const tilemm_emu_gpu::run_request rq = { tilemm_emu_gpu::RUN_GIVEN, plan };
+  return tilemm_emu_gpu::run_entry (rq, nullptr, type, m, n, k, a, lda, b, ldb, c, ldc, stream, stop,
+                                    used, nullptr, times, arena, err);
 }

@@ -1,6 +1,7 @@
 /* emulated_cuda.h — the emulated precision (src/emulated.h) on the GPU at the level of device
- * pointers, for the benchmark and the tests; the host-view entry point the core calls,
- * tilemm_cuda_multiply_emulated, is declared in backend.h.
+ * pointers: what the CUDA backend's executor (backend_cuda.cu) runs on the data it staged, and
+ * what the benchmark and the tests call directly; the host-view entry points the core calls are
+ * declared in backend.h and multi.h.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
@@ -49,6 +50,23 @@ tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options, tilemm_typ
                                    const tilemm_stop *stop, tilemm_emu_plan *used,
                                    tilemm_emu_stats *stats, tilemm_emu_cuda_times *times,
                                    tilemm_emu_cuda_arena *arena, tilemm_error *err);
+
+/* Steps 1–2 only, for one panel of a product whose plan is made from all panels' statistics
+ * (emulated_panels.c): *stats as tilemm_emu_cuda_run's. */
+tilemm_status tilemm_emu_cuda_stats (const tilemm_emu_options *options, tilemm_type type, int64_t m,
+                                     int64_t n, int64_t k, const void *a, int64_t lda, const void *b,
+                                     int64_t ldb, void *stream, tilemm_emu_stats *stats,
+                                     tilemm_emu_cuda_arena *arena, tilemm_error *err);
+
+/* The product under a plan made elsewhere (verdict OK): the exponents of A's rows and B's
+ * columns, then steps 4–7, so a panel comes out bitwise as in the whole product.  *used: the
+ * plan (verdict NONFINITE, C untouched, when the panel holds NaN or Inf after all). */
+tilemm_status tilemm_emu_cuda_run_plan (const tilemm_emu_plan *plan, tilemm_type type, int64_t m,
+                                        int64_t n, int64_t k, const void *a, int64_t lda,
+                                        const void *b, int64_t ldb, void *c, int64_t ldc,
+                                        void *stream, const tilemm_stop *stop,
+                                        tilemm_emu_plan *used, tilemm_emu_cuda_times *times,
+                                        tilemm_emu_cuda_arena *arena, tilemm_error *err);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "emulated_panels.h"
 #include "front.h"
 
 const char tilemm_usage[] = "usage: C = tilemm (A, B), tilemm (A, tA, B, tB) or "
@@ -579,23 +580,74 @@ static void notice (const tilemm_options *options, const char *id, const char *t
   snprintf (options->notice->text, sizeof options->notice->text, "%s", text);
 }
 
-/* The emulated product of contiguous, untransposed a (m×k) and b (k×n) on the decision's
- * backend.  A plan that cannot carry every pair (TILEMM_EMU_RANGE) is split: the pairs it
- * carries emulated, the others exactly (tilemm_emu_multiply_split_cpu), so every entry meets the
- * bound.  With an explicit "moduli" count (no promise) that cannot run, the native product, with
- * a warning.  *verdict: TILEMM_EMU_NONFINITE leaves C unwritten for the caller. */
-static tilemm_status emulate (const tilemm_decision *decision, const tilemm_options *options,
-                              const tilemm_plan *plan, const tilemm_view *a, const tilemm_view *b,
-                              const tilemm_view *c, tilemm_emu_verdict *verdict, tilemm_error *err)
+/* The emulated product's plan: its panels (emulated_panels.h) under "max_device_bytes" and, on
+ * the GPU, under the memory the GPU has when the whole product would not fit it. */
+static tilemm_status emulated_plan (const tilemm_decision *decision, const tilemm_options *options,
+                                    tilemm_type type, int64_t m, int64_t n, int64_t k,
+                                    tilemm_plan *plan, tilemm_error *err)
 {
-  tilemm_emu_plan used;
+  tilemm_status status = tilemm_plan_make (plan, decision->backend, type, m, n, k, NULL);
+  if (status != TILEMM_OK)
+    return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+  size_t limit = options->max_device_bytes;
+  if (decision->backend == TILEMM_BACKEND_CUDA)
+    {
+      const int most = decision->emu.moduli > 0 ? decision->emu.moduli : decision->emu.max_moduli;
+      const double whole = tilemm_emu_panel_bytes (type, m, n, k, most);
+      const size_t budget = whole > (double) (64u << 20) ? tilemm_cuda_memory_budget () : 0;
+      if (budget > 0 && whole > (double) budget && (limit == 0 || limit > budget))
+        limit = budget;
+    }
+  if ((status = tilemm_emu_plan_panels (plan, &decision->emu, limit)) != TILEMM_OK)
+    return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+  return TILEMM_OK;
+}
+
+/* The devices an emulated product may spread over: GPUs as the native product's, simulated
+ * devices for the CPU backend; count 0 for one device. */
+static tilemm_status emulated_workers (const tilemm_decision *decision,
+                                       const tilemm_options *options, tilemm_workers *workers,
+                                       int *named, tilemm_error *err)
+{
+  workers->count = 0;
+  *named = 0;
+  if (decision->backend == TILEMM_BACKEND_CUDA)
+    return front_devices (options, workers, named, err);
+  const int simulated = front_simulated (options);
+  if (simulated > 1)
+    {
+      workers->count = simulated;
+      for (int w = 0; w < simulated; w++)
+        workers->device[w] = w;
+      *named = 1;
+    }
+  return TILEMM_OK;
+}
+
+/* The emulated product of contiguous, untransposed a (m×k) and b (k×n) on the decision's
+ * backend, in panels and over devices (emulated_panels.h).  A plan that cannot carry every pair
+ * (TILEMM_EMU_RANGE) is split: the pairs it carries emulated, the others exactly
+ * (tilemm_emu_multiply_split_cpu), so every entry meets the bound.  With an explicit "moduli"
+ * count (no promise) that cannot run, the native product, with a warning.  *verdict:
+ * TILEMM_EMU_NONFINITE leaves C unwritten for the caller. */
+static tilemm_status emulate (const tilemm_decision *decision, const tilemm_options *options,
+                              const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
+                              tilemm_emu_verdict *verdict, tilemm_error *err)
+{
+  *verdict = TILEMM_EMU_OK;
+  tilemm_plan plan;
+  tilemm_workers workers;
+  int named;
   tilemm_status status
-    = decision->backend == TILEMM_BACKEND_CUDA
-        ? tilemm_cuda_multiply_emulated (plan, &decision->emu, a, b, c, &options->stop, &used, err)
-        : tilemm_cpu_multiply_emulated (plan, &decision->emu, a, b, c, &options->stop, &used,
-                                        err);
-  *verdict = status == TILEMM_OK && used.verdict == TILEMM_EMU_NONFINITE ? TILEMM_EMU_NONFINITE
-                                                                         : TILEMM_EMU_OK;
+    = emulated_plan (decision, options, a->type, a->rows, b->cols, a->cols, &plan, err);
+  if (status != TILEMM_OK
+      || (status = emulated_workers (decision, options, &workers, &named, err)) != TILEMM_OK)
+    return status;
+  tilemm_emu_plan used;
+  status = tilemm_emu_multiply_panels (&plan, &decision->emu, &workers, named, a, b, c,
+                                       &options->stop, &used, err);
+  if (status == TILEMM_OK && used.verdict == TILEMM_EMU_NONFINITE)
+    *verdict = TILEMM_EMU_NONFINITE;
   if (status != TILEMM_OK || used.verdict != TILEMM_EMU_RANGE)
     return status;
   if (decision->emu.moduli > 0)
@@ -606,7 +658,11 @@ static tilemm_status emulate (const tilemm_decision *decision, const tilemm_opti
                 "computed natively (give more \"moduli\", or \"accuracy\" for the certified rule)",
                 decision->emu.moduli);
       notice (options, "tilemm:emulated:fallback", text);
-      return tilemm_multiply_op_stoppable (plan, TILEMM_OP_NONE, a, TILEMM_OP_NONE, b, c,
+      const tilemm_limits limits = { options->max_device_bytes };
+      if ((status = tilemm_plan_make (&plan, decision->backend, a->type, a->rows, b->cols, a->cols,
+                                      &limits)) != TILEMM_OK)
+        return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+      return tilemm_multiply_op_stoppable (&plan, TILEMM_OP_NONE, a, TILEMM_OP_NONE, b, c,
                                            &options->stop, err);
     }
   int64_t exact_entries;
@@ -690,17 +746,13 @@ static tilemm_status emulate_finite_block (const tilemm_decision *decision,
         memcpy (b2 + (size_t) q * (size_t) k * es, bd + (size_t) cols[q] * (size_t) b->stride * es,
                 (size_t) k * es);
       tilemm_view va2, vb2, vc2;
-      tilemm_plan plan2;
-      const tilemm_limits limits = { options->max_device_bytes };
       tilemm_emu_verdict verdict;
       if ((status = tilemm_view_init (&va2, type, m2, k, m2, a2)) != TILEMM_OK
           || (status = tilemm_view_init (&vb2, type, k, n2, k, b2)) != TILEMM_OK
-          || (status = tilemm_view_init (&vc2, type, m2, n2, m2, c2)) != TILEMM_OK
-          || (status = tilemm_plan_make (&plan2, decision->backend, type, m2, n2, k, &limits))
-               != TILEMM_OK)
+          || (status = tilemm_view_init (&vc2, type, m2, n2, m2, c2)) != TILEMM_OK)
         status = tilemm_error_set (err, status, "%s", tilemm_strerror (status));
       else
-        status = emulate (decision, options, &plan2, &va2, &vb2, &vc2, &verdict, err);
+        status = emulate (decision, options, &va2, &vb2, &vc2, &verdict, err);
       if (status == TILEMM_OK)
         for (int64_t q = 0; q < n2; q++)
           for (int64_t r = 0; r < m2; r++)
@@ -738,7 +790,7 @@ static tilemm_status run_emulated (const tilemm_decision *decision, const tilemm
       return status;
     }
   tilemm_emu_verdict verdict;
-  status = emulate (decision, options, plan, &a, &b, vc, &verdict, err);
+  status = emulate (decision, options, &a, &b, vc, &verdict, err);
   if (status == TILEMM_OK && verdict == TILEMM_EMU_NONFINITE)
     {
       status = tilemm_multiply_op_stoppable (plan, decision->op_a, va, decision->op_b, vb, vc,

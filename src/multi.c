@@ -361,7 +361,18 @@ static tilemm_status sim_panel (void *p, int worker, int device, const tilemm_pl
   sim_copy (b, db, 1);
   /* Stoppable between tile rows: a failure elsewhere or the host's stop ends the panel early. */
   const tilemm_stop stopping = { tilemm_multi_stopping, NULL };
-  status = tilemm_cpu_multiply (sub, &va, &vb, &vc, &stopping, err);
+  tilemm_emu_pass *const emu = cfg->emu;
+  if (emu && emu->kind == TILEMM_EMU_PASS_STATS)
+    {
+      tilemm_emu_stats mine;
+      if ((status = tilemm_emu_stats_cpu (&va, &vb, &mine, err)) != TILEMM_OK)
+        return status;
+      tilemm_emu_stats_merge (&emu->stats[worker], &mine);
+      ctx->panels_done[worker]++;
+      return TILEMM_OK;
+    }
+  status = emu ? tilemm_emu_run_cpu (&emu->plan, &va, &vb, &vc, err)
+               : tilemm_cpu_multiply (sub, &va, &vb, &vc, &stopping, err);
   if (status != TILEMM_OK)
     return status;
   sim_copy (c, dc, 0);

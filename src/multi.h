@@ -17,6 +17,7 @@
 #ifndef TILEMM_MULTI_H
 #define TILEMM_MULTI_H
 
+#include "emulated.h"
 #include "tilemm.h"
 
 #ifdef __cplusplus
@@ -106,6 +107,20 @@ tilemm_status tilemm_multi_run_stoppable (const tilemm_plan *queue, const tilemm
  * A tilemm_stop for the backends' own polls: { tilemm_multi_stopping, NULL }.  0 elsewhere. */
 int tilemm_multi_stopping (void *unused);
 
+/* ---------------------------------------------------------------- the emulated precision */
+
+/* One pass of an emulated product over panels or workers (emulated_panels.c): the statistics
+ * pass gathers every panel's statistics (emulated.h, step 2; each worker merges its panels' into
+ * stats[worker]), the product pass computes every panel under the one plan made from them, so
+ * every panel comes out bitwise as in the whole product. */
+typedef enum { TILEMM_EMU_PASS_STATS, TILEMM_EMU_PASS_PRODUCT } tilemm_emu_pass_kind;
+typedef struct {
+  tilemm_emu_pass_kind kind;
+  tilemm_emu_options options;                  /* the statistics pass's                   */
+  tilemm_emu_plan plan;                        /* the product pass's (verdict OK)         */
+  tilemm_emu_stats stats[TILEMM_MAX_WORKERS];  /* the statistics pass's, per worker       */
+} tilemm_emu_pass;
+
 /* ---------------------------------------------------------------- GPUs (backend_cuda.cu) */
 
 /* The usable GPUs (compute capability new enough), in ordinal order; returns their count (0 when
@@ -126,6 +141,21 @@ tilemm_status tilemm_cuda_multiply_workers (const tilemm_plan *plan, const tilem
                                             const tilemm_view *c, const tilemm_stop *stop,
                                             tilemm_multi_report *report, tilemm_error *err);
 
+/* One pass of an emulated product over `workers` (each a host thread with its own workspace),
+ * the panels of `queue` (tilemm_plan_workers) from one shared queue, each panel whole. */
+tilemm_status tilemm_cuda_emu_workers (const tilemm_plan *queue, const tilemm_limits *limits,
+                                       const tilemm_workers *workers, tilemm_emu_pass *pass,
+                                       const tilemm_view *a, const tilemm_view *b,
+                                       const tilemm_view *c, const tilemm_stop *stop,
+                                       tilemm_multi_report *report, tilemm_error *err);
+
+/* One pass of an emulated product for one panel on the current device (its statistics merged
+ * into pass->stats[0]); *used (may be NULL) gets the plan it ran. */
+tilemm_status tilemm_cuda_emu_panel (tilemm_emu_pass *pass, const tilemm_view *a,
+                                     const tilemm_view *b, const tilemm_view *c,
+                                     const tilemm_stop *stop, tilemm_emu_plan *used,
+                                     tilemm_error *err);
+
 /* ---------------------------------------------------------------- simulated devices */
 
 /* Simulated devices run on the CPU backend as a GPU would: each copies its panel's A and B into
@@ -140,6 +170,8 @@ typedef struct {
   tilemm_stop stop;   /* the host's Ctrl-C poll (none from tilemm_sim_config_init), polled on
                          the calling thread while the devices run (tilemm_multi_run_stoppable);
                          the devices leave their panels between CPU tile rows               */
+  tilemm_emu_pass *emu; /* NULL: the native product; else this pass of an emulated one, each
+                           panel with the CPU's emulated scheme (emulated.c)                */
 } tilemm_sim_config;
 
 /* Defaults (no failure, no slow device) for `devices` devices, then the environment's

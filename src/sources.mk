@@ -18,7 +18,7 @@ TILEMM_INCLUDE_DIRS = .
 # The core: status, views, the plan, routing, the front ends' shared rules, host staging helpers,
 # simulated devices and fault injection, the emulated precision's CPU side.  Plain C11, no CUDA.
 TILEMM_CORE = status.c view.c plan.c route.c core.c front.c parallel_copy.c host_pages.c \
-  fault.c multi.c emulated.c exact_dot.c
+  fault.c multi.c emulated.c emulated_panels.c exact_dot.c
 
 # The CPU backend (OpenMP).
 TILEMM_CPU = backend_cpu.c
@@ -50,7 +50,7 @@ TILEMM_BLAS = blas_shim.c
 # Headers, by the layer that owns them.  (Not *_HEADERS: automake, which reads this file for the
 # tarball, gives that suffix a meaning of its own.)
 TILEMM_CORE_H = tilemm.h backend.h front.h parallel_copy.h host_pages.h fault.h multi.h \
-  emulated.h cuda_variants.h exact_dot.h
+  emulated.h emulated_panels.h cuda_variants.h exact_dot.h
 TILEMM_CPU_H = backend_cpu_tile.h
 TILEMM_CUDA_H = cuda_try.h transpose.h emulated_cuda.h kernels.h imma_wgmma.h
 TILEMM_KERNEL_H = kernels_types.cuh kernels_async.cuh kernels_simt.cuh kernels_regtile.cuh \

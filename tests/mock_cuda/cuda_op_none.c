@@ -6,6 +6,7 @@
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
 #include "backend.h"
+#include "emulated_cuda.h"
 
 tilemm_status tilemm_cuda_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
                                        const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
@@ -21,18 +22,46 @@ tilemm_status tilemm_cuda_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
 }
 
 
-tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
-                                             const tilemm_emu_options *options,
-                                             const tilemm_view *a, const tilemm_view *b,
-                                             const tilemm_view *c, const tilemm_stop *stop,
-                                             tilemm_emu_plan *used, tilemm_error *err)
+/* The emulated precision's device side: the host side (backend_cuda.cu) links against these. */
+tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options, tilemm_type type, int64_t m,
+                                   int64_t n, int64_t k, const void *a, int64_t lda, const void *b,
+                                   int64_t ldb, void *c, int64_t ldc, void *stream,
+                                   const tilemm_stop *stop, tilemm_emu_plan *used,
+                                   tilemm_emu_stats *stats, tilemm_emu_cuda_times *times,
+                                   tilemm_emu_cuda_arena *arena, tilemm_error *err)
 {
-  (void) plan;
-  (void) options;
-  (void) a;
-  (void) b;
-  (void) c;
-  (void) stop;
-  (void) used;
+  (void) options; (void) type; (void) m; (void) n; (void) k; (void) a; (void) lda; (void) b;
+  (void) ldb; (void) c; (void) ldc; (void) stream; (void) stop; (void) stats; (void) times;
+  (void) arena;
+  if (used)
+    used->verdict = TILEMM_EMU_OK;
   return tilemm_error_set (err, TILEMM_ENOGPU, "emulated precision: not in the pipeline test");
+}
+
+tilemm_status tilemm_emu_cuda_stats (const tilemm_emu_options *options, tilemm_type type, int64_t m,
+                                     int64_t n, int64_t k, const void *a, int64_t lda, const void *b,
+                                     int64_t ldb, void *stream, tilemm_emu_stats *stats,
+                                     tilemm_emu_cuda_arena *arena, tilemm_error *err)
+{
+  (void) options; (void) type; (void) m; (void) n; (void) k; (void) a; (void) lda; (void) b;
+  (void) ldb; (void) stream; (void) stats; (void) arena;
+  return tilemm_error_set (err, TILEMM_ENOGPU, "emulated precision: not in the pipeline test");
+}
+
+tilemm_status tilemm_emu_cuda_run_plan (const tilemm_emu_plan *plan, tilemm_type type, int64_t m,
+                                        int64_t n, int64_t k, const void *a, int64_t lda,
+                                        const void *b, int64_t ldb, void *c, int64_t ldc,
+                                        void *stream, const tilemm_stop *stop,
+                                        tilemm_emu_plan *used, tilemm_emu_cuda_times *times,
+                                        tilemm_emu_cuda_arena *arena, tilemm_error *err)
+{
+  (void) plan; (void) type; (void) m; (void) n; (void) k; (void) a; (void) lda; (void) b;
+  (void) ldb; (void) c; (void) ldc; (void) stream; (void) stop; (void) used; (void) times;
+  (void) arena;
+  return tilemm_error_set (err, TILEMM_ENOGPU, "emulated precision: not in the pipeline test");
+}
+
+void tilemm_emu_cuda_arena_free (tilemm_emu_cuda_arena *arena)
+{
+  (void) arena;
 }

@@ -1,0 +1,210 @@
+/* test_emulated_panels.c — the emulated precision in panels and over several devices
+ * (src/emulated_panels.c) gives bitwise the whole product: under a device limit of a quarter of
+ * the data, over simulated devices, and on the GPU (when there is one) under a limit and over
+ * several workers of one GPU.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ *
+ * The data are made so that one panel's own plan differs from the whole product's (the last
+ * columns of B spread over many binades, the rows of A scaled apart): a backend that decided a
+ * plan per panel would give other bits, and the test checks that it would.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "check.h"
+#include "emulated_panels.h"
+#include "multi.h"
+#include "test_random.h"
+#include "tilemm.h"
+
+typedef struct {
+  tilemm_type type;
+  int64_t m, n, k;
+  void *a, *b;
+  tilemm_view va, vb;
+} problem;
+
+static void put (tilemm_type type, void *data, size_t i, double x, double y)
+{
+  switch (type)
+    {
+    case TILEMM_SINGLE:
+      ((float *) data)[i] = (float) x;
+      break;
+    case TILEMM_COMPLEX_SINGLE:
+      ((float *) data)[2 * i] = (float) x;
+      ((float *) data)[2 * i + 1] = (float) y;
+      break;
+    case TILEMM_COMPLEX_DOUBLE:
+      ((double *) data)[2 * i] = x;
+      ((double *) data)[2 * i + 1] = y;
+      break;
+    default:
+      ((double *) data)[i] = x;
+    }
+}
+
+static void make (problem *p, tilemm_type type, int64_t m, int64_t n, int64_t k)
+{
+  const size_t es = tilemm_type_size (type);
+  p->type = type;
+  p->m = m;
+  p->n = n;
+  p->k = k;
+  p->a = malloc (es * (size_t) (m * k) + 1);
+  p->b = malloc (es * (size_t) (k * n) + 1);
+  for (int64_t j = 0; j < k; j++)
+    for (int64_t i = 0; i < m; i++)
+      {
+        const double scale = (double) (1 << (i % 7)) / 8.0;
+        put (type, p->a, (size_t) (i + j * m), scale * nrand (), scale * nrand ());
+      }
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < k; i++)
+      {
+        /* The last quarter of B's columns spread over 2^-3 .. 2^3: their pairs need more bits
+         * than the others', so the whole product's plan is not the first panel's. */
+        const double spread = j >= n - n / 4 ? ldexp (1.0, (int) (rnd64 () % 7) - 3) : 1.0;
+        put (type, p->b, (size_t) (i + j * k), spread * nrand (), spread * nrand ());
+      }
+  tilemm_view_init (&p->va, type, m, k, m > 0 ? m : 1, p->a);
+  tilemm_view_init (&p->vb, type, k, n, k > 0 ? k : 1, p->b);
+}
+
+static void drop (problem *p)
+{
+  free (p->a);
+  free (p->b);
+}
+
+/* C = A·B emulated on `backend`, panels under `limit` (0: one), over `workers` (NULL: one). */
+static tilemm_status run (const problem *p, tilemm_backend backend, size_t limit,
+                          const tilemm_workers *workers, void *c, int64_t *panels,
+                          tilemm_emu_plan *used, tilemm_error *err)
+{
+  tilemm_view vc;
+  tilemm_view_init (&vc, p->type, p->m, p->n, p->m > 0 ? p->m : 1, c);
+  tilemm_emu_options opt;
+  tilemm_emu_default_options (&opt, p->type);
+  tilemm_plan plan;
+  tilemm_status st = tilemm_plan_make (&plan, backend, p->type, p->m, p->n, p->k, NULL);
+  if (st == TILEMM_OK)
+    st = tilemm_emu_plan_panels (&plan, &opt, limit);
+  if (st != TILEMM_OK)
+    return tilemm_error_set (err, st, "%s", tilemm_strerror (st));
+  *panels = tilemm_plan_panel_count (&plan);
+  return tilemm_emu_multiply_panels (&plan, &opt, workers, 1, &p->va, &p->vb, &vc, NULL, used,
+                                     err);
+}
+
+static int same_plan (const tilemm_emu_plan *x, const tilemm_emu_plan *y)
+{
+  return x->verdict == y->verdict && x->moduli == y->moduli && x->pa == y->pa && x->pb == y->pb;
+}
+
+/* The first panel's own plan differs from the whole product's: the test can tell them apart. */
+static void check_discriminates (const problem *p, int64_t rows, int64_t cols,
+                                 const tilemm_emu_plan *whole, const char *name)
+{
+  const tilemm_view sa = tilemm_view_sub (&p->va, 0, 0, rows, p->k);
+  const tilemm_view sb = tilemm_view_sub (&p->vb, 0, 0, p->k, cols);
+  tilemm_emu_stats st;
+  tilemm_error err;
+  tilemm_emu_options opt;
+  tilemm_emu_default_options (&opt, p->type);
+  CHECK (tilemm_emu_stats_cpu (&sa, &sb, &st, &err) == TILEMM_OK, "%s: stats", name);
+  tilemm_emu_plan own;
+  tilemm_emu_decide (&opt, &st, &own);
+  CHECK (!same_plan (&own, whole), "%s: the first panel's own plan is the whole's (%d moduli, "
+                                   "pa %d, pb %d): the data cannot tell a per-panel plan apart",
+         name, own.moduli, own.pa, own.pb);
+}
+
+static void one_case (tilemm_type type, int64_t m, int64_t n, int64_t k, int gpu)
+{
+  char name[96];
+  snprintf (name, sizeof name, "%s %lldx%lldx%lld", tilemm_type_name (type), (long long) m,
+            (long long) n, (long long) k);
+  problem p;
+  make (&p, type, m, n, k);
+  const size_t es = tilemm_type_size (type), bytes = es * (size_t) (m * n) + 1;
+  void *whole = malloc (bytes), *other = malloc (bytes);
+  tilemm_error err;
+  tilemm_emu_plan used_whole, used;
+  int64_t panels;
+  memset (whole, 0x7f, bytes);
+  CHECK_CASE ("%s: cpu, whole", name);
+  CHECK (run (&p, TILEMM_BACKEND_CPU, 0, NULL, whole, &panels, &used_whole, &err) == TILEMM_OK
+           && used_whole.verdict == TILEMM_EMU_OK && panels == 1,
+         "%s (verdict %d, %lld panels)", err.detail, used_whole.verdict, (long long) panels);
+  check_discriminates (&p, (m + 1) / 2, (n + 1) / 2, &used_whole, name);
+  const size_t quarter = es * (size_t) (m * k + k * n + m * n) / 4;
+
+  /* The CPU under a quarter of the data. */
+  memset (other, 0x7f, bytes);
+  CHECK_CASE ("%s: cpu, panels under a quarter of the data", name);
+  CHECK (run (&p, TILEMM_BACKEND_CPU, quarter, NULL, other, &panels, &used, &err) == TILEMM_OK,
+         "%s", err.detail);
+  CHECK (panels > 1, "%s: a quarter of the data gives %lld panel", name, (long long) panels);
+  CHECK (same_plan (&used, &used_whole), "%s: cpu panels: another plan", name);
+  CHECK (memcmp (whole, other, bytes) == 0, "%s: cpu, %lld panels: not bitwise the whole product",
+         name, (long long) panels);
+
+  /* Three simulated devices. */
+  tilemm_workers three = { 3, { 0, 1, 2 } };
+  memset (other, 0x7f, bytes);
+  CHECK_CASE ("%s: 3 simulated devices", name);
+  CHECK (run (&p, TILEMM_BACKEND_CPU, 0, &three, other, &panels, &used, &err) == TILEMM_OK, "%s",
+         err.detail);
+  CHECK (memcmp (whole, other, bytes) == 0, "%s: 3 simulated devices: not bitwise the whole",
+         name);
+
+
+  if (gpu)
+    {
+      memset (other, 0x7f, bytes);
+      CHECK_CASE ("%s: gpu, whole", name);
+      CHECK (run (&p, TILEMM_BACKEND_CUDA, 0, NULL, other, &panels, &used, &err) == TILEMM_OK,
+             "%s", err.detail);
+      CHECK (memcmp (whole, other, bytes) == 0, "%s: gpu whole: not bitwise the cpu's", name);
+      memset (other, 0x7f, bytes);
+      CHECK_CASE ("%s: gpu, panels under a quarter of the data", name);
+      CHECK (run (&p, TILEMM_BACKEND_CUDA, quarter, NULL, other, &panels, &used, &err) == TILEMM_OK,
+             "%s", err.detail);
+      CHECK (panels > 1 && memcmp (whole, other, bytes) == 0,
+             "%s: gpu, %lld panels: not bitwise the whole", name, (long long) panels);
+      tilemm_workers two = { 2, { 0, 0 } };
+      memset (other, 0x7f, bytes);
+      CHECK_CASE ("%s: gpu, 2 workers on device 0", name);
+      CHECK (run (&p, TILEMM_BACKEND_CUDA, 0, &two, other, &panels, &used, &err) == TILEMM_OK,
+             "%s", err.detail);
+      CHECK (memcmp (whole, other, bytes) == 0, "%s: 2 workers on the gpu: not bitwise the whole",
+             name);
+    }
+  free (whole);
+  free (other);
+  drop (&p);
+}
+
+int main (void)
+{
+  test_seed (20261124);
+  const int gpu = tilemm_cuda_probe (NULL) == TILEMM_OK;
+  if (!gpu)
+    printf ("SKIP: no usable GPU: the GPU cases of test_emulated_panels\n");
+  const tilemm_type types[] = { TILEMM_DOUBLE, TILEMM_SINGLE, TILEMM_COMPLEX_DOUBLE,
+                                TILEMM_COMPLEX_SINGLE };
+  for (int t = 0; t < 4; t++)
+    {
+      one_case (types[t], 97, 83, 130, gpu);
+      one_case (types[t], 160, 141, 64, gpu);
+    }
+  one_case (TILEMM_DOUBLE, 200, 170, 130, gpu);
+  tilemm_cuda_release ();
+  return check_summary ("test_emulated_panels");
+}
