@@ -26,8 +26,10 @@ function emulated_octave (sizes, repeats)
         tic; C = tilemm (A, B, "backend", "gpu", "precision", "emulated"); t_emulated(r) = 1e3 * toc;
         clear C
       endfor
-      printf ("emu %s %d native_ms %.1f emulated_ms %.1f ratio %.2f maxrel %.2g\n", cls{1}, n, ...
-              median (t_native), median (t_emulated), median (t_emulated) / median (t_native), maxrel);
+      s = __tilemm_stats__ ();
+      printf ("emu %s %d native_ms %.1f emulated_ms %.1f ratio %.2f maxrel %.2g (last emulated call: backend %.1f ms = up %.1f + scheme %.1f + down %.1f; host copies in %.1f, out %.1f)\n", ...
+              cls{1}, n, median (t_native), median (t_emulated), median (t_emulated) / median (t_native), ...
+              maxrel, s.backend_ms, s.upload_ms, s.compute_ms, s.download_ms, s.copy_in_ms, s.copy_out_ms);
       fflush (stdout);
       clear A B
     endfor

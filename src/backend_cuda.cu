@@ -62,6 +62,7 @@
 #include "kernels.h"
 #include "multi.h"
 #include "parallel_copy.h"
+#include "transpose.h"
 #include "tilemm.h"
 
 /* The oldest GPU the build's kernels can run on: sm_75 (CUDA 13 dropped sm_70). */
@@ -179,9 +180,9 @@ const size_t PREPARE_RESULT_BYTES = (size_t) 8 << 20;
 
 /* ---------------------------------------------------------------- the workspace */
 
-enum { BUF_X, BUF_Y, BUF_C, NBUF };
+enum { BUF_X, BUF_Y, BUF_C, BUF_XT, BUF_YT, NBUF };
 const char *const buffer_name[NBUF] = { "dX (panel of B)", "dY (slots of A's rows)",
-                                        "dC (slots of C)" };
+                                        "dC (slots of C)", "dXT (op(B))", "dYT (op(A))" };
 enum { NCOMP = 2, MAX_CHUNKS = 16 };
 enum { EV_Y, EV_COMP, EV_CFREE, EV_X, NRING };
 
@@ -589,7 +590,7 @@ tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const
     y_begin[(size_t) steps[j].y] = j;
 
   const size_t bytes[NBUF] = { (size_t) (panel_rows * k) * es, (size_t) (k * rows_held) * es,
-                               (size_t) (panel_rows * rows_held) * es };
+                               (size_t) (panel_rows * rows_held) * es, 0, 0 };
   const int64_t ring = RY > RC ? RY : RC;
   tilemm_status status = workspace_reserve (bytes, (size_t) (ring > parts ? ring : parts), err);
   if (status != TILEMM_OK)
@@ -981,15 +982,20 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
   if (m == 0 || n == 0)
     return TILEMM_OK;
   const size_t bytes[NBUF] = { es * (size_t) ka * (size_t) n, es * (size_t) m * (size_t) ka,
-                               stats_only ? 0 : es * (size_t) m * (size_t) n };
+                               stats_only ? 0 : es * (size_t) m * (size_t) n, 0, 0 };
   tilemm_status status = workspace_reserve (bytes, 1, err);
   if (status != TILEMM_OK)
     return status;
   void *const dB = ws.buffer[BUF_X], *const dA = ws.buffer[BUF_Y], *const dC = ws.buffer[BUF_C];
   st->panels++;
+  /* The split of __tilemm_stats__, on the host clock: until the last upload is enqueued, the
+   * scheme on the device (it waits for the tail of the uploads), C coming back. */
+  auto t0 = std::chrono::steady_clock::now ();
   if (k > 0 && ((status = stage_up (*a, dA, st, err)) != TILEMM_OK
                 || (status = stage_up (*b, dB, st, err)) != TILEMM_OK))
     return status;
+  st->upload_ms += ms_since (t0);
+  t0 = std::chrono::steady_clock::now ();
   cudaStream_t s = ws.comp[0];
   CUDA_TRY (cudaEventRecord (ws.t_begin, ws.up), "cudaEventRecord");
   CUDA_TRY (cudaStreamWaitEvent (s, ws.t_begin, 0), "cudaStreamWaitEvent");
@@ -1008,10 +1014,79 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
   else
     status = tilemm_emu_cuda_run_plan (&pass->plan, type, m, n, k, dA, ld, dB, ka, dC, ld, s, stop,
                                        used, nullptr, &ws.emu, err);
+  st->compute_ms += ms_since (t0);
   if (status != TILEMM_OK || stats_only || used->verdict != TILEMM_EMU_OK)
     return status;
+  t0 = std::chrono::steady_clock::now ();
   CUDA_TRY (cudaEventRecord (ws.t_last, s), "cudaEventRecord");
-  return stage_down (dC, *c, ws.t_last, st, err);
+  status = stage_down (dC, *c, ws.t_last, st, err);
+  st->download_ms += ms_since (t0);
+  return status;
+}
+
+/* ---------------------------------------------------------------- transposed operands */
+
+/* C = op_a(A)·op_b(B) for one panel on the calling thread's workspace.  The tiled kernels read
+ * op(A) and op(B) in one layout only, so a transposed operand goes up exactly as stored (through
+ * the pinned staging, as every operand) and is transposed, conjugated for 'C', on the device by
+ * transpose.cu, an O(n²) pass beside the O(n³) product; the product is one launch of the plan's
+ * variant, and C comes back through the staging.  No steps: the panel's A, B, their transposes
+ * and C are on the device at once (the plan's panels, or the workers' queue, keep them small). */
+tilemm_status op_panel (const tilemm_plan *plan, tilemm_op op_a, const tilemm_view *a,
+                        tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
+                        tilemm_cuda_stats *st, tilemm_error *err)
+{
+  const size_t es = tilemm_type_size (plan->type);
+  const int64_t m = plan->m, n = plan->n, k = plan->k;
+  const size_t a_bytes = es * (size_t) a->rows * (size_t) a->cols;
+  const size_t b_bytes = es * (size_t) b->rows * (size_t) b->cols;
+  const size_t bytes[NBUF] = { b_bytes, a_bytes, es * (size_t) m * (size_t) n,
+                               op_b != TILEMM_OP_NONE ? b_bytes : 0,
+                               op_a != TILEMM_OP_NONE ? a_bytes : 0 };
+  tilemm_status status = workspace_reserve (bytes, 1, err);
+  if (status != TILEMM_OK)
+    return status;
+  st->panels++;
+  st->steps++;
+  auto t0 = std::chrono::steady_clock::now ();
+  if ((status = stage_up (*a, ws.buffer[BUF_Y], st, err)) != TILEMM_OK
+      || (status = stage_up (*b, ws.buffer[BUF_X], st, err)) != TILEMM_OK)
+    return status;
+  st->upload_ms += ms_since (t0);
+  t0 = std::chrono::steady_clock::now ();
+  cudaStream_t s = ws.comp[0];
+  CUDA_TRY (cudaEventRecord (ws.t_begin, ws.up), "cudaEventRecord");
+  CUDA_TRY (cudaStreamWaitEvent (s, ws.t_begin, 0), "cudaStreamWaitEvent");
+  const void *a_ready = ws.buffer[BUF_Y], *b_ready = ws.buffer[BUF_X];
+  if (op_a != TILEMM_OP_NONE)
+    {
+      if ((status = tilemm_cuda_transpose (plan->type, op_a == TILEMM_OP_CTRANSPOSE, a_ready,
+                                           a->rows, a->cols, a->rows > 0 ? a->rows : 1,
+                                           ws.buffer[BUF_YT], a->cols > 0 ? a->cols : 1, s, err))
+          != TILEMM_OK)
+        return status;
+      a_ready = ws.buffer[BUF_YT];
+    }
+  if (op_b != TILEMM_OP_NONE)
+    {
+      if ((status = tilemm_cuda_transpose (plan->type, op_b == TILEMM_OP_CTRANSPOSE, b_ready,
+                                           b->rows, b->cols, b->rows > 0 ? b->rows : 1,
+                                           ws.buffer[BUF_XT], b->cols > 0 ? b->cols : 1, s, err))
+          != TILEMM_OK)
+        return status;
+      b_ready = ws.buffer[BUF_XT];
+    }
+  /* Cᵀ (n×m) = op(B)ᵀ (n×k) · op(A)ᵀ (k×m): the row-major readings of the packed buffers. */
+  status = tilemm_cuda_launch (plan->variant, plan->type, device_matrix (ws.buffer[BUF_C], n, m),
+                               device_matrix ((void *) b_ready, n, k),
+                               device_matrix ((void *) a_ready, k, m), s, err);
+  if (status != TILEMM_OK)
+    return status;
+  CUDA_TRY (cudaEventRecord (ws.t_last, s), "cudaEventRecord");
+  const tilemm_view packed_c = *c;
+  status = stage_down (ws.buffer[BUF_C], packed_c, ws.t_last, st, err);
+  st->compute_ms += ms_since (t0);
+  return status;
 }
 
 /* The host-view entry points' common frame: one device, in turn with every other product. */
@@ -1116,10 +1191,13 @@ tilemm_status worker_start (void *, int worker, int device, tilemm_error *err)
 }
 
 /* One panel: the one-device pipeline, on the worker's workspace and streams. */
-tilemm_status worker_panel (void *p, int worker, int, const tilemm_plan *sub, const tilemm_view *a,
-                            const tilemm_view *b, const tilemm_view *c, tilemm_error *err)
+tilemm_status worker_panel (void *p, int worker, int, const tilemm_plan *sub, tilemm_op op_a,
+                            const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
+                            const tilemm_view *c, tilemm_error *err)
 {
   workers_ctx *ctx = (workers_ctx *) p;
+  if (op_a != TILEMM_OP_NONE || op_b != TILEMM_OP_NONE)
+    return op_panel (sub, op_a, a, op_b, b, c, &ctx->st[worker], err);
   if (ctx->emu) /* the panel whole (its plan's own panels are the native product's) */
     {
       const tilemm_stop stopping = { tilemm_multi_stopping, NULL };
@@ -1345,8 +1423,8 @@ int tilemm_cuda_usable_devices (tilemm_workers *workers)
 
 static tilemm_status multiply_workers (const tilemm_plan *plan, const tilemm_limits *limits,
                                        const tilemm_workers *workers, int named,
-                                       tilemm_emu_pass *emu, const tilemm_view *a,
-                                       const tilemm_view *b, const tilemm_view *c,
+                                       tilemm_emu_pass *emu, tilemm_op op_a, const tilemm_view *a,
+                                       tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
                                        const tilemm_stop *stop, tilemm_multi_report *report,
                                        tilemm_error *err);
 
@@ -1356,7 +1434,57 @@ tilemm_status tilemm_cuda_multiply_workers (const tilemm_plan *plan, const tilem
                                             const tilemm_view *c, const tilemm_stop *stop,
                                             tilemm_multi_report *report, tilemm_error *err)
 {
-  return multiply_workers (plan, limits, workers, named, nullptr, a, b, c, stop, report, err);
+  return multiply_workers (plan, limits, workers, named, nullptr, TILEMM_OP_NONE, a,
+                           TILEMM_OP_NONE, b, c, stop, report, err);
+}
+
+tilemm_status tilemm_cuda_multiply_workers_op (const tilemm_plan *plan,
+                                               const tilemm_limits *limits,
+                                               const tilemm_workers *workers, int named,
+                                               tilemm_op op_a, const tilemm_view *a,
+                                               tilemm_op op_b, const tilemm_view *b,
+                                               const tilemm_view *c, const tilemm_stop *stop,
+                                               tilemm_multi_report *report, tilemm_error *err)
+{
+  return multiply_workers (plan, limits, workers, named, nullptr, op_a, a, op_b, b, c, stop,
+                           report, err);
+}
+
+tilemm_status tilemm_cuda_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
+                                       const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
+                                       const tilemm_view *c, tilemm_error *err)
+{
+  if (!plan || !a || !b || !c)
+    return tilemm_error_set (err, TILEMM_EINVAL, "tilemm_cuda_multiply_op: null argument");
+  if (op_a == TILEMM_OP_NONE && op_b == TILEMM_OP_NONE)
+    return tilemm_cuda_multiply (plan, a, b, c, NULL, err);
+  std::lock_guard<std::mutex> lock (ws_mutex);
+  tilemm_fault_begin ();
+  tilemm_status status = probe (err);
+  if (status != TILEMM_OK)
+    return status;
+  int rows, cols, depth, pad, threads;
+  if (!tilemm_cuda_kernel_shape (plan->variant, plan->type, &rows, &cols, &depth, &pad, &threads))
+    return tilemm_error_set (err, TILEMM_EINVAL, "no CUDA kernel variant %d for %s",
+                             plan->variant, tilemm_type_name (plan->type));
+  if (plan->m == 0 || plan->n == 0)
+    return tilemm_error_set (err, TILEMM_OK, NULL);
+  if (plan->k == 0)
+    {
+      zero_columns (c);
+      return tilemm_error_set (err, TILEMM_OK, NULL);
+    }
+  const auto t0 = std::chrono::steady_clock::now ();
+  tilemm_cuda_stats st;
+  memset (&st, 0, sizeof st);
+  st.calls = last_stats.calls + 1;
+  status = op_panel (plan, op_a, a, op_b, b, c, &st, err);
+  if (status != TILEMM_OK)
+    workspace_recover ();
+  st.ok = status == TILEMM_OK;
+  st.total_ms = ms_since (t0);
+  last_stats = st;
+  return status;
 }
 
 tilemm_status tilemm_cuda_emu_workers (const tilemm_plan *queue, const tilemm_limits *limits,
@@ -1367,7 +1495,8 @@ tilemm_status tilemm_cuda_emu_workers (const tilemm_plan *queue, const tilemm_li
 {
   if (!pass)
     return tilemm_error_set (err, TILEMM_EINVAL, "tilemm_cuda_emu_workers: no pass");
-  return multiply_workers (queue, limits, workers, 1, pass, a, b, c, stop, report, err);
+  return multiply_workers (queue, limits, workers, 1, pass, TILEMM_OP_NONE, a, TILEMM_OP_NONE, b,
+                           c, stop, report, err);
 }
 
 tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
@@ -1394,8 +1523,8 @@ tilemm_status tilemm_cuda_emu_panel (tilemm_emu_pass *pass, const tilemm_view *a
 
 static tilemm_status multiply_workers (const tilemm_plan *plan, const tilemm_limits *limits,
                                        const tilemm_workers *workers, int named,
-                                       tilemm_emu_pass *emu, const tilemm_view *a,
-                                       const tilemm_view *b, const tilemm_view *c,
+                                       tilemm_emu_pass *emu, tilemm_op op_a, const tilemm_view *a,
+                                       tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
                                        const tilemm_stop *stop, tilemm_multi_report *report,
                                        tilemm_error *err)
 {
@@ -1414,7 +1543,9 @@ static tilemm_status multiply_workers (const tilemm_plan *plan, const tilemm_lim
       use.count = tilemm_plan_workers (&queue, plan, workers->count, named);
       /* One worker on the caller's device (or any, when none was named): the one-device path. */
       if (use.count <= 1 && (!named || workers->device[0] == tilemm_cuda_current_device ()))
-        return tilemm_cuda_multiply (plan, a, b, c, stop, err);
+        return op_a == TILEMM_OP_NONE && op_b == TILEMM_OP_NONE
+                 ? tilemm_cuda_multiply (plan, a, b, c, stop, err)
+                 : tilemm_cuda_multiply_op (plan, op_a, a, op_b, b, c, err);
     }
 
   std::lock_guard<std::mutex> lock (ws_mutex);
@@ -1451,7 +1582,8 @@ static tilemm_status multiply_workers (const tilemm_plan *plan, const tilemm_lim
     return tilemm_error_set (err, TILEMM_ENOMEM, "no memory for the workers' statistics");
   ctx->emu = emu;
   const tilemm_device_ops ops = { "GPU", worker_start, worker_panel, worker_finish };
-  status = tilemm_multi_run (&queue, &panel_limits, &use, &ops, ctx, a, b, c, report, err);
+  status = tilemm_multi_run (&queue, &panel_limits, &use, &ops, ctx, op_a, a, op_b, b, c, report,
+                             err);
   if (status != TILEMM_OK)
     {
       /* Every workspace is freed (worker_finish; and those of earlier products' workers, which

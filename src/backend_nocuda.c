@@ -164,3 +164,16 @@ tilemm_status tilemm_cuda_emu_panel (tilemm_emu_pass *pass, const tilemm_view *a
     memset (used, 0, sizeof *used);
   return tilemm_error_set (err, TILEMM_ENOGPU, "%s", not_built);
 }
+
+tilemm_status tilemm_cuda_multiply_workers_op (const tilemm_plan *plan,
+                                               const tilemm_limits *limits,
+                                               const tilemm_workers *workers, int named,
+                                               tilemm_op op_a, const tilemm_view *a,
+                                               tilemm_op op_b, const tilemm_view *b,
+                                               const tilemm_view *c, const tilemm_stop *stop,
+                                               tilemm_multi_report *report, tilemm_error *err)
+{
+  (void) op_a;
+  (void) op_b;
+  return tilemm_cuda_multiply_workers (plan, limits, workers, named, a, b, c, stop, report, err);
+}

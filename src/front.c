@@ -881,30 +881,32 @@ static tilemm_status run_product (const tilemm_decision *decision, const tilemm_
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
   if (decision->emulated)
     return run_emulated (decision, options, &plan, &va, &vb, &vc, err);
-  /* Several devices (multi.h): GPUs, or simulated ones for the cpu backend.  Plain products
-   * only: a transposed one runs on one device (tilemm_multiply_op_stoppable). */
-  const int plain = decision->op_a == TILEMM_OP_NONE && decision->op_b == TILEMM_OP_NONE;
-  if (plain && decision->backend == TILEMM_BACKEND_CUDA)
+  /* Several devices (multi.h): GPUs, or simulated ones for the cpu backend; a transposed
+   * operand is cut by its stored rows or columns and transposed on each device. */
+  if (decision->backend == TILEMM_BACKEND_CUDA)
     {
       tilemm_workers workers;
       int named = 0;
       if ((status = front_devices (options, &workers, &named, err)) != TILEMM_OK)
         return status;
-      if ((status = tilemm_check_operands (&plan, &va, &vb, &vc)) != TILEMM_OK)
+      if ((status = tilemm_check_operands_op (&plan, decision->op_a, &va, decision->op_b, &vb, &vc))
+          != TILEMM_OK)
         return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
       if (workers.count >= 1)
         {
           const tilemm_limits asked = { options->max_device_bytes };
-          return tilemm_cuda_multiply_workers (&plan, &asked, &workers, named, &va, &vb, &vc,
-                                               &options->stop, NULL, err);
+          return tilemm_cuda_multiply_workers_op (&plan, &asked, &workers, named, decision->op_a,
+                                                  &va, decision->op_b, &vb, &vc, &options->stop,
+                                                  NULL, err);
         }
     }
-  else if (plain && decision->backend == TILEMM_BACKEND_CPU && front_simulated (options) > 1)
+  else if (decision->backend == TILEMM_BACKEND_CPU && front_simulated (options) > 1)
     {
       tilemm_sim_config config;
       tilemm_sim_config_init (&config, front_simulated (options));
       config.stop = options->stop;
-      return tilemm_sim_multiply (&plan, &config, &va, &vb, &vc, NULL, err);
+      return tilemm_sim_multiply_op (&plan, &config, decision->op_a, &va, decision->op_b, &vb,
+                                     &vc, NULL, err);
     }
   return tilemm_multiply_op_stoppable (&plan, decision->op_a, &va, decision->op_b, &vb, &vc,
                                       &options->stop, err);

@@ -24,6 +24,7 @@ typedef struct {
   const tilemm_workers *workers;
   const tilemm_device_ops *ops;
   void *ctx;
+  tilemm_op op_a, op_b;
   const tilemm_view *a, *b, *c;
   int64_t panels;
   atomic_llong next;          /* the queue: the next panel to take                     */
@@ -116,12 +117,18 @@ static void worker_work (multi_run *run, int w)
                           tilemm_strerror (status));
       else
         {
-          /* Panel (row, col, rows, cols) of Cᵀ is C(col…, row…) = A(col…, :) · B(:, row…). */
-          const tilemm_view a = tilemm_view_sub (run->a, panel.col, 0, panel.cols, sub.k);
-          const tilemm_view b = tilemm_view_sub (run->b, 0, panel.row, sub.k, panel.rows);
+          /* Panel (row, col, rows, cols) of Cᵀ is C(col…, row…) = op(A)(col…, :) · op(B)(:, row…):
+           * rows of A or, transposed, its columns; columns of B or, transposed, its rows. */
+          const tilemm_view a
+            = run->op_a == TILEMM_OP_NONE ? tilemm_view_sub (run->a, panel.col, 0, panel.cols, sub.k)
+                                          : tilemm_view_sub (run->a, 0, panel.col, sub.k, panel.cols);
+          const tilemm_view b
+            = run->op_b == TILEMM_OP_NONE ? tilemm_view_sub (run->b, 0, panel.row, sub.k, panel.rows)
+                                          : tilemm_view_sub (run->b, panel.row, 0, panel.rows, sub.k);
           const tilemm_view c = tilemm_view_sub (run->c, panel.col, panel.row, panel.cols,
                                                  panel.rows);
-          status = run->ops->panel (run->ctx, w, device, &sub, &a, &b, &c, &e);
+          status = run->ops->panel (run->ctx, w, device, &sub, run->op_a, &a, run->op_b, &b, &c,
+                                    &e);
         }
       if (status != TILEMM_OK)
         {
@@ -165,20 +172,21 @@ static int multi_watch (multi_run *run, int running, const tilemm_stop *stop)
 
 tilemm_status tilemm_multi_run (const tilemm_plan *queue, const tilemm_limits *limits,
                                 const tilemm_workers *workers, const tilemm_device_ops *ops,
-                                void *ctx, const tilemm_view *a, const tilemm_view *b,
-                                const tilemm_view *c, tilemm_multi_report *report,
-                                tilemm_error *err)
+                                void *ctx, tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                                const tilemm_view *b, const tilemm_view *c,
+                                tilemm_multi_report *report, tilemm_error *err)
 {
-  return tilemm_multi_run_stoppable (queue, limits, workers, ops, ctx, a, b, c, NULL, report,
-                                     err);
+  return tilemm_multi_run_stoppable (queue, limits, workers, ops, ctx, op_a, a, op_b, b, c, NULL,
+                                     report, err);
 }
 
 tilemm_status tilemm_multi_run_stoppable (const tilemm_plan *queue, const tilemm_limits *limits,
                                           const tilemm_workers *workers,
-                                          const tilemm_device_ops *ops, void *ctx,
-                                          const tilemm_view *a, const tilemm_view *b,
-                                          const tilemm_view *c, const tilemm_stop *stop,
-                                          tilemm_multi_report *report, tilemm_error *err)
+                                          const tilemm_device_ops *ops, void *ctx, tilemm_op op_a,
+                                          const tilemm_view *a, tilemm_op op_b,
+                                          const tilemm_view *b, const tilemm_view *c,
+                                          const tilemm_stop *stop, tilemm_multi_report *report,
+                                          tilemm_error *err)
 {
   if (!queue || !workers || !ops || !ops->panel || workers->count < 1
       || workers->count > TILEMM_MAX_WORKERS)
@@ -190,6 +198,8 @@ tilemm_status tilemm_multi_run_stoppable (const tilemm_plan *queue, const tilemm
   run.workers = workers;
   run.ops = ops;
   run.ctx = ctx;
+  run.op_a = op_a;
+  run.op_b = op_b;
   run.a = a;
   run.b = b;
   run.c = c;
@@ -331,8 +341,8 @@ static tilemm_status sim_start (void *p, int worker, int device, tilemm_error *e
 }
 
 static tilemm_status sim_panel (void *p, int worker, int device, const tilemm_plan *sub,
-                                const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
-                                tilemm_error *err)
+                                tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                                const tilemm_view *b, const tilemm_view *c, tilemm_error *err)
 {
   sim_ctx *ctx = (sim_ctx *) p;
   const tilemm_sim_config *cfg = ctx->config;
@@ -372,7 +382,7 @@ static tilemm_status sim_panel (void *p, int worker, int device, const tilemm_pl
       return TILEMM_OK;
     }
   status = emu ? tilemm_emu_run_cpu (&emu->plan, &va, &vb, &vc, err)
-               : tilemm_cpu_multiply (sub, &va, &vb, &vc, &stopping, err);
+               : tilemm_cpu_multiply_op (sub, op_a, &va, op_b, &vb, &vc, &stopping, err);
   if (status != TILEMM_OK)
     return status;
   sim_copy (c, dc, 0);
@@ -435,7 +445,16 @@ tilemm_status tilemm_sim_multiply (const tilemm_plan *plan, const tilemm_sim_con
                                    const tilemm_view *c, tilemm_multi_report *report,
                                    tilemm_error *err)
 {
-  tilemm_status status = tilemm_check_operands (plan, a, b, c);
+  return tilemm_sim_multiply_op (plan, config, TILEMM_OP_NONE, a, TILEMM_OP_NONE, b, c, report,
+                                 err);
+}
+
+tilemm_status tilemm_sim_multiply_op (const tilemm_plan *plan, const tilemm_sim_config *config,
+                                      tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                                      const tilemm_view *b, const tilemm_view *c,
+                                      tilemm_multi_report *report, tilemm_error *err)
+{
+  tilemm_status status = tilemm_check_operands_op (plan, op_a, a, op_b, b, c);
   if (status != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
   if (plan->backend != TILEMM_BACKEND_CPU || !config || config->devices < 1
@@ -458,6 +477,8 @@ tilemm_status tilemm_sim_multiply (const tilemm_plan *plan, const tilemm_sim_con
   memset (&ctx, 0, sizeof ctx);
   ctx.config = config;
   const tilemm_device_ops ops = { "simulated device", sim_start, sim_panel, sim_finish };
-  return tilemm_multi_run_stoppable (&queue, NULL, &workers, &ops, &ctx, a, b, c, &config->stop,
-                                     report, err);
+  if (config->emu && (op_a != TILEMM_OP_NONE || op_b != TILEMM_OP_NONE))
+    return tilemm_error_set (err, TILEMM_EINVAL, "an emulated pass takes untransposed operands");
+  return tilemm_multi_run_stoppable (&queue, NULL, &workers, &ops, &ctx, op_a, a, op_b, b, c,
+                                     &config->stop, report, err);
 }

@@ -64,10 +64,11 @@ typedef struct {
   const char *device_kind;   /* "GPU", "simulated device": how the error names the device */
   /* Before the first panel, on the worker's thread (bind the thread to the device). */
   tilemm_status (*start) (void *ctx, int worker, int device, tilemm_error *err);
-  /* One panel: C = A·B for the panel's sub-views under its own plan. */
+  /* One panel: C = op_a(A)·op_b(B) for the panel's sub-views (of A and B as stored) under its
+   * own plan. */
   tilemm_status (*panel) (void *ctx, int worker, int device, const tilemm_plan *sub,
-                          const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
-                          tilemm_error *err);
+                          tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                          const tilemm_view *b, const tilemm_view *c, tilemm_error *err);
   /* After every worker has stopped, on the caller's thread, for every worker that started:
    * failed = the product failed (anywhere), so free what the worker holds. */
   void (*finish) (void *ctx, int worker, int device, int failed);
@@ -87,9 +88,9 @@ typedef struct {
  * report may be NULL. */
 tilemm_status tilemm_multi_run (const tilemm_plan *queue, const tilemm_limits *limits,
                                 const tilemm_workers *workers, const tilemm_device_ops *ops,
-                                void *ctx, const tilemm_view *a, const tilemm_view *b,
-                                const tilemm_view *c, tilemm_multi_report *report,
-                                tilemm_error *err);
+                                void *ctx, tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                                const tilemm_view *b, const tilemm_view *c,
+                                tilemm_multi_report *report, tilemm_error *err);
 
 /* tilemm_multi_run with the host's stop callback (may be NULL), polled on the calling thread
  * (never on a worker's: it may read the host's state) while the workers run.  When it answers,
@@ -97,10 +98,11 @@ tilemm_status tilemm_multi_run (const tilemm_plan *queue, const tilemm_limits *l
  * worker is joined and finished as after a failure, and the result is TILEMM_EINTERRUPTED. */
 tilemm_status tilemm_multi_run_stoppable (const tilemm_plan *queue, const tilemm_limits *limits,
                                           const tilemm_workers *workers,
-                                          const tilemm_device_ops *ops, void *ctx,
-                                          const tilemm_view *a, const tilemm_view *b,
-                                          const tilemm_view *c, const tilemm_stop *stop,
-                                          tilemm_multi_report *report, tilemm_error *err);
+                                          const tilemm_device_ops *ops, void *ctx, tilemm_op op_a,
+                                          const tilemm_view *a, tilemm_op op_b,
+                                          const tilemm_view *b, const tilemm_view *c,
+                                          const tilemm_stop *stop, tilemm_multi_report *report,
+                                          tilemm_error *err);
 
 /* On a worker's thread, inside ops->panel: whether the product is stopping (a failure on
  * another worker, or the host's stop), so a long panel can end early with TILEMM_EINTERRUPTED.
@@ -140,6 +142,17 @@ tilemm_status tilemm_cuda_multiply_workers (const tilemm_plan *plan, const tilem
                                             const tilemm_view *a, const tilemm_view *b,
                                             const tilemm_view *c, const tilemm_stop *stop,
                                             tilemm_multi_report *report, tilemm_error *err);
+
+/* tilemm_cuda_multiply_workers for C = op_a(A)·op_b(B) (A and B as stored): each worker
+ * transposes its panels' operands on its device (tilemm_cuda_multiply_op); one worker on the
+ * caller's device is tilemm_cuda_multiply_op itself. */
+tilemm_status tilemm_cuda_multiply_workers_op (const tilemm_plan *plan,
+                                               const tilemm_limits *limits,
+                                               const tilemm_workers *workers, int named,
+                                               tilemm_op op_a, const tilemm_view *a,
+                                               tilemm_op op_b, const tilemm_view *b,
+                                               const tilemm_view *c, const tilemm_stop *stop,
+                                               tilemm_multi_report *report, tilemm_error *err);
 
 /* One pass of an emulated product over `workers` (each a host thread with its own workspace),
  * the panels of `queue` (tilemm_plan_workers) from one shared queue, each panel whole. */
@@ -184,6 +197,13 @@ tilemm_status tilemm_sim_multiply (const tilemm_plan *plan, const tilemm_sim_con
                                    const tilemm_view *a, const tilemm_view *b,
                                    const tilemm_view *c, tilemm_multi_report *report,
                                    tilemm_error *err);
+
+/* tilemm_sim_multiply for C = op_a(A)·op_b(B) (A and B as stored; untransposed for an emulated
+ * pass). */
+tilemm_status tilemm_sim_multiply_op (const tilemm_plan *plan, const tilemm_sim_config *config,
+                                      tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                                      const tilemm_view *b, const tilemm_view *c,
+                                      tilemm_multi_report *report, tilemm_error *err);
 
 /* Bytes the simulated devices hold now (0 after every product, whatever its end). */
 size_t tilemm_sim_bytes_held (void);

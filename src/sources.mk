@@ -26,8 +26,9 @@ TILEMM_CPU = backend_cpu.c
 # Stands in for the CUDA host side in a build without CUDA.
 TILEMM_NOCUDA = backend_nocuda.c
 
-# The CUDA host side: device probe, staging pipeline, transposed operands, emulated precision.
-TILEMM_CUDA_HOST = backend_cuda.cu backend_cuda_op.cu transpose.cu emulated_cuda.cu
+# The CUDA host side: device probe, the executor (staging pipeline, transposed operands, the
+# emulated product's data), the device transpose, the emulated precision on device pointers.
+TILEMM_CUDA_HOST = backend_cuda.cu transpose.cu emulated_cuda.cu
 
 # The CUDA kernels (the .cuh files below are included by these).
 TILEMM_KERNELS = kernels.cu

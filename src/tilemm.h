@@ -217,7 +217,7 @@ tilemm_status tilemm_check_operands (const tilemm_plan *plan, const tilemm_view 
 /* How an operand enters the product: as stored, transposed, or conjugate-transposed (BLAS's
  * 'N', 'T', 'C'; pagemtimes' "none", "transpose", "ctranspose").  Transposing a column-major
  * view is only the other reading of the same bytes, so no operand is copied to transpose it on
- * the CPU (see backend_cpu.c); the GPU transposes on the device (backend_cuda_op.cu). */
+ * the CPU (see backend_cpu.c); the GPU transposes on the device (transpose.cu). */
 typedef enum {
   TILEMM_OP_NONE = 0,
   TILEMM_OP_TRANSPOSE,

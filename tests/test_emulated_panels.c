@@ -191,6 +191,53 @@ static void one_case (tilemm_type type, int64_t m, int64_t n, int64_t k, int gpu
   drop (&p);
 }
 
+/* The native product with transposed operands on two workers of one GPU against one device:
+ * each worker transposes its panels' stored rows or columns on its own (backend_cuda.cu). */
+static void gpu_transposed_workers (void)
+{
+  const tilemm_op ops[] = { TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, TILEMM_OP_CTRANSPOSE };
+  const tilemm_type types[] = { TILEMM_DOUBLE, TILEMM_SINGLE, TILEMM_COMPLEX_DOUBLE };
+  const int64_t m = 1100, n = 900, k = 300;
+  for (int t = 0; t < 3; t++)
+    for (int oa = 0; oa < 3; oa++)
+      for (int ob = 0; ob < 3; ob++)
+        {
+          if (oa == 0 && ob == 0)
+            continue;
+          CHECK_CASE ("gpu: %s op %d·op %d on 2 workers of device 0 is bitwise one device",
+                      tilemm_type_name (types[t]), oa, ob);
+          const int ta = oa > 0, tb = ob > 0;
+          problem p;
+          make (&p, types[t], m, n, k);
+          /* A's m·k and B's k·n elements, read as the stored operands (k×m, n×k when transposed). */
+          tilemm_view va, vb, vc;
+          tilemm_view_init (&va, types[t], ta ? k : m, ta ? m : k, ta ? k : m, p.a);
+          tilemm_view_init (&vb, types[t], tb ? n : k, tb ? k : n, tb ? n : k, p.b);
+          const size_t bytes = tilemm_type_size (types[t]) * (size_t) (m * n);
+          void *one = malloc (bytes), *two = malloc (bytes);
+          memset (one, 0x7f, bytes);
+          memset (two, 0x7e, bytes);
+          tilemm_plan plan;
+          tilemm_error err;
+          CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, types[t], m, n, k, NULL) == TILEMM_OK,
+                 "plan");
+          tilemm_view_init (&vc, types[t], m, n, m, one);
+          CHECK (tilemm_cuda_multiply_op (&plan, ops[oa], &va, ops[ob], &vb, &vc, &err) == TILEMM_OK,
+                 "one device: %s", err.detail);
+          tilemm_view_init (&vc, types[t], m, n, m, two);
+          tilemm_workers w = { 2, { 0, 0 } };
+          tilemm_multi_report rep;
+          CHECK (tilemm_cuda_multiply_workers_op (&plan, NULL, &w, 1, ops[oa], &va, ops[ob], &vb, &vc,
+                                                  NULL, &rep, &err) == TILEMM_OK,
+                 "2 workers: %s", err.detail);
+          CHECK (rep.workers == 2, "%d workers ran", rep.workers);
+          CHECK (memcmp (one, two, bytes) == 0, "2 workers: not bitwise one device");
+          free (one);
+          free (two);
+          drop (&p);
+        }
+}
+
 int main (void)
 {
   test_seed (20261124);
@@ -205,6 +252,8 @@ int main (void)
       one_case (types[t], 160, 141, 64, gpu);
     }
   one_case (TILEMM_DOUBLE, 200, 170, 130, gpu);
+  if (gpu)
+    gpu_transposed_workers ();
   tilemm_cuda_release ();
   return check_summary ("test_emulated_panels");
 }

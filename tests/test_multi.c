@@ -215,6 +215,51 @@ static void test_bitwise (void)
       }
 }
 
+/* Transposed operands over simulated devices: each device gets its panel's stored rows or
+ * columns of A and B and transposes them itself (multi.c); bitwise the one-device product. */
+static void test_bitwise_op (void)
+{
+  const tilemm_type types[] = { TILEMM_DOUBLE, TILEMM_COMPLEX_SINGLE };
+  const tilemm_op ops[] = { TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, TILEMM_OP_CTRANSPOSE };
+  const int64_t m = 150, n = 131, k = 77;
+  for (int t = 0; t < 2; t++)
+    for (int oa = 0; oa < 3; oa++)
+      for (int ob = 0; ob < 3; ob++)
+        {
+          if (oa == 0 && ob == 0)
+            continue;
+          CHECK_CASE ("simulated: %s op %d·op %d on 3 devices is bitwise one device",
+                      tilemm_type_name (types[t]), oa, ob);
+          matrix a, b, c1, cn;
+          const int ta = ops[oa] != TILEMM_OP_NONE, tb = ops[ob] != TILEMM_OP_NONE;
+          if (!matrix_make (&a, types[t], ta ? k : m, ta ? m : k, 3, 1)
+              || !matrix_make (&b, types[t], tb ? n : k, tb ? k : n, 1, 1)
+              || !matrix_make (&c1, types[t], m, n, 2, 0) || !matrix_make (&cn, types[t], m, n, 2, 0))
+            {
+              CHECK (0, "out of memory");
+              continue;
+            }
+          tilemm_plan plan;
+          tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, types[t], m, n, k, NULL);
+          tilemm_error err;
+          CHECK (tilemm_multiply_op (&plan, ops[oa], &a.v, ops[ob], &b.v, &c1.v, &err) == TILEMM_OK,
+                 "one device: %s", err.detail);
+          tilemm_sim_config cfg;
+          sim_config (&cfg, 3);
+          tilemm_multi_report rep;
+          const tilemm_status st
+            = tilemm_sim_multiply_op (&plan, &cfg, ops[oa], &a.v, ops[ob], &b.v, &cn.v, &rep, &err);
+          CHECK (st == TILEMM_OK, "3 devices: %s", err.detail);
+          CHECK (rep.workers == 3 && rep.panels >= 3, "%d workers, %lld panels", rep.workers,
+                 (long long) rep.panels);
+          CHECK (same_bytes (&c1, &cn), "3 devices: C (and its gaps) differ");
+          matrix_free (&a);
+          matrix_free (&b);
+          matrix_free (&c1);
+          matrix_free (&cn);
+        }
+}
+
 static void test_balance (void)
 {
   CHECK_CASE ("queue: a slow device takes fewer panels, the product is still bitwise");
@@ -546,6 +591,7 @@ int main (void)
 {
   test_crossover ();
   test_bitwise ();
+  test_bitwise_op ();
   test_balance ();
   test_failure ();
   test_stop ();

@@ -1,26 +1,23 @@
 /* tests/mock_cuda/cuda_op_none.c — test_pipeline tests the streaming pipeline of backend_cuda.cu
- * on a stand-in CUDA runtime; the transposed-operand path (backend_cuda_op.cu) and the emulated
- * precision (emulated_cuda.cu), which launch kernels of their own, are not part of it, so they
+ * on a stand-in CUDA runtime; the device transpose (transpose.cu) and the emulated precision's
+ * device side (emulated_cuda.cu), which launch kernels of their own, are not part of it, so they
  * answer TILEMM_ENOGPU there.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
 #include "backend.h"
 #include "emulated_cuda.h"
+#include "transpose.h"
 
-tilemm_status tilemm_cuda_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
-                                       const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
-                                       const tilemm_view *c, tilemm_error *err)
+/* The device transpose (transpose.cu): transposed products are not part of the pipeline test. */
+tilemm_status tilemm_cuda_transpose (tilemm_type type, int conjugate, const void *src,
+                                     int64_t rows, int64_t cols, int64_t ld_src, void *dst,
+                                     int64_t ld_dst, cudaStream_t stream, tilemm_error *err)
 {
-  (void) plan;
-  (void) op_a;
-  (void) a;
-  (void) op_b;
-  (void) b;
-  (void) c;
+  (void) type; (void) conjugate; (void) src; (void) rows; (void) cols; (void) ld_src; (void) dst;
+  (void) ld_dst; (void) stream;
   return tilemm_error_set (err, TILEMM_ENOGPU, "transposed operands: not in the pipeline test");
 }
-
 
 /* The emulated precision's device side: the host side (backend_cuda.cu) links against these. */
 tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options, tilemm_type type, int64_t m,
