@@ -507,6 +507,22 @@ struct prefault_guard
   ~prefault_guard () { tilemm_prefault_finish (p); }
 };
 
+/* Asks for the result's pages as huge pages (and, if so set, has threads fault them in) before
+ * any copy into it; tilemm_prefault_finish (prefault_guard) waits for those threads. */
+tilemm_prefault *prepare_result (const tilemm_view *c, tilemm_cuda_stats *st)
+{
+  const settings &cfg = config ();
+  if (c->rows == 0 || c->cols == 0)
+    return nullptr;
+  const auto t0 = std::chrono::steady_clock::now ();
+  const size_t extent = (size_t) ((c->cols - 1) * c->stride + c->rows) * tilemm_type_size (c->type);
+  tilemm_prefault *p = extent >= PREPARE_RESULT_BYTES
+                         ? tilemm_prefault_start (c->data, extent, cfg.huge_pages, cfg.prefault_threads)
+                         : nullptr;
+  st->result_prep_ms += ms_since (t0);
+  return p;
+}
+
 /* One step of the pipeline: the block rows × cols of Cᵀ at (row, col): part `part` of the
  * panel's Bᵀ times step `y` of A's rows (its slot: y % slots). */
 struct step
@@ -600,13 +616,7 @@ tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const
    * threads while the operands go up: slower on the GPU machine, as those faults compete with
    * the staging copies). */
   prefault_guard prefault;
-  {
-    const auto t0 = std::chrono::steady_clock::now ();
-    const size_t extent = (size_t) ((c->cols - 1) * c->stride + c->rows) * es;
-    if (extent >= PREPARE_RESULT_BYTES)
-      prefault.p = tilemm_prefault_start (c->data, extent, cfg.huge_pages, cfg.prefault_threads);
-    st->result_prep_ms += ms_since (t0);
-  }
+  prefault.p = prepare_result (c, st);
 
   char *const dX = (char *) ws.buffer[BUF_X], *const dY = (char *) ws.buffer[BUF_Y],
              *const dC = (char *) ws.buffer[BUF_C];
@@ -988,6 +998,9 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
     return status;
   void *const dB = ws.buffer[BUF_X], *const dA = ws.buffer[BUF_Y], *const dC = ws.buffer[BUF_C];
   st->panels++;
+  prefault_guard prefault;
+  if (!stats_only)
+    prefault.p = prepare_result (c, st);
   /* The split of __tilemm_stats__, on the host clock: until the last upload is enqueued, the
    * scheme on the device (it waits for the tail of the uploads), C coming back. */
   auto t0 = std::chrono::steady_clock::now ();
@@ -1048,6 +1061,8 @@ tilemm_status op_panel (const tilemm_plan *plan, tilemm_op op_a, const tilemm_vi
     return status;
   st->panels++;
   st->steps++;
+  prefault_guard prefault;
+  prefault.p = prepare_result (c, st);
   auto t0 = std::chrono::steady_clock::now ();
   if ((status = stage_up (*a, ws.buffer[BUF_Y], st, err)) != TILEMM_OK
       || (status = stage_up (*b, ws.buffer[BUF_X], st, err)) != TILEMM_OK)
