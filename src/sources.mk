@@ -50,7 +50,7 @@ TILEMM_BLAS = blas_shim.c
 # Headers, by the layer that owns them.  (Not *_HEADERS: automake, which reads this file for the
 # tarball, gives that suffix a meaning of its own.)
 TILEMM_CORE_H = tilemm.h backend.h front.h parallel_copy.h host_pages.h fault.h multi.h \
-  emulated.h cuda_variants.h exact_dot.h
+  emulated.h cuda_variants.h cuda_variant_list.h exact_dot.h
 TILEMM_CPU_H = backend_cpu_tile.h
 TILEMM_CUDA_H = cuda_try.h transpose.h emulated_cuda.h kernels.h imma_wgmma.h
 TILEMM_KERNEL_H = kernels_types.cuh kernels_async.cuh kernels_simt.cuh kernels_regtile.cuh \
