@@ -57,5 +57,6 @@ TILEMM_KERNEL_H = kernels_types.cuh kernels_async.cuh kernels_simt.cuh kernels_r
   kernels_dmma.cuh kernels_guide.cuh kernels_imma.cuh kernels_imma_wgmma.cuh
 TILEMM_FRONT_H = mex_common.h blas_shim.h
 
-# Not compiled, shipped: the help texts of the gateways and the BLAS library's symbol map.
-TILEMM_OTHER = tilemm.help tilemm_info.help blas_shim.map
+# Not compiled, shipped: the help texts of the gateways, their Octave tests (the %! blocks the
+# build appends to the help files tilemm.m and tilemm_info.m) and the BLAS library's symbol map.
+TILEMM_OTHER = tilemm.help tilemm_info.help tilemm.tst tilemm_info.tst blas_shim.map
