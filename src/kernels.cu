@@ -2,15 +2,19 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *
- * Each variant (numbered, one idea each; see src/cuda_variants.h) is instantiated here for the
- * four element types.  The launcher checks the matrices, chooses the wide-load or element-load
- * instantiation from the pointers' and strides' alignment, and splits very tall products into
- * several launches so the grid never exceeds its 65535-block y limit.
+ * Each variant (numbered, one idea each) is a row per element type of the one list,
+ * src/cuda_variant_list.h, which names the configuration below that the row launches; the
+ * launch table is expanded from that list, and every row is checked against its configuration
+ * when this file compiles.  The launcher checks the matrices, chooses the wide-load or
+ * element-load instantiation from the pointers' and strides' alignment, and splits very tall
+ * products into several launches so the grid never exceeds its 65535-block y limit.
  */
 #include <mutex>
 #include <stdint.h>
+#include <type_traits>
 
 #include "cuda_try.h"
+#include "cuda_variant_list.h"
 #include "fault.h"
 #include "kernels.h"
 #include "kernels_dmma.cuh"
@@ -21,8 +25,8 @@
 
 /* ---------------------------------------------------------------- configurations
  * regtile_config<T, BM, BN, BK, TM, TN, PAD, STAGES, MIN_BLOCKS[, MIN_BLOCKS before sm_90]>.
- * Keep src/cuda_variants.h in step
- * (tests/test_cuda checks every row against tilemm_cuda_kernel_shape).
+ * The tile shapes here are the kernels' tuning; src/cuda_variant_list.h names each row's shape,
+ * and CHECK_VARIANT (below) fails the compile where the two differ.
  *
  * Variant 2: register tiles, one shared buffer.  Single 128×128 blocks, 8×8 per thread (64 FMAs per
  * 16 shared loads); double the same (1 block per SM: 64 accumulators are 128 registers); complex
@@ -432,67 +436,83 @@ void launch_split_dmma (const tilemm_matrix &c, const tilemm_matrix &x, const ti
 typedef void (*launch_fn) (const tilemm_matrix &, const tilemm_matrix &, const tilemm_matrix &,
                            cudaStream_t);
 
+/* What a compiled kernel is: block tile of C' (rows × cols) and k step in elements of its type
+ * (real-product kinds: complex columns and k), shared-memory padding, threads per block. */
+struct kernel_shape
+{
+  int tile_rows, tile_cols, tile_depth, pad, threads;
+};
+
+constexpr bool operator== (const kernel_shape &a, const kernel_shape &b)
+{
+  return a.tile_rows == b.tile_rows && a.tile_cols == b.tile_cols
+         && a.tile_depth == b.tile_depth && a.pad == b.pad && a.threads == b.threads;
+}
+
 struct kernel_entry
 {
   int variant;
   tilemm_type type;
   launch_fn launch;
-  int tile_rows, tile_cols, tile_depth, pad, threads;
+  kernel_shape shape;
 };
 
-#define GUIDE_ENTRY(type, T)                                                                \
-  { 1, type, launch_guide<T>, TILEMM_GUIDE_BLOCK, TILEMM_GUIDE_BLOCK, TILEMM_GUIDE_BLOCK, 0,   \
-    TILEMM_GUIDE_BLOCK * TILEMM_GUIDE_BLOCK }
-#define REGTILE_ENTRY(variant, type, Cfg)                                                   \
-  { variant, type, launch_regtile<Cfg>, Cfg::BM, Cfg::BN, Cfg::BK, Cfg::PAD, Cfg::THREADS }
-#define SIMT_ENTRY(variant, type, Cfg)                                                      \
-  { variant, type, launch_simt<Cfg>, Cfg::BM, Cfg::TABLE_COLS, Cfg::TABLE_DEPTH, Cfg::PAD,   \
-    Cfg::THREADS }
-#define DMMA_ENTRY(variant, type, Cfg, Fallback)                                            \
-  { variant, type, launch_dmma<Cfg, Fallback>, Cfg::BM, Cfg::TABLE_COLS, Cfg::TABLE_DEPTH, 4, \
-    Cfg::THREADS }
-#define SPLIT_SIMT_ENTRY(variant, type, Cfg)                                                \
-  { variant, type, launch_split<Cfg, run_simt<Cfg, true>, run_simt<Cfg, false> >, Cfg::BM, Cfg::TABLE_COLS,              \
-    Cfg::TABLE_DEPTH, Cfg::PAD, Cfg::THREADS }
-#define SPLIT_DMMA_ENTRY(variant, type, Cfg, Fallback)                                      \
-  { variant, type, launch_split_dmma<Cfg, Fallback>, Cfg::BM, Cfg::TABLE_COLS,               \
-    Cfg::TABLE_DEPTH, 4, Cfg::THREADS }
+/* Each KIND of cuda_variant_list.h: its launcher, the shape its configuration compiles, and
+ * whether that configuration computes a type's elements (a float kernel launched on doubles
+ * would read garbage, so the element type is checked too). */
+#define KIND_LAUNCH_GUIDE(T, fallback) launch_guide<T>
+#define KIND_LAUNCH_REGTILE(Cfg, fallback) launch_regtile<Cfg>
+#define KIND_LAUNCH_SIMT(Cfg, fallback) launch_simt<Cfg>
+#define KIND_LAUNCH_DMMA(Cfg, Fallback) launch_dmma<Cfg, Fallback>
+#define KIND_LAUNCH_SPLIT_SIMT(Cfg, fallback)                                                   \
+  launch_split<Cfg, run_simt<Cfg, true>, run_simt<Cfg, false> >
+#define KIND_LAUNCH_SPLIT_DMMA(Cfg, Fallback) launch_split_dmma<Cfg, Fallback>
 
-const kernel_entry kernel_table[] = {
-  GUIDE_ENTRY (TILEMM_SINGLE, float),
-  GUIDE_ENTRY (TILEMM_DOUBLE, double),
-  GUIDE_ENTRY (TILEMM_COMPLEX_SINGLE, float2),
-  GUIDE_ENTRY (TILEMM_COMPLEX_DOUBLE, double2),
-  REGTILE_ENTRY (2, TILEMM_SINGLE, v2_single),
-  REGTILE_ENTRY (2, TILEMM_DOUBLE, v2_double),
-  REGTILE_ENTRY (2, TILEMM_COMPLEX_SINGLE, v2_csingle),
-  REGTILE_ENTRY (2, TILEMM_COMPLEX_DOUBLE, v2_cdouble),
-  REGTILE_ENTRY (3, TILEMM_SINGLE, v3_single),
-  REGTILE_ENTRY (3, TILEMM_DOUBLE, v3_double),
-  REGTILE_ENTRY (3, TILEMM_COMPLEX_SINGLE, v3_csingle),
-  REGTILE_ENTRY (3, TILEMM_COMPLEX_DOUBLE, v3_cdouble),
-  REGTILE_ENTRY (4, TILEMM_SINGLE, v4_single),
-  REGTILE_ENTRY (4, TILEMM_COMPLEX_SINGLE, v4_csingle),
-  REGTILE_ENTRY (5, TILEMM_SINGLE, v5_single),
-  REGTILE_ENTRY (5, TILEMM_DOUBLE, v5_double),
-  SIMT_ENTRY (6, TILEMM_SINGLE, v6_single),
-  SIMT_ENTRY (6, TILEMM_COMPLEX_SINGLE, v6_csingle),
-  SIMT_ENTRY (7, TILEMM_SINGLE, v7_single),
-  SIMT_ENTRY (7, TILEMM_COMPLEX_SINGLE, v7_csingle),
-  DMMA_ENTRY (8, TILEMM_DOUBLE, v8_double, v3_double),
-  DMMA_ENTRY (8, TILEMM_COMPLEX_DOUBLE, v8_cdouble, v3_cdouble),
-  DMMA_ENTRY (9, TILEMM_DOUBLE, v9_double, v3_double),
-  DMMA_ENTRY (9, TILEMM_COMPLEX_DOUBLE, v9_cdouble, v3_cdouble),
-  DMMA_ENTRY (10, TILEMM_DOUBLE, v10_double, v5_double),
-  DMMA_ENTRY (10, TILEMM_COMPLEX_DOUBLE, v10_cdouble, v3_cdouble),
-  SPLIT_SIMT_ENTRY (11, TILEMM_SINGLE, v7_single),
-  SPLIT_SIMT_ENTRY (11, TILEMM_COMPLEX_SINGLE, v7_csingle),
-  SPLIT_DMMA_ENTRY (11, TILEMM_DOUBLE, v10_double, v5_double),
-  SPLIT_DMMA_ENTRY (11, TILEMM_COMPLEX_DOUBLE, v10_cdouble, v3_cdouble),
-  SIMT_ENTRY (12, TILEMM_SINGLE, v12_single),
-  SIMT_ENTRY (13, TILEMM_SINGLE, v13_single),
-  SIMT_ENTRY (13, TILEMM_COMPLEX_SINGLE, v13_csingle),
-};
+#define KIND_SHAPE_GUIDE(T)                                                                     \
+  (kernel_shape{ TILEMM_GUIDE_BLOCK, TILEMM_GUIDE_BLOCK, TILEMM_GUIDE_BLOCK, 0,                 \
+                 TILEMM_GUIDE_BLOCK * TILEMM_GUIDE_BLOCK })
+#define KIND_SHAPE_REGTILE(Cfg)                                                                 \
+  (kernel_shape{ Cfg::BM, Cfg::BN, Cfg::BK, Cfg::PAD, Cfg::THREADS })
+#define KIND_SHAPE_SIMT(Cfg)                                                                    \
+  (kernel_shape{ Cfg::BM, Cfg::TABLE_COLS, Cfg::TABLE_DEPTH, Cfg::PAD, Cfg::THREADS })
+#define KIND_SHAPE_DMMA(Cfg)                                                                    \
+  (kernel_shape{ Cfg::BM, Cfg::TABLE_COLS, Cfg::TABLE_DEPTH, Cfg::LDX - Cfg::BK, Cfg::THREADS })
+#define KIND_SHAPE_SPLIT_SIMT KIND_SHAPE_SIMT
+#define KIND_SHAPE_SPLIT_DMMA KIND_SHAPE_DMMA
+
+template <tilemm_type> struct element;
+template <> struct element<TILEMM_SINGLE> { typedef float type; typedef float real; };
+template <> struct element<TILEMM_DOUBLE> { typedef double type; typedef double real; };
+template <> struct element<TILEMM_COMPLEX_SINGLE> { typedef float2 type; typedef float real; };
+template <> struct element<TILEMM_COMPLEX_DOUBLE> { typedef double2 type; typedef double real; };
+constexpr bool complex_type (tilemm_type t)
+{
+  return t == TILEMM_COMPLEX_SINGLE || t == TILEMM_COMPLEX_DOUBLE;
+}
+
+#define KIND_COMPUTES_GUIDE(T, t) std::is_same<T, element<t>::type>::value
+#define KIND_COMPUTES_REGTILE(Cfg, t) std::is_same<Cfg::T, element<t>::type>::value
+#define KIND_COMPUTES_SIMT(Cfg, t)                                                              \
+  (std::is_same<Cfg::R, element<t>::real>::value && Cfg::CPLX == complex_type (t))
+#define KIND_COMPUTES_DMMA KIND_COMPUTES_SIMT
+#define KIND_COMPUTES_SPLIT_SIMT KIND_COMPUTES_SIMT
+#define KIND_COMPUTES_SPLIT_DMMA KIND_COMPUTES_SIMT
+
+/* Every row of the list against the configuration it names, when this file compiles: the one
+ * list cannot disagree with the kernels (the plan's tiles are the launched ones). */
+#define CHECK_VARIANT(id, type, tile, pad, threads, use, kind, cfg, fallback, name)             \
+  static_assert (KIND_SHAPE_##kind (cfg) == (kernel_shape{ TILEMM_##tile, pad, threads }),      \
+                 "cuda_variant_list.h: variant " #id " " #type " says " #tile " pad " #pad      \
+                 " threads " #threads ", which is not what " #cfg " compiles");                 \
+  static_assert (KIND_COMPUTES_##kind (cfg, TILEMM_##type),                                     \
+                 "cuda_variant_list.h: variant " #id ": " #cfg " does not compute " #type);
+TILEMM_CUDA_VARIANT_LIST (CHECK_VARIANT)
+#undef CHECK_VARIANT
+
+#define KERNEL_ENTRY(id, type, tile, pad, threads, use, kind, cfg, fallback, name)              \
+  { id, TILEMM_##type, KIND_LAUNCH_##kind (cfg, fallback), KIND_SHAPE_##kind (cfg) },
+const kernel_entry kernel_table[] = { TILEMM_CUDA_VARIANT_LIST (KERNEL_ENTRY) };
+#undef KERNEL_ENTRY
 
 const kernel_entry *find_kernel (int variant, tilemm_type type)
 {
@@ -568,11 +588,11 @@ extern "C" int tilemm_cuda_kernel_shape (int variant, tilemm_type type, int *til
   const kernel_entry *kernel = find_kernel (variant, type);
   if (!kernel)
     return 0;
-  *tile_rows = kernel->tile_rows;
-  *tile_cols = kernel->tile_cols;
-  *tile_depth = kernel->tile_depth;
-  *pad = kernel->pad;
-  *threads = kernel->threads;
+  *tile_rows = kernel->shape.tile_rows;
+  *tile_cols = kernel->shape.tile_cols;
+  *tile_depth = kernel->shape.tile_depth;
+  *pad = kernel->shape.pad;
+  *threads = kernel->shape.threads;
   return 1;
 }
 

@@ -44,8 +44,8 @@ static int64_t ceil_div (int64_t a, int64_t b)
  * run as a real product, n × 2m reals). */
 static int64_t cuda_blocks (const tilemm_plan *plan, const tilemm_cuda_variant *v)
 {
-  const int64_t cols = tilemm_type_is_complex (plan->type)
-                           && tilemm_cuda_tile_cols_are_reals (v->id) ? 2 * plan->m : plan->m;
+  const int64_t cols = tilemm_type_is_complex (plan->type) && v->real_product ? 2 * plan->m
+                                                                               : plan->m;
   return ceil_div (plan->n, v->tile_rows) * ceil_div (cols, v->tile_cols);
 }
 

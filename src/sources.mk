@@ -51,12 +51,13 @@ TILEMM_BLAS = blas_shim.c
 # Headers, by the layer that owns them.  (Not *_HEADERS: automake, which reads this file for the
 # tarball, gives that suffix a meaning of its own.)
 TILEMM_CORE_H = tilemm.h backend.h front.h parallel_copy.h host_pages.h fault.h multi.h \
-  emulated.h emulated_panels.h cuda_variants.h exact_dot.h
+  emulated.h emulated_panels.h cuda_variants.h cuda_variant_list.h exact_dot.h
 TILEMM_CPU_H = backend_cpu_tile.h
 TILEMM_CUDA_H = cuda_try.h transpose.h emulated_cuda.h kernels.h imma_wgmma.h
 TILEMM_KERNEL_H = kernels_types.cuh kernels_async.cuh kernels_simt.cuh kernels_regtile.cuh \
   kernels_dmma.cuh kernels_guide.cuh kernels_imma.cuh kernels_imma_wgmma.cuh
 TILEMM_FRONT_H = mex_common.h blas_shim.h
 
-# Not compiled, shipped: the help texts of the gateways and the BLAS library's symbol map.
-TILEMM_OTHER = tilemm.help tilemm_info.help blas_shim.map
+# Not compiled, shipped: the help texts of the gateways, their Octave tests (the %! blocks the
+# build appends to the help files tilemm.m and tilemm_info.m) and the BLAS library's symbol map.
+TILEMM_OTHER = tilemm.help tilemm_info.help tilemm.tst tilemm_info.tst blas_shim.map

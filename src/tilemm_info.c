@@ -1,6 +1,9 @@
 /* tilemm_info.c — the mex gateway of tilemm_info (): what this build has and which GPU it uses.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ *
+ * Its Octave tests are in tilemm_info.tst beside it; the build appends them to the help file
+ * tilemm_info.m.
  */
 #include <stdio.h>
 
@@ -136,65 +139,3 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   mxSetField (s, 0, "precision", precision_struct (usable));
   plhs[0] = s;
 }
-
-/*
-%!test
-%! s = tilemm_info ();
-%! assert (fieldnames (s), {"version"; "cuda_built"; "openmp"; "gpu_usable"; "gpu_reason";
-%!                          "devices"; "device_in_use"; "devices_in_use"; "plans"; "precision"});
-%! assert (! isempty (regexp (s.version, '^\d+\.\d+\.\d+', "once")));
-%!test
-%! ## The precision in effect follows TILEMM_PRECISION, read at every call.
-%! old = getenv ("TILEMM_PRECISION");
-%! unwind_protect
-%!   setenv ("TILEMM_PRECISION", "");
-%!   p = getfield (tilemm_info (), "precision");
-%!   assert (p.in_effect, "native");
-%!   assert ([p.emulated_accuracy_double, p.emulated_accuracy_single], [53, 24]);
-%!   assert ([p.emulated_max_moduli, p.moduli_limit], [20, 24]);
-%!   assert (! isempty (strfind (p.emulated_backends, "cpu")));
-%!   setenv ("TILEMM_PRECISION", "Emulated");
-%!   assert (getfield (tilemm_info (), "precision").in_effect, "emulated");
-%!   setenv ("TILEMM_PRECISION", "bogus");
-%!   assert (getfield (tilemm_info (), "precision").in_effect, "");
-%! unwind_protect_cleanup
-%!   setenv ("TILEMM_PRECISION", old);
-%! end_unwind_protect
-%!error id=tilemm:nargin tilemm_info (1)
-%!testif ; ! isempty (strfind (which ("tilemm"), "-api-v"))
-%! ## Installed by pkg: the manual sits beside the binary, where `doc tilemm` looks for it.
-%! info = fullfile (fileparts (which ("tilemm")), "doc.info");
-%! assert (exist (info, "file") == 2);
-%! assert (! isempty (strfind (fileread (info), "tilemm_bench")));
-%! [status, ~] = system (sprintf ('info --file "%s" --index-search tilemm --output - >/dev/null 2>&1', info));
-%! assert (any (status == [0 127]));   # 127: no info program here to ask
-%!test
-%! s = tilemm_info ();
-%! if (s.gpu_usable)
-%!   assert (numel (s.devices) >= 1);
-%!   assert (any ([s.devices.index] == s.device_in_use));
-%!   assert (all ([s.devices.total_memory] > 0));
-%!   ## Every usable GPU is in use by default, each with one worker.
-%!   assert (! isempty (s.devices_in_use));
-%!   assert (all (ismember (s.devices_in_use, [s.devices.index])));
-%!   assert (sum ([s.devices.workers]), numel (s.devices_in_use));
-%!   assert ([s.devices.in_use], [s.devices.workers] > 0);
-%! else
-%!   assert (ischar (s.gpu_reason) && ! isempty (s.gpu_reason));
-%!   assert (isempty (s.device_in_use));
-%!   assert (isempty (s.devices_in_use));
-%! endif
-%!testif ; getfield (tilemm_info (), "gpu_usable")
-%! ## TILEMM_DEVICES="0,0": two workers on device 0, the others not in use.
-%! old = getenv ("TILEMM_DEVICES");
-%! unwind_protect
-%!   setenv ("TILEMM_DEVICES", "0,0");
-%!   s = tilemm_info ();
-%!   assert (s.devices_in_use, [0 0]);
-%!   assert (s.devices(1).workers, 2);
-%!   assert (s.devices(1).in_use, true);
-%!   assert (all (! [s.devices(2:end).in_use]));
-%! unwind_protect_cleanup
-%!   setenv ("TILEMM_DEVICES", old);
-%! end_unwind_protect
-*/
