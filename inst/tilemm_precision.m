@@ -15,7 +15,11 @@
 ## The setting is the environment variable @env{TILEMM_PRECISION}, which @code{tilemm} reads at
 ## every call (an unset or empty variable means @qcode{"native"}); this function only reads and
 ## writes it.  With an argument it sets the variable and returns the previous setting.  A call's
-## own option @qcode{"precision"} overrides it.
+## own option @qcode{"precision"} overrides it.  The emulated precision's accuracy level is a
+## call's option @qcode{"accuracy"}: target bits (the default certifies every entry within
+## @code{u*abs(C) + 2^-(t+1)*abs(A)*abs(B)}), or @qcode{"native"}, cheaper, every entry within
+## @code{u*abs(C(i,j)) + (1+u)*2^-(t+1)*k*norm(A(i,:))*norm(B(:,j))}, what native BLAS's bound
+## gives each entry through Cauchy--Schwarz (@code{help tilemm}).
 ##
 ## Example:
 ## @example

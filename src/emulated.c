@@ -38,6 +38,12 @@ void tilemm_emu_default_options (tilemm_emu_options *options, tilemm_type type)
   options->target_bits = type == TILEMM_SINGLE || type == TILEMM_COMPLEX_SINGLE ? 24 : 53;
   options->guard_bits = 1;
   options->max_moduli = TILEMM_EMU_DEFAULT_MAX_MODULI;
+  options->rule = TILEMM_EMU_RULE_CERTIFIED;
+}
+
+int tilemm_emu_needs_ratios (const tilemm_emu_options *options)
+{
+  return options->moduli <= 0 && options->rule == TILEMM_EMU_RULE_CERTIFIED;
 }
 
 void tilemm_emu_stats_merge (tilemm_emu_stats *into, const tilemm_emu_stats *from)
@@ -73,6 +79,17 @@ static int ceil_log2 (double x)
 
 /* Margin against the rounding of the logarithms in the comparison log2 M > needed. */
 #define EMU_LOG2_SLACK 1e-9
+
+/* Step 3''s bit width: t + g + 2 − h, h the largest integer with 4^h ≤ inner (2^h ≤ √inner),
+ * at least 1.  Integers only, so every backend gets the same p from the same k. */
+static int native_bits (const tilemm_emu_options *options, int64_t inner)
+{
+  int h = 0;
+  while (h < 31 && ((int64_t) 1 << (2 * h + 2)) <= inner)
+    h++;
+  const int p = options->target_bits + options->guard_bits + 2 - h;
+  return p < 1 ? 1 : p;
+}
 
 void tilemm_emu_decide (const tilemm_emu_options *options, const tilemm_emu_stats *stats,
                         tilemm_emu_plan *plan)
@@ -111,14 +128,20 @@ void tilemm_emu_decide (const tilemm_emu_options *options, const tilemm_emu_stat
         plan->verdict = TILEMM_EMU_RANGE;
       return;
     }
-  if (!isfinite (stats->ratio_a) || !isfinite (stats->ratio_b))
+  if (options->rule == TILEMM_EMU_RULE_NATIVE)
+    /* Step 3': from k alone (the ratios are not computed, and not read). */
+    plan->pa = plan->pb = native_bits (options, stats->inner);
+  else
     {
-      plan->verdict = TILEMM_EMU_RANGE;
-      return;
+      if (!isfinite (stats->ratio_a) || !isfinite (stats->ratio_b))
+        {
+          plan->verdict = TILEMM_EMU_RANGE;
+          return;
+        }
+      const int base = options->target_bits + 1 + options->guard_bits;
+      plan->pa = base + (stats->ratio_a > 1.0 ? ceil_log2 (stats->ratio_a) : 0);
+      plan->pb = base + (stats->ratio_b > 1.0 ? ceil_log2 (stats->ratio_b) : 0);
     }
-  const int base = options->target_bits + 1 + options->guard_bits;
-  plan->pa = base + (stats->ratio_a > 1.0 ? ceil_log2 (stats->ratio_a) : 0);
-  plan->pb = base + (stats->ratio_b > 1.0 ? ceil_log2 (stats->ratio_b) : 0);
   if (plan->pa > TILEMM_EMU_PMAX || plan->pb > TILEMM_EMU_PMAX)
     {
       plan->verdict = TILEMM_EMU_RANGE;
@@ -618,8 +641,9 @@ static void pair_ratios (const emu_problem *p, const emu_quant *q, int base, uin
   *rb_out = rb;
 }
 
-/* Steps 1–2 for one real problem. */
-static tilemm_status problem_stats (const emu_problem *p, tilemm_emu_stats *st, tilemm_error *err)
+/* Steps 1–2 for one real problem; the ratios (S) only with_ratios (else they stay 0). */
+static tilemm_status problem_stats (const emu_problem *p, int with_ratios, tilemm_emu_stats *st,
+                                    tilemm_error *err)
 {
   memset (st, 0, sizeof *st);
   st->inner = p->k;
@@ -632,7 +656,7 @@ static tilemm_status problem_stats (const emu_problem *p, tilemm_emu_stats *st, 
   if (status != TILEMM_OK)
     return status;
   quant_maxima (p, &q, st);
-  if (st->max_qa > 0 && st->max_qb > 0)
+  if (with_ratios && st->max_qa > 0 && st->max_qb > 0)
     pair_ratios (p, &q, 0, NULL, &st->ratio_a, &st->ratio_b);
   quant_free (&q);
   return TILEMM_OK;
@@ -765,13 +789,14 @@ static tilemm_status check_views (const tilemm_view *a, const tilemm_view *b, co
   return TILEMM_OK;
 }
 
-static tilemm_status stats_of (const emu_problems *ps, tilemm_emu_stats *st, tilemm_error *err)
+static tilemm_status stats_of (const emu_problems *ps, int with_ratios, tilemm_emu_stats *st,
+                               tilemm_error *err)
 {
   memset (st, 0, sizeof *st);
   for (int q = 0; q < ps->count; q++)
     {
       tilemm_emu_stats one;
-      const tilemm_status s = problem_stats (&ps->p[q], &one, err);
+      const tilemm_status s = problem_stats (&ps->p[q], with_ratios, &one, err);
       if (s != TILEMM_OK)
         return s;
       tilemm_emu_stats_merge (st, &one);
@@ -788,7 +813,7 @@ tilemm_status tilemm_emu_stats_cpu (const tilemm_view *a, const tilemm_view *b,
   emu_problems ps;
   if ((s = problems_make (a, b, &ps, err)) != TILEMM_OK)
     return s;
-  s = stats_of (&ps, st, err);
+  s = stats_of (&ps, 1, st, err);
   problems_free (&ps);
   return s == TILEMM_OK ? tilemm_error_set (err, TILEMM_OK, NULL) : s;
 }
@@ -857,7 +882,9 @@ tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
   if ((s = problems_make (a, b, &ps, err)) == TILEMM_OK)
     {
       tilemm_emu_stats st;
-      if ((s = stats_of (&ps, &st, err)) == TILEMM_OK)
+      /* The GPU skips S where the rule does not need it; so does the CPU (same plan either
+       * way: tilemm_emu_decide reads no ratio then). */
+      if ((s = stats_of (&ps, tilemm_emu_needs_ratios (options), &st, err)) == TILEMM_OK)
         {
           tilemm_emu_decide (options, &st, used);
           s = used->verdict == TILEMM_EMU_OK ? run_problems (used, &ps, c, stop, err)
@@ -871,16 +898,19 @@ tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
 /* ---------------------------------------------------------------- pairs the plan cannot carry */
 
 /* Marks in exact[i + j·m] the pairs of one real problem that no plan within TILEMM_EMU_PMAX
- * carries and merges the ratios of the others, and its maxima, into *st (pair_ratios). */
-static tilemm_status mark_uncarried (const emu_problem *p, int base, uint8_t *exact,
-                                     tilemm_emu_stats *st, tilemm_error *err)
+ * carries and merges the ratios of the others, and its maxima, into *st (pair_ratios).  Without
+ * with_ratios (the native rule of step 3': its p does not depend on the pair, so every pair is
+ * carried) only the maxima. */
+static tilemm_status mark_uncarried (const emu_problem *p, int with_ratios, int base,
+                                     uint8_t *exact, tilemm_emu_stats *st, tilemm_error *err)
 {
   emu_quant q;
   const tilemm_status status = quant_make (p, &q, err);
   if (status != TILEMM_OK)
     return status;
   quant_maxima (p, &q, st);
-  pair_ratios (p, &q, base, exact, &st->ratio_a, &st->ratio_b);
+  if (with_ratios)
+    pair_ratios (p, &q, base, exact, &st->ratio_a, &st->ratio_b);
   quant_free (&q);
   return TILEMM_OK;
 }
@@ -935,8 +965,9 @@ tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options,
   memset (&st, 0, sizeof st);
   st.inner = ps.p[0].k;
   const int base = options->target_bits + 1 + options->guard_bits;
+  const int with_ratios = tilemm_emu_needs_ratios (options);
   for (int q = 0; q < ps.count && s == TILEMM_OK; q++)
-    s = mark_uncarried (&ps.p[q], base, exact, &st, err);
+    s = mark_uncarried (&ps.p[q], with_ratios, base, exact, &st, err);
   if (s == TILEMM_OK)
     {
       tilemm_emu_decide (options, &st, used);

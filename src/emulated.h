@@ -33,6 +33,37 @@
  *     them) and the rest emulated.
  *     With options.moduli = N > 0 the plan uses exactly N moduli, pa = pb = the most bits that
  *     N moduli carry, and makes no accuracy promise (S is then not needed).
+ *  3'. The native-matching rule (options.rule = TILEMM_EMU_RULE_NATIVE, "accuracy", "native"):
+ *     the bound native BLAS gives, |C_native − C| ≤ γ_k·(|A||B|) (γ_k = k·u/(1 − k·u)), is
+ *     componentwise, and no rule can meet a componentwise bound without a lower bound of
+ *     (|A||B|)_ij, which only S gives: a row and a column that meet only through tiny elements
+ *     have (|A||B|)_ij as small as you like against their norms.  What native BLAS's bound
+ *     implies for every entry through Cauchy–Schwarz, (|A||B|)_ij ≤ ‖a_i‖₂‖b_j‖₂ (a_i row i of
+ *     A, b_j column j of B), needs no S: this rule targets
+ *       C_emulated = fl(y) with |y − C_ij| ≤ 2^-(t+g)·k·‖a_i‖₂‖b_j‖₂     (k = stats.inner)
+ *     and decides pa = pb = p = max(1, t + g + 2 − h), h the largest integer with 4^h ≤ k
+ *     (so 2^h ≤ √k; an exact integer of k), and N as in step 3 from log2 M > 1 + 2p +
+ *     log2 νa + log2 νb.  S, the ratios and the lo matrices are not computed (tilemm_emu_needs_
+ *     ratios); the plan is made from k and max_qa, max_qb alone.
+ *     Why the bound holds: with α = a_ip·2^(p − e_a[i]) and a' = trunc(α) (|α − a'| < 1,
+ *     |a'| ≤ |α|), β, b' likewise, |αβ − a'b'| ≤ |α||β − b'| + |b'||α − a'| ≤ |α| + |β|, so the
+ *     exact integer X (|X| ≤ 2^2p·Σ â b̂ ≤ 2^2p·νa·νb < M/2: the CRT gives it exactly) meets
+ *       |y − C_ij| ≤ 2^(e_a[i] + e_b[j])·2^-p·(Σ_p â_ip + Σ_p b̂_pj),   y = X·2^(e_a + e_b − 2p).
+ *     Cauchy–Schwarz gives Σ_p â_ip ≤ √k·‖â_i‖₂, and ‖b̂_j‖₂ ≥ max_p b̂_pj ≥ 1/2 (step 1: the
+ *     largest magnitude lies in [2^(e−1), 2^e)), so Σ_p â_ip ≤ 2√k·‖â_i‖₂‖b̂_j‖₂, and Σ_p b̂_pj
+ *     likewise.  With ‖a_i‖₂‖b_j‖₂ = 2^(e_a[i] + e_b[j])·‖â_i‖₂‖b̂_j‖₂:
+ *       |y − C_ij| ≤ 2^-p·(2√k + 2√k)·‖a_i‖₂‖b_j‖₂ = 2^(h − t − g)·√k·‖a_i‖₂‖b_j‖₂
+ *                  ≤ 2^-(t+g)·k·‖a_i‖₂‖b_j‖₂                         (2^h ≤ √k).
+ *     The exact guarantee, every entry (outside the subnormal range of the result, as for the
+ *     native bound): |C_emulated − C_ij| ≤ u·|y| + |y − C_ij|
+ *       ≤ u·|C_ij| + (1 + u)·2^-(t+g)·k·‖a_i‖₂‖b_j‖₂,
+ *     u = 2^-53 (double) or 2^-24 (single).  For t = 53 (24 for single), g = 1 and k ≥ 2 that
+ *     is ≤ (1 + (1 + u)·k/2)·u·‖a_i‖₂‖b_j‖₂ ≤ γ_k·‖a_i‖₂‖b_j‖₂: never worse than what native
+ *     BLAS's bound gives for the entry through Cauchy–Schwarz (but not native's componentwise
+ *     γ_k·(|A||B|)_ij, which the certified rule of step 3 keeps).  Since log2 νa + log2 νb ≤
+ *     log2 k (hi ≤ Q) and 2h > log2 k − 2, log2 M needs less than 2(t + g + 2) + 3: at most 15
+ *     moduli for double, 8 for single, whatever k, and the rule never gives TILEMM_EMU_RANGE
+ *     for finite data (p ≤ t + g + 2 ≤ TILEMM_EMU_PMAX) under the default max_moduli.
  *  4. Scaled integers: a'_ip = trunc(a_ip·2^(pa − e_a[i])) (|a'| < 2^pa, int64), b' likewise.
  *  5. Residues: r = a' mod m_l as a symmetric int8 (tilemm_emu_residue), for the first N moduli
  *     of tilemm_emu_moduli.  Stored K-major for both operands (row i of A' contiguous along k,
@@ -79,11 +110,18 @@ typedef enum {
   TILEMM_EMU_RANGE      /* the data need more bits or moduli than allowed: native   */
 } tilemm_emu_verdict;
 
+/* The automatic rule (step 3 or 3'); options.moduli > 0 overrides either. */
+typedef enum {
+  TILEMM_EMU_RULE_CERTIFIED = 0, /* step 3: u|C| + 2^-(t+g)·|A||B|, from the statistics S    */
+  TILEMM_EMU_RULE_NATIVE         /* step 3': within 2^-(t+g)·k·‖a_i‖‖b_j‖ before rounding, no S */
+} tilemm_emu_rule;
+
 typedef struct {
   int moduli;      /* 0: automatic (the accuracy rule); N > 0: exactly N moduli, no promise  */
   int target_bits; /* 53: double-accurate, 24: single-accurate                                */
   int guard_bits;  /* bits beyond the target in the automatic rule (1)                       */
   int max_moduli;  /* automatic mode falls back beyond this many (TILEMM_EMU_DEFAULT_MAX_MODULI) */
+  tilemm_emu_rule rule; /* the automatic rule (TILEMM_EMU_RULE_CERTIFIED by default)          */
 } tilemm_emu_options;
 
 /* The defaults for a product of `type`: target 53 bits for double types, 24 for single. */
@@ -109,6 +147,10 @@ typedef struct {
 
 /* Merges the statistics of one real problem into *into (max of each field, nonfinite or-ed). */
 void tilemm_emu_stats_merge (tilemm_emu_stats *into, const tilemm_emu_stats *from);
+
+/* Whether the plan needs the ratios (S_ij and the lo matrices of step 2): only the certified
+ * automatic rule does; a backend computes neither where this is 0 (the ratios are then 0). */
+int tilemm_emu_needs_ratios (const tilemm_emu_options *options);
 
 /* Step 3: the plan from the statistics (host code, shared by both backends). */
 void tilemm_emu_decide (const tilemm_emu_options *options, const tilemm_emu_stats *stats,
@@ -159,8 +201,9 @@ tilemm_status tilemm_emu_run_cpu (const tilemm_emu_plan *plan, const tilemm_view
  * overlap, S_ij = 0, or one whose ratio needs more than TILEMM_EMU_PMAX bits).  Each pair is
  * classified on the CPU: one with S_ij = 0 and no nonzero term is an exact zero in any plan;
  * the plan is made over the ratios of the pairs it can carry; the others' entries are computed
- * exactly (exact_dot.h) and rounded once, so every entry meets the bound of the automatic
- * rule.  *used: the plan of the carried entries (verdict RANGE when none was possible: then
+ * exactly (exact_dot.h) and rounded once, so every entry meets the bound of the options' rule
+ * (step 3's; under step 3' every pair is carried, p being the same for all, and only a RANGE
+ * from max_moduli leaves entries to compute exactly: then all of them).  *used: the plan of the carried entries (verdict RANGE when none was possible: then
  * every entry is exact); *exact_entries: how many entries were computed exactly. */
 tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options,
                                              const tilemm_view *a, const tilemm_view *b,

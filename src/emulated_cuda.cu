@@ -746,7 +746,8 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, problem<T> &pr, cudaSt
   tilemm_emu_stats &stats = pr.stats;
   memset (&stats, 0, sizeof stats);
   stats.inner = k;
-  const bool automatic = opt->moduli <= 0 && !exponents_only;
+  /* S and lo: the certified rule's; a given plan needs the exponents only */
+  const bool automatic = tilemm_emu_needs_ratios (opt) != 0 && !exponents_only;
   const int64_t kp = pr.kp = k > 0 ? ceil_div (k, 16) * 16 : 16;
   const int64_t ktiles = ceil_div (kp, 64);
   const bool chunked = ktiles > chunk_tiles ();

@@ -170,20 +170,45 @@ static tilemm_status front_precision (const tilemm_options *options, tilemm_type
   if (status != TILEMM_OK)
     return status;
   *emulated = precision == TILEMM_PRECISION_EMULATED;
-  if (!*emulated && (options->moduli > 0 || options->accuracy > 0))
+  if (!*emulated && (options->moduli > 0 || options->accuracy != 0))
     return tilemm_error_set (err, TILEMM_EOPTION,
                              "options \"moduli\" and \"accuracy\" apply to the emulated "
                              "precision: add \"precision\", \"emulated\" (or set "
                              "TILEMM_PRECISION=emulated)");
-  if (options->moduli > 0 && options->accuracy > 0)
+  if (options->moduli > 0 && options->accuracy != 0)
     return tilemm_error_set (err, TILEMM_EOPTION,
                              "give \"moduli\" (an exact count, no accuracy promise) or "
-                             "\"accuracy\" (target bits), not both");
+                             "\"accuracy\" (target bits, or \"native\"), not both");
   tilemm_emu_default_options (emu, type);
   emu->moduli = options->moduli;
-  if (options->accuracy > 0)
+  if (options->accuracy == TILEMM_ACCURACY_NATIVE)
+    emu->rule = TILEMM_EMU_RULE_NATIVE;
+  else if (options->accuracy > 0)
     emu->target_bits = options->accuracy;
   return TILEMM_OK;
+}
+
+/* "accuracy": target bits 1..53 (the certified rule at fewer bits), or "native" (any case: the
+ * native-matching rule at the type's bits, emulated.h step 3'). */
+static tilemm_status set_accuracy (tilemm_options *options, const tilemm_value *value,
+                                   tilemm_error *err)
+{
+  if (value->kind == TILEMM_VALUE_STRING)
+    {
+      if (value->string && same_ignoring_case (value->string, "native"))
+        {
+          options->accuracy = TILEMM_ACCURACY_NATIVE;
+          return TILEMM_OK;
+        }
+      return tilemm_error_set (err, TILEMM_EOPTION,
+                               "option \"accuracy\" must be \"native\" (the bound native "
+                               "BLAS gives) or a whole number from 1 to 53 (the bits the "
+                               "emulated precision targets: 53 double, 24 single)");
+    }
+  return set_whole (&options->accuracy, "accuracy", 1, 53,
+                    "the bits the emulated precision targets: 53 double, 24 single; or "
+                    "\"native\"",
+                    value, err);
 }
 
 /* ---------------------------------------------------------------- several devices */
@@ -331,8 +356,7 @@ tilemm_status tilemm_options_set (tilemm_options *options, const char *name,
                       "the exact count of moduli of the emulated precision, no accuracy promise",
                       value, err);
   if (same_ignoring_case (name, "accuracy"))
-    return set_whole (&options->accuracy, "accuracy", 1, 53,
-                      "the bits the emulated precision targets: 53 double, 24 single", value, err);
+    return set_accuracy (options, value, err);
   return tilemm_error_set (err, TILEMM_EOPTION,
                            "unknown option \"%s\"; known options: \"backend\", "
                            "\"max_device_bytes\", \"devices\", \"simulate_devices\", "

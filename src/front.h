@@ -36,11 +36,16 @@ typedef struct {
   char text[384];
 } tilemm_notice;
 
+/* "accuracy", "native": the native-matching rule of the emulated precision (emulated.h, step
+ * 3'), at the type's target bits. */
+#define TILEMM_ACCURACY_NATIVE (-1)
+
 typedef struct {
   tilemm_backend_choice backend;
   tilemm_precision precision; /* "precision"                                              */
   int moduli;                 /* "moduli" (1..TILEMM_EMU_MAX_MODULI); 0: not named          */
-  int accuracy;               /* "accuracy" (target bits, 1..53); 0: not named              */
+  int accuracy;               /* "accuracy" (target bits, 1..53, or TILEMM_ACCURACY_NATIVE);
+                                 0: not named                                              */
   size_t max_device_bytes;   /* 0: no limit */
   tilemm_stop stop;          /* not a user option: the host's interrupt poll (Ctrl-C), or
                                 none (tilemm_options_init); see tilemm_stop in tilemm.h */

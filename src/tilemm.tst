@@ -451,6 +451,10 @@
 %!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", "emulated", "accuracy", 0)
 %!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", "emulated", "accuracy", 54)
 %!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", "emulated", "accuracy", "high")
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", "emulated", "accuracy", "natives")
+%!error <must be "native"> tilemm (ones (2), ones (2), "precision", "emulated", "accuracy", "")
+%!error <apply to the emulated precision> tilemm (ones (2), ones (2), "accuracy", "native")
+%!error <not both> tilemm (ones (2), ones (2), "precision", "emulated", "moduli", 4, "accuracy", "native")
 %!error <apply to the emulated precision> tilemm (ones (2), ones (2), "precision", "native", "moduli", 4)
 %!error <apply to the emulated precision> tilemm (ones (2), ones (2), "accuracy", 24)
 %!error <not both> tilemm (ones (2), ones (2), "precision", "emulated", "moduli", 4, "accuracy", 24)
@@ -574,6 +578,58 @@
 %! if (! gpu_usable ())
 %!   assert (tilemm (A, B, "precision", "emulated"), C);   # "auto": the CPU, not `*`
 %! endif
+
+%!function check_native (A, B)
+%!  ## "accuracy", "native" (emulated.h step 3'): every entry within u|C| + (1 + u)·2^-(t+1)·K·
+%!  ## ‖a_i‖‖b_j‖ of the exact product (K = k, 2k for complex), against ref_split (itself within
+%!  ## u|ref|).
+%!  C = tilemm (A, B, "backend", "cpu", "precision", "emulated", "accuracy", "native");
+%!  R = A * B;
+%!  assert (class (C), class (R));
+%!  assert (size (C), size (R));
+%!  ref = ref_split (A, B);
+%!  u = double (eps (class (R))) / 2;
+%!  t = 53 - 29 * isa (R, "single");
+%!  K = columns (A) * (1 + iscomplex (C));
+%!  na = sqrt (sum (abs (double (A)) .^ 2, 2)); nb = sqrt (sum (abs (double (B)) .^ 2, 1));
+%!  slack = 1 + 3 * iscomplex (C);   # |z| against the two parts' bounds
+%!  bound = 2 * u * abs (ref) + slack * (1 + u) * 2^-(t + 1) * K * (na * nb) + realmin;
+%!  e = abs (double (C) - ref);
+%!  assert (all (e(:) <= bound(:)), sprintf ("native level: error %.3g above its bound",
+%!                                           max (e(:) - bound(:))));
+%!endfunction
+%!test
+%! ## The native-matching level: its bound on random, widely scaled, cancelling, single and
+%! ## complex data; any case of "native"; integer data it carries exactly (k = 3000: 51 bits).
+%! rand ("state", 14);
+%! A = rnd (40, 1024); B = rnd (1024, 30);
+%! check_native (A, B);
+%! ## fewer bits than the certified rule's (51 against 58 here): not its correctly rounded C
+%! assert (! isequal (tilemm (A, B, "backend", "cpu", "precision", "emulated", "accuracy", "native"),
+%!                    tilemm (A, B, "backend", "cpu", "precision", "emulated")));
+%! check_native (rnd (30, 300) .* 10 .^ (40 * rnd (30, 1)), rnd (300, 20) .* 10 .^ (40 * rnd (1, 20)));
+%! [A, B] = cancelling (16, 2000, 50, 16, "double", 1e8);
+%! check_native (A, B);
+%! check_native (rnd (50, 400, "single"), rnd (400, 40, "single"));
+%! check_native (rnd (30, 200, "double", true), rnd (200, 25, "double", true));
+%! check_native (rnd (30, 200, "single", true), rnd (200, 25, "single", true));
+%! A = rnd (20, 100); B = rnd (100, 10);
+%! assert (tilemm (A, B, "backend", "cpu", "precision", "emulated", "accuracy", "NATIVE"),
+%!         tilemm (A, B, "backend", "cpu", "precision", "emulated", "accuracy", "native"));
+%! A = randi ([-2^12, 2^12], 64, 3000); B = randi ([-2^12, 2^12], 3000, 50);
+%! assert (tilemm (A, B, "backend", "cpu", "precision", "emulated", "accuracy", "native"), A * B);
+%! C = tilemm ([1 2^-80 0; 1e16 1 -1e16], [2^-80 1; 1 1; 0 1], "backend", "cpu",
+%!             "precision", "emulated", "accuracy", "native");
+%! assert (all (isfinite (C(:))));
+%!testif ; gpu_usable ()
+%! ## The GPU decides the same plan (no statistics GEMM under this level) and gives the same bits.
+%! rand ("state", 15);
+%! A = rnd (70, 500); B = rnd (500, 40);
+%! assert (tilemm (A, B, "backend", "gpu", "precision", "emulated", "accuracy", "native"),
+%!         tilemm (A, B, "backend", "cpu", "precision", "emulated", "accuracy", "native"));
+%! Z = rnd (30, 200, "single", true); W = rnd (200, 25, "single", true);
+%! assert (tilemm (Z, W, "backend", "gpu", "precision", "emulated", "accuracy", "native"),
+%!         tilemm (Z, W, "backend", "cpu", "precision", "emulated", "accuracy", "native"));
 
 ## Panels: a small "max_device_bytes" cuts the product into panels; the result is identical.
 %!test

@@ -553,6 +553,79 @@ static void test_verdicts (void)
          "single defaults");
   tilemm_emu_default_options (&o, TILEMM_COMPLEX_DOUBLE);
   CHECK (o.target_bits == 53, "complex double defaults");
+  CHECK (o.rule == TILEMM_EMU_RULE_CERTIFIED && tilemm_emu_needs_ratios (&o), "certified default");
+
+  CHECK_CASE ("the native rule (step 3'): p from k alone, no ratios, fewer moduli");
+  tilemm_emu_default_options (&o, TILEMM_DOUBLE);
+  o.rule = TILEMM_EMU_RULE_NATIVE;
+  CHECK (!tilemm_emu_needs_ratios (&o), "the native rule needs no S");
+  /* p = t + g + 2 − h, 4^h ≤ k < 4^(h+1): k = 63 → h = 2, 64 → 3, 100 → 3 */
+  const int64_t inner[3] = { 63, 64, 100 };
+  const int want_p[3] = { 54, 53, 53 };
+  for (int q = 0; q < 3; q++)
+    {
+      tilemm_emu_stats sq = { 0, inner[q], inner[q] * 127 * 127, inner[q] * 127 * 127,
+                              HUGE_VAL, HUGE_VAL };   /* ratios unbounded: not read */
+      tilemm_emu_decide (&o, &sq, &plan);
+      const double need = 1.0 + 2.0 * want_p[q] + log2 ((double) inner[q]);
+      CHECK (plan.verdict == TILEMM_EMU_OK && plan.pa == want_p[q] && plan.pb == want_p[q]
+               && plan.log2_product > need && tilemm_emu_log2_product (plan.moduli - 1) <= need,
+             "k %lld: verdict %d, p %d/%d (want %d), N %d", (long long) inner[q], plan.verdict,
+             plan.pa, plan.pb, want_p[q], plan.moduli);
+    }
+  /* the most any k needs: log2 νaνb ≤ log2 k, 2h > log2 k − 2: 15 moduli double, 8 single */
+  for (int64_t kk = 1; kk <= ((int64_t) 1 << 40); kk *= 3)
+    for (int single = 0; single < 2; single++)
+      {
+        tilemm_emu_default_options (&o, single ? TILEMM_SINGLE : TILEMM_DOUBLE);
+        o.rule = TILEMM_EMU_RULE_NATIVE;
+        tilemm_emu_stats sq = { 0, kk, kk * 127 * 127, kk * 127 * 127, 0, 0 };
+        tilemm_emu_decide (&o, &sq, &plan);
+        CHECK (plan.verdict == TILEMM_EMU_OK && plan.moduli <= (single ? 8 : 15),
+               "k %lld %s: verdict %d, N %d", (long long) kk, single ? "single" : "double",
+               plan.verdict, plan.moduli);
+      }
+  o.moduli = 7;
+  CHECK (!tilemm_emu_needs_ratios (&o), "an explicit count needs no S");
+  /* random data: fewer moduli than the certified rule, and the CPU backend's plan and bits are
+   * those of tilemm_emu_stats_cpu (which does compute S) + decide + run */
+  for (int single = 0; single < 2; single++)
+    {
+      const int m = 12, n = 9, k = 1024;
+      const tilemm_type type = single ? TILEMM_SINGLE : TILEMM_DOUBLE;
+      const size_t es = single ? sizeof (float) : sizeof (double);
+      void *a = malloc (es * m * k), *b = malloc (es * k * n), *c1 = malloc (es * m * n),
+           *c2 = malloc (es * m * n);
+      for (int q = 0; q < m * k; q++)
+        single ? (void) (((float *) a)[q] = (float) nrand ()) : (void) (((double *) a)[q] = nrand ());
+      for (int q = 0; q < k * n; q++)
+        single ? (void) (((float *) b)[q] = (float) nrand ()) : (void) (((double *) b)[q] = nrand ());
+      tilemm_view va, vb, vc;
+      tilemm_view_init (&va, type, m, k, m, a);
+      tilemm_view_init (&vb, type, k, n, k, b);
+      tilemm_view_init (&vc, type, m, n, m, c2);
+      tilemm_emu_stats sr;
+      CHECK (tilemm_emu_stats_cpu (&va, &vb, &sr, NULL) == TILEMM_OK, "stats");
+      tilemm_emu_plan cert, nat, used;
+      tilemm_emu_default_options (&o, type);
+      tilemm_emu_decide (&o, &sr, &cert);
+      o.rule = TILEMM_EMU_RULE_NATIVE;
+      tilemm_emu_decide (&o, &sr, &nat);
+      CHECK (nat.verdict == TILEMM_EMU_OK && cert.verdict == TILEMM_EMU_OK
+               && nat.moduli < cert.moduli && nat.moduli <= (single ? 7 : 15),
+             "%s k = %d: native N %d, certified N %d", single ? "single" : "double", k,
+             nat.moduli, cert.moduli);
+      CHECK (emulated (type, m, n, k, a, b, c1, &o, &used) == TILEMM_OK
+               && memcmp (&used, &nat, sizeof used) == 0
+               && tilemm_emu_run_cpu (&nat, &va, &vb, &vc, NULL) == TILEMM_OK
+               && memcmp (c1, c2, es * m * n) == 0,
+             "%s: the backend's plan (N %d, p %d) or bits differ from decide + run's (N %d, p %d)",
+             single ? "single" : "double", used.moduli, used.pa, nat.moduli, nat.pa);
+      free (a);
+      free (b);
+      free (c1);
+      free (c2);
+    }
 }
 
 static void test_single (void)

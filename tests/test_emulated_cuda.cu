@@ -619,7 +619,7 @@ static void complex_case (const char *name, int64_t m, int64_t n, int64_t k, int
  * widely scaled data: the same verdict, the same plan, and bitwise the same C (the products are
  * exact and C is rounded once, so any difference is a defect of one side). */
 template <typename T>
-static void backends_case (tilemm_type type, int64_t m, int64_t n, int64_t k, int wide)
+static void backends_case (tilemm_type type, int64_t m, int64_t n, int64_t k, int wide, int native)
 {
   const int parts = tilemm_type_is_complex (type) ? 2 : 1;
   const int64_t lda = m + 3, ldb = k + 1, ldc = m + 2;
@@ -642,6 +642,8 @@ static void backends_case (tilemm_type type, int64_t m, int64_t n, int64_t k, in
   plan.m = m; plan.n = n; plan.k = k;
   tilemm_emu_options opt;
   tilemm_emu_default_options (&opt, type);
+  if (native)
+    opt.rule = TILEMM_EMU_RULE_NATIVE;   /* "accuracy", "native": the GPU skips the statistics GEMM */
   tilemm_emu_plan pg, pc;
   tilemm_error eg = {}, ec = {};
   const tilemm_status sg = tilemm_cuda_multiply_emulated (&plan, &opt, &a, &b, &cg, nullptr, &pg, &eg);
@@ -657,8 +659,9 @@ static void backends_case (tilemm_type type, int64_t m, int64_t n, int64_t k, in
   int bad = 0;
   for (int64_t j = 0; j < n; j++)
     bad += memcmp (&Cg[parts * j * ldc], &Cc[parts * j * ldc], sizeof (T) * parts * m) != 0;
-  CHECK (bad == 0, "backends %s %lldx%lldx%lld (%s data, %d moduli): %d columns differ", tilemm_type_name (type),
-         (long long) m, (long long) n, (long long) k, wide ? "wide" : "normal", pg.moduli, bad);
+  CHECK (bad == 0, "backends %s %lldx%lldx%lld (%s data, %s rule, %d moduli): %d columns differ",
+         tilemm_type_name (type), (long long) m, (long long) n, (long long) k, wide ? "wide" : "normal",
+         native ? "native" : "certified", pg.moduli, bad);
 }
 
 #ifndef TILEMM_EMULATE
@@ -753,12 +756,13 @@ static void backends_cases ()
   const int64_t shapes[][3] = { { 1, 1, 1 }, { 37, 29, 41 }, { 130, 67, 300 }, { 64, 3, 1000 } };
   for (const auto &s : shapes)
     for (int wide = 0; wide < 2; wide++)
-      {
-        backends_case<double> (TILEMM_DOUBLE, s[0], s[1], s[2], wide);
-        backends_case<float> (TILEMM_SINGLE, s[0], s[1], s[2], wide);
-        backends_case<double> (TILEMM_COMPLEX_DOUBLE, s[0], s[1], s[2], wide);
-        backends_case<float> (TILEMM_COMPLEX_SINGLE, s[0], s[1], s[2], wide);
-      }
+      for (int native = 0; native < 2; native++)
+        {
+          backends_case<double> (TILEMM_DOUBLE, s[0], s[1], s[2], wide, native);
+          backends_case<float> (TILEMM_SINGLE, s[0], s[1], s[2], wide, native);
+          backends_case<double> (TILEMM_COMPLEX_DOUBLE, s[0], s[1], s[2], wide, native);
+          backends_case<float> (TILEMM_COMPLEX_SINGLE, s[0], s[1], s[2], wide, native);
+        }
 }
 
 static void host_entry_cases ()

@@ -1,5 +1,7 @@
 /* test_emulated_exact.c — the emulated precision's guarantee, entry by entry, against the exact
  * product: |C_emu − C| ≤ u·|C| + 2^-(t+1)·(|A|·|B|) (doc/tilemm.texi, "Emulated precision"),
+ * and under "accuracy", "native" |C_emu − C| ≤ u·|C| + (1 + u)·2^-(t+1)·k·‖a_i‖₂‖b_j‖₂
+ * (emulated.h, step 3'; k the real problem's inner dimension, 2k for complex),
  * with C, |A|·|B| and both sides computed as exact integers (GMP), on adversarial matrices: a
  * row meeting a column only through tiny elements, structural zeros, triangular, near-identity,
  * Vandermonde and 2^±30-scaled operands, and NaN/Inf in some rows and columns (whose entries must
@@ -71,10 +73,11 @@ static double element (const operand *x, int64_t i, int64_t j, int part)
   return part == 1 && x->op == TILEMM_OP_CTRANSPOSE ? -v : v;
 }
 
-/* Checks entry (i, j), part `part`, of the emulated result e against the exact product.
- * Returns 1 when it meets the bound (or is NaN/Inf exactly where the row or column has one). */
+/* Checks entry (i, j), part `part`, of the emulated result e against the exact product: the
+ * certified bound, or (native) the native-matching one.  Returns 1 when it meets the bound (or
+ * is NaN/Inf exactly where the row or column has one). */
 static int entry_ok (const operand *a, const operand *b, int64_t i, int64_t j, int part,
-                     double e, int target, double *excess)
+                     double e, int target, int native, double *excess)
 {
   const int complex_type = tilemm_type_is_complex (a->type);
   const int single = a->type == TILEMM_SINGLE || a->type == TILEMM_COMPLEX_SINGLE;
@@ -87,8 +90,8 @@ static int entry_ok (const operand *a, const operand *b, int64_t i, int64_t j, i
     return !isfinite (e);
   if (!isfinite (e))
     return 0;
-  mpz_t c, mag, t, x, y;
-  mpz_inits (c, mag, t, x, y, NULL);
+  mpz_t c, mag, t, x, y, na, nb;
+  mpz_inits (c, mag, t, x, y, na, nb, NULL);
   /* real part: Σ ar·br − ai·bi; imaginary part: Σ ar·bi + ai·br */
   for (int64_t p = 0; p < k; p++)
     for (int q = 0; q <= complex_type; q++)
@@ -97,6 +100,8 @@ static int entry_ok (const operand *a, const operand *b, int64_t i, int64_t j, i
         const double av = element (a, i, p, qa), bv = element (b, p, j, qb);
         to_fixed (x, av);
         to_fixed (y, bv);
+        mpz_addmul (na, x, x);                       /* ‖a_i‖², ‖b_j‖²: units 2^-2·SCALE */
+        mpz_addmul (nb, y, y);
         mpz_mul (t, x, y);
         mpz_fdiv_q_2exp (t, t, SCALE);               /* exact: both carry 2^SCALE, t ≥ 2^-2148 */
         if (part == 0 && q == 1)
@@ -113,12 +118,43 @@ static int entry_ok (const operand *a, const operand *b, int64_t i, int64_t j, i
   mpz_abs (x, x);                                    /* |E − C| */
   mpz_abs (y, c);
   mpz_fdiv_q_2exp (y, y, (mp_bitcnt_t) u_bits);      /* u·|C| (rounded down: stricter) */
-  mpz_fdiv_q_2exp (t, mag, (mp_bitcnt_t) (target + 1));
-  mpz_add (y, y, t);
-  const int ok = mpz_cmp (x, y) <= 0;
-  if (!ok)
-    *excess = mpz_get_d (x) / (mpz_get_d (y) > 0 ? mpz_get_d (y) : 1.0);
-  mpz_clears (c, mag, t, x, y, NULL);
+  int ok;
+  if (!native)
+    {
+      mpz_fdiv_q_2exp (t, mag, (mp_bitcnt_t) (target + 1));
+      mpz_add (y, y, t);
+      ok = mpz_cmp (x, y) <= 0;
+      if (!ok)
+        *excess = mpz_get_d (x) / (mpz_get_d (y) > 0 ? mpz_get_d (y) : 1.0);
+    }
+  else
+    {
+      /* d = |E − C| − u·|C| ≤ (1 + u)·2^-(t+1)·K·√(na·nb), K = (complex ? 2 : 1)·k, squared:
+       * d²·2^(2·SCALE + 2(t+1) + 2·u_bits) ≤ K²·(2^u_bits + 1)²·na·nb, exactly. */
+      mpz_sub (x, x, y);                             /* d, units 2^-SCALE */
+      ok = mpz_sgn (x) <= 0;
+      if (!ok)
+        {
+          mpz_mul (x, x, x);
+          mpz_mul_2exp (x, x, (mp_bitcnt_t) (2 * SCALE + 2 * (target + 1) + 2 * u_bits));
+          mpz_mul (y, na, nb);
+          mpz_set_ui (t, 1);
+          mpz_mul_2exp (t, t, (mp_bitcnt_t) u_bits);
+          mpz_add_ui (t, t, 1);                      /* 2^u_bits + 1 */
+          mpz_mul_ui (t, t, (unsigned long) ((complex_type ? 2 : 1) * k));
+          mpz_mul (t, t, t);
+          mpz_mul (y, y, t);
+          ok = mpz_cmp (x, y) <= 0;
+          if (!ok)
+            {
+              /* the ratio of the unsquared sides, from exponents (the squares overflow a double) */
+              long ex, ey;
+              const double fx = mpz_get_d_2exp (&ex, x), fy = mpz_get_d_2exp (&ey, y);
+              *excess = sqrt (fx / fy * exp2 ((double) (ex - ey)));
+            }
+        }
+    }
+  mpz_clears (c, mag, t, x, y, na, nb, NULL);
   return ok;
 }
 
@@ -134,19 +170,28 @@ typedef enum {
   GEN_VANDERMONDE,     /* x_i^j, x_i in [0.2, 3] */
   GEN_SCALED,          /* rows and columns scaled by 2^±30 */
   GEN_NONFINITE,       /* normal, with NaN/Inf in a few rows and columns */
+  GEN_TIGHT_A,         /* 0.99 everywhere (real), with GEN_TIGHT_B: the native rule's worst case */
+  GEN_TIGHT_B,         /* row 0: 1; the others 0.999·2^(1 − q), q from p − 4 to p (p the native
+                          rule's bits): each scaled value just below an integer, so truncation
+                          loses almost a unit in every term, all of one sign */
   GEN_COUNT
 } generator;
 
 static const char *gen_name[GEN_COUNT] = { "normal", "structural zeros", "tiny off-diagonals",
                                            "upper triangular", "lower triangular",
                                            "near identity", "Vandermonde", "2^±30 scaled",
-                                           "NaN/Inf rows and columns" };
+                                           "NaN/Inf rows and columns", "0.99 (tight, A)",
+                                           "just below the native truncation (tight, B)" };
 
 static double gen_value (generator g, int64_t i, int64_t j, int64_t rows, const double *xs,
-                         const int *row_exp, const int *col_exp)
+                         const int *row_exp, const int *col_exp, int tight_bits)
 {
   switch (g)
     {
+    case GEN_TIGHT_A:
+      return 0.99;
+    case GEN_TIGHT_B:
+      return i == 0 ? 1.0 : 0.999 * ldexp (1.0, 1 - (tight_bits - (int) (i % 5)));
     case GEN_SPARSE:
       return urand () < 0.3 ? nrand () : 0.0;
     case GEN_TINY_OFFDIAG:
@@ -166,8 +211,10 @@ static double gen_value (generator g, int64_t i, int64_t j, int64_t rows, const 
     }
 }
 
-/* A rows×cols operand of `type` (column-major, interleaved complex) from generator g. */
-static void *make_operand (tilemm_type type, int64_t rows, int64_t cols, generator g)
+/* A rows×cols operand of `type` (column-major, interleaved complex) from generator g;
+ * tight_bits: GEN_TIGHT_B's p. */
+static void *make_operand (tilemm_type type, int64_t rows, int64_t cols, generator g,
+                           int tight_bits)
 {
   const int complex_type = tilemm_type_is_complex (type);
   const int single = type == TILEMM_SINGLE || type == TILEMM_COMPLEX_SINGLE;
@@ -185,9 +232,12 @@ static void *make_operand (tilemm_type type, int64_t rows, int64_t cols, generat
     for (int64_t i = 0; i < rows; i++)
       for (int part = 0; part <= complex_type; part++)
         {
-          double v = gen_value (g, i, j, rows, xs, row_exp, col_exp);
-          if (part == 1 && g != GEN_VANDERMONDE)
-            v = gen_value (g, i, j, rows, xs, row_exp, col_exp) * (urand () < 0.5 ? 1 : 0);
+          double v = gen_value (g, i, j, rows, xs, row_exp, col_exp, tight_bits);
+          if (part == 1 && (g == GEN_TIGHT_A || g == GEN_TIGHT_B))
+            v = 0.0;
+          else if (part == 1 && g != GEN_VANDERMONDE)
+            v = gen_value (g, i, j, rows, xs, row_exp, col_exp, tight_bits)
+                * (urand () < 0.5 ? 1 : 0);
           const size_t at = ((size_t) i + (size_t) j * (size_t) rows) * (complex_type ? 2 : 1)
                             + (size_t) part;
           if (single)
@@ -218,13 +268,25 @@ static tilemm_class class_of_type (tilemm_type type)
                                                                 : TILEMM_CLASS_DOUBLE;
 }
 
+/* The native rule's bit width for a real problem of inner dimension kk (emulated.h, step 3'),
+ * computed here independently: t + 1 + 2 − floor(log2(kk)/2). */
+static int native_bits_expected (int target, int64_t kk)
+{
+  int h = 0;
+  while ((int64_t) 1 << (2 * h + 2) <= kk)
+    h++;
+  return target + 3 - h;
+}
+
 /* One product op_a(A)·op_b(B), m×n×k, through tilemm_decide/tilemm_run in emulated precision
- * on `backend`, every entry checked against the exact product. */
-static void run_case (const char *backend, tilemm_type type, generator ga, generator gb,
-                      int64_t m, int64_t n, int64_t k, tilemm_op op_a, tilemm_op op_b)
+ * on `backend` ("accuracy", "native" when native), every entry checked against the exact
+ * product. */
+static void run_case (const char *backend, int native, tilemm_type type, generator ga,
+                      generator gb, int64_t m, int64_t n, int64_t k, tilemm_op op_a, tilemm_op op_b)
 {
   static const char *op_names[] = { "N", "T", "C" };
-  CHECK_CASE ("%s %s: %s · %s, %lldx%lldx%lld, op %s%s", backend,
+  CHECK_CASE ("%s%s %s: %s · %s, %lldx%lldx%lld, op %s%s", backend,
+              native ? " (accuracy native)" : "",
               type == TILEMM_DOUBLE ? "double" : type == TILEMM_SINGLE ? "single"
               : type == TILEMM_COMPLEX_DOUBLE ? "complex double" : "complex single",
               gen_name[ga], gen_name[gb], (long long) m, (long long) n, (long long) k,
@@ -233,7 +295,9 @@ static void run_case (const char *backend, tilemm_type type, generator ga, gener
   const int single = class_of_type (type) == TILEMM_CLASS_SINGLE;
   const int64_t ar = op_a == TILEMM_OP_NONE ? m : k, ac = op_a == TILEMM_OP_NONE ? k : m;
   const int64_t br = op_b == TILEMM_OP_NONE ? k : n, bc = op_b == TILEMM_OP_NONE ? n : k;
-  void *a = make_operand (type, ar, ac, ga), *b = make_operand (type, br, bc, gb);
+  const int target = single ? 24 : 53;
+  const int tight_bits = native_bits_expected (target, (complex_type ? 2 : 1) * k);
+  void *a = make_operand (type, ar, ac, ga, tight_bits), *b = make_operand (type, br, bc, gb, tight_bits);
   const size_t es = (single ? sizeof (float) : sizeof (double)) * (complex_type ? 2 : 1);
   void *c = malloc ((size_t) (m * n) * es + 8);
   memset (c, 0xA5, (size_t) (m * n) * es);          /* poisoned: every entry must be written */
@@ -246,6 +310,12 @@ static void run_case (const char *backend, tilemm_type type, generator ga, gener
   tilemm_notice notice = { 0, "", "" };
   tilemm_options_set (&o, "backend", &backend_value, &err);
   tilemm_options_set (&o, "precision", &emulated, &err);
+  if (native)
+    {
+      const tilemm_value native_value = { TILEMM_VALUE_STRING, "native", 0.0, NULL, 0 };
+      CHECK (tilemm_options_set (&o, "accuracy", &native_value, &err) == TILEMM_OK,
+             "\"accuracy\", \"native\": %s", err.detail);
+    }
   o.notice = &notice;
   tilemm_operand da = { class_of_type (type), complex_type, 0, 2, ar, ac, 0, NULL, 0 };
   tilemm_operand db = { class_of_type (type), complex_type, 0, 2, br, bc, 0, NULL, 0 };
@@ -262,7 +332,6 @@ static void run_case (const char *backend, tilemm_type type, generator ga, gener
   if (s == TILEMM_OK)
     {
       const operand oa = { type, ar, ac, op_a, a }, ob = { type, br, bc, op_b, b };
-      const int target = single ? 24 : 53;
       int bad = 0;
       for (int64_t j = 0; j < n && bad < 3; j++)
         for (int64_t i = 0; i < m && bad < 3; i++)
@@ -272,7 +341,7 @@ static void run_case (const char *backend, tilemm_type type, generator ga, gener
                                 + (size_t) part;
               const double e = single ? ((float *) c)[at] : ((double *) c)[at];
               double excess = 0;
-              if (!entry_ok (&oa, &ob, i, j, part, e, target, &excess))
+              if (!entry_ok (&oa, &ob, i, j, part, e, target, native, &excess))
                 {
                   bad++;
                   CHECK (0, "entry (%lld, %lld) part %d = %.17g: beyond the bound (x%.3g)",
@@ -349,10 +418,24 @@ static void run_all (const char *backend)
   }
   const tilemm_type types[4] = { TILEMM_DOUBLE, TILEMM_SINGLE, TILEMM_COMPLEX_DOUBLE,
                                  TILEMM_COMPLEX_SINGLE };
-  for (int round = 0; round < 3; round++)
+  /* Rounds 0–2 the certified rule, 3–4 the native one ("accuracy", "native"). */
+  for (int round = 0; round < 5; round++)
   for (int g = 0; g < GEN_COUNT; g++)
     for (int t = 0; t < 4; t++)
       {
+        const int native = round >= 3;
+        if (g == GEN_TIGHT_B)
+          continue;                                  /* B of GEN_TIGHT_A */
+        if (g == GEN_TIGHT_A)
+          {
+            /* inner dimension 64 (4^3: the rule's 2^h = √k, its bound the tightest) as the real
+             * problem sees it; error near half the native bound, the rule's slack */
+            const int64_t kt = tilemm_type_is_complex (types[t]) ? 32 : 64;
+            run_case (backend, native, types[t], GEN_TIGHT_A, GEN_TIGHT_B,
+                      2 + (int64_t) (rnd64 () % 5), 2 + (int64_t) (rnd64 () % 5), kt,
+                      TILEMM_OP_NONE, TILEMM_OP_NONE);
+            continue;
+          }
         const int64_t m = 3 + (int64_t) (rnd64 () % 14), n = 3 + (int64_t) (rnd64 () % 14),
                       k = 3 + (int64_t) (rnd64 () % 30);
         const tilemm_op op_a = (tilemm_op) (rnd64 () % 3), op_b = (tilemm_op) (rnd64 () % 3);
@@ -362,7 +445,7 @@ static void run_all (const char *backend)
         const int64_t kk = square ? m : k;
         const generator gb = g == GEN_UPPER ? GEN_LOWER : g == GEN_LOWER ? GEN_UPPER
                              : g == GEN_VANDERMONDE ? GEN_NORMAL : (generator) g;
-        run_case (backend, types[t], (generator) g, gb, m, square ? m : n, kk,
+        run_case (backend, native, types[t], (generator) g, gb, m, square ? m : n, kk,
                   square ? TILEMM_OP_NONE : op_a, square ? TILEMM_OP_NONE : op_b);
       }
 }
