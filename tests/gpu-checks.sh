@@ -69,6 +69,8 @@ if command -v compute-sanitizer > /dev/null; then
   sanitize initcheck "6,9,10,11,13" initcheck 1 "$sanitizer_limit" &
 fi
 ( timeout 200 "$src/test_emulated_cuda" > "$out/test_emulated_cuda.log" 2>&1 ) &
+# the emulated product in panels and over workers, transposed products over workers: bitwise
+( OMP_NUM_THREADS=4 timeout 200 "$src/test_emulated_panels" > "$out/test_emulated_panels.log" 2>&1 ) &
 # the emulated guarantee against exact products, on the CPU and the GPU backend
 # (a few OpenMP threads: its products are small, and 16 spinning threads per product beside the
 # other jobs here slow it down many times)
@@ -78,6 +80,7 @@ fi
     > "$out/differential.log" 2>&1 ) &
 wait
 for f in "$out"/test_cuda.log "$out"/test_blas.log "$out"/xblat3.log "$out"/test_emulated_cuda.log \
+         "$out"/test_emulated_panels.log \
          "$out"/test_emulated_exact.log "$out"/differential.log "$out"/sanitizer_*.log; do
   [ -f "$f" ] && tail -n 1 "$f"
 done
@@ -110,4 +113,5 @@ ${OCTAVE:-octave-cli} --no-gui --norc --quiet --eval "
           isequal (H0, H0'), isequal (H, H'), max (abs (imag (diag (H0)))));" 2>&1 | tee "$out/breakdown.log"
 
 "$top"/tests/sum-counts "$out"/test_cuda.log "$out"/test_blas.log "$out"/xblat3.log "$out"/test_emulated_cuda.log \
+  "$out"/test_emulated_panels.log \
   "$out"/test_emulated_exact.log "$out"/differential.log "$out"/sanitizer_*.log "$out"/test_leaks_gpu.log "$out"/bist.log "$out"/interrupt-gpu.log
