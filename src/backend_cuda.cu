@@ -507,9 +507,9 @@ struct prefault_guard
   ~prefault_guard () { tilemm_prefault_finish (p); }
 };
 
-/* Asks for the result's pages as huge pages (and, if so set, has threads fault them in) before
- * any copy into it; tilemm_prefault_finish (prefault_guard) waits for those threads. */
-tilemm_prefault *prepare_result (const tilemm_view *c, tilemm_cuda_stats *st)
+/* Asks for the result's pages as huge pages (and has `threads` threads fault them in) before any
+ * copy into it; tilemm_prefault_finish (prefault_guard) waits for those threads. */
+tilemm_prefault *prepare_result (const tilemm_view *c, tilemm_cuda_stats *st, int threads)
 {
   const settings &cfg = config ();
   if (c->rows == 0 || c->cols == 0)
@@ -517,10 +517,21 @@ tilemm_prefault *prepare_result (const tilemm_view *c, tilemm_cuda_stats *st)
   const auto t0 = std::chrono::steady_clock::now ();
   const size_t extent = (size_t) ((c->cols - 1) * c->stride + c->rows) * tilemm_type_size (c->type);
   tilemm_prefault *p = extent >= PREPARE_RESULT_BYTES
-                         ? tilemm_prefault_start (c->data, extent, cfg.huge_pages, cfg.prefault_threads)
+                         ? tilemm_prefault_start (c->data, extent, cfg.huge_pages, threads)
                          : nullptr;
   st->result_prep_ms += ms_since (t0);
   return p;
+}
+
+/* Threads that fault the result's pages in while the device computes a product whose host
+ * thread would only wait (the emulated scheme, a transposed product): copies out of the staging
+ * then meet faulted pages.  TILEMM_PREFAULT_THREADS, when set, is the count. */
+int idle_prefault_threads (void)
+{
+  if (config ().prefault_threads > 0)
+    return config ().prefault_threads;
+  const unsigned cores = std::thread::hardware_concurrency ();
+  return cores >= 4 ? (int) (cores / 2 < 16 ? cores / 2 : 16) : 1;
 }
 
 /* One step of the pipeline: the block rows × cols of Cᵀ at (row, col): part `part` of the
@@ -616,7 +627,7 @@ tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const
    * threads while the operands go up: slower on the GPU machine, as those faults compete with
    * the staging copies). */
   prefault_guard prefault;
-  prefault.p = prepare_result (c, st);
+  prefault.p = prepare_result (c, st, cfg.prefault_threads);
 
   char *const dX = (char *) ws.buffer[BUF_X], *const dY = (char *) ws.buffer[BUF_Y],
              *const dC = (char *) ws.buffer[BUF_C];
@@ -998,9 +1009,6 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
     return status;
   void *const dB = ws.buffer[BUF_X], *const dA = ws.buffer[BUF_Y], *const dC = ws.buffer[BUF_C];
   st->panels++;
-  prefault_guard prefault;
-  if (!stats_only)
-    prefault.p = prepare_result (c, st);
   /* The split of __tilemm_stats__, on the host clock: until the last upload is enqueued, the
    * scheme on the device (it waits for the tail of the uploads), C coming back. */
   auto t0 = std::chrono::steady_clock::now ();
@@ -1009,6 +1017,10 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
     return status;
   st->upload_ms += ms_since (t0);
   t0 = std::chrono::steady_clock::now ();
+  /* The host waits from here until the scheme is done: C's pages are faulted in meanwhile. */
+  prefault_guard prefault;
+  if (!stats_only)
+    prefault.p = prepare_result (c, st, idle_prefault_threads ());
   cudaStream_t s = ws.comp[0];
   CUDA_TRY (cudaEventRecord (ws.t_begin, ws.up), "cudaEventRecord");
   CUDA_TRY (cudaStreamWaitEvent (s, ws.t_begin, 0), "cudaStreamWaitEvent");
@@ -1031,6 +1043,8 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
   if (status != TILEMM_OK || stats_only || used->verdict != TILEMM_EMU_OK)
     return status;
   t0 = std::chrono::steady_clock::now ();
+  tilemm_prefault_finish (prefault.p);
+  prefault.p = nullptr;
   CUDA_TRY (cudaEventRecord (ws.t_last, s), "cudaEventRecord");
   status = stage_down (dC, *c, ws.t_last, st, err);
   st->download_ms += ms_since (t0);
@@ -1061,14 +1075,15 @@ tilemm_status op_panel (const tilemm_plan *plan, tilemm_op op_a, const tilemm_vi
     return status;
   st->panels++;
   st->steps++;
-  prefault_guard prefault;
-  prefault.p = prepare_result (c, st);
   auto t0 = std::chrono::steady_clock::now ();
   if ((status = stage_up (*a, ws.buffer[BUF_Y], st, err)) != TILEMM_OK
       || (status = stage_up (*b, ws.buffer[BUF_X], st, err)) != TILEMM_OK)
     return status;
   st->upload_ms += ms_since (t0);
   t0 = std::chrono::steady_clock::now ();
+  /* The host waits for the device from here: C's pages are faulted in meanwhile. */
+  prefault_guard prefault;
+  prefault.p = prepare_result (c, st, idle_prefault_threads ());
   cudaStream_t s = ws.comp[0];
   CUDA_TRY (cudaEventRecord (ws.t_begin, ws.up), "cudaEventRecord");
   CUDA_TRY (cudaStreamWaitEvent (s, ws.t_begin, 0), "cudaStreamWaitEvent");
@@ -1098,8 +1113,9 @@ tilemm_status op_panel (const tilemm_plan *plan, tilemm_op op_a, const tilemm_vi
   if (status != TILEMM_OK)
     return status;
   CUDA_TRY (cudaEventRecord (ws.t_last, s), "cudaEventRecord");
-  const tilemm_view packed_c = *c;
-  status = stage_down (ws.buffer[BUF_C], packed_c, ws.t_last, st, err);
+  tilemm_prefault_finish (prefault.p);
+  prefault.p = nullptr;
+  status = stage_down (ws.buffer[BUF_C], *c, ws.t_last, st, err);
   st->compute_ms += ms_since (t0);
   return status;
 }
