@@ -1053,6 +1053,20 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
 
 /* ---------------------------------------------------------------- transposed operands */
 
+/* op(x), packed, of an operand uploaded as stored into buffer `stored`: that buffer itself, or its
+ * transpose (conjugated for 'C') made in buffer `transposed` on stream s. */
+tilemm_status operand_on_device (tilemm_op op, const tilemm_view *x, int stored, int transposed,
+                                 cudaStream_t s, const void **ready, tilemm_error *err)
+{
+  *ready = ws.buffer[stored];
+  if (op == TILEMM_OP_NONE)
+    return TILEMM_OK;
+  *ready = ws.buffer[transposed];
+  return tilemm_cuda_transpose (x->type, op == TILEMM_OP_CTRANSPOSE, ws.buffer[stored], x->rows,
+                                x->cols, x->rows > 0 ? x->rows : 1, ws.buffer[transposed],
+                                x->cols > 0 ? x->cols : 1, s, err);
+}
+
 /* C = op_a(A)·op_b(B) for one panel on the calling thread's workspace.  The tiled kernels read
  * op(A) and op(B) in one layout only, so a transposed operand goes up exactly as stored (through
  * the pinned staging, as every operand) and is transposed, conjugated for 'C', on the device by
@@ -1087,25 +1101,10 @@ tilemm_status op_panel (const tilemm_plan *plan, tilemm_op op_a, const tilemm_vi
   cudaStream_t s = ws.comp[0];
   CUDA_TRY (cudaEventRecord (ws.t_begin, ws.up), "cudaEventRecord");
   CUDA_TRY (cudaStreamWaitEvent (s, ws.t_begin, 0), "cudaStreamWaitEvent");
-  const void *a_ready = ws.buffer[BUF_Y], *b_ready = ws.buffer[BUF_X];
-  if (op_a != TILEMM_OP_NONE)
-    {
-      if ((status = tilemm_cuda_transpose (plan->type, op_a == TILEMM_OP_CTRANSPOSE, a_ready,
-                                           a->rows, a->cols, a->rows > 0 ? a->rows : 1,
-                                           ws.buffer[BUF_YT], a->cols > 0 ? a->cols : 1, s, err))
-          != TILEMM_OK)
-        return status;
-      a_ready = ws.buffer[BUF_YT];
-    }
-  if (op_b != TILEMM_OP_NONE)
-    {
-      if ((status = tilemm_cuda_transpose (plan->type, op_b == TILEMM_OP_CTRANSPOSE, b_ready,
-                                           b->rows, b->cols, b->rows > 0 ? b->rows : 1,
-                                           ws.buffer[BUF_XT], b->cols > 0 ? b->cols : 1, s, err))
-          != TILEMM_OK)
-        return status;
-      b_ready = ws.buffer[BUF_XT];
-    }
+  const void *a_ready, *b_ready;
+  if ((status = operand_on_device (op_a, a, BUF_Y, BUF_YT, s, &a_ready, err)) != TILEMM_OK
+      || (status = operand_on_device (op_b, b, BUF_X, BUF_XT, s, &b_ready, err)) != TILEMM_OK)
+    return status;
   /* Cᵀ (n×m) = op(B)ᵀ (n×k) · op(A)ᵀ (k×m): the row-major readings of the packed buffers. */
   status = tilemm_cuda_launch (plan->variant, plan->type, device_matrix (ws.buffer[BUF_C], n, m),
                                device_matrix ((void *) b_ready, n, k),
@@ -1149,6 +1148,30 @@ tilemm_status emu_entry (const tilemm_emu_options *options, const tilemm_emu_pas
   st.total_ms = ms_since (t0);
   last_stats = st;
   return status;
+}
+
+/* What every product's entry asks first: a usable GPU, a kernel variant the plan may name; and
+ * an empty product or k = 0 (C zeros) needs no GPU work: *done. */
+tilemm_status entry_checks (const tilemm_plan *plan, const tilemm_view *c, bool *done,
+                            tilemm_error *err)
+{
+  *done = true;
+  tilemm_status status = probe (err);
+  if (status != TILEMM_OK)
+    return status;
+  int rows, cols, depth, pad, threads;
+  if (!tilemm_cuda_kernel_shape (plan->variant, plan->type, &rows, &cols, &depth, &pad, &threads))
+    return tilemm_error_set (err, TILEMM_EINVAL, "no CUDA kernel variant %d for %s",
+                             plan->variant, tilemm_type_name (plan->type));
+  if (plan->m == 0 || plan->n == 0)
+    return tilemm_error_set (err, TILEMM_OK, NULL);
+  if (plan->k == 0)
+    {
+      zero_columns (c);
+      return tilemm_error_set (err, TILEMM_OK, NULL);
+    }
+  *done = false;
+  return TILEMM_OK;
 }
 
 /* ---------------------------------------------------------------- several workers (multi.h) */
@@ -1341,20 +1364,13 @@ tilemm_status tilemm_cuda_multiply (const tilemm_plan *plan, const tilemm_view *
     return status;
   if (!plan || !a || !b || !c)
     return tilemm_error_set (err, TILEMM_EINVAL, "tilemm_cuda_multiply: null argument");
-  int rows, cols, depth, pad, threads;
-  if (!tilemm_cuda_kernel_shape (plan->variant, plan->type, &rows, &cols, &depth, &pad, &threads))
-    return tilemm_error_set (err, TILEMM_EINVAL, "no CUDA kernel variant %d for %s",
-                             plan->variant, tilemm_type_name (plan->type));
   if (plan->panel_rows < 1 || plan->panel_cols < 1)
     return tilemm_error_set (err, TILEMM_EINVAL, "plan with empty panels (%lld x %lld)",
                              (long long) plan->panel_rows, (long long) plan->panel_cols);
-  if (plan->m == 0 || plan->n == 0)
-    return tilemm_error_set (err, TILEMM_OK, NULL);
-  if (plan->k == 0)
-    {
-      zero_columns (c);
-      return tilemm_error_set (err, TILEMM_OK, NULL);
-    }
+  bool done;
+  status = entry_checks (plan, c, &done, err);
+  if (done)
+    return status;
   const auto t0 = std::chrono::steady_clock::now ();
   tilemm_cuda_stats st;
   memset (&st, 0, sizeof st);
@@ -1491,20 +1507,10 @@ tilemm_status tilemm_cuda_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
     return tilemm_cuda_multiply (plan, a, b, c, NULL, err);
   std::lock_guard<std::mutex> lock (ws_mutex);
   tilemm_fault_begin ();
-  tilemm_status status = probe (err);
-  if (status != TILEMM_OK)
+  bool done;
+  tilemm_status status = entry_checks (plan, c, &done, err);
+  if (done)
     return status;
-  int rows, cols, depth, pad, threads;
-  if (!tilemm_cuda_kernel_shape (plan->variant, plan->type, &rows, &cols, &depth, &pad, &threads))
-    return tilemm_error_set (err, TILEMM_EINVAL, "no CUDA kernel variant %d for %s",
-                             plan->variant, tilemm_type_name (plan->type));
-  if (plan->m == 0 || plan->n == 0)
-    return tilemm_error_set (err, TILEMM_OK, NULL);
-  if (plan->k == 0)
-    {
-      zero_columns (c);
-      return tilemm_error_set (err, TILEMM_OK, NULL);
-    }
   const auto t0 = std::chrono::steady_clock::now ();
   tilemm_cuda_stats st;
   memset (&st, 0, sizeof st);
@@ -1580,20 +1586,10 @@ static tilemm_status multiply_workers (const tilemm_plan *plan, const tilemm_lim
     }
 
   std::lock_guard<std::mutex> lock (ws_mutex);
-  tilemm_status status = probe (err);
-  if (status != TILEMM_OK)
+  bool done;
+  tilemm_status status = entry_checks (plan, c, &done, err);
+  if (done)
     return status;
-  int rows, cols, depth, pad, threads;
-  if (!tilemm_cuda_kernel_shape (plan->variant, plan->type, &rows, &cols, &depth, &pad, &threads))
-    return tilemm_error_set (err, TILEMM_EINVAL, "no CUDA kernel variant %d for %s",
-                             plan->variant, tilemm_type_name (plan->type));
-  if (plan->m == 0 || plan->n == 0)
-    return tilemm_error_set (err, TILEMM_OK, NULL);
-  if (plan->k == 0)
-    {
-      zero_columns (c);
-      return tilemm_error_set (err, TILEMM_OK, NULL);
-    }
   int caller_device = 0;
   CUDA_TRY (cudaGetDevice (&caller_device), "cudaGetDevice");
   /* Each panel's plan fits its worker's share of its device (and the caller's limit). */

@@ -69,8 +69,6 @@ if command -v compute-sanitizer > /dev/null; then
   sanitize initcheck "6,9,10,11,13" initcheck 1 "$sanitizer_limit" &
 fi
 ( timeout 200 "$src/test_emulated_cuda" > "$out/test_emulated_cuda.log" 2>&1 ) &
-# the emulated product in panels and over workers, transposed products over workers: bitwise
-( OMP_NUM_THREADS=4 timeout 200 "$src/test_emulated_panels" > "$out/test_emulated_panels.log" 2>&1 ) &
 # the emulated guarantee against exact products, on the CPU and the GPU backend
 # (a few OpenMP threads: its products are small, and 16 spinning threads per product beside the
 # other jobs here slow it down many times)
@@ -80,14 +78,16 @@ fi
     > "$out/differential.log" 2>&1 ) &
 wait
 for f in "$out"/test_cuda.log "$out"/test_blas.log "$out"/xblat3.log "$out"/test_emulated_cuda.log \
-         "$out"/test_emulated_panels.log \
          "$out"/test_emulated_exact.log "$out"/differential.log "$out"/sanitizer_*.log; do
   [ -f "$f" ] && tail -n 1 "$f"
 done
 
-echo "== alone: test_leaks_gpu, BIST (GPU blocks), Ctrl-C on the GPU"
+echo "== alone: test_leaks_gpu, test_emulated_panels, BIST (GPU blocks), Ctrl-C on the GPU"
 timeout 200 "$src/test_leaks_gpu" > "$out/test_leaks_gpu.log" 2>&1
 tail -n 1 "$out/test_leaks_gpu.log"
+# the emulated product in panels and over workers, transposed products over workers: bitwise
+timeout 200 "$src/test_emulated_panels" > "$out/test_emulated_panels.log" 2>&1
+tail -n 1 "$out/test_emulated_panels.log"
 TILEMM_BUILDDIR=$PWD TILEMM_SRCDIR=$PWD timeout 300 tests/bist.sh > "$out/bist.log" 2>&1
 grep -E "^(bist|bist_mex): " "$out/bist.log"
 TILEMM_BUILDDIR=$PWD TILEMM_INTERRUPT_BACKEND=gpu timeout 120 tests/interrupt.sh \

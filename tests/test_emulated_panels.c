@@ -206,6 +206,7 @@ static void gpu_transposed_workers (void)
             continue;
           CHECK_CASE ("gpu: %s op %d·op %d on 2 workers of device 0 is bitwise one device",
                       tilemm_type_name (types[t]), oa, ob);
+          printf ("  %s\n", check_case_name);
           const int ta = oa > 0, tb = ob > 0;
           problem p;
           make (&p, types[t], m, n, k);
@@ -240,6 +241,7 @@ static void gpu_transposed_workers (void)
 
 int main (void)
 {
+  setvbuf (stdout, NULL, _IOLBF, 0); /* a run cut short by a timeout still shows how far it got */
   test_seed (20261124);
   const int gpu = tilemm_cuda_probe (NULL) == TILEMM_OK;
   if (!gpu)
