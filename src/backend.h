@@ -114,6 +114,17 @@ size_t tilemm_cuda_pinned_bytes_held (void);
  * gives it to the plan as a limit when a product would not fit otherwise. */
 size_t tilemm_cuda_memory_budget (void);
 
+/* The device limit of one product of `whole_bytes` (what its data, or an emulated product's
+ * workspace too, would hold on the device) on `backend`, given the caller's `asked` limit (0:
+ * none): a GPU product larger than the memory the GPU has is cut into panels that fit it, so the
+ * limit is the smaller of the two; anything else keeps `asked` (core.c).  The front ends' and the
+ * BLAS library's one rule. */
+size_t tilemm_device_limit (tilemm_backend backend, double whole_bytes, size_t asked);
+
+/* The "auto" backend where nothing can be delegated (the BLAS library): the GPU where it is
+ * usable and the product pays on it (tilemm_plan_gpu_pays), else the CPU (core.c). */
+tilemm_backend tilemm_gpu_if_it_pays (tilemm_type type, int64_t m, int64_t n, int64_t k);
+
 /* Where the time of the last GPU product went (tilemm_cuda_multiply), for tilemm_bench and the
  * hidden Octave function __tilemm_stats__.  Copies, compute and downloads overlap; the split
  * below follows the critical path, so upload + compute + download = total:

@@ -248,26 +248,7 @@ static tilemm_backend choose_backend (const char *routine, tilemm_type type, int
              "tilemm_blas: %.5s: TILEMM_BLAS_BACKEND=\"%.64s\" is not cpu, gpu or auto (in any "
              "case); using auto\n",
              routine, want);
-  return tilemm_plan_gpu_pays (type, m, n, k) && tilemm_cuda_probe (&err) == TILEMM_OK
-           ? TILEMM_BACKEND_CUDA
-           : TILEMM_BACKEND_CPU;
-}
-
-/* The GPU streams a plain product in panels that fit its memory (as front.c's tilemm_run does);
- * the transposed path runs in one piece and needs no limit. */
-static tilemm_limits limits_for (tilemm_backend backend, tilemm_type type, int64_t m, int64_t n,
-                                 int64_t k)
-{
-  tilemm_limits limits = { 0 };
-  if (backend == TILEMM_BACKEND_CUDA)
-    {
-      const double whole = (double) tilemm_type_size (type)
-                           * ((double) m * k + (double) k * n + (double) m * n);
-      const size_t budget = whole > (double) (64u << 20) ? tilemm_cuda_memory_budget () : 0;
-      if (budget > 0 && whole > (double) budget)
-        limits.max_device_bytes = budget;
-    }
-  return limits;
+  return tilemm_gpu_if_it_pays (type, m, n, k);
 }
 
 /* ---------------------------------------------------------------- ?gemm */
@@ -327,7 +308,10 @@ static void gemm (int routine, tilemm_type type, const char *srname, const char 
                          : same_letter (transb, 'C') && complex_type ? TILEMM_OP_CTRANSPOSE
                                                                       : TILEMM_OP_TRANSPOSE;
   const tilemm_backend backend = choose_backend (srname, type, m, n, k);
-  const tilemm_limits limits = limits_for (backend, type, m, n, k);
+  /* The GPU streams a plain product in panels that fit its memory (the front ends' rule). */
+  const tilemm_limits limits = { tilemm_device_limit (
+    backend, (double) tilemm_type_size (type) * ((double) m * k + (double) k * n + (double) m * n),
+    0) };
   const int in_place = is_zero (beta);
   void *scratch = NULL;
   if (!in_place && !(scratch = malloc ((size_t) m * (size_t) n * tilemm_type_size (type))))

@@ -67,6 +67,23 @@ tilemm_status tilemm_check_operands_op (const tilemm_plan *plan, tilemm_op op_a,
   return TILEMM_OK;
 }
 
+size_t tilemm_device_limit (tilemm_backend backend, double whole_bytes, size_t asked)
+{
+  if (backend != TILEMM_BACKEND_CUDA || whole_bytes <= (double) (64u << 20))
+    return asked;
+  const size_t budget = tilemm_cuda_memory_budget ();
+  if (budget > 0 && whole_bytes > (double) budget && (asked == 0 || asked > budget))
+    return budget;
+  return asked;
+}
+
+tilemm_backend tilemm_gpu_if_it_pays (tilemm_type type, int64_t m, int64_t n, int64_t k)
+{
+  return tilemm_plan_gpu_pays (type, m, n, k) && tilemm_cuda_probe (NULL) == TILEMM_OK
+           ? TILEMM_BACKEND_CUDA
+           : TILEMM_BACKEND_CPU;
+}
+
 tilemm_status tilemm_multiply (const tilemm_plan *plan, const tilemm_view *a, const tilemm_view *b,
                                const tilemm_view *c, tilemm_error *err)
 {

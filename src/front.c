@@ -613,15 +613,10 @@ static tilemm_status emulated_plan (const tilemm_decision *decision, const tilem
   tilemm_status status = tilemm_plan_make (plan, decision->backend, type, m, n, k, NULL);
   if (status != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
-  size_t limit = options->max_device_bytes;
-  if (decision->backend == TILEMM_BACKEND_CUDA)
-    {
-      const int most = decision->emu.moduli > 0 ? decision->emu.moduli : decision->emu.max_moduli;
-      const double whole = tilemm_emu_panel_bytes (type, m, n, k, most);
-      const size_t budget = whole > (double) (64u << 20) ? tilemm_cuda_memory_budget () : 0;
-      if (budget > 0 && whole > (double) budget && (limit == 0 || limit > budget))
-        limit = budget;
-    }
+  const int most = decision->emu.moduli > 0 ? decision->emu.moduli : decision->emu.max_moduli;
+  const size_t limit
+    = tilemm_device_limit (decision->backend, tilemm_emu_panel_bytes (type, m, n, k, most),
+                           options->max_device_bytes);
   if ((status = tilemm_emu_plan_panels (plan, &decision->emu, limit)) != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
   return TILEMM_OK;
@@ -873,21 +868,10 @@ static tilemm_status run_product (const tilemm_decision *decision, const tilemm_
   /* Complex A times real B: A's (re, im) pairs read as a real (2m)×k matrix, C's as (2m)×n. */
   const int64_t m = r->a_as_pairs ? 2 * r->m : r->m;
   tilemm_view va, vb, vc;
-  tilemm_limits limits = { options->max_device_bytes };
-  /* A product larger than the GPU's free memory (or a larger limit than it has) is cut into
-   * panels that fit what it has. */
-  if (decision->backend == TILEMM_BACKEND_CUDA)
-    {
-      const double es = (double) tilemm_type_size (type);
-      const double whole = es * ((double) m * r->k + (double) r->k * r->n + (double) m * r->n);
-      if (whole > (double) (64u << 20))
-        {
-          const size_t budget = tilemm_cuda_memory_budget ();
-          if (budget > 0 && whole > (double) budget
-              && (limits.max_device_bytes == 0 || limits.max_device_bytes > budget))
-            limits.max_device_bytes = budget;
-        }
-    }
+  const double es = (double) tilemm_type_size (type);
+  const tilemm_limits limits = { tilemm_device_limit (
+    decision->backend, es * ((double) m * r->k + (double) r->k * r->n + (double) m * r->n),
+    options->max_device_bytes) };
   tilemm_plan plan;
   tilemm_status status;
   /* A transposed operand is passed as stored: A k×m, B n×k (the route never reads a transposed
