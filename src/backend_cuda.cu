@@ -488,6 +488,40 @@ piece piece_of (const tilemm_view &v, void *dev, size_t es)
   return p;
 }
 
+/* One unit of a piece through upload chunk `stage` (chunk number `chunk`): host threads copy it
+ * in, the copy engine takes it to the device on ws.up, and the chunk's event says when the chunk
+ * is free again.  What every upload does, the pipeline's and stage_up's. */
+tilemm_status send_unit (const piece &p, const unit &u, int chunk, unsigned char *stage,
+                         const char *what, tilemm_cuda_stats *st, tilemm_error *err)
+{
+  const auto t0 = std::chrono::steady_clock::now ();
+  tilemm_parallel_copy_2d (stage, u.len, p.host + (size_t) u.line * p.pitch + u.off, p.pitch, u.len,
+                           (size_t) u.lines, config ().copy_threads);
+  st->copy_in_ms += std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now () - t0)
+                      .count ();
+  CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
+            cudaMemcpyAsync (p.dev + (size_t) u.line * p.width + u.off, stage, u.bytes (),
+                             cudaMemcpyHostToDevice, ws.up)),
+            "cudaMemcpyAsync(%s, %zu bytes, host to device)", what, u.bytes ());
+  CUDA_TRY (cudaEventRecord (ws.up_ev[chunk], ws.up), "cudaEventRecord");
+  st->bytes_up += (double) u.bytes ();
+  return TILEMM_OK;
+}
+
+/* One unit of a piece from the device into download chunk `stage` (number `chunk`) on ws.down;
+ * the chunk's event says when it has arrived.  What every download enqueues. */
+tilemm_status fetch_unit (const piece &p, const unit &u, int chunk, unsigned char *stage,
+                          tilemm_cuda_stats *st, tilemm_error *err)
+{
+  CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
+            cudaMemcpyAsync (stage, p.dev + (size_t) u.line * p.width + u.off, u.bytes (),
+                             cudaMemcpyDeviceToHost, ws.down)),
+            "cudaMemcpyAsync(C, %zu bytes, device to host)", u.bytes ());
+  CUDA_TRY (cudaEventRecord (ws.down_ev[chunk], ws.down), "cudaEventRecord");
+  st->bytes_down += (double) u.bytes ();
+  return TILEMM_OK;
+}
+
 tilemm_matrix device_matrix (void *elements, int64_t height, int64_t width)
 {
   tilemm_matrix m = { height, width, width > 0 ? width : 1, elements };
@@ -779,14 +813,10 @@ tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const
             }
           const int chunk = (int) (down_count % (unsigned long long) ndown);
           const unit u = next_unit (p, dcur, down_unit);
-          CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
-                    cudaMemcpyAsync (down_stage + (size_t) chunk * cfg.chunk_bytes,
-                                     p.dev + (size_t) u.line * p.width + u.off, u.bytes (),
-                                     cudaMemcpyDeviceToHost, ws.down)),
-                    "cudaMemcpyAsync(C, %zu bytes, device to host)", u.bytes ());
-          CUDA_TRY (cudaEventRecord (ws.down_ev[chunk], ws.down), "cudaEventRecord");
+          status = fetch_unit (p, u, chunk, down_stage + (size_t) chunk * cfg.chunk_bytes, st, err);
+          if (status != TILEMM_OK)
+            return status;
           down_count++;
-          st->bytes_down += (double) u.bytes ();
           fifo[(fifo_head + fifo_count) % MAX_CHUNKS]
             = { chunk, p.host + (size_t) u.line * p.pitch + u.off, p.pitch, u };
           fifo_count++;
@@ -848,19 +878,11 @@ tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const
             {
               const piece p = uphase == 0 ? x_piece (uj) : y_piece (uj);
               const unit u = next_unit (p, ucur, up_unit);
-              unsigned char *stage = up_stage + (size_t) chunk * cfg.chunk_bytes;
-              const auto t0 = std::chrono::steady_clock::now ();
-              tilemm_parallel_copy_2d (stage, u.len, p.host + (size_t) u.line * p.pitch + u.off,
-                                       p.pitch, u.len, (size_t) u.lines, threads);
-              st->copy_in_ms += ms_since (t0);
-              CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
-                        cudaMemcpyAsync (p.dev + (size_t) u.line * p.width + u.off, stage,
-                                         u.bytes (), cudaMemcpyHostToDevice, ws.up)),
-                        "cudaMemcpyAsync(%s, %zu bytes, host to device)",
-                        uphase == 0 ? "B" : "A", u.bytes ());
-              CUDA_TRY (cudaEventRecord (ws.up_ev[chunk], ws.up), "cudaEventRecord");
+              status = send_unit (p, u, chunk, up_stage + (size_t) chunk * cfg.chunk_bytes,
+                                  uphase == 0 ? "B" : "A", st, err);
+              if (status != TILEMM_OK)
+                return status;
               up_count++;
-              st->bytes_up += (double) u.bytes ();
               if (ucur.line >= p.lines) /* the piece is up: the next one */
                 {
                   if (uphase == 0)
@@ -924,16 +946,9 @@ tilemm_status stage_up (const tilemm_view &v, void *dev, tilemm_cuda_stats *st, 
       unsigned char *const stage = ws.pinned + (size_t) chunk * cfg.chunk_bytes;
       CUDA_TRY (cudaEventSynchronize (ws.up_ev[chunk]), "copying an operand to the device");
       const unit u = next_unit (p, cur, cfg.chunk_bytes);
-      const auto t0 = std::chrono::steady_clock::now ();
-      tilemm_parallel_copy_2d (stage, u.len, p.host + (size_t) u.line * p.pitch + u.off, p.pitch,
-                               u.len, (size_t) u.lines, cfg.copy_threads);
-      st->copy_in_ms += ms_since (t0);
-      CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
-                cudaMemcpyAsync (p.dev + (size_t) u.line * p.width + u.off, stage, u.bytes (),
-                                 cudaMemcpyHostToDevice, ws.up)),
-                "cudaMemcpyAsync(%zu bytes, host to device)", u.bytes ());
-      CUDA_TRY (cudaEventRecord (ws.up_ev[chunk], ws.up), "cudaEventRecord");
-      st->bytes_up += (double) u.bytes ();
+      const tilemm_status status = send_unit (p, u, chunk, stage, "an operand", st, err);
+      if (status != TILEMM_OK)
+        return status;
     }
   return TILEMM_OK;
 }
@@ -963,14 +978,11 @@ tilemm_status stage_down (void *dev, const tilemm_view &v, cudaEvent_t ready, ti
         {
           const int chunk = (int) (issued++ % (unsigned long long) cfg.chunks);
           const unit u = next_unit (p, cur, cfg.chunk_bytes);
-          CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
-                    cudaMemcpyAsync (stage + (size_t) chunk * cfg.chunk_bytes,
-                                     p.dev + (size_t) u.line * p.width + u.off, u.bytes (),
-                                     cudaMemcpyDeviceToHost, ws.down)),
-                    "cudaMemcpyAsync(C, %zu bytes, device to host)", u.bytes ());
-          CUDA_TRY (cudaEventRecord (ws.down_ev[chunk], ws.down), "cudaEventRecord");
+          const tilemm_status status
+            = fetch_unit (p, u, chunk, stage + (size_t) chunk * cfg.chunk_bytes, st, err);
+          if (status != TILEMM_OK)
+            return status;
           fifo[(head + count++) % MAX_CHUNKS] = { chunk, u };
-          st->bytes_down += (double) u.bytes ();
         }
       const in_flight f = fifo[head];
       head = (head + 1) % MAX_CHUNKS;
