@@ -1131,6 +1131,31 @@ tilemm_status op_panel (const tilemm_plan *plan, tilemm_op op_a, const tilemm_vi
   return status;
 }
 
+/* Runs one product on the calling thread's workspace (product: tilemm_status (tilemm_cuda_stats *))
+ * and keeps its figures as the last product's (__tilemm_stats__).  After a stop the workspace
+ * is drained and kept; after a failure it is freed (a broken context reset), so the next call
+ * starts clean.  download_is_the_rest: the product times only its uploads and compute, and the
+ * download is what is left of the total. */
+template <typename Product>
+tilemm_status recorded_product (Product product, bool download_is_the_rest)
+{
+  const auto t0 = std::chrono::steady_clock::now ();
+  tilemm_cuda_stats st;
+  memset (&st, 0, sizeof st);
+  st.calls = last_stats.calls + 1;
+  const tilemm_status status = product (&st);
+  if (status == TILEMM_EINTERRUPTED)
+    workspace_drain ();
+  else if (status != TILEMM_OK)
+    workspace_recover ();
+  st.ok = status == TILEMM_OK;
+  st.total_ms = ms_since (t0);
+  if (download_is_the_rest)
+    st.download_ms = st.ok ? st.total_ms - st.upload_ms - st.compute_ms : 0;
+  last_stats = st;
+  return status;
+}
+
 /* The host-view entry points' common frame: one device, in turn with every other product. */
 tilemm_status emu_entry (const tilemm_emu_options *options, const tilemm_emu_pass *pass,
                          const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
@@ -1147,19 +1172,11 @@ tilemm_status emu_entry (const tilemm_emu_options *options, const tilemm_emu_pas
   if (a->cols != b->rows || b->type != a->type
       || (c && (c->rows != a->rows || c->cols != b->cols || c->type != a->type)))
     return tilemm_error_set (err, TILEMM_ESHAPE, "emulated product: operands do not match");
-  const auto t0 = std::chrono::steady_clock::now ();
-  tilemm_cuda_stats st;
-  memset (&st, 0, sizeof st);
-  st.calls = last_stats.calls + 1;
-  status = emu_panel (options, pass, a, b, c, stop, stats, used, &st, err);
-  if (status == TILEMM_EINTERRUPTED)
-    workspace_drain ();
-  else if (status != TILEMM_OK)
-    workspace_recover ();
-  st.ok = status == TILEMM_OK;
-  st.total_ms = ms_since (t0);
-  last_stats = st;
-  return status;
+  return recorded_product (
+    [&] (tilemm_cuda_stats *st) {
+      return emu_panel (options, pass, a, b, c, stop, stats, used, st, err);
+    },
+    false);
 }
 
 /* What every product's entry asks first: a usable GPU, a kernel variant the plan may name; and
@@ -1383,20 +1400,8 @@ tilemm_status tilemm_cuda_multiply (const tilemm_plan *plan, const tilemm_view *
   status = entry_checks (plan, c, &done, err);
   if (done)
     return status;
-  const auto t0 = std::chrono::steady_clock::now ();
-  tilemm_cuda_stats st;
-  memset (&st, 0, sizeof st);
-  st.calls = last_stats.calls + 1;
-  status = run_pipeline (plan, a, b, c, stop, &st, err);
-  if (status == TILEMM_EINTERRUPTED)
-    workspace_drain ();
-  else if (status != TILEMM_OK)
-    workspace_recover ();
-  st.ok = status == TILEMM_OK;
-  st.total_ms = ms_since (t0);
-  st.download_ms = st.ok ? st.total_ms - st.upload_ms - st.compute_ms : 0;
-  last_stats = st;
-  return status;
+  return recorded_product (
+    [&] (tilemm_cuda_stats *st) { return run_pipeline (plan, a, b, c, stop, st, err); }, true);
 }
 
 void tilemm_cuda_release (void)
@@ -1523,17 +1528,8 @@ tilemm_status tilemm_cuda_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
   tilemm_status status = entry_checks (plan, c, &done, err);
   if (done)
     return status;
-  const auto t0 = std::chrono::steady_clock::now ();
-  tilemm_cuda_stats st;
-  memset (&st, 0, sizeof st);
-  st.calls = last_stats.calls + 1;
-  status = op_panel (plan, op_a, a, op_b, b, c, &st, err);
-  if (status != TILEMM_OK)
-    workspace_recover ();
-  st.ok = status == TILEMM_OK;
-  st.total_ms = ms_since (t0);
-  last_stats = st;
-  return status;
+  return recorded_product (
+    [&] (tilemm_cuda_stats *st) { return op_panel (plan, op_a, a, op_b, b, c, st, err); }, false);
 }
 
 tilemm_status tilemm_cuda_emu_workers (const tilemm_plan *queue, const tilemm_limits *limits,
