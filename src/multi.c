@@ -462,9 +462,11 @@ tilemm_status tilemm_sim_multiply_op (const tilemm_plan *plan, const tilemm_sim_
     return tilemm_error_set (err, TILEMM_EINVAL,
                              "simulated devices need a cpu plan and 1 to %d devices",
                              TILEMM_MAX_WORKERS);
-  tilemm_plan queue;
+  tilemm_plan queue = *plan;
   tilemm_workers workers;
-  workers.count = tilemm_plan_workers (&queue, plan, config->devices, 1);
+  /* An emulated pass comes with its queue and its workers (emulated_panels.c cut them once). */
+  workers.count = config->emu ? config->devices
+                              : tilemm_plan_workers (&queue, plan, config->devices, 1);
   for (int w = 0; w < workers.count; w++)
     workers.device[w] = w;
   if (plan->m == 0 || plan->n == 0)

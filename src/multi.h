@@ -184,7 +184,9 @@ typedef struct {
                          the calling thread while the devices run (tilemm_multi_run_stoppable);
                          the devices leave their panels between CPU tile rows               */
   tilemm_emu_pass *emu; /* NULL: the native product; else this pass of an emulated one, each
-                           panel with the CPU's emulated scheme (emulated.c)                */
+                           panel with the CPU's emulated scheme (emulated.c), over the plan
+                           given as the queue (tilemm_plan_workers already made) and all
+                           `devices`                                                        */
 } tilemm_sim_config;
 
 /* Defaults (no failure, no slow device) for `devices` devices, then the environment's
