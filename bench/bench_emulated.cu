@@ -195,7 +195,7 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
   tilemm_error err = {};
   auto emulated = [&] (int i, tilemm_emu_cuda_times *times) {
     const tilemm_status st = tilemm_emu_cuda_run (nullptr, dbl ? TILEMM_DOUBLE : TILEMM_SINGLE, m, n, k, A[i], m, B[i],
-                                                  k, C[i], m, nullptr, nullptr, &plan, nullptr, times, arena, &err);
+                                                  k, C[i], m, nullptr, nullptr, &plan, nullptr, times, arena, nullptr, &err);
     if (st != TILEMM_OK || plan.verdict != TILEMM_EMU_OK)
       {
         fprintf (stderr, "emulated: status %d verdict %d %s\n", (int) st, (int) plan.verdict, err.detail);

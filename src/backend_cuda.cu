@@ -57,6 +57,7 @@
 #include "backend.h"
 #include "cuda_try.h"
 #include "emulated_cuda.h"
+#include "emulated_panels.h"
 #include "fault.h"
 #include "host_pages.h"
 #include "kernels.h"
@@ -999,7 +1000,8 @@ tilemm_status stage_down (void *dev, const tilemm_view &v, cudaEvent_t ready, ti
 
 /* One panel of an emulated product (emulated.h) on the calling thread's workspace: A and B go up
  * through the pinned staging into the workspace's buffers, the scheme runs on the device in the
- * workspace's arena, C comes back through the staging.  pass NULL: the whole scheme (statistics,
+ * workspace's arena, C comes back through the staging in column blocks, each as soon as the
+ * device has finished it (tilemm_emu_result_block_cols), while the device computes the next.  pass NULL: the whole scheme (statistics,
  * the plan, the product; *used gets the plan); else pass->kind says: the statistics only, merged
  * into *stats, or the product under pass->plan. */
 tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pass *pass,
@@ -1016,20 +1018,26 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
     return TILEMM_OK;
   const size_t bytes[NBUF] = { es * (size_t) ka * (size_t) n, es * (size_t) m * (size_t) ka,
                                stats_only ? 0 : es * (size_t) m * (size_t) n, 0, 0 };
-  tilemm_status status = workspace_reserve (bytes, 1, err);
+  /* C's blocks: one event each, from the ring the pipeline's steps use. */
+  const int64_t block_cols = tilemm_emu_result_block_cols (type, m, n, config ().chunk_bytes);
+  const int blocks = (int) ((n + block_cols - 1) / block_cols);
+  tilemm_status status = workspace_reserve (bytes, (size_t) blocks, err);
   if (status != TILEMM_OK)
     return status;
   void *const dB = ws.buffer[BUF_X], *const dA = ws.buffer[BUF_Y], *const dC = ws.buffer[BUF_C];
+  const tilemm_emu_cuda_blocks c_blocks = { block_cols, (void *const *) ws.ring[EV_COMP],
+                                            (int) ws.ring_size };
   st->panels++;
   /* The split of __tilemm_stats__, on the host clock: until the last upload is enqueued, the
-   * scheme on the device (it waits for the tail of the uploads), C coming back. */
+   * scheme until its last block is enqueued (it waits for the tail of the uploads and for the
+   * statistics), C coming back (while the device computes its later blocks). */
   auto t0 = std::chrono::steady_clock::now ();
   if (k > 0 && ((status = stage_up (*a, dA, st, err)) != TILEMM_OK
                 || (status = stage_up (*b, dB, st, err)) != TILEMM_OK))
     return status;
   st->upload_ms += ms_since (t0);
   t0 = std::chrono::steady_clock::now ();
-  /* The host waits from here until the scheme is done: C's pages are faulted in meanwhile. */
+  /* The host waits from here until C's first block is done: C's pages are faulted in meanwhile. */
   prefault_guard prefault;
   if (!stats_only)
     prefault.p = prepare_result (c, st, idle_prefault_threads ());
@@ -1039,7 +1047,7 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
   const int64_t ld = m > 1 ? m : 1;
   if (!pass)
     status = tilemm_emu_cuda_run (options, type, m, n, k, dA, ld, dB, ka, dC, ld, s, stop, used,
-                                  nullptr, nullptr, &ws.emu, err);
+                                  nullptr, nullptr, &ws.emu, &c_blocks, err);
   else if (stats_only)
     {
       tilemm_emu_stats mine;
@@ -1050,15 +1058,25 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
     }
   else
     status = tilemm_emu_cuda_run_plan (&pass->plan, type, m, n, k, dA, ld, dB, ka, dC, ld, s, stop,
-                                       used, nullptr, &ws.emu, err);
+                                       used, nullptr, &ws.emu, &c_blocks, err);
   st->compute_ms += ms_since (t0);
   if (status != TILEMM_OK || stats_only || used->verdict != TILEMM_EMU_OK)
     return status;
   t0 = std::chrono::steady_clock::now ();
   tilemm_prefault_finish (prefault.p);
   prefault.p = nullptr;
-  CUDA_TRY (cudaEventRecord (ws.t_last, s), "cudaEventRecord");
-  status = stage_down (dC, *c, ws.t_last, st, err);
+  for (int j = 0; j < blocks && status == TILEMM_OK; j++)
+    {
+      if (j > 0 && tilemm_stop_requested (stop)) /* the device's work is drained by the caller */
+        status = tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
+      else
+        {
+          const int64_t j0 = j * block_cols, cols = n - j0 < block_cols ? n - j0 : block_cols;
+          const tilemm_view cj = tilemm_view_sub (c, 0, j0, m, cols);
+          status = stage_down ((char *) dC + (size_t) j0 * (size_t) ld * es, cj, ws.ring[EV_COMP][j],
+                               st, err);
+        }
+    }
   st->download_ms += ms_since (t0);
   return status;
 }

@@ -871,7 +871,8 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, problem<T> &pr, cudaSt
 template <typename T>
 tilemm_status stage_product (const tilemm_emu_plan &plan, problem<T> &pr, T *c, int64_t ldc, int step,
                              cudaStream_t stream, const tilemm_stop *stop, tilemm_emu_cuda_arena *arena,
-                             int slot, timer &tm, bool marks, tilemm_error *err)
+                             int slot, timer &tm, bool marks, const tilemm_emu_cuda_blocks *blocks,
+                             tilemm_error *err)
 {
   const tables &tab = the_tables ();
   const int64_t m = pr.m, n = pr.n, k = pr.k, lda = pr.lda, ldb = pr.ldb, kp = pr.kp;
@@ -911,57 +912,71 @@ tilemm_status stage_product (const tilemm_emu_plan &plan, problem<T> &pr, T *c, 
   if (marks)
     tm.mark (3, stream);
 
-  /* 4. the modular GEMMs: all moduli in one launch on the wgmma kernel, or when one modulus does
-   * not fill the GPU; else one launch each (the stop is polled in between) */
-  {
-    imma_args ia;
-    memset (&ia, 0, sizeof ia);
-    ia.m = m; ia.n = n; ia.kp = kp; ia.k_begin = 0; ia.k_end = kp;
-    ia.a_plane = m * kp; ia.b_plane = n * kp;
-    ia.chunk_tiles = (int) chunk_tiles ();
-    ia.r_plane = m * n; ia.ldr = m;
-    const int64_t tiles = ceil_div (m, 128) * ceil_div (n, 128);
-    /* The wgmma kernel's persistent grid walks the tiles of all its planes: one launch for all
-     * the moduli leaves one tail wave in all instead of one per modulus. */
-    const int per_launch = imma_use_wgmma () || tiles < 264 ? N : 1;
-    for (int z0 = 0; z0 < N; z0 += per_launch)
+  /* 4–5 for each block of C's columns (tilemm_emu_cuda_blocks): the modular GEMMs of all moduli
+   * on the block's columns of B's residues, then the CRT of its entries into C; so a caller can
+   * copy a block out while the device works on the next ones.  The residues are the whole
+   * product's (planes of n·kp and m·n bytes): a block is an offset into them. */
+  const int64_t bc = blocks && blocks->cols > 0 && blocks->cols < n ? blocks->cols : n;
+  const bool one_block = bc == n;
+  int block = 0;
+  for (int64_t j0 = 0; j0 < n; j0 += bc, block++)
+    {
+      const int64_t cols = n - j0 < bc ? n - j0 : bc;
+      /* 4. the modular GEMMs: all moduli in one launch on the wgmma kernel, or when one modulus
+       * does not fill the GPU; else one launch each (the stop is polled in between) */
       {
-        if (z0 > 0 && tilemm_stop_requested (stop))
+        imma_args ia;
+        memset (&ia, 0, sizeof ia);
+        ia.m = m; ia.n = cols; ia.kp = kp; ia.k_begin = 0; ia.k_end = kp;
+        ia.a_plane = m * kp; ia.b_plane = n * kp;
+        ia.chunk_tiles = (int) chunk_tiles ();
+        ia.r_plane = m * n; ia.ldr = m;
+        const int64_t tiles = ceil_div (m, 128) * ceil_div (cols, 128);
+        /* The wgmma kernel's persistent grid walks the tiles of all its planes: one launch for
+         * all the moduli leaves one tail wave in all instead of one per modulus. */
+        const int per_launch = imma_use_wgmma () || tiles < 264 ? N : 1;
+        for (int z0 = 0; z0 < N; z0 += per_launch)
           {
-            cudaStreamSynchronize (stream);
-            return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
+            if ((z0 > 0 || j0 > 0) && tilemm_stop_requested (stop))
+              {
+                cudaStreamSynchronize (stream);
+                return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
+              }
+            const int planes = N - z0 < per_launch ? N - z0 : per_launch;
+            ia.a = ra + z0 * ia.a_plane;
+            ia.b = rb + z0 * ia.b_plane + j0 * kp;
+            ia.r = rr + z0 * ia.r_plane + j0 * m;
+            for (int z = 0; z < planes; z++)
+              ia.moduli[z] = tab.moduli[z0 + z];
+            st = launch_imma_auto<IMMA_MOD> (ia, planes, stream, err);
+            if (st != TILEMM_OK)
+              return st;
           }
-        const int planes = N - z0 < per_launch ? N - z0 : per_launch;
-        ia.a = ra + z0 * ia.a_plane;
-        ia.b = rb + z0 * ia.b_plane;
-        ia.r = rr + z0 * ia.r_plane;
-        for (int z = 0; z < planes; z++)
-          ia.moduli[z] = tab.moduli[z0 + z];
-        st = launch_imma_auto<IMMA_MOD> (ia, planes, stream, err);
-        if (st != TILEMM_OK)
-          return st;
       }
-  }
-  if (marks)
-    tm.mark (4, stream);
+      if (marks && one_block)
+        tm.mark (4, stream);
 
-  /* 5. CRT into C */
-  {
-    crt_args cr;
-    memset (&cr, 0, sizeof cr);
-    cr.r = rr; cr.r_plane = m * n; cr.m = m; cr.n = n; cr.nmod = N;
-    for (int t = 0; t < N; t++)
+      /* 5. CRT into C */
       {
-        cr.moduli[t] = tab.moduli[t];
-        cr.garner[t] = tab.garner[t];
+        crt_args cr;
+        memset (&cr, 0, sizeof cr);
+        cr.r = rr + j0 * m; cr.r_plane = m * n; cr.m = m; cr.n = cols; cr.nmod = N;
+        for (int t = 0; t < N; t++)
+          {
+            cr.moduli[t] = tab.moduli[t];
+            cr.garner[t] = tab.garner[t];
+          }
+        memcpy (cr.M, tab.M[N], sizeof cr.M);
+        cr.ea = ea; cr.eb = eb + j0; cr.shift = plan.pa + plan.pb;
+        cr.c = c + j0 * ldc * step; cr.ldc = ldc; cr.step = step;
+        const unsigned gy = (unsigned) (cols < 65535 ? cols : 65535);
+        TILEMM_LAUNCH (crt_kernel<T>, dim3 ((unsigned) ceil_div (m, 256), gy), dim3 (256), stream, cr);
+        LAUNCHED ("crt_kernel");
       }
-    memcpy (cr.M, tab.M[N], sizeof cr.M);
-    cr.ea = ea; cr.eb = eb; cr.shift = plan.pa + plan.pb;
-    cr.c = c; cr.ldc = ldc; cr.step = step;
-    const unsigned gy = (unsigned) (n < 65535 ? n : 65535);
-    TILEMM_LAUNCH (crt_kernel<T>, dim3 ((unsigned) ceil_div (m, 256), gy), dim3 (256), stream, cr);
-    LAUNCHED ("crt_kernel");
-  }
+      if (blocks && blocks->done)
+        CUDA_TRY (cudaEventRecord ((cudaEvent_t) blocks->done[block], stream),
+                  "cudaEventRecord(block %d of C)", block);
+    }
   if (marks)
     tm.mark (5, stream);
   return TILEMM_OK;
@@ -997,13 +1012,26 @@ bool settle_plan (const run_request &rq, const tilemm_emu_options *opt, const ti
   return rq.mode != RUN_STATS && plan.verdict == TILEMM_EMU_OK;
 }
 
+/* The end of a product: wait for the device and report the stages' times, unless the caller
+ * takes C block by block on its events (then only when it asked for the times). */
+tilemm_status finish (cudaStream_t stream, timer &tm, tilemm_emu_cuda_times *times,
+                      const tilemm_emu_cuda_blocks *blocks, tilemm_error *err)
+{
+  if (blocks && blocks->done && !times)
+    return TILEMM_OK;
+  CUDA_TRY (cudaStreamSynchronize (stream), "cudaStreamSynchronize(emulated product)");
+  tm.report (times);
+  return TILEMM_OK;
+}
+
 /* A real product: the stages in a row. */
 template <typename T>
 tilemm_status run_real (const run_request &rq, const tilemm_emu_options *opt, int64_t m, int64_t n,
                         int64_t k, const T *a, int64_t lda, const T *b, int64_t ldb, T *c, int64_t ldc,
                         cudaStream_t stream, const tilemm_stop *stop, tilemm_emu_plan *used,
                         tilemm_emu_stats *stats_out, tilemm_emu_cuda_times *times,
-                        tilemm_emu_cuda_arena *arena, tilemm_error *err)
+                        tilemm_emu_cuda_arena *arena, const tilemm_emu_cuda_blocks *blocks,
+                        tilemm_error *err)
 {
   problem<T> pr;
   pr.m = m; pr.n = n; pr.k = k; pr.a = a; pr.lda = lda; pr.b = b; pr.ldb = ldb;
@@ -1020,12 +1048,10 @@ tilemm_status run_real (const run_request &rq, const tilemm_emu_options *opt, in
   tm.mark (2, stream);
   if (tilemm_stop_requested (stop))
     return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
-  st = stage_product (*used, pr, c, ldc, 1, stream, stop, arena, 1, tm, true, err);
+  st = stage_product (*used, pr, c, ldc, 1, stream, stop, arena, 1, tm, true, blocks, err);
   if (st != TILEMM_OK)
     return st;
-  CUDA_TRY (cudaStreamSynchronize (stream), "cudaStreamSynchronize(emulated product)");
-  tm.report (times);
-  return TILEMM_OK;
+  return finish (stream, tm, times, blocks, err);
 }
 
 /* [Ar ∓Ai] (m×2k) from complex A (m×k, lda complex elements): sign −1 for X1, +1 for X2; and
@@ -1071,7 +1097,8 @@ tilemm_status run_complex (const run_request &rq, const tilemm_emu_options *opt,
                            int64_t k, const T *a, int64_t lda, const T *b, int64_t ldb, T *c, int64_t ldc,
                            cudaStream_t stream, const tilemm_stop *stop, tilemm_emu_plan *used,
                            tilemm_emu_stats *stats_out, tilemm_emu_cuda_times *times,
-                           tilemm_emu_cuda_arena *arena, tilemm_error *err)
+                           tilemm_emu_cuda_arena *arena, const tilemm_emu_cuda_blocks *blocks,
+                           tilemm_error *err)
 {
   const int64_t k2 = 2 * k;
   const size_t xa = align256 (sizeof (T) * (size_t) m * (k2 > 0 ? k2 : 1));
@@ -1119,7 +1146,9 @@ tilemm_status run_complex (const run_request &rq, const tilemm_emu_options *opt,
   tm.mark (2, stream);
   if (tilemm_stop_requested (stop))
     return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
-  st = stage_product (plan, p1, c, ldc, 2, stream, stop, arena, 1, tm, false, err);
+  /* The real parts whole, then the imaginary parts in the caller's blocks: the two products
+   * share the residues' workspace, so only the second can hand C over block by block. */
+  st = stage_product (plan, p1, c, ldc, 2, stream, stop, arena, 1, tm, false, nullptr, err);
   if (st != TILEMM_OK)
     return st;
   if (tilemm_stop_requested (stop))
@@ -1127,12 +1156,10 @@ tilemm_status run_complex (const run_request &rq, const tilemm_emu_options *opt,
       cudaStreamSynchronize (stream);
       return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
     }
-  st = stage_product (plan, p2, c + 1, ldc, 2, stream, stop, arena, 1, tm, true, err);
+  st = stage_product (plan, p2, c + 1, ldc, 2, stream, stop, arena, 1, tm, true, blocks, err);
   if (st != TILEMM_OK)
     return st;
-  CUDA_TRY (cudaStreamSynchronize (stream), "cudaStreamSynchronize(emulated product)");
-  tm.report (times);
-  return TILEMM_OK;
+  return finish (stream, tm, times, blocks, err);
 }
 
 } // namespace tilemm_emu_gpu
@@ -1159,7 +1186,8 @@ tilemm_status run_entry (const run_request &rq, const tilemm_emu_options *option
                          int64_t m, int64_t n, int64_t k, const void *a, int64_t lda, const void *b,
                          int64_t ldb, void *c, int64_t ldc, void *stream, const tilemm_stop *stop,
                          tilemm_emu_plan *used, tilemm_emu_stats *stats, tilemm_emu_cuda_times *times,
-                         tilemm_emu_cuda_arena *arena, tilemm_error *err)
+                         tilemm_emu_cuda_arena *arena, const tilemm_emu_cuda_blocks *blocks,
+                         tilemm_error *err)
 {
   tilemm_emu_options opt;
   if (options)
@@ -1176,6 +1204,12 @@ tilemm_status run_entry (const run_request &rq, const tilemm_emu_options *option
       && (!rq.given || rq.given->verdict != TILEMM_EMU_OK || rq.given->moduli < 1
           || rq.given->moduli > TILEMM_EMU_MAX_MODULI))
     return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: the given plan cannot run");
+  if (blocks && blocks->done && blocks->cols > 0
+      && ceil_div (n, blocks->cols) > (int64_t) (blocks->count > 0 ? blocks->count : 0))
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: %lld blocks of C, %d events",
+                             (long long) ceil_div (n, blocks->cols), blocks->count);
+  if (blocks && blocks->done && (blocks->cols <= 0 || blocks->cols >= n) && blocks->count < 1)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: no event for C");
   tilemm_emu_plan local;
   if (!used)
     used = &local;
@@ -1194,16 +1228,16 @@ tilemm_status run_entry (const run_request &rq, const tilemm_emu_options *option
     {
     case TILEMM_DOUBLE:
       return run_real<double> (rq, &opt, m, n, k, (const double *) a, lda, (const double *) b, ldb,
-                               (double *) c, ldc, s, stop, used, stats, times, arena, err);
+                               (double *) c, ldc, s, stop, used, stats, times, arena, blocks, err);
     case TILEMM_SINGLE:
       return run_real<float> (rq, &opt, m, n, k, (const float *) a, lda, (const float *) b, ldb,
-                              (float *) c, ldc, s, stop, used, stats, times, arena, err);
+                              (float *) c, ldc, s, stop, used, stats, times, arena, blocks, err);
     case TILEMM_COMPLEX_DOUBLE:
       return run_complex<double> (rq, &opt, m, n, k, (const double *) a, lda, (const double *) b, ldb,
-                                  (double *) c, ldc, s, stop, used, stats, times, arena, err);
+                                  (double *) c, ldc, s, stop, used, stats, times, arena, blocks, err);
     case TILEMM_COMPLEX_SINGLE:
       return run_complex<float> (rq, &opt, m, n, k, (const float *) a, lda, (const float *) b, ldb,
-                                 (float *) c, ldc, s, stop, used, stats, times, arena, err);
+                                 (float *) c, ldc, s, stop, used, stats, times, arena, blocks, err);
     default:
       return tilemm_error_set (err, TILEMM_ETYPE, "emulated product: unknown element type %d", (int) type);
     }
@@ -1217,11 +1251,13 @@ extern "C" tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options,
                                               int64_t ldc, void *stream, const tilemm_stop *stop,
                                               tilemm_emu_plan *used, tilemm_emu_stats *stats,
                                               tilemm_emu_cuda_times *times,
-                                              tilemm_emu_cuda_arena *arena, tilemm_error *err)
+                                              tilemm_emu_cuda_arena *arena,
+                                              const tilemm_emu_cuda_blocks *blocks,
+                                              tilemm_error *err)
 {
   const tilemm_emu_gpu::run_request rq = { tilemm_emu_gpu::RUN_WHOLE, nullptr };
   return tilemm_emu_gpu::run_entry (rq, options, type, m, n, k, a, lda, b, ldb, c, ldc, stream, stop,
-                                    used, stats, times, arena, err);
+                                    used, stats, times, arena, blocks, err);
 }
 
 extern "C" tilemm_status tilemm_emu_cuda_stats (const tilemm_emu_options *options, tilemm_type type,
@@ -1232,7 +1268,7 @@ extern "C" tilemm_status tilemm_emu_cuda_stats (const tilemm_emu_options *option
 {
   const tilemm_emu_gpu::run_request rq = { tilemm_emu_gpu::RUN_STATS, nullptr };
   return tilemm_emu_gpu::run_entry (rq, options, type, m, n, k, a, lda, b, ldb, nullptr, 1, stream,
-                                    nullptr, nullptr, stats, nullptr, arena, err);
+                                    nullptr, nullptr, stats, nullptr, arena, nullptr, err);
 }
 
 extern "C" tilemm_status tilemm_emu_cuda_run_plan (const tilemm_emu_plan *plan, tilemm_type type,
@@ -1240,9 +1276,11 @@ extern "C" tilemm_status tilemm_emu_cuda_run_plan (const tilemm_emu_plan *plan, 
                                                    int64_t lda, const void *b, int64_t ldb, void *c,
                                                    int64_t ldc, void *stream, const tilemm_stop *stop,
                                                    tilemm_emu_plan *used, tilemm_emu_cuda_times *times,
-                                                   tilemm_emu_cuda_arena *arena, tilemm_error *err)
+                                                   tilemm_emu_cuda_arena *arena,
+                                                   const tilemm_emu_cuda_blocks *blocks,
+                                                   tilemm_error *err)
 {
   const tilemm_emu_gpu::run_request rq = { tilemm_emu_gpu::RUN_GIVEN, plan };
   return tilemm_emu_gpu::run_entry (rq, nullptr, type, m, n, k, a, lda, b, ldb, c, ldc, stream, stop,
-                                    used, nullptr, times, arena, err);
+                                    used, nullptr, times, arena, blocks, err);
 }

@@ -36,20 +36,35 @@ typedef struct {
 } tilemm_emu_cuda_arena;
 void tilemm_emu_cuda_arena_free (tilemm_emu_cuda_arena *arena);
 
+/* C in column blocks, for a caller that copies C out while the device computes the rest (the
+ * executor): the modular GEMMs and the CRT run block by block of `cols` columns (the last one
+ * narrower), and event done[j] (a cudaEvent_t, `count` of them) is recorded on the stream once
+ * block j is in C; the call then returns without waiting for the device.  cols 0, or at least n:
+ * one block.  done NULL: no events, and the call waits as without blocks (as it does given no
+ * arena: its own buffers are freed before it returns).  The blocks change
+ * only the order of the work: C is bitwise the same. */
+typedef struct {
+  int64_t cols;
+  void *const *done;
+  int count;
+} tilemm_emu_cuda_blocks;
+
 /* C = A·B in emulated precision for device operands of `type` (any tilemm_type; column-major,
  * complex interleaved: A m×k with leading dimension lda, B k×n with ldb, C m×n with ldc, in
  * elements), enqueued on
  * `stream` (a cudaStream_t; NULL: the default stream) and waited for.  Returns TILEMM_OK with
  * used->verdict saying whether C was written (TILEMM_EMU_OK) or left untouched (NONFINITE,
  * RANGE: the caller runs the native product).  stats (may be NULL) receives the statistics the
- * plan was decided from, times (may be NULL) the stages' times, arena (may be NULL) see above.
- * stop (may be NULL) is polled between the stages and between the launches of the moduli. */
+ * plan was decided from, times (may be NULL) the stages' times, arena (may be NULL) see above,
+ * blocks (may be NULL) see above.  stop (may be NULL) is polled between the stages and between
+ * the launches of the moduli and of the blocks. */
 tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options, tilemm_type type, int64_t m,
                                    int64_t n, int64_t k, const void *a, int64_t lda, const void *b,
                                    int64_t ldb, void *c, int64_t ldc, void *stream,
                                    const tilemm_stop *stop, tilemm_emu_plan *used,
                                    tilemm_emu_stats *stats, tilemm_emu_cuda_times *times,
-                                   tilemm_emu_cuda_arena *arena, tilemm_error *err);
+                                   tilemm_emu_cuda_arena *arena,
+                                   const tilemm_emu_cuda_blocks *blocks, tilemm_error *err);
 
 /* Steps 1–2 only, for one panel of a product whose plan is made from all panels' statistics
  * (emulated_panels.c): *stats as tilemm_emu_cuda_run's. */
@@ -66,7 +81,8 @@ tilemm_status tilemm_emu_cuda_run_plan (const tilemm_emu_plan *plan, tilemm_type
                                         const void *b, int64_t ldb, void *c, int64_t ldc,
                                         void *stream, const tilemm_stop *stop,
                                         tilemm_emu_plan *used, tilemm_emu_cuda_times *times,
-                                        tilemm_emu_cuda_arena *arena, tilemm_error *err);
+                                        tilemm_emu_cuda_arena *arena,
+                                        const tilemm_emu_cuda_blocks *blocks, tilemm_error *err);
 
 #ifdef __cplusplus
 }

@@ -25,6 +25,22 @@ static double ceil16 (double x)
   return x > 0 ? 16.0 * (double) (((int64_t) x + 15) / 16) : 16.0;
 }
 
+int64_t tilemm_emu_result_block_cols (tilemm_type type, int64_t rows, int64_t cols,
+                                      size_t chunk_bytes)
+{
+  const double bytes = (double) tilemm_type_size (type) * (double) rows * (double) cols;
+  const double per_block = 4.0 * (double) (chunk_bytes > 0 ? chunk_bytes : 1);
+  if (rows <= 0 || cols <= 1 || bytes < 2 * per_block)
+    return cols;
+  const int64_t blocks = bytes >= TILEMM_EMU_MAX_BLOCKS * per_block
+                           ? TILEMM_EMU_MAX_BLOCKS
+                           : (int64_t) (bytes / per_block);
+  int64_t width = (cols + blocks - 1) / blocks;
+  if (width > 256)
+    width = (width + 255) / 256 * 256;
+  return width < cols ? width : cols;
+}
+
 double tilemm_emu_panel_bytes (tilemm_type type, int64_t rows, int64_t cols, int64_t k,
                                int moduli)
 {

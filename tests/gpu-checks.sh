@@ -88,6 +88,10 @@ tail -n 1 "$out/test_leaks_gpu.log"
 # the emulated product in panels and over workers, transposed products over workers: bitwise
 timeout 200 "$src/test_emulated_panels" > "$out/test_emulated_panels.log" 2>&1
 tail -n 1 "$out/test_emulated_panels.log"
+# again with staging chunks of 4 KiB: C comes back in several column blocks, each downloaded while
+# the device computes the next (tilemm_emu_result_block_cols)
+TILEMM_STAGING_KB=4 timeout 200 "$src/test_emulated_panels" > "$out/test_emulated_panels_blocks.log" 2>&1
+tail -n 1 "$out/test_emulated_panels_blocks.log"
 TILEMM_BUILDDIR=$PWD TILEMM_SRCDIR=$PWD timeout 300 tests/bist.sh > "$out/bist.log" 2>&1
 grep -E "^(bist|bist_mex): " "$out/bist.log"
 TILEMM_BUILDDIR=$PWD TILEMM_INTERRUPT_BACKEND=gpu timeout 120 tests/interrupt.sh \
@@ -113,5 +117,5 @@ ${OCTAVE:-octave-cli} --no-gui --norc --quiet --eval "
           isequal (H0, H0'), isequal (H, H'), max (abs (imag (diag (H0)))));" 2>&1 | tee "$out/breakdown.log"
 
 "$top"/tests/sum-counts "$out"/test_cuda.log "$out"/test_blas.log "$out"/xblat3.log "$out"/test_emulated_cuda.log \
-  "$out"/test_emulated_panels.log \
+  "$out"/test_emulated_panels.log "$out"/test_emulated_panels_blocks.log \
   "$out"/test_emulated_exact.log "$out"/differential.log "$out"/sanitizer_*.log "$out"/test_leaks_gpu.log "$out"/bist.log "$out"/interrupt-gpu.log

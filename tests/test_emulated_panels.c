@@ -239,10 +239,48 @@ static void gpu_transposed_workers (void)
         }
 }
 
+/* The blocks of C the GPU executor brings back while the device computes the rest: at most
+ * TILEMM_EMU_MAX_BLOCKS, covering every column, whole 256-column tiles when wider, four staging
+ * chunks or more each, one block for a small C. */
+static void result_blocks (void)
+{
+  const size_t mib = (size_t) 1 << 20;
+  CHECK_CASE ("result blocks: the executor's blocks of C");
+  CHECK (tilemm_emu_result_block_cols (TILEMM_DOUBLE, 8192, 8192, 16 * mib) == 1024,
+         "double 8192: %lld columns per block, want 1024",
+         (long long) tilemm_emu_result_block_cols (TILEMM_DOUBLE, 8192, 8192, 16 * mib));
+  CHECK (tilemm_emu_result_block_cols (TILEMM_DOUBLE, 200, 170, 16 * mib) == 170,
+         "a small C: not one block");
+  CHECK (tilemm_emu_result_block_cols (TILEMM_DOUBLE, 0, 170, 16 * mib) == 170
+           && tilemm_emu_result_block_cols (TILEMM_DOUBLE, 5, 0, 16 * mib) == 0,
+         "an empty C: not one block");
+  const tilemm_type types[] = { TILEMM_DOUBLE, TILEMM_SINGLE, TILEMM_COMPLEX_DOUBLE };
+  const int64_t shapes[][2] = { { 8192, 8192 }, { 16384, 16384 }, { 1, 100000 }, { 100000, 3 },
+                                { 777, 5000 }, { 3000, 1 }, { 200, 170 } };
+  const size_t chunks[] = { 4096, 65536, 16 * mib };
+  int bad = 0, several = 0;
+  for (int t = 0; t < 3; t++)
+    for (int s = 0; s < 7; s++)
+      for (int c = 0; c < 3; c++)
+        {
+          const int64_t rows = shapes[s][0], cols = shapes[s][1];
+          const int64_t w = tilemm_emu_result_block_cols (types[t], rows, cols, chunks[c]);
+          const int64_t blocks = (cols + w - 1) / w;
+          const double bytes = (double) tilemm_type_size (types[t]) * rows * (double) w;
+          bad += w < 1 || w > cols || blocks > TILEMM_EMU_MAX_BLOCKS
+                 || (w > 256 && w < cols && w % 256 != 0)
+                 || (blocks > 1 && bytes < 4.0 * chunks[c]);
+          several += blocks > 1;
+        }
+  CHECK (bad == 0, "%d block widths break the rule", bad);
+  CHECK (several > 10, "only %d shapes come back in several blocks", several);
+}
+
 int main (void)
 {
   setvbuf (stdout, NULL, _IOLBF, 0); /* a run cut short by a timeout still shows how far it got */
   test_seed (20261124);
+  result_blocks ();
   const int gpu = tilemm_cuda_probe (NULL) == TILEMM_OK;
   if (!gpu)
     printf ("SKIP: no usable GPU: the GPU cases of test_emulated_panels\n");

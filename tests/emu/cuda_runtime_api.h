@@ -146,6 +146,9 @@ cudaError_t cudaMemcpy2DAsync (void *dst, size_t dpitch, const void *src, size_t
 cudaError_t cudaStreamSynchronize (cudaStream_t s);
 cudaError_t cudaStreamCreate (cudaStream_t *s);
 cudaError_t cudaStreamDestroy (cudaStream_t s);
+/* Work runs as it is enqueued here: an event has happened once it is recorded. */
+typedef struct CUevent_st *cudaEvent_t;
+cudaError_t cudaEventRecord (cudaEvent_t e, cudaStream_t s);
 struct cudaDeviceProp { int multiProcessorCount; size_t sharedMemPerBlockOptin; };
 cudaError_t cudaGetDeviceProperties (cudaDeviceProp *prop, int dev);
 cudaError_t cudaMemGetInfo (size_t *free_bytes, size_t *total_bytes);

@@ -333,6 +333,7 @@ cudaError_t cudaMemcpy2DAsync (void *dst, size_t dpitch, const void *src, size_t
 cudaError_t cudaStreamSynchronize (cudaStream_t) { return cudaSuccess; }
 cudaError_t cudaStreamCreate (cudaStream_t *s) { *s = nullptr; return cudaSuccess; }
 cudaError_t cudaStreamDestroy (cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaEventRecord (cudaEvent_t, cudaStream_t) { return cudaSuccess; }
 cudaError_t cudaGetDeviceProperties (cudaDeviceProp *prop, int)
 {
   prop->multiProcessorCount = 4;

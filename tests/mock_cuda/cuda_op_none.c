@@ -25,11 +25,12 @@ tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options, tilemm_typ
                                    int64_t ldb, void *c, int64_t ldc, void *stream,
                                    const tilemm_stop *stop, tilemm_emu_plan *used,
                                    tilemm_emu_stats *stats, tilemm_emu_cuda_times *times,
-                                   tilemm_emu_cuda_arena *arena, tilemm_error *err)
+                                   tilemm_emu_cuda_arena *arena,
+                                   const tilemm_emu_cuda_blocks *blocks, tilemm_error *err)
 {
   (void) options; (void) type; (void) m; (void) n; (void) k; (void) a; (void) lda; (void) b;
   (void) ldb; (void) c; (void) ldc; (void) stream; (void) stop; (void) stats; (void) times;
-  (void) arena;
+  (void) arena; (void) blocks;
   if (used)
     used->verdict = TILEMM_EMU_OK;
   return tilemm_error_set (err, TILEMM_ENOGPU, "emulated precision: not in the pipeline test");
@@ -50,11 +51,12 @@ tilemm_status tilemm_emu_cuda_run_plan (const tilemm_emu_plan *plan, tilemm_type
                                         const void *b, int64_t ldb, void *c, int64_t ldc,
                                         void *stream, const tilemm_stop *stop,
                                         tilemm_emu_plan *used, tilemm_emu_cuda_times *times,
-                                        tilemm_emu_cuda_arena *arena, tilemm_error *err)
+                                        tilemm_emu_cuda_arena *arena,
+                                        const tilemm_emu_cuda_blocks *blocks, tilemm_error *err)
 {
   (void) plan; (void) type; (void) m; (void) n; (void) k; (void) a; (void) lda; (void) b;
   (void) ldb; (void) c; (void) ldc; (void) stream; (void) stop; (void) used; (void) times;
-  (void) arena;
+  (void) arena; (void) blocks;
   return tilemm_error_set (err, TILEMM_ENOGPU, "emulated precision: not in the pipeline test");
 }
 
