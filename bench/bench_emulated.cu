@@ -1,4 +1,4 @@
-/* bench_emulated.cu — the emulated precision on the GPU (src/emulated_cuda.cu) against cuBLAS and
+/* bench_emulated.cu — the emulated precision on the GPU (src/kernels/emulated_cuda.cu) against cuBLAS and
  * our native double kernel, and its int8 GEMM against cuBLAS's, in one binary.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
@@ -32,7 +32,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "../src/emulated_cuda.cu"
+#include "../src/kernels/emulated_cuda.cu"
 #include "kernels.h"
 
 #include "bench_common.cuh"

@@ -1,6 +1,6 @@
 #!/bin/sh
-# run-emulated.sh — build the GPU side of the emulated precision (src/emulated_cuda.cu,
-# src/kernels_imma.cuh) with its test program and its benchmark, run the tests (and a
+# run-emulated.sh — build the GPU side of the emulated precision (src/kernels/emulated_cuda.cu,
+# src/kernels/kernels_imma.cuh) with its test program and its benchmark, run the tests (and a
 # compute-sanitizer memcheck pass of their quick subset), then the benchmark.  Everything in one
 # go, for the GPU machine: needs only the CUDA toolkit (nvcc, cuBLAS), no Octave, no configure.
 # Logs go to $OUT (default /tmp/emu-out): build.log, ptxas.log (registers, spills, shared memory
@@ -8,9 +8,10 @@
 #
 #   bench/run-emulated.sh [--build-only] [--quick] [bench_emulated options]
 #
-# Builds for sm_90 (the H100) unless ARCH says otherwise, and src/imma_wgmma.cu for sm_90a too
+# Builds for sm_90 (the H100) unless ARCH says otherwise, and src/kernels/imma_wgmma.cu for sm_90a too
 # (WGMMA_FLAGS; set it empty for a toolkit without sm_90a: the wgmma kernel is then never chosen).
-# src/emulated.c is the CPU side of the contract (tables, plan, references).
+# src/core/emulated_plan.c and src/cpu/emulated_cpu.c are the CPU side of the contract (tables,
+# plan, references).
 # TEST_TIMEOUT, SANITIZER_TIMEOUT, BENCH_TIMEOUT (seconds) bound the three steps.
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
@@ -53,18 +54,27 @@ NVFLAGS="-std=c++17 -O3 -arch=$ARCH $INC -DTILEMM_VERSION=\"0.1.0\""
       -Xptxas -v -c "$f" -o "$o" 2>> "$BUILD/ptxas.log"
     hopper="$hopper $o"
   done
-  # The core (src/sources.mk; emulated.c is the contract: tables, plan, references) as an
-  # archive, of which each program links what it needs.
+  # The core and the CPU side (src/sources.mk; the emulated plan and the CPU scheme are the
+  # contract: tables, plan, references) as an archive, of which each program links what it needs.
   core=""
-  for f in $(tilemm_sources TILEMM_CORE); do
+  for f in $(tilemm_sources TILEMM_CORE TILEMM_CPU); do
     o="$BUILD/$(basename "${f%.c}").o"
-    ${CC:-cc} -std=c11 -O2 -pthread $INC -DTILEMM_VERSION='"0.1.0"' -c "$f" -o "$o"
+    ${CC:-cc} -std=c11 -O2 -pthread -fopenmp $INC -DTILEMM_VERSION='"0.1.0"' -c "$f" -o "$o"
     core="$core $o"
   done
   rm -f "$BUILD/libcore.a"
   ar rcs "$BUILD/libcore.a" $core
-  # the test and the benchmark include src/emulated_cuda.cu (they reach its stages)
-  "$NVCC" $NVFLAGS -Itests tests/test_emulated_cuda.cu $hopper "$BUILD/libcore.a" -o "$BUILD/test_emulated_cuda"
+  # The executor and the device transpose, for the test's cases through the host entries.
+  host=""
+  for f in $(tilemm_sources TILEMM_CUDA_HOST TILEMM_DEVICE); do
+    case $f in */emulated_cuda.cu) continue ;; esac
+    o="$BUILD/$(basename "${f%.cu}").o"
+    "$NVCC" $NVFLAGS -c "$f" -o "$o"
+    host="$host $o"
+  done
+  # the test and the benchmark include src/kernels/emulated_cuda.cu (they reach its stages)
+  "$NVCC" $NVFLAGS -Itests tests/test_emulated_cuda.cu $host $kernels $hopper "$BUILD/libcore.a" \
+    -Xcompiler -fopenmp -o "$BUILD/test_emulated_cuda"
   "$NVCC" $NVFLAGS bench/bench_emulated.cu $kernels $hopper "$BUILD/libcore.a" -lcublas -o "$BUILD/bench_emulated"
 } > "$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
 cp "$BUILD/ptxas.log" "$OUT/"

@@ -72,9 +72,9 @@ if [ $build = 1 ]; then
   done
   rm -f "$BUILD/libcore.a"
   ar rcs "$BUILD/libcore.a" $objs
-  # The CUDA host side: the backend, the transposed-operand path, the emulated precision.
+  # The CUDA executor and the device code beside the kernels (transpose, emulated scheme).
   host=""
-  for f in $(tilemm_sources TILEMM_CUDA_HOST); do
+  for f in $(tilemm_sources TILEMM_CUDA_HOST TILEMM_DEVICE); do
     o="$BUILD/$(basename "${f%.cu}").o"
     "$NVCC" $NVFLAGS -c "$f" -o "$o"
     host="$host $o"

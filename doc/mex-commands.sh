@@ -26,7 +26,7 @@ includes=$(tilemm_includes | sed "s|^-I$srcdir|-Isrc|" | tr '\n' ' ' | sed 's/ $
 flags="-R2018a -DTILEMM_VERSION=@value{VERSION} $includes"
 omp="'CFLAGS=\$CFLAGS -std=c11 -fopenmp' 'LDFLAGS=\$LDFLAGS -fopenmp'"
 arch="-gencode arch=compute_90,code=sm_90"
-cuda=$(tilemm_sources TILEMM_CUDA_HOST TILEMM_KERNELS)
+cuda=$(tilemm_sources TILEMM_CUDA_HOST TILEMM_DEVICE TILEMM_KERNELS)
 hopper=$(tilemm_sources TILEMM_KERNELS_SM90A)
 hopper_flags="-gencode arch=compute_90a,code=sm_90a -DTILEMM_WGMMA_BUILT=1"
 

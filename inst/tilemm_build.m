@@ -201,7 +201,8 @@ function lists = read_sources (file)
     lists.(tokens{i}{1}) = regexp (tokens{i}{2}, '\S+', 'match');
   end
   need = {'TILEMM_INCLUDE_DIRS', 'TILEMM_CORE', 'TILEMM_CPU', 'TILEMM_NOCUDA', ...
-          'TILEMM_CUDA_HOST', 'TILEMM_KERNELS', 'TILEMM_MEX_GATEWAYS', 'TILEMM_MEX_COMMON'};
+          'TILEMM_CUDA_HOST', 'TILEMM_DEVICE', 'TILEMM_KERNELS', 'TILEMM_MEX_GATEWAYS', ...
+          'TILEMM_MEX_COMMON'};
   for i = 1:numel (need)
     if (~ isfield (lists, need{i}))
       error ('tilemm:nosource', 'tilemm_build: %s has no %s list', file, need{i});
@@ -252,7 +253,7 @@ function [objects, libs] = compile_cuda (nvcc, arch, srcdir, objdir, lists, vers
     hopper = lists.TILEMM_KERNELS_SM90A;
   end
   objects = {};
-  for f = [lists.TILEMM_CUDA_HOST, lists.TILEMM_KERNELS, hopper]
+  for f = [lists.TILEMM_CUDA_HOST, lists.TILEMM_DEVICE, lists.TILEMM_KERNELS, hopper]
     obj = object_name (objdir, f{1});
     extra = '';
     if (any (strcmp (f{1}, hopper)) && any (arch == 90))

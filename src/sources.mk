@@ -12,52 +12,73 @@
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 
+# The folders, one per layer (doc/ARCHITECTURE.md draws how a call goes through them):
+#   core/     the request, the plan and every decision in it, the front ends' shared rules, the
+#             simulated devices, the emulated precision's plan and panels (plain C11, no CUDA)
+#   cpu/      the CPU backend (OpenMP) and the emulated precision's CPU scheme
+#   cuda/     the CUDA executor: the device state, the staging, the products on host views
+#   kernels/  code that runs on device pointers: the tiled kernels, the device transpose, the
+#             emulated precision's device scheme and its Hopper int8 GEMM
+#   front/    the front ends: the oct-file, the mex gateways, the BLAS library, their BIST
+
 # Folders (under src/) searched for headers: each becomes an -I of every compile.
-TILEMM_INCLUDE_DIRS = .
+TILEMM_INCLUDE_DIRS = core cpu cuda kernels front
 
 # The core: status, views, the plan, routing, the front ends' shared rules, host staging helpers,
-# simulated devices and fault injection, the emulated precision's CPU side.  Plain C11, no CUDA.
-TILEMM_CORE = status.c view.c plan.c route.c core.c front.c parallel_copy.c host_pages.c \
-  fault.c multi.c emulated.c emulated_panels.c exact_dot.c
+# simulated devices and fault injection, the emulated precision's plan and panels.  Plain C11.
+TILEMM_CORE = core/status.c core/view.c core/plan.c core/route.c core/core.c core/options.c \
+  core/decide.c core/run.c \
+  core/parallel_copy.c core/host_pages.c core/fault.c core/multi.c core/emulated_plan.c \
+  core/emulated_panels.c core/exact_dot.c
 
-# The CPU backend (OpenMP).
-TILEMM_CPU = backend_cpu.c
+# The CPU backend (OpenMP) and the emulated precision's CPU scheme.
+TILEMM_CPU = cpu/backend_cpu.c cpu/emulated_cpu.c
 
-# Stands in for the CUDA host side in a build without CUDA.
-TILEMM_NOCUDA = backend_nocuda.c
+# Stands in for the CUDA executor in a build without CUDA.
+TILEMM_NOCUDA = cuda/backend_nocuda.c
 
-# The CUDA host side: device probe, the executor (staging pipeline, transposed operands, the
-# emulated product's data), the device transpose, the emulated precision on device pointers.
-TILEMM_CUDA_HOST = backend_cuda.cu transpose.cu emulated_cuda.cu
+# The CUDA executor (host code only, no kernels: the pipeline test builds it on a stand-in CUDA
+# runtime): the device probe, the workspaces, the staging, the native, transposed and emulated
+# products on host views, several workers.
+TILEMM_CUDA_HOST = cuda/device.cu cuda/workspace.cu cuda/staging.cu cuda/pipeline.cu \
+  cuda/transposed_product.cu cuda/emulated_product.cu cuda/workers.cu
+
+# Code on device pointers beside the tiled kernels: the device transpose, the emulated
+# precision's device scheme.
+TILEMM_DEVICE = kernels/transpose.cu kernels/emulated_cuda.cu
 
 # The CUDA kernels (the .cuh files below are included by these).
-TILEMM_KERNELS = kernels.cu
+TILEMM_KERNELS = kernels/kernels.cu
 
 # Kernels of Hopper's own instructions (wgmma, setmaxnreg, the tensor copy engine): compiled with
 # sm_90a code beside the fat binary and -DTILEMM_WGMMA_BUILT=1 where the architectures include
 # 90; elsewhere compiled plain, and never chosen.
-TILEMM_KERNELS_SM90A = imma_wgmma.cu
+TILEMM_KERNELS_SM90A = kernels/imma_wgmma.cu
 
 # The mex front ends: each gateway is its own mex file; TILEMM_MEX_COMMON is linked into each.
-TILEMM_MEX_GATEWAYS = tilemm.c tilemm_info.c
-TILEMM_MEX_COMMON = mex_common.c
+TILEMM_MEX_GATEWAYS = front/tilemm.c front/tilemm_info.c
+TILEMM_MEX_COMMON = front/mex_common.c
 
 # The Octave-native front end (tilemm.oct).
-TILEMM_OCT = tilemm_oct.cc
+TILEMM_OCT = front/tilemm_oct.cc
 
 # The BLAS library (libtilemm_blas.so, for `make check`).
-TILEMM_BLAS = blas_shim.c
+TILEMM_BLAS = front/blas_shim.c
 
 # Headers, by the layer that owns them.  (Not *_HEADERS: automake, which reads this file for the
 # tarball, gives that suffix a meaning of its own.)
-TILEMM_CORE_H = tilemm.h backend.h front.h parallel_copy.h host_pages.h fault.h multi.h \
-  emulated.h emulated_panels.h cuda_variants.h cuda_variant_list.h exact_dot.h
-TILEMM_CPU_H = backend_cpu_tile.h
-TILEMM_CUDA_H = cuda_try.h transpose.h emulated_cuda.h kernels.h imma_wgmma.h
-TILEMM_KERNEL_H = kernels_types.cuh kernels_async.cuh kernels_simt.cuh kernels_regtile.cuh \
-  kernels_dmma.cuh kernels_guide.cuh kernels_imma.cuh kernels_imma_wgmma.cuh
-TILEMM_FRONT_H = mex_common.h blas_shim.h
+TILEMM_CORE_H = core/tilemm.h core/backend.h core/front.h core/parallel_copy.h core/host_pages.h \
+  core/fault.h core/multi.h core/emulated.h core/emulated_panels.h core/cuda_variants.h \
+  core/cuda_variant_list.h core/exact_dot.h
+TILEMM_CPU_H = cpu/backend_cpu_tile.h
+TILEMM_CUDA_H = cuda/cuda_try.h cuda/executor.h kernels/transpose.h kernels/emulated_cuda.h \
+  kernels/kernels.h kernels/imma_wgmma.h
+TILEMM_KERNEL_H = kernels/kernels_types.cuh kernels/kernels_async.cuh kernels/kernels_simt.cuh \
+  kernels/kernels_regtile.cuh kernels/kernels_dmma.cuh kernels/kernels_guide.cuh \
+  kernels/kernels_imma.cuh kernels/kernels_imma_wgmma.cuh
+TILEMM_FRONT_H = front/mex_common.h front/blas_shim.h
 
 # Not compiled, shipped: the help texts of the gateways, their Octave tests (the %! blocks the
 # build appends to the help files tilemm.m and tilemm_info.m) and the BLAS library's symbol map.
-TILEMM_OTHER = tilemm.help tilemm_info.help tilemm.tst tilemm_info.tst blas_shim.map
+TILEMM_OTHER = front/tilemm.help front/tilemm_info.help front/tilemm.tst front/tilemm_info.tst \
+  front/blas_shim.map

@@ -2,8 +2,8 @@
 # tests/mex-build.sh [cuda] — the MATLAB route as its users take it: unpack the release tarball,
 # build the mex files with tilemm_build (Octave's mex standing in for MATLAB's), then, in a fresh
 # octave-cli with nothing but those mex files on its path, load them, multiply, check an error id
-# and run the gateways' BIST (their %! blocks, read from the tarball's src/tilemm.tst and
-# src/tilemm_info.tst) against them.  A fresh process matters: in one that has loaded tilemm.oct,
+# and run the gateways' BIST (their %! blocks, read from the tarball's src/front/tilemm.tst and
+# src/front/tilemm_info.tst) against them.  A fresh process matters: in one that has loaded tilemm.oct,
 # a mex file with missing symbols can load on the oct-file's.  Also checks that src/sources.mk
 # names every source file of the tree (the one list) and that tilemm_build.m keeps to the syntax
 # MATLAB reads.
@@ -178,13 +178,13 @@ want_cuda=false
       printf ('SKIP: a product on the GPU: no usable GPU here\n');
     end
   end
-  % The gateways' BIST from the tree's src/NAME.tst (not on the path), against the mex files.
+  % The gateways' BIST from the tree's src/front/NAME.tst (not on the path), against the mex files.
   for g = {'tilemm', 'tilemm_info'}
     try
       % (its report, skipped blocks and all, in a file of its own; shown where a block failed)
       log = fullfile ('$work', ['bist-' g{1} '.log']);
       fid = fopen (log, 'w');
-      [n, nmax, nxfail, nbug, nskip, nrtskip] = test (fullfile ('$tree/src', [g{1} '.tst']), 'quiet', fid);
+      [n, nmax, nxfail, nbug, nskip, nrtskip] = test (fullfile ('$tree/src/front', [g{1} '.tst']), 'quiet', fid);
       fclose (fid);
       bad = nmax - n - nxfail - nbug + (nmax == 0);
       if (bad > 0)

@@ -1,18 +1,18 @@
-/* tests/test_emulated_cuda.cu — the GPU side of the emulated precision (src/emulated_cuda.cu,
- * src/kernels_imma.cuh) against plain CPU loops, stage by stage and bitwise: exponents, the
+/* tests/test_emulated_cuda.cu — the GPU side of the emulated precision (src/kernels/emulated_cuda.cu,
+ * src/kernels/kernels_imma.cuh) against plain CPU loops, stage by stage and bitwise: exponents, the
  * statistics (lo matrices, sums, ratios), the residues, every modular GEMM plane (against exact
- * int64 sums mod m), the CRT (src/emulated.c's tilemm_emu_crt_double; for single
+ * int64 sums mod m), the CRT (src/cpu/emulated_cpu.c's tilemm_emu_crt_double; for single
  * a rounding loop of its own), and the whole product against the CPU pipeline under the same plan.
  * Built with nvcc for the GPU (bench/run-emulated.sh) or with g++ on the host emulation of CUDA
  * (tests/emu/run-emulated.sh, under ASan).  Prints "test_emulated_cuda: N passed, N failed".
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
-#include "../src/emulated_cuda.cu"
+#include "../src/kernels/emulated_cuda.cu"
 
 #include <vector>
 
-/* The CPU references: src/emulated.c's residue and CRT (code of their own, not the kernels'), and
+/* The CPU references: src/cpu/emulated_cpu.c's residue and CRT (code of their own, not the kernels'), and
  * the modular GEMM as exact int64 sums reduced once. */
 static int8_t oz_residue_s8 (int64_t x, int m)
 {
@@ -622,7 +622,7 @@ static void complex_case (const char *name, int64_t m, int64_t n, int64_t k, int
 /* The host-view entry point, and its errors: injected faults free everything (ASan sees leaks
  * under the emulation) and leave a non-OK status. */
 /* The two backends' entry points side by side: tilemm_cuda_multiply_emulated against the CPU
- * backend's tilemm_cpu_multiply_emulated (src/emulated.c), for every type, on ragged shapes and
+ * backend's tilemm_cpu_multiply_emulated (src/cpu/emulated_cpu.c), for every type, on ragged shapes and
  * widely scaled data: the same verdict, the same plan, and bitwise the same C (the products are
  * exact and C is rounded once, so any difference is a defect of one side). */
 template <typename T>
@@ -982,7 +982,7 @@ int main (int argc, char **argv)
     }
   block_cols = 0;
 #ifndef TILEMM_EMULATE
-  /* through the executor (backend_cuda.cu), whose runtime calls the host emulation lacks */
+  /* through the executor (src/cuda/), whose runtime calls the host emulation lacks */
   host_entry_cases ();
   backends_cases ();
 #endif

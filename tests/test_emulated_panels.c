@@ -1,5 +1,5 @@
 /* test_emulated_panels.c — the emulated precision in panels and over several devices
- * (src/emulated_panels.c) gives bitwise the whole product: under a device limit of a quarter of
+ * (src/core/emulated_panels.c) gives bitwise the whole product: under a device limit of a quarter of
  * the data, over simulated devices, and on the GPU (when there is one) under a limit and over
  * several workers of one GPU.
  *
@@ -192,7 +192,7 @@ static void one_case (tilemm_type type, int64_t m, int64_t n, int64_t k, int gpu
 }
 
 /* The native product with transposed operands on two workers of one GPU against one device:
- * each worker transposes its panels' stored rows or columns on its own (backend_cuda.cu). */
+ * each worker transposes its panels' stored rows or columns on its own (src/cuda/transposed_product.cu). */
 static void gpu_transposed_workers (void)
 {
   const tilemm_op ops[] = { TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, TILEMM_OP_CTRANSPOSE };

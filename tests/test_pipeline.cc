@@ -1,4 +1,4 @@
-// test_pipeline.cc — the CUDA backend's host side (src/backend_cuda.cu: pinned staging, streams,
+// test_pipeline.cc — the CUDA backend's host side (src/cuda/: pinned staging, streams,
 // events, steps, slots and panels) on a stand-in CUDA runtime that runs the enqueued work late and
 // in random orders (tests/mock_cuda), so the pipeline is tested in CI, where there is no GPU.
 //

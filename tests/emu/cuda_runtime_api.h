@@ -1,5 +1,5 @@
 /* tests/emu/cuda_runtime_api.h — a host emulation of the little of CUDA that tilemm's kernels and
- * their launcher use, so that src/kernels.cu compiles with g++ and its kernels run on the CPU:
+ * their launcher use, so that src/kernels/kernels.cu compiles with g++ and its kernels run on the CPU:
  * every CUDA thread a fiber, blocks one after another, __syncthreads and the warp-wide mma.sync
  * as fiber barriers, cp.async as a plain copy.  For correctness only (indexing, edges, splits,
  * fragment layouts as the PTX ISA gives them), with AddressSanitizer watching every access: device

@@ -1,8 +1,8 @@
 #!/bin/sh
-# tests/emu/run-emulated.sh — builds the GPU side of the emulated precision (src/emulated_cuda.cu,
-# src/kernels_imma.cuh) with tests/test_emulated_cuda.cu against the host emulation of CUDA in
+# tests/emu/run-emulated.sh — builds the GPU side of the emulated precision (src/kernels/emulated_cuda.cu,
+# src/kernels/kernels_imma.cuh) with tests/test_emulated_cuda.cu against the host emulation of CUDA in
 # tests/emu (the int8 mma.sync and ldmatrix emulated per their PTX fragment layouts) and runs it
-# under AddressSanitizer and UBSan.  Needs only g++.  src/emulated.c is the CPU side (tables, plan,
+# under AddressSanitizer and UBSan.  Needs only g++.  src/core/emulated_plan.c and src/cpu/emulated_cpu.c are the CPU side (tables, plan,
 # the references the GPU is compared with).
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 set -eu
@@ -16,10 +16,10 @@ FLAGS="-std=c++17 -O1 -g $SAN -Itests/emu $INC -Itests -DTILEMM_VERSION=\"0.1.0\
 CFLAGS="-std=c11 -O1 -g $SAN -pthread $INC -DTILEMM_VERSION=\"0.1.0\""
 g++ $FLAGS -c tests/emu/emu.cc -o "$B/emu.o" &
 g++ $FLAGS -x c++ -c tests/test_emulated_cuda.cu -o "$B/test_emulated_cuda.o" &
-# The core (emulated.c is the contract: tables, plan, the CPU references), compiled once into an
-# archive of which the program links what it needs.
+# The core and the CPU side (the emulated plan and CPU scheme: tables, plan, the CPU references),
+# compiled once into an archive of which the program links what it needs.
 core=""
-for f in $(tilemm_sources TILEMM_CORE); do
+for f in $(tilemm_sources TILEMM_CORE TILEMM_CPU); do
   o="$B/$(basename "${f%.c}").o"
   gcc $CFLAGS -c "$f" -o "$o" &
   core="$core $o"

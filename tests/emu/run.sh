@@ -1,7 +1,7 @@
 #!/bin/sh
-# tests/emu/run.sh — builds src/kernels.cu against the host emulation of CUDA in tests/emu and runs
+# tests/emu/run.sh — builds src/kernels/kernels.cu against the host emulation of CUDA in tests/emu and runs
 # test_cuda's kernel cases on it, under AddressSanitizer and UBSan.  Needs only g++.  (The GPU path
-# of transposed operands now runs in the executor, backend_cuda.cu, whose runtime calls this
+# of transposed operands now runs in the executor, src/cuda/, whose runtime calls this
 # emulation does not cover: test_cuda and tests/differential.sh check it on the GPU.)
 #   tests/emu/run.sh [variant]        (default: variants 6 and up)
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).

@@ -1,4 +1,4 @@
-/* tests/mock_cuda/cuda_op_none.c — test_pipeline tests the streaming pipeline of backend_cuda.cu
+/* tests/mock_cuda/cuda_op_none.c — test_pipeline tests the streaming pipeline of src/cuda/
  * on a stand-in CUDA runtime; the device transpose (transpose.cu) and the emulated precision's
  * device side (emulated_cuda.cu), which launch kernels of their own, are not part of it, so they
  * answer TILEMM_ENOGPU there.
@@ -19,7 +19,7 @@ tilemm_status tilemm_cuda_transpose (tilemm_type type, int conjugate, const void
   return tilemm_error_set (err, TILEMM_ENOGPU, "transposed operands: not in the pipeline test");
 }
 
-/* The emulated precision's device side: the host side (backend_cuda.cu) links against these. */
+/* The emulated precision's device side: the executor (src/cuda/) links against these. */
 tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options, tilemm_type type, int64_t m,
                                    int64_t n, int64_t k, const void *a, int64_t lda, const void *b,
                                    int64_t ldb, void *c, int64_t ldc, void *stream,

@@ -1,5 +1,5 @@
 /* tests/mock_cuda/cuda_runtime_api.h — a stand-in for the CUDA runtime, so that the CUDA backend's
- * host side (src/backend_cuda.cu: staging, streams, events, panels) is built with the C++
+ * host side (src/cuda/: staging, streams, events, panels) is built with the C++
  * compiler and tested where there is no GPU (tests/test_pipeline.cc).
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).

@@ -1,4 +1,4 @@
-// tests/mock_cuda/mock_kernels.cc — the stand-in for src/kernels.cu on the stand-in runtime: a
+// tests/mock_cuda/mock_kernels.cc — the stand-in for src/kernels/kernels.cu on the stand-in runtime: a
 // "kernel" that multiplies on the host, in the order the real kernels do (one multiply-add per k,
 // increasing k), on the device buffers it is given, run when the mock runtime runs its stream.
 // Shared by tests/test_pipeline.cc and tests/test_leaks.c (mock build).
@@ -56,7 +56,7 @@ extern "C" tilemm_status tilemm_cuda_launch (int variant, tilemm_type type, tile
 {
   if (variant < 1 || variant > 16)
     return tilemm_error_set (err, TILEMM_EINVAL, "no variant %d", variant);
-  // The fault hook of the real launcher (src/kernels.cu), in the same place: before the launch.
+  // The fault hook of the real launcher (src/kernels/kernels.cu), in the same place: before the launch.
   if (tilemm_fault_hit (TILEMM_FAULT_LAUNCH))
     return tilemm_error_set (err, TILEMM_ECUDA, "launching the stand-in kernel: %s",
                              cudaGetErrorString (cudaErrorInvalidValue));

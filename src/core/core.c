@@ -120,7 +120,7 @@ tilemm_status tilemm_multiply_op_stoppable (const tilemm_plan *plan, tilemm_op o
       return tilemm_cpu_multiply_op (plan, op_a, a, op_b, b, c, stop, err);
     case TILEMM_BACKEND_CUDA:
       /* The plain product streams through the pipeline (stop polled between steps); a
-       * transposed one goes through the device transpose in one piece (backend_cuda.cu,
+       * transposed one goes through the device transpose in one piece (src/cuda/transposed_product.cu,
        * op_panel), which has no point to stop at. */
       if (op_a == TILEMM_OP_NONE && op_b == TILEMM_OP_NONE)
         return tilemm_cuda_multiply (plan, a, b, c, stop, err);

@@ -2,7 +2,7 @@
 //
 // Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 //
-// The same rules as the mex gateway (src/tilemm.c), written once in the core (front.h): this file
+// The same rules as the mex gateway (src/front/tilemm.c), written once in the core (front.h): this file
 // only converts Octave values.  It exists because returning a mex result costs Octave 7 a copy
 // element by element into a fresh array, about as long as the whole product on the GPU; here the
 // result is Octave's own array, allocated without a fill, and the backend writes straight into

@@ -1,6 +1,7 @@
 /* front.h — what every front end (the mex gateway, the oct-file) shares, so that the rules of a
  * call are written once: options, the decision of what tilemm (A, B, ...) does, and running the
- * product on raw buffers.  Host-independent C: a front end only converts its host's values.
+ * product on raw buffers (options.c, decide.c, run.c).  Host-independent C: a front end only
+ * converts its host's values.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
@@ -137,6 +138,11 @@ tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options 
  * per entry, checked against the devices there are), else every usable GPU (then the crossover
  * of multi.h decides, per product, how many of them).  For tilemm_info. */
 tilemm_status tilemm_devices_in_use (tilemm_workers *workers, int *named, tilemm_error *err);
+
+/* The GPUs a product may use under `options` (tilemm_devices_in_use's rule, the option first);
+ * *named: whether they were named.  Between options.c and run.c. */
+tilemm_status tilemm_front_devices (const tilemm_options *options, tilemm_workers *w, int *named,
+                                    tilemm_error *err);
 
 /* For `*`'s narrowing of complex results: 1 when all `count` imaginary parts are zero. */
 int tilemm_imag_all_zero (tilemm_type complex_type, const void *data, size_t count);

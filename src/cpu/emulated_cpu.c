@@ -1,5 +1,5 @@
-/* emulated.c — the emulated precision (Ozaki scheme II) on the CPU: the tables, the plan rule and
- * the exact statistics of emulated.h, Garner's CRT with one rounding, and the product itself.
+/* emulated_cpu.c — the emulated precision (Ozaki scheme II) on the CPU: the exact statistics of
+ * emulated.h, Garner's CRT with one rounding, and the product itself (the plan: emulated_plan.c).
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *
@@ -19,149 +19,6 @@
 #include "exact_dot.h"
 
 typedef unsigned __int128 emu_u128;
-
-/* 256 = 2^8, 255 = 3·5·17, 253 = 11·23, 247 = 13·19, 217 = 7·31, the others prime. */
-const int tilemm_emu_moduli[TILEMM_EMU_MAX_MODULI] = {
-  256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217,
-  211, 199, 197, 193, 191, 181, 179, 173, 167, 163, 157, 151 };
-
-/* (m_0·…·m_{t−1})^-1 mod m_t, computed once offline (tests/test_emulated.c checks each). */
-const int tilemm_emu_garner[TILEMM_EMU_MAX_MODULI] = {
-  1, 1, 211, 182, 246, 184, 41, 115, 161, 54, 163, 149,
-  46, 142, 91, 116, 149, 164, 37, 94, 144, 28, 41, 39 };
-
-/* ---------------------------------------------------------------- options and plan */
-
-void tilemm_emu_default_options (tilemm_emu_options *options, tilemm_type type)
-{
-  options->moduli = 0;
-  options->target_bits = type == TILEMM_SINGLE || type == TILEMM_COMPLEX_SINGLE ? 24 : 53;
-  options->guard_bits = 1;
-  options->max_moduli = TILEMM_EMU_DEFAULT_MAX_MODULI;
-  options->rule = TILEMM_EMU_RULE_CERTIFIED;
-}
-
-int tilemm_emu_needs_ratios (const tilemm_emu_options *options)
-{
-  return options->moduli <= 0 && options->rule == TILEMM_EMU_RULE_CERTIFIED;
-}
-
-void tilemm_emu_stats_merge (tilemm_emu_stats *into, const tilemm_emu_stats *from)
-{
-  into->nonfinite = into->nonfinite || from->nonfinite;
-  if (from->inner > into->inner)
-    into->inner = from->inner;
-  if (from->max_qa > into->max_qa)
-    into->max_qa = from->max_qa;
-  if (from->max_qb > into->max_qb)
-    into->max_qb = from->max_qb;
-  if (from->ratio_a > into->ratio_a)
-    into->ratio_a = from->ratio_a;
-  if (from->ratio_b > into->ratio_b)
-    into->ratio_b = from->ratio_b;
-}
-
-double tilemm_emu_log2_product (int moduli)
-{
-  double sum = 0.0;
-  for (int l = 0; l < moduli && l < TILEMM_EMU_MAX_MODULI; l++)
-    sum += log2 ((double) tilemm_emu_moduli[l]);
-  return sum;
-}
-
-/* ceil (log2 x) for x >= 1, exactly (frexp, not a rounded logarithm). */
-static int ceil_log2 (double x)
-{
-  int e;
-  const double f = frexp (x, &e);
-  return f == 0.5 ? e - 1 : e;
-}
-
-/* Margin against the rounding of the logarithms in the comparison log2 M > needed. */
-#define EMU_LOG2_SLACK 1e-9
-
-/* Step 3''s bit width: t + g + 2 − h, h the largest integer with 4^h ≤ inner (2^h ≤ √inner),
- * at least 1.  Integers only, so every backend gets the same p from the same k. */
-static int native_bits (const tilemm_emu_options *options, int64_t inner)
-{
-  int h = 0;
-  while (h < 31 && ((int64_t) 1 << (2 * h + 2)) <= inner)
-    h++;
-  const int p = options->target_bits + options->guard_bits + 2 - h;
-  return p < 1 ? 1 : p;
-}
-
-void tilemm_emu_decide (const tilemm_emu_options *options, const tilemm_emu_stats *stats,
-                        tilemm_emu_plan *plan)
-{
-  memset (plan, 0, sizeof *plan);
-  if (stats->nonfinite)
-    {
-      plan->verdict = TILEMM_EMU_NONFINITE;
-      return;
-    }
-  plan->verdict = TILEMM_EMU_OK;
-  if (stats->max_qa == 0 || stats->max_qb == 0)
-    {
-      /* A or B is all zeros: C is +0 whatever the plan; the cheapest one. */
-      plan->moduli = 1;
-      plan->pa = plan->pb = 1;
-      plan->log2_product = tilemm_emu_log2_product (1);
-      return;
-    }
-  /* log2 νa + log2 νb, νa² = max_qa / Q². */
-  const double log2_nu = 0.5 * log2 ((double) stats->max_qa) + 0.5 * log2 ((double) stats->max_qb)
-                         - 2.0 * log2 ((double) TILEMM_EMU_Q);
-  if (options->moduli > 0)
-    {
-      const int n = options->moduli > TILEMM_EMU_MAX_MODULI ? TILEMM_EMU_MAX_MODULI
-                                                            : options->moduli;
-      const double log2_m = tilemm_emu_log2_product (n);
-      int p = (int) floor ((log2_m - EMU_LOG2_SLACK - 1.0 - log2_nu) / 2.0);
-      if (p > TILEMM_EMU_PMAX)
-        p = TILEMM_EMU_PMAX;
-      plan->moduli = n;
-      plan->pa = plan->pb = p;
-      plan->log2_product = log2_m;
-      plan->log2_needed = 1.0 + 2.0 * p + log2_nu;
-      if (p < 1)
-        plan->verdict = TILEMM_EMU_RANGE;
-      return;
-    }
-  if (options->rule == TILEMM_EMU_RULE_NATIVE)
-    /* Step 3': from k alone (the ratios are not computed, and not read). */
-    plan->pa = plan->pb = native_bits (options, stats->inner);
-  else
-    {
-      if (!isfinite (stats->ratio_a) || !isfinite (stats->ratio_b))
-        {
-          plan->verdict = TILEMM_EMU_RANGE;
-          return;
-        }
-      const int base = options->target_bits + 1 + options->guard_bits;
-      plan->pa = base + (stats->ratio_a > 1.0 ? ceil_log2 (stats->ratio_a) : 0);
-      plan->pb = base + (stats->ratio_b > 1.0 ? ceil_log2 (stats->ratio_b) : 0);
-    }
-  if (plan->pa > TILEMM_EMU_PMAX || plan->pb > TILEMM_EMU_PMAX)
-    {
-      plan->verdict = TILEMM_EMU_RANGE;
-      return;
-    }
-  plan->log2_needed = 1.0 + plan->pa + plan->pb + log2_nu;
-  const int most = options->max_moduli < TILEMM_EMU_MAX_MODULI ? options->max_moduli
-                                                                : TILEMM_EMU_MAX_MODULI;
-  for (int n = 1; n <= most; n++)
-    {
-      const double log2_m = tilemm_emu_log2_product (n);
-      if (log2_m > plan->log2_needed + EMU_LOG2_SLACK)
-        {
-          plan->moduli = n;
-          plan->log2_product = log2_m;
-          return;
-        }
-    }
-  plan->verdict = TILEMM_EMU_RANGE;
-}
 
 /* ---------------------------------------------------------------- small pieces */
 
@@ -585,12 +442,6 @@ static int pair_has_term (const double *x, const double *y, int64_t k)
   return 0;
 }
 
-/* The bits step 3 asks of a pair's ratio. */
-static int ratio_bits (double ratio)
-{
-  return ratio > 1.0 ? ceil_log2 (ratio) : 0;
-}
-
 /* Step 2's ratios over the (row, column) pairs of nonzero rows and columns, merged (max) into
  * *ra and *rb.  exact NULL: every pair counts, S_ij = 0 as +Inf (the whole-product rule).
  * Otherwise pairs no plan within TILEMM_EMU_PMAX carries (S_ij = 0 with a nonzero term, or a
@@ -625,8 +476,8 @@ static void pair_ratios (const emu_problem *p, const emu_quant *q, int base, uin
                 exact[at] = 1;
               continue;
             }
-          if (exact && (base + ratio_bits (ra_) > TILEMM_EMU_PMAX
-                        || base + ratio_bits (rb_) > TILEMM_EMU_PMAX))
+          if (exact && (base + tilemm_emu_ratio_bits (ra_) > TILEMM_EMU_PMAX
+                        || base + tilemm_emu_ratio_bits (rb_) > TILEMM_EMU_PMAX))
             {
               exact[at] = 1;
               continue;
@@ -989,3 +840,4 @@ tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options,
   problems_free (&ps);
   return s;
 }
+

@@ -3,8 +3,9 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *
- * This header is the contract between the plan (plain C, src/emulated.c), the CPU backend's
- * implementation (src/emulated.c) and the CUDA backend's (src/emulated_cuda.cu): every number the
+ * This header is the contract between the plan (plain C, src/core/emulated_plan.c), the CPU
+ * backend's implementation (src/cpu/emulated_cpu.c) and the CUDA backend's
+ * (src/kernels/emulated_cuda.cu): every number the
  * plan is decided from is an exact integer (or a correctly rounded quotient of two), so the CPU
  * and the GPU decide the same plan from the same data and, since the int8 products are exact and
  * the result is rounded once, produce bitwise the same C.  The tests hold them to that.
@@ -152,6 +153,10 @@ void tilemm_emu_stats_merge (tilemm_emu_stats *into, const tilemm_emu_stats *fro
  * automatic rule does; a backend computes neither where this is 0 (the ratios are then 0). */
 int tilemm_emu_needs_ratios (const tilemm_emu_options *options);
 
+/* The bits step 3 adds to a width for a ratio of the statistics: ceil (log2 ratio), 0 for a
+ * ratio of at most 1 (exactly, from frexp). */
+int tilemm_emu_ratio_bits (double ratio);
+
 /* Step 3: the plan from the statistics (host code, shared by both backends). */
 void tilemm_emu_decide (const tilemm_emu_options *options, const tilemm_emu_stats *stats,
                         tilemm_emu_plan *plan);
@@ -183,7 +188,7 @@ void tilemm_emu_quantize (double x, int exponent, int *lo, int *hi);
  * overflow to ±Inf. */
 double tilemm_emu_big_to_float (const uint64_t mag[4], int negative, int exponent, int single);
 
-/* ---- the CPU implementation (emulated.c), also the reference the GPU's tests compare with ---- */
+/* ---- the CPU implementation (emulated_cpu.c), also the reference the GPU's tests compare with ---- */
 
 /* Steps 1–2 on the CPU: the statistics of C = A·B (views of one type, A m×k, B k×n; a complex
  * product's two real problems merged).  TILEMM_ENOMEM when host memory runs out. */

@@ -6,7 +6,7 @@
  * The variants themselves, their tiles and what the plan does with each are rows of
  * cuda_variant_list.h; kernels.cu expands the same rows into its launch table and checks them
  * against its template configurations when it compiles.  The plan picks, for a type and shape,
- * a variant from this table; backend_cuda.cu launches the variant the plan names and refuses
+ * a variant from this table; the executor (src/cuda/) launches the variant the plan names and refuses
  * one it does not know.
  */
 #ifndef TILEMM_CUDA_VARIANTS_H

@@ -1,4 +1,4 @@
-/* emulated_cuda.cu — the emulated precision (Ozaki scheme II, src/emulated.h) on the GPU: products
+/* emulated_cuda.cu — the emulated precision (Ozaki scheme II, src/core/emulated.h) on the GPU: products
  * of double (or single) accuracy from exact int8 products on the tensor cores.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
@@ -20,7 +20,7 @@
  *                bits (M < 2^190), symmetric, and one rounding of X·2^(e_a + e_b − pa − pb) to
  *                double (or single), subnormals and overflow included.
  * Everything the plan depends on is an exact integer or one correctly rounded division, so the
- * plan and the product equal the CPU's (src/emulated.c) bitwise.
+ * plan and the product equal the CPU's (src/core/emulated_plan.c, src/cpu/emulated_cpu.c) bitwise.
  */
 #include <math.h>
 #include <mutex>
@@ -585,7 +585,7 @@ template <class Cfg, int EPI>
 tilemm_status launch_imma (const imma_args &args, int planes, cudaStream_t stream, tilemm_error *err)
 {
   /* Set at every launch, not cached: the attribute belongs to the current device's context, and a
-   * later call may run on another device (src/kernels.cu learned this the hard way). */
+   * later call may run on another device (src/kernels/kernels.cu learned this the hard way). */
   CUDA_TRY (cudaFuncSetAttribute ((const void *) imma_kernel<Cfg, EPI>,
                                   cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES),
             "cudaFuncSetAttribute(imma_kernel)");

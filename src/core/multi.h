@@ -11,7 +11,7 @@
  * panels; nothing is divided up front.  When a worker fails, the others stop after their current
  * panel, every worker's device memory is freed, and the error names the device.
  *
- * The same runner drives the GPUs (backend_cuda.cu: tilemm_cuda_multiply_workers) and simulated
+ * The same runner drives the GPUs (src/cuda/workers.cu: tilemm_cuda_multiply_workers) and simulated
  * devices on the CPU (tilemm_sim_multiply below), which is how CI tests the split.
  */
 #ifndef TILEMM_MULTI_H
@@ -123,7 +123,7 @@ typedef struct {
   tilemm_emu_stats stats[TILEMM_MAX_WORKERS];  /* the statistics pass's, per worker       */
 } tilemm_emu_pass;
 
-/* ---------------------------------------------------------------- GPUs (backend_cuda.cu) */
+/* ---------------------------------------------------------------- GPUs (src/cuda/workers.cu) */
 
 /* The usable GPUs (compute capability new enough), in ordinal order; returns their count (0 when
  * none, or no CUDA in this build). */
@@ -184,7 +184,7 @@ typedef struct {
                          the calling thread while the devices run (tilemm_multi_run_stoppable);
                          the devices leave their panels between CPU tile rows               */
   tilemm_emu_pass *emu; /* NULL: the native product; else this pass of an emulated one, each
-                           panel with the CPU's emulated scheme (emulated.c), over the plan
+                           panel with the CPU's emulated scheme (emulated_cpu.c), over the plan
                            given as the queue (tilemm_plan_workers already made) and all
                            `devices`                                                        */
 } tilemm_sim_config;

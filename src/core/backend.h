@@ -3,7 +3,7 @@
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *
  * tilemm_multiply (core.c) checks the operands and then calls the backend the plan names.  The
- * CUDA backend lives in backend_cuda.cu when the build has CUDA, and in backend_nocuda.c (which
+ * CUDA backend lives in src/cuda/ when the build has CUDA, and in backend_nocuda.c (which
  * answers TILEMM_ENOGPU to everything) when it has not, so hosts never need an #ifdef.
  */
 #ifndef TILEMM_BACKEND_H
@@ -80,7 +80,7 @@ tilemm_status tilemm_cuda_multiply (const tilemm_plan *plan, const tilemm_view *
                                     const tilemm_stop *stop, tilemm_error *err);
 
 /* C = op_a(A)·op_b(B) for host views with at least one transposed operand: the operands go up as
- * stored through the pinned staging into the device's workspace (backend_cuda.cu), are
+ * stored through the pinned staging into the device's workspace (src/cuda/), are
  * transposed (and conjugated) there by an O(n²) kernel into the layout the tiled kernels read,
  * multiplied in one launch, and C comes back through the staging.  One piece: A, B, their
  * transposes and C must fit on the device, else TILEMM_EDEVMEM (several workers cut it into
@@ -91,7 +91,7 @@ tilemm_status tilemm_cuda_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
 
 /* tilemm_cpu_multiply_emulated on the GPU: the same plan from the same statistics, bitwise the
  * same C.  One device (the current one), one panel: A and B go up through the pinned staging into
- * the workspace the native product uses (backend_cuda.cu), the scheme runs there
+ * the workspace the native product uses (src/cuda/workspace.cu), the scheme runs there
  * (emulated_cuda.cu) in the workspace's arena, kept for the next call, and C comes back the same
  * way.  plan may be NULL (its panels are not used: emulated_panels.c cuts an emulated product). */
 tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,

@@ -40,7 +40,7 @@
  * 5  variant 3 with 64×64 blocks and 4×4 threads: more blocks per SM and for small products.
  * 6  single and complex single: variant 3's register tiles fed by a 3-stage cp.async pipeline
  *    (X transposed on the way by 4-byte copies), k-tiles of 16, two blocks per SM on sm_90.
- *    Complex single is the real product on the same bytes (src/kernels_simt.cuh): 128×128 reals.
+ *    Complex single is the real product on the same bytes (src/kernels/kernels_simt.cuh): 128×128 reals.
  * 7  variant 6 with 64×64 real tiles, 8×4 per thread, 128 threads: for small products.
  * 8  double and complex double on the FP64 tensor cores (mma.sync m8n8k4, DMMA): 128×128×16 real
  *    tiles, 8 warps of 64×32, 3-stage cp.async, padded conflict-free shared tiles.  Complex is

@@ -43,7 +43,7 @@
  * Why never a partial copy: compute-sanitizer's memcheck counts the whole cp-size of a zero-fill
  * cp.async as read (bench/RESULTS.md, 2026-11-23), though the hardware reads only src-size
  * bytes, so a 16-byte copy of the last 4 bytes of a matrix was reported as a read past it.  The
- * launchers (src/kernels.cu: wide_whole) therefore take the 16-byte path only for matrices whose
+ * launchers (src/kernels/kernels.cu: wide_whole) therefore take the 16-byte path only for matrices whose
  * rows are whole 16-byte chunks, so a chunk is either inside the matrix or past k (src 0, at the
  * base, which heads a whole row of at least 16 bytes); other matrices take element-sized copies.
  * (Splitting partial copies inside this function instead, with a branch on every copy, cost

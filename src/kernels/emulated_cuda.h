@@ -1,5 +1,5 @@
-/* emulated_cuda.h — the emulated precision (src/emulated.h) on the GPU at the level of device
- * pointers: what the CUDA backend's executor (backend_cuda.cu) runs on the data it staged, and
+/* emulated_cuda.h — the emulated precision (src/core/emulated.h) on the GPU at the level of device
+ * pointers: what the CUDA backend's executor (src/cuda/emulated_product.cu) runs on the data it staged, and
  * what the benchmark and the tests call directly; the host-view entry points the core calls are
  * declared in backend.h and multi.h.
  *

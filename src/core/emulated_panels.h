@@ -19,7 +19,7 @@ extern "C" {
 
 /* An upper bound of the device bytes one panel of an emulated product holds (rows × cols of C,
  * inner dimension k, `moduli` moduli): A, B and C as they travel, the statistics, the residues
- * and the modular products (src/emulated_cuda.cu's two workspaces). */
+ * and the modular products (src/kernels/emulated_cuda.cu's two workspaces). */
 double tilemm_emu_panel_bytes (tilemm_type type, int64_t rows, int64_t cols, int64_t k,
                                int moduli);
 

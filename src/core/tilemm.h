@@ -130,7 +130,7 @@ typedef struct {
   tilemm_backend backend;
   tilemm_type type;
   int64_t m, n, k;
-  int variant;          /* backend kernel variant (CUDA: see backend_cuda.h)              */
+  int variant;          /* backend kernel variant (CUDA: see cuda_variants.h)            */
   int tile_rows;        /* block tile rows of Cᵀ                                          */
   int tile_cols;        /* block tile columns of Cᵀ                                       */
   int tile_depth;       /* k step of one shared-memory (or cache) tile                    */

@@ -54,7 +54,7 @@ static int64_t cuda_blocks (const tilemm_plan *plan, const tilemm_cuda_variant *
 #define TILEMM_CUDA_SPLIT_MIN_K 1024
 
 /* Whether packed operands of this product have rows of whole 16-byte chunks (m and k elements),
- * the condition of the pipelined kernels' 16-byte copies (src/kernels.cu: wide_whole).  The larger
+ * the condition of the pipelined kernels' 16-byte copies (src/kernels/kernels.cu: wide_whole).  The larger
  * preferred tiles pay only with them: variant 13 ran at 33.5 TF/s against variant 6's 37.5 on a
  * 4097 single product (H100, 2026-11-23), where both fall back to element copies; a later
  * preferred variant with tiles no larger than the first's (double: 10 after 9) needs nothing. */

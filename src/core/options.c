@@ -1,0 +1,386 @@
+/* options.c — what a front end builds a request from: the options of a call and their checks,
+ * the names of the transposes, the devices a product may use, the values' helpers and the
+ * advice that goes with an error (see front.h).
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "emulated_panels.h"
+#include "front.h"
+
+const char tilemm_usage[] = "usage: C = tilemm (A, B), tilemm (A, tA, B, tB) or "
+                            "tilemm (..., \"backend\", NAME, ...)";
+const char tilemm_badtranspose_id[] = "tilemm:badtranspose";
+
+void tilemm_options_init (tilemm_options *options)
+{
+  options->backend = TILEMM_CHOOSE_AUTO;
+  options->precision = TILEMM_PRECISION_UNSET;
+  options->moduli = 0;
+  options->accuracy = 0;
+  options->max_device_bytes = 0;
+  options->stop.should_stop = NULL;
+  options->stop.arg = NULL;
+  options->devices.count = 0;
+  options->simulate_devices = -1;
+  options->notice = NULL;
+}
+
+static int same_ignoring_case (const char *a, const char *b)
+{
+  for (; *a && *b; a++, b++)
+    if (tolower ((unsigned char) *a) != tolower ((unsigned char) *b))
+      return 0;
+  return *a == *b;
+}
+
+int tilemm_op_from_name (const char *text, tilemm_op *op)
+{
+  static const struct {
+    const char *name;
+    tilemm_op op;
+  } names[] = { { "none", TILEMM_OP_NONE }, { "transpose", TILEMM_OP_TRANSPOSE },
+                { "ctranspose", TILEMM_OP_CTRANSPOSE } };
+  if (text)
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+      if (same_ignoring_case (text, names[i].name))
+        {
+          *op = names[i].op;
+          return 1;
+        }
+  return 0;
+}
+
+int tilemm_is_op_form (int nargin, const char *second, const char *fourth)
+{
+  tilemm_op op;
+  return nargin >= 4 && (tilemm_op_from_name (second, &op) || tilemm_op_from_name (fourth, &op));
+}
+
+tilemm_status tilemm_ops_parse (const char *ta, const char *tb, tilemm_op *op_a, tilemm_op *op_b,
+                                tilemm_error *err)
+{
+  if (!tilemm_op_from_name (ta, op_a))
+    return tilemm_error_set (err, TILEMM_EOPTION,
+                             "tA (the second argument) must be \"none\", \"transpose\" or "
+                             "\"ctranspose\"; %s", tilemm_usage);
+  if (!tilemm_op_from_name (tb, op_b))
+    return tilemm_error_set (err, TILEMM_EOPTION,
+                             "tB (the fourth argument) must be \"none\", \"transpose\" or "
+                             "\"ctranspose\"; %s", tilemm_usage);
+  return TILEMM_OK;
+}
+
+static tilemm_status set_backend (tilemm_options *options, const tilemm_value *value,
+                                  tilemm_error *err)
+{
+  static const struct {
+    const char *name;
+    tilemm_backend_choice choice;
+  } names[] = { { "auto", TILEMM_CHOOSE_AUTO }, { "cpu", TILEMM_CHOOSE_CPU },
+                { "gpu", TILEMM_CHOOSE_GPU } };
+  if (value->kind == TILEMM_VALUE_STRING)
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+      if (same_ignoring_case (value->string, names[i].name))
+        {
+          options->backend = names[i].choice;
+          return TILEMM_OK;
+        }
+  return tilemm_error_set (err, TILEMM_EOPTION,
+                           "option \"backend\" must be \"auto\", \"cpu\" or \"gpu\"");
+}
+
+static tilemm_status set_byte_count (size_t *bytes, const char *name, const tilemm_value *value,
+                                     tilemm_error *err)
+{
+  const double x = value->number;
+  if (value->kind != TILEMM_VALUE_REAL_SCALAR || !(x >= 0) || x > 9.0e18 || x != floor (x))
+    return tilemm_error_set (err, TILEMM_EOPTION,
+                             "option \"%s\" must be a whole number of bytes >= 0 (0: no limit)",
+                             name);
+  *bytes = (size_t) x;
+  return TILEMM_OK;
+}
+
+/* ---------------------------------------------------------------- precision */
+
+/* "native" or "emulated" (any case) into *precision; 0 when text names neither. */
+static int precision_from_name (const char *text, tilemm_precision *precision)
+{
+  if (text && same_ignoring_case (text, "native"))
+    *precision = TILEMM_PRECISION_NATIVE;
+  else if (text && same_ignoring_case (text, "emulated"))
+    *precision = TILEMM_PRECISION_EMULATED;
+  else
+    return 0;
+  return 1;
+}
+
+static tilemm_status set_precision (tilemm_options *options, const tilemm_value *value,
+                                    tilemm_error *err)
+{
+  if (value->kind == TILEMM_VALUE_STRING && precision_from_name (value->string, &options->precision))
+    return TILEMM_OK;
+  return tilemm_error_set (err, TILEMM_EOPTION,
+                           "option \"precision\" must be \"native\" (the default) or "
+                           "\"emulated\"");
+}
+
+/* A whole number from low to high into *x; else TILEMM_EOPTION saying so, and what it means. */
+static tilemm_status set_whole (int *x, const char *name, int low, int high, const char *meaning,
+                                const tilemm_value *value, tilemm_error *err)
+{
+  const double v = value->number;
+  if (value->kind != TILEMM_VALUE_REAL_SCALAR || !(v >= low) || v > high || v != floor (v))
+    return tilemm_error_set (err, TILEMM_EOPTION,
+                             "option \"%s\" must be a whole number from %d to %d (%s)", name, low,
+                             high, meaning);
+  *x = (int) v;
+  return TILEMM_OK;
+}
+
+tilemm_status tilemm_precision_in_effect (const tilemm_options *options,
+                                          tilemm_precision *precision, tilemm_error *err)
+{
+  *precision = options->precision;
+  if (*precision != TILEMM_PRECISION_UNSET)
+    return TILEMM_OK;
+  *precision = TILEMM_PRECISION_NATIVE;
+  const char *env = getenv ("TILEMM_PRECISION");
+  if (env && *env && !precision_from_name (env, precision))
+    return tilemm_error_set (err, TILEMM_EOPTION,
+                             "TILEMM_PRECISION=\"%s\" must be \"native\" or \"emulated\" "
+                             "(or unset: native)",
+                             env);
+  return TILEMM_OK;
+}
+
+/* "accuracy": target bits 1..53 (the certified rule at fewer bits), or "native" (any case: the
+ * native-matching rule at the type's bits, emulated.h step 3'). */
+static tilemm_status set_accuracy (tilemm_options *options, const tilemm_value *value,
+                                   tilemm_error *err)
+{
+  if (value->kind == TILEMM_VALUE_STRING)
+    {
+      if (value->string && same_ignoring_case (value->string, "native"))
+        {
+          options->accuracy = TILEMM_ACCURACY_NATIVE;
+          return TILEMM_OK;
+        }
+      return tilemm_error_set (err, TILEMM_EOPTION,
+                               "option \"accuracy\" must be \"native\" (the bound native "
+                               "BLAS gives) or a whole number from 1 to 53 (the bits the "
+                               "emulated precision targets: 53 double, 24 single)");
+    }
+  return set_whole (&options->accuracy, "accuracy", 1, 53,
+                    "the bits the emulated precision targets: 53 double, 24 single; or "
+                    "\"native\"",
+                    value, err);
+}
+
+/* ---------------------------------------------------------------- several devices */
+
+/* The most a device ordinal may be (CUDA's own limit is far lower). */
+#define FRONT_MAX_ORDINAL 63
+
+/* "0,1" or "0 1" (or "" for none) into *w; 0 when malformed or longer than TILEMM_MAX_WORKERS. */
+static int parse_device_list (const char *text, tilemm_workers *w)
+{
+  w->count = 0;
+  const char *p = text;
+  for (;;)
+    {
+      while (*p == ' ' || *p == '\t')
+        p++;
+      if (!*p)
+        return 1;
+      if (!isdigit ((unsigned char) *p))
+        return 0;
+      char *end = NULL;
+      const long d = strtol (p, &end, 10);
+      if (d > FRONT_MAX_ORDINAL || w->count >= TILEMM_MAX_WORKERS)
+        return 0;
+      w->device[w->count++] = (int) d;
+      p = end;
+      while (*p == ' ' || *p == '\t')
+        p++;
+      if (*p == ',')
+        p++;
+      else if (*p && !isdigit ((unsigned char) *p))
+        return 0;
+    }
+}
+
+static tilemm_status set_devices (tilemm_options *options, const tilemm_value *value,
+                                  tilemm_error *err)
+{
+  tilemm_workers w = { 0, { 0 } };
+  int ok = 0;
+  if (value->kind == TILEMM_VALUE_STRING)
+    ok = parse_device_list (value->string, &w);
+  else if (value->kind == TILEMM_VALUE_REAL_SCALAR || value->kind == TILEMM_VALUE_REAL_VECTOR)
+    {
+      const double *x = value->kind == TILEMM_VALUE_REAL_SCALAR ? &value->number : value->numbers;
+      const size_t count = value->kind == TILEMM_VALUE_REAL_SCALAR ? 1 : value->count;
+      ok = count <= TILEMM_MAX_WORKERS;
+      for (size_t i = 0; ok && i < count; i++)
+        {
+          ok = x[i] >= 0 && x[i] <= FRONT_MAX_ORDINAL && x[i] == floor (x[i]);
+          w.device[w.count++] = ok ? (int) x[i] : 0;
+        }
+    }
+  if (!ok)
+    return tilemm_error_set (err, TILEMM_EOPTION,
+                             "option \"devices\" must list at most %d CUDA device ordinals "
+                             "(0-based, such as [0 1] or \"0,1\"; a device listed twice runs two "
+                             "workers on it)",
+                             TILEMM_MAX_WORKERS);
+  options->devices = w;
+  return TILEMM_OK;
+}
+
+static tilemm_status set_simulate_devices (tilemm_options *options, const tilemm_value *value,
+                                           tilemm_error *err)
+{
+  const double x = value->number;
+  if (value->kind != TILEMM_VALUE_REAL_SCALAR || !(x >= 0) || x > TILEMM_MAX_WORKERS
+      || x != floor (x))
+    return tilemm_error_set (err, TILEMM_EOPTION,
+                             "option \"simulate_devices\" must be a whole number from 0 to %d",
+                             TILEMM_MAX_WORKERS);
+  options->simulate_devices = (int) x;
+  return TILEMM_OK;
+}
+
+/* The GPUs a product may use: the option's, else TILEMM_DEVICES' (both named: used as listed,
+ * each checked against the devices there are), else every usable GPU (the crossover decides how
+ * many, multi.h).  Read per call, so changing the variable takes effect at the next product. */
+tilemm_status tilemm_front_devices (const tilemm_options *options, tilemm_workers *w,
+                                    int *named, tilemm_error *err)
+{
+  *w = options->devices;
+  *named = w->count > 0;
+  const char *env = getenv ("TILEMM_DEVICES");
+  if (!*named && env && *env)
+    {
+      if (!parse_device_list (env, w))
+        return tilemm_error_set (err, TILEMM_EOPTION,
+                                 "TILEMM_DEVICES=\"%s\" must list at most %d CUDA device ordinals "
+                                 "such as \"0,1\"",
+                                 env, TILEMM_MAX_WORKERS);
+      *named = w->count > 0;
+    }
+  if (!*named)
+    {
+      tilemm_cuda_usable_devices (w);
+      return TILEMM_OK;
+    }
+  const int count = tilemm_cuda_device_count ();
+  for (int i = 0; i < w->count; i++)
+    if (w->device[i] >= count)
+      return tilemm_error_set (err, TILEMM_EOPTION,
+                               "%s names CUDA device %d, but there %s %d (ordinals 0 to %d)",
+                               options->devices.count > 0 ? "option \"devices\"" : "TILEMM_DEVICES",
+                               w->device[i], count == 1 ? "is" : "are", count, count - 1);
+  return TILEMM_OK;
+}
+
+tilemm_status tilemm_devices_in_use (tilemm_workers *workers, int *named, tilemm_error *err)
+{
+  tilemm_options none;
+  tilemm_options_init (&none);
+  return tilemm_front_devices (&none, workers, named, err);
+}
+
+tilemm_status tilemm_options_set (tilemm_options *options, const char *name,
+                                  const tilemm_value *value, tilemm_error *err)
+{
+  if (same_ignoring_case (name, "backend"))
+    return set_backend (options, value, err);
+  if (same_ignoring_case (name, "max_device_bytes"))
+    return set_byte_count (&options->max_device_bytes, "max_device_bytes", value, err);
+  if (same_ignoring_case (name, "devices"))
+    return set_devices (options, value, err);
+  if (same_ignoring_case (name, "simulate_devices"))
+    return set_simulate_devices (options, value, err);
+  if (same_ignoring_case (name, "precision"))
+    return set_precision (options, value, err);
+  if (same_ignoring_case (name, "moduli"))
+    return set_whole (&options->moduli, "moduli", 1, TILEMM_EMU_MAX_MODULI,
+                      "the exact count of moduli of the emulated precision, no accuracy promise",
+                      value, err);
+  if (same_ignoring_case (name, "accuracy"))
+    return set_accuracy (options, value, err);
+  return tilemm_error_set (err, TILEMM_EOPTION,
+                           "unknown option \"%s\"; known options: \"backend\", "
+                           "\"max_device_bytes\", \"devices\", \"simulate_devices\", "
+                           "\"precision\", \"moduli\", \"accuracy\"",
+                           name);
+}
+
+int tilemm_imag_all_zero (tilemm_type complex_type, const void *data, size_t count)
+{
+  if (complex_type == TILEMM_COMPLEX_SINGLE)
+    {
+      const float *x = (const float *) data;
+      for (size_t i = 0; i < count; i++)
+        if (x[2 * i + 1] != 0.0f)
+          return 0;
+    }
+  else
+    {
+      const double *x = (const double *) data;
+      for (size_t i = 0; i < count; i++)
+        if (x[2 * i + 1] != 0.0)
+          return 0;
+    }
+  return 1;
+}
+
+void tilemm_copy_real_parts (tilemm_type complex_type, const void *data, size_t count, void *real)
+{
+  if (complex_type == TILEMM_COMPLEX_SINGLE)
+    {
+      const float *x = (const float *) data;
+      float *y = (float *) real;
+      for (size_t i = 0; i < count; i++)
+        y[i] = x[2 * i];
+    }
+  else
+    {
+      const double *x = (const double *) data;
+      double *y = (double *) real;
+      for (size_t i = 0; i < count; i++)
+        y[i] = x[2 * i];
+    }
+}
+
+/* What a user can do about each failure, appended to the message. */
+const char *tilemm_advice (tilemm_status status)
+{
+  switch (status)
+    {
+    case TILEMM_ENOGPU:
+      return "Use the \"cpu\" or \"auto\" backend, or check the driver with nvidia-smi.";
+    case TILEMM_EDEVMEM:
+      return "Free GPU memory, or set \"max_device_bytes\" so tilemm works in smaller panels.";
+    case TILEMM_ENOMEM:
+      return "Free memory, or multiply smaller pieces.";
+    case TILEMM_ECUDA:
+      return "tilemm released its GPU buffers; the next call starts afresh.";
+    case TILEMM_EOVERFLOW:
+      return "Multiply smaller pieces.";
+    case TILEMM_EINTERRUPTED:
+      return "tilemm is ready for the next call.";
+    default:
+      return "";
+    }
+}
+

@@ -1,0 +1,217 @@
+/* device.cu — is there a usable GPU, which devices, how much memory: the probe and the
+ * device queries of backend.h.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "executor.h"
+
+using namespace tilemm_cuda;
+
+/* The oldest GPU the build's kernels can run on: sm_75 (CUDA 13 dropped sm_70). */
+#ifndef TILEMM_CUDA_MIN_CC
+#define TILEMM_CUDA_MIN_CC 75
+#endif
+
+namespace tilemm_cuda {
+
+/* ---------------------------------------------------------------- probe */
+
+struct probe_answer
+{
+  bool done;
+  tilemm_status status;
+  char detail[384];
+};
+
+static probe_answer probe_state;
+
+static void probe_fail (const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (probe_state.detail, sizeof probe_state.detail, fmt, ap);
+  va_end (ap);
+  probe_state.status = TILEMM_ENOGPU;
+  cudaGetLastError (); /* none of these failures may linger into a later call */
+}
+
+static void probe_run (void)
+{
+  probe_state.status = TILEMM_OK;
+  probe_state.detail[0] = '\0';
+  int driver = 0, runtime = 0, count = 0, device = 0;
+  cudaError_t e = cudaDriverGetVersion (&driver);
+  if (e != cudaSuccess || driver == 0)
+    return probe_fail ("no NVIDIA driver found%s%s; install the NVIDIA driver to use the GPU",
+                       e != cudaSuccess ? ": " : "", e != cudaSuccess ? cudaGetErrorString (e) : "");
+  cudaRuntimeGetVersion (&runtime);
+  if (driver < runtime)
+    return probe_fail ("the NVIDIA driver supports CUDA %d.%d but tilemm was built with CUDA %d.%d; "
+                       "update the driver",
+                       driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
+  e = cudaGetDeviceCount (&count);
+  if (e != cudaSuccess)
+    return probe_fail ("cudaGetDeviceCount: %s", cudaGetErrorString (e));
+  if (count == 0)
+    return probe_fail ("no CUDA device found");
+  cudaDeviceProp prop;
+  if ((e = cudaGetDevice (&device)) != cudaSuccess
+      || (e = cudaGetDeviceProperties (&prop, device)) != cudaSuccess)
+    return probe_fail ("cannot query CUDA device %d: %s", device, cudaGetErrorString (e));
+  if (prop.major * 10 + prop.minor < TILEMM_CUDA_MIN_CC)
+    return probe_fail ("GPU %d (%s) has compute capability %d.%d; tilemm's kernels need %d.%d or "
+                       "newer",
+                       device, prop.name, prop.major, prop.minor, TILEMM_CUDA_MIN_CC / 10,
+                       TILEMM_CUDA_MIN_CC % 10);
+}
+
+tilemm_status probe (tilemm_error *err)
+{
+  if (!probe_state.done)
+    {
+      probe_run ();
+      probe_state.done = true;
+    }
+  if (probe_state.status != TILEMM_OK)
+    return tilemm_error_set (err, probe_state.status, "%s", probe_state.detail);
+  return tilemm_error_set (err, TILEMM_OK, NULL);
+}
+} /* namespace tilemm_cuda */
+
+extern "C" {
+
+int tilemm_cuda_built (void)
+{
+  return 1;
+}
+
+tilemm_status tilemm_cuda_probe (tilemm_error *err)
+{
+  std::lock_guard<std::mutex> lock (ws_mutex);
+  return probe (err);
+}
+
+int tilemm_cuda_device_count (void)
+{
+  std::lock_guard<std::mutex> lock (ws_mutex);
+  int count = 0;
+  if (probe (NULL) != TILEMM_OK || cudaGetDeviceCount (&count) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return 0;
+    }
+  return count;
+}
+
+int tilemm_cuda_current_device (void)
+{
+  std::lock_guard<std::mutex> lock (ws_mutex);
+  int device = -1;
+  if (probe (NULL) != TILEMM_OK || cudaGetDevice (&device) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return -1;
+    }
+  return device;
+}
+
+tilemm_status tilemm_cuda_device_info (int index, tilemm_device_info *info, tilemm_error *err)
+{
+  std::lock_guard<std::mutex> lock (ws_mutex);
+  tilemm_status status = probe (err);
+  if (status != TILEMM_OK)
+    return status;
+  int count = 0, current = 0;
+  cudaDeviceProp prop;
+  auto query = [&] () -> tilemm_status {
+    CUDA_TRY (cudaGetDeviceCount (&count), "cudaGetDeviceCount");
+    if (!info || index < 0 || index >= count)
+      return tilemm_error_set (err, TILEMM_EINVAL, "no CUDA device %d (there are %d)", index,
+                               count);
+    CUDA_TRY (cudaGetDeviceProperties (&prop, index), "cudaGetDeviceProperties(%d)", index);
+    memset (info, 0, sizeof *info);
+    info->index = index;
+    memcpy (info->name, prop.name, sizeof info->name - 1); /* both 256 bytes */
+    info->name[sizeof info->name - 1] = '\0';
+    info->total_memory = prop.totalGlobalMem;
+    info->cc_major = prop.major;
+    info->cc_minor = prop.minor;
+    info->multiprocessors = prop.multiProcessorCount;
+    /* Free memory is a per-device query: visit the device, then come back. */
+    CUDA_TRY (cudaGetDevice (&current), "cudaGetDevice");
+    if (current != index)
+      CUDA_TRY (cudaSetDevice (index), "cudaSetDevice(%d)", index);
+    size_t free_bytes = 0, total_bytes = 0;
+    const cudaError_t e = cudaMemGetInfo (&free_bytes, &total_bytes);
+    if (current != index)
+      CUDA_TRY (cudaSetDevice (current), "cudaSetDevice(%d)", current);
+    CUDA_TRY (e, "cudaMemGetInfo(device %d)", index);
+    info->free_memory = free_bytes;
+    return tilemm_error_set (err, TILEMM_OK, NULL);
+  };
+  status = query ();
+  if (status != TILEMM_OK)
+    cudaGetLastError ();
+  return status;
+}
+
+size_t tilemm_cuda_memory_budget (void)
+{
+  std::lock_guard<std::mutex> lock (ws_mutex);
+  size_t free_bytes = 0, total_bytes = 0;
+  if (probe (NULL) != TILEMM_OK || cudaMemGetInfo (&free_bytes, &total_bytes) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return 0;
+    }
+  size_t usable = free_bytes + workspace_bytes (ws);
+  /* Room for the driver, other libraries and fragmentation: 5% of the card, 256 MiB at least. */
+  size_t margin = total_bytes / 20;
+  if (margin < ((size_t) 256 << 20))
+    margin = (size_t) 256 << 20;
+  return usable > margin ? usable - margin : 1;
+}
+
+int tilemm_cuda_usable_devices (tilemm_workers *workers)
+{
+  std::lock_guard<std::mutex> lock (ws_mutex);
+  /* Asked once, like the probe (the devices a process sees do not change): every GPU product
+   * asks, and a properties query costs far more than a small product may take. */
+  static tilemm_workers usable;
+  static bool asked = false;
+  workers->count = 0;
+  int count = 0;
+  if (probe (NULL) != TILEMM_OK)
+    return 0;
+  if (!asked)
+    {
+      usable.count = 0;
+      if (cudaGetDeviceCount (&count) != cudaSuccess)
+        count = 0;
+      for (int d = 0; d < count && usable.count < TILEMM_MAX_WORKERS; d++)
+        {
+          cudaDeviceProp prop;
+          if (cudaGetDeviceProperties (&prop, d) == cudaSuccess
+              && prop.major * 10 + prop.minor >= TILEMM_CUDA_MIN_CC)
+            usable.device[usable.count++] = d;
+        }
+      cudaGetLastError ();
+      asked = true;
+    }
+  *workers = usable;
+  return workers->count;
+}
+
+} /* extern "C" */

@@ -1,0 +1,158 @@
+/* emulated_product.cu — an emulated product's panel on one device: A and B up through the
+ * staging, the scheme on the device in the workspace's arena, C back in column blocks.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "executor.h"
+
+using namespace tilemm_cuda;
+
+namespace tilemm_cuda {
+
+/* One panel of an emulated product (emulated.h) on the calling thread's workspace: A and B go up
+ * through the pinned staging into the workspace's buffers, the scheme runs on the device in the
+ * workspace's arena, C comes back through the staging in column blocks, each as soon as the
+ * device has finished it (tilemm_emu_result_block_cols), while the device computes the next.  pass NULL: the whole scheme (statistics,
+ * the plan, the product; *used gets the plan); else pass->kind says: the statistics only, merged
+ * into *stats, or the product under pass->plan. */
+tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pass *pass,
+                         const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
+                         const tilemm_stop *stop, tilemm_emu_stats *stats, tilemm_emu_plan *used,
+                         tilemm_cuda_stats *st, tilemm_error *err)
+{
+  const tilemm_type type = a->type;
+  const size_t es = tilemm_type_size (type);
+  const int64_t m = a->rows, k = a->cols, n = b->cols, ka = k > 0 ? k : 1;
+  const bool stats_only = pass && pass->kind == TILEMM_EMU_PASS_STATS;
+  memset (used, 0, sizeof *used);
+  if (m == 0 || n == 0)
+    return TILEMM_OK;
+  const size_t bytes[NBUF] = { es * (size_t) ka * (size_t) n, es * (size_t) m * (size_t) ka,
+                               stats_only ? 0 : es * (size_t) m * (size_t) n, 0, 0 };
+  /* C's blocks: one event each, from the ring the pipeline's steps use. */
+  const int64_t block_cols = tilemm_emu_result_block_cols (type, m, n, config ().chunk_bytes);
+  const int blocks = (int) ((n + block_cols - 1) / block_cols);
+  tilemm_status status = workspace_reserve (bytes, (size_t) blocks, err);
+  if (status != TILEMM_OK)
+    return status;
+  void *const dB = ws.buffer[BUF_X], *const dA = ws.buffer[BUF_Y], *const dC = ws.buffer[BUF_C];
+  const tilemm_emu_cuda_blocks c_blocks = { block_cols, (void *const *) ws.ring[EV_COMP],
+                                            (int) ws.ring_size };
+  st->panels++;
+  /* The split of __tilemm_stats__, on the host clock: until the last upload is enqueued, the
+   * scheme until its last block is enqueued (it waits for the tail of the uploads and for the
+   * statistics), C coming back (while the device computes its later blocks). */
+  auto t0 = std::chrono::steady_clock::now ();
+  if (k > 0 && ((status = stage_up (*a, dA, st, err)) != TILEMM_OK
+                || (status = stage_up (*b, dB, st, err)) != TILEMM_OK))
+    return status;
+  st->upload_ms += ms_since (t0);
+  t0 = std::chrono::steady_clock::now ();
+  /* The host waits from here until C's first block is done: C's pages are faulted in meanwhile. */
+  prefault_guard prefault;
+  if (!stats_only)
+    prefault.p = prepare_result (c, st, idle_prefault_threads ());
+  cudaStream_t s = ws.comp[0];
+  CUDA_TRY (cudaEventRecord (ws.t_begin, ws.up), "cudaEventRecord");
+  CUDA_TRY (cudaStreamWaitEvent (s, ws.t_begin, 0), "cudaStreamWaitEvent");
+  const int64_t ld = m > 1 ? m : 1;
+  if (!pass)
+    status = tilemm_emu_cuda_run (options, type, m, n, k, dA, ld, dB, ka, dC, ld, s, stop, used,
+                                  nullptr, nullptr, &ws.emu, &c_blocks, err);
+  else if (stats_only)
+    {
+      tilemm_emu_stats mine;
+      status = tilemm_emu_cuda_stats (&pass->options, type, m, n, k, dA, ld, dB, ka, s, &mine,
+                                      &ws.emu, err);
+      if (status == TILEMM_OK)
+        tilemm_emu_stats_merge (stats, &mine);
+    }
+  else
+    status = tilemm_emu_cuda_run_plan (&pass->plan, type, m, n, k, dA, ld, dB, ka, dC, ld, s, stop,
+                                       used, nullptr, &ws.emu, &c_blocks, err);
+  st->compute_ms += ms_since (t0);
+  if (status != TILEMM_OK || stats_only || used->verdict != TILEMM_EMU_OK)
+    return status;
+  t0 = std::chrono::steady_clock::now ();
+  tilemm_prefault_finish (prefault.p);
+  prefault.p = nullptr;
+  for (int j = 0; j < blocks && status == TILEMM_OK; j++)
+    {
+      if (j > 0 && tilemm_stop_requested (stop)) /* the device's work is drained by the caller */
+        status = tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
+      else
+        {
+          const int64_t j0 = j * block_cols, cols = n - j0 < block_cols ? n - j0 : block_cols;
+          const tilemm_view cj = tilemm_view_sub (c, 0, j0, m, cols);
+          status = stage_down ((char *) dC + (size_t) j0 * (size_t) ld * es, cj, ws.ring[EV_COMP][j],
+                               st, err);
+        }
+    }
+  st->download_ms += ms_since (t0);
+  return status;
+}
+
+
+/* The host-view entry points' common frame: one device, in turn with every other product. */
+static tilemm_status emu_entry (const tilemm_emu_options *options, const tilemm_emu_pass *pass,
+                         const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
+                         const tilemm_stop *stop, tilemm_emu_stats *stats, tilemm_emu_plan *used,
+                         tilemm_error *err)
+{
+  std::lock_guard<std::mutex> lock (ws_mutex);
+  tilemm_fault_begin ();
+  tilemm_status status = probe (err);
+  if (status != TILEMM_OK)
+    return status;
+  if (!a || !b || (!c && !(pass && pass->kind == TILEMM_EMU_PASS_STATS)))
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: null argument");
+  if (a->cols != b->rows || b->type != a->type
+      || (c && (c->rows != a->rows || c->cols != b->cols || c->type != a->type)))
+    return tilemm_error_set (err, TILEMM_ESHAPE, "emulated product: operands do not match");
+  return recorded_product (
+    [&] (tilemm_cuda_stats *st) {
+      return emu_panel (options, pass, a, b, c, stop, stats, used, st, err);
+    },
+    false);
+}
+
+} /* namespace tilemm_cuda */
+
+extern "C" {
+
+tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
+                                             const tilemm_emu_options *options,
+                                             const tilemm_view *a, const tilemm_view *b,
+                                             const tilemm_view *c, const tilemm_stop *stop,
+                                             tilemm_emu_plan *used, tilemm_error *err)
+{
+  (void) plan; /* one panel, whole: the plan's panels are the native product's */
+  tilemm_emu_plan local;
+  return emu_entry (options, nullptr, a, b, c, stop, nullptr, used ? used : &local, err);
+}
+
+tilemm_status tilemm_cuda_emu_panel (tilemm_emu_pass *pass, const tilemm_view *a,
+                                     const tilemm_view *b, const tilemm_view *c,
+                                     const tilemm_stop *stop, tilemm_emu_plan *used,
+                                     tilemm_error *err)
+{
+  if (!pass)
+    return tilemm_error_set (err, TILEMM_EINVAL, "tilemm_cuda_emu_panel: no pass");
+  tilemm_emu_plan local;
+  return emu_entry (nullptr, pass, a, b, c, stop, &pass->stats[0], used ? used : &local, err);
+}
+
+
+} /* extern "C" */

@@ -1,0 +1,201 @@
+/* executor.h — the CUDA executor's shared pieces (internal to src/cuda/): the settings, the
+ * device workspace each worker owns, the units that travel through the pinned staging, and the
+ * common frame of the host entries.  Not a public header: backend.h and multi.h are the
+ * executor's interface.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#ifndef TILEMM_CUDA_EXECUTOR_H
+#define TILEMM_CUDA_EXECUTOR_H
+
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <mutex>
+
+#include <string.h>
+
+#include "backend.h"
+#include "cuda_try.h"
+#include "emulated_cuda.h"
+#include "emulated_panels.h"
+#include "fault.h"
+#include "host_pages.h"
+#include "kernels.h"
+#include "multi.h"
+#include "parallel_copy.h"
+#include "tilemm.h"
+#include "transpose.h"
+
+namespace tilemm_cuda {
+
+/* ---------------------------------------------------------------- settings (staging.cu) */
+
+struct settings
+{
+  size_t chunk_bytes;    /* one pinned staging chunk                               */
+  int chunks;            /* chunks for uploads, and as many for downloads          */
+  int copy_threads;      /* host threads per staging copy (0: OpenMP's default)    */
+  int huge_pages;        /* ask huge pages for a large result                      */
+  int prefault_threads;  /* threads faulting a large result's pages in (0: none)   */
+  int64_t step_cols;     /* rows of A per step of a one-panel product (0: plan's)  */
+  int64_t step_rows;     /* columns of B per step of a one-panel product (0: plan's) */
+};
+
+/* The settings, read from the environment once (the manual, Performance > Settings). */
+const settings &config (void);
+
+/* ---------------------------------------------------------------- the device (device.cu) */
+
+/* Whether there is a usable GPU (asked once; the answer kept). */
+tilemm_status probe (tilemm_error *err);
+
+/* ---------------------------------------------------------------- the workspace (workspace.cu) */
+
+enum { BUF_X, BUF_Y, BUF_C, BUF_XT, BUF_YT, NBUF };
+enum { NCOMP = 2, MAX_CHUNKS = 16 };
+enum { EV_Y, EV_COMP, EV_CFREE, EV_X, NRING };
+
+/* The streams, events and buffers kept between calls, on device `device`. */
+struct workspace
+{
+  int device;
+  cudaStream_t up, down, comp[NCOMP];
+  bool events;                       /* the fixed events below exist              */
+  cudaEvent_t up_ev[MAX_CHUNKS];     /* an upload chunk's copy to the device done  */
+  cudaEvent_t down_ev[MAX_CHUNKS];   /* a download chunk's copy from the device done */
+  cudaEvent_t t_begin, t_first, t_last; /* timing: entry, first kernel, last kernel */
+  cudaEvent_t *ring[NRING];          /* per step, modulo their length: A's rows up,
+                                        kernel done, C's slot downloaded; per part of
+                                        Bᵀ: up                                        */
+  size_t ring_size;                  /* plain data, like all of ws: nothing here has a
+                                        destructor that could run before the release
+                                        at unload                                     */
+  void *buffer[NBUF];
+  size_t capacity[NBUF];
+  unsigned char *pinned;             /* 2·chunks staging chunks: uploads, then downloads */
+  size_t pinned_bytes;
+  tilemm_emu_cuda_arena emu;         /* the emulated precision's residues and statistics */
+};
+
+size_t workspace_bytes (const workspace &w);
+
+/* One workspace per worker (multi.h): worker w of a product spread over several devices uses
+ * ws_pool[w] from its own host thread; the one-device path is worker 0, on the caller's thread.
+ * ws means the calling thread's (ws_now). */
+extern workspace ws_pool[TILEMM_MAX_WORKERS];
+extern thread_local workspace *ws_now;
+#define ws (*ws_now)
+/* Products take turns on the workspaces. */
+extern std::mutex ws_mutex;
+/* Of the last product; `calls` counts them all. */
+extern tilemm_cuda_stats last_stats;
+
+void workspace_free (void);
+void workspace_recover (void);
+void workspace_drain (void);
+tilemm_status workspace_reserve (const size_t bytes[NBUF], size_t ring, tilemm_error *err);
+void pool_free (int w);
+void pool_free_all (void);
+
+/* k = 0: C is zeros (all-bits-zero is +0 in every element type); no GPU work needed. */
+void zero_columns (const tilemm_view *c);
+tilemm_status entry_checks (const tilemm_plan *plan, const tilemm_view *c, bool *done,
+                            tilemm_error *err);
+
+/* ---------------------------------------------------------------- staging (staging.cu) */
+
+/* A block that travels: `lines` lines of `width` bytes, `pitch` apart on the host, packed
+ * (width apart) on the device. */
+struct piece
+{
+  char *host;
+  size_t pitch;
+  char *dev;
+  size_t width;
+  int64_t lines;
+};
+
+/* What one staging chunk carries: whole lines, or a segment of one line when a line is longer
+ * than the chunk.  Packed in the chunk, and contiguous on the device either way. */
+struct unit
+{
+  int64_t line, lines;
+  size_t off, len;
+  size_t bytes () const { return (size_t) lines * len; }
+};
+
+struct cursor
+{
+  int64_t line;
+  size_t off;
+  bool started;
+};
+
+
+unit next_unit (const piece &p, cursor &c, size_t most);
+piece piece_of (const tilemm_view &v, void *dev, size_t es);
+tilemm_status send_unit (const piece &p, const unit &u, int chunk, unsigned char *stage,
+                         const char *what, tilemm_cuda_stats *st, tilemm_error *err);
+tilemm_status fetch_unit (const piece &p, const unit &u, int chunk, unsigned char *stage,
+                          tilemm_cuda_stats *st, tilemm_error *err);
+tilemm_status stage_up (const tilemm_view &v, void *dev, tilemm_cuda_stats *st, tilemm_error *err);
+tilemm_status stage_down (void *dev, const tilemm_view &v, cudaEvent_t ready, tilemm_cuda_stats *st,
+                          tilemm_error *err);
+tilemm_matrix device_matrix (void *elements, int64_t height, int64_t width);
+double ms_since (std::chrono::steady_clock::time_point t0);
+
+/* Waits for the result's page preparation threads however the product ends. */
+struct prefault_guard
+{
+  tilemm_prefault *p = nullptr;
+  ~prefault_guard () { tilemm_prefault_finish (p); }
+};
+
+tilemm_prefault *prepare_result (const tilemm_view *c, tilemm_cuda_stats *st, int threads);
+int idle_prefault_threads (void);
+
+/* ---------------------------------------------------------------- the products */
+
+/* pipeline.cu: one native product of untransposed operands, in panels and steps. */
+tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const tilemm_view *b,
+                            const tilemm_view *c, const tilemm_stop *stop, tilemm_cuda_stats *st,
+                            tilemm_error *err);
+/* transposed_product.cu: one panel of a product with transposed operands. */
+tilemm_status op_panel (const tilemm_plan *plan, tilemm_op op_a, const tilemm_view *a,
+                        tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
+                        tilemm_cuda_stats *st, tilemm_error *err);
+/* emulated_product.cu: one panel of an emulated product. */
+tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pass *pass,
+                         const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
+                         const tilemm_stop *stop, tilemm_emu_stats *stats, tilemm_emu_plan *used,
+                         tilemm_cuda_stats *st, tilemm_error *err);
+
+/* Runs one product on the calling thread's workspace (product: tilemm_status (tilemm_cuda_stats *))
+ * and keeps its figures as the last product's (__tilemm_stats__).  After a stop the workspace
+ * is drained and kept; after a failure it is freed (a broken context reset), so the next call
+ * starts clean.  download_is_the_rest: the product times only its uploads and compute, and the
+ * download is what is left of the total. */
+template <typename Product>
+tilemm_status recorded_product (Product product, bool download_is_the_rest)
+{
+  const auto t0 = std::chrono::steady_clock::now ();
+  tilemm_cuda_stats st;
+  memset (&st, 0, sizeof st);
+  st.calls = last_stats.calls + 1;
+  const tilemm_status status = product (&st);
+  if (status == TILEMM_EINTERRUPTED)
+    workspace_drain ();
+  else if (status != TILEMM_OK)
+    workspace_recover ();
+  st.ok = status == TILEMM_OK;
+  st.total_ms = ms_since (t0);
+  if (download_is_the_rest)
+    st.download_ms = st.ok ? st.total_ms - st.upload_ms - st.compute_ms : 0;
+  last_stats = st;
+  return status;
+}
+
+} /* namespace tilemm_cuda */
+
+#endif /* TILEMM_CUDA_EXECUTOR_H */

@@ -1,0 +1,440 @@
+/* pipeline.cu — the native product of untransposed operands through the pinned staging:
+ * panels and steps, uploads, kernels and downloads overlapped.
+ *
+ * One product, on the untouched column-major buffers, is the row-major product Cᵀ = Bᵀ·Aᵀ
+ * (tilemm.h).  The plan cuts Cᵀ into panels and each panel into steps: a panel's piece of Bᵀ
+ * (columns of B) stays on the device while A's rows go through it, one step at a time: a step
+ * uploads some rows of A (a block of Aᵀ's columns), runs the plan's kernel variant for the
+ * matching block of Cᵀ and downloads it into C at C's own stride, never touching the elements
+ * between C's rows and its stride.  Every piece travels PACKED (the same bytes in the same order,
+ * the gaps between columns left behind).
+ *
+ * The bus.  Octave's memory is pageable: plain copies from it run at 7–12 GB/s.  So every byte
+ * goes through a ring of pinned staging chunks, allocated once and bounded (TILEMM_STAGING_MB ×
+ * 2·TILEMM_STAGING_CHUNKS): host threads (tilemm_parallel_copy_2d) fill an upload chunk while
+ * the copy engine sends the previous ones, and empty a download chunk into C while the other
+ * engine brings the next.  One host thread (the caller) drives it all without blocking: copies
+ * out what has arrived, enqueues what can start (kernels on two streams, downloads), then
+ * stages one more upload chunk, and again.  Streams and events order the GPU side:
+ *   upload stream:   Bᵀ panel, A rows of step 0, 1, 2, …        (waits: a slot free again)
+ *   compute streams: step j's kernel on stream j % 2            (waits: its data, its C slot)
+ *   download stream: step j's piece of C, chunk by chunk        (waits: step j's kernel)
+ * so step j computes while step j+1 uploads and step j−1 downloads.  With one panel every step
+ * has its own slot (the whole product sits on the device, as before); under a limit the plan
+ * gives two slots that the steps take in turn, and the device holds tilemm_plan_device_bytes.
+ *
+ * The result.  A fresh result array faults its pages in on first write: they are asked for as
+ * huge pages (host_pages.h), one fault per 2 MiB, which the staging copies take in their stride
+ * (background threads can fault them in instead, TILEMM_PREFAULT_THREADS; slower there).
+ *
+ * State kept between calls (workspace.cu): the probe's answer, four streams, events, three device buffers
+ * (Bᵀ's panel, A's slots, C's slots, grown only) and the pinned ring, created on first use, so
+ * repeated products allocate nothing.  On ANY failure everything is freed, the error cleared,
+ * and a broken context (a "sticky" error such as an illegal address) reset, so the next call
+ * starts clean.  A mutex makes concurrent calls safe (they take turns).
+ *
+ * Settings (environment, read once; the manual, Performance > Settings): TILEMM_STAGING_MB (chunk size, 16),
+ * TILEMM_STAGING_CHUNKS (chunks each way, 4), TILEMM_COPY_THREADS (host copy threads, 0 = the
+ * OpenMP default), TILEMM_HUGEPAGES (1: ask huge pages for the result), TILEMM_PREFAULT_THREADS
+ * (threads faulting the result in, 0: none), TILEMM_STEP_COLS and TILEMM_STEP_ROWS (rows of A
+ * and columns of B per step of a one-panel product, 0: the plan's).
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "executor.h"
+
+using namespace tilemm_cuda;
+
+namespace tilemm_cuda {
+
+/* One step of the pipeline: the block rows × cols of Cᵀ at (row, col): part `part` of the
+ * panel's Bᵀ times step `y` of A's rows (its slot: y % slots). */
+struct step
+{
+  int64_t row, rows, col, cols;
+  int64_t y, part;
+  bool x_new;   /* the part's Bᵀ is uploaded here (its first use in this panel row)   */
+  bool x_reuse; /* ... over an earlier panel row's, which earlier kernels still read    */
+  bool y_first; /* the first step of A's rows y: they are uploaded here                 */
+  bool y_last;  /* the last step of A's rows y: slot y % slots is free once it is done  */
+};
+
+/* ---------------------------------------------------------------- one product */
+
+tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const tilemm_view *b,
+                            const tilemm_view *c, const tilemm_stop *stop, tilemm_cuda_stats *st,
+                            tilemm_error *err)
+{
+  const settings &cfg = config ();
+  const size_t es = tilemm_type_size (plan->type);
+  const int64_t k = plan->k, m = plan->m, n = plan->n;
+  const int64_t panel_rows = plan->panel_rows < n ? plan->panel_rows : n;
+  const int64_t panel_cols = plan->panel_cols < m ? plan->panel_cols : m;
+  const bool one_panel = panel_rows >= n && panel_cols >= m;
+  int64_t sc = plan->step_cols >= 1 && plan->step_cols < panel_cols ? plan->step_cols : panel_cols;
+  int64_t sr = plan->step_rows >= 1 && plan->step_rows < panel_rows ? plan->step_rows : panel_rows;
+  if (one_panel && cfg.step_cols > 0)
+    sc = cfg.step_cols < m ? cfg.step_cols : m;
+  if (one_panel && cfg.step_rows > 0)
+    sr = cfg.step_rows < n ? cfg.step_rows : n;
+  /* One panel: every step of A's rows its own slot.  Panels: the plan's slots, in turn. */
+  const int64_t slots = one_panel ? (m + sc - 1) / sc : (plan->slots >= 1 ? plan->slots : 1);
+  const int64_t rows_held = one_panel ? m : slots * sc;
+  const int64_t parts = (panel_rows + sr - 1) / sr;
+
+  std::vector<step> steps;
+  int64_t ysteps = 0;
+  {
+    const int64_t count = tilemm_plan_panel_count (plan);
+    int64_t prev_row = -1, panel_row = -1;
+    std::vector<bool> part_up;
+    for (int64_t i = 0; i < count; i++)
+      {
+        tilemm_panel p;
+        tilemm_plan_panel (plan, i, &p);
+        if (p.row != prev_row)
+          {
+            panel_row++;
+            part_up.assign ((size_t) parts, false);
+            prev_row = p.row;
+          }
+        for (int64_t c0 = p.col; c0 < p.col + p.cols; c0 += sc, ysteps++)
+          for (int64_t r0 = p.row; r0 < p.row + p.rows; r0 += sr)
+            {
+              step s;
+              s.row = r0;
+              s.rows = p.row + p.rows - r0 < sr ? p.row + p.rows - r0 : sr;
+              s.col = c0;
+              s.cols = p.col + p.cols - c0 < sc ? p.col + p.cols - c0 : sc;
+              s.y = ysteps;
+              s.part = (r0 - p.row) / sr;
+              s.x_new = !part_up[(size_t) s.part];
+              s.x_reuse = s.x_new && panel_row > 0;
+              part_up[(size_t) s.part] = true;
+              s.y_first = r0 == p.row;
+              s.y_last = r0 + sr >= p.row + p.rows;
+              steps.push_back (s);
+            }
+        st->panels++;
+      }
+  }
+  const int64_t N = (int64_t) steps.size (), S = slots;
+  /* Event rings: per step of A's rows (uploaded, slot downloaded) and per step (kernel done),
+   * long enough that no event is recorded again before every wait on its last record is
+   * enqueued (see the gates below). */
+  const int64_t RY = S + 2, RC = one_panel ? N + 2 : S * parts + 2;
+  st->steps = N;
+  /* The first step of each step of A's rows, and one past the last. */
+  std::vector<int64_t> y_begin ((size_t) ysteps + 1, N);
+  for (int64_t j = N - 1; j >= 0; j--)
+    y_begin[(size_t) steps[j].y] = j;
+
+  const size_t bytes[NBUF] = { (size_t) (panel_rows * k) * es, (size_t) (k * rows_held) * es,
+                               (size_t) (panel_rows * rows_held) * es, 0, 0 };
+  const int64_t ring = RY > RC ? RY : RC;
+  tilemm_status status = workspace_reserve (bytes, (size_t) (ring > parts ? ring : parts), err);
+  if (status != TILEMM_OK)
+    return status;
+
+  /* The result's pages: huge, faulted in by the copies into them (or, if asked for, by other
+   * threads while the operands go up: slower on the GPU machine, as those faults compete with
+   * the staging copies). */
+  prefault_guard prefault;
+  prefault.p = prepare_result (c, st, cfg.prefault_threads);
+
+  char *const dX = (char *) ws.buffer[BUF_X], *const dY = (char *) ws.buffer[BUF_Y],
+             *const dC = (char *) ws.buffer[BUF_C];
+  unsigned char *const up_stage = ws.pinned;
+  unsigned char *const down_stage = ws.pinned + (size_t) cfg.chunks * cfg.chunk_bytes;
+  const int nup = cfg.chunks, ndown = cfg.chunks;
+  const int threads = cfg.copy_threads;
+  /* Units: about 16 per operand, so small products pipeline too; at most a chunk. */
+  auto unit_size = [&] (double total) {
+    double u = total / 16;
+    if (u < (double) (256u << 10))
+      u = (double) (256u << 10);
+    return u > (double) cfg.chunk_bytes ? cfg.chunk_bytes : (size_t) u;
+  };
+  const size_t up_unit = unit_size ((double) es * (double) k * (double) (m + n));
+  const size_t down_unit = unit_size ((double) es * (double) m * (double) n);
+
+  /* Where step j's pieces live on the device. */
+  auto dev_y = [&] (int64_t j) { return dY + (size_t) ((steps[j].y % S) * sc * k) * es; };
+  auto dev_x = [&] (int64_t j) { return dX + (size_t) (steps[j].part * sr * k) * es; };
+  auto dev_c = [&] (int64_t j) {
+    return dC + (size_t) ((steps[j].y % S) * sc * panel_rows + steps[j].part * sr * steps[j].cols)
+                  * es;
+  };
+  auto y_piece = [&] (int64_t j) {
+    const tilemm_view v = tilemm_view_sub (a, steps[j].col, 0, steps[j].cols, k); /* Aᵀ cols */
+    return piece_of (v, dev_y (j), es);
+  };
+  auto x_piece = [&] (int64_t j) {
+    const tilemm_view v = tilemm_view_sub (b, 0, steps[j].row, k, steps[j].rows); /* Bᵀ rows */
+    return piece_of (v, dev_x (j), es);
+  };
+  auto c_piece = [&] (int64_t j) {
+    const tilemm_view v = tilemm_view_sub (c, steps[j].col, steps[j].row, steps[j].cols,
+                                           steps[j].rows);
+    return piece_of (v, dev_c (j), es);
+  };
+  cudaEvent_t *const ev_y = ws.ring[EV_Y], *const ev_comp = ws.ring[EV_COMP],
+                     *const ev_cfree = ws.ring[EV_CFREE], *const ev_x = ws.ring[EV_X];
+
+  CUDA_TRY (cudaEventRecord (ws.t_begin, ws.up), "cudaEventRecord");
+
+  /* Upload state: step uj's part of Bᵀ (phase 0, when new) then its rows of A (phase 1, when
+   * first); every upload of the steps before uj is enqueued. */
+  int64_t uj = 0;
+  int uphase = steps[0].x_new ? 0 : 1;
+  cursor ucur = { 0, 0, false };
+  unsigned long long up_count = 0, down_count = 0;
+  auto next_upload_phase = [&] () {
+    /* From (uj, uphase) to the next upload that exists: X if new, else Y if first, else on. */
+    for (;;)
+      {
+        if (uphase == 0)
+          uphase = 1;
+        else
+          {
+            uj++;
+            uphase = 0;
+          }
+        if (uj >= N)
+          return;
+        if ((uphase == 0 && steps[uj].x_new) || (uphase == 1 && steps[uj].y_first))
+          return;
+      }
+  };
+  if (!steps[0].x_new && !steps[0].y_first)
+    next_upload_phase ();
+  /* Compute state. */
+  int64_t comp_next = 0;
+  /* Download state: step dj's piece of C; the steps of A's rows whose pieces of C are all
+   * enqueued; the chunks in flight, oldest first. */
+  int64_t dj = 0, dy_done = 0;
+  cursor dcur = { 0, 0, false };
+  struct in_flight
+  {
+    int chunk;
+    char *host;
+    size_t pitch;
+    unit u;
+  } fifo[MAX_CHUNKS];
+  int fifo_head = 0, fifo_count = 0;
+
+  while (dj < N || fifo_count > 0)
+    {
+      bool progress = false;
+
+      /* 1. Copy out every chunk that has arrived, in order. */
+      while (fifo_count > 0)
+        {
+          const in_flight &f = fifo[fifo_head];
+          const cudaError_t q = cudaEventQuery (ws.down_ev[f.chunk]);
+          if (q == cudaErrorNotReady)
+            break;
+          CUDA_TRY (q, "copying C to the host (step %lld)", (long long) dj);
+          const auto t0 = std::chrono::steady_clock::now ();
+          tilemm_parallel_copy_2d (f.host, f.pitch, down_stage + (size_t) f.chunk * cfg.chunk_bytes,
+                                   f.u.len, f.u.len, (size_t) f.u.lines, threads);
+          st->copy_out_ms += ms_since (t0);
+          fifo_head = (fifo_head + 1) % MAX_CHUNKS;
+          fifo_count--;
+          progress = true;
+        }
+
+      /* 2. Enqueue every kernel whose data is enqueued and whose C slot is free again. */
+      while (comp_next < N && uj > comp_next
+             && (steps[comp_next].y < S || dy_done > steps[comp_next].y - S))
+        {
+          const int64_t j = comp_next;
+          if (j > 0 && tilemm_stop_requested (stop)) /* between steps; the caller drains */
+            return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted before step %lld of %lld",
+                                     (long long) j + 1, (long long) N);
+          const step &sp = steps[j];
+          cudaStream_t s = ws.comp[j % NCOMP];
+          CUDA_TRY (cudaStreamWaitEvent (s, ev_x[sp.part], 0), "cudaStreamWaitEvent");
+          CUDA_TRY (cudaStreamWaitEvent (s, ev_y[sp.y % RY], 0), "cudaStreamWaitEvent");
+          if (sp.y >= S)
+            CUDA_TRY (cudaStreamWaitEvent (s, ev_cfree[(sp.y - S) % RY], 0),
+                      "cudaStreamWaitEvent");
+          if (j == 0)
+            CUDA_TRY (cudaEventRecord (ws.t_first, s), "cudaEventRecord");
+          status = tilemm_cuda_launch (plan->variant, plan->type,
+                                       device_matrix (dev_c (j), sp.rows, sp.cols),
+                                       device_matrix (dev_x (j), sp.rows, k),
+                                       device_matrix (dev_y (j), k, sp.cols), s, err);
+          if (status != TILEMM_OK)
+            return status;
+          CUDA_TRY (cudaEventRecord (ev_comp[j % RC], s), "cudaEventRecord");
+          comp_next++;
+          if (comp_next == N) /* the last kernel's end, on stream 0 */
+            {
+              CUDA_TRY (cudaStreamWaitEvent (ws.comp[0], ev_comp[(N - 1) % RC], 0),
+                        "cudaStreamWaitEvent");
+              if (N >= 2)
+                CUDA_TRY (cudaStreamWaitEvent (ws.comp[0], ev_comp[(N - 2) % RC], 0),
+                          "cudaStreamWaitEvent");
+              CUDA_TRY (cudaEventRecord (ws.t_last, ws.comp[0]), "cudaEventRecord");
+            }
+          progress = true;
+        }
+
+      /* 3. Enqueue downloads of computed steps into free download chunks. */
+      while (dj < N && comp_next > dj && fifo_count < ndown)
+        {
+          const piece p = c_piece (dj);
+          if (!dcur.started)
+            {
+              CUDA_TRY (cudaStreamWaitEvent (ws.down, ev_comp[dj % RC], 0), "cudaStreamWaitEvent");
+              dcur.started = true;
+            }
+          const int chunk = (int) (down_count % (unsigned long long) ndown);
+          const unit u = next_unit (p, dcur, down_unit);
+          status = fetch_unit (p, u, chunk, down_stage + (size_t) chunk * cfg.chunk_bytes, st, err);
+          if (status != TILEMM_OK)
+            return status;
+          down_count++;
+          fifo[(fifo_head + fifo_count) % MAX_CHUNKS]
+            = { chunk, p.host + (size_t) u.line * p.pitch + u.off, p.pitch, u };
+          fifo_count++;
+          if (dcur.line >= p.lines)
+            {
+              if (steps[dj].y_last)
+                {
+                  CUDA_TRY (cudaEventRecord (ev_cfree[steps[dj].y % RY], ws.down),
+                            "cudaEventRecord");
+                  dy_done = steps[dj].y + 1;
+                }
+              dj++;
+              dcur = { 0, 0, false };
+            }
+          progress = true;
+        }
+
+      /* 4. Stage one more upload chunk, if one is free and its place may be overwritten. */
+      if (uj < N)
+        {
+          const int chunk = (int) (up_count % (unsigned long long) nup);
+          const cudaError_t q = cudaEventQuery (ws.up_ev[chunk]);
+          if (q != cudaErrorNotReady)
+            CUDA_TRY (q, "copying A and B to the device");
+          bool go = q == cudaSuccess;
+          if (go && !ucur.started)
+            {
+              /* A part of Bᵀ replaces an earlier panel row's once every kernel reading it is
+               * enqueued (the last one on each stream); A's rows y go into slot y % S once
+               * every kernel of rows y − S is. */
+              if (uphase == 0 && steps[uj].x_reuse)
+                {
+                  go = comp_next >= uj;
+                  if (go)
+                    {
+                      CUDA_TRY (cudaStreamWaitEvent (ws.up, ev_comp[(uj - 1) % RC], 0),
+                                "cudaStreamWaitEvent");
+                      if (uj >= 2)
+                        CUDA_TRY (cudaStreamWaitEvent (ws.up, ev_comp[(uj - 2) % RC], 0),
+                                  "cudaStreamWaitEvent");
+                    }
+                }
+              else if (uphase == 1 && steps[uj].y >= S)
+                {
+                  const int64_t last = y_begin[(size_t) (steps[uj].y - S + 1)] - 1;
+                  go = comp_next > last;
+                  if (go)
+                    {
+                      CUDA_TRY (cudaStreamWaitEvent (ws.up, ev_comp[last % RC], 0),
+                                "cudaStreamWaitEvent");
+                      if (last - 1 >= y_begin[(size_t) (steps[uj].y - S)])
+                        CUDA_TRY (cudaStreamWaitEvent (ws.up, ev_comp[(last - 1) % RC], 0),
+                                  "cudaStreamWaitEvent");
+                    }
+                }
+              ucur.started = go;
+            }
+          if (go)
+            {
+              const piece p = uphase == 0 ? x_piece (uj) : y_piece (uj);
+              const unit u = next_unit (p, ucur, up_unit);
+              status = send_unit (p, u, chunk, up_stage + (size_t) chunk * cfg.chunk_bytes,
+                                  uphase == 0 ? "B" : "A", st, err);
+              if (status != TILEMM_OK)
+                return status;
+              up_count++;
+              if (ucur.line >= p.lines) /* the piece is up: the next one */
+                {
+                  if (uphase == 0)
+                    CUDA_TRY (cudaEventRecord (ev_x[steps[uj].part], ws.up), "cudaEventRecord");
+                  else
+                    CUDA_TRY (cudaEventRecord (ev_y[steps[uj].y % RY], ws.up), "cudaEventRecord");
+                  next_upload_phase ();
+                  ucur = { 0, 0, false };
+                }
+              progress = true;
+            }
+        }
+
+      if (!progress)
+        std::this_thread::yield ();
+    }
+
+  /* Every piece of C is in place; errors inside a kernel show here at the latest. */
+  CUDA_TRY (cudaEventSynchronize (ws.t_last), "running CUDA kernel variant %d for %s",
+            plan->variant, tilemm_type_name (plan->type));
+  cudaStream_t *streams[] = { &ws.up, &ws.down, &ws.comp[0], &ws.comp[1] };
+  for (cudaStream_t *s : streams)
+    CUDA_TRY (cudaStreamSynchronize (*s), "cudaStreamSynchronize");
+  float up_ms = 0, comp_ms = 0;
+  CUDA_TRY (cudaEventElapsedTime (&up_ms, ws.t_begin, ws.t_first), "cudaEventElapsedTime");
+  CUDA_TRY (cudaEventElapsedTime (&comp_ms, ws.t_first, ws.t_last), "cudaEventElapsedTime");
+  st->upload_ms = up_ms;
+  st->compute_ms = comp_ms;
+  {
+    const auto t0 = std::chrono::steady_clock::now ();
+    tilemm_prefault_finish (prefault.p);
+    prefault.p = nullptr;
+    st->result_prep_ms += ms_since (t0);
+  }
+  return TILEMM_OK;
+}
+
+} /* namespace tilemm_cuda */
+
+extern "C" {
+
+tilemm_status tilemm_cuda_multiply (const tilemm_plan *plan, const tilemm_view *a,
+                                    const tilemm_view *b, const tilemm_view *c,
+                                    const tilemm_stop *stop, tilemm_error *err)
+{
+  std::lock_guard<std::mutex> lock (ws_mutex);
+  tilemm_fault_begin (); /* TILEMM_FAULT, a test hook: read per product (fault.h) */
+  tilemm_status status = probe (err);
+  if (status != TILEMM_OK)
+    return status;
+  if (!plan || !a || !b || !c)
+    return tilemm_error_set (err, TILEMM_EINVAL, "tilemm_cuda_multiply: null argument");
+  if (plan->panel_rows < 1 || plan->panel_cols < 1)
+    return tilemm_error_set (err, TILEMM_EINVAL, "plan with empty panels (%lld x %lld)",
+                             (long long) plan->panel_rows, (long long) plan->panel_cols);
+  bool done;
+  status = entry_checks (plan, c, &done, err);
+  if (done)
+    return status;
+  return recorded_product (
+    [&] (tilemm_cuda_stats *st) { return run_pipeline (plan, a, b, c, stop, st, err); }, true);
+}
+
+} /* extern "C" */
