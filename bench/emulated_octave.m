@@ -21,15 +21,19 @@ function emulated_octave (sizes, repeats)
       maxrel = max (max (abs (double (emulated(1:64, 1:64)) - double (native(1:64, 1:64))) ./ scale));
       clear native emulated
       t_native = t_emulated = zeros (repeats, 1);
+      splits = "";
       for r = 1:repeats
         tic; C = tilemm (A, B, "backend", "gpu"); t_native(r) = 1e3 * toc; clear C
         tic; C = tilemm (A, B, "backend", "gpu", "precision", "emulated"); t_emulated(r) = 1e3 * toc;
         clear C
+        s = __tilemm_stats__ ();
+        splits = [splits sprintf(" %.1f=%.1f+%.1f+%.1f", t_emulated(r), s.upload_ms, s.compute_ms, ...
+                                 s.download_ms)];
       endfor
-      s = __tilemm_stats__ ();
       printf ("emu %s %d native_ms %.1f emulated_ms %.1f ratio %.2f maxrel %.2g (last emulated call: backend %.1f ms = up %.1f + scheme %.1f + down %.1f; host copies in %.1f, out %.1f)\n", ...
               cls{1}, n, median (t_native), median (t_emulated), median (t_emulated) / median (t_native), ...
               maxrel, s.backend_ms, s.upload_ms, s.compute_ms, s.download_ms, s.copy_in_ms, s.copy_out_ms);
+      printf ("  each emulated call (ms = up + scheme + down):%s\n", splits);
       fflush (stdout);
       clear A B
     endfor

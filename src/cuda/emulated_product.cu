@@ -60,10 +60,6 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
     return status;
   st->upload_ms += ms_since (t0);
   t0 = std::chrono::steady_clock::now ();
-  /* The host waits from here until C's first block is done: C's pages are faulted in meanwhile. */
-  prefault_guard prefault;
-  if (!stats_only)
-    prefault.p = prepare_result (c, st, idle_prefault_threads ());
   cudaStream_t s = ws.comp[0];
   CUDA_TRY (cudaEventRecord (ws.t_begin, ws.up), "cudaEventRecord");
   CUDA_TRY (cudaStreamWaitEvent (s, ws.t_begin, 0), "cudaStreamWaitEvent");
@@ -86,8 +82,10 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
   if (status != TILEMM_OK || stats_only || used->verdict != TILEMM_EMU_OK)
     return status;
   t0 = std::chrono::steady_clock::now ();
-  tilemm_prefault_finish (prefault.p);
-  prefault.p = nullptr;
+  /* The host waits from here until C's first block is done: C's pages are faulted in meanwhile.
+   * Not earlier: page faults by the thousand hold up the host's own calls into the driver
+   * (statistics back, launches), and the device would wait for those. */
+  tilemm_prefault_finish (prepare_result (c, st, idle_prefault_threads ()));
   for (int j = 0; j < blocks && status == TILEMM_OK; j++)
     {
       if (j > 0 && tilemm_stop_requested (stop)) /* the device's work is drained by the caller */
