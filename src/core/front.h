@@ -24,6 +24,11 @@ typedef enum {
   TILEMM_CHOOSE_GPU
 } tilemm_backend_choice;
 
+/* The choice a backend's name says, in any case: "auto", "cpu" or "gpu" (the oct-file's and the
+ * mex gateway's option "backend", the BLAS library's TILEMM_BLAS_BACKEND).  0 for any other
+ * name (*choice untouched). */
+int tilemm_backend_choice_from_name (const char *name, tilemm_backend_choice *choice);
+
 typedef enum {
   TILEMM_PRECISION_UNSET = -1,   /* not named: TILEMM_PRECISION's, else native           */
   TILEMM_PRECISION_NATIVE = 0,   /* the backend's floating-point product (`*`'s rounding) */

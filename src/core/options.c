@@ -78,21 +78,28 @@ tilemm_status tilemm_ops_parse (const char *ta, const char *tb, tilemm_op *op_a,
   return TILEMM_OK;
 }
 
-static tilemm_status set_backend (tilemm_options *options, const tilemm_value *value,
-                                  tilemm_error *err)
+int tilemm_backend_choice_from_name (const char *name, tilemm_backend_choice *choice)
 {
   static const struct {
     const char *name;
     tilemm_backend_choice choice;
   } names[] = { { "auto", TILEMM_CHOOSE_AUTO }, { "cpu", TILEMM_CHOOSE_CPU },
                 { "gpu", TILEMM_CHOOSE_GPU } };
-  if (value->kind == TILEMM_VALUE_STRING)
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-      if (same_ignoring_case (value->string, names[i].name))
-        {
-          options->backend = names[i].choice;
-          return TILEMM_OK;
-        }
+  for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
+    if (same_ignoring_case (name, names[i].name))
+      {
+        *choice = names[i].choice;
+        return 1;
+      }
+  return 0;
+}
+
+static tilemm_status set_backend (tilemm_options *options, const tilemm_value *value,
+                                  tilemm_error *err)
+{
+  if (value->kind == TILEMM_VALUE_STRING
+      && tilemm_backend_choice_from_name (value->string, &options->backend))
+    return TILEMM_OK;
   return tilemm_error_set (err, TILEMM_EOPTION,
                            "option \"backend\" must be \"auto\", \"cpu\" or \"gpu\"");
 }

@@ -36,6 +36,7 @@
 
 #include "backend.h"
 #include "blas_shim.h"
+#include "front.h"
 #include "tilemm.h"
 
 /* ---------------------------------------------------------------- trace */
@@ -208,16 +209,6 @@ static void scale_c (tilemm_type type, int m, int n, scalar beta, void *c, int l
 
 /* ---------------------------------------------------------------- backend */
 
-/* Whether text is word in any case (environment values are case-insensitive, as Octave's
- * options are). */
-static int same_word (const char *text, const char *word)
-{
-  for (; *text && *word; text++, word++)
-    if (tolower ((unsigned char) *text) != *word)
-      return 0;
-  return *text == '\0' && *word == '\0';
-}
-
 /* A bad TILEMM_BLAS_BACKEND is said once per process: the BLAS interface has no way to return
  * it (xerbla_ names bad arguments, and the variable is none), and a program that makes millions
  * of calls must not print millions of lines. */
@@ -228,9 +219,18 @@ static tilemm_backend choose_backend (const char *routine, tilemm_type type, int
 {
   const char *want = getenv ("TILEMM_BLAS_BACKEND");
   tilemm_error err = { TILEMM_OK, "" };
-  if (want && *want && same_word (want, "cpu"))
+  tilemm_backend_choice choice = TILEMM_CHOOSE_AUTO;
+  /* An unknown value computes on "auto"'s backend, which is always a correct product: the
+   * product is still what the program asked for, only the choice of device is not. */
+  if (want && *want && !tilemm_backend_choice_from_name (want, &choice)
+      && !atomic_flag_test_and_set (&bad_backend_said))
+    fprintf (stderr,
+             "tilemm_blas: %.5s: TILEMM_BLAS_BACKEND=\"%.64s\" is not cpu, gpu or auto (in any "
+             "case); using auto\n",
+             routine, want);
+  if (choice == TILEMM_CHOOSE_CPU)
     return TILEMM_BACKEND_CPU;
-  if (want && *want && same_word (want, "gpu"))
+  if (choice == TILEMM_CHOOSE_GPU)
     {
       if (tilemm_cuda_probe (&err) != TILEMM_OK)
         {
@@ -241,13 +241,6 @@ static tilemm_backend choose_backend (const char *routine, tilemm_type type, int
         }
       return TILEMM_BACKEND_CUDA;
     }
-  /* An unknown value computes on "auto"'s backend, which is always a correct product: the
-   * product is still what the program asked for, only the choice of device is not. */
-  if (want && *want && !same_word (want, "auto") && !atomic_flag_test_and_set (&bad_backend_said))
-    fprintf (stderr,
-             "tilemm_blas: %.5s: TILEMM_BLAS_BACKEND=\"%.64s\" is not cpu, gpu or auto (in any "
-             "case); using auto\n",
-             routine, want);
   return tilemm_gpu_if_it_pays (type, m, n, k);
 }
 
