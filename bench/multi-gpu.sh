@@ -9,7 +9,7 @@
 # of device lists, default "{[0], [0 1], []}", [] meaning the default: every usable GPU),
 # MULTI_TIMEOUT (seconds for the Octave run, default 1200).
 # Prints "multi-gpu DEVICES CLASS N MEDIAN_MS GFLOPS SPEEDUP SAME" lines (SAME: 1 when bitwise
-# equal to the result on [0]).  Tuning the crossover: TILEMM_MULTI_* in src/core/multi.h.
+# equal to the result on [0]).  Tuning the crossover: TILEMM_MULTI_* in src/common/multi.h.
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 set -u

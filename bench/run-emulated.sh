@@ -10,7 +10,7 @@
 #
 # Builds for sm_90 (the H100) unless ARCH says otherwise, and src/kernels/imma_wgmma.cu for sm_90a too
 # (WGMMA_FLAGS; set it empty for a toolkit without sm_90a: the wgmma kernel is then never chosen).
-# src/core/emulated_plan.c and src/cpu/emulated_cpu.c are the CPU side of the contract (tables,
+# src/common/emulated_plan.c and src/cpu/emulated_cpu.c are the CPU side of the contract (tables,
 # plan, references).
 # TEST_TIMEOUT, SANITIZER_TIMEOUT, BENCH_TIMEOUT (seconds) bound the three steps.
 #

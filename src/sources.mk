@@ -6,15 +6,16 @@
 # Keep it plain, so that make, sh (sed) and MATLAB/Octave (fileread, regexp) all read it alike:
 # only "NAME = file file \" lines with backslash continuations and # comments; no references to
 # other variables, no make functions.  Paths are relative to src/, so moving files into folders
-# (core/, cpu/, cuda/, kernels/, front/) edits this file only: add the new folders to
+# (common/, cpu/, cuda/, kernels/, front/) edits this file only: add the new folders to
 # TILEMM_INCLUDE_DIRS as well.  tests/mex-build.sh fails when a source file in src/ is missing
 # here or a file named here is missing from src/.
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 
 # The folders, one per layer (doc/ARCHITECTURE.md draws how a call goes through them):
-#   core/     the request, the plan and every decision in it, the front ends' shared rules, the
-#             simulated devices, the emulated precision's plan and panels (plain C11, no CUDA)
+#   common/   the request, the plan and every decision in it, the front ends' shared rules, the
+#             simulated devices, the emulated precision's plan and panels (plain C11, no CUDA;
+#             not named core/: configure scripts delete files named core, and say so for a folder)
 #   cpu/      the CPU backend (OpenMP) and the emulated precision's CPU scheme
 #   cuda/     the CUDA executor: the device state, the staging, the products on host views
 #   kernels/  code that runs on device pointers: the tiled kernels, the device transpose, the
@@ -22,14 +23,14 @@
 #   front/    the front ends: the oct-file, the mex gateways, the BLAS library, their BIST
 
 # Folders (under src/) searched for headers: each becomes an -I of every compile.
-TILEMM_INCLUDE_DIRS = core cpu cuda kernels front
+TILEMM_INCLUDE_DIRS = common cpu cuda kernels front
 
 # The core: status, views, the plan, routing, the front ends' shared rules, host staging helpers,
 # simulated devices and fault injection, the emulated precision's plan and panels.  Plain C11.
-TILEMM_CORE = core/status.c core/view.c core/plan.c core/route.c core/core.c core/options.c \
-  core/decide.c core/run.c \
-  core/parallel_copy.c core/host_pages.c core/fault.c core/multi.c core/emulated_plan.c \
-  core/emulated_panels.c core/exact_dot.c
+TILEMM_CORE = common/status.c common/view.c common/plan.c common/route.c common/core.c \
+  common/options.c common/decide.c common/run.c common/parallel_copy.c common/host_pages.c \
+  common/fault.c common/multi.c common/emulated_plan.c common/emulated_panels.c \
+  common/exact_dot.c
 
 # The CPU backend (OpenMP) and the emulated precision's CPU scheme.
 TILEMM_CPU = cpu/backend_cpu.c cpu/emulated_cpu.c
@@ -67,9 +68,9 @@ TILEMM_BLAS = front/blas_shim.c
 
 # Headers, by the layer that owns them.  (Not *_HEADERS: automake, which reads this file for the
 # tarball, gives that suffix a meaning of its own.)
-TILEMM_CORE_H = core/tilemm.h core/backend.h core/front.h core/parallel_copy.h core/host_pages.h \
-  core/fault.h core/multi.h core/emulated.h core/emulated_panels.h core/cuda_variants.h \
-  core/cuda_variant_list.h core/exact_dot.h
+TILEMM_CORE_H = common/tilemm.h common/backend.h common/front.h common/parallel_copy.h common/host_pages.h \
+  common/fault.h common/multi.h common/emulated.h common/emulated_panels.h common/cuda_variants.h \
+  common/cuda_variant_list.h common/exact_dot.h
 TILEMM_CPU_H = cpu/backend_cpu_tile.h
 TILEMM_CUDA_H = cuda/cuda_try.h cuda/executor.h kernels/transpose.h kernels/emulated_cuda.h \
   kernels/kernels.h kernels/imma_wgmma.h

@@ -1,4 +1,4 @@
-/* test_emulated.c — the emulated precision (Ozaki scheme II, src/core/emulated.h) on the CPU: tables,
+/* test_emulated.c — the emulated precision (Ozaki scheme II, src/common/emulated.h) on the CPU: tables,
  * residues, Garner's CRT and its one rounding, the exact statistics, the plan rule, and products
  * against a __float128 reference (only + and · of __float128: libgcc, no libquadmath).
  * Ported from the tests of the CPU reference that preceded it (wip/ozaki/test_ozaki.c).

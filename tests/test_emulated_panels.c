@@ -1,5 +1,5 @@
 /* test_emulated_panels.c — the emulated precision in panels and over several devices
- * (src/core/emulated_panels.c) gives bitwise the whole product: under a device limit of a quarter of
+ * (src/common/emulated_panels.c) gives bitwise the whole product: under a device limit of a quarter of
  * the data, over simulated devices, and on the GPU (when there is one) under a limit and over
  * several workers of one GPU.
  *

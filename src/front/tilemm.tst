@@ -442,7 +442,7 @@
 %!testif ; gpu_usable ()
 %! check_complex_b_nonfinite ("gpu");
 
-## Emulated precision ("precision", "emulated": Ozaki scheme II, src/core/emulated.h).
+## Emulated precision ("precision", "emulated": Ozaki scheme II, src/common/emulated.h).
 %!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", "quad")
 %!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", 53)
 %!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", "emulated", "moduli", 0)
@@ -1027,7 +1027,7 @@
 %! assert (abs (s1.device_free - s0.device_free) <= 2^21,
 %!         sprintf ("device free %d then %d bytes", s0.device_free, s1.device_free));
 
-## Fault injection on the GPU (TILEMM_FAULT=KIND:N, a hidden test hook: src/core/fault.h): for every
+## Fault injection on the GPU (TILEMM_FAULT=KIND:N, a hidden test hook: src/common/fault.h): for every
 ## N, the Nth device allocation, pinned allocation, copy or kernel launch of a product fails; the
 ## call raises its error, tilemm holds no GPU or pinned memory after it, and the next call is right.
 %!function gpu_release ()

@@ -1,4 +1,4 @@
-/* emulated_cuda.cu — the emulated precision (Ozaki scheme II, src/core/emulated.h) on the GPU: products
+/* emulated_cuda.cu — the emulated precision (Ozaki scheme II, src/common/emulated.h) on the GPU: products
  * of double (or single) accuracy from exact int8 products on the tensor cores.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
@@ -20,7 +20,7 @@
  *                bits (M < 2^190), symmetric, and one rounding of X·2^(e_a + e_b − pa − pb) to
  *                double (or single), subnormals and overflow included.
  * Everything the plan depends on is an exact integer or one correctly rounded division, so the
- * plan and the product equal the CPU's (src/core/emulated_plan.c, src/cpu/emulated_cpu.c) bitwise.
+ * plan and the product equal the CPU's (src/common/emulated_plan.c, src/cpu/emulated_cpu.c) bitwise.
  */
 #include <math.h>
 #include <mutex>

@@ -1,4 +1,4 @@
-/* emulated_cuda.h — the emulated precision (src/core/emulated.h) on the GPU at the level of device
+/* emulated_cuda.h — the emulated precision (src/common/emulated.h) on the GPU at the level of device
  * pointers: what the CUDA backend's executor (src/cuda/emulated_product.cu) runs on the data it staged, and
  * what the benchmark and the tests call directly; the host-view entry points the core calls are
  * declared in backend.h and multi.h.

@@ -3,7 +3,7 @@
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *
  * Each variant (numbered, one idea each) is a row per element type of the one list,
- * src/core/cuda_variant_list.h, which names the configuration below that the row launches; the
+ * src/common/cuda_variant_list.h, which names the configuration below that the row launches; the
  * launch table is expanded from that list, and every row is checked against its configuration
  * when this file compiles.  The launcher checks the matrices, chooses the wide-load or
  * element-load instantiation from the pointers' and strides' alignment, and splits very tall
@@ -25,7 +25,7 @@
 
 /* ---------------------------------------------------------------- configurations
  * regtile_config<T, BM, BN, BK, TM, TN, PAD, STAGES, MIN_BLOCKS[, MIN_BLOCKS before sm_90]>.
- * The tile shapes here are the kernels' tuning; src/core/cuda_variant_list.h names each row's shape,
+ * The tile shapes here are the kernels' tuning; src/common/cuda_variant_list.h names each row's shape,
  * and CHECK_VARIANT (below) fails the compile where the two differ.
  *
  * Variant 2: register tiles, one shared buffer.  Single 128×128 blocks, 8×8 per thread (64 FMAs per

@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-/* Enqueues variant `variant` (see src/core/cuda_variants.h) for `type` on `stream`: C' = X·Y, all three
+/* Enqueues variant `variant` (see src/common/cuda_variants.h) for `type` on `stream`: C' = X·Y, all three
  * in device memory, each pointer aligned to its element (16 bytes for complex double).  With
  * k = 0, C' is set to zeros.  Returns TILEMM_EINVAL for an unknown variant, a misaligned pointer
  * or a bad stride, TILEMM_ESHAPE when the sizes disagree, TILEMM_ECUDA when the launch fails

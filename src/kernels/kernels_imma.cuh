@@ -1,4 +1,4 @@
-/* kernels_imma.cuh — the INT8 tensor-core GEMM of the emulated precision (src/core/emulated.h, steps 2
+/* kernels_imma.cuh — the INT8 tensor-core GEMM of the emulated precision (src/common/emulated.h, steps 2
  * and 6): C(i, j) = Σ_p A'(i, p)·B'(j, p) exactly in int32, for int8 operands both stored K-major
  * (the "TN" layout: row i of A' and row j of B' contiguous along k), with one of two epilogues:
  *   MOD   R(i, j) = C(i, j) mod m_z in [0, m_z) as a uint8, in plane z of a column-major stack

@@ -35,7 +35,7 @@
 
 #include "kernels_types.cuh"
 
-/* One kernel configuration.  Its tile shape is named in src/core/cuda_variant_list.h (kernels.cu checks). */
+/* One kernel configuration.  Its tile shape is named in src/common/cuda_variant_list.h (kernels.cu checks). */
 template <typename T_, int BM_, int BN_, int BK_, int TM_, int TN_, int PAD_, int STAGES_,
           int MIN_BLOCKS_, int MIN_BLOCKS_PRE_HOPPER_ = MIN_BLOCKS_>
 struct regtile_config

@@ -2,7 +2,7 @@
 # tests/emu/run-emulated.sh — builds the GPU side of the emulated precision (src/kernels/emulated_cuda.cu,
 # src/kernels/kernels_imma.cuh) with tests/test_emulated_cuda.cu against the host emulation of CUDA in
 # tests/emu (the int8 mma.sync and ldmatrix emulated per their PTX fragment layouts) and runs it
-# under AddressSanitizer and UBSan.  Needs only g++.  src/core/emulated_plan.c and src/cpu/emulated_cpu.c are the CPU side (tables, plan,
+# under AddressSanitizer and UBSan.  Needs only g++.  src/common/emulated_plan.c and src/cpu/emulated_cpu.c are the CPU side (tables, plan,
 # the references the GPU is compared with).
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 set -eu

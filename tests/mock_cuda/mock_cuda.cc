@@ -47,7 +47,7 @@ std::set<mock_stream *> streams;
 std::set<mock_event *> events;
 std::map<void *, size_t> device_blocks, pinned_blocks;
 // One lock for the whole stand-in device: the workers of a product spread over several workers
-// (src/core/multi.c) call the runtime from their own threads, as they do the real one.  Recursive:
+// (src/common/multi.c) call the runtime from their own threads, as they do the real one.  Recursive:
 // some calls make others (cudaFreeHost synchronises).
 std::recursive_mutex mock_mutex;
 unsigned long long rng = 88172645463325252ull, ops_run = 0;

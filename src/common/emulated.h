@@ -3,7 +3,7 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *
- * This header is the contract between the plan (plain C, src/core/emulated_plan.c), the CPU
+ * This header is the contract between the plan (plain C, src/common/emulated_plan.c), the CPU
  * backend's implementation (src/cpu/emulated_cpu.c) and the CUDA backend's
  * (src/kernels/emulated_cuda.cu): every number the
  * plan is decided from is an exact integer (or a correctly rounded quotient of two), so the CPU

@@ -1,0 +1,2 @@
+// Generated from front/tilemm_oct.cc for pkg install (which reads src/*.cc only).
+// PKG_ADD: autoload ("__tilemm_stats__", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct"));
