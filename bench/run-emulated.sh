@@ -63,8 +63,24 @@ NVFLAGS="-std=c++17 -O3 -arch=$ARCH $INC -DTILEMM_VERSION=\"0.1.0\""
   done
   rm -f "$BUILD/libcore.a"
   ar rcs "$BUILD/libcore.a" $core
+  # The rest of the CUDA host side and the CPU backend: the test compares the backends' entry
+  # points (tilemm_cuda_multiply_emulated, tilemm_cpu_multiply_emulated).
+  host=""
+  for f in $(tilemm_sources TILEMM_CUDA_HOST); do
+    case $f in */emulated_cuda.cu) continue ;; esac
+    o="$BUILD/$(basename "${f%.cu}").o"
+    "$NVCC" $NVFLAGS -c "$f" -o "$o"
+    host="$host $o"
+  done
+  cpu=""
+  for f in $(tilemm_sources TILEMM_CPU); do
+    o="$BUILD/$(basename "${f%.c}").o"
+    ${CC:-cc} -std=c11 -O2 -fopenmp -pthread $INC -DTILEMM_VERSION='"0.1.0"' -c "$f" -o "$o"
+    cpu="$cpu $o"
+  done
   # the test and the benchmark include src/emulated_cuda.cu (they reach its stages)
-  "$NVCC" $NVFLAGS -Itests tests/test_emulated_cuda.cu $hopper "$BUILD/libcore.a" -o "$BUILD/test_emulated_cuda"
+  "$NVCC" $NVFLAGS -Itests tests/test_emulated_cuda.cu $host $kernels $hopper $cpu "$BUILD/libcore.a" \
+    -Xcompiler -fopenmp -o "$BUILD/test_emulated_cuda"
   "$NVCC" $NVFLAGS bench/bench_emulated.cu $kernels $hopper "$BUILD/libcore.a" -lcublas -o "$BUILD/bench_emulated"
 } > "$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
 cp "$BUILD/ptxas.log" "$OUT/"

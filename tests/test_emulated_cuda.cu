@@ -618,6 +618,7 @@ static void complex_case (const char *name, int64_t m, int64_t n, int64_t k, int
  * backend's tilemm_cpu_multiply_emulated (src/emulated.c), for every type, on ragged shapes and
  * widely scaled data: the same verdict, the same plan, and bitwise the same C (the products are
  * exact and C is rounded once, so any difference is a defect of one side). */
+#ifndef TILEMM_EMULATE /* tilemm_cuda_multiply_emulated: backend_cuda.cu, outside the emulation */
 template <typename T>
 static void backends_case (tilemm_type type, int64_t m, int64_t n, int64_t k, int wide, int native)
 {
@@ -663,6 +664,8 @@ static void backends_case (tilemm_type type, int64_t m, int64_t n, int64_t k, in
          tilemm_type_name (type), (long long) m, (long long) n, (long long) k, wide ? "wide" : "normal",
          native ? "native" : "certified", pg.moduli, bad);
 }
+
+#endif
 
 #ifndef TILEMM_EMULATE
 /* The Hopper int8 GEMM (kernels_imma_wgmma.cuh) alone, where it can run: random int8 planes (the
@@ -751,6 +754,7 @@ static void wgmma_cases (bool quick)
 }
 #endif
 
+#ifndef TILEMM_EMULATE
 static void backends_cases ()
 {
   const int64_t shapes[][3] = { { 1, 1, 1 }, { 37, 29, 41 }, { 130, 67, 300 }, { 64, 3, 1000 } };
@@ -817,6 +821,7 @@ static void host_entry_cases ()
   s = tilemm_cuda_multiply_emulated (&plan, nullptr, &a, &b, &c, &stop, &used, &err);
   CHECK (s == TILEMM_EINTERRUPTED, "stop: status %d", (int) s);
 }
+#endif
 
 int main (int argc, char **argv)
 {
@@ -952,8 +957,10 @@ int main (int argc, char **argv)
       complex_case<double> ("complex double 300x200x500", 300, 200, 500, 1, NORMAL, 0);
       complex_case<float> ("complex single 300x200x500", 300, 200, 500, 1, WIDE, 0);
     }
+#ifndef TILEMM_EMULATE /* the backends' entry points live in backend_cuda.cu, not in the emulation */
   host_entry_cases ();
   backends_cases ();
+#endif
   printf ("test_emulated_cuda: %d passed, %d failed, 0 skipped\n", npass, nfail);
   return nfail != 0;
 }
