@@ -12,9 +12,10 @@
  *                (kernels_imma.cuh, STATS) with the ratios' maxima in its epilogue; the few
  *                numbers go to the host, which decides the plan (tilemm_emu_decide);
  *   3. convert   a' = trunc(a·2^(pa − e_a[i])) (exact ldexp, __double2ll_rz) and its symmetric int8
- *                residues for the N moduli, K-major, rows padded with zeros to kp (a multiple of
- *                16 bytes); A is read through shared memory so that both the column-major read
- *                and the K-major write are coalesced;
+ *                residues for the N moduli (two FP64 and two integer multiply-adds each, no
+ *                division), K-major, rows padded with zeros to kp (a multiple of 16 bytes); A is
+ *                read through shared memory so that both the column-major read and the K-major
+ *                write are coalesced;
  *   4. gemm      per modulus R = (A'_l·B'_lᵀ) mod m_l as uint8 planes (kernels_imma.cuh, MOD);
  *   5. crt       per element the integer X = Σ r_t·e_t − k·M through the CRT basis e_t (exact
  *                multiply-adds in 32-bit limbs, M < 2^190; k from a floating estimate checked
@@ -81,16 +82,6 @@ __host__ __device__ __forceinline__ void quantize (double v, int e, int &lo, int
     c += 1.0;
   lo = (int) f;
   hi = (int) c;
-}
-
-/* The symmetric int8 residue of v mod m (tilemm_emu_residue) with 32-bit arithmetic:
- * |v| = h·2^32 + l, pow32 = 2^32 mod m. */
-__device__ __forceinline__ int residue (unsigned h, unsigned l, bool neg, unsigned m, unsigned pow32)
-{
-  unsigned r = ((h % m) * pow32 + l % m) % m;
-  if (neg && r)
-    r = m - r;
-  return (int) r > 127 ? (int) r - (int) m : (int) r;
 }
 
 /* ---------------------------------------------------------------- 1. scan */
@@ -165,6 +156,28 @@ exponents_kernel (const unsigned long long *mag, int64_t count, int *e, int *non
 
 /* ---------------------------------------------------------------- 2./3. quantize, convert */
 
+/* The low 32 bits of a double's bits. */
+__device__ __forceinline__ unsigned low_word (double d)
+{
+#ifdef __CUDA_ARCH__
+  return (unsigned) __double2loint (d);
+#else
+  unsigned long long u;
+  memcpy (&u, &d, 8);
+  return (unsigned) u;
+#endif
+}
+
+/* The low bytes of b0…b3 in one word, b0 lowest. */
+__device__ __forceinline__ unsigned pack_bytes (unsigned b0, unsigned b1, unsigned b2, unsigned b3)
+{
+#ifdef __CUDA_ARCH__
+  return __byte_perm (__byte_perm (b0, b1, 0x0040), __byte_perm (b2, b3, 0x0040), 0x5410);
+#else
+  return (b0 & 0xffu) | (b1 & 0xffu) << 8 | (b2 & 0xffu) << 16 | (b3 & 0xffu) << 24;
+#endif
+}
+
 enum { CONVERT_QUANT = 0, CONVERT_RESIDUES = 1 };
 constexpr int CT = 64; /* the conversion's tile: CT rows × CT values of k */
 
@@ -198,6 +211,15 @@ __global__ void __launch_bounds__ (256) convert_kernel (convert_args args)
   const int tid = threadIdx.x;
   const int64_t p0 = (int64_t) blockIdx.x * CT, r0 = (int64_t) blockIdx.y * CT;
   const T *const src = (const T *) args.src;
+  /* RESIDUES: the moduli's constants (see below), once per block */
+  __shared__ double kP[TILEMM_EMU_MAX_MODULI], kInv[TILEMM_EMU_MAX_MODULI], kC[TILEMM_EMU_MAX_MODULI];
+  if (MODE == CONVERT_RESIDUES && tid < args.nmod)
+    {
+      const double md = (double) args.moduli[tid];
+      kP[tid] = (double) args.pow32[tid];
+      kInv[tid] = 1.0 / md;
+      kC[tid] = (md - 255.0) / (2.0 * md);
+    }
 
   /* Read: threads along the contiguous direction of the source. */
 #pragma unroll 4
@@ -260,34 +282,49 @@ __global__ void __launch_bounds__ (256) convert_kernel (convert_args args)
   else
     {
 
-  /* Residues: each thread 4 consecutive values of a row, for every modulus in turn. */
-  for (int w = tid; w < CT * CT / 4; w += NT)
+  /* Residues: each thread 8 consecutive values of a row, for every modulus in turn.  For x =
+   * h·2^32 + l (h signed) and modulus m, with P = 2^32 mod m and c = (255 − m)/2:
+   *   y = h·P + l ≡ x (mod m), |y| < 2^39, exact in a double (one FMA);
+   *   q = round((y − c)/m) from y·(1/m) − c/m in doubles (one FMA; its error, below 2^-19, is
+   *       far from the distance 1/(2m) ≥ 2^-9 of (y − c)/m to a half-integer: q is exact), the
+   *       rounding to an integer by adding 1.5·2^52 (q mod 2^32 is then the low word);
+   *   y − q·m in [128 − m, 127] is the symmetric residue (tilemm_emu_residue), and its low byte
+   *       is (y − q·m) mod 2^8, taken in 32-bit integers.
+   * Two FP64 operations and two integer multiply-adds per value and modulus, no division. */
+  for (int w = tid; w < CT * CT / 8; w += NT)
     {
-      const int lr = w / (CT / 4), c = w % (CT / 4);
-      const int64_t r = r0 + lr, p = p0 + 4 * c;
+      const int lr = w / (CT / 8), c = w % (CT / 8);
+      const int64_t r = r0 + lr, p = p0 + 8 * c;
       if (r >= args.rows || p >= args.kp)
         continue;
-      unsigned h[4], l[4];
-      bool neg[4];
+      unsigned hu[8], lu[8];
+      double hd[8], ld[8];
 #pragma unroll
-      for (int u = 0; u < 4; u++)
+      for (int u = 0; u < 8; u++)
         {
-          const long long x = tv[lr * (CT + 1) + 4 * c + u];
-          const unsigned long long a = x < 0 ? 0ull - (unsigned long long) x : (unsigned long long) x;
-          h[u] = (unsigned) (a >> 32);
-          l[u] = (unsigned) a;
-          neg[u] = x < 0;
+          const long long x = tv[lr * (CT + 1) + 8 * c + u];
+          hu[u] = (unsigned) ((unsigned long long) x >> 32);
+          lu[u] = (unsigned) x;
+          hd[u] = (double) (int) hu[u];
+          ld[u] = (double) lu[u];
         }
       int8_t *dst = args.out + r * args.kp + p;
       for (int z = 0; z < args.nmod; z++)
         {
-          unsigned word = 0;
+          const double P = kP[z], inv = kInv[z], cm = kC[z];
+          const unsigned Pu = args.pow32[z], mu = args.moduli[z];
+          unsigned byte[8];
 #pragma unroll
-          for (int u = 0; u < 4; u++)
-            word |= (unsigned) (unsigned char) residue (h[u], l[u], neg[u], args.moduli[z],
-                                                        args.pow32[z])
-                    << (8 * u);
-          *reinterpret_cast<unsigned *> (dst + z * args.out_plane) = word;
+          for (int u = 0; u < 8; u++)
+            {
+              const double y = fma (hd[u], P, ld[u]);
+              const unsigned q = low_word (fma (y, inv, cm) + 0x1.8p52);
+              byte[u] = hu[u] * Pu + lu[u] - q * mu;
+            }
+          uint2 word;
+          word.x = pack_bytes (byte[0], byte[1], byte[2], byte[3]);
+          word.y = pack_bytes (byte[4], byte[5], byte[6], byte[7]);
+          *reinterpret_cast<uint2 *> (dst + z * args.out_plane) = word;
         }
     }
     }
