@@ -129,7 +129,7 @@ static unsigned long long differences (const void *a, const void *b, size_t n)
   return h;
 }
 
-/* The CRT pass alone at n×n for N moduli: crt_kernel with DPC = 0, 2, 3 columns on the FP64 pipe,
+/* The CRT pass alone at n×n for N moduli: crt_kernel with DPC = 0, 2, 3, 4 columns on the FP64 pipe,
  * each output compared bytewise with the first's (the default's bits are the tests'). */
 template <typename T, int N>
 static void crt_pass (int64_t n, int runs)
@@ -137,7 +137,7 @@ static void crt_pass (int64_t n, int runs)
   const int64_t m = n, plane = m * n;
   uint8_t *r;
   int *ea, *eb;
-  T *c[3];
+  T *c[4];
   CUDA_OK (cudaMalloc (&r, (size_t) N * plane));
   CUDA_OK (cudaMalloc (&ea, 4 * m));
   CUDA_OK (cudaMalloc (&eb, 4 * n));
@@ -153,9 +153,9 @@ static void crt_pass (int64_t n, int runs)
   tilemm_emu_gpu::crt_args a;
   dim3 grid;
   tilemm_error err = {};
-  double ms[3];
-  const int dpc[3] = { 0, 2, 3 };
-  for (int v = 0; v < 3; v++)
+  double ms[4];
+  const int dpc[4] = { 0, 2, 3, 4 };
+  for (int v = 0; v < 4; v++)
     {
       if (tilemm_emu_gpu::crt_setup (N, r, m, n, ea, eb, shift, c[v], m, 1, a, grid, &err) != TILEMM_OK)
         {
@@ -165,11 +165,12 @@ static void crt_pass (int64_t n, int runs)
       ms[v] = median_ms ([&] (int) {
         if (v == 0) tilemm_emu_gpu::crt_kernel<N, T, 0><<<grid, 256>>> (a);
         else if (v == 1) tilemm_emu_gpu::crt_kernel<N, T, 2><<<grid, 256>>> (a);
-        else tilemm_emu_gpu::crt_kernel<N, T, 3><<<grid, 256>>> (a);
+        else if (v == 2) tilemm_emu_gpu::crt_kernel<N, T, 3><<<grid, 256>>> (a);
+        else tilemm_emu_gpu::crt_kernel<N, T, 4><<<grid, 256>>> (a);
         CUDA_OK (cudaGetLastError ()); }, 1, runs, EMU_WARMUPS);
     }
   const double bytes = (double) plane * (N + sizeof (T));
-  for (int v = 0; v < 3; v++)
+  for (int v = 0; v < 4; v++)
     printf ("| CRT %s | %d | %lld² | FP64 columns %d%s | %.3f | %.0f | %s |\n", sizeof (T) == 8 ? "double" : "single", N,
             (long long) n, dpc[v], dpc[v] == tilemm_emu_gpu::CRT_DP_COLUMNS ? " (default)" : "", ms[v],
             bytes / ms[v] * 1e-6, v == 0 ? "reference" : differences (c[v], c[0], sizeof (T) * plane) ? "DIFFERS" : "equal");
@@ -408,7 +409,7 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
     }
   if (dbl)
     printf ("| %5lldx%5lldx%5lld | %6.2f | %6.2f | %6.2f | %5.2f | %2d (pa %d, pb %d) | %.2e | %.2e | %.2e | %.2e |\n",
-            (long long) m, (long long) n, (long long) k, flops / t_blas * 1e-9, flops / t_native * 1e-9,
+            (long long) m, (long long) n, (long long) k, flops / t_blas * 1e-9, t_native > 0 ? flops / t_native * 1e-9 : 0.0,
             flops / t_emu * 1e-9, t_blas / t_emu, plan.moduli, plan.pa, plan.pb, ae.rel, ab.rel, ae.norm, ab.norm);
   else
     printf ("| %5lldx%5lldx%5lld | %6.2f | %6.2f | %5.2f | %2d (pa %d, pb %d) | %.2e | %.2e | %.2e | %.2e |\n",
