@@ -16,7 +16,12 @@
  * Timings: CUDA events, warm-up, median of repeated runs rotating among input sets where memory
  * allows.  Inputs uniform in [-1, 1] away from zero, drawn on the device.
  *
- * Usage: bench_emulated [--quick] [--runs N]
+ * Usage: bench_emulated [--quick] [--runs N] [--native] [--passes] [--no-int8] [--no-v10] [--types ds]
+ *                       [--sizes 8192,16384]
+ *   --native: the emulated products under "accuracy", "native" (TILEMM_EMU_RULE_NATIVE);
+ *   --passes: only the CRT and conversion passes alone (and the copy ceiling), then table 4;
+ *   --no-int8: no int8 table (under a preloaded GEMMul8, whose hook would take cuBLAS's int8 call);
+ *   --sizes: these square shapes only; --types: d and/or s.
  *
  * Predicted before the first run (H100 SXM, written 2026-11-23 without a GPU at hand):
  *   int8 GEMM, ours 128×256: ~500 TOPS at 4096, ~620 at 8192, ~640 at 16384 (cuBLAS ~1,100–1,250);
@@ -80,6 +85,167 @@ struct accuracy
 {
   double rel, norm; /* max |c − ref| / |ref|, max |c − ref| / (|A||B|) */
 };
+
+/* ---------------------------------------------------------------- the passes alone */
+
+struct moduli_list
+{
+  int m[TILEMM_EMU_MAX_MODULI];
+};
+/* N residue planes of random residues in [0, m_t) */
+__global__ void fill_residues (uint8_t *r, int64_t plane, int N, moduli_list ml, uint64_t seed)
+{
+  for (int64_t q = blockIdx.x * (int64_t) blockDim.x + threadIdx.x; q < plane; q += (int64_t) gridDim.x * blockDim.x)
+    for (int t = 0; t < N; t++)
+      {
+        uint64_t z = (seed + t) * 0x9E3779B97F4A7C15ull + q * 0xBF58476D1CE4E5B9ull;
+        z ^= z >> 29;
+        z *= 0x94D049BB133111EBull;
+        z ^= z >> 32;
+        r[t * plane + q] = (uint8_t) (z % (uint64_t) ml.m[t]);
+      }
+}
+__global__ void fill_ints (int *p, int64_t n, int lo, int span, uint64_t seed)
+{
+  for (int64_t q = blockIdx.x * (int64_t) blockDim.x + threadIdx.x; q < n; q += (int64_t) gridDim.x * blockDim.x)
+    p[q] = lo + (int) ((uint64_t) ((seed + q) * 0x9E3779B97F4A7C15ull) >> 40) % span;
+}
+__global__ void count_differences (const uint8_t *a, const uint8_t *b, size_t n, unsigned long long *bad)
+{
+  unsigned long long mine = 0;
+  for (size_t q = blockIdx.x * (size_t) blockDim.x + threadIdx.x; q < n; q += (size_t) gridDim.x * blockDim.x)
+    mine += a[q] != b[q];
+  if (mine)
+    atomicAdd (bad, mine);
+}
+static unsigned long long differences (const void *a, const void *b, size_t n)
+{
+  unsigned long long *d, h = 0;
+  CUDA_OK (cudaMalloc (&d, 8));
+  CUDA_OK (cudaMemset (d, 0, 8));
+  count_differences<<<1024, 256>>> ((const uint8_t *) a, (const uint8_t *) b, n, d);
+  CUDA_OK (cudaMemcpy (&h, d, 8, cudaMemcpyDeviceToHost));
+  cudaFree (d);
+  return h;
+}
+
+/* The CRT pass alone at n×n for N moduli: crt_kernel with DPC = 0, 2, 3, 4 columns on the FP64 pipe,
+ * each output compared bytewise with the first's (the default's bits are the tests'). */
+template <typename T, int N>
+static void crt_pass (int64_t n, int runs)
+{
+  const int64_t m = n, plane = m * n;
+  uint8_t *r;
+  int *ea, *eb;
+  T *c[4];
+  CUDA_OK (cudaMalloc (&r, (size_t) N * plane));
+  CUDA_OK (cudaMalloc (&ea, 4 * m));
+  CUDA_OK (cudaMalloc (&eb, 4 * n));
+  for (auto &x : c)
+    CUDA_OK (cudaMalloc (&x, sizeof (T) * plane));
+  moduli_list ml;
+  for (int t = 0; t < TILEMM_EMU_MAX_MODULI; t++)
+    ml.m[t] = tilemm_emu_moduli[t];
+  fill_residues<<<4096, 256>>> (r, plane, N, ml, 7);
+  fill_ints<<<64, 256>>> (ea, m, -3, 7, 1);
+  fill_ints<<<64, 256>>> (eb, n, -3, 7, 2);
+  const int shift = 8 * N; /* |X·2^e| around 1 */
+  tilemm_emu_gpu::crt_args a;
+  dim3 grid;
+  tilemm_error err = {};
+  double ms[4];
+  const int dpc[4] = { 0, 2, 3, 4 };
+  for (int v = 0; v < 4; v++)
+    {
+      if (tilemm_emu_gpu::crt_setup (N, r, m * n, m, n, ea, eb, shift, c[v], m, 1, a, grid, &err) != TILEMM_OK)
+        {
+          fprintf (stderr, "crt_setup: %s\n", err.detail);
+          exit (2);
+        }
+      ms[v] = median_ms ([&] (int) {
+        if (v == 0) tilemm_emu_gpu::crt_kernel<N, T, 0><<<grid, 256>>> (a);
+        else if (v == 1) tilemm_emu_gpu::crt_kernel<N, T, 2><<<grid, 256>>> (a);
+        else if (v == 2) tilemm_emu_gpu::crt_kernel<N, T, 3><<<grid, 256>>> (a);
+        else tilemm_emu_gpu::crt_kernel<N, T, 4><<<grid, 256>>> (a);
+        CUDA_OK (cudaGetLastError ()); }, 1, runs, EMU_WARMUPS);
+    }
+  const double bytes = (double) plane * (N + sizeof (T));
+  for (int v = 0; v < 4; v++)
+    printf ("| CRT %s | %d | %lld² | FP64 columns %d%s | %.3f | %.0f | %s |\n", sizeof (T) == 8 ? "double" : "single", N,
+            (long long) n, dpc[v], dpc[v] == tilemm_emu_gpu::CRT_DP_COLUMNS ? " (default)" : "", ms[v],
+            bytes / ms[v] * 1e-6, v == 0 ? "reference" : differences (c[v], c[0], sizeof (T) * plane) ? "DIFFERS" : "equal");
+  fflush (stdout);
+  cudaFree (r); cudaFree (ea); cudaFree (eb);
+  for (auto &x : c)
+    cudaFree (x);
+}
+
+/* The conversion to N residue planes alone: A (n×n, column-major, through shared memory) and B. */
+template <typename T>
+static void convert_pass (int64_t n, int N, int runs)
+{
+  const int64_t kp = n;
+  T *src;
+  int *e;
+  int8_t *out;
+  CUDA_OK (cudaMalloc (&src, sizeof (T) * n * n));
+  CUDA_OK (cudaMalloc (&e, 4 * n));
+  CUDA_OK (cudaMalloc (&out, (size_t) N * n * kp));
+  fill<T><<<1024, 256>>> (src, n * n, 5);
+  fill_ints<<<64, 256>>> (e, n, 1, 1, 0); /* |x| < 1 < 2^1 */
+  const tilemm_emu_gpu::tables &tab = tilemm_emu_gpu::the_tables ();
+  tilemm_emu_gpu::convert_args ca;
+  memset (&ca, 0, sizeof ca);
+  ca.src = src; ca.rows = n; ca.k = n; ca.ld = n; ca.kp = kp; ca.e = e;
+  ca.bits = sizeof (T) == 8 ? 56 : 27; ca.out = out; ca.out_plane = n * kp; ca.nmod = N;
+  for (int t = 0; t < N; t++)
+    {
+      ca.moduli[t] = (unsigned) tab.moduli[t];
+      ca.pow32[t] = tab.pow32[t];
+    }
+  using tilemm_emu_gpu::CT;
+  const dim3 grid ((unsigned) ((kp + CT - 1) / CT), (unsigned) ((n + CT - 1) / CT));
+  const double ta = median_ms ([&] (int) {
+    tilemm_emu_gpu::convert_kernel<T, true, tilemm_emu_gpu::CONVERT_RESIDUES><<<grid, 256>>> (ca); }, 1, runs, EMU_WARMUPS);
+  const double tb = median_ms ([&] (int) {
+    tilemm_emu_gpu::convert_kernel<T, false, tilemm_emu_gpu::CONVERT_RESIDUES><<<grid, 256>>> (ca); }, 1, runs, EMU_WARMUPS);
+  CUDA_OK (cudaGetLastError ());
+  const double bytes = (double) n * n * sizeof (T) + (double) N * n * kp;
+  printf ("| conversion %s, A (transposed read) | %d | %lld² | | %.3f | %.0f | |\n| conversion %s, B | %d | %lld² | | %.3f | %.0f | |\n",
+          sizeof (T) == 8 ? "double" : "single", N, (long long) n, ta, bytes / ta * 1e-6, sizeof (T) == 8 ? "double" : "single", N,
+          (long long) n, tb, bytes / tb * 1e-6);
+  fflush (stdout);
+  cudaFree (src); cudaFree (e); cudaFree (out);
+}
+
+/* The copy ceiling: a device-to-device copy, bytes read plus bytes written. */
+static void copy_ceiling (int runs)
+{
+  const size_t bytes = (size_t) 2 << 30;
+  void *a, *b;
+  CUDA_OK (cudaMalloc (&a, bytes));
+  CUDA_OK (cudaMalloc (&b, bytes));
+  CUDA_OK (cudaMemset (a, 1, bytes));
+  const double t = median_ms ([&] (int) { CUDA_OK (cudaMemcpyAsync (b, a, bytes, cudaMemcpyDeviceToDevice)); }, 1, runs, 2);
+  printf ("| device copy 2 GiB (read + write) | | | | %.3f | %.0f | |\n", t, 2.0 * bytes / t * 1e-6);
+  cudaFree (a); cudaFree (b);
+}
+
+static void passes (int runs)
+{
+  printf ("the passes alone (8192², median of %d; GB/s: bytes read + written once / time):\n"
+          "| pass | moduli | size | variant | ms | GB/s | check |\n|---|---|---|---|---|---|---|\n", runs);
+  copy_ceiling (runs);
+  crt_pass<double, 17> (8192, runs);
+  crt_pass<double, 15> (8192, runs);
+  crt_pass<double, 14> (8192, runs);
+  crt_pass<float, 9> (8192, runs);
+  crt_pass<float, 7> (8192, runs);
+  convert_pass<double> (8192, 17, runs);
+  convert_pass<double> (8192, 15, runs);
+  convert_pass<float> (8192, 9, runs);
+  printf ("\n");
+}
 
 /* ---------------------------------------------------------------- main */
 struct shape
@@ -147,6 +313,10 @@ static void imma_row (cublasHandle_t h, int64_t n, int runs)
   cudaFree (a); cudaFree (b); cudaFree (c32); cudaFree (r);
 }
 
+/* The emulated products' options: the certified rule (the default) or "accuracy", "native". */
+static bool native_rule = false;
+static bool with_v10 = true; /* time our native double kernel too */
+
 template <typename T>
 static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_arena *arena, bool breakdown)
 {
@@ -182,7 +352,7 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
   };
   const double t_blas = median_ms ([&] (int i) { blas (i, C[i]); }, sets, runs, EMU_WARMUPS);
   double t_native = 0;
-  if (dbl)
+  if (dbl && with_v10)
     {
       tilemm_matrix cm = { n, m, m, Cn }, xm = { n, k, k, (void *) B[0] }, ym = { k, m, m, (void *) A[0] };
       tilemm_error err;
@@ -193,9 +363,14 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
     }
   tilemm_emu_plan plan = {};
   tilemm_error err = {};
+  tilemm_emu_options opt;
+  tilemm_emu_default_options (&opt, dbl ? TILEMM_DOUBLE : TILEMM_SINGLE);
+  if (native_rule)
+    opt.rule = TILEMM_EMU_RULE_NATIVE;
   auto emulated = [&] (int i, tilemm_emu_cuda_times *times) {
-    const tilemm_status st = tilemm_emu_cuda_run (nullptr, dbl ? TILEMM_DOUBLE : TILEMM_SINGLE, m, n, k, A[i], m, B[i],
-                                                  k, C[i], m, nullptr, nullptr, &plan, nullptr, times, arena, nullptr, &err);
+    const tilemm_status st = tilemm_emu_cuda_run (&opt, dbl ? TILEMM_DOUBLE : TILEMM_SINGLE, m, n, k, A[i], m, B[i],
+                                                  k, C[i], m, nullptr, nullptr, &plan, nullptr, times, arena, nullptr,
+                                                  &err);
     if (st != TILEMM_OK || plan.verdict != TILEMM_EMU_OK)
       {
         fprintf (stderr, "emulated: status %d verdict %d %s\n", (int) st, (int) plan.verdict, err.detail);
@@ -235,7 +410,7 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
     }
   if (dbl)
     printf ("| %5lldx%5lldx%5lld | %6.2f | %6.2f | %6.2f | %5.2f | %2d (pa %d, pb %d) | %.2e | %.2e | %.2e | %.2e |\n",
-            (long long) m, (long long) n, (long long) k, flops / t_blas * 1e-9, flops / t_native * 1e-9,
+            (long long) m, (long long) n, (long long) k, flops / t_blas * 1e-9, t_native > 0 ? flops / t_native * 1e-9 : 0.0,
             flops / t_emu * 1e-9, t_blas / t_emu, plan.moduli, plan.pa, plan.pb, ae.rel, ab.rel, ae.norm, ab.norm);
   else
     printf ("| %5lldx%5lldx%5lld | %6.2f | %6.2f | %5.2f | %2d (pa %d, pb %d) | %.2e | %.2e | %.2e | %.2e |\n",
@@ -253,9 +428,10 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
           sum.gemm_ms += t.gemm_ms / reps; sum.crt_ms += t.crt_ms / reps;
         }
       const double tot = sum.scan_ms + sum.stats_ms + sum.convert_ms + sum.gemm_ms + sum.crt_ms;
-      printf ("\nstages of one emulated %s product %lldx%lldx%lld (mean of %d; %d moduli; whole call %.2f ms):\n"
+      printf ("\nstages of one emulated %s product %lldx%lldx%lld (%s rule; mean of %d; %d moduli; whole call %.2f ms):\n"
               "  scan %.3f ms | stats %.3f ms | convert %.3f ms | GEMMs %.3f ms (%.0f TOPS int8) | CRT %.3f ms | sum %.3f ms\n\n",
-              dbl ? "double" : "single", (long long) m, (long long) n, (long long) k, reps, plan.moduli, t_emu,
+              dbl ? "double" : "single", (long long) m, (long long) n, (long long) k, native_rule ? "native" : "certified",
+              reps, plan.moduli, t_emu,
               sum.scan_ms, sum.stats_ms, sum.convert_ms, sum.gemm_ms,
               2.0 * m * n * ((k + 15) / 16 * 16) * plan.moduli / sum.gemm_ms * 1e-9, sum.crt_ms, tot);
     }
@@ -269,46 +445,100 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
 
 int main (int argc, char **argv)
 {
-  bool quick = false;
+  bool quick = false, passes_only = false, int8 = true;
   int runs = 10;
+  const char *types = "ds";
+  std::vector<int64_t> sizes;
   for (int i = 1; i < argc; i++)
     if (!strcmp (argv[i], "--quick"))
       quick = true;
     else if (!strcmp (argv[i], "--runs") && i + 1 < argc)
       runs = atoi (argv[++i]);
+    else if (!strcmp (argv[i], "--native"))
+      native_rule = true;
+    else if (!strcmp (argv[i], "--passes"))
+      passes_only = true;
+    else if (!strcmp (argv[i], "--no-int8"))
+      int8 = false;
+    else if (!strcmp (argv[i], "--no-v10"))
+      with_v10 = false;
+    else if (!strcmp (argv[i], "--types") && i + 1 < argc)
+      types = argv[++i];
+    else if (!strcmp (argv[i], "--sizes") && i + 1 < argc)
+      for (char *p = strtok (argv[++i], ","); p; p = strtok (NULL, ","))
+        sizes.push_back (atoll (p));
+    else
+      {
+        fprintf (stderr, "usage: %s [--quick] [--runs N] [--native] [--passes] [--no-int8] [--no-v10] [--types ds] "
+                 "[--sizes 8192,16384]\n", argv[0]);
+        return 2;
+      }
+  const bool want_d = strchr (types, 'd') != nullptr, want_s = strchr (types, 's') != nullptr;
   cudaDeviceProp prop;
   CUDA_OK (cudaGetDeviceProperties (&prop, 0));
-  printf ("bench_emulated on %s (%d SMs)\n\n", prop.name, prop.multiProcessorCount);
+  printf ("bench_emulated on %s (%d SMs), %s rule\n\n", prop.name, prop.multiProcessorCount,
+          native_rule ? "native (\"accuracy\", \"native\")" : "certified");
   cublasHandle_t h;
   CUBLAS_OK (cublasCreate (&h));
   CUBLAS_OK (cublasSetMathMode (h, CUBLAS_DEFAULT_MATH)); /* IEEE: no TF32 */
   tilemm_emu_cuda_arena arena = {};
+  if (passes_only)
+    {
+      passes (runs);
+      if (want_d)
+        product_row<double> (h, { 8192, 8192, 8192 }, 3, &arena, true);
+      if (want_s)
+        product_row<float> (h, { 8192, 8192, 8192 }, 3, &arena, true);
+      tilemm_emu_cuda_arena_free (&arena);
+      CUBLAS_OK (cublasDestroy (h));
+      return 0;
+    }
 
-  printf ("int8 GEMM, C = A'·B'ᵀ (k = n), TOPS (2mnk):\n"
-          "| n | ours 128x256 | ours 128x128 | ours v2 128x128 (64x64 warps, k 128) | ours wgmma 128x256 (TMA) | cublasGemmEx s8 TN | best mma.sync/cuBLAS | wgmma/cuBLAS | check (all) |\n|---|---|---|---|---|---|---|---|---|\n");
-  const int64_t isz[] = { 4096, 8192, 16384 };
-  for (int64_t n : isz)
-    if (!quick || n <= 8192)
-      imma_row (h, n, n >= 16384 ? 5 : runs);
+  if (int8)
+    {
+      printf ("int8 GEMM, C = A'·B'ᵀ (k = n), TOPS (2mnk):\n"
+              "| n | ours 128x256 | ours 128x128 | ours v2 128x128 (64x64 warps, k 128) | ours wgmma 128x256 (TMA) | cublasGemmEx s8 TN | best mma.sync/cuBLAS | wgmma/cuBLAS | check (all) |\n|---|---|---|---|---|---|---|---|---|\n");
+      const int64_t isz[] = { 4096, 8192, 16384 };
+      for (int64_t n : isz)
+        if (!quick || n <= 8192)
+          imma_row (h, n, n >= 16384 ? 5 : runs);
+    }
 
-  const shape shapes[] = { { 4096, 4096, 4096 }, { 8192, 8192, 8192 }, { 16384, 16384, 16384 },
-                           { 8192, 8192, 64 }, { 8192, 8192, 1024 }, { 65536, 64, 4096 } };
-  printf ("\ndouble, TF/s (2mnk); errors: max over sampled entries vs a double-double reference "
-          "(rel: /|ref|, norm: /(|A||B|))\n"
-          "| m x n x k | cuBLAS DGEMM | ours v10 | emulated | emu/cuBLAS | moduli | rel err emu | rel err cuBLAS | norm err emu | norm err cuBLAS |\n"
-          "|---|---|---|---|---|---|---|---|---|---|\n");
-  for (const shape &s : shapes)
-    if (!quick || s.m * s.n * s.k <= 8192LL * 8192 * 8192)
-      product_row<double> (h, s, s.m * s.n * s.k > 8192LL * 8192 * 8192 ? 3 : runs, &arena, false);
-  printf ("\nsingle (cuBLAS SGEMM without TF32), TF/s:\n"
-          "| m x n x k | cuBLAS SGEMM | emulated | emu/cuBLAS | moduli | rel err emu | rel err cuBLAS | norm err emu | norm err cuBLAS |\n"
-          "|---|---|---|---|---|---|---|---|---|\n");
-  for (const shape &s : shapes)
-    if (!quick || s.m * s.n * s.k <= 8192LL * 8192 * 8192)
-      product_row<float> (h, s, s.m * s.n * s.k > 8192LL * 8192 * 8192 ? 3 : runs, &arena, false);
+  std::vector<shape> shapes = { { 4096, 4096, 4096 }, { 8192, 8192, 8192 }, { 16384, 16384, 16384 },
+                                { 8192, 8192, 64 }, { 8192, 8192, 1024 }, { 65536, 64, 4096 } };
+  if (!sizes.empty ())
+    {
+      shapes.clear ();
+      for (int64_t n : sizes)
+        shapes.push_back ({ n, n, n });
+    }
+  if (want_d)
+    {
+      printf ("\ndouble, TF/s (2mnk); errors: max over sampled entries vs a double-double reference "
+              "(rel: /|ref|, norm: /(|A||B|))\n"
+              "| m x n x k | cuBLAS DGEMM | ours v10 | emulated | emu/cuBLAS | moduli | rel err emu | rel err cuBLAS | norm err emu | norm err cuBLAS |\n"
+              "|---|---|---|---|---|---|---|---|---|---|\n");
+      for (const shape &s : shapes)
+        if (!quick || s.m * s.n * s.k <= 8192LL * 8192 * 8192)
+          product_row<double> (h, s, s.m * s.n * s.k > 8192LL * 8192 * 8192 ? 3 : runs, &arena, false);
+    }
+  if (want_s)
+    {
+      printf ("\nsingle (cuBLAS SGEMM without TF32), TF/s:\n"
+              "| m x n x k | cuBLAS SGEMM | emulated | emu/cuBLAS | moduli | rel err emu | rel err cuBLAS | norm err emu | norm err cuBLAS |\n"
+              "|---|---|---|---|---|---|---|---|---|\n");
+      for (const shape &s : shapes)
+        if (!quick || s.m * s.n * s.k <= 8192LL * 8192 * 8192)
+          product_row<float> (h, s, s.m * s.n * s.k > 8192LL * 8192 * 8192 ? 3 : runs, &arena, false);
+    }
   printf ("\n");
-  product_row<double> (h, { 8192, 8192, 8192 }, 3, &arena, true);
-  product_row<float> (h, { 8192, 8192, 8192 }, 3, &arena, true);
+  if (sizes.empty () || std::find (sizes.begin (), sizes.end (), 8192) != sizes.end ())
+    {
+      if (want_d)
+        product_row<double> (h, { 8192, 8192, 8192 }, 3, &arena, true);
+      if (want_s)
+        product_row<float> (h, { 8192, 8192, 8192 }, 3, &arena, true);
+    }
   tilemm_emu_cuda_arena_free (&arena);
   CUBLAS_OK (cublasDestroy (h));
   return 0;

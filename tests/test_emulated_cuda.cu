@@ -423,6 +423,249 @@ done:
   cudaFree (dC);
 }
 
+/* ---------------------------------------------------------------- the CRT kernel alone */
+
+/* Integers below 2^256 in 32-bit limbs, for the residues of chosen X. */
+struct big8
+{
+  uint32_t w[8];
+};
+static void big_mul_add (big8 &x, uint32_t s, uint32_t a)
+{
+  uint64_t c = a;
+  for (int l = 0; l < 8; l++)
+    {
+      c += (uint64_t) x.w[l] * s;
+      x.w[l] = (uint32_t) c;
+      c >>= 32;
+    }
+}
+static uint32_t big_mod (const big8 &x, uint32_t s)
+{
+  uint64_t r = 0;
+  for (int l = 7; l >= 0; l--)
+    r = ((r << 32) | x.w[l]) % s;
+  return (uint32_t) r;
+}
+static big8 big_sub (const big8 &a, const big8 &b) /* a ≥ b */
+{
+  big8 r;
+  int64_t borrow = 0;
+  for (int l = 0; l < 8; l++)
+    {
+      const int64_t d = (int64_t) a.w[l] - b.w[l] - borrow;
+      r.w[l] = (uint32_t) d;
+      borrow = d < 0;
+    }
+  return r;
+}
+static big8 big_add_small (big8 x, int64_t d) /* x + d, x + d ≥ 0 */
+{
+  if (d >= 0)
+    {
+      uint64_t c = (uint64_t) d;
+      for (int l = 0; l < 8 && c; l++)
+        {
+          c += x.w[l];
+          x.w[l] = (uint32_t) c;
+          c >>= 32;
+        }
+      return x;
+    }
+  big8 s = {};
+  s.w[0] = (uint32_t) (uint64_t) -d;
+  s.w[1] = (uint32_t) ((uint64_t) -d >> 32);
+  return big_sub (x, s);
+}
+static int big_bits (const big8 &x)
+{
+  for (int l = 7; l >= 0; l--)
+    if (x.w[l])
+      return 32 * l + 32 - __builtin_clz (x.w[l]);
+  return 0;
+}
+static void big_set_bit (big8 &x, int b) { x.w[b / 32] |= 1u << (b % 32); }
+/* a random integer of exactly `bits` bits (0 for bits ≤ 0) */
+static big8 big_random (int bits)
+{
+  big8 x = {};
+  if (bits <= 0)
+    return x;
+  for (int l = 0; l < 8; l++)
+    x.w[l] = (uint32_t) rnd64 ();
+  for (int b = bits; b < 256; b++)
+    x.w[b / 32] &= ~(1u << (b % 32));
+  big_set_bit (x, bits - 1);
+  return x;
+}
+
+/* counts of the classes of results seen, over all N: zero, subnormal, normal, infinite */
+static int64_t crt_seen[2][4];
+
+/* launch_crt for N moduli on residues of chosen X in [0, M): 0, ±small, M/2 and its neighbours
+ * (where the estimate of k needs its exact correction), X within 2^20 of M/2, random of random
+ * length either sign, and ties (and near-ties) of the rounding at the format's precision; the
+ * exponents put the results in the normal, subnormal and overflow ranges; a row and a column of
+ * zeros.  Against src/emulated.c's tilemm_emu_crt_double / _single, bitwise; C poisoned, its pads
+ * and the other part of a complex element (step 2) untouched. */
+template <typename T>
+static void crt_case (int N, int64_t m, int64_t n, int64_t ldc, int step)
+{
+  const bool single = sizeof (T) == 4;
+  const int prec = single ? 24 : 53, emin = single ? -126 : -1022, emax = single ? 127 : 1023;
+  big8 M = {};
+  M.w[0] = 1;
+  for (int t = 0; t < N; t++)
+    big_mul_add (M, (uint32_t) tilemm_emu_moduli[t], 0);
+  big8 half = M; /* M/2: M is even (256 divides it) */
+  for (int l = 0; l < 8; l++)
+    half.w[l] = (M.w[l] >> 1) | (l < 7 ? M.w[l + 1] << 31 : 0);
+  const int bm = big_bits (M);
+  std::vector<uint8_t> R ((size_t) (N * m * n));
+  std::vector<int> ea (m), eb (n);
+  std::vector<int> zone (m);
+  const int shift = 37;
+  for (int64_t i = 0; i < m; i++)
+    {
+      zone[i] = (int) (rnd64 () % 4);
+      /* e = ea + eb − shift; X has up to bm bits */
+      const int target = zone[i] == 0 ? 0                                             /* normal */
+                         : zone[i] == 1 ? emin - bm / 2 - (int) (rnd64 () % (prec + 8)) /* subnormal */
+                         : zone[i] == 2 ? emax - bm + 4 + (int) (rnd64 () % 8)        /* overflow */
+                                        : (int) (rnd64 () % (2 * (emax - emin))) - (emax - emin) - bm / 2;
+      ea[i] = target + shift;
+    }
+  for (int64_t j = 0; j < n; j++)
+    eb[j] = (int) (rnd64 () % 9) - 4;
+  if (m > 2)
+    ea[2] = TILEMM_EMU_ZERO_ROW;
+  if (n > 1)
+    eb[1] = TILEMM_EMU_ZERO_ROW;
+  std::vector<double> want ((size_t) (m * n));
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++)
+      {
+        big8 X = {};
+        const int kind = (int) (rnd64 () % 8);
+        const bool negate = rnd64 () % 2;
+        /* M ≤ 2^32 for N ≤ 4: small values stay below it */
+        const uint64_t lim = bm <= 32 ? (uint64_t) M.w[0] : 1ull << 32;
+        if (kind == 1 || kind == 2)
+          {
+            X.w[0] = (uint32_t) ((rnd64 () % 1000 + 1) % lim);
+            if (kind == 2 && X.w[0])
+              X = big_sub (M, X);
+          }
+        else if (kind == 3)
+          X = big_add_small (half, (int64_t) (rnd64 () % 7) - 3);
+        else if (kind == 4)
+          X = big_add_small (half, -(int64_t) (rnd64 () % std::min<uint64_t> (lim / 2, 1u << 20)));
+        else if (kind == 5 || kind == 6)
+          {
+            /* a tie (or ±1 of one) at the format's precision: q·2^s + 2^(s−1) */
+            const int s = bm - 2 - prec > 1 ? 1 + (int) (rnd64 () % (bm - 2 - prec - 1)) : 0;
+            if (s > 0)
+              {
+                X = big_random (prec);
+                for (int b = 0; b < s; b++)
+                  big_mul_add (X, 2, 0);
+                big_set_bit (X, s - 1);
+                X = big_add_small (X, kind == 6 ? (rnd64 () % 2 ? 1 : -1) : 0);
+              }
+            else
+              X = big_random (bm - 2);
+            if (negate)
+              X = big_sub (M, X);
+          }
+        else if (kind == 7)
+          {
+            X = big_random (1 + (int) (rnd64 () % (bm - 2 > 0 ? bm - 2 : 1)));
+            if (negate && big_bits (X))
+              X = big_sub (M, X);
+          }
+        uint8_t r[TILEMM_EMU_MAX_MODULI];
+        for (int t = 0; t < N; t++)
+          {
+            r[t] = (uint8_t) big_mod (X, (uint32_t) tilemm_emu_moduli[t]);
+            R[(size_t) (t * m * n + i + j * m)] = r[t];
+          }
+        double v = 0.0;
+        if (ea[i] != TILEMM_EMU_ZERO_ROW && eb[j] != TILEMM_EMU_ZERO_ROW)
+          {
+            const int e = ea[i] + eb[j] - shift;
+            v = single ? tilemm_emu_crt_single (r, N, e) : tilemm_emu_crt_double (r, N, e);
+          }
+        want[i + j * m] = v;
+        const double a = fabs (v);
+        crt_seen[single][a == 0 ? 0 : std::isinf (a) ? 3 : a < (single ? 0x1p-126 : 0x1p-1022) ? 1 : 2]++;
+      }
+  const T poison = (T) -3.75;
+  std::vector<T> C ((size_t) (ldc * n * step), poison);
+  uint8_t *dR;
+  int *dea, *deb;
+  T *dC;
+  cudaMalloc ((void **) &dR, R.size ());
+  cudaMalloc ((void **) &dea, sizeof (int) * m);
+  cudaMalloc ((void **) &deb, sizeof (int) * n);
+  cudaMalloc ((void **) &dC, sizeof (T) * C.size ());
+  cudaMemcpy (dR, R.data (), R.size (), cudaMemcpyHostToDevice);
+  cudaMemcpy (dea, ea.data (), sizeof (int) * m, cudaMemcpyHostToDevice);
+  cudaMemcpy (deb, eb.data (), sizeof (int) * n, cudaMemcpyHostToDevice);
+  cudaMemcpy (dC, C.data (), sizeof (T) * C.size (), cudaMemcpyHostToDevice);
+  tilemm_error err = {};
+  const tilemm_status st = tilemm_emu_gpu::launch_crt<T> (N, dR, m * n, m, n, dea, deb, shift, dC, ldc, step, nullptr, &err);
+  const cudaError_t ce = cudaDeviceSynchronize ();
+  CHECK (st == TILEMM_OK && ce == cudaSuccess, "crt N=%d %s %lldx%lld: status %d (%s), %s", N, single ? "single" : "double",
+         (long long) m, (long long) n, (int) st, err.detail, cudaGetErrorString (ce));
+  std::vector<T> G (C.size ());
+  cudaMemcpy (G.data (), dC, sizeof (T) * G.size (), cudaMemcpyDeviceToHost);
+  int bad = 0, pads = 0;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t q = 0; q < ldc * step; q++)
+      {
+        const T got = G[(size_t) (j * ldc * step + q)];
+        if (q % step == 0 && q / step < m)
+          {
+            const int64_t i = q / step;
+            const T w = (T) want[i + j * m];
+            if (memcmp (&w, &got, sizeof (T)))
+              {
+                if (bad < 3)
+                  printf ("  crt N=%d %s: C(%lld, %lld) = %a, want %a\n", N, single ? "single" : "double", (long long) i,
+                          (long long) j, (double) got, (double) w);
+                bad++;
+              }
+          }
+        else
+          pads += memcmp (&got, &poison, sizeof (T)) != 0;
+      }
+  CHECK (bad == 0 && pads == 0, "crt N=%d %s %lldx%lld ldc %lld step %d: %d elements differ, %d pads written", N,
+         single ? "single" : "double", (long long) m, (long long) n, (long long) ldc, step, bad, pads);
+  cudaFree (dR);
+  cudaFree (dea);
+  cudaFree (deb);
+  cudaFree (dC);
+}
+
+static void crt_cases (bool quick)
+{
+  for (int N = 1; N <= TILEMM_EMU_MAX_MODULI; N++)
+    {
+      if (quick && N % 4 != 1 && N != 17)
+        continue;
+      crt_case<double> (N, 37, 7, 40, 1); /* byte loads, ragged */
+      crt_case<float> (N, 37, 7, 40, 1);
+      crt_case<double> (N, 64, 9, 64, 1); /* word loads, whole vectors */
+      crt_case<float> (N, 64, 9, 64, 1);
+      crt_case<double> (N, 64, 5, 67, 2); /* a part of complex C */
+      crt_case<float> (N, 68, 5, 69, 2);
+    }
+  for (int s = 0; s < 2; s++)
+    CHECK (crt_seen[s][0] && crt_seen[s][1] && crt_seen[s][2] && crt_seen[s][3],
+           "crt %s: classes seen: %lld zero, %lld subnormal, %lld normal, %lld infinite", s ? "single" : "double",
+           (long long) crt_seen[s][0], (long long) crt_seen[s][1], (long long) crt_seen[s][2], (long long) crt_seen[s][3]);
+}
+
 /* ---------------------------------------------------------------- complex: whole products */
 
 /* The CPU pipeline of one real problem X (m×K, ld m) · Y (K×n, ld K): exponents and statistics. */
@@ -625,6 +868,7 @@ static void complex_case (const char *name, int64_t m, int64_t n, int64_t k, int
  * backend's tilemm_cpu_multiply_emulated (src/cpu/emulated_cpu.c), for every type, on ragged shapes and
  * widely scaled data: the same verdict, the same plan, and bitwise the same C (the products are
  * exact and C is rounded once, so any difference is a defect of one side). */
+#ifndef TILEMM_EMULATE /* tilemm_cuda_multiply_emulated: backend_cuda.cu, outside the emulation */
 template <typename T>
 static void backends_case (tilemm_type type, int64_t m, int64_t n, int64_t k, int wide, int native)
 {
@@ -670,6 +914,8 @@ static void backends_case (tilemm_type type, int64_t m, int64_t n, int64_t k, in
          tilemm_type_name (type), (long long) m, (long long) n, (long long) k, wide ? "wide" : "normal",
          native ? "native" : "certified", pg.moduli, bad);
 }
+
+#endif
 
 #ifndef TILEMM_EMULATE
 /* The Hopper int8 GEMM (kernels_imma_wgmma.cuh) alone, where it can run: random int8 planes (the
@@ -758,6 +1004,7 @@ static void wgmma_cases (bool quick)
 }
 #endif
 
+#ifndef TILEMM_EMULATE
 static void backends_cases ()
 {
   const int64_t shapes[][3] = { { 1, 1, 1 }, { 37, 29, 41 }, { 130, 67, 300 }, { 64, 3, 1000 } };
@@ -824,6 +1071,7 @@ static void host_entry_cases ()
   s = tilemm_cuda_multiply_emulated (&plan, nullptr, &a, &b, &c, &stop, &used, &err);
   CHECK (s == TILEMM_EINTERRUPTED, "stop: status %d", (int) s);
 }
+#endif
 
 int main (int argc, char **argv)
 {
@@ -981,6 +1229,7 @@ int main (int argc, char **argv)
       run_case<double> ("double 2048x4352x40 big tiles, blocks of 1000", { 2048, 4352, 40, 0, 0, 0 }, WIDE, 0, 0);
     }
   block_cols = 0;
+  crt_cases (quick);
 #ifndef TILEMM_EMULATE
   /* through the executor (src/cuda/), whose runtime calls the host emulation lacks */
   host_entry_cases ();

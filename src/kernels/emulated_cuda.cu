@@ -12,13 +12,15 @@
  *                (kernels_imma.cuh, STATS) with the ratios' maxima in its epilogue; the few
  *                numbers go to the host, which decides the plan (tilemm_emu_decide);
  *   3. convert   a' = trunc(a·2^(pa − e_a[i])) (exact ldexp, __double2ll_rz) and its symmetric int8
- *                residues for the N moduli, K-major, rows padded with zeros to kp (a multiple of
- *                16 bytes); A is read through shared memory so that both the column-major read
- *                and the K-major write are coalesced;
+ *                residues for the N moduli (two FP64 and two integer multiply-adds each, no
+ *                division), K-major, rows padded with zeros to kp (a multiple of 16 bytes); A is
+ *                read through shared memory so that both the column-major read and the K-major
+ *                write are coalesced;
  *   4. gemm      per modulus R = (A'_l·B'_lᵀ) mod m_l as uint8 planes (kernels_imma.cuh, MOD);
- *   5. crt       per element Garner's mixed radix with small ints, the integer X in 3 limbs of 64
- *                bits (M < 2^190), symmetric, and one rounding of X·2^(e_a + e_b − pa − pb) to
- *                double (or single), subnormals and overflow included.
+ *   5. crt       per element the integer X = Σ r_t·e_t − k·M through the CRT basis e_t (exact
+ *                multiply-adds in 32-bit limbs, M < 2^190; k from a floating estimate checked
+ *                exactly where it could be off), symmetric, and one rounding of
+ *                X·2^(e_a + e_b − pa − pb) to double (or single), subnormals and overflow included.
  * Everything the plan depends on is an exact integer or one correctly rounded division, so the
  * plan and the product equal the CPU's (src/common/emulated_plan.c, src/cpu/emulated_cpu.c) bitwise.
  */
@@ -80,16 +82,6 @@ __host__ __device__ __forceinline__ void quantize (double v, int e, int &lo, int
     c += 1.0;
   lo = (int) f;
   hi = (int) c;
-}
-
-/* The symmetric int8 residue of v mod m (tilemm_emu_residue) with 32-bit arithmetic:
- * |v| = h·2^32 + l, pow32 = 2^32 mod m. */
-__device__ __forceinline__ int residue (unsigned h, unsigned l, bool neg, unsigned m, unsigned pow32)
-{
-  unsigned r = ((h % m) * pow32 + l % m) % m;
-  if (neg && r)
-    r = m - r;
-  return (int) r > 127 ? (int) r - (int) m : (int) r;
 }
 
 /* ---------------------------------------------------------------- 1. scan */
@@ -164,6 +156,28 @@ exponents_kernel (const unsigned long long *mag, int64_t count, int *e, int *non
 
 /* ---------------------------------------------------------------- 2./3. quantize, convert */
 
+/* The low 32 bits of a double's bits. */
+__device__ __forceinline__ unsigned low_word (double d)
+{
+#ifdef __CUDA_ARCH__
+  return (unsigned) __double2loint (d);
+#else
+  unsigned long long u;
+  memcpy (&u, &d, 8);
+  return (unsigned) u;
+#endif
+}
+
+/* The low bytes of b0…b3 in one word, b0 lowest. */
+__device__ __forceinline__ unsigned pack_bytes (unsigned b0, unsigned b1, unsigned b2, unsigned b3)
+{
+#ifdef __CUDA_ARCH__
+  return __byte_perm (__byte_perm (b0, b1, 0x0040), __byte_perm (b2, b3, 0x0040), 0x5410);
+#else
+  return (b0 & 0xffu) | (b1 & 0xffu) << 8 | (b2 & 0xffu) << 16 | (b3 & 0xffu) << 24;
+#endif
+}
+
 enum { CONVERT_QUANT = 0, CONVERT_RESIDUES = 1 };
 constexpr int CT = 64; /* the conversion's tile: CT rows × CT values of k */
 
@@ -197,6 +211,15 @@ __global__ void __launch_bounds__ (256) convert_kernel (convert_args args)
   const int tid = threadIdx.x;
   const int64_t p0 = (int64_t) blockIdx.x * CT, r0 = (int64_t) blockIdx.y * CT;
   const T *const src = (const T *) args.src;
+  /* RESIDUES: the moduli's constants (see below), once per block */
+  __shared__ double kP[TILEMM_EMU_MAX_MODULI], kInv[TILEMM_EMU_MAX_MODULI], kC[TILEMM_EMU_MAX_MODULI];
+  if (MODE == CONVERT_RESIDUES && tid < args.nmod)
+    {
+      const double md = (double) args.moduli[tid];
+      kP[tid] = (double) args.pow32[tid];
+      kInv[tid] = 1.0 / md;
+      kC[tid] = (md - 255.0) / (2.0 * md);
+    }
 
   /* Read: threads along the contiguous direction of the source. */
 #pragma unroll 4
@@ -259,34 +282,49 @@ __global__ void __launch_bounds__ (256) convert_kernel (convert_args args)
   else
     {
 
-  /* Residues: each thread 4 consecutive values of a row, for every modulus in turn. */
-  for (int w = tid; w < CT * CT / 4; w += NT)
+  /* Residues: each thread 8 consecutive values of a row, for every modulus in turn.  For x =
+   * h·2^32 + l (h signed) and modulus m, with P = 2^32 mod m and c = (255 − m)/2:
+   *   y = h·P + l ≡ x (mod m), |y| < 2^39, exact in a double (one FMA);
+   *   q = round((y − c)/m) from y·(1/m) − c/m in doubles (one FMA; its error, below 2^-19, is
+   *       far from the distance 1/(2m) ≥ 2^-9 of (y − c)/m to a half-integer: q is exact), the
+   *       rounding to an integer by adding 1.5·2^52 (q mod 2^32 is then the low word);
+   *   y − q·m in [128 − m, 127] is the symmetric residue (tilemm_emu_residue), and its low byte
+   *       is (y − q·m) mod 2^8, taken in 32-bit integers.
+   * Two FP64 operations and two integer multiply-adds per value and modulus, no division. */
+  for (int w = tid; w < CT * CT / 8; w += NT)
     {
-      const int lr = w / (CT / 4), c = w % (CT / 4);
-      const int64_t r = r0 + lr, p = p0 + 4 * c;
+      const int lr = w / (CT / 8), c = w % (CT / 8);
+      const int64_t r = r0 + lr, p = p0 + 8 * c;
       if (r >= args.rows || p >= args.kp)
         continue;
-      unsigned h[4], l[4];
-      bool neg[4];
+      unsigned hu[8], lu[8];
+      double hd[8], ld[8];
 #pragma unroll
-      for (int u = 0; u < 4; u++)
+      for (int u = 0; u < 8; u++)
         {
-          const long long x = tv[lr * (CT + 1) + 4 * c + u];
-          const unsigned long long a = x < 0 ? 0ull - (unsigned long long) x : (unsigned long long) x;
-          h[u] = (unsigned) (a >> 32);
-          l[u] = (unsigned) a;
-          neg[u] = x < 0;
+          const long long x = tv[lr * (CT + 1) + 8 * c + u];
+          hu[u] = (unsigned) ((unsigned long long) x >> 32);
+          lu[u] = (unsigned) x;
+          hd[u] = (double) (int) hu[u];
+          ld[u] = (double) lu[u];
         }
       int8_t *dst = args.out + r * args.kp + p;
       for (int z = 0; z < args.nmod; z++)
         {
-          unsigned word = 0;
+          const double P = kP[z], inv = kInv[z], cm = kC[z];
+          const unsigned Pu = args.pow32[z], mu = args.moduli[z];
+          unsigned byte[8];
 #pragma unroll
-          for (int u = 0; u < 4; u++)
-            word |= (unsigned) (unsigned char) residue (h[u], l[u], neg[u], args.moduli[z],
-                                                        args.pow32[z])
-                    << (8 * u);
-          *reinterpret_cast<unsigned *> (dst + z * args.out_plane) = word;
+          for (int u = 0; u < 8; u++)
+            {
+              const double y = fma (hd[u], P, ld[u]);
+              const unsigned q = low_word (fma (y, inv, cm) + 0x1.8p52);
+              byte[u] = hu[u] * Pu + lu[u] - q * mu;
+            }
+          uint2 word;
+          word.x = pack_bytes (byte[0], byte[1], byte[2], byte[3]);
+          word.y = pack_bytes (byte[4], byte[5], byte[6], byte[7]);
+          *reinterpret_cast<uint2 *> (dst + z * args.out_plane) = word;
         }
     }
     }
@@ -294,19 +332,36 @@ __global__ void __launch_bounds__ (256) convert_kernel (convert_args args)
 
 /* ---------------------------------------------------------------- 5. CRT */
 
+/* X from its residues through the CRT basis rather than Garner's mixed radix, whose O(N²) modular
+ * reductions per element made this pass bound by integer division.  With M_t = M/m_t and
+ * e_t = M_t·(M_t^-1 mod m_t) (e_t ≡ 1 mod m_t, ≡ 0 mod the other moduli, e_t < M),
+ *   S = Σ_t r_t·e_t ≡ X (mod M),   0 ≤ S < N·256·M,
+ * and the symmetric X = S − k·M with k = ceil(S/M − 1/2).  S is summed exactly in 64-bit columns
+ * of 32-bit limbs (r_t·e_t[l] < 2^40, at most 24 terms: < 2^45): multiply-adds only.  k comes from
+ * a double estimate of S/M whose error stays below 2^-30; where S/M − 1/2 lies within 2^-20 of an
+ * integer (X within about 2^-20·M of ±M/2) an exact comparison with M settles it.  So X is exact,
+ * as Garner's, and its one rounding gives the CPU's bits. */
+constexpr int CRT_LIMBS = 6; /* M < 2^190 (24 moduli of at most 8 bits) */
+constexpr int CRT_DP_COLUMNS = 3; /* columns of S summed on the FP64 pipe (crt_entry) */
+
 struct crt_args
 {
   const uint8_t *r;
   int64_t r_plane, m, n;
-  int nmod;
-  int moduli[TILEMM_EMU_MAX_MODULI], garner[TILEMM_EMU_MAX_MODULI];
-  unsigned long long M[3]; /* the product of the nmod moduli */
+  unsigned e[TILEMM_EMU_MAX_MODULI][CRT_LIMBS]; /* the CRT basis e_t, 32-bit limbs */
+  double ed[TILEMM_EMU_MAX_MODULI][CRT_LIMBS];  /* the same limbs as doubles */
+  unsigned M[CRT_LIMBS];                        /* the product of the moduli */
+  double scale; /* 2^(32·b)/M, b = max(0, L − 3): S/M ≈ (columns b… of S)·scale */
   const int *ea, *eb;
   int shift; /* pa + pb */
   void *c;
   int64_t ldc;
   int step; /* C(i, j) at c[(i + j·ldc)·step]: 2 for a part of complex C */
 };
+
+/* The 32-bit limbs of N moduli's M: each modulus ≤ 256 so M < 2^(8N); the host checks that the
+ * top one is nonzero (the estimate of S/M counts on M ≥ 2^(32(L−1))). */
+__host__ __device__ constexpr int crt_limbs (int N) { return (N + 3) / 4; }
 
 /* Limb i of x by selects (a run-time index would put x in local memory). */
 __host__ __device__ __forceinline__ unsigned long long limb (const unsigned long long (&x)[3], int i)
@@ -369,92 +424,276 @@ __host__ __device__ __forceinline__ double round_big (const unsigned long long (
   return neg ? -r : r;
 }
 
-template <typename OUT>
-__global__ void __launch_bounds__ (256) crt_kernel (crt_args args)
+#ifdef __CUDACC__
+#define TILEMM_NOINLINE __noinline__
+#else
+#define TILEMM_NOINLINE __attribute__ ((noinline))
+#endif
+
+/* The rare roundings (a subnormal result) out of line: four copies of round_big per thread would
+ * only crowd the instruction cache. */
+__device__ TILEMM_NOINLINE double crt_round_slow (unsigned long long x0, unsigned long long x1,
+                                                  unsigned long long x2, bool neg, int e, int mant,
+                                                  int emin, int emax)
 {
-  const int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= args.m)
-    return;
-  const int N = args.nmod;
-  for (int64_t j = blockIdx.y; j < args.n; j += gridDim.y)
+  const unsigned long long mag[3] = { x0, x1, x2 };
+  return round_big (mag, neg, e, mant, emin, emax);
+}
+
+__device__ __forceinline__ unsigned float_bits (float f)
+{
+#ifdef __CUDA_ARCH__
+  return __float_as_uint (f);
+#else
+  unsigned u;
+  memcpy (&u, &f, 4);
+  return u;
+#endif
+}
+__device__ __forceinline__ float bits_float (unsigned u)
+{
+#ifdef __CUDA_ARCH__
+  return __uint_as_float (u);
+#else
+  float f;
+  memcpy (&f, &u, 4);
+  return f;
+#endif
+}
+
+/* The sign of 2·D + s·M (s = ±1), D = hi·2^(32L) + Σ D[l]·2^(32l). */
+template <int L>
+__device__ __forceinline__ int crt_cmp2 (const unsigned (&D)[L], long long hi, const crt_args &a, int s)
+{
+  long long c = 0;
+  unsigned nz = 0;
+#pragma unroll
+  for (int l = 0; l < L; l++)
     {
-      OUT *const c = (OUT *) args.c + (i + j * args.ldc) * args.step;
-      const int ea = args.ea[i], eb = args.eb[j];
-      if (ea == TILEMM_EMU_ZERO_ROW || eb == TILEMM_EMU_ZERO_ROW)
+      const long long v = 2 * (long long) D[l] + s * (long long) a.M[l] + c;
+      nz |= (unsigned) v;
+      c = v >> 32;
+    }
+  const long long top = 2 * hi + c;
+  return top < 0 ? -1 : (top > 0 || nz) ? 1 : 0;
+}
+
+/* D += s·M. */
+template <int L>
+__device__ __forceinline__ void crt_add (unsigned (&D)[L], long long &hi, const crt_args &a, int s)
+{
+  long long c = 0;
+#pragma unroll
+  for (int l = 0; l < L; l++)
+    {
+      const long long v = (long long) D[l] + s * (long long) a.M[l] + c;
+      D[l] = (unsigned) v;
+      c = v >> 32;
+    }
+  hi += c;
+}
+
+/* b < 2^32 as a double: the bits of 2^52 + b, less 2^52 (one add on the FP64 pipe instead of a
+ * conversion). */
+__device__ __forceinline__ double small_double (unsigned b)
+{
+#ifdef __CUDA_ARCH__
+  return __hiloint2double (0x43300000, (int) b) - 0x1p52;
+#else
+  return (double) b;
+#endif
+}
+
+/* One element: bytes u of w[t] are its residues; X·2^e rounded once (to OUT).  The top DPC
+ * columns of S are summed in doubles (exact: below 2^45), the others in 64-bit integers, so that
+ * the multiply-adds share the FP64 and the integer pipes. */
+template <int N, typename OUT, int DPC>
+__device__ __forceinline__ OUT crt_entry (const unsigned (&w)[N], int u, const crt_args &a, int e)
+{
+  constexpr int L = crt_limbs (N);
+  constexpr int LI = DPC < L ? L - DPC : 0; /* columns l < LI in integers */
+  /* S in columns */
+  unsigned long long acc[L];
+  double accd[L];
+#pragma unroll
+  for (int l = 0; l < L; l++)
+    {
+      acc[l] = 0;
+      accd[l] = 0.0;
+    }
+#pragma unroll
+  for (int t = 0; t < N; t++)
+    {
+      const unsigned b = (w[t] >> (8 * u)) & 0xffu;
+      const double bd = LI < L ? small_double (b) : 0.0;
+#pragma unroll
+      for (int l = 0; l < L; l++)
+        if (l < LI)
+          acc[l] += (unsigned long long) b * a.e[t][l];
+        else
+          accd[l] = fma (bd, a.ed[t][l], accd[l]);
+    }
+  /* k from S/M: the columns below b add less than 2^-51 to it, the roundings less than 2^-36 */
+  constexpr int b = L > 3 ? L - 3 : 0;
+  double F = L - 1 < LI ? (double) acc[L - 1] : accd[L - 1];
+#pragma unroll
+  for (int l = L - 2; l >= b; l--)
+    F = fma (F, 0x1p32, l < LI ? (double) acc[l] : accd[l]);
+  const double g = F * a.scale - 0.5;
+  const double kd = ceil (g);
+  const double gap = kd - g; /* in [0, 1) */
+  const unsigned k = (unsigned) kd;
+  /* D = S − k·M, signed: D = hi·2^(32L) + Σ D[l]·2^(32l) */
+  unsigned D[L];
+  long long hi = 0;
+#pragma unroll
+  for (int l = 0; l < L; l++)
+    {
+      const unsigned long long col = l < LI ? acc[l] : (unsigned long long) accd[l];
+      const long long v = (long long) col - (long long) ((unsigned long long) k * a.M[l]) + hi;
+      D[l] = (unsigned) v;
+      hi = v >> 32;
+    }
+  if (!(gap > 0x1p-20 && gap < 1.0 - 0x1p-20))
+    {
+      /* k may be off by one: bring D into (−M/2, M/2] exactly */
+      if (crt_cmp2<L> (D, hi, a, -1) > 0)
+        crt_add<L> (D, hi, a, -1);
+      else if (crt_cmp2<L> (D, hi, a, 1) <= 0)
+        crt_add<L> (D, hi, a, 1);
+    }
+  const bool neg = hi < 0;
+  if (neg) /* the magnitude: −D over L limbs */
+    {
+      unsigned long long c = 1;
+#pragma unroll
+      for (int l = 0; l < L; l++)
         {
-          *c = (OUT) 0;
-          continue;
+          c += (unsigned long long) (~D[l]);
+          D[l] = (unsigned) c;
+          c >>= 32;
         }
-      const uint8_t *rp = args.r + i + j * args.m;
-      int v[TILEMM_EMU_MAX_MODULI];
+    }
+  unsigned long long x[3];
 #pragma unroll
-      for (int t = 0; t < TILEMM_EMU_MAX_MODULI; t++)
-        if (t < N)
-          {
-            const int x = rp[t * args.r_plane];
-            if (t == 0)
-              v[0] = x;
-            else
-              {
-                const int mt = args.moduli[t];
-                int tmp = v[t - 1] % mt; /* (v_0 + v_1·m_0 + …) mod m_t, Horner from the top */
+  for (int q = 0; q < 3; q++)
+    x[q] = (2 * q < L ? (unsigned long long) D[2 * q < L ? 2 * q : 0] : 0ull)
+           | (2 * q + 1 < L ? (unsigned long long) D[2 * q + 1 < L ? 2 * q + 1 : 0] << 32 : 0ull);
+
+  /* One rounding: the top 64 bits with a sticky bit for the rest, converted to nearest (the
+   * conversion's rounding is the right one: at least 11 bits lie below the last kept one and the
+   * sticky bit stands for everything below the window), then the exponent moved; subnormal
+   * results take round_big. */
+  constexpr bool dbl = sizeof (OUT) == 8;
+  constexpr int mant = dbl ? 53 : 24, emin = dbl ? -1022 : -126, emax = dbl ? 1023 : 127;
+  unsigned long long th = x[0], tl = 0, tr = 0;
+  int bb = 0;
+  if (L > 4 && x[2])
+    {
+      th = x[2]; tl = x[1]; tr = x[0]; bb = 128;
+    }
+  else if (L > 2 && x[1])
+    {
+      th = x[1]; tl = x[0]; bb = 64;
+    }
+  if (th == 0)
+    return (OUT) 0;
+  const int s = __clzll ((long long) th);
+  const int nb = bb + 64 - s;
+  const int E = nb - 1 + e;
+  if (E > emax)
+    return neg ? (OUT) -INFINITY : (OUT) INFINITY;
+  if (E < emin)
+    return (OUT) crt_round_slow (x[0], x[1], x[2], neg, e, mant, emin, emax);
+  unsigned long long top = th;
+  int z = e;
+  if (bb)
+    {
+      top = (th << s) | (s ? tl >> (64 - s) : 0ull);
+      top |= ((tl << s) | tr) != 0 ? 1ull : 0ull;
+      z = e + nb - 64;
+    }
+  OUT r;
+  if constexpr (dbl)
+    {
+      const long long bits = __double_as_longlong ((double) top);
+      if ((int) (bits >> 52) - 1023 + z > emax) /* rounded up past the largest double */
+        return neg ? (OUT) -INFINITY : (OUT) INFINITY;
+      r = __longlong_as_double ((long long) ((unsigned long long) bits + ((unsigned long long) (long long) z << 52)));
+    }
+  else
+    {
+      const unsigned bits = float_bits ((float) top);
+      if ((int) (bits >> 23) - 127 + z > emax)
+        return neg ? (OUT) -INFINITY : (OUT) INFINITY;
+      r = bits_float (bits + ((unsigned) z << 23));
+    }
+  return neg ? -r : r;
+}
+
+/* Four consecutive elements of a column per thread: one 32-bit load per residue plane where the
+ * planes' rows are whole words (m a multiple of 4), else bytes. */
+template <int N, typename OUT, int DPC = CRT_DP_COLUMNS>
+__global__ void __launch_bounds__ (256) crt_kernel (crt_args a)
+{
+  const int64_t m = a.m;
+  const int64_t i0 = 4 * ((int64_t) blockIdx.x * blockDim.x + threadIdx.x);
+  if (i0 >= m)
+    return;
+  const bool whole = i0 + 4 <= m, words = (m & 3) == 0;
+  int ea[4];
 #pragma unroll
-                for (int s = t - 2; s >= 0; s--)
-                  tmp = (tmp * args.moduli[s] + v[s]) % mt;
-                int d = x - tmp;
-                d += d < 0 ? mt : 0;
-                v[t] = d * args.garner[t] % mt;
-              }
-          }
-      /* X = v_0 + m_0·(v_1 + m_1·(v_2 + …)) */
-      unsigned long long X[3] = { 0ull, 0ull, 0ull };
-#pragma unroll
-      for (int t = TILEMM_EMU_MAX_MODULI - 1; t >= 0; t--)
-        if (t < N)
-          {
-            if (t == N - 1)
-              X[0] = (unsigned long long) v[t];
-            else
-              {
-                const unsigned long long mm = (unsigned long long) args.moduli[t];
-                unsigned long long carry = (unsigned long long) v[t];
-#pragma unroll
-                for (int w = 0; w < 3; w++)
-                  {
-                    const unsigned long long lo = X[w] * mm, hi = __umul64hi (X[w], mm);
-                    const unsigned long long s = lo + carry;
-                    carry = hi + (s < lo);
-                    X[w] = s;
-                  }
-              }
-          }
-      /* symmetric: X > M/2 is X − M */
-      const unsigned long long X2[3] = { X[0] << 1, (X[1] << 1) | (X[0] >> 63), (X[2] << 1) | (X[1] >> 63) };
-      bool greater = false;
-      for (int w = 2; w >= 0; w--)
-        if (X2[w] != args.M[w])
-          {
-            greater = X2[w] > args.M[w];
-            break;
-          }
-      unsigned long long mag[3] = { X[0], X[1], X[2] };
-      if (greater)
+  for (int u = 0; u < 4; u++)
+    ea[u] = i0 + u < m ? a.ea[i0 + u] : TILEMM_EMU_ZERO_ROW;
+  for (int64_t j = blockIdx.y; j < a.n; j += gridDim.y)
+    {
+      const int eb = a.eb[j];
+      OUT out[4] = { (OUT) 0, (OUT) 0, (OUT) 0, (OUT) 0 };
+      if (eb != TILEMM_EMU_ZERO_ROW)
         {
-          unsigned long long borrow = 0;
+          const uint8_t *const rp = a.r + i0 + j * m;
+          unsigned w[N];
 #pragma unroll
-          for (int w = 0; w < 3; w++)
+          for (int t = 0; t < N; t++)
+            if (words)
+              w[t] = *reinterpret_cast<const unsigned *> (rp + t * a.r_plane);
+            else
+              {
+                w[t] = 0;
+                for (int u = 0; u < 4; u++)
+                  if (i0 + u < m)
+                    w[t] |= (unsigned) rp[t * a.r_plane + u] << (8 * u);
+              }
+          /* the four elements one after another (not unrolled: interleaved, they would need
+           * four sets of columns in registers) */
+#pragma unroll 1
+          for (int u = 0; u < 4; u++)
             {
-              const unsigned long long a = args.M[w], b = X[w];
-              const unsigned long long d = a - b - borrow;
-              borrow = (a < b) || (a - b < borrow);
-              mag[w] = d;
+              const int eu = u == 0 ? ea[0] : u == 1 ? ea[1] : u == 2 ? ea[2] : ea[3];
+              OUT v = (OUT) 0;
+              if (eu != TILEMM_EMU_ZERO_ROW)
+                v = crt_entry<N, OUT, DPC> (w, u, a, eu + eb - a.shift);
+              out[0] = u == 0 ? v : out[0];
+              out[1] = u == 1 ? v : out[1];
+              out[2] = u == 2 ? v : out[2];
+              out[3] = u == 3 ? v : out[3];
             }
         }
-      const int e = ea + eb - args.shift;
-      if (sizeof (OUT) == 8)
-        *c = (OUT) round_big (mag, greater, e, 53, -1022, 1023);
+      OUT *const c = (OUT *) a.c + (i0 + j * a.ldc) * a.step;
+      if (whole && a.step == 1 && ((uintptr_t) c & 15) == 0)
+        {
+          if constexpr (sizeof (OUT) == 8)
+            {
+              reinterpret_cast<double2 *> (c)[0] = make_double2 (out[0], out[1]);
+              reinterpret_cast<double2 *> (c)[1] = make_double2 (out[2], out[3]);
+            }
+          else
+            *reinterpret_cast<float4 *> (c) = make_float4 (out[0], out[1], out[2], out[3]);
+        }
       else
-        *c = (OUT) round_big (mag, greater, e, 24, -126, 127);
+        for (int u = 0; u < 4; u++)
+          if (i0 + u < m)
+            c[u * a.step] = out[u];
     }
 }
 
@@ -681,6 +920,112 @@ const tables &the_tables ()
 {
   static const tables t;
   return t;
+}
+
+/* The CRT's tables for the first N moduli (host arithmetic on 32-bit limbs): the basis e_t, M,
+ * and the estimate's scale.  False when M does not fill exactly crt_limbs (N) limbs. */
+bool crt_tables (int N, crt_args &a)
+{
+  constexpr int W = CRT_LIMBS + 1;
+  const int L = crt_limbs (N);
+  unsigned M[W] = { 1 };
+  auto mul = [] (unsigned (&x)[W], unsigned s) {
+    unsigned long long c = 0;
+    for (int l = 0; l < W; l++)
+      {
+        c += (unsigned long long) x[l] * s;
+        x[l] = (unsigned) c;
+        c >>= 32;
+      }
+  };
+  auto div = [] (unsigned (&x)[W], unsigned s) { /* x /= s, returns the remainder */
+    unsigned long long r = 0;
+    for (int l = W - 1; l >= 0; l--)
+      {
+        r = (r << 32) | x[l];
+        x[l] = (unsigned) (r / s);
+        r %= s;
+      }
+    return (unsigned) r;
+  };
+  for (int t = 0; t < N; t++)
+    mul (M, (unsigned) tilemm_emu_moduli[t]);
+  for (int l = L; l < W; l++)
+    if (M[l])
+      return false;
+  if (M[L - 1] == 0)
+    return false;
+  for (int t = 0; t < N; t++)
+    {
+      const unsigned mt = (unsigned) tilemm_emu_moduli[t];
+      unsigned Mt[W];
+      memcpy (Mt, M, sizeof Mt);
+      div (Mt, mt);
+      unsigned q[W];
+      memcpy (q, Mt, sizeof q);
+      const unsigned rem = div (q, mt); /* M_t mod m_t */
+      unsigned inv = 0;
+      for (unsigned x = 1; x < mt && !inv; x++)
+        if (rem * x % mt == 1)
+          inv = x;
+      if (!inv && mt > 1)
+        return false;
+      mul (Mt, inv ? inv : 1);
+      for (int l = 0; l < CRT_LIMBS; l++)
+        {
+          a.e[t][l] = Mt[l];
+          a.ed[t][l] = (double) Mt[l];
+        }
+    }
+  double Md = 0;
+  for (int l = L - 1; l >= 0; l--)
+    Md = Md * 0x1p32 + (double) M[l];
+  for (int l = 0; l < CRT_LIMBS; l++)
+    a.M[l] = M[l];
+  a.scale = ldexp (1.0, 32 * (L > 3 ? L - 3 : 0)) / Md;
+  return true;
+}
+
+/* Launches crt_kernel<N, OUT> for the run-time N. */
+template <typename OUT, int NN = 1>
+void launch_crt_n (int N, dim3 grid, cudaStream_t stream, const crt_args &a)
+{
+  if (N == NN)
+    TILEMM_LAUNCH ((crt_kernel<NN, OUT>), grid, dim3 (256), stream, a);
+  else if constexpr (NN < TILEMM_EMU_MAX_MODULI)
+    launch_crt_n<OUT, NN + 1> (N, grid, stream, a);
+}
+
+/* crt_kernel's arguments and grid for C(i, j) at c[(i + j·ldc)·step] from N residue planes r
+ * (m×n, plane after plane). */
+tilemm_status crt_setup (int N, const uint8_t *r, int64_t r_plane, int64_t m, int64_t n, const int *ea,
+                         const int *eb, int shift, void *c, int64_t ldc, int step, crt_args &a, dim3 &grid,
+                         tilemm_error *err)
+{
+  memset (&a, 0, sizeof a);
+  if (N < 1 || N > TILEMM_EMU_MAX_MODULI || !crt_tables (N, a))
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated CRT: no tables for %d moduli", N);
+  a.r = r; a.r_plane = r_plane; a.m = m; a.n = n;
+  a.ea = ea; a.eb = eb; a.shift = shift;
+  a.c = c; a.ldc = ldc; a.step = step;
+  grid = dim3 ((unsigned) ceil_div (m, 4 * 256), (unsigned) (n < 65535 ? n : 65535));
+  return TILEMM_OK;
+}
+
+/* Step 5 (crt_setup's arguments). */
+template <typename OUT>
+tilemm_status launch_crt (int N, const uint8_t *r, int64_t r_plane, int64_t m, int64_t n, const int *ea,
+                          const int *eb, int shift, OUT *c, int64_t ldc, int step, cudaStream_t stream,
+                          tilemm_error *err)
+{
+  crt_args a;
+  dim3 grid;
+  const tilemm_status st = crt_setup (N, r, r_plane, m, n, ea, eb, shift, c, ldc, step, a, grid, err);
+  if (st != TILEMM_OK)
+    return st;
+  launch_crt_n<OUT> (N, grid, stream, a);
+  LAUNCHED ("crt_kernel");
+  return TILEMM_OK;
 }
 
 /* The pieces of the two workspaces (offsets in bytes). */
@@ -956,23 +1301,11 @@ tilemm_status stage_product (const tilemm_emu_plan &plan, problem<T> &pr, T *c, 
       if (marks && one_block)
         tm.mark (4, stream);
 
-      /* 5. CRT into C */
-      {
-        crt_args cr;
-        memset (&cr, 0, sizeof cr);
-        cr.r = rr + j0 * m; cr.r_plane = m * n; cr.m = m; cr.n = cols; cr.nmod = N;
-        for (int t = 0; t < N; t++)
-          {
-            cr.moduli[t] = tab.moduli[t];
-            cr.garner[t] = tab.garner[t];
-          }
-        memcpy (cr.M, tab.M[N], sizeof cr.M);
-        cr.ea = ea; cr.eb = eb + j0; cr.shift = plan.pa + plan.pb;
-        cr.c = c + j0 * ldc * step; cr.ldc = ldc; cr.step = step;
-        const unsigned gy = (unsigned) (cols < 65535 ? cols : 65535);
-        TILEMM_LAUNCH (crt_kernel<T>, dim3 ((unsigned) ceil_div (m, 256), gy), dim3 (256), stream, cr);
-        LAUNCHED ("crt_kernel");
-      }
+      /* 5. CRT into C: the block's columns of every residue plane (planes of m·n bytes) */
+      st = launch_crt<T> (N, rr + j0 * m, m * n, m, cols, ea, eb + j0, plan.pa + plan.pb,
+                          c + j0 * ldc * step, ldc, step, stream, err);
+      if (st != TILEMM_OK)
+        return st;
       if (blocks && blocks->done)
         CUDA_TRY (cudaEventRecord ((cudaEvent_t) blocks->done[block], stream),
                   "cudaEventRecord(block %d of C)", block);
