@@ -82,10 +82,13 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
   if (status != TILEMM_OK || stats_only || used->verdict != TILEMM_EMU_OK)
     return status;
   t0 = std::chrono::steady_clock::now ();
-  /* The host waits from here until C's first block is done: C's pages are faulted in meanwhile.
-   * Not earlier: page faults by the thousand hold up the host's own calls into the driver
-   * (statistics back, launches), and the device would wait for those. */
-  tilemm_prefault_finish (prepare_result (c, st, idle_prefault_threads ()));
+  /* C's pages are faulted in by threads of their own from here (MADV_POPULATE_WRITE: the pages
+   * are made, their bytes untouched), beside the copies of C's blocks, which fault the pages the
+   * threads have not reached yet; waiting for the threads first would put the faulting of all of
+   * C before the first copy.  Not earlier: page faults by the thousand hold up the host's own
+   * calls into the driver (statistics back, launches), and the device would wait for those. */
+  prefault_guard prefault;
+  prefault.p = prepare_result (c, st, idle_prefault_threads ());
   for (int j = 0; j < blocks && status == TILEMM_OK; j++)
     {
       if (j > 0 && tilemm_stop_requested (stop)) /* the device's work is drained by the caller */
