@@ -82,13 +82,13 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
   if (status != TILEMM_OK || stats_only || used->verdict != TILEMM_EMU_OK)
     return status;
   t0 = std::chrono::steady_clock::now ();
-  /* C's pages are faulted in by threads of their own from here (MADV_POPULATE_WRITE: the pages
-   * are made, their bytes untouched), beside the copies of C's blocks, which fault the pages the
-   * threads have not reached yet; waiting for the threads first would put the faulting of all of
-   * C before the first copy.  Not earlier: page faults by the thousand hold up the host's own
-   * calls into the driver (statistics back, launches), and the device would wait for those. */
+  /* C's pages: asked for as huge pages and faulted in by the copies of its blocks in their
+   * stride, as the native pipeline's (threads of their own only where TILEMM_PREFAULT_THREADS
+   * says: they populate the pages beside the copies, MADV_POPULATE_WRITE, bytes untouched).  Not
+   * before the launches: page faults by the thousand hold up the host's own calls into the
+   * driver (statistics back, launches), and the device would wait for those. */
   prefault_guard prefault;
-  prefault.p = prepare_result (c, st, idle_prefault_threads ());
+  prefault.p = prepare_result (c, st, config ().prefault_threads);
   for (int j = 0; j < blocks && status == TILEMM_OK; j++)
     {
       if (j > 0 && tilemm_stop_requested (stop)) /* the device's work is drained by the caller */
