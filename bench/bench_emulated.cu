@@ -443,6 +443,51 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
   cudaFree (Cn);
 }
 
+/* Tables 1–3: the int8 GEMM alone (int8), then the double and single products over the shapes
+ * (the square `sizes` when given). */
+static void tables (cublasHandle_t h, tilemm_emu_cuda_arena *arena, bool int8, bool quick, int runs,
+                    const std::vector<int64_t> &sizes, bool want_d, bool want_s)
+{
+  if (int8)
+    {
+      printf ("int8 GEMM, C = A'·B'ᵀ (k = n), TOPS (2mnk):\n"
+              "| n | ours 128x256 | ours 128x128 | ours v2 128x128 (64x64 warps, k 128) | ours wgmma 128x256 (TMA) | cublasGemmEx s8 TN | best mma.sync/cuBLAS | wgmma/cuBLAS | check (all) |\n|---|---|---|---|---|---|---|---|---|\n");
+      const int64_t isz[] = { 4096, 8192, 16384 };
+      for (int64_t n : isz)
+        if (!quick || n <= 8192)
+          imma_row (h, n, n >= 16384 ? 5 : runs);
+    }
+
+  std::vector<shape> shapes = { { 4096, 4096, 4096 }, { 8192, 8192, 8192 }, { 16384, 16384, 16384 },
+                                { 8192, 8192, 64 }, { 8192, 8192, 1024 }, { 65536, 64, 4096 } };
+  if (!sizes.empty ())
+    {
+      shapes.clear ();
+      for (int64_t n : sizes)
+        shapes.push_back ({ n, n, n });
+    }
+  if (want_d)
+    {
+      printf ("\ndouble, TF/s (2mnk); errors: max over sampled entries vs a double-double reference "
+              "(rel: /|ref|, norm: /(|A||B|))\n"
+              "| m x n x k | cuBLAS DGEMM | ours v10 | emulated | emu/cuBLAS | moduli | rel err emu | rel err cuBLAS | norm err emu | norm err cuBLAS |\n"
+              "|---|---|---|---|---|---|---|---|---|---|\n");
+      for (const shape &s : shapes)
+        if (!quick || s.m * s.n * s.k <= 8192LL * 8192 * 8192)
+          product_row<double> (h, s, s.m * s.n * s.k > 8192LL * 8192 * 8192 ? 3 : runs, arena, false);
+    }
+  if (want_s)
+    {
+      printf ("\nsingle (cuBLAS SGEMM without TF32), TF/s:\n"
+              "| m x n x k | cuBLAS SGEMM | emulated | emu/cuBLAS | moduli | rel err emu | rel err cuBLAS | norm err emu | norm err cuBLAS |\n"
+              "|---|---|---|---|---|---|---|---|---|\n");
+      for (const shape &s : shapes)
+        if (!quick || s.m * s.n * s.k <= 8192LL * 8192 * 8192)
+          product_row<float> (h, s, s.m * s.n * s.k > 8192LL * 8192 * 8192 ? 3 : runs, arena, false);
+    }
+  printf ("\n");
+}
+
 int main (int argc, char **argv)
 {
   bool quick = false, passes_only = false, int8 = true;
@@ -482,57 +527,11 @@ int main (int argc, char **argv)
   CUBLAS_OK (cublasCreate (&h));
   CUBLAS_OK (cublasSetMathMode (h, CUBLAS_DEFAULT_MATH)); /* IEEE: no TF32 */
   tilemm_emu_cuda_arena arena = {};
-  if (passes_only)
-    {
-      passes (runs);
-      if (want_d)
-        product_row<double> (h, { 8192, 8192, 8192 }, 3, &arena, true);
-      if (want_s)
-        product_row<float> (h, { 8192, 8192, 8192 }, 3, &arena, true);
-      tilemm_emu_cuda_arena_free (&arena);
-      CUBLAS_OK (cublasDestroy (h));
-      return 0;
-    }
-
-  if (int8)
-    {
-      printf ("int8 GEMM, C = A'·B'ᵀ (k = n), TOPS (2mnk):\n"
-              "| n | ours 128x256 | ours 128x128 | ours v2 128x128 (64x64 warps, k 128) | ours wgmma 128x256 (TMA) | cublasGemmEx s8 TN | best mma.sync/cuBLAS | wgmma/cuBLAS | check (all) |\n|---|---|---|---|---|---|---|---|---|\n");
-      const int64_t isz[] = { 4096, 8192, 16384 };
-      for (int64_t n : isz)
-        if (!quick || n <= 8192)
-          imma_row (h, n, n >= 16384 ? 5 : runs);
-    }
-
-  std::vector<shape> shapes = { { 4096, 4096, 4096 }, { 8192, 8192, 8192 }, { 16384, 16384, 16384 },
-                                { 8192, 8192, 64 }, { 8192, 8192, 1024 }, { 65536, 64, 4096 } };
-  if (!sizes.empty ())
-    {
-      shapes.clear ();
-      for (int64_t n : sizes)
-        shapes.push_back ({ n, n, n });
-    }
-  if (want_d)
-    {
-      printf ("\ndouble, TF/s (2mnk); errors: max over sampled entries vs a double-double reference "
-              "(rel: /|ref|, norm: /(|A||B|))\n"
-              "| m x n x k | cuBLAS DGEMM | ours v10 | emulated | emu/cuBLAS | moduli | rel err emu | rel err cuBLAS | norm err emu | norm err cuBLAS |\n"
-              "|---|---|---|---|---|---|---|---|---|---|\n");
-      for (const shape &s : shapes)
-        if (!quick || s.m * s.n * s.k <= 8192LL * 8192 * 8192)
-          product_row<double> (h, s, s.m * s.n * s.k > 8192LL * 8192 * 8192 ? 3 : runs, &arena, false);
-    }
-  if (want_s)
-    {
-      printf ("\nsingle (cuBLAS SGEMM without TF32), TF/s:\n"
-              "| m x n x k | cuBLAS SGEMM | emulated | emu/cuBLAS | moduli | rel err emu | rel err cuBLAS | norm err emu | norm err cuBLAS |\n"
-              "|---|---|---|---|---|---|---|---|---|\n");
-      for (const shape &s : shapes)
-        if (!quick || s.m * s.n * s.k <= 8192LL * 8192 * 8192)
-          product_row<float> (h, s, s.m * s.n * s.k > 8192LL * 8192 * 8192 ? 3 : runs, &arena, false);
-    }
-  printf ("\n");
-  if (sizes.empty () || std::find (sizes.begin (), sizes.end (), 8192) != sizes.end ())
+  if (passes_only) /* the passes alone, then the stages of one product (below) */
+    passes (runs);
+  else
+    tables (h, &arena, int8, quick, runs, sizes, want_d, want_s);
+  if (passes_only || sizes.empty () || std::find (sizes.begin (), sizes.end (), 8192) != sizes.end ())
     {
       if (want_d)
         product_row<double> (h, { 8192, 8192, 8192 }, 3, &arena, true);

@@ -3,21 +3,13 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
-#include <ctype.h>
-#include <math.h>
-#include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "backend.h"
-#include "emulated_panels.h"
 #include "front.h"
 
 /* The precision of a call and, for emulated, its settings; TILEMM_EOPTION where "moduli" or
  * "accuracy" are given without emulated precision, or both together. */
 static tilemm_status precision_of_call (const tilemm_options *options, tilemm_type type,
-                                      int *emulated, tilemm_emu_options *emu, tilemm_error *err)
+                                        int *emulated, tilemm_emu_options *emu, tilemm_error *err)
 {
   tilemm_precision precision;
   const tilemm_status status = tilemm_precision_in_effect (options, &precision, err);

@@ -6,13 +6,9 @@
  */
 #include <ctype.h>
 #include <math.h>
-#include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "backend.h"
-#include "emulated_panels.h"
 #include "front.h"
 
 const char tilemm_usage[] = "usage: C = tilemm (A, B), tilemm (A, tA, B, tB) or "

@@ -4,7 +4,6 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
-#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>

@@ -3,18 +3,6 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
-#include <cuda_runtime_api.h>
-
-#include <chrono>
-#include <mutex>
-#include <thread>
-#include <vector>
-
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "executor.h"
 
 using namespace tilemm_cuda;
@@ -24,9 +12,9 @@ namespace tilemm_cuda {
 /* One panel of an emulated product (emulated.h) on the calling thread's workspace: A and B go up
  * through the pinned staging into the workspace's buffers, the scheme runs on the device in the
  * workspace's arena, C comes back through the staging in column blocks, each as soon as the
- * device has finished it (tilemm_emu_result_block_cols), while the device computes the next.  pass NULL: the whole scheme (statistics,
- * the plan, the product; *used gets the plan); else pass->kind says: the statistics only, merged
- * into *stats, or the product under pass->plan. */
+ * device has finished it (tilemm_emu_result_block_cols), while the device computes the next.
+ * pass NULL: the whole scheme (statistics, the plan, the product; *used gets the plan); else
+ * pass->kind says: the statistics only, merged into *stats, or the product under pass->plan. */
 tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pass *pass,
                          const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
                          const tilemm_stop *stop, tilemm_emu_stats *stats, tilemm_emu_plan *used,
@@ -108,9 +96,9 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
 
 /* The host-view entry points' common frame: one device, in turn with every other product. */
 static tilemm_status emu_entry (const tilemm_emu_options *options, const tilemm_emu_pass *pass,
-                         const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
-                         const tilemm_stop *stop, tilemm_emu_stats *stats, tilemm_emu_plan *used,
-                         tilemm_error *err)
+                                const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
+                                const tilemm_stop *stop, tilemm_emu_stats *stats,
+                                tilemm_emu_plan *used, tilemm_error *err)
 {
   std::lock_guard<std::mutex> lock (ws_mutex);
   tilemm_fault_begin ();

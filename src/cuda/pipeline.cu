@@ -41,17 +41,8 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
-#include <cuda_runtime_api.h>
-
-#include <chrono>
-#include <mutex>
 #include <thread>
 #include <vector>
-
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "executor.h"
 

@@ -379,6 +379,13 @@ tilemm_status launch_crt (int N, const uint8_t *r, int64_t r_plane, int64_t m, i
   return TILEMM_OK;
 }
 
+/* The width of C's column blocks a call was given (tilemm_emu_cuda_blocks): n, one block, when
+ * none or no narrower width was asked for. */
+inline int64_t block_width (const tilemm_emu_cuda_blocks *blocks, int64_t n)
+{
+  return blocks && blocks->cols > 0 && blocks->cols < n ? blocks->cols : n;
+}
+
 /* The pieces of the two workspaces (offsets in bytes). */
 struct layout1
 {
@@ -612,7 +619,7 @@ tilemm_status stage_product (const tilemm_emu_plan &plan, problem<T> &pr, T *c, 
    * on the block's columns of B's residues, then the CRT of its entries into C; so a caller can
    * copy a block out while the device works on the next ones.  The residues are the whole
    * product's (planes of n·kp and m·n bytes): a block is an offset into them. */
-  const int64_t bc = blocks && blocks->cols > 0 && blocks->cols < n ? blocks->cols : n;
+  const int64_t bc = block_width (blocks, n);
   const bool one_block = bc == n;
   int block = 0;
   for (int64_t j0 = 0; j0 < n; j0 += bc, block++)
@@ -888,12 +895,10 @@ tilemm_status run_entry (const run_request &rq, const tilemm_emu_options *option
       && (!rq.given || rq.given->verdict != TILEMM_EMU_OK || rq.given->moduli < 1
           || rq.given->moduli > TILEMM_EMU_MAX_MODULI))
     return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: the given plan cannot run");
-  if (blocks && blocks->done && blocks->cols > 0
-      && ceil_div (n, blocks->cols) > (int64_t) (blocks->count > 0 ? blocks->count : 0))
+  const int64_t c_blocks = n > 0 ? ceil_div (n, block_width (blocks, n)) : 1;
+  if (blocks && blocks->done && c_blocks > (int64_t) blocks->count)
     return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: %lld blocks of C, %d events",
-                             (long long) ceil_div (n, blocks->cols), blocks->count);
-  if (blocks && blocks->done && (blocks->cols <= 0 || blocks->cols >= n) && blocks->count < 1)
-    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: no event for C");
+                             (long long) c_blocks, blocks->count);
   tilemm_emu_plan local;
   if (!used)
     used = &local;
