@@ -82,10 +82,12 @@ static void drop (problem *p)
   free (p->b);
 }
 
-/* C = A·B emulated on `backend`, panels under `limit` (0: one), over `workers` (NULL: one). */
-static tilemm_status run (const problem *p, tilemm_backend backend, size_t limit,
-                          const tilemm_workers *workers, void *c, int64_t *panels,
-                          tilemm_emu_plan *used, tilemm_error *err)
+/* C = op_a(A)·op_b(B) emulated on `backend` from the operands as stored (va, vb), panels under
+ * `limit` (0: one), over `workers` (NULL: one). */
+static tilemm_status run_op (const problem *p, tilemm_backend backend, size_t limit,
+                             const tilemm_workers *workers, tilemm_op op_a, const tilemm_view *va,
+                             tilemm_op op_b, const tilemm_view *vb, void *c, int64_t *panels,
+                             tilemm_emu_plan *used, tilemm_error *err)
 {
   tilemm_view vc;
   tilemm_view_init (&vc, p->type, p->m, p->n, p->m > 0 ? p->m : 1, c);
@@ -94,12 +96,21 @@ static tilemm_status run (const problem *p, tilemm_backend backend, size_t limit
   tilemm_plan plan;
   tilemm_status st = tilemm_plan_make (&plan, backend, p->type, p->m, p->n, p->k, NULL);
   if (st == TILEMM_OK)
-    st = tilemm_emu_plan_panels (&plan, &opt, limit);
+    st = tilemm_emu_plan_panels (&plan, &opt, op_a, op_b, limit);
   if (st != TILEMM_OK)
     return tilemm_error_set (err, st, "%s", tilemm_strerror (st));
   *panels = tilemm_plan_panel_count (&plan);
-  return tilemm_emu_multiply_panels (&plan, &opt, workers, 1, &p->va, &p->vb, &vc, NULL, used,
+  return tilemm_emu_multiply_panels (&plan, &opt, workers, 1, op_a, va, op_b, vb, &vc, NULL, used,
                                      err);
+}
+
+/* C = A·B emulated on `backend`, panels under `limit` (0: one), over `workers` (NULL: one). */
+static tilemm_status run (const problem *p, tilemm_backend backend, size_t limit,
+                          const tilemm_workers *workers, void *c, int64_t *panels,
+                          tilemm_emu_plan *used, tilemm_error *err)
+{
+  return run_op (p, backend, limit, workers, TILEMM_OP_NONE, &p->va, TILEMM_OP_NONE, &p->vb, c,
+                 panels, used, err);
 }
 
 static int same_plan (const tilemm_emu_plan *x, const tilemm_emu_plan *y)
@@ -239,6 +250,88 @@ static void gpu_transposed_workers (void)
         }
 }
 
+/* x (rows×cols, column-major) stored for op: itself, or its transpose (conjugated for 'C', so
+ * that op of the stored copy is x again).  Malloc'ed. */
+static void *stored_for (tilemm_op op, tilemm_type type, const void *x, int64_t rows, int64_t cols)
+{
+  const size_t es = tilemm_type_size (type);
+  unsigned char *out = malloc (es * (size_t) (rows * cols) + 1);
+  for (int64_t j = 0; j < cols; j++)
+    for (int64_t i = 0; i < rows; i++)
+      {
+        const size_t from = (size_t) (i + j * rows), to = op == TILEMM_OP_NONE ? from : (size_t) (j + i * cols);
+        memcpy (out + to * es, (const unsigned char *) x + from * es, es);
+        if (op == TILEMM_OP_CTRANSPOSE && type == TILEMM_COMPLEX_DOUBLE)
+          ((double *) (out + to * es))[1] = -((double *) (out + to * es))[1];
+        else if (op == TILEMM_OP_CTRANSPOSE && type == TILEMM_COMPLEX_SINGLE)
+          ((float *) (out + to * es))[1] = -((float *) (out + to * es))[1];
+      }
+  return out;
+}
+
+/* Transposed operands in the emulated precision (issue: transposed three ways): A and B stored
+ * transposed (conjugated for 'C') go in as stored with their ops, are read the other way round
+ * on the CPU, cut by their stored rows or columns into panels and over devices, transposed on
+ * the device by the GPU; every way gives bitwise the untransposed whole product. */
+static void transposed_case (tilemm_type type, int64_t m, int64_t n, int64_t k, int gpu)
+{
+  const tilemm_op ops[] = { TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, TILEMM_OP_CTRANSPOSE };
+  problem p;
+  make (&p, type, m, n, k);
+  const size_t es = tilemm_type_size (type), bytes = es * (size_t) (m * n) + 1;
+  void *whole = malloc (bytes), *other = malloc (bytes);
+  tilemm_error err;
+  tilemm_emu_plan used_whole, used;
+  int64_t panels;
+  memset (whole, 0x7f, bytes);
+  CHECK_CASE ("%s %lldx%lldx%lld: the untransposed whole product", tilemm_type_name (type),
+              (long long) m, (long long) n, (long long) k);
+  CHECK (run (&p, TILEMM_BACKEND_CPU, 0, NULL, whole, &panels, &used_whole, &err) == TILEMM_OK
+           && used_whole.verdict == TILEMM_EMU_OK, "%s", err.detail);
+  const size_t quarter = es * (size_t) (m * k + k * n + m * n) / 4;
+  const tilemm_workers three = { 3, { 0, 1, 2 } }, two = { 2, { 0, 0 } };
+  for (int oa = 0; oa < 3; oa++)
+    for (int ob = 0; ob < 3; ob++)
+      {
+        if (oa == 0 && ob == 0)
+          continue;
+        void *sa = stored_for (ops[oa], type, p.a, m, k), *sb = stored_for (ops[ob], type, p.b, k, n);
+        tilemm_view va, vb;
+        tilemm_view_init (&va, type, oa ? k : m, oa ? m : k, oa ? k : m, sa);
+        tilemm_view_init (&vb, type, ob ? n : k, ob ? k : n, ob ? n : k, sb);
+        struct {
+          const char *how;
+          tilemm_backend backend;
+          size_t limit;
+          const tilemm_workers *workers;
+        } ways[] = { { "cpu, whole", TILEMM_BACKEND_CPU, 0, NULL },
+                     { "cpu, panels under a quarter", TILEMM_BACKEND_CPU, quarter, NULL },
+                     { "3 simulated devices", TILEMM_BACKEND_CPU, 0, &three },
+                     { "gpu, whole", TILEMM_BACKEND_CUDA, 0, NULL },
+                     { "gpu, panels under a quarter", TILEMM_BACKEND_CUDA, quarter, NULL },
+                     { "gpu, 2 workers on device 0", TILEMM_BACKEND_CUDA, 0, &two } };
+        for (int w = 0; w < 6; w++)
+          {
+            if (ways[w].backend == TILEMM_BACKEND_CUDA && !gpu)
+              continue;
+            CHECK_CASE ("%s %lldx%lldx%lld op %d·op %d: %s", tilemm_type_name (type), (long long) m,
+                        (long long) n, (long long) k, oa, ob, ways[w].how);
+            memset (other, 0x7f, bytes);
+            CHECK (run_op (&p, ways[w].backend, ways[w].limit, ways[w].workers, ops[oa], &va,
+                           ops[ob], &vb, other, &panels, &used, &err) == TILEMM_OK,
+                   "%s", err.detail);
+            CHECK (ways[w].limit == 0 || panels > 1, "%lld panel under a quarter", (long long) panels);
+            CHECK (same_plan (&used, &used_whole), "another plan (%d moduli)", used.moduli);
+            CHECK (memcmp (whole, other, bytes) == 0, "not bitwise the untransposed product");
+          }
+        free (sa);
+        free (sb);
+      }
+  free (whole);
+  free (other);
+  drop (&p);
+}
+
 /* The blocks of C the GPU executor brings back while the device computes the rest: at most
  * TILEMM_EMU_MAX_BLOCKS, covering every column, whole 256-column tiles when wider, four staging
  * chunks or more each, one block for a small C. */
@@ -292,6 +385,8 @@ int main (void)
       one_case (types[t], 160, 141, 64, gpu);
     }
   one_case (TILEMM_DOUBLE, 200, 170, 130, gpu);
+  for (int t = 0; t < 4; t++)
+    transposed_case (types[t], 97, 83, 130, gpu);
   if (gpu)
     gpu_transposed_workers ();
   tilemm_cuda_release ();

@@ -48,6 +48,15 @@ tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
                                             const tilemm_view *c, const tilemm_stop *stop,
                                             tilemm_emu_plan *used, tilemm_error *err);
 
+/* tilemm_cpu_multiply_emulated of C = op_a(A)·op_b(B), a and b as stored: a transposed operand
+ * is read the other way round, as the native CPU product reads it. */
+tilemm_status tilemm_cpu_multiply_emulated_op (const tilemm_plan *plan,
+                                               const tilemm_emu_options *options, tilemm_op op_a,
+                                               const tilemm_view *a, tilemm_op op_b,
+                                               const tilemm_view *b, const tilemm_view *c,
+                                               const tilemm_stop *stop, tilemm_emu_plan *used,
+                                               tilemm_error *err);
+
 /* ---------------------------------------------------------------- CUDA */
 
 typedef struct {
@@ -99,6 +108,15 @@ tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
                                              const tilemm_view *a, const tilemm_view *b,
                                              const tilemm_view *c, const tilemm_stop *stop,
                                              tilemm_emu_plan *used, tilemm_error *err);
+
+/* tilemm_cuda_multiply_emulated of C = op_a(A)·op_b(B), a and b as stored: a transposed operand
+ * goes up as stored and is transposed on the device (transpose.cu), as the native product's. */
+tilemm_status tilemm_cuda_multiply_emulated_op (const tilemm_plan *plan,
+                                                const tilemm_emu_options *options, tilemm_op op_a,
+                                                const tilemm_view *a, tilemm_op op_b,
+                                                const tilemm_view *b, const tilemm_view *c,
+                                                const tilemm_stop *stop, tilemm_emu_plan *used,
+                                                tilemm_error *err);
 
 /* Frees every device buffer, stream and pinned buffer tilemm holds (hosts call it at exit). */
 void tilemm_cuda_release (void);

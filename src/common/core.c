@@ -38,6 +38,13 @@ int64_t tilemm_op_cols (tilemm_op op, const tilemm_view *view)
   return op == TILEMM_OP_NONE ? view->cols : view->rows;
 }
 
+tilemm_view tilemm_view_op_sub (tilemm_op op, const tilemm_view *view, int64_t row, int64_t col,
+                                int64_t rows, int64_t cols)
+{
+  return op == TILEMM_OP_NONE ? tilemm_view_sub (view, row, col, rows, cols)
+                              : tilemm_view_sub (view, col, row, cols, rows);
+}
+
 tilemm_status tilemm_check_operands (const tilemm_plan *plan, const tilemm_view *a,
                                      const tilemm_view *b, const tilemm_view *c)
 {

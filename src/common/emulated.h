@@ -195,11 +195,21 @@ double tilemm_emu_big_to_float (const uint64_t mag[4], int negative, int exponen
 tilemm_status tilemm_emu_stats_cpu (const tilemm_view *a, const tilemm_view *b,
                                     tilemm_emu_stats *st, tilemm_error *err);
 
+/* tilemm_emu_stats_cpu of C = op_a(A)·op_b(B), a and b as stored (read the other way round). */
+tilemm_status tilemm_emu_stats_cpu_op (tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                                       const tilemm_view *b, tilemm_emu_stats *st,
+                                       tilemm_error *err);
+
 /* Steps 4–7 on the CPU with a GIVEN plan (verdict TILEMM_EMU_OK, else TILEMM_EINVAL): C = A·B
  * written whole.  With the plan tilemm_emu_decide gives, bitwise the emulated product of any
  * backend. */
 tilemm_status tilemm_emu_run_cpu (const tilemm_emu_plan *plan, const tilemm_view *a,
                                   const tilemm_view *b, const tilemm_view *c, tilemm_error *err);
+
+/* tilemm_emu_run_cpu of C = op_a(A)·op_b(B), a and b as stored. */
+tilemm_status tilemm_emu_run_cpu_op (const tilemm_emu_plan *plan, tilemm_op op_a,
+                                     const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
+                                     const tilemm_view *c, tilemm_error *err);
 
 /* The product when the whole-product plan cannot carry some (row of A, column of B) pairs
  * (tilemm_emu_decide gives TILEMM_EMU_RANGE for finite operands: a pair whose lo values do not
@@ -209,12 +219,13 @@ tilemm_status tilemm_emu_run_cpu (const tilemm_emu_plan *plan, const tilemm_view
  * exactly (exact_dot.h) and rounded once, so every entry meets the bound of the options' rule
  * (step 3's; under step 3' every pair is carried, p being the same for all, and only a RANGE
  * from max_moduli leaves entries to compute exactly: then all of them).  *used: the plan of the carried entries (verdict RANGE when none was possible: then
- * every entry is exact); *exact_entries: how many entries were computed exactly. */
-tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options,
-                                             const tilemm_view *a, const tilemm_view *b,
-                                             const tilemm_view *c, const tilemm_stop *stop,
-                                             tilemm_emu_plan *used, int64_t *exact_entries,
-                                             tilemm_error *err);
+ * every entry is exact); *exact_entries: how many entries were computed exactly.  C =
+ * op_a(A)·op_b(B), a and b as stored. */
+tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options, tilemm_op op_a,
+                                             const tilemm_view *a, tilemm_op op_b,
+                                             const tilemm_view *b, const tilemm_view *c,
+                                             const tilemm_stop *stop, tilemm_emu_plan *used,
+                                             int64_t *exact_entries, tilemm_error *err);
 
 #ifdef __cplusplus
 }

@@ -42,7 +42,7 @@ int64_t tilemm_emu_result_block_cols (tilemm_type type, int64_t rows, int64_t co
 }
 
 double tilemm_emu_panel_bytes (tilemm_type type, int64_t rows, int64_t cols, int64_t k,
-                               int moduli)
+                               int moduli, tilemm_op op_a, tilemm_op op_b)
 {
   const double es = (double) tilemm_type_size (type), r = (double) rows, c = (double) cols;
   const int complex_type = tilemm_type_is_complex (type);
@@ -50,6 +50,10 @@ double tilemm_emu_panel_bytes (tilemm_type type, int64_t rows, int64_t cols, int
   const double kd = k > 0 ? (double) k : 1.0;
   /* A, B and C as they travel; a complex product's two real problems' operands besides. */
   double bytes = es * (r * kd + kd * c + r * c);
+  if (op_a != TILEMM_OP_NONE)
+    bytes += es * r * kd;
+  if (op_b != TILEMM_OP_NONE)
+    bytes += es * kd * c;
   if (complex_type)
     bytes += 2.0 * es * (r * kd + kd * c) + 1024.0;
   /* Per real problem: exponents, maxima and sums (8 + 4 + 4·8 bytes a line), the statistics'
@@ -70,7 +74,7 @@ static int most_moduli (const tilemm_emu_options *options)
 }
 
 tilemm_status tilemm_emu_plan_panels (tilemm_plan *plan, const tilemm_emu_options *options,
-                                      size_t max_device_bytes)
+                                      tilemm_op op_a, tilemm_op op_b, size_t max_device_bytes)
 {
   const int64_t m = plan->m, n = plan->n, k = plan->k;
   plan->panel_rows = n > 0 ? n : 1;
@@ -79,7 +83,8 @@ tilemm_status tilemm_emu_plan_panels (tilemm_plan *plan, const tilemm_emu_option
     return TILEMM_OK;
   const int moduli = most_moduli (options);
   int64_t rows = m, cols = n; /* of C */
-  while (tilemm_emu_panel_bytes (plan->type, rows, cols, k, moduli) > (double) max_device_bytes)
+  while (tilemm_emu_panel_bytes (plan->type, rows, cols, k, moduli, op_a, op_b)
+         > (double) max_device_bytes)
     {
       if (rows == 1 && cols == 1)
         return plan->backend == TILEMM_BACKEND_CPU ? TILEMM_ELIMIT : TILEMM_EDEVMEM;
@@ -96,23 +101,32 @@ tilemm_status tilemm_emu_plan_panels (tilemm_plan *plan, const tilemm_emu_option
 
 /* ---------------------------------------------------------------- the CPU as a backend */
 
+/* The operands of one product as stored, with how each enters it. */
+typedef struct {
+  tilemm_op op_a, op_b;
+  const tilemm_view *a, *b, *c;
+} operands;
+
 static tilemm_status cpu_panel (const tilemm_emu_options *options, tilemm_emu_pass *pass,
-                                const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
-                                const tilemm_stop *stop, tilemm_emu_plan *used, tilemm_error *err)
+                                const operands *x, const tilemm_stop *stop, tilemm_emu_plan *used,
+                                tilemm_error *err)
 {
   if (!pass)
     {
       tilemm_plan plan;
       const tilemm_status status
-        = tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, a->type, a->rows, b->cols, a->cols, NULL);
+        = tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, x->a->type, x->c->rows, x->c->cols,
+                            tilemm_op_cols (x->op_a, x->a), NULL);
       if (status != TILEMM_OK)
         return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
-      return tilemm_cpu_multiply_emulated (&plan, options, a, b, c, stop, used, err);
+      return tilemm_cpu_multiply_emulated_op (&plan, options, x->op_a, x->a, x->op_b, x->b, x->c,
+                                              stop, used, err);
     }
   if (pass->kind == TILEMM_EMU_PASS_STATS)
     {
       tilemm_emu_stats mine;
-      const tilemm_status status = tilemm_emu_stats_cpu (a, b, &mine, err);
+      const tilemm_status status
+        = tilemm_emu_stats_cpu_op (x->op_a, x->a, x->op_b, x->b, &mine, err);
       if (status == TILEMM_OK)
         tilemm_emu_stats_merge (&pass->stats[0], &mine);
       return status;
@@ -120,44 +134,43 @@ static tilemm_status cpu_panel (const tilemm_emu_options *options, tilemm_emu_pa
   if (tilemm_stop_requested (stop))
     return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
   *used = pass->plan;
-  return tilemm_emu_run_cpu (&pass->plan, a, b, c, err);
+  return tilemm_emu_run_cpu_op (&pass->plan, x->op_a, x->a, x->op_b, x->b, x->c, err);
 }
 
 static tilemm_status cpu_workers (const tilemm_plan *queue, const tilemm_workers *workers,
-                                  tilemm_emu_pass *pass, const tilemm_view *a,
-                                  const tilemm_view *b, const tilemm_view *c,
+                                  tilemm_emu_pass *pass, const operands *x,
                                   const tilemm_stop *stop, tilemm_error *err)
 {
   tilemm_sim_config config;
   tilemm_sim_config_init (&config, workers->count);
   config.stop = *stop;
   config.emu = pass;
-  return tilemm_sim_multiply (queue, &config, a, b, c, NULL, err);
+  return tilemm_sim_multiply_op (queue, &config, x->op_a, x->a, x->op_b, x->b, x->c, NULL, err);
 }
 
 static tilemm_status cuda_panel (const tilemm_emu_options *options, tilemm_emu_pass *pass,
-                                 const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
-                                 const tilemm_stop *stop, tilemm_emu_plan *used, tilemm_error *err)
+                                 const operands *x, const tilemm_stop *stop,
+                                 tilemm_emu_plan *used, tilemm_error *err)
 {
   if (!pass)
-    return tilemm_cuda_multiply_emulated (NULL, options, a, b, c, stop, used, err);
-  return tilemm_cuda_emu_panel (pass, a, b, c, stop, used, err);
+    return tilemm_cuda_multiply_emulated_op (NULL, options, x->op_a, x->a, x->op_b, x->b, x->c,
+                                             stop, used, err);
+  return tilemm_cuda_emu_panel (pass, x->op_a, x->a, x->op_b, x->b, x->c, stop, used, err);
 }
 
 static tilemm_status cuda_workers (const tilemm_plan *queue, const tilemm_workers *workers,
-                                   tilemm_emu_pass *pass, const tilemm_view *a,
-                                   const tilemm_view *b, const tilemm_view *c,
+                                   tilemm_emu_pass *pass, const operands *x,
                                    const tilemm_stop *stop, tilemm_error *err)
 {
-  return tilemm_cuda_emu_workers (queue, NULL, workers, pass, a, b, c, stop, NULL, err);
+  return tilemm_cuda_emu_workers (queue, NULL, workers, pass, x->op_a, x->a, x->op_b, x->b, x->c,
+                                  stop, NULL, err);
 }
 
 /* ---------------------------------------------------------------- the passes */
 
 /* One pass over the panels of `plan` on one device. */
 static tilemm_status pass_over_panels (tilemm_backend backend, const tilemm_plan *plan,
-                                       tilemm_emu_pass *pass, const tilemm_view *a,
-                                       const tilemm_view *b, const tilemm_view *c,
+                                       tilemm_emu_pass *pass, const operands *x,
                                        const tilemm_stop *stop, tilemm_error *err)
 {
   const int64_t count = tilemm_plan_panel_count (plan);
@@ -168,16 +181,16 @@ static tilemm_status pass_over_panels (tilemm_backend backend, const tilemm_plan
                                  (long long) i + 1, (long long) count);
       tilemm_panel p;
       tilemm_plan_panel (plan, i, &p);
-      /* Cᵀ's rows are C's columns: the panel is C(p.col +, p.row +), A's rows p.col +, B's
-       * columns p.row + (tilemm.h). */
-      const tilemm_view sa = tilemm_view_sub (a, p.col, 0, p.cols, a->cols);
-      const tilemm_view sb = tilemm_view_sub (b, 0, p.row, b->rows, p.rows);
-      const tilemm_view sc = tilemm_view_sub (c, p.col, p.row, p.cols, p.rows);
+      /* Cᵀ's rows are C's columns: the panel is C(p.col +, p.row +), op(A)'s rows p.col +,
+       * op(B)'s columns p.row + (tilemm.h). */
+      const tilemm_view sa = tilemm_view_op_sub (x->op_a, x->a, p.col, 0, p.cols, plan->k);
+      const tilemm_view sb = tilemm_view_op_sub (x->op_b, x->b, 0, p.row, plan->k, p.rows);
+      const tilemm_view sc = tilemm_view_sub (x->c, p.col, p.row, p.cols, p.rows);
+      const operands sub = { x->op_a, x->op_b, &sa, &sb, &sc };
       tilemm_emu_plan used;
-      const tilemm_status status
-        = backend == TILEMM_BACKEND_CUDA
-            ? cuda_panel (NULL, pass, &sa, &sb, &sc, stop, &used, err)
-            : cpu_panel (NULL, pass, &sa, &sb, &sc, stop, &used, err);
+      const tilemm_status status = backend == TILEMM_BACKEND_CUDA
+                                     ? cuda_panel (NULL, pass, &sub, stop, &used, err)
+                                     : cpu_panel (NULL, pass, &sub, stop, &used, err);
       if (status != TILEMM_OK)
         return status;
     }
@@ -186,15 +199,17 @@ static tilemm_status pass_over_panels (tilemm_backend backend, const tilemm_plan
 
 tilemm_status tilemm_emu_multiply_panels (const tilemm_plan *plan,
                                           const tilemm_emu_options *options,
-                                          const tilemm_workers *workers, int named,
-                                          const tilemm_view *a, const tilemm_view *b,
-                                          const tilemm_view *c, const tilemm_stop *stop,
-                                          tilemm_emu_plan *used, tilemm_error *err)
+                                          const tilemm_workers *workers, int named, tilemm_op op_a,
+                                          const tilemm_view *a, tilemm_op op_b,
+                                          const tilemm_view *b, const tilemm_view *c,
+                                          const tilemm_stop *stop, tilemm_emu_plan *used,
+                                          tilemm_error *err)
 {
   static const tilemm_stop no_stop = { NULL, NULL };
   if (!stop)
     stop = &no_stop;
   memset (used, 0, sizeof *used);
+  const operands x = { op_a, op_b, a, b, c };
   const int cuda = plan->backend == TILEMM_BACKEND_CUDA;
   /* Workers: the queue of tilemm_plan_workers, as the native product's. */
   tilemm_plan queue = *plan;
@@ -207,8 +222,8 @@ tilemm_status tilemm_emu_multiply_panels (const tilemm_plan *plan,
   use.count = count;
   const int64_t panels = tilemm_plan_panel_count (plan);
   if ((count <= 1 && panels <= 1) || plan->k == 0)
-    return cuda ? cuda_panel (options, NULL, a, b, c, stop, used, err)
-                : cpu_panel (options, NULL, a, b, c, stop, used, err);
+    return cuda ? cuda_panel (options, NULL, &x, stop, used, err)
+                : cpu_panel (options, NULL, &x, stop, used, err);
 
   tilemm_emu_pass *pass = calloc (1, sizeof *pass);
   if (!pass)
@@ -216,8 +231,8 @@ tilemm_status tilemm_emu_multiply_panels (const tilemm_plan *plan,
   pass->kind = TILEMM_EMU_PASS_STATS;
   pass->options = *options;
   tilemm_status status
-    = count > 1 ? (cuda ? cuda_workers : cpu_workers) (&queue, &use, pass, a, b, c, stop, err)
-                : pass_over_panels (plan->backend, plan, pass, a, b, c, stop, err);
+    = count > 1 ? (cuda ? cuda_workers : cpu_workers) (&queue, &use, pass, &x, stop, err)
+                : pass_over_panels (plan->backend, plan, pass, &x, stop, err);
   if (status == TILEMM_OK)
     {
       tilemm_emu_stats stats;
@@ -234,8 +249,8 @@ tilemm_status tilemm_emu_multiply_panels (const tilemm_plan *plan,
           pass->kind = TILEMM_EMU_PASS_PRODUCT;
           pass->plan = *used;
           status = count > 1
-                     ? (cuda ? cuda_workers : cpu_workers) (&queue, &use, pass, a, b, c, stop, err)
-                     : pass_over_panels (plan->backend, plan, pass, a, b, c, stop, err);
+                     ? (cuda ? cuda_workers : cpu_workers) (&queue, &use, pass, &x, stop, err)
+                     : pass_over_panels (plan->backend, plan, pass, &x, stop, err);
         }
     }
   free (pass);

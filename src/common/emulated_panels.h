@@ -18,10 +18,11 @@ extern "C" {
 #endif
 
 /* An upper bound of the device bytes one panel of an emulated product holds (rows × cols of C,
- * inner dimension k, `moduli` moduli): A, B and C as they travel, the statistics, the residues
- * and the modular products (src/kernels/emulated_cuda.cu's two workspaces). */
+ * inner dimension k, `moduli` moduli): A, B and C as they travel (a transposed operand twice: as
+ * stored and transposed on the device), the statistics, the residues and the modular products
+ * (src/kernels/emulated_cuda.cu's two workspaces). */
 double tilemm_emu_panel_bytes (tilemm_type type, int64_t rows, int64_t cols, int64_t k,
-                               int moduli);
+                               int moduli, tilemm_op op_a, tilemm_op op_b);
 
 /* C of one panel comes back in at most this many column blocks (tilemm_emu_result_block_cols). */
 #define TILEMM_EMU_MAX_BLOCKS 8
@@ -34,13 +35,16 @@ double tilemm_emu_panel_bytes (tilemm_type type, int64_t rows, int64_t cols, int
 int64_t tilemm_emu_result_block_cols (tilemm_type type, int64_t rows, int64_t cols,
                                       size_t chunk_bytes);
 
-/* Sets plan's panels for an emulated product under max_device_bytes (0: one panel): the largest
- * panels, halving the longer side, whose tilemm_emu_panel_bytes at the most moduli `options`
- * allow fit.  TILEMM_EDEVMEM (GPU) or TILEMM_ELIMIT (CPU) when not even one entry fits. */
+/* Sets plan's panels for an emulated product op_a(A)·op_b(B) under max_device_bytes (0: one
+ * panel): the largest panels, halving the longer side, whose tilemm_emu_panel_bytes at the most
+ * moduli `options` allow fit.  TILEMM_EDEVMEM (GPU) or TILEMM_ELIMIT (CPU) when not even one
+ * entry fits. */
 tilemm_status tilemm_emu_plan_panels (tilemm_plan *plan, const tilemm_emu_options *options,
-                                      size_t max_device_bytes);
+                                      tilemm_op op_a, tilemm_op op_b, size_t max_device_bytes);
 
-/* C = A·B in emulated precision on plan->backend, for untransposed views of plan->type: one
+/* C = op_a(A)·op_b(B) in emulated precision on plan->backend, a and b views of plan->type as
+ * stored (a transposed operand is cut by its stored rows or columns and read the other way round
+ * on the CPU, transposed on the device by the GPU, never copied on the host): one
  * panel on one device in one pass (the data go up once); several panels (the plan's, see
  * tilemm_emu_plan_panels) or several workers (more than one in `workers`, which may be NULL:
  * GPUs, or simulated devices for the CPU backend; `named` as tilemm_plan_workers) in two passes,
@@ -48,10 +52,11 @@ tilemm_status tilemm_emu_plan_panels (tilemm_plan *plan, const tilemm_emu_option
  * product's.  *used and the verdicts as tilemm_cpu_multiply_emulated (C untouched unless OK). */
 tilemm_status tilemm_emu_multiply_panels (const tilemm_plan *plan,
                                           const tilemm_emu_options *options,
-                                          const tilemm_workers *workers, int named,
-                                          const tilemm_view *a, const tilemm_view *b,
-                                          const tilemm_view *c, const tilemm_stop *stop,
-                                          tilemm_emu_plan *used, tilemm_error *err);
+                                          const tilemm_workers *workers, int named, tilemm_op op_a,
+                                          const tilemm_view *a, tilemm_op op_b,
+                                          const tilemm_view *b, const tilemm_view *c,
+                                          const tilemm_stop *stop, tilemm_emu_plan *used,
+                                          tilemm_error *err);
 
 #ifdef __cplusplus
 }

@@ -119,12 +119,8 @@ static void worker_work (multi_run *run, int w)
         {
           /* Panel (row, col, rows, cols) of Cᵀ is C(col…, row…) = op(A)(col…, :) · op(B)(:, row…):
            * rows of A or, transposed, its columns; columns of B or, transposed, its rows. */
-          const tilemm_view a
-            = run->op_a == TILEMM_OP_NONE ? tilemm_view_sub (run->a, panel.col, 0, panel.cols, sub.k)
-                                          : tilemm_view_sub (run->a, 0, panel.col, sub.k, panel.cols);
-          const tilemm_view b
-            = run->op_b == TILEMM_OP_NONE ? tilemm_view_sub (run->b, 0, panel.row, sub.k, panel.rows)
-                                          : tilemm_view_sub (run->b, panel.row, 0, panel.rows, sub.k);
+          const tilemm_view a = tilemm_view_op_sub (run->op_a, run->a, panel.col, 0, panel.cols, sub.k);
+          const tilemm_view b = tilemm_view_op_sub (run->op_b, run->b, 0, panel.row, sub.k, panel.rows);
           const tilemm_view c = tilemm_view_sub (run->c, panel.col, panel.row, panel.cols,
                                                  panel.rows);
           status = run->ops->panel (run->ctx, w, device, &sub, run->op_a, &a, run->op_b, &b, &c,
@@ -375,13 +371,13 @@ static tilemm_status sim_panel (void *p, int worker, int device, const tilemm_pl
   if (emu && emu->kind == TILEMM_EMU_PASS_STATS)
     {
       tilemm_emu_stats mine;
-      if ((status = tilemm_emu_stats_cpu (&va, &vb, &mine, err)) != TILEMM_OK)
+      if ((status = tilemm_emu_stats_cpu_op (op_a, &va, op_b, &vb, &mine, err)) != TILEMM_OK)
         return status;
       tilemm_emu_stats_merge (&emu->stats[worker], &mine);
       ctx->panels_done[worker]++;
       return TILEMM_OK;
     }
-  status = emu ? tilemm_emu_run_cpu (&emu->plan, &va, &vb, &vc, err)
+  status = emu ? tilemm_emu_run_cpu_op (&emu->plan, op_a, &va, op_b, &vb, &vc, err)
                : tilemm_cpu_multiply_op (sub, op_a, &va, op_b, &vb, &vc, &stopping, err);
   if (status != TILEMM_OK)
     return status;
@@ -479,8 +475,6 @@ tilemm_status tilemm_sim_multiply_op (const tilemm_plan *plan, const tilemm_sim_
   memset (&ctx, 0, sizeof ctx);
   ctx.config = config;
   const tilemm_device_ops ops = { "simulated device", sim_start, sim_panel, sim_finish };
-  if (config->emu && (op_a != TILEMM_OP_NONE || op_b != TILEMM_OP_NONE))
-    return tilemm_error_set (err, TILEMM_EINVAL, "an emulated pass takes untransposed operands");
   return tilemm_multi_run_stoppable (&queue, NULL, &workers, &ops, &ctx, op_a, a, op_b, b, c,
                                      &config->stop, report, err);
 }

@@ -154,18 +154,20 @@ tilemm_status tilemm_cuda_multiply_workers_op (const tilemm_plan *plan,
                                                const tilemm_view *c, const tilemm_stop *stop,
                                                tilemm_multi_report *report, tilemm_error *err);
 
-/* One pass of an emulated product over `workers` (each a host thread with its own workspace),
- * the panels of `queue` (tilemm_plan_workers) from one shared queue, each panel whole. */
+/* One pass of an emulated product C = op_a(A)·op_b(B) (a and b as stored) over `workers` (each
+ * a host thread with its own workspace), the panels of `queue` (tilemm_plan_workers) from one
+ * shared queue, each panel whole, a transposed operand cut by its stored rows or columns. */
 tilemm_status tilemm_cuda_emu_workers (const tilemm_plan *queue, const tilemm_limits *limits,
                                        const tilemm_workers *workers, tilemm_emu_pass *pass,
-                                       const tilemm_view *a, const tilemm_view *b,
-                                       const tilemm_view *c, const tilemm_stop *stop,
-                                       tilemm_multi_report *report, tilemm_error *err);
+                                       tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                                       const tilemm_view *b, const tilemm_view *c,
+                                       const tilemm_stop *stop, tilemm_multi_report *report,
+                                       tilemm_error *err);
 
-/* One pass of an emulated product for one panel on the current device (its statistics merged
- * into pass->stats[0]); *used (may be NULL) gets the plan it ran. */
-tilemm_status tilemm_cuda_emu_panel (tilemm_emu_pass *pass, const tilemm_view *a,
-                                     const tilemm_view *b, const tilemm_view *c,
+/* One pass of an emulated product C = op_a(A)·op_b(B) for one panel on the current device (its
+ * statistics merged into pass->stats[0]); *used (may be NULL) gets the plan it ran. */
+tilemm_status tilemm_cuda_emu_panel (tilemm_emu_pass *pass, tilemm_op op_a, const tilemm_view *a,
+                                     tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
                                      const tilemm_stop *stop, tilemm_emu_plan *used,
                                      tilemm_error *err);
 
@@ -200,8 +202,8 @@ tilemm_status tilemm_sim_multiply (const tilemm_plan *plan, const tilemm_sim_con
                                    const tilemm_view *c, tilemm_multi_report *report,
                                    tilemm_error *err);
 
-/* tilemm_sim_multiply for C = op_a(A)·op_b(B) (A and B as stored; untransposed for an emulated
- * pass). */
+/* tilemm_sim_multiply for C = op_a(A)·op_b(B) (A and B as stored: each device copies its panel's
+ * stored rows or columns and reads them the other way round, an emulated pass too). */
 tilemm_status tilemm_sim_multiply_op (const tilemm_plan *plan, const tilemm_sim_config *config,
                                       tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                                       const tilemm_view *b, const tilemm_view *c,

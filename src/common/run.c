@@ -157,38 +157,6 @@ static void set_imag (unsigned char *z, int single, double v)
     ((double *) z)[1] = v;
 }
 
-/* op(x) of a contiguous view as a new contiguous view (its data malloc'ed: the caller frees
- * it); x itself for none.  The emulated precision's operands are untransposed. */
-static tilemm_status apply_op (tilemm_op op, const tilemm_view *x, tilemm_view *out,
-                               tilemm_error *err)
-{
-  *out = *x;
-  if (op == TILEMM_OP_NONE)
-    return TILEMM_OK;
-  const size_t es = tilemm_type_size (x->type);
-  const size_t count = (size_t) x->rows * (size_t) x->cols;
-  unsigned char *data = malloc (count > 0 ? count * es : 1);
-  if (!data)
-    return tilemm_error_set (err, TILEMM_ENOMEM, "%s", tilemm_strerror (TILEMM_ENOMEM));
-  const int conj = op == TILEMM_OP_CTRANSPOSE && tilemm_type_is_complex (x->type);
-  const int single = x->type == TILEMM_COMPLEX_SINGLE;
-  const ptrdiff_t rows = (ptrdiff_t) x->rows, cols = (ptrdiff_t) x->cols;
-#pragma omp parallel for schedule (static) if (count > (1u << 16))
-  for (ptrdiff_t j = 0; j < cols; j++)
-    for (ptrdiff_t i = 0; i < rows; i++)
-      {
-        unsigned char *to = data + ((size_t) j + (size_t) i * (size_t) cols) * es;
-        memcpy (to, (const unsigned char *) x->data + ((size_t) i + (size_t) j * (size_t) x->stride) * es, es);
-        if (conj)
-          set_imag (to, single, -imag_of (to, single));
-      }
-  out->rows = x->cols;
-  out->cols = x->rows;
-  out->stride = x->cols > 1 ? x->cols : 1;
-  out->data = data;
-  return TILEMM_OK;
-}
-
 /* Leaves a warning for the host (front ends raise it with its id), where it asked for them. */
 static void notice (const tilemm_options *options, const char *id, const char *text)
 {
@@ -203,16 +171,17 @@ static void notice (const tilemm_options *options, const char *id, const char *t
  * the GPU, under the memory the GPU has when the whole product would not fit it. */
 static tilemm_status emulated_plan (const tilemm_decision *decision, const tilemm_options *options,
                                     tilemm_type type, int64_t m, int64_t n, int64_t k,
-                                    tilemm_plan *plan, tilemm_error *err)
+                                    tilemm_op op_a, tilemm_op op_b, tilemm_plan *plan,
+                                    tilemm_error *err)
 {
   tilemm_status status = tilemm_plan_make (plan, decision->backend, type, m, n, k, NULL);
   if (status != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
   const int most = decision->emu.moduli > 0 ? decision->emu.moduli : decision->emu.max_moduli;
-  const size_t limit
-    = tilemm_device_limit (decision->backend, tilemm_emu_panel_bytes (type, m, n, k, most),
-                           options->max_device_bytes);
-  if ((status = tilemm_emu_plan_panels (plan, &decision->emu, limit)) != TILEMM_OK)
+  const size_t limit = tilemm_device_limit (
+    decision->backend, tilemm_emu_panel_bytes (type, m, n, k, most, op_a, op_b),
+    options->max_device_bytes);
+  if ((status = tilemm_emu_plan_panels (plan, &decision->emu, op_a, op_b, limit)) != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
   return TILEMM_OK;
 }
@@ -238,28 +207,30 @@ static tilemm_status emulated_workers (const tilemm_decision *decision,
   return TILEMM_OK;
 }
 
-/* The emulated product of contiguous, untransposed a (m×k) and b (k×n) on the decision's
+/* The emulated product C = op_a(A)·op_b(B) of contiguous a and b as stored, on the decision's
  * backend, in panels and over devices (emulated_panels.h).  A plan that cannot carry every pair
  * (TILEMM_EMU_RANGE) is split: the pairs it carries emulated, the others exactly
  * (tilemm_emu_multiply_split_cpu), so every entry meets the bound.  With an explicit "moduli"
  * count (no promise) that cannot run, the native product, with a warning.  *verdict:
  * TILEMM_EMU_NONFINITE leaves C unwritten for the caller. */
 static tilemm_status emulate (const tilemm_decision *decision, const tilemm_options *options,
-                              const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
+                              tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                              const tilemm_view *b, const tilemm_view *c,
                               tilemm_emu_verdict *verdict, tilemm_error *err)
 {
   *verdict = TILEMM_EMU_OK;
   tilemm_plan plan;
   tilemm_workers workers;
   int named;
+  const int64_t k = tilemm_op_cols (op_a, a);
   tilemm_status status
-    = emulated_plan (decision, options, a->type, a->rows, b->cols, a->cols, &plan, err);
+    = emulated_plan (decision, options, a->type, c->rows, c->cols, k, op_a, op_b, &plan, err);
   if (status != TILEMM_OK
       || (status = emulated_workers (decision, options, &workers, &named, err)) != TILEMM_OK)
     return status;
   tilemm_emu_plan used;
-  status = tilemm_emu_multiply_panels (&plan, &decision->emu, &workers, named, a, b, c,
-                                       &options->stop, &used, err);
+  status = tilemm_emu_multiply_panels (&plan, &decision->emu, &workers, named, op_a, a, op_b, b,
+                                       c, &options->stop, &used, err);
   if (status == TILEMM_OK && used.verdict == TILEMM_EMU_NONFINITE)
     *verdict = TILEMM_EMU_NONFINITE;
   if (status != TILEMM_OK || used.verdict != TILEMM_EMU_RANGE)
@@ -273,14 +244,13 @@ static tilemm_status emulate (const tilemm_decision *decision, const tilemm_opti
                 decision->emu.moduli);
       notice (options, "tilemm:emulated:fallback", text);
       const tilemm_limits limits = { options->max_device_bytes };
-      if ((status = tilemm_plan_make (&plan, decision->backend, a->type, a->rows, b->cols, a->cols,
+      if ((status = tilemm_plan_make (&plan, decision->backend, a->type, c->rows, c->cols, k,
                                       &limits)) != TILEMM_OK)
         return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
-      return tilemm_multiply_op_stoppable (&plan, TILEMM_OP_NONE, a, TILEMM_OP_NONE, b, c,
-                                           &options->stop, err);
+      return tilemm_multiply_op_stoppable (&plan, op_a, a, op_b, b, c, &options->stop, err);
     }
   int64_t exact_entries;
-  return tilemm_emu_multiply_split_cpu (&decision->emu, a, b, c, &options->stop, &used,
+  return tilemm_emu_multiply_split_cpu (&decision->emu, op_a, a, op_b, b, c, &options->stop, &used,
                                         &exact_entries, err);
 }
 
@@ -300,9 +270,12 @@ static int element_finite (tilemm_type type, const unsigned char *x)
     }
 }
 
-/* The indices of the rows (of_columns 0) or columns (1) of x holding only finite elements. */
-static int64_t finite_lines (const tilemm_view *x, int of_columns, int64_t *index)
+/* The indices of the rows (of_columns 0) or columns (1) of op(x), x as stored, holding only
+ * finite elements (a row of op(x) is a column of x when op transposes). */
+static int64_t finite_lines (tilemm_op op, const tilemm_view *x, int of_columns, int64_t *index)
 {
+  if (op != TILEMM_OP_NONE)
+    of_columns = !of_columns;
   const size_t es = tilemm_type_size (x->type);
   const int64_t lines = of_columns ? x->cols : x->rows, length = of_columns ? x->rows : x->cols;
   int64_t count = 0;
@@ -321,26 +294,42 @@ static int64_t finite_lines (const tilemm_view *x, int of_columns, int64_t *inde
   return count;
 }
 
-/* After the native product of operands holding NaN or Inf: every entry in a row of A or a
- * column of B holding one is NaN or Inf (no term is skipped), as `*` gives it; the block of the
- * other rows and columns is computed again, emulated, and written over its entries, so they
+/* Copies element (i, j) of op(x), x as stored, to `to` (conjugated for 'C'). */
+static void op_element (tilemm_op op, const tilemm_view *x, int64_t i, int64_t j,
+                        unsigned char *to)
+{
+  const size_t es = tilemm_type_size (x->type);
+  const int64_t r = op == TILEMM_OP_NONE ? i : j, c = op == TILEMM_OP_NONE ? j : i;
+  memcpy (to, (const unsigned char *) x->data + ((size_t) r + (size_t) c * (size_t) x->stride) * es,
+          es);
+  if (op == TILEMM_OP_CTRANSPOSE && tilemm_type_is_complex (x->type))
+    {
+      const int single = x->type == TILEMM_COMPLEX_SINGLE;
+      set_imag (to, single, -imag_of (to, single));
+    }
+}
+
+/* After the native product of operands holding NaN or Inf: every entry in a row of op(A) or a
+ * column of op(B) holding one is NaN or Inf (no term is skipped), as `*` gives it; the block of
+ * the other rows and columns is computed again, emulated, and written over its entries, so they
  * meet the bound too. */
 static tilemm_status emulate_finite_block (const tilemm_decision *decision,
-                                           const tilemm_options *options, const tilemm_view *a,
+                                           const tilemm_options *options, tilemm_op op_a,
+                                           const tilemm_view *a, tilemm_op op_b,
                                            const tilemm_view *b, const tilemm_view *c,
                                            tilemm_error *err)
 {
   const tilemm_type type = a->type;
   const size_t es = tilemm_type_size (type);
-  const int64_t m = a->rows, n = b->cols, k = a->cols;
+  const int64_t m = c->rows, n = c->cols, k = tilemm_op_cols (op_a, a);
   int64_t *rows = malloc (sizeof (int64_t) * (size_t) (m + 1)),
           *cols = malloc (sizeof (int64_t) * (size_t) (n + 1));
   unsigned char *a2 = NULL, *b2 = NULL, *c2 = NULL;
   tilemm_status status = TILEMM_OK;
   if (!rows || !cols)
     status = tilemm_error_set (err, TILEMM_ENOMEM, "%s", tilemm_strerror (TILEMM_ENOMEM));
-  const int64_t m2 = status == TILEMM_OK ? finite_lines (a, 0, rows) : 0;
-  const int64_t n2 = status == TILEMM_OK ? finite_lines (b, 1, cols) : 0;
+  const int64_t m2 = status == TILEMM_OK ? finite_lines (op_a, a, 0, rows) : 0;
+  const int64_t n2 = status == TILEMM_OK ? finite_lines (op_b, b, 1, cols) : 0;
   if (status == TILEMM_OK && m2 > 0 && n2 > 0)
     {
       a2 = malloc ((size_t) m2 * (size_t) k * es);
@@ -351,14 +340,13 @@ static tilemm_status emulate_finite_block (const tilemm_decision *decision,
     }
   if (status == TILEMM_OK && m2 > 0 && n2 > 0)
     {
-      const unsigned char *ad = a->data, *bd = b->data;
+      /* The finite rows of op(A) and columns of op(B), untransposed. */
       for (int64_t p = 0; p < k; p++)
         for (int64_t q = 0; q < m2; q++)
-          memcpy (a2 + ((size_t) q + (size_t) p * (size_t) m2) * es,
-                  ad + ((size_t) rows[q] + (size_t) p * (size_t) a->stride) * es, es);
+          op_element (op_a, a, rows[q], p, a2 + ((size_t) q + (size_t) p * (size_t) m2) * es);
       for (int64_t q = 0; q < n2; q++)
-        memcpy (b2 + (size_t) q * (size_t) k * es, bd + (size_t) cols[q] * (size_t) b->stride * es,
-                (size_t) k * es);
+        for (int64_t p = 0; p < k; p++)
+          op_element (op_b, b, p, cols[q], b2 + ((size_t) p + (size_t) q * (size_t) k) * es);
       tilemm_view va2, vb2, vc2;
       tilemm_emu_verdict verdict;
       if ((status = tilemm_view_init (&va2, type, m2, k, m2, a2)) != TILEMM_OK
@@ -366,7 +354,8 @@ static tilemm_status emulate_finite_block (const tilemm_decision *decision,
           || (status = tilemm_view_init (&vc2, type, m2, n2, m2, c2)) != TILEMM_OK)
         status = tilemm_error_set (err, status, "%s", tilemm_strerror (status));
       else
-        status = emulate (decision, options, &va2, &vb2, &vc2, &verdict, err);
+        status = emulate (decision, options, TILEMM_OP_NONE, &va2, TILEMM_OP_NONE, &vb2, &vc2,
+                          &verdict, err);
       if (status == TILEMM_OK)
         for (int64_t q = 0; q < n2; q++)
           for (int64_t r = 0; r < m2; r++)
@@ -382,11 +371,11 @@ static tilemm_status emulate_finite_block (const tilemm_decision *decision,
   return status;
 }
 
-/* The emulated precision (emulated.h) on the decision's backend, one device: a transposed
- * operand is copied transposed first.  Every entry meets the bound, or is NaN or Inf as `*`
- * gives it: NaN or Inf among the operands (verdict NONFINITE) take the native product for the
- * rows and columns holding them and the emulated one for the rest; a range the plan cannot
- * carry is split (emulate). */
+/* The emulated precision (emulated.h) on the decision's backend: transposed operands as stored,
+ * read the other way round on the CPU and transposed on the device by the GPU (never copied on
+ * the host).  Every entry meets the bound, or is NaN or Inf as `*` gives it: NaN or Inf among
+ * the operands (verdict NONFINITE) take the native product for the rows and columns holding
+ * them and the emulated one for the rest; a range the plan cannot carry is split (emulate). */
 static tilemm_status run_emulated (const tilemm_decision *decision, const tilemm_options *options,
                                    const tilemm_plan *plan, const tilemm_view *va,
                                    const tilemm_view *vb, const tilemm_view *vc, tilemm_error *err)
@@ -394,28 +383,16 @@ static tilemm_status run_emulated (const tilemm_decision *decision, const tilemm
   tilemm_status status = tilemm_check_operands_op (plan, decision->op_a, va, decision->op_b, vb, vc);
   if (status != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
-  tilemm_view a, b;
-  if ((status = apply_op (decision->op_a, va, &a, err)) != TILEMM_OK)
-    return status;
-  if ((status = apply_op (decision->op_b, vb, &b, err)) != TILEMM_OK)
-    {
-      if (a.data != va->data)
-        free (a.data);
-      return status;
-    }
   tilemm_emu_verdict verdict;
-  status = emulate (decision, options, &a, &b, vc, &verdict, err);
+  status = emulate (decision, options, decision->op_a, va, decision->op_b, vb, vc, &verdict, err);
   if (status == TILEMM_OK && verdict == TILEMM_EMU_NONFINITE)
     {
       status = tilemm_multiply_op_stoppable (plan, decision->op_a, va, decision->op_b, vb, vc,
                                              &options->stop, err);
       if (status == TILEMM_OK)
-        status = emulate_finite_block (decision, options, &a, &b, vc, err);
+        status = emulate_finite_block (decision, options, decision->op_a, va, decision->op_b, vb,
+                                       vc, err);
     }
-  if (a.data != va->data)
-    free (a.data);
-  if (b.data != vb->data)
-    free (b.data);
   return status;
 }
 

@@ -229,6 +229,11 @@ typedef enum {
 int64_t tilemm_op_rows (tilemm_op op, const tilemm_view *view);
 int64_t tilemm_op_cols (tilemm_op op, const tilemm_view *view);
 
+/* The stored part of `view` that holds op(view)'s rows×cols block at (row, col): that block of
+ * the view itself for NONE, the cols×rows block at (col, row) otherwise (tilemm_view_sub). */
+tilemm_view tilemm_view_op_sub (tilemm_op op, const tilemm_view *view, int64_t row, int64_t col,
+                                int64_t rows, int64_t cols);
+
 /* C = op_a(A)·op_b(B): a and b are the views as stored (A is k×m when op_a transposes), op_a(A)
  * is m×k, op_b(B) is k×n, C is m×n, written whole and never read.  With two NONE ops this is
  * tilemm_multiply. */

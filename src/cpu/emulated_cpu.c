@@ -255,10 +255,20 @@ static double view_part (const tilemm_view *v, int64_t i, int64_t j, int part)
     }
 }
 
-/* Rows of A (operand_b 0: row i is A(i, :)) or columns of B (operand_b 1: B(:, j)) as K-major
- * rows of the real problems: real, out[0] row q = the row; complex, out[0] row q = [re −im]
- * (A) or [re im] (B), out[1] row q = [re im] (A) or [im re] (B). */
-static void gather (const tilemm_view *v, int operand_b, int64_t count, int64_t k,
+/* Part `part` of element (i, j) of op(v), v as stored: read the other way round when op
+ * transposes, the imaginary part negated when it conjugates (no copy of v is made). */
+static double op_part (tilemm_op op, const tilemm_view *v, int64_t i, int64_t j, int part)
+{
+  if (op == TILEMM_OP_NONE)
+    return view_part (v, i, j, part);
+  const double x = view_part (v, j, i, part);
+  return part == 1 && op == TILEMM_OP_CTRANSPOSE ? -x : x;
+}
+
+/* Rows of op(A) (operand_b 0: row i is op(A)(i, :)) or columns of op(B) (operand_b 1:
+ * op(B)(:, j)) as K-major rows of the real problems: real, out[0] row q = the row; complex,
+ * out[0] row q = [re −im] (A) or [re im] (B), out[1] row q = [re im] (A) or [im re] (B). */
+static void gather (tilemm_op op, const tilemm_view *v, int operand_b, int64_t count, int64_t k,
                     int complex_type, double *out[2])
 {
   const size_t len = (size_t) (complex_type ? 2 * k : k);
@@ -268,14 +278,14 @@ static void gather (const tilemm_view *v, int operand_b, int64_t count, int64_t 
     for (int64_t p = 0; p < k; p++)
       {
         const int64_t i = operand_b ? p : q, j = operand_b ? q : p;
-        const double re = view_part (v, i, j, 0);
+        const double re = op_part (op, v, i, j, 0);
         const size_t first = (size_t) q * len + (size_t) p, second = first + (size_t) k;
         if (!complex_type)
           {
             out[0][first] = re;
             continue;
           }
-        const double im = view_part (v, i, j, 1);
+        const double im = op_part (op, v, i, j, 1);
         out[0][first] = re;
         out[0][second] = operand_b ? im : -im;
         out[1][first] = operand_b ? im : re;
@@ -283,15 +293,17 @@ static void gather (const tilemm_view *v, int operand_b, int64_t count, int64_t 
       }
 }
 
-/* The real problems of C = A·B.  Complex: Re C = [Ar −Ai]·[Br; Bi], Im C = [Ar Ai]·[Bi; Br]. */
-static tilemm_status problems_make (const tilemm_view *a, const tilemm_view *b,
-                                    emu_problems *ps, tilemm_error *err)
+/* The real problems of C = op_a(A)·op_b(B).  Complex: Re C = [Ar −Ai]·[Br; Bi],
+ * Im C = [Ar Ai]·[Bi; Br]. */
+static tilemm_status problems_make (tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                                    const tilemm_view *b, emu_problems *ps, tilemm_error *err)
 {
   memset (ps, 0, sizeof *ps);
   ps->complex_type = tilemm_type_is_complex (a->type);
   ps->single = a->type == TILEMM_SINGLE || a->type == TILEMM_COMPLEX_SINGLE;
   ps->count = ps->complex_type ? 2 : 1;
-  const int64_t m = a->rows, n = b->cols, k = a->cols, parts = ps->complex_type ? 2 : 1;
+  const int64_t m = tilemm_op_rows (op_a, a), n = tilemm_op_cols (op_b, b);
+  const int64_t k = tilemm_op_cols (op_a, a), parts = ps->complex_type ? 2 : 1;
   for (int q = 0; q < ps->count; q++)
     {
       emu_problem *p = &ps->p[q];
@@ -308,8 +320,8 @@ static tilemm_status problems_make (const tilemm_view *a, const tilemm_view *b,
         }
     }
   double *a_parts[2] = { ps->p[0].a, ps->p[1].a }, *b_parts[2] = { ps->p[0].b, ps->p[1].b };
-  gather (a, 0, m, k, ps->complex_type, a_parts);
-  gather (b, 1, n, k, ps->complex_type, b_parts);
+  gather (op_a, a, 0, m, k, ps->complex_type, a_parts);
+  gather (op_b, b, 1, n, k, ps->complex_type, b_parts);
   return TILEMM_OK;
 }
 
@@ -624,17 +636,23 @@ static tilemm_status problem_run (const tilemm_emu_plan *plan, const emu_problem
 
 /* ---------------------------------------------------------------- entry points */
 
-static tilemm_status check_views (const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
-                                  tilemm_error *err)
+/* Views of one type forming C = op_a(A)·op_b(B) (c may be NULL). */
+static tilemm_status check_views (tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                                  const tilemm_view *b, const tilemm_view *c, tilemm_error *err)
 {
   tilemm_status s;
   if ((s = tilemm_view_check (a)) != TILEMM_OK || (s = tilemm_view_check (b)) != TILEMM_OK
       || (c && (s = tilemm_view_check (c)) != TILEMM_OK))
     return tilemm_error_set (err, s, "emulated precision: %s", tilemm_strerror (s));
+  if ((int) op_a < 0 || op_a >= TILEMM_NOPS || (int) op_b < 0 || op_b >= TILEMM_NOPS)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated precision: %s",
+                             tilemm_strerror (TILEMM_EINVAL));
   if (a->type != b->type || (c && c->type != a->type))
     return tilemm_error_set (err, TILEMM_ETYPE, "emulated precision: %s",
                              tilemm_strerror (TILEMM_ETYPE));
-  if (a->cols != b->rows || (c && (c->rows != a->rows || c->cols != b->cols)))
+  const int64_t m = tilemm_op_rows (op_a, a), n = tilemm_op_cols (op_b, b);
+  if (tilemm_op_cols (op_a, a) != tilemm_op_rows (op_b, b)
+      || (c && (c->rows != m || c->cols != n)))
     return tilemm_error_set (err, TILEMM_ESHAPE, "emulated precision: %s",
                              tilemm_strerror (TILEMM_ESHAPE));
   return TILEMM_OK;
@@ -658,11 +676,18 @@ static tilemm_status stats_of (const emu_problems *ps, int with_ratios, tilemm_e
 tilemm_status tilemm_emu_stats_cpu (const tilemm_view *a, const tilemm_view *b,
                                     tilemm_emu_stats *st, tilemm_error *err)
 {
-  tilemm_status s = check_views (a, b, NULL, err);
+  return tilemm_emu_stats_cpu_op (TILEMM_OP_NONE, a, TILEMM_OP_NONE, b, st, err);
+}
+
+tilemm_status tilemm_emu_stats_cpu_op (tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                                       const tilemm_view *b, tilemm_emu_stats *st,
+                                       tilemm_error *err)
+{
+  tilemm_status s = check_views (op_a, a, op_b, b, NULL, err);
   if (s != TILEMM_OK)
     return s;
   emu_problems ps;
-  if ((s = problems_make (a, b, &ps, err)) != TILEMM_OK)
+  if ((s = problems_make (op_a, a, op_b, b, &ps, err)) != TILEMM_OK)
     return s;
   s = stats_of (&ps, 1, st, err);
   problems_free (&ps);
@@ -693,7 +718,14 @@ static int plan_runnable (const tilemm_emu_plan *plan)
 tilemm_status tilemm_emu_run_cpu (const tilemm_emu_plan *plan, const tilemm_view *a,
                                   const tilemm_view *b, const tilemm_view *c, tilemm_error *err)
 {
-  tilemm_status s = check_views (a, b, c, err);
+  return tilemm_emu_run_cpu_op (plan, TILEMM_OP_NONE, a, TILEMM_OP_NONE, b, c, err);
+}
+
+tilemm_status tilemm_emu_run_cpu_op (const tilemm_emu_plan *plan, tilemm_op op_a,
+                                     const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
+                                     const tilemm_view *c, tilemm_error *err)
+{
+  tilemm_status s = check_views (op_a, a, op_b, b, c, err);
   if (s != TILEMM_OK)
     return s;
   if (!plan_runnable (plan))
@@ -701,10 +733,10 @@ tilemm_status tilemm_emu_run_cpu (const tilemm_emu_plan *plan, const tilemm_view
                              "emulated precision: the plan (verdict %d, %d moduli, pa %d, pb %d) "
                              "cannot run",
                              (int) plan->verdict, plan->moduli, plan->pa, plan->pb);
-  if (a->rows == 0 || b->cols == 0)
+  if (c->rows == 0 || c->cols == 0)
     return tilemm_error_set (err, TILEMM_OK, NULL);
   emu_problems ps;
-  if ((s = problems_make (a, b, &ps, err)) != TILEMM_OK)
+  if ((s = problems_make (op_a, a, op_b, b, &ps, err)) != TILEMM_OK)
     return s;
   s = run_problems (plan, &ps, c, NULL, err);
   problems_free (&ps);
@@ -717,20 +749,31 @@ tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
                                             const tilemm_view *c, const tilemm_stop *stop,
                                             tilemm_emu_plan *used, tilemm_error *err)
 {
+  return tilemm_cpu_multiply_emulated_op (plan, options, TILEMM_OP_NONE, a, TILEMM_OP_NONE, b, c,
+                                          stop, used, err);
+}
+
+tilemm_status tilemm_cpu_multiply_emulated_op (const tilemm_plan *plan,
+                                               const tilemm_emu_options *options, tilemm_op op_a,
+                                               const tilemm_view *a, tilemm_op op_b,
+                                               const tilemm_view *b, const tilemm_view *c,
+                                               const tilemm_stop *stop, tilemm_emu_plan *used,
+                                               tilemm_error *err)
+{
   tilemm_emu_plan local;
   if (!used)
     used = &local;
   memset (used, 0, sizeof *used);
-  tilemm_status s = check_views (a, b, c, err);
+  tilemm_status s = check_views (op_a, a, op_b, b, c, err);
   if (s != TILEMM_OK)
     return s;
   if (a->type != plan->type)
     return tilemm_error_set (err, TILEMM_ETYPE, "emulated precision: %s",
                              tilemm_strerror (TILEMM_ETYPE));
-  if (a->rows == 0 || b->cols == 0)
+  if (c->rows == 0 || c->cols == 0)
     return tilemm_error_set (err, TILEMM_OK, NULL);
   emu_problems ps;
-  if ((s = problems_make (a, b, &ps, err)) == TILEMM_OK)
+  if ((s = problems_make (op_a, a, op_b, b, &ps, err)) == TILEMM_OK)
     {
       tilemm_emu_stats st;
       /* The GPU skips S where the rule does not need it; so does the CPU (same plan either
@@ -788,23 +831,23 @@ static void run_exact (const emu_problems *ps, const uint8_t *exact, const tilem
       }
 }
 
-tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options,
-                                             const tilemm_view *a, const tilemm_view *b,
-                                             const tilemm_view *c, const tilemm_stop *stop,
-                                             tilemm_emu_plan *used, int64_t *exact_entries,
-                                             tilemm_error *err)
+tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options, tilemm_op op_a,
+                                             const tilemm_view *a, tilemm_op op_b,
+                                             const tilemm_view *b, const tilemm_view *c,
+                                             const tilemm_stop *stop, tilemm_emu_plan *used,
+                                             int64_t *exact_entries, tilemm_error *err)
 {
   memset (used, 0, sizeof *used);
   *exact_entries = 0;
-  tilemm_status s = check_views (a, b, c, err);
+  tilemm_status s = check_views (op_a, a, op_b, b, c, err);
   if (s != TILEMM_OK)
     return s;
-  if (a->rows == 0 || b->cols == 0)
+  if (c->rows == 0 || c->cols == 0)
     return tilemm_error_set (err, TILEMM_OK, NULL);
   emu_problems ps;
-  if ((s = problems_make (a, b, &ps, err)) != TILEMM_OK)
+  if ((s = problems_make (op_a, a, op_b, b, &ps, err)) != TILEMM_OK)
     return s;
-  const size_t mn = (size_t) a->rows * (size_t) b->cols;
+  const size_t mn = (size_t) c->rows * (size_t) c->cols;
   uint8_t *exact = calloc (mn, 1);
   if (!exact)
     {

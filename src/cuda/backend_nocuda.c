@@ -65,9 +65,22 @@ tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
                                              const tilemm_view *c, const tilemm_stop *stop,
                                              tilemm_emu_plan *used, tilemm_error *err)
 {
+  return tilemm_cuda_multiply_emulated_op (plan, options, TILEMM_OP_NONE, a, TILEMM_OP_NONE, b, c,
+                                           stop, used, err);
+}
+
+tilemm_status tilemm_cuda_multiply_emulated_op (const tilemm_plan *plan,
+                                                const tilemm_emu_options *options, tilemm_op op_a,
+                                                const tilemm_view *a, tilemm_op op_b,
+                                                const tilemm_view *b, const tilemm_view *c,
+                                                const tilemm_stop *stop, tilemm_emu_plan *used,
+                                                tilemm_error *err)
+{
   (void) plan;
   (void) options;
+  (void) op_a;
   (void) a;
+  (void) op_b;
   (void) b;
   (void) c;
   (void) stop;
@@ -133,15 +146,18 @@ tilemm_status tilemm_cuda_multiply_workers (const tilemm_plan *plan, const tilem
 
 tilemm_status tilemm_cuda_emu_workers (const tilemm_plan *queue, const tilemm_limits *limits,
                                        const tilemm_workers *workers, tilemm_emu_pass *pass,
-                                       const tilemm_view *a, const tilemm_view *b,
-                                       const tilemm_view *c, const tilemm_stop *stop,
-                                       tilemm_multi_report *report, tilemm_error *err)
+                                       tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                                       const tilemm_view *b, const tilemm_view *c,
+                                       const tilemm_stop *stop, tilemm_multi_report *report,
+                                       tilemm_error *err)
 {
   (void) queue;
   (void) limits;
   (void) workers;
   (void) pass;
+  (void) op_a;
   (void) a;
+  (void) op_b;
   (void) b;
   (void) c;
   (void) stop;
@@ -150,13 +166,15 @@ tilemm_status tilemm_cuda_emu_workers (const tilemm_plan *queue, const tilemm_li
   return tilemm_error_set (err, TILEMM_ENOGPU, "%s", not_built);
 }
 
-tilemm_status tilemm_cuda_emu_panel (tilemm_emu_pass *pass, const tilemm_view *a,
-                                     const tilemm_view *b, const tilemm_view *c,
+tilemm_status tilemm_cuda_emu_panel (tilemm_emu_pass *pass, tilemm_op op_a, const tilemm_view *a,
+                                     tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
                                      const tilemm_stop *stop, tilemm_emu_plan *used,
                                      tilemm_error *err)
 {
   (void) pass;
+  (void) op_a;
   (void) a;
+  (void) op_b;
   (void) b;
   (void) c;
   (void) stop;

@@ -9,33 +9,39 @@ using namespace tilemm_cuda;
 
 namespace tilemm_cuda {
 
-/* One panel of an emulated product (emulated.h) on the calling thread's workspace: A and B go up
- * through the pinned staging into the workspace's buffers, the scheme runs on the device in the
- * workspace's arena, C comes back through the staging in column blocks, each as soon as the
- * device has finished it (tilemm_emu_result_block_cols), while the device computes the next.
- * pass NULL: the whole scheme (statistics, the plan, the product; *used gets the plan); else
- * pass->kind says: the statistics only, merged into *stats, or the product under pass->plan. */
+/* One panel of an emulated product (emulated.h) C = op_a(A)·op_b(B) on the calling thread's
+ * workspace: A and B go up as stored through the pinned staging into the workspace's buffers
+ * (a transposed operand is then transposed on the device, as the native product's), the scheme
+ * runs on the device in the workspace's arena, C comes back through the staging in column
+ * blocks, each as soon as the device has finished it (tilemm_emu_result_block_cols), while the
+ * device computes the next.  pass NULL: the whole scheme (statistics, the plan, the product;
+ * *used gets the plan); else pass->kind says: the statistics only, merged into *stats, or the
+ * product under pass->plan. */
 tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pass *pass,
-                         const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
-                         const tilemm_stop *stop, tilemm_emu_stats *stats, tilemm_emu_plan *used,
-                         tilemm_cuda_stats *st, tilemm_error *err)
+                         tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                         const tilemm_view *b, const tilemm_view *c, const tilemm_stop *stop,
+                         tilemm_emu_stats *stats, tilemm_emu_plan *used, tilemm_cuda_stats *st,
+                         tilemm_error *err)
 {
   const tilemm_type type = a->type;
   const size_t es = tilemm_type_size (type);
-  const int64_t m = a->rows, k = a->cols, n = b->cols, ka = k > 0 ? k : 1;
+  const int64_t m = tilemm_op_rows (op_a, a), k = tilemm_op_cols (op_a, a);
+  const int64_t n = tilemm_op_cols (op_b, b), ka = k > 0 ? k : 1;
   const bool stats_only = pass && pass->kind == TILEMM_EMU_PASS_STATS;
   memset (used, 0, sizeof *used);
   if (m == 0 || n == 0)
     return TILEMM_OK;
-  const size_t bytes[NBUF] = { es * (size_t) ka * (size_t) n, es * (size_t) m * (size_t) ka,
-                               stats_only ? 0 : es * (size_t) m * (size_t) n, 0, 0 };
+  const size_t b_bytes = es * (size_t) ka * (size_t) n, a_bytes = es * (size_t) m * (size_t) ka;
+  const size_t bytes[NBUF] = { b_bytes, a_bytes, stats_only ? 0 : es * (size_t) m * (size_t) n,
+                               op_b != TILEMM_OP_NONE ? b_bytes : 0,
+                               op_a != TILEMM_OP_NONE ? a_bytes : 0 };
   /* C's blocks: one event each, from the ring the pipeline's steps use. */
   const int64_t block_cols = tilemm_emu_result_block_cols (type, m, n, config ().chunk_bytes);
   const int blocks = (int) ((n + block_cols - 1) / block_cols);
   tilemm_status status = workspace_reserve (bytes, (size_t) blocks, err);
   if (status != TILEMM_OK)
     return status;
-  void *const dB = ws.buffer[BUF_X], *const dA = ws.buffer[BUF_Y], *const dC = ws.buffer[BUF_C];
+  void *const dC = ws.buffer[BUF_C];
   const tilemm_emu_cuda_blocks c_blocks = { block_cols, (void *const *) ws.ring[EV_COMP],
                                             (int) ws.ring_size };
   st->panels++;
@@ -43,14 +49,20 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
    * scheme until its last block is enqueued (it waits for the tail of the uploads and for the
    * statistics), C coming back (while the device computes its later blocks). */
   auto t0 = std::chrono::steady_clock::now ();
-  if (k > 0 && ((status = stage_up (*a, dA, st, err)) != TILEMM_OK
-                || (status = stage_up (*b, dB, st, err)) != TILEMM_OK))
+  if (k > 0 && ((status = stage_up (*a, ws.buffer[BUF_Y], st, err)) != TILEMM_OK
+                || (status = stage_up (*b, ws.buffer[BUF_X], st, err)) != TILEMM_OK))
     return status;
   st->upload_ms += ms_since (t0);
   t0 = std::chrono::steady_clock::now ();
   cudaStream_t s = ws.comp[0];
   CUDA_TRY (cudaEventRecord (ws.t_begin, ws.up), "cudaEventRecord");
   CUDA_TRY (cudaStreamWaitEvent (s, ws.t_begin, 0), "cudaStreamWaitEvent");
+  const void *a_ready = ws.buffer[BUF_Y], *b_ready = ws.buffer[BUF_X];
+  if (k > 0
+      && ((status = operand_on_device (op_a, a, BUF_Y, BUF_YT, s, &a_ready, err)) != TILEMM_OK
+          || (status = operand_on_device (op_b, b, BUF_X, BUF_XT, s, &b_ready, err)) != TILEMM_OK))
+    return status;
+  void *const dA = (void *) a_ready, *const dB = (void *) b_ready;
   const int64_t ld = m > 1 ? m : 1;
   if (!pass)
     status = tilemm_emu_cuda_run (options, type, m, n, k, dA, ld, dB, ka, dC, ld, s, stop, used,
@@ -96,7 +108,8 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
 
 /* The host-view entry points' common frame: one device, in turn with every other product. */
 static tilemm_status emu_entry (const tilemm_emu_options *options, const tilemm_emu_pass *pass,
-                                const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
+                                tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                                const tilemm_view *b, const tilemm_view *c,
                                 const tilemm_stop *stop, tilemm_emu_stats *stats,
                                 tilemm_emu_plan *used, tilemm_error *err)
 {
@@ -107,12 +120,15 @@ static tilemm_status emu_entry (const tilemm_emu_options *options, const tilemm_
     return status;
   if (!a || !b || (!c && !(pass && pass->kind == TILEMM_EMU_PASS_STATS)))
     return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: null argument");
-  if (a->cols != b->rows || b->type != a->type
-      || (c && (c->rows != a->rows || c->cols != b->cols || c->type != a->type)))
+  if ((int) op_a < 0 || op_a >= TILEMM_NOPS || (int) op_b < 0 || op_b >= TILEMM_NOPS)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: no such operation");
+  if (tilemm_op_cols (op_a, a) != tilemm_op_rows (op_b, b) || b->type != a->type
+      || (c && (c->rows != tilemm_op_rows (op_a, a) || c->cols != tilemm_op_cols (op_b, b)
+                || c->type != a->type)))
     return tilemm_error_set (err, TILEMM_ESHAPE, "emulated product: operands do not match");
   return recorded_product (
     [&] (tilemm_cuda_stats *st) {
-      return emu_panel (options, pass, a, b, c, stop, stats, used, st, err);
+      return emu_panel (options, pass, op_a, a, op_b, b, c, stop, stats, used, st, err);
     },
     false);
 }
@@ -127,21 +143,33 @@ tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
                                              const tilemm_view *c, const tilemm_stop *stop,
                                              tilemm_emu_plan *used, tilemm_error *err)
 {
-  (void) plan; /* one panel, whole: the plan's panels are the native product's */
-  tilemm_emu_plan local;
-  return emu_entry (options, nullptr, a, b, c, stop, nullptr, used ? used : &local, err);
+  return tilemm_cuda_multiply_emulated_op (plan, options, TILEMM_OP_NONE, a, TILEMM_OP_NONE, b, c,
+                                           stop, used, err);
 }
 
-tilemm_status tilemm_cuda_emu_panel (tilemm_emu_pass *pass, const tilemm_view *a,
-                                     const tilemm_view *b, const tilemm_view *c,
+tilemm_status tilemm_cuda_multiply_emulated_op (const tilemm_plan *plan,
+                                                const tilemm_emu_options *options, tilemm_op op_a,
+                                                const tilemm_view *a, tilemm_op op_b,
+                                                const tilemm_view *b, const tilemm_view *c,
+                                                const tilemm_stop *stop, tilemm_emu_plan *used,
+                                                tilemm_error *err)
+{
+  (void) plan; /* one panel, whole: the plan's panels are the native product's */
+  tilemm_emu_plan local;
+  return emu_entry (options, nullptr, op_a, a, op_b, b, c, stop, nullptr, used ? used : &local,
+                    err);
+}
+
+tilemm_status tilemm_cuda_emu_panel (tilemm_emu_pass *pass, tilemm_op op_a, const tilemm_view *a,
+                                     tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
                                      const tilemm_stop *stop, tilemm_emu_plan *used,
                                      tilemm_error *err)
 {
   if (!pass)
     return tilemm_error_set (err, TILEMM_EINVAL, "tilemm_cuda_emu_panel: no pass");
   tilemm_emu_plan local;
-  return emu_entry (nullptr, pass, a, b, c, stop, &pass->stats[0], used ? used : &local, err);
+  return emu_entry (nullptr, pass, op_a, a, op_b, b, c, stop, &pass->stats[0],
+                    used ? used : &local, err);
 }
-
 
 } /* extern "C" */

@@ -161,15 +161,21 @@ int idle_prefault_threads (void);
 tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const tilemm_view *b,
                             const tilemm_view *c, const tilemm_stop *stop, tilemm_cuda_stats *st,
                             tilemm_error *err);
+/* transposed_product.cu: op(x), packed, of an operand uploaded as stored into ws.buffer[stored]:
+ * that buffer itself, or its transpose (conjugated for 'C') made in ws.buffer[transposed] on
+ * stream s. */
+tilemm_status operand_on_device (tilemm_op op, const tilemm_view *x, int stored, int transposed,
+                                 cudaStream_t s, const void **ready, tilemm_error *err);
 /* transposed_product.cu: one panel of a product with transposed operands. */
 tilemm_status op_panel (const tilemm_plan *plan, tilemm_op op_a, const tilemm_view *a,
                         tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
                         tilemm_cuda_stats *st, tilemm_error *err);
-/* emulated_product.cu: one panel of an emulated product. */
+/* emulated_product.cu: one panel of an emulated product C = op_a(A)·op_b(B). */
 tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pass *pass,
-                         const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
-                         const tilemm_stop *stop, tilemm_emu_stats *stats, tilemm_emu_plan *used,
-                         tilemm_cuda_stats *st, tilemm_error *err);
+                         tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                         const tilemm_view *b, const tilemm_view *c, const tilemm_stop *stop,
+                         tilemm_emu_stats *stats, tilemm_emu_plan *used, tilemm_cuda_stats *st,
+                         tilemm_error *err);
 
 /* Runs one product on the calling thread's workspace (product: tilemm_status (tilemm_cuda_stats *))
  * and keeps its figures as the last product's (__tilemm_stats__).  After a stop the workspace

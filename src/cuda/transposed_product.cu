@@ -11,8 +11,6 @@ namespace tilemm_cuda {
 
 /* ---------------------------------------------------------------- transposed operands */
 
-/* op(x), packed, of an operand uploaded as stored into buffer `stored`: that buffer itself, or its
- * transpose (conjugated for 'C') made in buffer `transposed` on stream s. */
 tilemm_status operand_on_device (tilemm_op op, const tilemm_view *x, int stored, int transposed,
                                  cudaStream_t s, const void **ready, tilemm_error *err)
 {

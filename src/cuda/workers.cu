@@ -60,15 +60,15 @@ tilemm_status worker_panel (void *p, int worker, int, const tilemm_plan *sub, ti
                             const tilemm_view *c, tilemm_error *err)
 {
   workers_ctx *ctx = (workers_ctx *) p;
-  if (op_a != TILEMM_OP_NONE || op_b != TILEMM_OP_NONE)
-    return op_panel (sub, op_a, a, op_b, b, c, &ctx->st[worker], err);
   if (ctx->emu) /* the panel whole (its plan's own panels are the native product's) */
     {
       const tilemm_stop stopping = { tilemm_multi_stopping, NULL };
       tilemm_emu_plan used;
-      return emu_panel (nullptr, ctx->emu, a, b, c, &stopping, &ctx->emu->stats[worker], &used,
-                        &ctx->st[worker], err);
+      return emu_panel (nullptr, ctx->emu, op_a, a, op_b, b, c, &stopping,
+                        &ctx->emu->stats[worker], &used, &ctx->st[worker], err);
     }
+  if (op_a != TILEMM_OP_NONE || op_b != TILEMM_OP_NONE)
+    return op_panel (sub, op_a, a, op_b, b, c, &ctx->st[worker], err);
   /* Not stoppable part way: a worker thread must not poll the host (its stop callback may read
    * the host's state, which is the calling thread's); a stop is seen after the product. */
   return run_pipeline (sub, a, b, c, NULL, &ctx->st[worker], err);
@@ -118,14 +118,15 @@ tilemm_status tilemm_cuda_multiply_workers_op (const tilemm_plan *plan,
 
 tilemm_status tilemm_cuda_emu_workers (const tilemm_plan *queue, const tilemm_limits *limits,
                                        const tilemm_workers *workers, tilemm_emu_pass *pass,
-                                       const tilemm_view *a, const tilemm_view *b,
-                                       const tilemm_view *c, const tilemm_stop *stop,
-                                       tilemm_multi_report *report, tilemm_error *err)
+                                       tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                                       const tilemm_view *b, const tilemm_view *c,
+                                       const tilemm_stop *stop, tilemm_multi_report *report,
+                                       tilemm_error *err)
 {
   if (!pass)
     return tilemm_error_set (err, TILEMM_EINVAL, "tilemm_cuda_emu_workers: no pass");
-  return multiply_workers (queue, limits, workers, 1, pass, TILEMM_OP_NONE, a, TILEMM_OP_NONE, b,
-                           c, stop, report, err);
+  return multiply_workers (queue, limits, workers, 1, pass, op_a, a, op_b, b, c, stop, report,
+                           err);
 }
 
 

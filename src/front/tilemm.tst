@@ -630,6 +630,32 @@
 %! Z = rnd (30, 200, "single", true); W = rnd (200, 25, "single", true);
 %! assert (tilemm (Z, W, "backend", "gpu", "precision", "emulated", "accuracy", "native"),
 %!         tilemm (Z, W, "backend", "cpu", "precision", "emulated", "accuracy", "native"));
+%!test
+%! ## Transposed operands in the emulated precision go in as stored, on every path: read the other
+%! ## way round on the cpu backend, over simulated devices and in panels; the same bits as the
+%! ## untransposed product.
+%! rand ("state", 16);
+%! Z = rnd (61, 150, "double", true); W = rnd (150, 47, "double", true);
+%! C = tilemm (Z, W, "backend", "cpu", "precision", "emulated");
+%! for o = {{"cpu"}, {"cpu", "simulate_devices", 3}, {"cpu", "max_device_bytes", 60000}}
+%!   assert (tilemm (Z', "ctranspose", W.', "transpose", "backend", o{1}{:}, "precision", "emulated"), C);
+%!   assert (tilemm (Z.', "transpose", W, "none", "backend", o{1}{:}, "precision", "emulated"), C);
+%! endfor
+%!testif ; gpu_usable ()
+%! ## ... and transposed on the device by the GPU, whole, in panels and on two workers: the
+%! ## cpu's bits.
+%! rand ("state", 17);
+%! for cls = {"double", "single"}
+%!   Z = rnd (300, 700, cls{1}, true); W = rnd (700, 260, cls{1}, true);
+%!   A = real (Z); B = real (W);
+%!   C = tilemm (Z, W, "backend", "cpu", "precision", "emulated");
+%!   R = tilemm (A, B, "backend", "cpu", "precision", "emulated");
+%!   for o = {{}, {"max_device_bytes", 2e6}, {"devices", [0 0]}}
+%!     assert (tilemm (Z', "ctranspose", W.', "transpose", "backend", "gpu", o{1}{:}, "precision", "emulated"), C);
+%!     assert (tilemm (Z, "none", W', "ctranspose", "backend", "gpu", o{1}{:}, "precision", "emulated"), C);
+%!     assert (tilemm (A', "transpose", B', "transpose", "backend", "gpu", o{1}{:}, "precision", "emulated"), R);
+%!   endfor
+%! endfor
 
 ## Panels: a small "max_device_bytes" cuts the product into panels; the result is identical.
 %!test
