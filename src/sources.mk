@@ -27,7 +27,8 @@ TILEMM_INCLUDE_DIRS = common cpu cuda kernels front
 
 # The core: status, views, the plan, routing, the front ends' shared rules, host staging helpers,
 # simulated devices and fault injection, the emulated precision's plan and panels.  Plain C11.
-TILEMM_CORE = common/status.c common/view.c common/plan.c common/route.c common/core.c \
+TILEMM_CORE = common/status.c common/view.c common/device_model.c common/plan.c common/route.c \
+  common/core.c \
   common/options.c common/decide.c common/run.c common/parallel_copy.c common/host_pages.c \
   common/fault.c common/multi.c common/emulated_plan.c common/emulated_panels.c \
   common/exact_dot.c
@@ -68,7 +69,7 @@ TILEMM_BLAS = front/blas_shim.c
 
 # Headers, by the layer that owns them.  (Not *_HEADERS: automake, which reads this file for the
 # tarball, gives that suffix a meaning of its own.)
-TILEMM_CORE_H = common/tilemm.h common/backend.h common/front.h common/parallel_copy.h common/host_pages.h \
+TILEMM_CORE_H = common/tilemm.h common/device_model.h common/backend.h common/front.h common/parallel_copy.h common/host_pages.h \
   common/fault.h common/multi.h common/emulated.h common/emulated_panels.h common/cuda_variants.h \
   common/cuda_variant_list.h common/exact_dot.h
 TILEMM_CPU_H = cpu/backend_cpu_tile.h

@@ -20,6 +20,7 @@
 
 #include "backend.h"
 #include "check.h"
+#include "device_model.h"
 #include "host_pages.h"
 #include "parallel_copy.h"
 #include "tilemm.h"
@@ -969,6 +970,46 @@ static void test_plan_streaming (void)
          tilemm_plan_device_bytes (&a));
 }
 
+/* The one device model (device_model.h) every time-weighing decision reads: its parts add up,
+ * and its rates say what they are named for. */
+static void test_device_model (void)
+{
+  CHECK_CASE ("device model: its parts add up, double is the slower kernel, complex counts 4x");
+  const tilemm_device_model *md = tilemm_device_model_get ();
+  const double f = 1e12;
+  CHECK (tilemm_model_flops (TILEMM_COMPLEX_DOUBLE, 10, 20, 30)
+           == 4 * tilemm_model_flops (TILEMM_DOUBLE, 10, 20, 30)
+         && tilemm_model_flops (TILEMM_SINGLE, 10, 20, 30) == 12000, "flops");
+  CHECK (tilemm_model_kernel_s (TILEMM_DOUBLE, f) > tilemm_model_kernel_s (TILEMM_SINGLE, f)
+           && tilemm_model_kernel_s (TILEMM_COMPLEX_DOUBLE, f) == tilemm_model_kernel_s (TILEMM_DOUBLE, f),
+         "kernels: double %.3g s, single %.3g s", tilemm_model_kernel_s (TILEMM_DOUBLE, f),
+         tilemm_model_kernel_s (TILEMM_SINGLE, f));
+  CHECK (tilemm_model_host_s (TILEMM_DOUBLE, f) > tilemm_model_host_s (TILEMM_SINGLE, f), "host");
+  CHECK (tilemm_model_gpu_call_s (TILEMM_DOUBLE, 0, 0) == md->call_s, "an empty call");
+  const double bytes = 1e9;
+  const double parts = md->call_s + md->first_bytes / md->first_bytes_per_s
+                       + tilemm_model_bus_s (bytes - md->first_bytes)
+                       + tilemm_model_kernel_s (TILEMM_SINGLE, f);
+  CHECK (fabs (tilemm_model_gpu_call_s (TILEMM_SINGLE, bytes, f) - parts) <= 1e-12 * parts,
+         "a call: %.6g s, its parts %.6g s", tilemm_model_gpu_call_s (TILEMM_SINGLE, bytes, f), parts);
+  for (int t = 0; t < 2; t++)
+    {
+      const tilemm_type type = t ? TILEMM_DOUBLE : TILEMM_SINGLE;
+      const double panel = tilemm_model_kernel_s (type, tilemm_model_min_panel_flops (type));
+      CHECK (fabs (panel - md->panel_worth * md->panel_s) <= 1e-12 * panel,
+             "%s: a worker's least panel takes %.3g s of kernels", tilemm_type_name (type), panel);
+    }
+  /* The crossover is the model's comparison, nothing else. */
+  for (int64_t s = 64; s <= 2048; s += 64)
+    {
+      const double b = 8.0 * 3 * (double) s * (double) s;
+      const double fl = tilemm_model_flops (TILEMM_DOUBLE, s, s, s);
+      CHECK (tilemm_plan_gpu_pays (TILEMM_DOUBLE, s, s, s)
+               == (tilemm_model_gpu_call_s (TILEMM_DOUBLE, b, fl) < tilemm_model_host_s (TILEMM_DOUBLE, fl)),
+             "n %lld: the crossover is not the model's", (long long) s);
+    }
+}
+
 /* "auto": the GPU where it beats `*` (a model measured on the device). */
 static void test_plan_gpu_pays (void)
 {
@@ -1695,6 +1736,7 @@ int main (void)
   test_plan_panels ();
   test_plan_steps ();
   test_plan_streaming ();
+  test_device_model ();
   test_plan_gpu_pays ();
   test_host_pages ();
   test_operand_errors ();

@@ -21,6 +21,7 @@
 #include "backend.h"
 #include "check.h"
 #include "front.h"
+#include "device_model.h"
 #include "multi.h"
 #include "tilemm.h"
 
@@ -98,8 +99,9 @@ static void test_crossover (void)
   tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 1000, 1000, 1000, NULL);
   CHECK (tilemm_plan_workers (&queue, &plan, 2, 0) == 1, "2e9 flops: too little to gain");
 
+  const double min_flops = tilemm_model_min_panel_flops (TILEMM_DOUBLE);
   CHECK_CASE ("crossover: each worker gets at least %d panels of %.0e flops",
-              TILEMM_MULTI_MIN_PANELS, TILEMM_MULTI_MIN_PANEL_FLOPS);
+              TILEMM_MULTI_MIN_PANELS, min_flops);
   const int64_t sizes[] = { 2048, 4096, 8192, 16384 };
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
     for (int avail = 2; avail <= 8; avail *= 2)
@@ -114,7 +116,7 @@ static void test_crossover (void)
           {
             CHECK (panels >= (int64_t) w * TILEMM_MULTI_MIN_PANELS, "n %lld: %lld panels for %d",
                    (long long) n, (long long) panels, w);
-            CHECK (flops / (double) panels >= 0.5 * TILEMM_MULTI_MIN_PANEL_FLOPS,
+            CHECK (flops / (double) panels >= 0.5 * min_flops,
                    "n %lld: panels of %.2e flops", (long long) n, flops / (double) panels);
             CHECK (queue.panel_rows % plan.tile_rows == 0 || queue.panel_rows == n,
                    "panel rows %lld in whole tiles", (long long) queue.panel_rows);
@@ -123,7 +125,7 @@ static void test_crossover (void)
             CHECK (queue.variant == plan.variant, "the same variant");
           }
         /* Every worker gains: a worker more is used only when it gets its panels. */
-        const int most = (int) floor (flops / TILEMM_MULTI_MIN_PANEL_FLOPS / TILEMM_MULTI_MIN_PANELS);
+        const int most = (int) floor (flops / min_flops / TILEMM_MULTI_MIN_PANELS);
         CHECK (w == (avail < most ? avail : (most < 2 ? 1 : most)), "n %lld, %d available: %d",
                (long long) n, avail, w);
       }

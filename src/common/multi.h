@@ -37,12 +37,10 @@ typedef struct {
 
 /* The crossover (doc/tilemm.texi, "Several GPUs").  A worker is worth its fixed costs (its own
  * copy of its panels' operands over its bus, a pipeline to fill and drain per panel) only when
- * it gets at least TILEMM_MULTI_MIN_PANELS panels of at least TILEMM_MULTI_MIN_PANEL_FLOPS each.
- * 4e10 flops is about 2 ms of double on an H100 (19 TF/s), against ~0.1–0.2 ms of fixed cost per
- * panel.  The queue aims at TILEMM_MULTI_PANELS_PER_WORKER panels per worker, so a slower device
- * ends at most about a quarter of its share late.  Estimates, to be tuned on a 2-GPU machine
- * (bench/multi-gpu.sh). */
-#define TILEMM_MULTI_MIN_PANEL_FLOPS 4.0e10
+ * it gets at least TILEMM_MULTI_MIN_PANELS panels of at least tilemm_model_min_panel_flops each
+ * (device_model.h: ten times a panel's fixed cost at the kernels' rate).  The queue aims at
+ * TILEMM_MULTI_PANELS_PER_WORKER panels per worker, so a slower device ends at most about a
+ * quarter of its share late.  Estimates, to be tuned on a 2-GPU machine (bench/multi-gpu.sh). */
 #define TILEMM_MULTI_MIN_PANELS 2
 #define TILEMM_MULTI_PANELS_PER_WORKER 4
 

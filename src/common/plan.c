@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "cuda_variants.h"
+#include "device_model.h"
 #include "multi.h"
 #include "tilemm.h"
 
@@ -159,14 +160,6 @@ static void plan_whole (tilemm_plan *plan)
   plan->slots = plan->m > 0 ? ceil_div (plan->m, cols) : 1;
 }
 
-/* Rates of the cost model that chooses panels under a limit (H100, bench/RESULTS.md): the bus
- * with pinned staging, and the preferred kernels.  Only their ratios matter here. */
-#define PLAN_BUS_BYTES_PER_S 4.0e10
-static double plan_kernel_flops_per_s (tilemm_type type)
-{
-  return type == TILEMM_SINGLE || type == TILEMM_COMPLEX_SINGLE ? 3.7e13 : 1.9e13;
-}
-
 /* Panels under a limit: Bᵀ's panel (pr rows) on the device, A's rows streamed in steps of sc rows
  * through PLAN_SLOTS slots:  es·(pr·k + PLAN_SLOTS·sc·(k + pr)) <= limit.  A is sent once per
  * panel row, B and C once.  Among the largest sc for each pr (a fraction of n in whole tiles),
@@ -185,8 +178,8 @@ static tilemm_status plan_panels (tilemm_plan *plan, const tilemm_limits *limits
     return TILEMM_OK;
   const int64_t tr = plan->tile_rows > 0 ? plan->tile_rows : 1;
   const int64_t tc = plan->tile_cols > 0 ? plan->tile_cols : 1;
-  const double flops = 2.0 * m * n * k * (tilemm_type_is_complex (plan->type) ? 4.0 : 1.0);
-  const double rate = plan_kernel_flops_per_s (plan->type);
+  const double flops = tilemm_model_flops (plan->type, m, n, k);
+  const tilemm_device_model *model = tilemm_device_model_get ();
   double best = -1;
   int64_t best_pr = 0, best_sc = 0, last_pr = -1;
   for (int64_t q = 1; q <= 64 + 12; q++)
@@ -216,13 +209,13 @@ static tilemm_status plan_panels (tilemm_plan *plan, const tilemm_limits *limits
       const double passes = (double) ceil_div (plan->n, pr);
       const double steps = passes * (double) ceil_div (plan->m, sc);
       const double up = es * (k * n + passes * k * m), down = es * m * n;
-      const double bus = (up > down ? up : down) / PLAN_BUS_BYTES_PER_S;
+      const double bus = tilemm_model_bus_s (up > down ? up : down);
       double fill = (double) (ceil_div (pr, tr) * ceil_div (sc, tc)) / TILEMM_CUDA_SMALL_BLOCKS;
       if (fill > 1)
         fill = 1;
-      const double compute = flops / (rate * fill);
-      const double t = (bus > compute ? bus : compute) + passes * es * (double) pr * k
-                       / PLAN_BUS_BYTES_PER_S + steps * 2e-5;
+      const double compute = tilemm_model_kernel_s (plan->type, flops) / fill;
+      const double t = (bus > compute ? bus : compute)
+                       + tilemm_model_bus_s (passes * es * (double) pr * k) + steps * model->step_s;
       if (best < 0 || t < best)
         {
           best = t;
@@ -252,41 +245,19 @@ size_t tilemm_plan_device_bytes (const tilemm_plan *plan)
          * (size_t) (plan->panel_rows * plan->k + rows * (plan->k + plan->panel_rows));
 }
 
-/* "auto": the GPU where it beats Octave's `*`.
- *   t_gpu = fixed + bus (the first SMALL_BYTES slowly: latency of small copies, staging, events;
- *           the rest at the staged bus rate) + flops at the kernels' rate,
- *   t_cpu = flops at the CPU BLAS's rate near the crossover (where it is far from its peak),
- * measured from Octave on the GPU machine (bench/RESULTS.md, "End to end, with staging": H100,
- * 16 cores, OpenBLAS; the crossover sweep there).  Complex products count 4 real multiply-adds
- * per element.  Conservative for large products (the CPU's rate there is higher, but the GPU's
- * time far lower), and for products with little arithmetic per byte. */
-#define GPU_PAYS_SMALL_BYTES 4.0e6
-static const struct {
-  double fixed_s;          /* a GPU call's fixed cost                                   */
-  double small_bytes_per_s; /* the first GPU_PAYS_SMALL_BYTES over the bus               */
-  double bus_bytes_per_s;   /* the rest                                                  */
-  double gpu_flops_per_s;   /* our kernels                                              */
-  double cpu_flops_per_s;   /* `*` near the crossover                                   */
-} gpu_pays_model[2] = {
-  /* single */ { 1.0e-4, 6.0e9, 3.0e10, 2.0e13, 2.5e11 },
-  /* double */ { 1.0e-4, 6.0e9, 3.0e10, 1.0e13, 2.0e11 },
-};
-
+/* "auto": the GPU where it beats Octave's `*`, by the device model (device_model.h): the GPU's
+ * time is the call's fixed cost, its bytes over the bus (the first slowly) and its flops at the
+ * kernels' rate; `*`'s is the flops at the CPU BLAS's rate near the crossover (where it is far
+ * from its peak).  Conservative for large products (the CPU's rate there is higher, but the
+ * GPU's time far lower), and for products with little arithmetic per byte. */
 int tilemm_plan_gpu_pays (tilemm_type type, int64_t m, int64_t n, int64_t k)
 {
   if ((int) type < 0 || type >= TILEMM_NTYPES || m <= 0 || n <= 0 || k <= 0)
     return 0;
-  const int dbl = type == TILEMM_DOUBLE || type == TILEMM_COMPLEX_DOUBLE;
   const double es = (double) tilemm_type_size (type);
-  const double flops = 2.0 * (double) m * (double) n * (double) k
-                       * (tilemm_type_is_complex (type) ? 4.0 : 1.0);
+  const double flops = tilemm_model_flops (type, (double) m, (double) n, (double) k);
   const double bytes = es * ((double) m * k + (double) k * n + (double) m * n);
-  const double small = bytes < GPU_PAYS_SMALL_BYTES ? bytes : GPU_PAYS_SMALL_BYTES;
-  const double gpu = gpu_pays_model[dbl].fixed_s + small / gpu_pays_model[dbl].small_bytes_per_s
-                     + (bytes - small) / gpu_pays_model[dbl].bus_bytes_per_s
-                     + flops / gpu_pays_model[dbl].gpu_flops_per_s;
-  const double cpu = flops / gpu_pays_model[dbl].cpu_flops_per_s;
-  return gpu < cpu;
+  return tilemm_model_gpu_call_s (type, bytes, flops) < tilemm_model_host_s (type, flops);
 }
 
 tilemm_status tilemm_plan_make (tilemm_plan *plan, tilemm_backend backend, tilemm_type type,
@@ -364,13 +335,14 @@ int tilemm_plan_workers (tilemm_plan *queue, const tilemm_plan *plan, int availa
   const int64_t tr = plan->tile_rows > 0 ? plan->tile_rows : 1;
   const int64_t tc = plan->tile_cols > 0 ? plan->tile_cols : 1;
   const int64_t row_tiles = ceil_div (plan->n, tr), col_tiles = ceil_div (plan->m, tc);
-  /* Panels the product can give: one tile each when named, else MIN_PANEL_FLOPS each. */
+  /* Panels the product can give: one tile each when named, else each worth a worker's fixed
+   * cost (tilemm_model_min_panel_flops). */
   double most = (double) row_tiles * (double) col_tiles;
   if (!named)
     {
-      const double flops = 2.0 * (double) plan->m * (double) plan->n * (double) plan->k
-                           * (tilemm_type_is_complex (plan->type) ? 4.0 : 1.0);
-      const double by_work = floor (flops / TILEMM_MULTI_MIN_PANEL_FLOPS);
+      const double flops
+        = tilemm_model_flops (plan->type, (double) plan->m, (double) plan->n, (double) plan->k);
+      const double by_work = floor (flops / tilemm_model_min_panel_flops (plan->type));
       if (by_work < most)
         most = by_work;
     }
