@@ -38,24 +38,17 @@ tilemm_status tilemm_cpu_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
                                       const tilemm_view *c, const tilemm_stop *stop,
                                       tilemm_error *err);
 
-/* C = A·B in emulated precision (emulated.h).  Returns TILEMM_OK with used->verdict ==
- * TILEMM_EMU_OK when C was computed; with verdict NONFINITE or RANGE it returns TILEMM_OK and
- * leaves C untouched (the caller runs the native product).  Operands untransposed, of
- * plan->type; stop (may be NULL) is polled between moduli (C untouched when stopped). */
+/* C = op_a(A)·op_b(B) in emulated precision (emulated.h), a and b of plan->type as stored (a
+ * transposed operand is read the other way round, as the native CPU product reads it).  Returns
+ * TILEMM_OK with used->verdict == TILEMM_EMU_OK when C was computed; with verdict NONFINITE or
+ * RANGE it returns TILEMM_OK and leaves C untouched (the caller runs the native product); stop
+ * (may be NULL) is polled between moduli (C untouched when stopped). */
 tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
-                                            const tilemm_emu_options *options,
-                                            const tilemm_view *a, const tilemm_view *b,
-                                            const tilemm_view *c, const tilemm_stop *stop,
-                                            tilemm_emu_plan *used, tilemm_error *err);
-
-/* tilemm_cpu_multiply_emulated of C = op_a(A)·op_b(B), a and b as stored: a transposed operand
- * is read the other way round, as the native CPU product reads it. */
-tilemm_status tilemm_cpu_multiply_emulated_op (const tilemm_plan *plan,
-                                               const tilemm_emu_options *options, tilemm_op op_a,
-                                               const tilemm_view *a, tilemm_op op_b,
-                                               const tilemm_view *b, const tilemm_view *c,
-                                               const tilemm_stop *stop, tilemm_emu_plan *used,
-                                               tilemm_error *err);
+                                            const tilemm_emu_options *options, tilemm_op op_a,
+                                            const tilemm_view *a, tilemm_op op_b,
+                                            const tilemm_view *b, const tilemm_view *c,
+                                            const tilemm_stop *stop, tilemm_emu_plan *used,
+                                            tilemm_error *err);
 
 /* ---------------------------------------------------------------- CUDA */
 
@@ -99,24 +92,17 @@ tilemm_status tilemm_cuda_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
                                        const tilemm_view *c, tilemm_error *err);
 
 /* tilemm_cpu_multiply_emulated on the GPU: the same plan from the same statistics, bitwise the
- * same C.  One device (the current one), one panel: A and B go up through the pinned staging into
- * the workspace the native product uses (src/cuda/workspace.cu), the scheme runs there
- * (emulated_cuda.cu) in the workspace's arena, kept for the next call, and C comes back the same
- * way.  plan may be NULL (its panels are not used: emulated_panels.c cuts an emulated product). */
+ * same C.  One device (the current one), one panel: A and B go up as stored through the pinned
+ * staging into the workspace the native product uses (src/cuda/workspace.cu), a transposed one
+ * is transposed on the device (transpose.cu), the scheme runs there (emulated_cuda.cu) in the
+ * workspace's arena, kept for the next call, and C comes back the same way.  plan may be NULL
+ * (its panels are not used: emulated_panels.c cuts an emulated product). */
 tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
-                                             const tilemm_emu_options *options,
-                                             const tilemm_view *a, const tilemm_view *b,
-                                             const tilemm_view *c, const tilemm_stop *stop,
-                                             tilemm_emu_plan *used, tilemm_error *err);
-
-/* tilemm_cuda_multiply_emulated of C = op_a(A)·op_b(B), a and b as stored: a transposed operand
- * goes up as stored and is transposed on the device (transpose.cu), as the native product's. */
-tilemm_status tilemm_cuda_multiply_emulated_op (const tilemm_plan *plan,
-                                                const tilemm_emu_options *options, tilemm_op op_a,
-                                                const tilemm_view *a, tilemm_op op_b,
-                                                const tilemm_view *b, const tilemm_view *c,
-                                                const tilemm_stop *stop, tilemm_emu_plan *used,
-                                                tilemm_error *err);
+                                             const tilemm_emu_options *options, tilemm_op op_a,
+                                             const tilemm_view *a, tilemm_op op_b,
+                                             const tilemm_view *b, const tilemm_view *c,
+                                             const tilemm_stop *stop, tilemm_emu_plan *used,
+                                             tilemm_error *err);
 
 /* Frees every device buffer, stream and pinned buffer tilemm holds (hosts call it at exit). */
 void tilemm_cuda_release (void);

@@ -138,21 +138,11 @@ static tilemm_status emu_entry (const tilemm_emu_options *options, const tilemm_
 extern "C" {
 
 tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
-                                             const tilemm_emu_options *options,
-                                             const tilemm_view *a, const tilemm_view *b,
-                                             const tilemm_view *c, const tilemm_stop *stop,
-                                             tilemm_emu_plan *used, tilemm_error *err)
-{
-  return tilemm_cuda_multiply_emulated_op (plan, options, TILEMM_OP_NONE, a, TILEMM_OP_NONE, b, c,
-                                           stop, used, err);
-}
-
-tilemm_status tilemm_cuda_multiply_emulated_op (const tilemm_plan *plan,
-                                                const tilemm_emu_options *options, tilemm_op op_a,
-                                                const tilemm_view *a, tilemm_op op_b,
-                                                const tilemm_view *b, const tilemm_view *c,
-                                                const tilemm_stop *stop, tilemm_emu_plan *used,
-                                                tilemm_error *err)
+                                             const tilemm_emu_options *options, tilemm_op op_a,
+                                             const tilemm_view *a, tilemm_op op_b,
+                                             const tilemm_view *b, const tilemm_view *c,
+                                             const tilemm_stop *stop, tilemm_emu_plan *used,
+                                             tilemm_error *err)
 {
   (void) plan; /* one panel, whole: the plan's panels are the native product's */
   tilemm_emu_plan local;
