@@ -1012,7 +1012,8 @@ static void wgmma_cases (bool quick)
  * the largest quotient is not the pair of the smallest S.  chunk > 0: k in launches of chunk
  * 64-byte tiles (the mma.sync kernels' int64 running sums). */
 enum stats_zeros { STATS_NO_ZERO_S, STATS_ZERO_S, STATS_ZERO_S_SKIPPED };
-static void stats_case (const char *name, int64_t m, int64_t n, int64_t k, bool big, stats_zeros zeros, int chunk)
+static void stats_case (const char *name, int64_t m, int64_t n, int64_t k, bool big, stats_zeros zeros, int chunk,
+                        int64_t win_i = -1, int64_t win_j = -1)
 {
   const int64_t kp = (k + 15) / 16 * 16;
   std::vector<int8_t> A ((size_t) (m * kp), 0), B ((size_t) (n * kp), 0);
@@ -1047,6 +1048,24 @@ static void stats_case (const char *name, int64_t m, int64_t n, int64_t k, bool 
         A[(size_t) (i0 * kp + p)] = 0, B[(size_t) (j0 * kp + p)] = 0;
       ea[i0] = zeros == STATS_ZERO_S_SKIPPED ? TILEMM_EMU_ZERO_ROW : 3;
       eb[j0] = zeros == STATS_ZERO_S_SKIPPED ? TILEMM_EMU_ZERO_ROW : 3;
+    }
+  if (win_i >= 0)
+    {
+      /* one winner: S = 1 at (win_i, win_j) only, 100 elsewhere in its row and column, 10^4·k
+       * beyond, equal sums: both ratios are that pair's, so any epilogue that leaves out the
+       * thread, fragment slot or tile holding it gives another value */
+      std::fill (A.begin (), A.end (), (int8_t) 0);
+      std::fill (B.begin (), B.end (), (int8_t) 0);
+      for (int64_t i = 0; i < m; i++)
+        for (int64_t p = 0; p < k; p++)
+          A[(size_t) (i * kp + p)] = (int8_t) (i == win_i ? (p == 0 ? 1 : 0) : 100);
+      for (int64_t j = 0; j < n; j++)
+        for (int64_t p = 0; p < k; p++)
+          B[(size_t) (j * kp + p)] = (int8_t) (j == win_j ? (p == 0 ? 1 : 0) : 100);
+      std::fill (sa.begin (), sa.end (), 127 * k);
+      std::fill (sb.begin (), sb.end (), 127 * k);
+      std::fill (ea.begin (), ea.end (), 0);
+      std::fill (eb.begin (), eb.end (), 0);
     }
   /* the reference: each pair's quotients, as the CPU scheme divides */
   double ra = 0.0, rb = 0.0;
@@ -1149,6 +1168,17 @@ static void stats_cases (bool quick, bool emulated)
                     c.zeros == STATS_ZERO_S ? " S=0" : c.zeros == STATS_ZERO_S_SKIPPED ? " S=0 skipped" : "",
                     c.chunk ? " chunks" : "");
           stats_case (name, c.m, c.n, c.k, c.big, c.zeros, c.chunk);
+        }
+      /* the winner swept over every row slot of the tiles (and many column slots), one launch
+       * and in chunks */
+      const int64_t wm = emulated ? 70 : 130, wn = emulated ? 40 : 264;
+      for (int64_t i = 0; i < wm; i += quick ? 13 : 1)
+        {
+          const int64_t j = (i * 37) % wn;
+          const int chunk = i % 3 == 2 ? 1 : 0;
+          snprintf (name, sizeof name, "stats %s %lldx%lldx%d winner (%lld, %lld)%s", kn, (long long) wm,
+                    (long long) wn, 96, (long long) i, (long long) j, chunk ? " chunks" : "");
+          stats_case (name, wm, wn, 96, false, STATS_NO_ZERO_S, chunk, i, j);
         }
     }
   unsetenv ("TILEMM_EMU_IMMA");
