@@ -19,7 +19,8 @@
  * Usage: bench_emulated [--quick] [--runs N] [--native] [--passes] [--no-int8] [--no-v10] [--types ds]
  *                       [--sizes 8192,16384]
  *   --native: the emulated products under "accuracy", "native" (TILEMM_EMU_RULE_NATIVE);
- *   --passes: only the CRT and conversion passes alone (and the copy ceiling), then table 4;
+ *   --passes: only the statistics' GEMM, CRT and conversion passes alone (and the copy ceiling),
+ *             then table 4;
  *   --no-int8: no int8 table (under a preloaded GEMMul8, whose hook would take cuBLAS's int8 call);
  *   --sizes: these square shapes only; --types: d and/or s.
  *
@@ -231,11 +232,90 @@ static void copy_ceiling (int runs)
   cudaFree (a); cudaFree (b);
 }
 
+/* The statistics' int8 GEMM alone at n×n×n (one launch, the default kernel: wgmma on compute
+ * capability 9.0), with its STATS epilogue and, as the floor, the same GEMM with the MOD epilogue
+ * of one modulus.  lo values in [0, 126], sums and exponents drawn with some zero rows and
+ * columns; the ratio bits are printed so that two builds can be compared. */
+__global__ void fill_lo (int8_t *p, size_t n, uint64_t seed)
+{
+  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n; i += (size_t) gridDim.x * blockDim.x)
+    p[i] = (int8_t) (int) floor (fabs (uniform_nonzero (seed, i)) * 126.999);
+}
+__global__ void fill_sums (int64_t *s, int *e, int64_t n, int64_t k, uint64_t seed)
+{
+  for (int64_t q = blockIdx.x * (int64_t) blockDim.x + threadIdx.x; q < n; q += (int64_t) gridDim.x * blockDim.x)
+    {
+      const uint64_t z = (seed + q) * 0x9E3779B97F4A7C15ull;
+      s[q] = 1 + (int64_t) ((z >> 20) % (uint64_t) (127 * k));
+      e[q] = (z >> 8) % 97 == 0 ? TILEMM_EMU_ZERO_ROW : (int) ((z >> 12) % 9) - 4;
+    }
+}
+static void stats_pass (int64_t n, int runs)
+{
+  const int64_t kp = n;
+  int8_t *a, *b;
+  int64_t *sa, *sb, *s64;
+  int *ea, *eb;
+  unsigned long long *ratio;
+  uint8_t *r;
+  CUDA_OK (cudaMalloc (&a, (size_t) (n * kp)));
+  CUDA_OK (cudaMalloc (&b, (size_t) (n * kp)));
+  CUDA_OK (cudaMalloc (&sa, 8 * n));
+  CUDA_OK (cudaMalloc (&sb, 8 * n));
+  CUDA_OK (cudaMalloc (&s64, 8));
+  CUDA_OK (cudaMalloc (&ea, 4 * n));
+  CUDA_OK (cudaMalloc (&eb, 4 * n));
+  CUDA_OK (cudaMalloc (&ratio, 16));
+  CUDA_OK (cudaMalloc (&r, (size_t) (n * n)));
+  fill_lo<<<1024, 256>>> (a, (size_t) (n * kp), 11);
+  fill_lo<<<1024, 256>>> (b, (size_t) (n * kp), 12);
+  fill_sums<<<64, 256>>> (sa, ea, n, n, 13);
+  fill_sums<<<64, 256>>> (sb, eb, n, n, 14);
+  CUDA_OK (cudaGetLastError ());
+  imma_args ia;
+  memset (&ia, 0, sizeof ia);
+  ia.a = a; ia.b = b; ia.m = n; ia.n = n; ia.kp = kp; ia.k_begin = 0; ia.k_end = kp;
+  ia.first = 1; ia.last = 1; ia.chunk_tiles = 1 << 30;
+  ia.s64 = s64; ia.sa = sa; ia.sb = sb; ia.ea = ea; ia.eb = eb; ia.ratio_bits = ratio;
+  tilemm_error err = {};
+  const double ts = median_ms ([&] (int) {
+    CUDA_OK (cudaMemsetAsync (ratio, 0, 16));
+    if (tilemm_emu_gpu::launch_imma_auto<IMMA_STATS> (ia, 1, 0, &err) != TILEMM_OK)
+      {
+        fprintf (stderr, "stats GEMM: %s\n", err.detail);
+        exit (2);
+      } }, 1, runs, EMU_WARMUPS);
+  unsigned long long bits[2];
+  CUDA_OK (cudaMemcpy (bits, ratio, 16, cudaMemcpyDeviceToHost));
+  imma_args im = ia;
+  im.chunk_tiles = (int) tilemm_emu_gpu::KCHUNK_TILES;
+  im.moduli[0] = tilemm_emu_moduli[0];
+  im.r = r; im.r_plane = n * n; im.ldr = n;
+  const double tm = median_ms ([&] (int) {
+    if (tilemm_emu_gpu::launch_imma_auto<IMMA_MOD> (im, 1, 0, &err) != TILEMM_OK)
+      {
+        fprintf (stderr, "MOD GEMM: %s\n", err.detail);
+        exit (2);
+      } }, 1, runs, EMU_WARMUPS);
+  const double ops = 2.0 * n * n * kp;
+  double ra, rb;
+  memcpy (&ra, &bits[0], 8);
+  memcpy (&rb, &bits[1], 8);
+  printf ("| statistics GEMM, STATS epilogue | | %lld² | | %.3f | %.0f TOPS | ratios %016llx %016llx (%.17g %.17g) |\n"
+          "| the same GEMM, MOD epilogue (the floor) | 1 | %lld² | | %.3f | %.0f TOPS | |\n",
+          (long long) n, ts, ops / ts * 1e-9, bits[0], bits[1], ra, rb, (long long) n, tm, ops / tm * 1e-9);
+  fflush (stdout);
+  cudaFree (a); cudaFree (b); cudaFree (sa); cudaFree (sb); cudaFree (s64); cudaFree (ea); cudaFree (eb);
+  cudaFree (ratio); cudaFree (r);
+}
+
 static void passes (int runs)
 {
   printf ("the passes alone (8192², median of %d; GB/s: bytes read + written once / time):\n"
           "| pass | moduli | size | variant | ms | GB/s | check |\n|---|---|---|---|---|---|---|\n", runs);
   copy_ceiling (runs);
+  stats_pass (8192, runs);
+  stats_pass (16384, runs < 5 ? runs : 5);
   crt_pass<double, 17> (8192, runs);
   crt_pass<double, 15> (8192, runs);
   crt_pass<double, 14> (8192, runs);

@@ -1006,6 +1006,186 @@ static void wgmma_cases (bool quick)
 }
 #endif
 
+/* ---------------------------------------------------------------- the statistics' GEMM alone */
+/* The STATS epilogue on chosen data: lo matrices in [0, Q − 1], sums sa, sb of either size (big:
+ * up to 2^40, past the 32-bit products of the epilogue's exact comparison), zero rows and
+ * columns, and rows or columns of lo zeros whose S is 0 (+Inf unless that row or column is a
+ * zero row); the ratios against every pair's own division, bitwise.  The sums are drawn so that
+ * the largest quotient is not the pair of the smallest S.  chunk > 0: k in launches of chunk
+ * 64-byte tiles (the mma.sync kernels' int64 running sums). */
+enum stats_zeros { STATS_NO_ZERO_S, STATS_ZERO_S, STATS_ZERO_S_SKIPPED };
+static void stats_case (const char *name, int64_t m, int64_t n, int64_t k, bool big, stats_zeros zeros, int chunk,
+                        int64_t win_i = -1, int64_t win_j = -1)
+{
+  const int64_t kp = (k + 15) / 16 * 16;
+  std::vector<int8_t> A ((size_t) (m * kp), 0), B ((size_t) (n * kp), 0);
+  std::vector<int64_t> sa (m), sb (n);
+  std::vector<int> ea (m), eb (n);
+  for (int64_t i = 0; i < m; i++)
+    {
+      /* rows of few large values and rows of many small ones: S spread over a wide range */
+      const int top = 1 + (int) (rnd64 () % 126), density = 1 + (int) (rnd64 () % 8);
+      for (int64_t p = 0; p < k; p++)
+        A[(size_t) (i * kp + p)] = (int8_t) ((int) (rnd64 () % 8) < density ? (int) (rnd64 () % (uint64_t) (top + 1)) : 0);
+      if (zeros == STATS_NO_ZERO_S)
+        A[(size_t) (i * kp)] = (int8_t) (1 + rnd64 () % 126); /* with B's first column below: S > 0 */
+      sa[i] = big ? (int64_t) (rnd64 () >> 24) + 1 : (int64_t) (rnd64 () % (uint64_t) (127 * k)) + 1;
+      ea[i] = rnd64 () % 11 == 0 ? TILEMM_EMU_ZERO_ROW : (int) (rnd64 () % 40) - 20;
+    }
+  for (int64_t j = 0; j < n; j++)
+    {
+      const int top = 1 + (int) (rnd64 () % 126), density = 1 + (int) (rnd64 () % 8);
+      for (int64_t p = 0; p < k; p++)
+        B[(size_t) (j * kp + p)] = (int8_t) ((int) (rnd64 () % 8) < density ? (int) (rnd64 () % (uint64_t) (top + 1)) : 0);
+      if (zeros == STATS_NO_ZERO_S)
+        B[(size_t) (j * kp)] = (int8_t) (1 + rnd64 () % 126);
+      sb[j] = big ? (int64_t) (rnd64 () >> 24) + 1 : (int64_t) (rnd64 () % (uint64_t) (127 * k)) + 1;
+      eb[j] = rnd64 () % 13 == 0 ? TILEMM_EMU_ZERO_ROW : (int) (rnd64 () % 40) - 20;
+    }
+  if (zeros != STATS_NO_ZERO_S && m > 2 && n > 2)
+    {
+      /* a row of A and a column of B of lo zeros: S = 0 against everything (+Inf) */
+      const int64_t i0 = m / 2, j0 = n / 3;
+      for (int64_t p = 0; p < k; p++)
+        A[(size_t) (i0 * kp + p)] = 0, B[(size_t) (j0 * kp + p)] = 0;
+      ea[i0] = zeros == STATS_ZERO_S_SKIPPED ? TILEMM_EMU_ZERO_ROW : 3;
+      eb[j0] = zeros == STATS_ZERO_S_SKIPPED ? TILEMM_EMU_ZERO_ROW : 3;
+    }
+  if (win_i >= 0)
+    {
+      /* one winner: S = 1 at (win_i, win_j) only, 100 elsewhere in its row and column, 10^4·k
+       * beyond, equal sums: both ratios are that pair's, so any epilogue that leaves out the
+       * thread, fragment slot or tile holding it gives another value */
+      std::fill (A.begin (), A.end (), (int8_t) 0);
+      std::fill (B.begin (), B.end (), (int8_t) 0);
+      for (int64_t i = 0; i < m; i++)
+        for (int64_t p = 0; p < k; p++)
+          A[(size_t) (i * kp + p)] = (int8_t) (i == win_i ? (p == 0 ? 1 : 0) : 100);
+      for (int64_t j = 0; j < n; j++)
+        for (int64_t p = 0; p < k; p++)
+          B[(size_t) (j * kp + p)] = (int8_t) (j == win_j ? (p == 0 ? 1 : 0) : 100);
+      std::fill (sa.begin (), sa.end (), 127 * k);
+      std::fill (sb.begin (), sb.end (), 127 * k);
+      std::fill (ea.begin (), ea.end (), 0);
+      std::fill (eb.begin (), eb.end (), 0);
+    }
+  /* the reference: each pair's quotients, as the CPU scheme divides */
+  double ra = 0.0, rb = 0.0;
+#pragma omp parallel for reduction(max : ra, rb) schedule(dynamic, 1)
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++)
+      {
+        if (ea[i] == TILEMM_EMU_ZERO_ROW || eb[j] == TILEMM_EMU_ZERO_ROW)
+          continue;
+        int64_t S = 0;
+        for (int64_t p = 0; p < k; p++)
+          S += (int64_t) A[(size_t) (i * kp + p)] * B[(size_t) (j * kp + p)];
+        const double xa = S == 0 ? INFINITY : (double) (TILEMM_EMU_Q * sb[j]) / (double) S;
+        const double xb = S == 0 ? INFINITY : (double) (TILEMM_EMU_Q * sa[i]) / (double) S;
+        ra = xa > ra ? xa : ra;
+        rb = xb > rb ? xb : rb;
+      }
+  int8_t *dA, *dB;
+  int64_t *dsa, *dsb, *ds64;
+  int *dea, *deb;
+  unsigned long long *dratio;
+  const bool ok = cudaMalloc ((void **) &dA, A.size ()) == cudaSuccess && cudaMalloc ((void **) &dB, B.size ()) == cudaSuccess
+                  && cudaMalloc ((void **) &dsa, 8 * m) == cudaSuccess && cudaMalloc ((void **) &dsb, 8 * n) == cudaSuccess
+                  && cudaMalloc ((void **) &ds64, 8 * m * n) == cudaSuccess && cudaMalloc ((void **) &dea, 4 * m) == cudaSuccess
+                  && cudaMalloc ((void **) &deb, 4 * n) == cudaSuccess && cudaMalloc ((void **) &dratio, 16) == cudaSuccess;
+  CHECK (ok, "%s: cudaMalloc", name);
+  if (!ok)
+    return;
+  cudaMemcpy (dA, A.data (), A.size (), cudaMemcpyHostToDevice);
+  cudaMemcpy (dB, B.data (), B.size (), cudaMemcpyHostToDevice);
+  cudaMemcpy (dsa, sa.data (), 8 * m, cudaMemcpyHostToDevice);
+  cudaMemcpy (dsb, sb.data (), 8 * n, cudaMemcpyHostToDevice);
+  cudaMemcpy (dea, ea.data (), 4 * m, cudaMemcpyHostToDevice);
+  cudaMemcpy (deb, eb.data (), 4 * n, cudaMemcpyHostToDevice);
+  const unsigned long long zero2[2] = { 0, 0 };
+  cudaMemcpy (dratio, zero2, 16, cudaMemcpyHostToDevice);
+  imma_args ia;
+  memset (&ia, 0, sizeof ia);
+  ia.a = dA; ia.b = dB; ia.m = m; ia.n = n; ia.kp = kp;
+  ia.chunk_tiles = 1 << 30;
+  ia.s64 = ds64; ia.sa = dsa; ia.sb = dsb; ia.ea = dea; ia.eb = deb; ia.ratio_bits = dratio;
+  const int64_t step = chunk > 0 ? 64 * (int64_t) chunk : kp;
+  tilemm_status st = TILEMM_OK;
+  tilemm_error err = {};
+  for (int64_t k0 = 0; k0 < kp && st == TILEMM_OK; k0 += step)
+    {
+      ia.k_begin = k0;
+      ia.k_end = k0 + step < kp ? k0 + step : kp;
+      ia.first = k0 == 0;
+      ia.last = ia.k_end == kp;
+      st = tilemm_emu_gpu::launch_imma_auto<IMMA_STATS> (ia, 1, 0, &err);
+    }
+  const cudaError_t ce = cudaDeviceSynchronize ();
+  CHECK (st == TILEMM_OK && ce == cudaSuccess, "%s: status %d (%s), %s", name, (int) st, err.detail,
+         cudaGetErrorString (ce));
+  unsigned long long bits[2] = { 0, 0 };
+  cudaMemcpy (bits, dratio, 16, cudaMemcpyDeviceToHost);
+  double got[2];
+  memcpy (got, bits, 16);
+  CHECK (!memcmp (&got[0], &ra, 8) && !memcmp (&got[1], &rb, 8), "%s: ratios %.17g %.17g, want %.17g %.17g", name,
+         got[0], got[1], ra, rb);
+  cudaFree (dA); cudaFree (dB); cudaFree (dsa); cudaFree (dsb); cudaFree (ds64); cudaFree (dea); cudaFree (deb);
+  cudaFree (dratio);
+}
+
+/* Every kernel of the statistics (the default: wgmma on compute capability 9.0 where one launch
+ * covers k, else the mma.sync shapes), one launch and in chunks. */
+static void stats_cases (bool quick, bool emulated)
+{
+  const char *const kernels[] = { nullptr, "big", "v2", "small" };
+  for (const char *kern : kernels)
+    {
+      if (kern)
+        setenv ("TILEMM_EMU_IMMA", kern, 1);
+      else
+        unsetenv ("TILEMM_EMU_IMMA");
+      const char *kn = kern ? kern : "default";
+      char name[160];
+      struct
+      {
+        int64_t m, n, k;
+        bool big;
+        stats_zeros zeros;
+        int chunk;
+      } sc[] = {
+        { 37, 53, 29, false, STATS_NO_ZERO_S, 0 },  { 129, 260, 67, false, STATS_NO_ZERO_S, 0 },
+        { 129, 260, 67, true, STATS_NO_ZERO_S, 0 }, { 70, 90, 100, false, STATS_ZERO_S, 0 },
+        { 70, 90, 100, true, STATS_ZERO_S_SKIPPED, 0 }, { 45, 38, 300, true, STATS_NO_ZERO_S, 1 },
+        { 45, 38, 300, false, STATS_ZERO_S_SKIPPED, 2 }, { 300, 520, 200, false, STATS_NO_ZERO_S, 0 },
+        { 300, 520, 200, true, STATS_ZERO_S_SKIPPED, 0 }, { 1000, 1100, 64, false, STATS_NO_ZERO_S, 0 },
+      };
+      int index = 0;
+      for (auto &c : sc)
+        {
+          if ((quick && index >= 4) || (emulated && c.m * c.n > 100000) || (emulated && kern && index >= 7))
+            break;
+          index++;
+          snprintf (name, sizeof name, "stats %s %lldx%lldx%lld%s%s%s", kn, (long long) c.m, (long long) c.n,
+                    (long long) c.k, c.big ? " big sums" : "",
+                    c.zeros == STATS_ZERO_S ? " S=0" : c.zeros == STATS_ZERO_S_SKIPPED ? " S=0 skipped" : "",
+                    c.chunk ? " chunks" : "");
+          stats_case (name, c.m, c.n, c.k, c.big, c.zeros, c.chunk);
+        }
+      /* the winner swept over every row slot of the tiles (and many column slots), one launch
+       * and in chunks */
+      const int64_t wm = emulated ? 70 : 130, wn = emulated ? 40 : 264;
+      for (int64_t i = 0; i < wm; i += quick ? 13 : 1)
+        {
+          const int64_t j = (i * 37) % wn;
+          const int chunk = i % 3 == 2 ? 1 : 0;
+          snprintf (name, sizeof name, "stats %s %lldx%lldx%d winner (%lld, %lld)%s", kn, (long long) wm,
+                    (long long) wn, 96, (long long) i, (long long) j, chunk ? " chunks" : "");
+          stats_case (name, wm, wn, 96, false, STATS_NO_ZERO_S, chunk, i, j);
+        }
+    }
+  unsetenv ("TILEMM_EMU_IMMA");
+}
+
 #ifndef TILEMM_EMULATE
 static void backends_cases ()
 {
@@ -1234,6 +1414,7 @@ int main (int argc, char **argv)
       run_case<double> ("double 2048x4352x40 big tiles, blocks of 1000", { 2048, 4352, 40, 0, 0, 0 }, WIDE, 0, 0);
     }
   block_cols = 0;
+  stats_cases (quick, emulated);
   crt_cases (quick);
 #ifndef TILEMM_EMULATE
   /* through the executor (src/cuda/), whose runtime calls the host emulation lacks */

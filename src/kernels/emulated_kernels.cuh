@@ -312,7 +312,7 @@ __global__ void __launch_bounds__ (256) convert_kernel (convert_args args)
  * integer (X within about 2^-20·M of ±M/2) an exact comparison with M settles it.  So X is exact,
  * as Garner's, and its one rounding gives the CPU's bits. */
 constexpr int CRT_LIMBS = 6; /* M < 2^190 (24 moduli of at most 8 bits) */
-constexpr int CRT_DP_COLUMNS = 3; /* columns of S summed on the FP64 pipe (crt_entry) */
+constexpr int CRT_DP_COLUMNS = 4; /* columns of S summed on the FP64 pipe (crt_entry) */
 
 struct crt_args
 {

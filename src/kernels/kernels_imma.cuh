@@ -123,6 +123,57 @@ __device__ __forceinline__ void ldmatrix_x4 (unsigned (&r)[4], const void *row_a
 #endif
 }
 
+/* The STATS epilogue's maxima, max over (i, j) of Q·sb_j / S_ij and of Q·sa_i / S_ij, without a
+ * division per element.  Rounding to nearest is monotone, so the largest of the rounded quotients
+ * is the rounded quotient of the largest exact fraction: each thread keeps its largest fraction
+ * n/d as two integers, found by exact comparison, and divides once at the end, the same
+ * (double) n / (double) d as one element's quotient (bitwise the same maximum).  For a fixed
+ * numerator the largest fraction has the smallest S, so a row's (or a column's) candidates
+ * reduce to its smallest S first.  S_ij ≥ 0 (a sum of products of lo values in [0, Q − 1]);
+ * S_ij = 0 is +Inf, held as 1/0. */
+constexpr unsigned long long IMMA_NONE = ~0ull; /* no pair: an S or a numerator left out */
+
+/* a/b > c/d for b, d not both 0 (0 stands for +Inf with a = 1): a·d > c·b, exactly. */
+__device__ __forceinline__ bool imma_fraction_greater (unsigned long long a, unsigned long long b,
+                                                       unsigned long long c, unsigned long long d)
+{
+  if (((a | b | c | d) >> 32) == 0) /* the statistics' one-launch case: products < 2^64 */
+    return a * d > c * b;
+  const unsigned long long h1 = __umul64hi (a, d), h2 = __umul64hi (c, b);
+  return h1 > h2 || (h1 == h2 && a * d > c * b);
+}
+
+struct imma_max_fraction
+{
+  unsigned long long n, d; /* the largest so far; 0/1 (0.0) before any */
+  __device__ __forceinline__ void init ()
+  {
+    n = 0;
+    d = 1;
+  }
+  /* num / s for a pair's numerator and its smallest S (IMMA_NONE: no pair, nothing offered) */
+  __device__ __forceinline__ void offer (unsigned long long num, unsigned long long s)
+  {
+    const bool any = s != IMMA_NONE;
+    const unsigned long long cn = !any ? 0ull : s == 0 ? 1ull : num, cd = any ? s : 1ull;
+    if (imma_fraction_greater (cn, cd, n, d))
+      {
+        n = cn;
+        d = cd;
+      }
+  }
+  /* the correctly rounded quotient, as each element's was: numerator and S are below 2^53 */
+  __device__ __forceinline__ double value () const
+  {
+    return d == 0 ? INFINITY : (double) (long long) n / (double) (long long) d;
+  }
+};
+
+__device__ __forceinline__ unsigned long long imma_min_u64 (unsigned long long x, unsigned long long y)
+{
+  return x < y ? x : y;
+}
+
 /* *p = max(*p, v) for the bits of non-negative doubles (their order is the integers'). */
 __device__ __forceinline__ void imma_ratio_max (unsigned long long *p, double v)
 {
@@ -347,41 +398,86 @@ __global__ void __launch_bounds__ (Cfg::THREADS, Cfg::MIN_BLOCKS) imma_kernel (i
         block_ratio[tid] = 0ull;
       __syncthreads ();
       double ra = 0.0, rb = 0.0;
+      if (!args.last)
+        {
+          /* an earlier chunk of k: the running sums only */
 #pragma unroll
-      for (int i = 0; i < MI; i++)
+          for (int i = 0; i < MI; i++)
 #pragma unroll
-        for (int h = 0; h < 2; h++)
-          {
-            const int64_t row = row0 + wm * WTM + i * 16 + h * 8 + g;
-            if (row >= args.m)
-              continue;
-            const bool row_nonzero = args.ea[row] != TILEMM_EMU_ZERO_ROW;
+            for (int h = 0; h < 2; h++)
+              {
+                const int64_t row = row0 + wm * WTM + i * 16 + h * 8 + g;
+                if (row >= args.m)
+                  continue;
 #pragma unroll
-            for (int j = 0; j < NI; j++)
+                for (int j = 0; j < NI; j++)
 #pragma unroll
-              for (int v = 0; v < 2; v++)
-                {
-                  const int64_t col = col0 + wn * WTN + j * 8 + 2 * t + v;
-                  if (col >= args.n)
-                    continue;
-                  int64_t s = acc[i][j][2 * h + v];
-                  int64_t *const sp = args.s64 + row + col * args.m;
-                  if (!args.first)
-                    s += *sp;
-                  if (!args.last)
-                    *sp = s;
-                  else if (row_nonzero && args.eb[col] != TILEMM_EMU_ZERO_ROW)
+                  for (int v = 0; v < 2; v++)
                     {
-                      const double d = (double) s; /* exact: s < 2^53 */
-                      const double qa = (double) (TILEMM_EMU_Q * args.sa[row]);
-                      const double qb = (double) (TILEMM_EMU_Q * args.sb[col]);
-                      const double xa = s == 0 ? INFINITY : qb / d; /* one rounding each */
-                      const double xb = s == 0 ? INFINITY : qa / d;
-                      ra = xa > ra ? xa : ra;
-                      rb = xb > rb ? xb : rb;
+                      const int64_t col = col0 + wn * WTN + j * 8 + 2 * t + v;
+                      if (col >= args.n)
+                        continue;
+                      int64_t s = acc[i][j][2 * h + v];
+                      int64_t *const sp = args.s64 + row + col * args.m;
+                      if (!args.first)
+                        s += *sp;
+                      *sp = s;
                     }
-                }
-          }
+              }
+        }
+      else
+        {
+          /* The rows' numerators Q·sa_i (IMMA_NONE: past m or a zero row) and their smallest S,
+           * read before the loop so that no load waits inside it; then column by column the
+           * column's numerator, its smallest S over this thread's rows (one candidate of ratio
+           * a per column), and each row's smallest S (one candidate of ratio b per row). */
+          unsigned long long rnum[MI][2], rmin[MI][2];
+#pragma unroll
+          for (int i = 0; i < MI; i++)
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+              {
+                const int64_t row = row0 + wm * WTM + i * 16 + h * 8 + g;
+                rnum[i][h] = row < args.m && args.ea[row] != TILEMM_EMU_ZERO_ROW
+                                 ? (unsigned long long) (TILEMM_EMU_Q * args.sa[row])
+                                 : IMMA_NONE;
+                rmin[i][h] = IMMA_NONE;
+              }
+          imma_max_fraction best_a, best_b;
+          best_a.init ();
+          best_b.init ();
+#pragma unroll
+          for (int j = 0; j < NI; j++)
+#pragma unroll
+            for (int v = 0; v < 2; v++)
+              {
+                const int64_t col = col0 + wn * WTN + j * 8 + 2 * t + v;
+                const unsigned long long cnum = col < args.n && args.eb[col] != TILEMM_EMU_ZERO_ROW
+                                                    ? (unsigned long long) (TILEMM_EMU_Q * args.sb[col])
+                                                    : IMMA_NONE;
+                unsigned long long cmin = IMMA_NONE;
+#pragma unroll
+                for (int i = 0; i < MI; i++)
+#pragma unroll
+                  for (int h = 0; h < 2; h++)
+                    if (rnum[i][h] != IMMA_NONE && cnum != IMMA_NONE)
+                      {
+                        int64_t s = acc[i][j][2 * h + v];
+                        if (!args.first)
+                          s += args.s64[row0 + wm * WTM + i * 16 + h * 8 + g + col * args.m];
+                        rmin[i][h] = imma_min_u64 (rmin[i][h], (unsigned long long) s);
+                        cmin = imma_min_u64 (cmin, (unsigned long long) s);
+                      }
+                best_a.offer (cnum, cmin);
+              }
+#pragma unroll
+          for (int i = 0; i < MI; i++)
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+              best_b.offer (rnum[i][h], rmin[i][h]);
+          ra = best_a.value ();
+          rb = best_b.value ();
+        }
       if (args.last)
         {
           imma_ratio_max (&block_ratio[0], ra);

@@ -316,12 +316,33 @@ imma_wgmma_kernel (const __grid_constant__ CUtensorMap map_a, const __grid_const
       const bool leader = threadIdx.x % 128 == 0;
       unsigned it = 0;
       int d[128];
-      double ra = 0.0, rb = 0.0; /* STATS: this thread's maxima of the two ratios */
+      /* STATS: this thread's largest fractions of the two ratios over its tiles (kernels_imma.cuh) */
+      imma_max_fraction best_a, best_b;
+      best_a.init ();
+      best_b.init ();
       for (long long t = blockIdx.x; t < total; t += gridDim.x)
         {
           int z, tm, tn;
           tile_of (args.order, t, z, tm, tn);
           const fast_mod mod (EPI == IMMA_MOD ? args.ia.moduli[z] : 2); /* STATS: unused */
+          /* STATS, last chunk: the numerators this tile's epilogue needs, read now so that the
+           * loads complete under the k-loop — Q·sa of this thread's two rows, Q·sb of two of the
+           * tile's columns for the warpgroup's table — IMMA_NONE past m or n and for zero rows
+           * and columns (no pair there counts). */
+          unsigned long long rnum0 = IMMA_NONE, rnum1 = IMMA_NONE, cnum0 = IMMA_NONE, cnum1 = IMMA_NONE;
+          if (EPI == IMMA_STATS && args.ia.last)
+            {
+              const int64_t row = (int64_t) tm * BM + c * 64 + warp * 16 + g;
+              const int64_t col = (int64_t) tn * BN + threadIdx.x % 128;
+              if (row < args.ia.m && args.ia.ea[row] != TILEMM_EMU_ZERO_ROW)
+                rnum0 = (unsigned long long) (TILEMM_EMU_Q * args.ia.sa[row]);
+              if (row + 8 < args.ia.m && args.ia.ea[row + 8] != TILEMM_EMU_ZERO_ROW)
+                rnum1 = (unsigned long long) (TILEMM_EMU_Q * args.ia.sa[row + 8]);
+              if (col < args.ia.n && args.ia.eb[col] != TILEMM_EMU_ZERO_ROW)
+                cnum0 = (unsigned long long) (TILEMM_EMU_Q * args.ia.sb[col]);
+              if (col + 128 < args.ia.n && args.ia.eb[col + 128] != TILEMM_EMU_ZERO_ROW)
+                cnum1 = (unsigned long long) (TILEMM_EMU_Q * args.ia.sb[col + 128]);
+            }
 #pragma unroll
           for (int e = 0; e < 128; e++)
             d[e] = 0;
@@ -363,34 +384,66 @@ imma_wgmma_kernel (const __grid_constant__ CUtensorMap map_a, const __grid_const
 
           if constexpr (EPI == IMMA_STATS)
             {
-              /* imma_kernel's STATS epilogue, element by element (see kernels_imma.cuh) */
+              /* imma_kernel's STATS epilogue (kernels_imma.cuh).  The accumulator d[e] is row
+               * row_base + 8·((e/2) % 2), column col_base + 8·(e/4) + e % 2. */
               const int64_t m = args.ia.m, n = args.ia.n;
               const int64_t row_base = (int64_t) tm * BM + c * 64 + warp * 16 + g;
               const int64_t col_base = (int64_t) tn * BN + 2 * q;
-#pragma unroll
-              for (int e = 0; e < 128; e++)
+              if (!args.ia.last)
                 {
-                  const int64_t row = row_base + 8 * ((e / 2) % 2);
-                  const int64_t col = col_base + 8 * (e / 4) + e % 2;
-                  if (row >= m || col >= n)
-                    continue;
-                  int64_t sum = d[e];
-                  int64_t *const sp = args.ia.s64 + row + col * m;
-                  if (!args.ia.first)
-                    sum += *sp;
-                  if (!args.ia.last)
-                    *sp = sum;
-                  else if (args.ia.ea[row] != TILEMM_EMU_ZERO_ROW && args.ia.eb[col] != TILEMM_EMU_ZERO_ROW)
+                  /* an earlier chunk of k: the running sums only */
+#pragma unroll
+                  for (int e = 0; e < 128; e++)
                     {
-                      const double dd = (double) sum; /* exact: sum < 2^53 */
-                      const double qa = (double) (TILEMM_EMU_Q * args.ia.sa[row]);
-                      const double qb = (double) (TILEMM_EMU_Q * args.ia.sb[col]);
-                      const double xa = sum == 0 ? INFINITY : qb / dd; /* one rounding each */
-                      const double xb = sum == 0 ? INFINITY : qa / dd;
-                      ra = xa > ra ? xa : ra;
-                      rb = xb > rb ? xb : rb;
+                      const int64_t row = row_base + 8 * ((e / 2) % 2);
+                      const int64_t col = col_base + 8 * (e / 4) + e % 2;
+                      if (row >= m || col >= n)
+                        continue;
+                      int64_t sum = d[e];
+                      int64_t *const sp = args.ia.s64 + row + col * m;
+                      if (!args.ia.first)
+                        sum += *sp;
+                      *sp = sum;
+                    }
+                  continue;
+                }
+              /* The tile's column numerators in this warpgroup's staging (unused by STATS), so
+               * that the loop reads each pair of columns with one shared load. */
+              unsigned long long *const ctab =
+                  reinterpret_cast<unsigned long long *> (smem + STAGES * STAGE_BYTES + c * STAGING_BYTES);
+              named_sync (1 + c, 128); /* this warpgroup's reads of the previous tile's table done */
+              ctab[threadIdx.x % 128] = cnum0;
+              ctab[threadIdx.x % 128 + 128] = cnum1;
+              named_sync (1 + c, 128);
+              unsigned long long rmin0 = IMMA_NONE, rmin1 = IMMA_NONE; /* the rows' smallest S */
+#pragma unroll
+              for (int jj = 0; jj < 32; jj++)
+                {
+                  const ulonglong2 cn = *reinterpret_cast<const ulonglong2 *> (ctab + 8 * jj + 2 * q);
+#pragma unroll
+                  for (int v = 0; v < 2; v++)
+                    {
+                      const unsigned long long cnum = v ? cn.y : cn.x;
+                      int64_t s0 = d[4 * jj + v], s1 = d[4 * jj + 2 + v];
+                      const bool in0 = cnum != IMMA_NONE && rnum0 != IMMA_NONE;
+                      const bool in1 = cnum != IMMA_NONE && rnum1 != IMMA_NONE;
+                      if (!args.ia.first)
+                        {
+                          const int64_t col = col_base + 8 * jj + v;
+                          if (in0)
+                            s0 += args.ia.s64[row_base + col * m];
+                          if (in1)
+                            s1 += args.ia.s64[row_base + 8 + col * m];
+                        }
+                      const unsigned long long x0 = in0 ? (unsigned long long) s0 : IMMA_NONE;
+                      const unsigned long long x1 = in1 ? (unsigned long long) s1 : IMMA_NONE;
+                      rmin0 = imma_min_u64 (rmin0, x0);
+                      rmin1 = imma_min_u64 (rmin1, x1);
+                      best_a.offer (cnum, imma_min_u64 (x0, x1));
                     }
                 }
+              best_b.offer (rnum0, rmin0);
+              best_b.offer (rnum1, rmin1);
               continue;
             }
 
@@ -442,8 +495,8 @@ imma_wgmma_kernel (const __grid_constant__ CUtensorMap map_a, const __grid_const
         {
           /* the maxima as the bits of non-negative doubles (their order is the integers'), per
            * warp, then one atomicMax per warp */
-          unsigned long long ba = (unsigned long long) __double_as_longlong (ra);
-          unsigned long long bb = (unsigned long long) __double_as_longlong (rb);
+          unsigned long long ba = (unsigned long long) __double_as_longlong (best_a.value ());
+          unsigned long long bb = (unsigned long long) __double_as_longlong (best_b.value ());
 #pragma unroll
           for (int o = 16; o > 0; o /= 2)
             {
