@@ -23,9 +23,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 . src/sources.sh    # the lists of src/sources.mk
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-NVCC=${NVCC:-$CUDA_HOME/bin/nvcc}
-ARCH=${ARCH:-sm_90}
+. bench/build-common.sh   # CUDA_HOME, NVCC, ARCH (default sm_90) and the compile helpers
 OUT=${OUT:-bench/out}
 BUILD=${BUILD:-$(mktemp -d)}
 N=${N:-4096}
@@ -41,26 +39,12 @@ case ${1:-} in
 esac
 
 if [ $build = 1 ]; then
-  INC=$(tilemm_includes | tr '\n' ' ')
-  NVFLAGS="-std=c++17 -O3 -arch=$ARCH $INC -DTILEMM_VERSION=\"0.1.0\""
+  bench_setup
   echo "== build bench_kernels ($NVCC $NVFLAGS)"
   # The core (src/sources.mk) as an archive: the benchmark links what the kernels need of it.
-  core=""
-  for f in $(tilemm_sources TILEMM_CORE); do
-    o="$BUILD/$(basename "${f%.c}").o"
-    ${CC:-cc} -std=c11 -O2 -pthread $INC -DTILEMM_VERSION='"0.1.0"' -c "$f" -o "$o" &
-    core="$core $o"
-  done
-  kernels=""
+  bench_core TILEMM_CORE > /dev/null
   : > "$BUILD/ptxas.log"
-  for f in $(tilemm_sources TILEMM_KERNELS); do
-    o="$BUILD/$(basename "${f%.cu}").o"
-    "$NVCC" $NVFLAGS -Xptxas -v -c "$f" -o "$o" 2>> "$BUILD/ptxas.log"
-    kernels="$kernels $o"
-  done
-  wait
-  rm -f "$BUILD/libcore.a"
-  ar rcs "$BUILD/libcore.a" $core
+  kernels=$(bench_cu 1 TILEMM_KERNELS)
   "$NVCC" $NVFLAGS -Itests bench/bench_kernels.cu $kernels "$BUILD/libcore.a" -lcublas \
     -o "$BUILD/bench_kernels"
   cp "$BUILD/ptxas.log" "$OUT/ptxas.log"

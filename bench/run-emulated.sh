@@ -18,9 +18,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 . src/sources.sh    # the lists of src/sources.mk
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-NVCC=${NVCC:-$CUDA_HOME/bin/nvcc}
-ARCH=${ARCH:-sm_90}
+. bench/build-common.sh   # CUDA_HOME, NVCC, ARCH (default sm_90) and the compile helpers
 OUT=${OUT:-/tmp/emu-out}
 BUILD=${BUILD:-$(mktemp -d)}
 mkdir -p "$OUT" "$BUILD"
@@ -34,44 +32,19 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-INC=$(tilemm_includes | tr '\n' ' ')
-NVFLAGS="-std=c++17 -O3 -arch=$ARCH $INC -DTILEMM_VERSION=\"0.1.0\""
+bench_setup
 {
   echo "== build ($NVCC $NVFLAGS)"
-  "$NVCC" $NVFLAGS -Xptxas -v -c "$(tilemm_source emulated_cuda.cu)" -o "$BUILD/emulated_cuda.o" \
-    2> "$BUILD/ptxas.log"
-  kernels=""
-  for f in $(tilemm_sources TILEMM_KERNELS); do
-    o="$BUILD/$(basename "${f%.cu}").o"
-    "$NVCC" $NVFLAGS -c "$f" -o "$o"
-    kernels="$kernels $o"
-  done
-  # Hopper's own kernels: sm_90a code beside $ARCH's, as src/Makefile.in builds them
-  hopper=""
-  for f in $(tilemm_sources TILEMM_KERNELS_SM90A); do
-    o="$BUILD/$(basename "${f%.cu}").o"
-    "$NVCC" $NVFLAGS ${WGMMA_FLAGS--gencode arch=compute_90a,code=sm_90a -DTILEMM_WGMMA_BUILT=1} \
-      -Xptxas -v -c "$f" -o "$o" 2>> "$BUILD/ptxas.log"
-    hopper="$hopper $o"
-  done
+  : > "$BUILD/ptxas.log"
+  bench_cu 1 "$(tilemm_source emulated_cuda.cu)" > /dev/null   # its report: the scheme's kernels
+  kernels=$(bench_cu 0 TILEMM_KERNELS)
+  hopper=$(bench_cu 1 TILEMM_KERNELS_SM90A)   # Hopper's own kernels, sm_90a beside $ARCH
   # The core and the CPU side (src/sources.mk; the emulated plan and the CPU scheme are the
   # contract: tables, plan, references) as an archive, of which each program links what it needs.
-  core=""
-  for f in $(tilemm_sources TILEMM_CORE TILEMM_CPU); do
-    o="$BUILD/$(basename "${f%.c}").o"
-    ${CC:-cc} -std=c11 -O2 -pthread -fopenmp $INC -DTILEMM_VERSION='"0.1.0"' -c "$f" -o "$o"
-    core="$core $o"
-  done
-  rm -f "$BUILD/libcore.a"
-  ar rcs "$BUILD/libcore.a" $core
-  # The executor and the device transpose, for the test's cases through the host entries.
-  host=""
-  for f in $(tilemm_sources TILEMM_CUDA_HOST TILEMM_DEVICE); do
-    case $f in */emulated_cuda.cu) continue ;; esac
-    o="$BUILD/$(basename "${f%.cu}").o"
-    "$NVCC" $NVFLAGS -c "$f" -o "$o"
-    host="$host $o"
-  done
+  CFLAGS_EXTRA=-fopenmp bench_core TILEMM_CORE TILEMM_CPU > /dev/null
+  # The executor and the device transpose, for the test's cases through the host entries (the
+  # test and the benchmark include emulated_cuda.cu themselves).
+  host=$(bench_cu 0 TILEMM_CUDA_HOST "$(tilemm_source transpose.cu)")
   # the test and the benchmark include src/kernels/emulated_cuda.cu (they reach its stages)
   "$NVCC" $NVFLAGS -Itests tests/test_emulated_cuda.cu $host $kernels $hopper "$BUILD/libcore.a" \
     -Xcompiler -fopenmp -o "$BUILD/test_emulated_cuda"

@@ -18,9 +18,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 . src/sources.sh    # the lists of src/sources.mk
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-NVCC=${NVCC:-$CUDA_HOME/bin/nvcc}
-ARCH=${ARCH:-sm_90}
+. bench/build-common.sh   # CUDA_HOME, NVCC, ARCH (default sm_90) and the compile helpers
 OUT=${OUT:-bench/out}
 BUILD=${BUILD:-$(mktemp -d)}
 mkdir -p "$OUT" "$BUILD"
@@ -39,46 +37,20 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-INC=$(tilemm_includes | tr '\n' ' ')
-NVFLAGS="-std=c++17 -O3 -arch=$ARCH $INC -DTILEMM_VERSION=\"0.1.0\""
+bench_setup
 if [ $build = 1 ]; then
   echo "== build ($NVCC $NVFLAGS)"
-  kernels=""
-  hopper=""
   : > "$BUILD/ptxas.log"
-  for f in $(tilemm_sources TILEMM_KERNELS); do
-    o="$BUILD/$(basename "${f%.cu}").o"
-    "$NVCC" $NVFLAGS -Xptxas -v -c "$f" -o "$o" 2>> "$BUILD/ptxas.log"
-    kernels="$kernels $o"
-  done
-  # Hopper's own kernels: sm_90a code beside $ARCH's, as src/Makefile.in builds them
-  # (WGMMA_FLAGS empty for a toolkit without sm_90a: the kernel is then never chosen)
-  for f in $(tilemm_sources TILEMM_KERNELS_SM90A); do
-    o="$BUILD/$(basename "${f%.cu}").o"
-    "$NVCC" $NVFLAGS ${WGMMA_FLAGS--gencode arch=compute_90a,code=sm_90a -DTILEMM_WGMMA_BUILT=1} \
-      -Xptxas -v -c "$f" -o "$o" 2>> "$BUILD/ptxas.log"
-    hopper="$hopper $o"
-  done
+  kernels=$(bench_cu 1 TILEMM_KERNELS)
+  hopper=$(bench_cu 1 TILEMM_KERNELS_SM90A)   # Hopper's own kernels, sm_90a beside $ARCH
   if grep -E "[1-9][0-9]* bytes spill (stores|loads)" "$BUILD/ptxas.log"; then
     echo "warning: a kernel spills registers (see $BUILD/ptxas.log)"
   fi
   # The core and the CPU backend (src/sources.mk), also as an archive for the benchmark, which
   # links only what the kernels need.
-  objs=""
-  for f in $(tilemm_sources TILEMM_CORE TILEMM_CPU); do
-    o="$BUILD/$(basename "${f%.c}").o"
-    ${CC:-cc} -std=c11 -O2 -fopenmp -pthread $INC -DTILEMM_VERSION='"0.1.0"' -c "$f" -o "$o"
-    objs="$objs $o"
-  done
-  rm -f "$BUILD/libcore.a"
-  ar rcs "$BUILD/libcore.a" $objs
+  objs=$(CFLAGS_EXTRA=-fopenmp bench_core TILEMM_CORE TILEMM_CPU)
   # The CUDA executor and the device code beside the kernels (transpose, emulated scheme).
-  host=""
-  for f in $(tilemm_sources TILEMM_CUDA_HOST TILEMM_DEVICE); do
-    o="$BUILD/$(basename "${f%.cu}").o"
-    "$NVCC" $NVFLAGS -c "$f" -o "$o"
-    host="$host $o"
-  done
+  host=$(bench_cu 0 TILEMM_CUDA_HOST TILEMM_DEVICE)
   "$NVCC" $NVFLAGS -Itests tests/test_cuda.cu $host $kernels $hopper $objs \
     -Xcompiler -fopenmp -o "$BUILD/test_cuda"
   "$NVCC" $NVFLAGS -Itests bench/bench_kernels.cu $kernels "$BUILD/libcore.a" -lcublas \

@@ -1,0 +1,76 @@
+# bench/build-common.sh — sourced by the benchmark scripts (run-kernels.sh, run-emulated.sh,
+# profile-single.sh) after src/sources.sh: their one way of compiling tilemm's sources, read from
+# src/sources.mk, for a single GPU architecture ($ARCH) into $BUILD.
+#
+#   bench_setup                  sets INC (the -I options) and NVFLAGS (nvcc's flags for $ARCH)
+#   bench_cu VERBOSE WHAT...     compiles each .cu of WHAT (list names such as TILEMM_KERNELS, or
+#                                files) into $BUILD and prints each object's path; VERBOSE=1
+#                                appends ptxas's report (registers, spills, shared memory) to
+#                                $BUILD/ptxas.log.  Files of TILEMM_KERNELS_SM90A get Hopper's
+#                                sm_90a code too, as src/Makefile.in builds them (WGMMA_FLAGS;
+#                                set it empty for a toolkit without sm_90a: the wgmma kernel is
+#                                then never chosen).
+#   bench_core WHAT...           compiles each .c of WHAT (CFLAGS_EXTRA added, e.g. -fopenmp)
+#                                into $BUILD, archives them as $BUILD/libcore.a (a program links
+#                                what it needs) and prints the objects' paths.
+#
+# Sourcing it sets CUDA_HOME (default /usr/local/cuda), NVCC ($CUDA_HOME/bin/nvcc) and ARCH
+# (sm_90, the H100 and H200) where the environment does not.
+#
+# Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+NVCC=${NVCC:-$CUDA_HOME/bin/nvcc}
+ARCH=${ARCH:-sm_90}
+
+bench_setup () {
+  INC=$(tilemm_includes | tr '\n' ' ')
+  NVFLAGS="-std=c++17 -O3 -arch=$ARCH $INC -DTILEMM_VERSION=\"0.1.0\""
+}
+
+# The files WHAT names: a list of src/sources.mk (TILEMM_...) or a file itself.
+bench_files () {
+  for bench_what in "$@"; do
+    case $bench_what in
+      TILEMM_*) tilemm_sources "$bench_what" ;;
+      *) echo "$bench_what" ;;
+    esac
+  done
+}
+
+bench_cu () {
+  bench_verbose=$1
+  shift
+  bench_hopper=$(tilemm_sources TILEMM_KERNELS_SM90A)
+  for bench_f in $(bench_files "$@"); do
+    bench_o="$BUILD/$(basename "${bench_f%.cu}").o"
+    bench_extra=""
+    for bench_h in $bench_hopper; do
+      if [ "$bench_h" = "$bench_f" ]; then
+        bench_extra=${WGMMA_FLAGS--gencode arch=compute_90a,code=sm_90a -DTILEMM_WGMMA_BUILT=1}
+      fi
+    done
+    if [ "$bench_verbose" = 1 ]; then
+      "$NVCC" $NVFLAGS $bench_extra -Xptxas -v -c "$bench_f" -o "$bench_o" 2>> "$BUILD/ptxas.log" \
+        || return 1
+    else
+      "$NVCC" $NVFLAGS $bench_extra -c "$bench_f" -o "$bench_o" >&2 || return 1
+    fi
+    echo "$bench_o"
+  done
+}
+
+bench_core () {
+  bench_objs=""
+  for bench_f in $(bench_files "$@"); do
+    bench_o="$BUILD/$(basename "${bench_f%.c}").o"
+    ${CC:-cc} -std=c11 -O2 -pthread ${CFLAGS_EXTRA:-} $INC -DTILEMM_VERSION='"0.1.0"' \
+      -c "$bench_f" -o "$bench_o" >&2 || return 1
+    bench_objs="$bench_objs $bench_o"
+  done
+  rm -f "$BUILD/libcore.a"
+  ar rcs "$BUILD/libcore.a" $bench_objs >&2 || return 1
+  for bench_o in $bench_objs; do
+    echo "$bench_o"
+  done
+}
