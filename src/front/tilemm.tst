@@ -641,6 +641,15 @@
 %!   assert (tilemm (Z', "ctranspose", W.', "transpose", "backend", o{1}{:}, "precision", "emulated"), C);
 %!   assert (tilemm (Z.', "transpose", W, "none", "backend", o{1}{:}, "precision", "emulated"), C);
 %! endfor
+%! ## NaN and Inf in transposed operands: their rows and columns as `*` gives them, the rest
+%! ## emulated, as for the untransposed operands.
+%! Z(3, 7) = NaN; W(5, 2) = Inf; W(9, 40) = NaN;
+%! C = tilemm (Z, W, "backend", "cpu", "precision", "emulated");
+%! assert (nnz (isnan (C)) > 0 && nnz (isfinite (C)) > 0);
+%! assert (tilemm (Z', "ctranspose", W.', "transpose", "backend", "cpu", "precision", "emulated"), C);
+%! assert (tilemm (Z.', "transpose", W', "ctranspose", "backend", "cpu", "precision", "emulated"), C);
+%! assert (tilemm (Z', "ctranspose", W, "none", "backend", "cpu", "simulate_devices", 3,
+%!                  "precision", "emulated"), C);
 %!testif ; gpu_usable ()
 %! ## ... and transposed on the device by the GPU, whole, in panels and on two workers: the
 %! ## cpu's bits.
