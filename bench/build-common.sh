@@ -2,7 +2,10 @@
 # profile-single.sh) after src/sources.sh: their one way of compiling tilemm's sources, read from
 # src/sources.mk, for a single GPU architecture ($ARCH) into $BUILD.
 #
-#   bench_setup                  sets INC (the -I options) and NVFLAGS (nvcc's flags for $ARCH)
+#   bench_setup                  sets INC (the -I options) and NVFLAGS (nvcc's flags for $ARCH,
+#                                with TILEMM_BENCH_VARIANTS: the kernels no plan chooses, whose
+#                                history the benchmark replays, compiled in too; -Ibench for
+#                                the guide's kernel)
 #   bench_cu VERBOSE WHAT...     compiles each .cu of WHAT (list names such as TILEMM_KERNELS, or
 #                                files) into $BUILD and prints each object's path; VERBOSE=1
 #                                appends ptxas's report (registers, spills, shared memory) to
@@ -25,7 +28,7 @@ ARCH=${ARCH:-sm_90}
 
 bench_setup () {
   INC=$(tilemm_includes | tr '\n' ' ')
-  NVFLAGS="-std=c++17 -O3 -arch=$ARCH $INC -DTILEMM_VERSION=\"0.1.0\""
+  NVFLAGS="-std=c++17 -O3 -arch=$ARCH $INC -Ibench -DTILEMM_BENCH_VARIANTS=1 -DTILEMM_VERSION=\"0.1.0\""
 }
 
 # The files WHAT names: a list of src/sources.mk (TILEMM_...) or a file itself.

@@ -76,7 +76,7 @@ TILEMM_CPU_H = cpu/backend_cpu_tile.h
 TILEMM_CUDA_H = cuda/cuda_try.h cuda/executor.h kernels/transpose.h kernels/emulated_cuda.h \
   kernels/kernels.h kernels/imma_wgmma.h
 TILEMM_KERNEL_H = kernels/kernels_types.cuh kernels/kernels_async.cuh kernels/kernels_simt.cuh \
-  kernels/kernels_regtile.cuh kernels/kernels_dmma.cuh kernels/kernels_guide.cuh \
+  kernels/kernels_regtile.cuh kernels/kernels_dmma.cuh \
   kernels/kernels_imma.cuh kernels/kernels_imma_wgmma.cuh kernels/emulated_kernels.cuh
 TILEMM_FRONT_H = front/mex_common.h front/blas_shim.h
 

@@ -22,7 +22,8 @@
  *   THREADS   threads per block
  *   USE       what the plan does with it: PREFERRED (its choice for the type), SMALL (when the
  *             preferred tiles cannot fill the GPU), PREFERRED_SMALL (both), SPLIT (a small C' with
- *             a long k) or BENCH_ONLY (no plan chooses it: the benchmark's history and baselines)
+ *             a long k) or BENCH_ONLY (no plan chooses it: the benchmark's history and baselines,
+ *             compiled only into the benchmark's build, TILEMM_BENCH_VARIANTS in kernels.cu)
  *   KIND      the launcher: GUIDE, REGTILE, SIMT, DMMA, SPLIT_SIMT or SPLIT_DMMA (kernels.cu);
  *             SIMT and DMMA kinds run a complex type as the real product on the same bytes
  *   CFG       the configuration in kernels.cu (GUIDE: the element type)

@@ -18,9 +18,19 @@
 #include "fault.h"
 #include "kernels.h"
 #include "kernels_dmma.cuh"
-#include "kernels_guide.cuh"
 #include "kernels_regtile.cuh"
 #include "kernels_simt.cuh"
+
+/* The variants no plan chooses (USE BENCH_ONLY in cuda_variant_list.h: the progression's history
+ * and the benchmark's baselines) are compiled only where TILEMM_BENCH_VARIANTS is defined, as the
+ * benchmark scripts build this file (bench/build-common.sh, with -Ibench for the guide's kernel,
+ * which lives there); the package's fat binary carries only what a plan can launch. */
+#ifdef TILEMM_BENCH_VARIANTS
+#include "kernels_guide.cuh"
+#define BENCH_VARIANTS_BUILT 1
+#else
+#define BENCH_VARIANTS_BUILT 0
+#endif
 
 
 /* ---------------------------------------------------------------- configurations
@@ -143,6 +153,7 @@ int64_t ceil_div (int64_t a, int64_t b)
   return (a + b - 1) / b;
 }
 
+#ifdef TILEMM_BENCH_VARIANTS
 template <typename T>
 void launch_guide (const tilemm_matrix &c, const tilemm_matrix &x, const tilemm_matrix &y,
                    cudaStream_t stream)
@@ -158,6 +169,7 @@ void launch_guide (const tilemm_matrix &c, const tilemm_matrix &x, const tilemm_
                      typed<const T> (rows_of (x, r, h, sizeof (T))), typed<const T> (y));
     }
 }
+#endif
 
 template <class Cfg, bool WX, bool WY>
 void launch_regtile_as (const tilemm_matrix &c, const tilemm_matrix &x, const tilemm_matrix &y,
@@ -498,19 +510,32 @@ constexpr bool complex_type (tilemm_type t)
 #define KIND_COMPUTES_SPLIT_SIMT KIND_COMPUTES_SIMT
 #define KIND_COMPUTES_SPLIT_DMMA KIND_COMPUTES_SIMT
 
+/* A row of the list, or nothing for a BENCH_ONLY row outside the benchmark's build. */
+#define ROW_PREFERRED(...) __VA_ARGS__
+#define ROW_SMALL(...) __VA_ARGS__
+#define ROW_PREFERRED_SMALL(...) __VA_ARGS__
+#define ROW_SPLIT(...) __VA_ARGS__
+#if BENCH_VARIANTS_BUILT
+#define ROW_BENCH_ONLY(...) __VA_ARGS__
+#else
+#define ROW_BENCH_ONLY(...)
+#endif
+
 /* Every row of the list against the configuration it names, when this file compiles: the one
  * list cannot disagree with the kernels (the plan's tiles are the launched ones). */
-#define CHECK_VARIANT(id, type, tile, pad, threads, use, kind, cfg, fallback, name)             \
+#define CHECK_ROW(id, type, tile, pad, threads, use, kind, cfg, fallback, name)                 \
   static_assert (KIND_SHAPE_##kind (cfg) == (kernel_shape{ TILEMM_##tile, pad, threads }),      \
                  "cuda_variant_list.h: variant " #id " " #type " says " #tile " pad " #pad      \
                  " threads " #threads ", which is not what " #cfg " compiles");                 \
   static_assert (KIND_COMPUTES_##kind (cfg, TILEMM_##type),                                     \
                  "cuda_variant_list.h: variant " #id ": " #cfg " does not compute " #type);
+#define CHECK_VARIANT(id, type, tile, pad, threads, use, kind, cfg, fallback, name)             \
+  ROW_##use (CHECK_ROW (id, type, tile, pad, threads, use, kind, cfg, fallback, name))
 TILEMM_CUDA_VARIANT_LIST (CHECK_VARIANT)
 #undef CHECK_VARIANT
 
 #define KERNEL_ENTRY(id, type, tile, pad, threads, use, kind, cfg, fallback, name)              \
-  { id, TILEMM_##type, KIND_LAUNCH_##kind (cfg, fallback), KIND_SHAPE_##kind (cfg) },
+  ROW_##use ({ id, TILEMM_##type, KIND_LAUNCH_##kind (cfg, fallback), KIND_SHAPE_##kind (cfg) },)
 const kernel_entry kernel_table[] = { TILEMM_CUDA_VARIANT_LIST (KERNEL_ENTRY) };
 #undef KERNEL_ENTRY
 
@@ -594,6 +619,11 @@ extern "C" int tilemm_cuda_kernel_shape (int variant, tilemm_type type, int *til
   *pad = kernel->shape.pad;
   *threads = kernel->shape.threads;
   return 1;
+}
+
+extern "C" int tilemm_cuda_bench_variants_built (void)
+{
+  return BENCH_VARIANTS_BUILT;
 }
 
 extern "C" void tilemm_cuda_kernels_release (void)

@@ -34,6 +34,10 @@ tilemm_status tilemm_cuda_launch (int variant, tilemm_type type, tilemm_matrix c
 int tilemm_cuda_kernel_shape (int variant, tilemm_type type, int *tile_rows, int *tile_cols,
                               int *tile_depth, int *pad, int *threads);
 
+/* 1 where this build of the kernels holds the variants no plan chooses (the benchmark's build,
+ * TILEMM_BENCH_VARIANTS), 0 in the package's. */
+int tilemm_cuda_bench_variants_built (void);
+
 /* Frees what the kernels keep between launches: the pool of split-k workspaces (variant 11), at
  * most 32 MB per device.  Safe to call at any time when no launch is in flight; the next launch
  * that needs a workspace makes a new pool. */
