@@ -62,7 +62,7 @@ sanitize () {
 }
 if command -v compute-sanitizer > /dev/null; then
   sanitize memcheck "1-16" memcheck 1 "$sanitizer_limit" &
-  for v in ${TILEMM_RACECHECK_VARIANTS:-6 9 10 11 12 13}; do
+  for v in ${TILEMM_RACECHECK_VARIANTS:-6 9 10 11 13}; do  # the package's variants
     sanitize racecheck "$v" "racecheck_v$v" 2 "$racecheck_limit" &
   done
   sanitize synccheck "6,9,10,11,13" synccheck 1 "$sanitizer_limit" &
