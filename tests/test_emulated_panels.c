@@ -27,6 +27,8 @@ typedef struct {
   int64_t m, n, k;
   void *a, *b;
   tilemm_view va, vb;
+  size_t bytes;        /* of C, and one more                                        */
+  void *whole, *other; /* C of the whole product, C of the way under test (poisoned) */
 } problem;
 
 static void put (tilemm_type type, void *data, size_t i, double x, double y)
@@ -74,12 +76,19 @@ static void make (problem *p, tilemm_type type, int64_t m, int64_t n, int64_t k)
       }
   tilemm_view_init (&p->va, type, m, k, m > 0 ? m : 1, p->a);
   tilemm_view_init (&p->vb, type, k, n, k > 0 ? k : 1, p->b);
+  p->bytes = es * (size_t) (m * n) + 1;
+  p->whole = malloc (p->bytes);
+  p->other = malloc (p->bytes);
+  memset (p->whole, 0x7f, p->bytes);
+  memset (p->other, 0x7f, p->bytes);
 }
 
 static void drop (problem *p)
 {
   free (p->a);
   free (p->b);
+  free (p->whole);
+  free (p->other);
 }
 
 /* C = op_a(A)·op_b(B) emulated on `backend` from the operands as stored (va, vb), panels under
@@ -143,12 +152,11 @@ static void one_case (tilemm_type type, int64_t m, int64_t n, int64_t k, int gpu
             (long long) n, (long long) k);
   problem p;
   make (&p, type, m, n, k);
-  const size_t es = tilemm_type_size (type), bytes = es * (size_t) (m * n) + 1;
-  void *whole = malloc (bytes), *other = malloc (bytes);
+  const size_t es = tilemm_type_size (type), bytes = p.bytes;
+  void *const whole = p.whole, *const other = p.other;
   tilemm_error err;
   tilemm_emu_plan used_whole, used;
   int64_t panels;
-  memset (whole, 0x7f, bytes);
   CHECK_CASE ("%s: cpu, whole", name);
   CHECK (run (&p, TILEMM_BACKEND_CPU, 0, NULL, whole, &panels, &used_whole, &err) == TILEMM_OK
            && used_whole.verdict == TILEMM_EMU_OK && panels == 1,
@@ -197,8 +205,6 @@ static void one_case (tilemm_type type, int64_t m, int64_t n, int64_t k, int gpu
       CHECK (memcmp (whole, other, bytes) == 0, "%s: 2 workers on the gpu: not bitwise the whole",
              name);
     }
-  free (whole);
-  free (other);
   drop (&p);
 }
 
@@ -278,15 +284,13 @@ static void transposed_case (tilemm_type type, int64_t m, int64_t n, int64_t k, 
   const tilemm_op ops[] = { TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, TILEMM_OP_CTRANSPOSE };
   problem p;
   make (&p, type, m, n, k);
-  const size_t es = tilemm_type_size (type), bytes = es * (size_t) (m * n) + 1;
-  void *whole = malloc (bytes), *other = malloc (bytes);
+  const size_t es = tilemm_type_size (type);
   tilemm_error err;
   tilemm_emu_plan used_whole, used;
   int64_t panels;
-  memset (whole, 0x7f, bytes);
   CHECK_CASE ("%s %lldx%lldx%lld: the untransposed whole product", tilemm_type_name (type),
               (long long) m, (long long) n, (long long) k);
-  CHECK (run (&p, TILEMM_BACKEND_CPU, 0, NULL, whole, &panels, &used_whole, &err) == TILEMM_OK
+  CHECK (run (&p, TILEMM_BACKEND_CPU, 0, NULL, p.whole, &panels, &used_whole, &err) == TILEMM_OK
            && used_whole.verdict == TILEMM_EMU_OK, "%s", err.detail);
   const size_t quarter = es * (size_t) (m * k + k * n + m * n) / 4;
   const tilemm_workers three = { 3, { 0, 1, 2 } }, two = { 2, { 0, 0 } };
@@ -316,19 +320,17 @@ static void transposed_case (tilemm_type type, int64_t m, int64_t n, int64_t k, 
               continue;
             CHECK_CASE ("%s %lldx%lldx%lld op %d·op %d: %s", tilemm_type_name (type), (long long) m,
                         (long long) n, (long long) k, oa, ob, ways[w].how);
-            memset (other, 0x7f, bytes);
+            memset (p.other, 0x7f, p.bytes);
             CHECK (run_op (&p, ways[w].backend, ways[w].limit, ways[w].workers, ops[oa], &va,
-                           ops[ob], &vb, other, &panels, &used, &err) == TILEMM_OK,
+                           ops[ob], &vb, p.other, &panels, &used, &err) == TILEMM_OK,
                    "%s", err.detail);
             CHECK (ways[w].limit == 0 || panels > 1, "%lld panel under a quarter", (long long) panels);
             CHECK (same_plan (&used, &used_whole), "another plan (%d moduli)", used.moduli);
-            CHECK (memcmp (whole, other, bytes) == 0, "not bitwise the untransposed product");
+            CHECK (memcmp (p.whole, p.other, p.bytes) == 0, "not bitwise the untransposed product");
           }
         free (sa);
         free (sb);
       }
-  free (whole);
-  free (other);
   drop (&p);
 }
 
