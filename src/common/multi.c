@@ -119,8 +119,10 @@ static void worker_work (multi_run *run, int w)
         {
           /* Panel (row, col, rows, cols) of Cᵀ is C(col…, row…) = op(A)(col…, :) · op(B)(:, row…):
            * rows of A or, transposed, its columns; columns of B or, transposed, its rows. */
-          const tilemm_view a = tilemm_view_op_sub (run->op_a, run->a, panel.col, 0, panel.cols, sub.k);
-          const tilemm_view b = tilemm_view_op_sub (run->op_b, run->b, 0, panel.row, sub.k, panel.rows);
+          const tilemm_view a
+            = tilemm_view_op_sub (run->op_a, run->a, panel.col, 0, panel.cols, sub.k);
+          const tilemm_view b
+            = tilemm_view_op_sub (run->op_b, run->b, 0, panel.row, sub.k, panel.rows);
           const tilemm_view c = tilemm_view_sub (run->c, panel.col, panel.row, panel.cols,
                                                  panel.rows);
           status = run->ops->panel (run->ctx, w, device, &sub, run->op_a, &a, run->op_b, &b, &c,

@@ -101,12 +101,8 @@ static cpu_operands cpu_panel_operands (const tilemm_plan *plan, const tilemm_pa
                                         const tilemm_view *b, const tilemm_view *c)
 {
   /* op(A)'s rows col… are A's columns col… when A is transposed; likewise for B. */
-  const tilemm_view a_panel = op_a == TILEMM_OP_NONE
-                                ? tilemm_view_sub (a, panel->col, 0, panel->cols, plan->k)
-                                : tilemm_view_sub (a, 0, panel->col, plan->k, panel->cols);
-  const tilemm_view b_panel = op_b == TILEMM_OP_NONE
-                                ? tilemm_view_sub (b, 0, panel->row, plan->k, panel->rows)
-                                : tilemm_view_sub (b, panel->row, 0, panel->rows, plan->k);
+  const tilemm_view a_panel = tilemm_view_op_sub (op_a, a, panel->col, 0, panel->cols, plan->k);
+  const tilemm_view b_panel = tilemm_view_op_sub (op_b, b, 0, panel->row, plan->k, panel->rows);
   const tilemm_view c_panel = tilemm_view_sub (c, panel->col, panel->row, panel->cols, panel->rows);
   const int complex_type = tilemm_type_is_complex (plan->type);
   cpu_operands op;
