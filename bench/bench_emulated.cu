@@ -12,14 +12,15 @@
  *      the moduli used, and the max relative error over ~2000 sampled entries against a
  *      double-double host reference, beside cuBLAS DGEMM's on the same entries;
  *   3. single: cublasSgemm (default math mode: no TF32) and the emulated single product;
- *   4. where the time of one emulated double product at 8192 goes, stage by stage.
+ *   4. where the time of one emulated double product at 8192 (and 16384 when --sizes names it)
+ *      goes, stage by stage.
  * Timings: CUDA events, warm-up, median of repeated runs rotating among input sets where memory
  * allows.  Inputs uniform in [-1, 1] away from zero, drawn on the device.
  *
  * Usage: bench_emulated [--quick] [--runs N] [--native] [--passes] [--no-int8] [--no-v10] [--types ds]
  *                       [--sizes 8192,16384]
  *   --native: the emulated products under "accuracy", "native" (TILEMM_EMU_RULE_NATIVE);
- *   --passes: only the statistics' GEMM, CRT and conversion passes alone (and the copy ceiling),
+ *   --passes: only the statistics' GEMM, CRT, conversion and quantization passes alone (and the copy ceiling),
  *             then table 4;
  *   --no-int8: no int8 table (under a preloaded GEMMul8, whose hook would take cuBLAS's int8 call);
  *   --sizes: these square shapes only; --types: d and/or s.
@@ -219,6 +220,56 @@ static void convert_pass (int64_t n, int N, int runs)
   cudaFree (src); cudaFree (e); cudaFree (out);
 }
 
+/* The quantization alone (the certified rule's statistics, before their GEMM): A (n×n,
+ * column-major) and B into lo bytes and the sums Σ hi, Σ hi² per row, as stage_stats launches
+ * it; the sums' FNV-1a hash, so that two builds can be compared. */
+template <typename T>
+static void quantize_pass (int64_t n, int runs)
+{
+  const int64_t kp = n;
+  T *src;
+  int *e;
+  int8_t *lo;
+  unsigned long long *sums;
+  CUDA_OK (cudaMalloc (&src, sizeof (T) * n * n));
+  CUDA_OK (cudaMalloc (&e, 4 * n));
+  CUDA_OK (cudaMalloc (&lo, (size_t) n * kp));
+  CUDA_OK (cudaMalloc (&sums, 16 * (size_t) n));
+  fill<T><<<1024, 256>>> (src, n * n, 7);
+  fill_ints<<<64, 256>>> (e, n, 1, 1, 0); /* |x| < 1 < 2^1 */
+  tilemm_emu_gpu::convert_args ca;
+  memset (&ca, 0, sizeof ca);
+  ca.src = src; ca.rows = n; ca.k = n; ca.ld = n; ca.kp = kp; ca.e = e;
+  ca.lo = lo; ca.sum = sums; ca.sum2 = sums + n;
+  using tilemm_emu_gpu::CT;
+  const dim3 grid ((unsigned) (((kp + CT - 1) / CT + tilemm_emu_gpu::QUANT_TILES - 1) / tilemm_emu_gpu::QUANT_TILES),
+                   (unsigned) ((n + CT - 1) / CT));
+  uint64_t hash[2];
+  double t[2];
+  for (int side = 0; side < 2; side++)
+    {
+      t[side] = median_ms ([&] (int) {
+        CUDA_OK (cudaMemsetAsync (sums, 0, 16 * (size_t) n));
+        if (side == 0)
+          tilemm_emu_gpu::convert_kernel<T, true, tilemm_emu_gpu::CONVERT_QUANT><<<grid, 256>>> (ca);
+        else
+          tilemm_emu_gpu::convert_kernel<T, false, tilemm_emu_gpu::CONVERT_QUANT><<<grid, 256>>> (ca); }, 1, runs, EMU_WARMUPS);
+      CUDA_OK (cudaGetLastError ());
+      std::vector<unsigned long long> h (2 * (size_t) n);
+      CUDA_OK (cudaMemcpy (h.data (), sums, 16 * (size_t) n, cudaMemcpyDeviceToHost));
+      uint64_t x = 0xcbf29ce484222325ull;
+      for (unsigned long long v : h)
+        x = (x ^ v) * 0x100000001b3ull;
+      hash[side] = x;
+    }
+  const double bytes = (double) n * n * sizeof (T) + (double) n * kp;
+  for (int side = 0; side < 2; side++)
+    printf ("| quantization %s, %s | | %lld² | lo and sums | %.3f | %.0f | sums %016llx |\n", sizeof (T) == 8 ? "double" : "single",
+            side == 0 ? "A (transposed read)" : "B", (long long) n, t[side], bytes / t[side] * 1e-6, (unsigned long long) hash[side]);
+  fflush (stdout);
+  cudaFree (src); cudaFree (e); cudaFree (lo); cudaFree (sums);
+}
+
 /* The copy ceiling: a device-to-device copy, bytes read plus bytes written. */
 static void copy_ceiling (int runs)
 {
@@ -324,6 +375,8 @@ static void passes (int runs)
   convert_pass<double> (8192, 17, runs);
   convert_pass<double> (8192, 15, runs);
   convert_pass<float> (8192, 9, runs);
+  quantize_pass<double> (8192, runs);
+  quantize_pass<float> (8192, runs);
   printf ("\n");
 }
 
@@ -611,13 +664,15 @@ int main (int argc, char **argv)
     passes (runs);
   else
     tables (h, &arena, int8, quick, runs, sizes, want_d, want_s);
-  if (passes_only || sizes.empty () || std::find (sizes.begin (), sizes.end (), 8192) != sizes.end ())
-    {
-      if (want_d)
-        product_row<double> (h, { 8192, 8192, 8192 }, 3, &arena, true);
-      if (want_s)
-        product_row<float> (h, { 8192, 8192, 8192 }, 3, &arena, true);
-    }
+  /* the stages at 8192 (and at 16384 when the sizes name it) */
+  for (int64_t sz : { (int64_t) 8192, (int64_t) 16384 })
+    if ((sz == 8192 && (passes_only || sizes.empty ())) || std::find (sizes.begin (), sizes.end (), sz) != sizes.end ())
+      {
+        if (want_d)
+          product_row<double> (h, { sz, sz, sz }, 3, &arena, true);
+        if (want_s)
+          product_row<float> (h, { sz, sz, sz }, 3, &arena, true);
+      }
   tilemm_emu_cuda_arena_free (&arena);
   CUBLAS_OK (cublasDestroy (h));
   return 0;

@@ -508,11 +508,13 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, problem<T> &pr, cudaSt
     memset (&ca, 0, sizeof ca);
     ca.src = a; ca.rows = m; ca.k = k; ca.ld = lda; ca.kp = kp; ca.e = ea;
     ca.lo = loa; ca.sum = sa; ca.sum2 = qa;
-    TILEMM_LAUNCH ((convert_kernel<T, true, CONVERT_QUANT>), dim3 ((unsigned) ceil_div (kp, CT), (unsigned) ceil_div (m, CT)),
+    /* QUANT_TILES tiles of k per block: a row's sums take one atomic addition per block */
+    const unsigned qx = (unsigned) ceil_div (ceil_div (kp, CT), QUANT_TILES);
+    TILEMM_LAUNCH ((convert_kernel<T, true, CONVERT_QUANT>), dim3 (qx, (unsigned) ceil_div (m, CT)),
                    dim3 (256), stream, ca);
     LAUNCHED ("convert_kernel(quantize A)");
     ca.src = b; ca.rows = n; ca.ld = ldb; ca.e = eb; ca.lo = lob; ca.sum = sb; ca.sum2 = qb;
-    TILEMM_LAUNCH ((convert_kernel<T, false, CONVERT_QUANT>), dim3 ((unsigned) ceil_div (kp, CT), (unsigned) ceil_div (n, CT)),
+    TILEMM_LAUNCH ((convert_kernel<T, false, CONVERT_QUANT>), dim3 (qx, (unsigned) ceil_div (n, CT)),
                    dim3 (256), stream, ca);
     LAUNCHED ("convert_kernel(quantize B)");
   }

@@ -25,24 +25,25 @@ __device__ __forceinline__ unsigned long long magnitude_bits (double x)
 
 /* lo = floor(Q·x), hi = ceil(Q·x) exactly, for x = |v|·2^-e in [0, 1) (emulated.h, step 2).
  * Q·x is rounded once (p) with its error (err, exact by fma); p is an integer exactly when
- * the floor or ceiling needs the error's sign.  x below 2^-7 < 1/Q gives lo = 0, hi = 1
- * without forming x (it may underflow). */
-__host__ __device__ __forceinline__ void quantize (double v, int e, int &lo, int &hi)
+ * the floor or ceiling needs the error's sign.  x below 2^-8 (|v| < 2^(e-8): the CPU tests
+ * frexp's exponent) gives lo = 0, hi = 1.  The test reads x as ldexp rounds it, which is below
+ * 2^-8 exactly when |v|·2^-e is (2^-8 is a double and rounding is monotone), even where x
+ * underflows; at or above 2^-8, x is a normal double and so exact.  (CUDA's ldexp is a few
+ * integer operations and multiplications, no branch: cheaper than frexp and a branch.) */
+__device__ __forceinline__ void quantize (double v, int e, int &lo, int &hi)
 {
   if (v == 0.0)
     {
       lo = hi = 0;
       return;
     }
-  int ev;
-  frexp (v, &ev); /* |v| < 2^ev */
-  if (ev - e < -7)
+  const double x = ldexp (fabs (v), -e);
+  if (x < 0x1p-8)
     {
       lo = 0;
       hi = 1;
       return;
     }
-  const double x = ldexp (fabs (v), -e); /* ≥ 2^-8: exact */
   const double p = (double) TILEMM_EMU_Q * x;
   const double err = fma ((double) TILEMM_EMU_Q, x, -p);
   double f = floor (p), c = ceil (p);
@@ -150,6 +151,7 @@ __device__ __forceinline__ unsigned pack_bytes (unsigned b0, unsigned b1, unsign
 
 enum { CONVERT_QUANT = 0, CONVERT_RESIDUES = 1 };
 constexpr int CT = 64; /* the conversion's tile: CT rows × CT values of k */
+constexpr int QUANT_TILES = 4; /* the quantization's tiles of k per block */
 
 /* Everything the conversion kernels read: the source (rows × k; element (r, p) at
  * src[r + p·ld] when TRANS (A), at src[p + r·ld] otherwise (B)), the exponents e[r], and the
@@ -171,15 +173,19 @@ struct convert_args
 };
 
 template <typename T, bool TRANS, int MODE>
-__global__ void __launch_bounds__ (256) convert_kernel (convert_args args)
+__global__ void __launch_bounds__ (256, 4) convert_kernel (convert_args args)
 {
-  constexpr int NT = 256;
-  /* RESIDUES keeps a' (int64), QUANT lo and hi (bytes). */
-  __shared__ __align__ (16) unsigned char raw[MODE == CONVERT_RESIDUES ? CT * (CT + 1) * 8 : 2 * CT * CT];
+  constexpr int NT = 256, PER = CT * CT / NT, BATCH = 8; /* PER values of the tile per thread */
+  static_assert (NT % CT == 0, "a thread keeps its row (A) or its column of k (B) across the tile");
+  /* RESIDUES keeps a' (int64), QUANT lo and hi (bytes).  The padding of a row keeps the
+   * threads of a warp on distinct banks where they store along the tile's rows (A's read):
+   * CT + 1 words of 8 bytes, QP = CT + 4 bytes. */
+  constexpr int QP = CT + 4;
+  __shared__ __align__ (16) unsigned char raw[MODE == CONVERT_RESIDUES ? CT * (CT + 1) * 8 : 2 * CT * QP];
   long long *const tv = reinterpret_cast<long long *> (raw); /* [CT][CT+1] */
-  unsigned char *const tlo = raw, *const thi = raw + CT * CT;  /* [CT][CT]   */
+  unsigned char *const tlo = raw, *const thi = raw + CT * QP;  /* [CT][QP]   */
   const int tid = threadIdx.x;
-  const int64_t p0 = (int64_t) blockIdx.x * CT, r0 = (int64_t) blockIdx.y * CT;
+  const int64_t r0 = (int64_t) blockIdx.y * CT;
   const T *const src = (const T *) args.src;
   /* RESIDUES: the moduli's constants (see below), once per block */
   __shared__ double kP[TILEMM_EMU_MAX_MODULI], kInv[TILEMM_EMU_MAX_MODULI], kC[TILEMM_EMU_MAX_MODULI];
@@ -190,113 +196,151 @@ __global__ void __launch_bounds__ (256) convert_kernel (convert_args args)
       kInv[tid] = 1.0 / md;
       kC[tid] = (md - 255.0) / (2.0 * md);
     }
+  /* QUANT: the sums of the thread's quarter of row tid/4, over all the block's tiles, so that a
+   * row's sums take one atomic addition per block rather than four per tile. */
+  unsigned long long s1 = 0, s2 = 0;
 
-  /* Read: threads along the contiguous direction of the source. */
-#pragma unroll 4
-  for (int it = 0; it < CT * CT / NT; it++)
+  /* The block's tiles of k: blockIdx.x, then every gridDim.x-th (the launch gives RESIDUES one
+   * tile per block, QUANT several). */
+  const int64_t ptiles = (args.kp + CT - 1) / CT;
+  for (int64_t pt = blockIdx.x; pt < ptiles; pt += gridDim.x)
     {
-      const int q = tid + it * NT;
-      const int lr = TRANS ? q % CT : q / CT, lp = TRANS ? q / CT : q % CT;
-      const int64_t r = r0 + lr, p = p0 + lp;
-      double v = 0.0;
-      if (r < args.rows && p < args.k)
-        v = (double) src[TRANS ? r + p * args.ld : p + r * args.ld];
-      if (MODE == CONVERT_RESIDUES)
+      const int64_t p0 = pt * CT;
+      if (pt != (int64_t) blockIdx.x)
+        __syncthreads (); /* the last tile's readers are done with raw */
+
+      /* Read: threads along the contiguous direction of the source, in batches of BATCH
+       * values whose loads are all issued before the first value is used (a thread keeps
+       * BATCH loads in flight rather than one behind each value's branches; a batch of the whole
+       * tile would cost B's variants half their occupancy in registers). */
+      for (int b0 = 0; b0 < PER; b0 += BATCH)
         {
-          long long x = 0;
-          if (v != 0.0)
-            x = __double2ll_rz (ldexp (v, args.bits - args.e[r]));
-          tv[lr * (CT + 1) + lp] = x;
+          double v[BATCH];
+          int ev[BATCH];
+#pragma unroll
+          for (int u = 0; u < BATCH; u++)
+            {
+              const int it = b0 + u;
+              const int lr = TRANS ? tid % CT : tid / CT + it * (NT / CT);
+              const int lp = TRANS ? tid / CT + it * (NT / CT) : tid % CT;
+              const int64_t r = r0 + lr, p = p0 + lp;
+              const bool inside = r < args.rows && p < args.k;
+              v[u] = inside ? (double) src[TRANS ? r + p * args.ld : p + r * args.ld] : 0.0;
+              ev[u] = TRANS && u > 0 ? ev[0] : r < args.rows ? args.e[r] : 0; /* A: one row */
+            }
+#pragma unroll
+          for (int u = 0; u < BATCH; u++)
+            {
+              const int it = b0 + u;
+              const int lr = TRANS ? tid % CT : tid / CT + it * (NT / CT);
+              const int lp = TRANS ? tid / CT + it * (NT / CT) : tid % CT;
+              if (MODE == CONVERT_RESIDUES)
+                /* 0 stays 0, whatever the row's exponent (a row of zeros has TILEMM_EMU_ZERO_ROW) */
+                tv[lr * (CT + 1) + lp] = __double2ll_rz (ldexp (v[u], args.bits - ev[u]));
+              else
+                {
+                  int lo = 0, hi = 0;
+                  quantize (v[u], ev[u], lo, hi);
+                  tlo[lr * QP + lp] = (unsigned char) lo;
+                  thi[lr * QP + lp] = (unsigned char) hi;
+                }
+            }
+        }
+      __syncthreads ();
+
+      if constexpr (MODE == CONVERT_QUANT)
+        {
+          /* sums: 4 threads per row, 16 values (four words) each; hi ≤ Q < 2^7, so a byte */
+#pragma unroll
+          for (int i = 0; i < 4; i++)
+            {
+              const unsigned w = *reinterpret_cast<const unsigned *> (thi + (tid / 4) * QP + (tid % 4) * 16 + 4 * i);
+#pragma unroll
+              for (int sh = 0; sh < 32; sh += 8)
+                {
+                  const unsigned h = (w >> sh) & 0xffu;
+                  s1 += h;
+                  s2 += h * h;
+                }
+            }
+          if (args.lo)
+            for (int w = tid; w < CT * CT / 4; w += NT)
+              {
+                const int lr2 = w / (CT / 4), c = w % (CT / 4);
+                const int64_t rr = r0 + lr2, p = p0 + 4 * c;
+                if (rr < args.rows && p < args.kp)
+                  *reinterpret_cast<unsigned *> (args.lo + rr * args.kp + p)
+                      = *reinterpret_cast<const unsigned *> (tlo + lr2 * QP + 4 * c);
+              }
         }
       else
         {
-          int lo = 0, hi = 0;
-          if (v != 0.0)
-            quantize (v, args.e[r], lo, hi);
-          tlo[lr * CT + lp] = (unsigned char) lo;
-          thi[lr * CT + lp] = (unsigned char) hi;
+          /* Residues: each thread 8 consecutive values of a row, for every modulus in turn.  For x =
+           * h·2^32 + l (h signed) and modulus m, with P = 2^32 mod m and c = (255 − m)/2:
+           *   y = h·P + l ≡ x (mod m), |y| < 2^39, exact in a double (one FMA);
+           *   q = round((y − c)/m) from y·(1/m) − c/m in doubles (one FMA; its error, below 2^-19, is
+           *       far from the distance 1/(2m) ≥ 2^-9 of (y − c)/m to a half-integer: q is exact), the
+           *       rounding to an integer by adding 1.5·2^52 (q mod 2^32 is then the low word);
+           *   y − q·m in [128 − m, 127] is the symmetric residue (tilemm_emu_residue), and its low byte
+           *       is (y − q·m) mod 2^8, taken in 32-bit integers.
+           * Two FP64 operations and two integer multiply-adds per value and modulus, no division. */
+          for (int w = tid; w < CT * CT / 8; w += NT)
+            {
+              const int lr = w / (CT / 8), c = w % (CT / 8);
+              const int64_t r = r0 + lr, p = p0 + 8 * c;
+              if (r >= args.rows || p >= args.kp)
+                continue;
+              unsigned hu[8], lu[8];
+              double hd[8], ld[8];
+#pragma unroll
+              for (int u = 0; u < 8; u++)
+                {
+                  const long long x = tv[lr * (CT + 1) + 8 * c + u];
+                  hu[u] = (unsigned) ((unsigned long long) x >> 32);
+                  lu[u] = (unsigned) x;
+                  hd[u] = (double) (int) hu[u];
+                  ld[u] = (double) lu[u];
+                }
+              int8_t *dst = args.out + r * args.kp + p;
+              for (int z = 0; z < args.nmod; z++)
+                {
+                  const double P = kP[z], inv = kInv[z], cm = kC[z];
+                  const unsigned Pu = args.pow32[z], mu = args.moduli[z];
+                  unsigned byte[8];
+#pragma unroll
+                  for (int u = 0; u < 8; u++)
+                    {
+                      const double y = fma (hd[u], P, ld[u]);
+                      const unsigned q = low_word (fma (y, inv, cm) + 0x1.8p52);
+                      byte[u] = hu[u] * Pu + lu[u] - q * mu;
+                    }
+                  uint2 word;
+                  word.x = pack_bytes (byte[0], byte[1], byte[2], byte[3]);
+                  word.y = pack_bytes (byte[4], byte[5], byte[6], byte[7]);
+                  *reinterpret_cast<uint2 *> (dst + z * args.out_plane) = word;
+                }
+            }
         }
     }
-  __syncthreads ();
 
   if constexpr (MODE == CONVERT_QUANT)
     {
-      /* sums: 4 threads per row, 16 values each */
-      const int lr = tid / 4, part = tid % 4;
-      const int64_t r = r0 + lr;
-      if (r < args.rows)
+      /* the four quarters of each row, then one addition per row and block */
+      __shared__ unsigned long long part1[NT], part2[NT];
+      part1[tid] = s1;
+      part2[tid] = s2;
+      __syncthreads ();
+      const int64_t r = r0 + tid;
+      if (tid < CT && r < args.rows)
         {
-          unsigned long long s1 = 0, s2 = 0;
-          for (int c = part * 16; c < part * 16 + 16; c++)
+          const unsigned long long t1 = part1[4 * tid] + part1[4 * tid + 1] + part1[4 * tid + 2] + part1[4 * tid + 3];
+          const unsigned long long t2 = part2[4 * tid] + part2[4 * tid + 1] + part2[4 * tid + 2] + part2[4 * tid + 3];
+          if (t1)
             {
-              const unsigned h = thi[lr * CT + c];
-              s1 += h;
-              s2 += h * h;
-            }
-          if (s1)
-            {
-              atomicAdd (&args.sum[r], s1);
-              atomicAdd (&args.sum2[r], s2);
+              atomicAdd (&args.sum[r], t1);
+              atomicAdd (&args.sum2[r], t2);
             }
         }
-      if (args.lo)
-        for (int w = tid; w < CT * CT / 4; w += NT)
-          {
-            const int lr2 = w / (CT / 4), c = w % (CT / 4);
-            const int64_t rr = r0 + lr2, p = p0 + 4 * c;
-            if (rr < args.rows && p < args.kp)
-              *reinterpret_cast<unsigned *> (args.lo + rr * args.kp + p)
-                  = *reinterpret_cast<const unsigned *> (tlo + lr2 * CT + 4 * c);
-          }
-    }
-  else
-    {
-
-  /* Residues: each thread 8 consecutive values of a row, for every modulus in turn.  For x =
-   * h·2^32 + l (h signed) and modulus m, with P = 2^32 mod m and c = (255 − m)/2:
-   *   y = h·P + l ≡ x (mod m), |y| < 2^39, exact in a double (one FMA);
-   *   q = round((y − c)/m) from y·(1/m) − c/m in doubles (one FMA; its error, below 2^-19, is
-   *       far from the distance 1/(2m) ≥ 2^-9 of (y − c)/m to a half-integer: q is exact), the
-   *       rounding to an integer by adding 1.5·2^52 (q mod 2^32 is then the low word);
-   *   y − q·m in [128 − m, 127] is the symmetric residue (tilemm_emu_residue), and its low byte
-   *       is (y − q·m) mod 2^8, taken in 32-bit integers.
-   * Two FP64 operations and two integer multiply-adds per value and modulus, no division. */
-  for (int w = tid; w < CT * CT / 8; w += NT)
-    {
-      const int lr = w / (CT / 8), c = w % (CT / 8);
-      const int64_t r = r0 + lr, p = p0 + 8 * c;
-      if (r >= args.rows || p >= args.kp)
-        continue;
-      unsigned hu[8], lu[8];
-      double hd[8], ld[8];
-#pragma unroll
-      for (int u = 0; u < 8; u++)
-        {
-          const long long x = tv[lr * (CT + 1) + 8 * c + u];
-          hu[u] = (unsigned) ((unsigned long long) x >> 32);
-          lu[u] = (unsigned) x;
-          hd[u] = (double) (int) hu[u];
-          ld[u] = (double) lu[u];
-        }
-      int8_t *dst = args.out + r * args.kp + p;
-      for (int z = 0; z < args.nmod; z++)
-        {
-          const double P = kP[z], inv = kInv[z], cm = kC[z];
-          const unsigned Pu = args.pow32[z], mu = args.moduli[z];
-          unsigned byte[8];
-#pragma unroll
-          for (int u = 0; u < 8; u++)
-            {
-              const double y = fma (hd[u], P, ld[u]);
-              const unsigned q = low_word (fma (y, inv, cm) + 0x1.8p52);
-              byte[u] = hu[u] * Pu + lu[u] - q * mu;
-            }
-          uint2 word;
-          word.x = pack_bytes (byte[0], byte[1], byte[2], byte[3]);
-          word.y = pack_bytes (byte[4], byte[5], byte[6], byte[7]);
-          *reinterpret_cast<uint2 *> (dst + z * args.out_plane) = word;
-        }
-    }
     }
 }
 
