@@ -242,8 +242,7 @@ static void quantize_pass (int64_t n, int runs)
   ca.src = src; ca.rows = n; ca.k = n; ca.ld = n; ca.kp = kp; ca.e = e;
   ca.lo = lo; ca.sum = sums; ca.sum2 = sums + n;
   using tilemm_emu_gpu::CT;
-  const dim3 grid ((unsigned) (((kp + CT - 1) / CT + tilemm_emu_gpu::QUANT_TILES - 1) / tilemm_emu_gpu::QUANT_TILES),
-                   (unsigned) ((n + CT - 1) / CT));
+  const dim3 grid (tilemm_emu_gpu::quant_blocks_k (kp), (unsigned) ((n + CT - 1) / CT));
   uint64_t hash[2];
   double t[2];
   for (int side = 0; side < 2; side++)

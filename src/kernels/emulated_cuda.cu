@@ -509,7 +509,7 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, problem<T> &pr, cudaSt
     ca.src = a; ca.rows = m; ca.k = k; ca.ld = lda; ca.kp = kp; ca.e = ea;
     ca.lo = loa; ca.sum = sa; ca.sum2 = qa;
     /* QUANT_TILES tiles of k per block: a row's sums take one atomic addition per block */
-    const unsigned qx = (unsigned) ceil_div (ceil_div (kp, CT), QUANT_TILES);
+    const unsigned qx = quant_blocks_k (kp);
     TILEMM_LAUNCH ((convert_kernel<T, true, CONVERT_QUANT>), dim3 (qx, (unsigned) ceil_div (m, CT)),
                    dim3 (256), stream, ca);
     LAUNCHED ("convert_kernel(quantize A)");

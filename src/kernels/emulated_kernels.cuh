@@ -153,6 +153,12 @@ enum { CONVERT_QUANT = 0, CONVERT_RESIDUES = 1 };
 constexpr int CT = 64; /* the conversion's tile: CT rows × CT values of k */
 constexpr int QUANT_TILES = 4; /* the quantization's tiles of k per block */
 
+/* The quantization's grid along k for kp values of k (stage_stats and the benchmark launch it). */
+inline unsigned quant_blocks_k (int64_t kp)
+{
+  return (unsigned) (((kp + CT - 1) / CT + QUANT_TILES - 1) / QUANT_TILES);
+}
+
 /* Everything the conversion kernels read: the source (rows × k; element (r, p) at
  * src[r + p·ld] when TRANS (A), at src[p + r·ld] otherwise (B)), the exponents e[r], and the
  * outputs, K-major with rows kp bytes apart. */
@@ -187,6 +193,11 @@ __global__ void __launch_bounds__ (256, 4) convert_kernel (convert_args args)
   const int tid = threadIdx.x;
   const int64_t r0 = (int64_t) blockIdx.y * CT;
   const T *const src = (const T *) args.src;
+  /* The tile slot (row lr, value lp of k) of a thread's value `it` of PER */
+  const auto slot = [tid] (int it, int &lr, int &lp) {
+    lr = TRANS ? tid % CT : tid / CT + it * (NT / CT);
+    lp = TRANS ? tid / CT + it * (NT / CT) : tid % CT;
+  };
   /* RESIDUES: the moduli's constants (see below), once per block */
   __shared__ double kP[TILEMM_EMU_MAX_MODULI], kInv[TILEMM_EMU_MAX_MODULI], kC[TILEMM_EMU_MAX_MODULI];
   if (MODE == CONVERT_RESIDUES && tid < args.nmod)
@@ -220,9 +231,8 @@ __global__ void __launch_bounds__ (256, 4) convert_kernel (convert_args args)
 #pragma unroll
           for (int u = 0; u < BATCH; u++)
             {
-              const int it = b0 + u;
-              const int lr = TRANS ? tid % CT : tid / CT + it * (NT / CT);
-              const int lp = TRANS ? tid / CT + it * (NT / CT) : tid % CT;
+              int lr, lp;
+              slot (b0 + u, lr, lp);
               const int64_t r = r0 + lr, p = p0 + lp;
               const bool inside = r < args.rows && p < args.k;
               v[u] = inside ? (double) src[TRANS ? r + p * args.ld : p + r * args.ld] : 0.0;
@@ -231,9 +241,8 @@ __global__ void __launch_bounds__ (256, 4) convert_kernel (convert_args args)
 #pragma unroll
           for (int u = 0; u < BATCH; u++)
             {
-              const int it = b0 + u;
-              const int lr = TRANS ? tid % CT : tid / CT + it * (NT / CT);
-              const int lp = TRANS ? tid / CT + it * (NT / CT) : tid % CT;
+              int lr, lp;
+              slot (b0 + u, lr, lp);
               if (MODE == CONVERT_RESIDUES)
                 /* 0 stays 0, whatever the row's exponent (a row of zeros has TILEMM_EMU_ZERO_ROW) */
                 tv[lr * (CT + 1) + lp] = __double2ll_rz (ldexp (v[u], args.bits - ev[u]));
