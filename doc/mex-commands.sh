@@ -20,7 +20,7 @@ wrap () {
       line = (line == "" ? $0 : line " " $0) }
     END { if (line != "") print indent line }'
 }
-common=$(TILEMM_SRC=$srcdir/ tilemm_sources TILEMM_CORE TILEMM_CPU TILEMM_MEX_COMMON)
+common=$(TILEMM_SRC=$srcdir/ tilemm_sources TILEMM_CORE TILEMM_EXEC TILEMM_CPU TILEMM_MEX_COMMON)
 gateway=$(tilemm_source tilemm.c | root)
 includes=$(tilemm_includes | sed "s|^-I$srcdir|-Isrc|" | tr '\n' ' ' | sed 's/ $//')
 flags="-R2018a -DTILEMM_VERSION=@value{VERSION} $includes"
@@ -38,10 +38,9 @@ case $what in
     echo "mex $flags ..."
     echo "    $omp ..."
     echo "    -outdir src -output tilemm $gateway ..."
-    { echo "$common"; tilemm_sources TILEMM_NOCUDA; } | wrap
+    echo "$common" | wrap
     echo
-    echo "% GPU path: compile the CUDA files with nvcc, then link them in place of"
-    echo "% $(tilemm_sources TILEMM_NOCUDA | root | tr '\n' ' ' | sed 's/ $//')"
+    echo "% GPU path: compile the CUDA files with nvcc, then link them in as well"
     for f in $cuda; do
       o=$(echo "$f" | root | sed 's/\.cu$/.o/')
       echo "!nvcc -std=c++17 -O3 $arch -Xcompiler -fPIC -DTILEMM_VERSION=@value{VERSION} $includes -c $(echo "$f" | root) -o $o"

@@ -96,10 +96,9 @@ function tilemm_build (varargin)
   if (~ exist (objdir, 'dir'))
     mkdir (objdir);
   end
-  shared = [lists.TILEMM_CORE, lists.TILEMM_CPU, lists.TILEMM_MEX_COMMON];
+  shared = [lists.TILEMM_CORE, lists.TILEMM_EXEC, lists.TILEMM_CPU, lists.TILEMM_MEX_COMMON];
   if (isempty (nvcc))
-    shared = [shared, lists.TILEMM_NOCUDA];
-    libs = {};
+    libs = {};  % no GPU objects: the executor finds no GPU backend (src/exec/backends.c)
   end
   objects = {};
   for f = shared
@@ -200,7 +199,7 @@ function lists = read_sources (file)
   for i = 1:numel (tokens)
     lists.(tokens{i}{1}) = regexp (tokens{i}{2}, '\S+', 'match');
   end
-  need = {'TILEMM_INCLUDE_DIRS', 'TILEMM_CORE', 'TILEMM_CPU', 'TILEMM_NOCUDA', ...
+  need = {'TILEMM_INCLUDE_DIRS', 'TILEMM_CORE', 'TILEMM_EXEC', 'TILEMM_CPU', ...
           'TILEMM_CUDA_HOST', 'TILEMM_DEVICE', 'TILEMM_KERNELS', 'TILEMM_MEX_GATEWAYS', ...
           'TILEMM_MEX_COMMON'};
   for i = 1:numel (need)

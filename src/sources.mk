@@ -12,38 +12,42 @@
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 
-# The folders, one per layer (doc/ARCHITECTURE.md draws how a call goes through them):
-#   common/   the request, the plan and every decision in it, the front ends' shared rules, the
-#             simulated devices, the emulated precision's plan and panels (plain C11, no CUDA;
-#             not named core/: configure scripts delete files named core, and say so for a folder)
-#   cpu/      the CPU backend (OpenMP) and the emulated precision's CPU scheme
-#   cuda/     the CUDA executor: the device state, the staging, the products on host views
-#   kernels/  code that runs on device pointers: the tiled kernels, the device transpose, the
-#             emulated precision's device scheme and its Hopper int8 GEMM
+# The folders, one per layer, each calling only the ones below it (doc/ARCHITECTURE.md draws how
+# a call goes through them; tests/check-layers.sh checks the direction):
 #   front/    the front ends: the oct-file, the mex gateways, the BLAS library, their BIST
+#   exec/     the executor: the decision's facts gathered, the plan run (panels, the queue of
+#             devices, the workers, the emulated passes) through the backends' tables
+#   cpu/      the CPU backend (OpenMP), its simulated devices, the emulated precision's CPU scheme
+#   cuda/     the CUDA backend's host side: the device state, the staging, the products on host
+#             views, its table
+#   kernels/  code that runs on device pointers and its launchers: the tiled kernels, the device
+#             transpose, the emulated precision's device scheme and its Hopper int8 GEMM
+#   common/   at the bottom, calling nothing above it: types, views, route (`*`'s rules),
+#             options, the device model, the plan of a call (every decision), status (plain
+#             C11, no CUDA; not named core/: configure scripts delete files named core)
 
 # Folders (under src/) searched for headers: each becomes an -I of every compile.
-TILEMM_INCLUDE_DIRS = common cpu cuda kernels front
+TILEMM_INCLUDE_DIRS = common exec cpu cuda kernels front
 
-# The core: status, views, the plan, routing, the front ends' shared rules, host staging helpers,
-# simulated devices and fault injection, the emulated precision's plan and panels.  Plain C11.
+# The bottom layer: status, views, the device model, the plan of a product and of a call, routing,
+# options, host copy helpers, fault injection, the emulated precision's plan and sizes.  Plain C11.
 TILEMM_CORE = common/status.c common/view.c common/device_model.c common/plan.c common/route.c \
-  common/core.c \
-  common/options.c common/decide.c common/run.c common/parallel_copy.c common/host_pages.c \
-  common/fault.c common/multi.c common/emulated_plan.c common/emulated_panels.c \
-  common/exact_dot.c
+  common/options.c common/call_plan.c common/parallel_copy.c common/host_pages.c \
+  common/fault.c common/emulated_plan.c common/emulated_sizing.c common/exact_dot.c
 
-# The CPU backend (OpenMP) and the emulated precision's CPU scheme.
-TILEMM_CPU = cpu/backend_cpu.c cpu/emulated_cpu.c
+# The executor: the decision (facts gathered, the plan made), the plan run, the queue and its
+# workers, the emulated passes, the backends' tables, the GPU's public facts.  Plain C11.
+TILEMM_EXEC = exec/decide.c exec/run.c exec/native.c exec/workers.c exec/emulated_passes.c \
+  exec/multiply.c exec/backends.c exec/devices.c
 
-# Stands in for the CUDA executor in a build without CUDA.
-TILEMM_NOCUDA = cuda/backend_nocuda.c
+# The CPU backend (OpenMP), its simulated devices and the emulated precision's CPU scheme.
+TILEMM_CPU = cpu/backend_cpu.c cpu/simulated.c cpu/emulated_cpu.c
 
-# The CUDA executor (host code only, no kernels: the pipeline test builds it on a stand-in CUDA
+# The CUDA backend's host side (no kernels: the pipeline test builds it on a stand-in CUDA
 # runtime): the device probe, the workspaces, the staging, the native, transposed and emulated
-# products on host views, several workers.
+# products on host views, its table (backend.h).  A build without it has no GPU table at all.
 TILEMM_CUDA_HOST = cuda/device.cu cuda/workspace.cu cuda/staging.cu cuda/pipeline.cu \
-  cuda/transposed_product.cu cuda/emulated_product.cu cuda/workers.cu
+  cuda/transposed_product.cu cuda/emulated_product.cu cuda/backend_ops.cu
 
 # Code on device pointers beside the tiled kernels: the device transpose, the emulated
 # precision's device scheme.
@@ -70,8 +74,9 @@ TILEMM_BLAS = front/blas_shim.c
 # Headers, by the layer that owns them.  (Not *_HEADERS: automake, which reads this file for the
 # tarball, gives that suffix a meaning of its own.)
 TILEMM_CORE_H = common/tilemm.h common/device_model.h common/backend.h common/front.h common/parallel_copy.h common/host_pages.h \
-  common/fault.h common/multi.h common/emulated.h common/emulated_panels.h common/cuda_variants.h \
+  common/fault.h common/devices.h common/call_plan.h common/emulated.h common/cuda_variants.h \
   common/cuda_variant_list.h common/exact_dot.h
+TILEMM_EXEC_H = exec/multi.h exec/emulated_passes.h
 TILEMM_CPU_H = cpu/backend_cpu_tile.h
 TILEMM_CUDA_H = cuda/cuda_try.h cuda/executor.h kernels/transpose.h kernels/emulated_cuda.h \
   kernels/kernels.h kernels/imma_wgmma.h

@@ -1,5 +1,5 @@
 /* test_emulated_panels.c — the emulated precision in panels and over several devices
- * (src/common/emulated_panels.c) gives bitwise the whole product: under a device limit of a quarter of
+ * (src/exec/emulated_passes.c) gives bitwise the whole product: under a device limit of a quarter of
  * the data, over simulated devices, and on the GPU (when there is one) under a limit and over
  * several workers of one GPU.
  *
@@ -17,7 +17,7 @@
 
 #include "backend.h"
 #include "check.h"
-#include "emulated_panels.h"
+#include "emulated_passes.h"
 #include "multi.h"
 #include "test_random.h"
 #include "tilemm.h"
@@ -240,7 +240,7 @@ static void gpu_transposed_workers (void)
           CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, types[t], m, n, k, NULL) == TILEMM_OK,
                  "plan");
           tilemm_view_init (&vc, types[t], m, n, m, one);
-          CHECK (tilemm_cuda_multiply_op (&plan, ops[oa], &va, ops[ob], &vb, &vc, &err) == TILEMM_OK,
+          CHECK (tilemm_multiply_op (&plan, ops[oa], &va, ops[ob], &vb, &vc, &err) == TILEMM_OK,
                  "one device: %s", err.detail);
           tilemm_view_init (&vc, types[t], m, n, m, two);
           tilemm_workers w = { 2, { 0, 0 } };

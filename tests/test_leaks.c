@@ -274,6 +274,12 @@ static void one_call (int gpu, mix_counts *mc)
   s = tilemm_decide (&da, &db, &o, &d, &err);
   if (s != TILEMM_OK)
     {
+      /* The plan is made with the decision: a limit no panel fits in is said there. */
+      if (limited && (s == TILEMM_ELIMIT || s == TILEMM_EDEVMEM))
+        {
+          mc->limit_too_small++;
+          return;
+        }
       CHECK (s == TILEMM_ENOGPU && o.backend == TILEMM_CHOOSE_GPU && !gpu,
              "decide: %s (%s)", tilemm_strerror (s), err.detail);
       mc->nogpu++;

@@ -458,28 +458,37 @@ static void test_front (void)
   unsetenv ("TILEMM_SIMULATE_FAIL");
   unsetenv ("TILEMM_SIMULATE_SLOW");
 
+  /* Every call decides (and plans) anew: the options and the environment are read into its
+   * plan then, and the run follows that plan. */
   CHECK_CASE ("front: \"simulate_devices\" and TILEMM_SIMULATE_DEVICES are bitwise one device");
   CHECK (tilemm_decide (&oa, &ob, &o, &d, &err) == TILEMM_OK && d.action == TILEMM_DO_COMPUTE
-           && d.backend == TILEMM_BACKEND_CPU, "decision");
+           && d.backend == TILEMM_BACKEND_CPU && d.plan.simulated == 0, "decision");
   CHECK (tilemm_run (&d, &o, a.v.data, b.v.data, c1.v.data, &err) == TILEMM_OK, "one: %s", err.detail);
   o.simulate_devices = 3;
+  CHECK (tilemm_decide (&oa, &ob, &o, &d, &err) == TILEMM_OK && d.plan.simulated == 3
+           && d.plan.workers.count == 3, "three: %d devices, %d workers", d.plan.simulated,
+         d.plan.workers.count);
   CHECK (tilemm_run (&d, &o, a.v.data, b.v.data, cn.v.data, &err) == TILEMM_OK, "three: %s",
          err.detail);
   CHECK (same_bytes (&c1, &cn), "option: bitwise");
   o.simulate_devices = -1;
   memset (cn.v.data, 0, cn.bytes);
   setenv ("TILEMM_SIMULATE_DEVICES", "4", 1);
+  CHECK (tilemm_decide (&oa, &ob, &o, &d, &err) == TILEMM_OK && d.plan.simulated == 4, "env");
   CHECK (tilemm_run (&d, &o, a.v.data, b.v.data, cn.v.data, &err) == TILEMM_OK, "env: %s", err.detail);
   CHECK (same_bytes (&c1, &cn), "env: bitwise");
 
   CHECK_CASE ("front: a simulated failure is an error naming the device; nothing is held");
   setenv ("TILEMM_SIMULATE_FAIL", "0", 1);
+  CHECK (tilemm_decide (&oa, &ob, &o, &d, &err) == TILEMM_OK && d.plan.sim_faults.fail_device == 0,
+         "the plan holds the fault");
   CHECK (tilemm_run (&d, &o, a.v.data, b.v.data, cn.v.data, &err) == TILEMM_ECUDA, "status %d",
          (int) err.status);
   CHECK (strstr (err.detail, "simulated device 0") != NULL, "detail \"%s\"", err.detail);
   CHECK (tilemm_sim_bytes_held () == 0, "held %zu", tilemm_sim_bytes_held ());
   unsetenv ("TILEMM_SIMULATE_FAIL");
   o.simulate_devices = 0; /* the option wins over the environment */
+  CHECK (tilemm_decide (&oa, &ob, &o, &d, &err) == TILEMM_OK && d.plan.simulated == 0, "option 0");
   CHECK (tilemm_run (&d, &o, a.v.data, b.v.data, cn.v.data, &err) == TILEMM_OK, "option 0: %s",
          err.detail);
   CHECK (same_bytes (&c1, &cn), "option 0: bitwise");

@@ -1,14 +1,18 @@
-/* backend.h — the interface every backend implements, and the GPU facts the core can ask for.
+/* backend.h — the interface every backend implements (a table of operations), the CPU
+ * backend's own functions, and the GPU facts a host can ask for.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *
- * tilemm_multiply (core.c) checks the operands and then calls the backend the plan names.  The
- * CUDA backend lives in src/cuda/ when the build has CUDA, and in backend_nocuda.c (which
- * answers TILEMM_ENOGPU to everything) when it has not, so hosts never need an #ifdef.
+ * A backend is a tilemm_backend_ops table: src/cpu/ defines tilemm_cpu_backend_ops (and the
+ * simulated devices' tilemm_sim_backend_ops), src/cuda/ defines tilemm_cuda_backend_ops when the
+ * build has CUDA.  The executor (src/exec/) finds them through tilemm_backend_find and calls
+ * nothing else of theirs; a build without CUDA simply has no CUDA table (src/exec/backends.c),
+ * so hosts never need an #ifdef and the GPU's public functions below answer TILEMM_ENOGPU.
  */
 #ifndef TILEMM_BACKEND_H
 #define TILEMM_BACKEND_H
 
+#include "devices.h"
 #include "emulated.h"
 #include "tilemm.h"
 
@@ -52,7 +56,7 @@ tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
 
 /* ---------------------------------------------------------------- CUDA */
 
-typedef struct {
+typedef struct tilemm_device_info_s {
   int index;                  /* CUDA device ordinal                          */
   char name[256];
   size_t total_memory;        /* bytes                                        */
@@ -135,7 +139,7 @@ tilemm_backend tilemm_gpu_if_it_pays (tilemm_type type, int64_t m, int64_t n, in
  *   upload   = from entry until the first kernel starts (the GPU waits for data),
  *   compute  = from the first kernel's start to the last kernel's end (CUDA events),
  *   download = the rest: the last pieces of C coming back and copied into the result. */
-typedef struct {
+typedef struct tilemm_cuda_stats_s {
   unsigned long long calls;  /* GPU products run since load (successful or not)        */
   int ok;                    /* 1 when the last one succeeded                           */
   double total_ms;           /* entry to return, host clock                             */
@@ -149,6 +153,74 @@ typedef struct {
 
 /* Fills *stats with the last GPU product's figures (all zero before the first). */
 void tilemm_cuda_last_stats (tilemm_cuda_stats *stats);
+
+
+/* ---------------------------------------------------------------- the table of a backend */
+
+/* What the executor asks of a backend.  Every product runs as: begin (its turn on the
+ * backend's state, on the caller's thread), then on each worker's thread worker_start, the
+ * panels (product, or the emulated stages), worker_finish; then end.  Worker 0 of a product on
+ * one device is the caller's own thread.  `state` is what begin made for this product (its
+ * figures, a simulated device's memory): nothing outlives end.  The operations decide nothing:
+ * the plan they are given is the one the call's plan holds. */
+typedef struct tilemm_backend_ops {
+  const char *name;          /* "cpu", "gpu", "simulated"                                    */
+  const char *device_kind;   /* how an error names a device: "CPU", "GPU", "simulated device" */
+  /* Whether the backend can run here (TILEMM_ENOGPU with the reason when not). */
+  tilemm_status (*probe) (tilemm_error *err);
+  /* The facts a plan is made from; with_budgets: each device's memory budget too (a query per
+   * device, asked only for products large enough to near it). */
+  void (*facts) (int with_budgets, tilemm_device_facts *facts);
+  /* One product's turn (config: the call's plan, a const tilemm_call_plan *, whose settings
+   * for this backend it reads: the simulated devices' faults, the GPU's emulated blocks). */
+  tilemm_status (*begin) (const void *config, void **state, tilemm_error *err);
+  void (*end) (void *state, tilemm_status status);  /* the product's status: OK, stopped or failed */
+  /* On the worker's thread before its first panel (bind it to `device`) and, on the caller's
+   * thread after every worker stopped, for each that started (failed: free what it holds). */
+  tilemm_status (*worker_start) (void *state, int worker, int device, tilemm_error *err);
+  void (*worker_finish) (void *state, int worker, int device, int failed);
+  /* One panel of the native product C = op_a(A)·op_b(B) under `plan` (its variant, steps and
+   * slots; a and b as stored), on worker `worker`.  stop: polled between steps (may be NULL). */
+  tilemm_status (*product) (void *state, int worker, const tilemm_plan *plan, tilemm_op op_a,
+                            const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
+                            const tilemm_view *c, const tilemm_stop *stop, tilemm_error *err);
+  /* The emulated precision's stages on one panel: the statistics (merged into *stats), the
+   * product under a plan made from every panel's statistics, or both in one pass over data
+   * uploaded once (the plan then made by `decide`, the executor's one rule). */
+  tilemm_status (*emu_stats) (void *state, int worker, const tilemm_emu_options *options,
+                              tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                              const tilemm_view *b, tilemm_emu_stats *stats, tilemm_error *err);
+  tilemm_status (*emu_product) (void *state, int worker, const tilemm_emu_plan *plan,
+                                tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                                const tilemm_view *b, const tilemm_view *c,
+                                const tilemm_stop *stop, tilemm_emu_plan *used, tilemm_error *err);
+  tilemm_status (*emu_whole) (void *state, int worker, const tilemm_emu_options *options,
+                              tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                              const tilemm_view *b, const tilemm_view *c, const tilemm_stop *stop,
+                              tilemm_emu_plan *used, tilemm_error *err);
+  /* Host-facing facts and housekeeping (NULL where the backend keeps nothing). */
+  void (*release) (void);
+  size_t (*bytes_held) (void);
+  size_t (*pinned_bytes_held) (void);
+  void (*last_stats) (struct tilemm_cuda_stats_s *stats);
+  int (*device_count) (void);
+  tilemm_status (*device_info) (int index, struct tilemm_device_info_s *info, tilemm_error *err);
+  int (*current_device) (void);
+} tilemm_backend_ops;
+
+/* The tables the build has (src/exec/backends.c): the CPU's always, the GPU's in a CUDA build,
+ * NULL otherwise. */
+const tilemm_backend_ops *tilemm_backend_find (tilemm_backend backend);
+
+/* The simulated devices of the CPU backend (src/cpu/simulated.c): a device copies its panel's
+ * operands into memory of its own and computes there, as a GPU would; for tests, one can be
+ * made slow or fail (tilemm_sim_config, src/exec/multi.h). */
+extern const tilemm_backend_ops tilemm_sim_backend_ops;
+/* Bytes the simulated devices hold now (0 after every product, whatever its end). */
+size_t tilemm_sim_bytes_held (void);
+
+/* The facts of `backend` (tilemm_backend_ops.facts), or "not built" where it is absent. */
+void tilemm_backend_facts (tilemm_backend backend, int with_budgets, tilemm_device_facts *facts);
 
 #ifdef __cplusplus
 }

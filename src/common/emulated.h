@@ -227,6 +227,33 @@ tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options, 
                                              const tilemm_stop *stop, tilemm_emu_plan *used,
                                              int64_t *exact_entries, tilemm_error *err);
 
+/* ---- sizing (emulated_sizing.c): what the plan reads ---- */
+
+/* An upper bound of the device bytes one panel of an emulated product holds (rows × cols of C,
+ * inner dimension k, `moduli` moduli): A, B and C as they travel (a transposed operand twice: as
+ * stored and transposed on the device), the statistics, the residues and the modular products
+ * (src/kernels/emulated_cuda.cu's two workspaces). */
+double tilemm_emu_panel_bytes (tilemm_type type, int64_t rows, int64_t cols, int64_t k,
+                               int moduli, tilemm_op op_a, tilemm_op op_b);
+
+/* C of one panel comes back in at most this many column blocks (tilemm_emu_result_block_cols). */
+#define TILEMM_EMU_MAX_BLOCKS 8
+
+/* The columns of each block in which the GPU executor brings an emulated panel's C (rows × cols
+ * of `type`) back while the device computes the next blocks, given its staging chunks of
+ * chunk_bytes: blocks of at least four chunks (so a block's download keeps the copy engine
+ * busy), at most TILEMM_EMU_MAX_BLOCKS, wider than 256 columns only in whole 256-column GEMM
+ * tiles.  cols itself: one block. */
+int64_t tilemm_emu_result_block_cols (tilemm_type type, int64_t rows, int64_t cols,
+                                      size_t chunk_bytes);
+
+/* Sets plan's panels for an emulated product op_a(A)·op_b(B) under max_device_bytes (0: one
+ * panel): the largest panels, halving the longer side, whose tilemm_emu_panel_bytes at the most
+ * moduli `options` allow fit.  TILEMM_EDEVMEM (GPU) or TILEMM_ELIMIT (CPU) when not even one
+ * entry fits. */
+tilemm_status tilemm_emu_plan_panels (tilemm_plan *plan, const tilemm_emu_options *options,
+                                      tilemm_op op_a, tilemm_op op_b, size_t max_device_bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,8 +8,9 @@
 #ifndef TILEMM_FRONT_H
 #define TILEMM_FRONT_H
 
+#include "call_plan.h"
+#include "devices.h"
 #include "emulated.h"
-#include "multi.h"
 #include "tilemm.h"
 
 #ifdef __cplusplus
@@ -46,7 +47,7 @@ typedef struct {
  * 3'), at the type's target bits. */
 #define TILEMM_ACCURACY_NATIVE (-1)
 
-typedef struct {
+typedef struct tilemm_options_s {
   tilemm_backend_choice backend;
   tilemm_precision precision; /* "precision"                                              */
   int moduli;                 /* "moduli" (1..TILEMM_EMU_MAX_MODULI); 0: not named          */
@@ -87,6 +88,8 @@ typedef enum {
   TILEMM_DO_COMPUTE         /* run the route's product on `backend`                          */
 } tilemm_action;
 
+/* The decision and the plan of a call: what tilemm (A, B, ...) does, made once by
+ * tilemm_decide_op, then run by tilemm_run, which decides nothing. */
 typedef struct {
   tilemm_route route;
   tilemm_action action;
@@ -94,6 +97,7 @@ typedef struct {
   tilemm_op op_a, op_b;     /* how A and B enter the product (TILEMM_OP_NONE: as they are) */
   int emulated;             /* TILEMM_DO_COMPUTE in emulated precision, with emu's settings */
   tilemm_emu_options emu;
+  tilemm_call_plan plan;    /* TILEMM_DO_COMPUTE: everything else (call_plan.h) */
 } tilemm_decision;
 
 /* The transpose a keyword names, case-insensitive: "none", "transpose" or "ctranspose" (as
@@ -141,13 +145,20 @@ tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options 
 
 /* The GPUs a product on the GPU uses when the call names none: TILEMM_DEVICES' list (one worker
  * per entry, checked against the devices there are), else every usable GPU (then the crossover
- * of multi.h decides, per product, how many of them).  For tilemm_info. */
+ * of devices.h decides, per product, how many of them).  For tilemm_info (src/exec/devices.c). */
 tilemm_status tilemm_devices_in_use (tilemm_workers *workers, int *named, tilemm_error *err);
 
-/* The GPUs a product may use under `options` (tilemm_devices_in_use's rule, the option first);
- * *named: whether they were named.  Between options.c and run.c. */
-tilemm_status tilemm_front_devices (const tilemm_options *options, tilemm_workers *w, int *named,
-                                    tilemm_error *err);
+/* The GPUs a product may use under `options` (the option, else TILEMM_DEVICES, else every
+ * usable device of `facts`); *named: whether they were named (options.c, pure). */
+tilemm_status tilemm_devices_of_call (const tilemm_options *options,
+                                      const tilemm_device_facts *facts, tilemm_workers *w,
+                                      int *named, tilemm_error *err);
+
+/* Simulated devices for the cpu backend: the option's, else TILEMM_SIMULATE_DEVICES'. */
+int tilemm_simulated_of_call (const tilemm_options *options);
+
+/* The plan of a decided call in words (tilemm_call_plan_describe), "" for no compute. */
+void tilemm_decision_describe (const tilemm_decision *decision, char *buf, size_t size);
 
 /* For `*`'s narrowing of complex results: 1 when all `count` imaginary parts are zero. */
 int tilemm_imag_all_zero (tilemm_type complex_type, const void *data, size_t count);

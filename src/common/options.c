@@ -8,7 +8,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "backend.h"
 #include "front.h"
 
 const char tilemm_usage[] = "usage: C = tilemm (A, B), tilemm (A, tA, B, tB) or "
@@ -264,9 +263,11 @@ static tilemm_status set_simulate_devices (tilemm_options *options, const tilemm
 
 /* The GPUs a product may use: the option's, else TILEMM_DEVICES' (both named: used as listed,
  * each checked against the devices there are), else every usable GPU (the crossover decides how
- * many, multi.h).  Read per call, so changing the variable takes effect at the next product. */
-tilemm_status tilemm_front_devices (const tilemm_options *options, tilemm_workers *w,
-                                    int *named, tilemm_error *err)
+ * many, devices.h).  Read per call, so changing the variable takes effect at the next product;
+ * the devices themselves come from the facts the executor gathered. */
+tilemm_status tilemm_devices_of_call (const tilemm_options *options,
+                                      const tilemm_device_facts *facts, tilemm_workers *w,
+                                      int *named, tilemm_error *err)
 {
   *w = options->devices;
   *named = w->count > 0;
@@ -282,10 +283,12 @@ tilemm_status tilemm_front_devices (const tilemm_options *options, tilemm_worker
     }
   if (!*named)
     {
-      tilemm_cuda_usable_devices (w);
+      w->count = facts->usable ? facts->count : 0;
+      for (int i = 0; i < w->count; i++)
+        w->device[i] = facts->device[i];
       return TILEMM_OK;
     }
-  const int count = tilemm_cuda_device_count ();
+  const int count = facts->usable ? facts->total : 0;
   for (int i = 0; i < w->count; i++)
     if (w->device[i] >= count)
       return tilemm_error_set (err, TILEMM_EOPTION,
@@ -295,11 +298,16 @@ tilemm_status tilemm_front_devices (const tilemm_options *options, tilemm_worker
   return TILEMM_OK;
 }
 
-tilemm_status tilemm_devices_in_use (tilemm_workers *workers, int *named, tilemm_error *err)
+int tilemm_simulated_of_call (const tilemm_options *options)
 {
-  tilemm_options none;
-  tilemm_options_init (&none);
-  return tilemm_front_devices (&none, workers, named, err);
+  if (options->simulate_devices >= 0)
+    return options->simulate_devices;
+  const char *env = getenv ("TILEMM_SIMULATE_DEVICES");
+  if (!env || !*env)
+    return 0;
+  char *end = NULL;
+  const long x = strtol (env, &end, 10);
+  return *end || x < 0 || x > TILEMM_MAX_WORKERS ? 0 : (int) x;
 }
 
 tilemm_status tilemm_options_set (tilemm_options *options, const char *name,

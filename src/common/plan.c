@@ -8,7 +8,7 @@
 
 #include "cuda_variants.h"
 #include "device_model.h"
-#include "multi.h"
+#include "devices.h"
 #include "tilemm.h"
 
 const char *tilemm_backend_name (tilemm_backend backend)
@@ -402,5 +402,65 @@ tilemm_status tilemm_plan_for_panel (tilemm_plan *sub, const tilemm_plan *parent
   if (status != TILEMM_OK)
     return status;
   *sub = p;
+  return TILEMM_OK;
+}
+
+/* ---------------------------------------------------------------- whole panels (transposed) */
+
+static double whole_panel_bytes (const tilemm_plan *plan, int64_t rows, int64_t cols,
+                                 tilemm_op op_a, tilemm_op op_b)
+{
+  const double es = (double) tilemm_type_size (plan->type), k = (double) plan->k;
+  const double tb = op_b != TILEMM_OP_NONE, ta = op_a != TILEMM_OP_NONE;
+  return es * ((1 + tb) * (double) rows * k + (1 + ta) * (double) cols * k
+               + (double) rows * (double) cols);
+}
+
+size_t tilemm_plan_whole_panel_bytes (const tilemm_plan *plan, tilemm_op op_a, tilemm_op op_b)
+{
+  if (!plan || plan->m == 0 || plan->n == 0)
+    return 0;
+  const int64_t rows = plan->panel_rows < plan->n ? plan->panel_rows : plan->n;
+  const int64_t cols = plan->panel_cols < plan->m ? plan->panel_cols : plan->m;
+  return (size_t) whole_panel_bytes (plan, rows, cols, op_a, op_b);
+}
+
+tilemm_status tilemm_plan_make_whole_panels (tilemm_plan *plan, tilemm_backend backend,
+                                             tilemm_type type, int64_t m, int64_t n, int64_t k,
+                                             tilemm_op op_a, tilemm_op op_b,
+                                             const tilemm_limits *limits)
+{
+  tilemm_plan p;
+  tilemm_status status = tilemm_plan_make (&p, backend, type, m, n, k, NULL);
+  if (status != TILEMM_OK)
+    return status;
+  /* One panel whole, one step: the panel is one launch (no steps to overlap). */
+  p.panel_rows = p.step_rows = n > 0 ? n : 1;
+  p.panel_cols = p.step_cols = m > 0 ? m : 1;
+  p.slots = 1;
+  const double budget = limits ? (double) limits->max_device_bytes : 0;
+  if (budget > 0 && m > 0 && n > 0)
+    {
+      const int64_t tr = p.tile_rows > 0 ? p.tile_rows : 1, tc = p.tile_cols > 0 ? p.tile_cols : 1;
+      int64_t rows = n, cols = m; /* of Cᵀ */
+      while (whole_panel_bytes (&p, rows, cols, op_a, op_b) > budget)
+        {
+          if (rows == 1 && cols == 1)
+            return backend == TILEMM_BACKEND_CPU ? TILEMM_ELIMIT : TILEMM_EDEVMEM;
+          /* Halve the longer side (square panels send A and B the fewest times), in whole
+           * tiles while a side is longer than a tile. */
+          if (rows >= cols)
+            rows = rows > tr ? round_up ((rows + 1) / 2, tr) : (rows + 1) / 2;
+          else
+            cols = cols > tc ? round_up ((cols + 1) / 2, tc) : (cols + 1) / 2;
+          if (rows > n)
+            rows = n;
+          if (cols > m)
+            cols = m;
+        }
+      p.panel_rows = p.step_rows = rows;
+      p.panel_cols = p.step_cols = cols;
+    }
+  *plan = p;
   return TILEMM_OK;
 }

@@ -13,6 +13,7 @@
  * the panel limit or the thread count.
  */
 #include <stdint.h>
+#include <string.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -180,3 +181,95 @@ tilemm_status tilemm_cpu_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
     }
   return tilemm_error_set (err, TILEMM_OK, NULL);
 }
+
+/* ---------------------------------------------------------------- the CPU's table (backend.h) */
+
+static tilemm_status cpu_probe (tilemm_error *err)
+{
+  return tilemm_error_set (err, TILEMM_OK, NULL);
+}
+
+static void cpu_facts (int with_budgets, tilemm_device_facts *facts)
+{
+  (void) with_budgets;
+  memset (facts, 0, sizeof *facts);
+  facts->usable = 1;
+  facts->total = facts->count = 1;
+  facts->current = 0;
+}
+
+static tilemm_status cpu_begin (const void *config, void **state, tilemm_error *err)
+{
+  (void) config;
+  *state = NULL;
+  return tilemm_error_set (err, TILEMM_OK, NULL);
+}
+
+static void cpu_end (void *state, tilemm_status status)
+{
+  (void) state;
+  (void) status;
+}
+
+static tilemm_status cpu_product (void *state, int worker, const tilemm_plan *plan,
+                                  tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                                  const tilemm_view *b, const tilemm_view *c,
+                                  const tilemm_stop *stop, tilemm_error *err)
+{
+  (void) state;
+  (void) worker;
+  return tilemm_cpu_multiply_op (plan, op_a, a, op_b, b, c, stop, err);
+}
+
+static tilemm_status cpu_emu_stats (void *state, int worker, const tilemm_emu_options *options,
+                                    tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                                    const tilemm_view *b, tilemm_emu_stats *stats,
+                                    tilemm_error *err)
+{
+  (void) state;
+  (void) worker;
+  (void) options;
+  return tilemm_emu_stats_cpu_op (op_a, a, op_b, b, stats, err);
+}
+
+static tilemm_status cpu_emu_product (void *state, int worker, const tilemm_emu_plan *plan,
+                                      tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                                      const tilemm_view *b, const tilemm_view *c,
+                                      const tilemm_stop *stop, tilemm_emu_plan *used,
+                                      tilemm_error *err)
+{
+  (void) state;
+  (void) worker;
+  if (tilemm_stop_requested (stop))
+    return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
+  *used = *plan;
+  return tilemm_emu_run_cpu_op (plan, op_a, a, op_b, b, c, err);
+}
+
+static tilemm_status cpu_emu_whole (void *state, int worker, const tilemm_emu_options *options,
+                                    tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                                    const tilemm_view *b, const tilemm_view *c,
+                                    const tilemm_stop *stop, tilemm_emu_plan *used,
+                                    tilemm_error *err)
+{
+  (void) state;
+  (void) worker;
+  tilemm_plan typed;
+  memset (&typed, 0, sizeof typed);
+  typed.backend = TILEMM_BACKEND_CPU;
+  typed.type = a->type;
+  return tilemm_cpu_multiply_emulated (&typed, options, op_a, a, op_b, b, c, stop, used, err);
+}
+
+const tilemm_backend_ops tilemm_cpu_backend_ops = {
+  .name = "cpu",
+  .device_kind = "CPU",
+  .probe = cpu_probe,
+  .facts = cpu_facts,
+  .begin = cpu_begin,
+  .end = cpu_end,
+  .product = cpu_product,
+  .emu_stats = cpu_emu_stats,
+  .emu_product = cpu_emu_product,
+  .emu_whole = cpu_emu_whole,
+};

@@ -81,20 +81,17 @@ tilemm_status probe (tilemm_error *err)
 }
 } /* namespace tilemm_cuda */
 
-extern "C" {
+namespace tilemm_cuda {
 
-int tilemm_cuda_built (void)
-{
-  return 1;
-}
 
-tilemm_status tilemm_cuda_probe (tilemm_error *err)
+
+tilemm_status locked_probe (tilemm_error *err)
 {
   std::lock_guard<std::mutex> lock (ws_mutex);
   return probe (err);
 }
 
-int tilemm_cuda_device_count (void)
+int device_count (void)
 {
   std::lock_guard<std::mutex> lock (ws_mutex);
   int count = 0;
@@ -106,7 +103,7 @@ int tilemm_cuda_device_count (void)
   return count;
 }
 
-int tilemm_cuda_current_device (void)
+int current_device (void)
 {
   std::lock_guard<std::mutex> lock (ws_mutex);
   int device = -1;
@@ -118,7 +115,7 @@ int tilemm_cuda_current_device (void)
   return device;
 }
 
-tilemm_status tilemm_cuda_device_info (int index, tilemm_device_info *info, tilemm_error *err)
+tilemm_status device_info (int index, tilemm_device_info *info, tilemm_error *err)
 {
   std::lock_guard<std::mutex> lock (ws_mutex);
   tilemm_status status = probe (err);
@@ -158,51 +155,73 @@ tilemm_status tilemm_cuda_device_info (int index, tilemm_device_info *info, tile
   return status;
 }
 
-size_t tilemm_cuda_memory_budget (void)
+/* Device bytes one product may hold on `device` now: its free memory plus what tilemm's
+ * workspaces hold there, less a margin for the driver, other libraries and fragmentation (5% of
+ * the card, 256 MiB at least).  0 when it cannot be asked.  Called with ws_mutex held. */
+size_t memory_budget (int device)
 {
-  std::lock_guard<std::mutex> lock (ws_mutex);
+  int current = -1;
   size_t free_bytes = 0, total_bytes = 0;
-  if (probe (NULL) != TILEMM_OK || cudaMemGetInfo (&free_bytes, &total_bytes) != cudaSuccess)
+  if (cudaGetDevice (&current) != cudaSuccess
+      || (current != device && cudaSetDevice (device) != cudaSuccess)
+      || cudaMemGetInfo (&free_bytes, &total_bytes) != cudaSuccess)
     {
       cudaGetLastError ();
+      if (current >= 0)
+        cudaSetDevice (current);
       return 0;
     }
-  size_t usable = free_bytes + workspace_bytes (ws);
-  /* Room for the driver, other libraries and fragmentation: 5% of the card, 256 MiB at least. */
+  if (current != device)
+    cudaSetDevice (current);
+  size_t usable = free_bytes;
+  for (const workspace &w : ws_pool)
+    if (w.device == device)
+      usable += workspace_bytes (w);
   size_t margin = total_bytes / 20;
   if (margin < ((size_t) 256 << 20))
     margin = (size_t) 256 << 20;
   return usable > margin ? usable - margin : 1;
 }
 
-int tilemm_cuda_usable_devices (tilemm_workers *workers)
+/* The usable devices (compute capability new enough) and their capabilities, asked once like
+ * the probe (the devices a process sees do not change): every GPU call asks, and a properties
+ * query costs far more than a small product takes.  *total: every device seen.  Called with
+ * ws_mutex held. */
+int usable_devices (tilemm_workers *workers, int *cc_major, int *total)
 {
-  std::lock_guard<std::mutex> lock (ws_mutex);
-  /* Asked once, like the probe (the devices a process sees do not change): every GPU product
-   * asks, and a properties query costs far more than a small product may take. */
   static tilemm_workers usable;
+  static int usable_cc[TILEMM_MAX_WORKERS];
+  static int seen = 0;
   static bool asked = false;
   workers->count = 0;
-  int count = 0;
+  *total = 0;
   if (probe (NULL) != TILEMM_OK)
     return 0;
   if (!asked)
     {
+      int count = 0;
       usable.count = 0;
       if (cudaGetDeviceCount (&count) != cudaSuccess)
         count = 0;
+      seen = count;
       for (int d = 0; d < count && usable.count < TILEMM_MAX_WORKERS; d++)
         {
           cudaDeviceProp prop;
           if (cudaGetDeviceProperties (&prop, d) == cudaSuccess
               && prop.major * 10 + prop.minor >= TILEMM_CUDA_MIN_CC)
-            usable.device[usable.count++] = d;
+            {
+              usable_cc[usable.count] = prop.major;
+              usable.device[usable.count++] = d;
+            }
         }
       cudaGetLastError ();
       asked = true;
     }
   *workers = usable;
+  *total = seen;
+  for (int i = 0; i < usable.count; i++)
+    cc_major[i] = usable_cc[i];
   return workers->count;
 }
 
-} /* extern "C" */
+} /* namespace tilemm_cuda */

@@ -17,17 +17,16 @@ namespace tilemm_cuda {
  * device computes the next.  pass NULL: the whole scheme (statistics, the plan, the product;
  * *used gets the plan); else pass->kind says: the statistics only, merged into *stats, or the
  * product under pass->plan. */
-tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pass *pass,
-                         tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
-                         const tilemm_view *b, const tilemm_view *c, const tilemm_stop *stop,
-                         tilemm_emu_stats *stats, tilemm_emu_plan *used, tilemm_cuda_stats *st,
-                         tilemm_error *err)
+tilemm_status emu_panel (const emu_stage &stage, tilemm_op op_a, const tilemm_view *a,
+                         tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
+                         const tilemm_stop *stop, tilemm_emu_stats *stats, tilemm_emu_plan *used,
+                         tilemm_cuda_stats *st, tilemm_error *err)
 {
   const tilemm_type type = a->type;
   const size_t es = tilemm_type_size (type);
   const int64_t m = tilemm_op_rows (op_a, a), k = tilemm_op_cols (op_a, a);
   const int64_t n = tilemm_op_cols (op_b, b), ka = k > 0 ? k : 1;
-  const bool stats_only = pass && pass->kind == TILEMM_EMU_PASS_STATS;
+  const bool stats_only = stage.kind == emu_stage::STATS;
   memset (used, 0, sizeof *used);
   if (m == 0 || n == 0)
     return TILEMM_OK;
@@ -36,7 +35,7 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
                                op_b != TILEMM_OP_NONE ? b_bytes : 0,
                                op_a != TILEMM_OP_NONE ? a_bytes : 0 };
   /* C's blocks: one event each, from the ring the pipeline's steps use. */
-  const int64_t block_cols = tilemm_emu_result_block_cols (type, m, n, config ().chunk_bytes);
+  const int64_t block_cols = stage.block_cols > 0 && stage.block_cols < n ? stage.block_cols : n;
   const int blocks = (int) ((n + block_cols - 1) / block_cols);
   tilemm_status status = workspace_reserve (bytes, (size_t) blocks, err);
   if (status != TILEMM_OK)
@@ -64,19 +63,14 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
     return status;
   void *const dA = (void *) a_ready, *const dB = (void *) b_ready;
   const int64_t ld = m > 1 ? m : 1;
-  if (!pass)
-    status = tilemm_emu_cuda_run (options, type, m, n, k, dA, ld, dB, ka, dC, ld, s, stop, used,
-                                  nullptr, nullptr, &ws.emu, &c_blocks, err);
+  if (stage.kind == emu_stage::WHOLE)
+    status = tilemm_emu_cuda_run (stage.options, type, m, n, k, dA, ld, dB, ka, dC, ld, s, stop,
+                                  used, nullptr, nullptr, &ws.emu, &c_blocks, err);
   else if (stats_only)
-    {
-      tilemm_emu_stats mine;
-      status = tilemm_emu_cuda_stats (&pass->options, type, m, n, k, dA, ld, dB, ka, s, &mine,
-                                      &ws.emu, err);
-      if (status == TILEMM_OK)
-        tilemm_emu_stats_merge (stats, &mine);
-    }
+    status = tilemm_emu_cuda_stats (stage.options, type, m, n, k, dA, ld, dB, ka, s, stats,
+                                    &ws.emu, err);
   else
-    status = tilemm_emu_cuda_run_plan (&pass->plan, type, m, n, k, dA, ld, dB, ka, dC, ld, s, stop,
+    status = tilemm_emu_cuda_run_plan (stage.plan, type, m, n, k, dA, ld, dB, ka, dC, ld, s, stop,
                                        used, nullptr, &ws.emu, &c_blocks, err);
   st->compute_ms += ms_since (t0);
   if (status != TILEMM_OK || stats_only || used->verdict != TILEMM_EMU_OK)
@@ -106,33 +100,6 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
 }
 
 
-/* The host-view entry points' common frame: one device, in turn with every other product. */
-static tilemm_status emu_entry (const tilemm_emu_options *options, const tilemm_emu_pass *pass,
-                                tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
-                                const tilemm_view *b, const tilemm_view *c,
-                                const tilemm_stop *stop, tilemm_emu_stats *stats,
-                                tilemm_emu_plan *used, tilemm_error *err)
-{
-  std::lock_guard<std::mutex> lock (ws_mutex);
-  tilemm_fault_begin ();
-  tilemm_status status = probe (err);
-  if (status != TILEMM_OK)
-    return status;
-  if (!a || !b || (!c && !(pass && pass->kind == TILEMM_EMU_PASS_STATS)))
-    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: null argument");
-  if ((int) op_a < 0 || op_a >= TILEMM_NOPS || (int) op_b < 0 || op_b >= TILEMM_NOPS)
-    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: no such operation");
-  if (tilemm_op_cols (op_a, a) != tilemm_op_rows (op_b, b) || b->type != a->type
-      || (c && (c->rows != tilemm_op_rows (op_a, a) || c->cols != tilemm_op_cols (op_b, b)
-                || c->type != a->type)))
-    return tilemm_error_set (err, TILEMM_ESHAPE, "emulated product: operands do not match");
-  return recorded_product (
-    [&] (tilemm_cuda_stats *st) {
-      return emu_panel (options, pass, op_a, a, op_b, b, c, stop, stats, used, st, err);
-    },
-    false);
-}
-
 } /* namespace tilemm_cuda */
 
 extern "C" {
@@ -146,20 +113,31 @@ tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
 {
   (void) plan; /* one panel, whole: the plan's panels are the native product's */
   tilemm_emu_plan local;
-  return emu_entry (options, nullptr, op_a, a, op_b, b, c, stop, nullptr, used ? used : &local,
-                    err);
-}
-
-tilemm_status tilemm_cuda_emu_panel (tilemm_emu_pass *pass, tilemm_op op_a, const tilemm_view *a,
-                                     tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
-                                     const tilemm_stop *stop, tilemm_emu_plan *used,
-                                     tilemm_error *err)
-{
-  if (!pass)
-    return tilemm_error_set (err, TILEMM_EINVAL, "tilemm_cuda_emu_panel: no pass");
-  tilemm_emu_plan local;
-  return emu_entry (nullptr, pass, op_a, a, op_b, b, c, stop, &pass->stats[0],
-                    used ? used : &local, err);
+  if (!used)
+    used = &local;
+  std::lock_guard<std::mutex> lock (ws_mutex);
+  tilemm_fault_begin ();
+  tilemm_status status = probe (err);
+  if (status != TILEMM_OK)
+    return status;
+  if (!a || !b || !c)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: null argument");
+  if ((int) op_a < 0 || op_a >= TILEMM_NOPS || (int) op_b < 0 || op_b >= TILEMM_NOPS)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: no such operation");
+  if (tilemm_op_cols (op_a, a) != tilemm_op_rows (op_b, b) || b->type != a->type
+      || c->rows != tilemm_op_rows (op_a, a) || c->cols != tilemm_op_cols (op_b, b)
+      || c->type != a->type)
+    return tilemm_error_set (err, TILEMM_ESHAPE, "emulated product: operands do not match");
+  emu_stage stage;
+  stage.kind = emu_stage::WHOLE;
+  stage.options = options;
+  stage.block_cols = tilemm_emu_result_block_cols (a->type, c->rows, c->cols,
+                                                   config ().chunk_bytes);
+  return recorded_product (
+    [&] (tilemm_cuda_stats *st) {
+      return emu_panel (stage, op_a, a, op_b, b, c, stop, nullptr, used, st, err);
+    },
+    false);
 }
 
 } /* extern "C" */

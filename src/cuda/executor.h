@@ -18,11 +18,11 @@
 #include "backend.h"
 #include "cuda_try.h"
 #include "emulated_cuda.h"
-#include "emulated_panels.h"
 #include "fault.h"
 #include "host_pages.h"
 #include "kernels.h"
-#include "multi.h"
+#include "call_plan.h"
+#include "devices.h"
 #include "parallel_copy.h"
 #include "tilemm.h"
 #include "transpose.h"
@@ -38,8 +38,6 @@ struct settings
   int copy_threads;      /* host threads per staging copy (0: OpenMP's default)    */
   int huge_pages;        /* ask huge pages for a large result                      */
   int prefault_threads;  /* threads faulting a large result's pages in (0: none)   */
-  int64_t step_cols;     /* rows of A per step of a one-panel product (0: plan's)  */
-  int64_t step_rows;     /* columns of B per step of a one-panel product (0: plan's) */
 };
 
 /* The settings, read from the environment once (the manual, Performance > Settings). */
@@ -90,6 +88,19 @@ extern thread_local workspace *ws_now;
 extern std::mutex ws_mutex;
 /* Of the last product; `calls` counts them all. */
 extern tilemm_cuda_stats last_stats;
+
+/* device.cu: the devices (called with ws_mutex held, except locked_probe). */
+tilemm_status locked_probe (tilemm_error *err);
+int device_count (void);
+int current_device (void);
+tilemm_status device_info (int index, tilemm_device_info *info, tilemm_error *err);
+size_t memory_budget (int device);
+int usable_devices (tilemm_workers *workers, int *cc_major, int *total);
+/* workspace.cu: what a host asks (each takes ws_mutex). */
+void release_all (void);
+size_t bytes_held (void);
+size_t pinned_bytes_held (void);
+void copy_last_stats (tilemm_cuda_stats *stats);
 
 void workspace_free (void);
 void workspace_recover (void);
@@ -170,12 +181,22 @@ tilemm_status operand_on_device (tilemm_op op, const tilemm_view *x, int stored,
 tilemm_status op_panel (const tilemm_plan *plan, tilemm_op op_a, const tilemm_view *a,
                         tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
                         tilemm_cuda_stats *st, tilemm_error *err);
-/* emulated_product.cu: one panel of an emulated product C = op_a(A)·op_b(B). */
-tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pass *pass,
-                         tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
-                         const tilemm_view *b, const tilemm_view *c, const tilemm_stop *stop,
-                         tilemm_emu_stats *stats, tilemm_emu_plan *used, tilemm_cuda_stats *st,
-                         tilemm_error *err);
+/* What one emulated panel does: the whole scheme in one pass (statistics, the plan, the
+ * product), the statistics only, or the product under a plan made from every panel's; C comes
+ * back in blocks of block_cols columns (the call's plan says how wide). */
+struct emu_stage
+{
+  enum { WHOLE, STATS, PRODUCT } kind;
+  const tilemm_emu_options *options;  /* WHOLE, STATS */
+  const tilemm_emu_plan *plan;        /* PRODUCT      */
+  int64_t block_cols;
+};
+/* emulated_product.cu: one panel of an emulated product C = op_a(A)·op_b(B) (stats: STATS's
+ * statistics). */
+tilemm_status emu_panel (const emu_stage &stage, tilemm_op op_a, const tilemm_view *a,
+                         tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
+                         const tilemm_stop *stop, tilemm_emu_stats *stats, tilemm_emu_plan *used,
+                         tilemm_cuda_stats *st, tilemm_error *err);
 
 /* Runs one product on the calling thread's workspace (product: tilemm_status (tilemm_cuda_stats *))
  * and keeps its figures as the last product's (__tilemm_stats__).  After a stop the workspace

@@ -36,8 +36,8 @@
  * Settings (environment, read once; the manual, Performance > Settings): TILEMM_STAGING_MB (chunk size, 16),
  * TILEMM_STAGING_CHUNKS (chunks each way, 4), TILEMM_COPY_THREADS (host copy threads, 0 = the
  * OpenMP default), TILEMM_HUGEPAGES (1: ask huge pages for the result), TILEMM_PREFAULT_THREADS
- * (threads faulting the result in, 0: none), TILEMM_STEP_COLS and TILEMM_STEP_ROWS (rows of A
- * and columns of B per step of a one-panel product, 0: the plan's).
+ * (threads faulting the result in, 0: none).  (TILEMM_STEP_COLS and TILEMM_STEP_ROWS are read
+ * by the plan: src/common/call_plan.c.)
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
@@ -76,10 +76,6 @@ tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const
   const bool one_panel = panel_rows >= n && panel_cols >= m;
   int64_t sc = plan->step_cols >= 1 && plan->step_cols < panel_cols ? plan->step_cols : panel_cols;
   int64_t sr = plan->step_rows >= 1 && plan->step_rows < panel_rows ? plan->step_rows : panel_rows;
-  if (one_panel && cfg.step_cols > 0)
-    sc = cfg.step_cols < m ? cfg.step_cols : m;
-  if (one_panel && cfg.step_rows > 0)
-    sr = cfg.step_rows < n ? cfg.step_rows : n;
   /* One panel: every step of A's rows its own slot.  Panels: the plan's slots, in turn. */
   const int64_t slots = one_panel ? (m + sc - 1) / sc : (plan->slots >= 1 ? plan->slots : 1);
   const int64_t rows_held = one_panel ? m : slots * sc;

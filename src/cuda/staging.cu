@@ -38,8 +38,6 @@ const settings &config (void)
     (int) env_long ("TILEMM_COPY_THREADS", 0, 0, 1024),
     (int) env_long ("TILEMM_HUGEPAGES", 1, 0, 1),
     (int) env_long ("TILEMM_PREFAULT_THREADS", 0, 0, 64),
-    (int64_t) env_long ("TILEMM_STEP_COLS", 0, 0, 1L << 40),
-    (int64_t) env_long ("TILEMM_STEP_ROWS", 0, 0, 1L << 40),
   };
   return s;
 }

@@ -288,15 +288,16 @@ void pool_free_all (void)
 
 } /* namespace tilemm_cuda */
 
-extern "C" {
+namespace tilemm_cuda {
 
-void tilemm_cuda_release (void)
+
+void release_all (void)
 {
   std::lock_guard<std::mutex> lock (ws_mutex);
   pool_free_all ();
 }
 
-size_t tilemm_cuda_bytes_held (void)
+size_t bytes_held (void)
 {
   std::lock_guard<std::mutex> lock (ws_mutex);
   size_t held = 0;
@@ -305,7 +306,7 @@ size_t tilemm_cuda_bytes_held (void)
   return held;
 }
 
-size_t tilemm_cuda_pinned_bytes_held (void)
+size_t pinned_bytes_held (void)
 {
   std::lock_guard<std::mutex> lock (ws_mutex);
   size_t held = 0;
@@ -314,7 +315,7 @@ size_t tilemm_cuda_pinned_bytes_held (void)
   return held;
 }
 
-void tilemm_cuda_last_stats (tilemm_cuda_stats *stats)
+void copy_last_stats (tilemm_cuda_stats *stats)
 {
   std::lock_guard<std::mutex> lock (ws_mutex);
   if (stats)
@@ -322,4 +323,4 @@ void tilemm_cuda_last_stats (tilemm_cuda_stats *stats)
 }
 
 
-} /* extern "C" */
+} /* namespace tilemm_cuda */

@@ -18,9 +18,9 @@ g++ $FLAGS -c tests/emu/emu.cc -o "$B/emu.o" &
 g++ $FLAGS -x c++ -c tests/test_emulated_cuda.cu -o "$B/test_emulated_cuda.o" &
 # The core and the CPU side (the emulated plan and CPU scheme: tables, plan, the CPU references),
 # compiled once into an archive of which the program links what it needs; the stand-in for the
-# CUDA executor (TILEMM_NOCUDA) answers the core's calls into it, which the emulation never reaches.
+# executor (TILEMM_EXEC) finds no GPU table there, which the emulation never reaches.
 core=""
-for f in $(tilemm_sources TILEMM_CORE TILEMM_CPU TILEMM_NOCUDA); do
+for f in $(tilemm_sources TILEMM_CORE TILEMM_EXEC TILEMM_CPU); do
   o="$B/$(basename "${f%.c}").o"
   gcc $CFLAGS -c "$f" -o "$o" &
   core="$core $o"

@@ -24,7 +24,7 @@ done
 for f in $(tilemm_sources TILEMM_KERNELS); do kernels="$kernels $(obj "$f")"; done
 # The core and the CPU backend, compiled once into an archive: each program links what it needs.
 core=""
-for f in $(tilemm_sources TILEMM_CORE TILEMM_CPU); do
+for f in $(tilemm_sources TILEMM_CORE TILEMM_EXEC TILEMM_CPU); do
   gcc $CFLAGS -c "$f" -o "$(obj "$f")" &
   core="$core $(obj "$f")"
 done

@@ -1,6 +1,7 @@
-/* run.c — a decided call run (see front.h: tilemm_run): complex operands split into real
- * products where the route says so, transposed operands, the emulated precision (in panels,
- * over devices, finite blocks around NaN and Inf), and the plan of the native product.
+/* run.c — a call's plan run (see front.h: tilemm_run), deciding nothing: complex operands split
+ * into one real product where the plan says so, the native product on the plan's queue of
+ * panels and workers, the emulated precision in its passes (finite blocks around NaN and Inf),
+ * the mirror of X'*X.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
@@ -11,21 +12,9 @@
 #include <string.h>
 
 #include "backend.h"
-#include "emulated_panels.h"
+#include "emulated_passes.h"
 #include "front.h"
-
-/* Simulated devices for the cpu backend: the option's, else TILEMM_SIMULATE_DEVICES'. */
-static int front_simulated (const tilemm_options *options)
-{
-  if (options->simulate_devices >= 0)
-    return options->simulate_devices;
-  const char *env = getenv ("TILEMM_SIMULATE_DEVICES");
-  if (!env || !*env)
-    return 0;
-  char *end = NULL;
-  const long x = strtol (env, &end, 10);
-  return *end || x < 0 || x > TILEMM_MAX_WORKERS ? 0 : (int) x;
-}
+#include "multi.h"
 
 /* Where the real and imaginary parts of element (i, j) of a rows×cols complex matrix (count
  * elements) sit when held apart as one real matrix: side by side, [re im] (rows×2cols), or
@@ -95,13 +84,17 @@ static void join_parts (int single, const void *p, int64_t m, int64_t n, int sta
  * (k×2n), product [A·re  A·±im] (m×2n).  Complex op(A) (transposed) · real B: A → [re  ±im]
  * stored k×2m and read transposed as [re; ±im] (2m×k), product stacked (2m×n).  Holds the
  * complex operand's size and C's size in host memory for the call. */
+static tilemm_status run_real (const tilemm_decision *decision, const tilemm_options *options,
+                               const void *a, const void *b, void *c, tilemm_error *err);
+
 static tilemm_status run_split (const tilemm_decision *decision, const tilemm_options *options,
                                 const void *a, const void *b, void *c, tilemm_error *err)
 {
   const tilemm_route *r = &decision->route;
-  const size_t es = tilemm_type_size (r->compute_type);
-  const int single = r->compute_type == TILEMM_SINGLE;
-  const int split_b = r->b_split;
+  const tilemm_call_plan *p = &decision->plan;
+  const size_t es = tilemm_type_size (p->type);
+  const int single = p->type == TILEMM_SINGLE;
+  const int split_b = p->split == TILEMM_SPLIT_B;
   const tilemm_op op = split_b ? decision->op_b : decision->op_a;
   const double sign = op == TILEMM_OP_CTRANSPOSE ? -1.0 : 1.0;
   /* The complex operand as stored: B is k×n (n×k transposed); A is k×m (always transposed). */
@@ -120,23 +113,8 @@ static tilemm_status run_split (const tilemm_decision *decision, const tilemm_op
    * A: side by side, read transposed as stacked. */
   const int stacked_in = split_b && op != TILEMM_OP_NONE;
   split_parts (single, split_b ? b : a, rows, cols, stacked_in, sign, parts);
-  tilemm_decision real = *decision;
-  real.route.b_split = 0;
-  real.route.a_split = 0;
-  real.route.result_complex = 0;
-  tilemm_status status;
-  if (split_b)
-    {
-      real.route.n = 2 * r->n;
-      real.op_b = op == TILEMM_OP_NONE ? TILEMM_OP_NONE : TILEMM_OP_TRANSPOSE;
-      status = tilemm_run (&real, options, a, parts, product, err);
-    }
-  else
-    {
-      real.route.m = 2 * r->m;
-      real.op_a = TILEMM_OP_TRANSPOSE;
-      status = tilemm_run (&real, options, parts, b, product, err);
-    }
+  const tilemm_status status = split_b ? run_real (decision, options, a, parts, product, err)
+                                       : run_real (decision, options, parts, b, product, err);
   if (status == TILEMM_OK)
     join_parts (single, product, r->m, r->n, !split_b, c);
   free (parts);
@@ -167,70 +145,20 @@ static void notice (const tilemm_options *options, const char *id, const char *t
   snprintf (options->notice->text, sizeof options->notice->text, "%s", text);
 }
 
-/* The emulated product's plan: its panels (emulated_panels.h) under "max_device_bytes" and, on
- * the GPU, under the memory the GPU has when the whole product would not fit it. */
-static tilemm_status emulated_plan (const tilemm_decision *decision, const tilemm_options *options,
-                                    tilemm_type type, int64_t m, int64_t n, int64_t k,
-                                    tilemm_op op_a, tilemm_op op_b, tilemm_plan *plan,
-                                    tilemm_error *err)
-{
-  tilemm_status status = tilemm_plan_make (plan, decision->backend, type, m, n, k, NULL);
-  if (status != TILEMM_OK)
-    return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
-  const int most = decision->emu.moduli > 0 ? decision->emu.moduli : decision->emu.max_moduli;
-  const size_t limit = tilemm_device_limit (
-    decision->backend, tilemm_emu_panel_bytes (type, m, n, k, most, op_a, op_b),
-    options->max_device_bytes);
-  if ((status = tilemm_emu_plan_panels (plan, &decision->emu, op_a, op_b, limit)) != TILEMM_OK)
-    return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
-  return TILEMM_OK;
-}
-
-/* The devices an emulated product may spread over: GPUs as the native product's, simulated
- * devices for the CPU backend; count 0 for one device. */
-static tilemm_status emulated_workers (const tilemm_decision *decision,
-                                       const tilemm_options *options, tilemm_workers *workers,
-                                       int *named, tilemm_error *err)
-{
-  workers->count = 0;
-  *named = 0;
-  if (decision->backend == TILEMM_BACKEND_CUDA)
-    return tilemm_front_devices (options, workers, named, err);
-  const int simulated = front_simulated (options);
-  if (simulated > 1)
-    {
-      workers->count = simulated;
-      for (int w = 0; w < simulated; w++)
-        workers->device[w] = w;
-      *named = 1;
-    }
-  return TILEMM_OK;
-}
-
-/* The emulated product C = op_a(A)·op_b(B) of contiguous a and b as stored, on the decision's
- * backend, in panels and over devices (emulated_panels.h).  A plan that cannot carry every pair
- * (TILEMM_EMU_RANGE) is split: the pairs it carries emulated, the others exactly
- * (tilemm_emu_multiply_split_cpu), so every entry meets the bound.  With an explicit "moduli"
- * count (no promise) that cannot run, the native product, with a warning.  *verdict:
- * TILEMM_EMU_NONFINITE leaves C unwritten for the caller. */
-static tilemm_status emulate (const tilemm_decision *decision, const tilemm_options *options,
-                              tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+/* The emulated product C = op_a(A)·op_b(B) of a and b as stored, as `plan` says
+ * (emulated_passes.c).  A plan that cannot carry every pair (TILEMM_EMU_RANGE) is split: the
+ * pairs it carries emulated, the others exactly (tilemm_emu_multiply_split_cpu), so every entry
+ * meets the bound.  With an explicit "moduli" count (no promise) that cannot run, the native
+ * product, with a warning.  *verdict: TILEMM_EMU_NONFINITE leaves C unwritten for the caller. */
+static tilemm_status emulate (const tilemm_decision *decision, const tilemm_call_plan *plan,
+                              const tilemm_options *options, const tilemm_view *a,
                               const tilemm_view *b, const tilemm_view *c,
                               tilemm_emu_verdict *verdict, tilemm_error *err)
 {
   *verdict = TILEMM_EMU_OK;
-  tilemm_plan plan;
-  tilemm_workers workers;
-  int named;
-  const int64_t k = tilemm_op_cols (op_a, a);
-  tilemm_status status
-    = emulated_plan (decision, options, a->type, c->rows, c->cols, k, op_a, op_b, &plan, err);
-  if (status != TILEMM_OK
-      || (status = emulated_workers (decision, options, &workers, &named, err)) != TILEMM_OK)
-    return status;
   tilemm_emu_plan used;
-  status = tilemm_emu_multiply_panels (&plan, &decision->emu, &workers, named, op_a, a, op_b, b,
-                                       c, &options->stop, &used, err);
+  tilemm_status status = tilemm_exec_emulated (decision->backend, plan, &decision->emu, a, b, c,
+                                               &options->stop, &used, err);
   if (status == TILEMM_OK && used.verdict == TILEMM_EMU_NONFINITE)
     *verdict = TILEMM_EMU_NONFINITE;
   if (status != TILEMM_OK || used.verdict != TILEMM_EMU_RANGE)
@@ -243,15 +171,11 @@ static tilemm_status emulate (const tilemm_decision *decision, const tilemm_opti
                 "computed natively (give more \"moduli\", or \"accuracy\" for the certified rule)",
                 decision->emu.moduli);
       notice (options, "tilemm:emulated:fallback", text);
-      const tilemm_limits limits = { options->max_device_bytes };
-      if ((status = tilemm_plan_make (&plan, decision->backend, a->type, c->rows, c->cols, k,
-                                      &limits)) != TILEMM_OK)
-        return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
-      return tilemm_multiply_op_stoppable (&plan, op_a, a, op_b, b, c, &options->stop, err);
+      return tilemm_exec_native (decision->backend, plan, a, b, c, &options->stop, NULL, err);
     }
   int64_t exact_entries;
-  return tilemm_emu_multiply_split_cpu (&decision->emu, op_a, a, op_b, b, c, &options->stop, &used,
-                                        &exact_entries, err);
+  return tilemm_emu_multiply_split_cpu (&decision->emu, plan->op_a, a, plan->op_b, b, c,
+                                        &options->stop, &used, &exact_entries, err);
 }
 
 /* Whether element x of `type` is finite (both parts when complex). */
@@ -319,6 +243,7 @@ static tilemm_status emulate_finite_block (const tilemm_decision *decision,
                                            const tilemm_view *b, const tilemm_view *c,
                                            tilemm_error *err)
 {
+  const tilemm_call_plan *plan = &decision->plan;
   const tilemm_type type = a->type;
   const size_t es = tilemm_type_size (type);
   const int64_t m = c->rows, n = c->cols, k = tilemm_op_cols (op_a, a);
@@ -349,13 +274,13 @@ static tilemm_status emulate_finite_block (const tilemm_decision *decision,
           op_element (op_b, b, p, cols[q], b2 + ((size_t) p + (size_t) q * (size_t) k) * es);
       tilemm_view va2, vb2, vc2;
       tilemm_emu_verdict verdict;
+      tilemm_call_plan part;
       if ((status = tilemm_view_init (&va2, type, m2, k, m2, a2)) != TILEMM_OK
           || (status = tilemm_view_init (&vb2, type, k, n2, k, b2)) != TILEMM_OK
           || (status = tilemm_view_init (&vc2, type, m2, n2, m2, c2)) != TILEMM_OK)
         status = tilemm_error_set (err, status, "%s", tilemm_strerror (status));
-      else
-        status = emulate (decision, options, TILEMM_OP_NONE, &va2, TILEMM_OP_NONE, &vb2, &vc2,
-                          &verdict, err);
+      else if ((status = tilemm_call_plan_part (&part, plan, m2, n2, err)) == TILEMM_OK)
+        status = emulate (decision, &part, options, &va2, &vb2, &vc2, &verdict, err);
       if (status == TILEMM_OK)
         for (int64_t q = 0; q < n2; q++)
           for (int64_t r = 0; r < m2; r++)
@@ -371,27 +296,24 @@ static tilemm_status emulate_finite_block (const tilemm_decision *decision,
   return status;
 }
 
-/* The emulated precision (emulated.h) on the decision's backend: transposed operands as stored,
+/* The emulated precision (emulated.h) on the plan's backend: transposed operands as stored,
  * read the other way round on the CPU and transposed on the device by the GPU (never copied on
  * the host).  Every entry meets the bound, or is NaN or Inf as `*` gives it: NaN or Inf among
  * the operands (verdict NONFINITE) take the native product for the rows and columns holding
  * them and the emulated one for the rest; a range the plan cannot carry is split (emulate). */
 static tilemm_status run_emulated (const tilemm_decision *decision, const tilemm_options *options,
-                                   const tilemm_plan *plan, const tilemm_view *va,
-                                   const tilemm_view *vb, const tilemm_view *vc, tilemm_error *err)
+                                   const tilemm_view *va, const tilemm_view *vb,
+                                   const tilemm_view *vc, tilemm_error *err)
 {
-  tilemm_status status = tilemm_check_operands_op (plan, decision->op_a, va, decision->op_b, vb, vc);
-  if (status != TILEMM_OK)
-    return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+  const tilemm_call_plan *plan = &decision->plan;
   tilemm_emu_verdict verdict;
-  status = emulate (decision, options, decision->op_a, va, decision->op_b, vb, vc, &verdict, err);
+  tilemm_status status = emulate (decision, plan, options, va, vb, vc, &verdict, err);
   if (status == TILEMM_OK && verdict == TILEMM_EMU_NONFINITE)
     {
-      status = tilemm_multiply_op_stoppable (plan, decision->op_a, va, decision->op_b, vb, vc,
-                                             &options->stop, err);
+      status = tilemm_exec_native (decision->backend, plan, va, vb, vc, &options->stop, NULL, err);
       if (status == TILEMM_OK)
-        status = emulate_finite_block (decision, options, decision->op_a, va, decision->op_b, vb,
-                                       vc, err);
+        status = emulate_finite_block (decision, options, plan->op_a, va, plan->op_b, vb, vc,
+                                       err);
     }
   return status;
 }
@@ -417,78 +339,41 @@ static void mirror_upper (tilemm_type type, void *c, int64_t n, int hermitian)
     }
 }
 
-static tilemm_status run_product (const tilemm_decision *decision, const tilemm_options *options,
-                                  const void *a, const void *b, void *c, tilemm_error *err);
-
 tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options *options,
                           const void *a, const void *b, void *c, tilemm_error *err)
 {
-  const tilemm_status status = run_product (decision, options, a, b, c, err);
+  const tilemm_call_plan *p = &decision->plan;
+  if (decision->action != TILEMM_DO_COMPUTE)
+    return tilemm_error_set (err, TILEMM_EINVAL, "tilemm_run: the decision computes nothing");
+  const tilemm_status status = p->split != TILEMM_SPLIT_NONE
+                                 ? run_split (decision, options, a, b, c, err)
+                                 : run_real (decision, options, a, b, c, err);
   if (status == TILEMM_OK && decision->route.mirror != TILEMM_MIRROR_NONE)
     mirror_upper (decision->route.compute_type, c, decision->route.m,
                   decision->route.mirror == TILEMM_MIRROR_HERMITIAN);
   return status;
 }
 
-static tilemm_status run_product (const tilemm_decision *decision, const tilemm_options *options,
-                                  const void *a, const void *b, void *c, tilemm_error *err)
+/* The product the plan runs (after a split, the real one) on contiguous buffers as stored: a
+ * transposed A is k×m, a transposed B n×k. */
+static tilemm_status run_real (const tilemm_decision *decision, const tilemm_options *options,
+                               const void *a, const void *b, void *c, tilemm_error *err)
 {
-  const tilemm_route *r = &decision->route;
-  if (r->b_split || r->a_split)
-    return run_split (decision, options, a, b, c, err);
-  const tilemm_type type = r->compute_type;
-  /* Complex A times real B: A's (re, im) pairs read as a real (2m)×k matrix, C's as (2m)×n. */
-  const int64_t m = r->a_as_pairs ? 2 * r->m : r->m;
+  const tilemm_call_plan *p = &decision->plan;
+  const int ta = p->op_a != TILEMM_OP_NONE, tb = p->op_b != TILEMM_OP_NONE;
   tilemm_view va, vb, vc;
-  const double es = (double) tilemm_type_size (type);
-  const tilemm_limits limits = { tilemm_device_limit (
-    decision->backend, es * ((double) m * r->k + (double) r->k * r->n + (double) m * r->n),
-    options->max_device_bytes) };
-  tilemm_plan plan;
   tilemm_status status;
-  /* A transposed operand is passed as stored: A k×m, B n×k (the route never reads a transposed
-   * A as pairs). */
-  const int ta = decision->op_a != TILEMM_OP_NONE, tb = decision->op_b != TILEMM_OP_NONE;
-  if ((status = tilemm_view_init (&va, type, ta ? r->k : m, ta ? m : r->k, ta ? r->k : m,
-                                  (void *) a))
+  if ((status = tilemm_view_init (&va, p->type, ta ? p->k : p->m, ta ? p->m : p->k,
+                                  ta ? p->k : p->m, (void *) a))
         != TILEMM_OK
-      || (status = tilemm_view_init (&vb, type, tb ? r->n : r->k, tb ? r->k : r->n,
-                                     tb ? r->n : r->k, (void *) b))
+      || (status = tilemm_view_init (&vb, p->type, tb ? p->n : p->k, tb ? p->k : p->n,
+                                     tb ? p->n : p->k, (void *) b))
            != TILEMM_OK
-      || (status = tilemm_view_init (&vc, type, m, r->n, m, c)) != TILEMM_OK
-      || (status = tilemm_plan_make (&plan, decision->backend, type, m, r->n, r->k, &limits))
+      || (status = tilemm_view_init (&vc, p->type, p->m, p->n, p->m, c)) != TILEMM_OK
+      || (status = tilemm_check_operands_op (&p->native, p->op_a, &va, p->op_b, &vb, &vc))
            != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
   if (decision->emulated)
-    return run_emulated (decision, options, &plan, &va, &vb, &vc, err);
-  /* Several devices (multi.h): GPUs, or simulated ones for the cpu backend; a transposed
-   * operand is cut by its stored rows or columns and transposed on each device. */
-  if (decision->backend == TILEMM_BACKEND_CUDA)
-    {
-      tilemm_workers workers;
-      int named = 0;
-      if ((status = tilemm_front_devices (options, &workers, &named, err)) != TILEMM_OK)
-        return status;
-      if ((status = tilemm_check_operands_op (&plan, decision->op_a, &va, decision->op_b, &vb, &vc))
-          != TILEMM_OK)
-        return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
-      if (workers.count >= 1)
-        {
-          const tilemm_limits asked = { options->max_device_bytes };
-          return tilemm_cuda_multiply_workers_op (&plan, &asked, &workers, named, decision->op_a,
-                                                  &va, decision->op_b, &vb, &vc, &options->stop,
-                                                  NULL, err);
-        }
-    }
-  else if (decision->backend == TILEMM_BACKEND_CPU && front_simulated (options) > 1)
-    {
-      tilemm_sim_config config;
-      tilemm_sim_config_init (&config, front_simulated (options));
-      config.stop = options->stop;
-      return tilemm_sim_multiply_op (&plan, &config, decision->op_a, &va, decision->op_b, &vb,
-                                     &vc, NULL, err);
-    }
-  return tilemm_multiply_op_stoppable (&plan, decision->op_a, &va, decision->op_b, &vb, &vc,
-                                      &options->stop, err);
+    return run_emulated (decision, options, &va, &vb, &vc, err);
+  return tilemm_exec_native (decision->backend, p, &va, &vb, &vc, &options->stop, NULL, err);
 }
-

@@ -1,8 +1,13 @@
 /* decide.c — what a call does, decided once (see front.h: tilemm_decide_op): the route of its
- * operands, the precision in effect, the backend (the GPU only where it pays), or `*` itself.
+ * operands, the precision in effect, the backend (the GPU only where it pays), or `*` itself;
+ * then the plan of the product (call_plan.c), made from the facts about the devices that this
+ * file gathers from the backends' tables before it, so that the plan reads no device itself.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
+#include <stdio.h>
+#include <string.h>
+
 #include "backend.h"
 #include "front.h"
 
@@ -72,33 +77,60 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
       break;
     }
   decision->action = TILEMM_DO_COMPUTE;
-  tilemm_error probe_err = { TILEMM_OK, "" };
+  /* The facts: the GPU's when it may run the product, its memory budgets only for a product
+   * large enough to near them. */
+  const tilemm_route *r = &decision->route;
+  const double es = (double) tilemm_type_size (r->compute_type);
+  const double m = (double) (r->a_as_pairs || r->a_split ? 2 * r->m : r->m);
+  const double n = (double) (r->b_split ? 2 * r->n : r->n), k = (double) r->k;
+  tilemm_call_facts facts;
+  tilemm_backend_facts (TILEMM_BACKEND_CPU, 0, &facts.cpu);
+  const int may_use_gpu = options->backend != TILEMM_CHOOSE_CPU;
+  if (may_use_gpu)
+    tilemm_backend_facts (TILEMM_BACKEND_CUDA,
+                          tilemm_call_plan_needs_budget (es * (m * k + k * n + m * n)),
+                          &facts.gpu);
+  else
+    {
+      memset (&facts.gpu, 0, sizeof facts.gpu);
+      facts.gpu.current = -1;
+    }
   switch (options->backend)
     {
     case TILEMM_CHOOSE_CPU:
-      return TILEMM_OK;
+      break;
     case TILEMM_CHOOSE_GPU:
-      if (tilemm_cuda_probe (&probe_err) != TILEMM_OK)
-        return tilemm_error_set (err, TILEMM_ENOGPU, "%s", probe_err.detail);
+      if (!facts.gpu.usable)
+        return tilemm_error_set (err, TILEMM_ENOGPU, "%s", facts.gpu.why);
       decision->backend = TILEMM_BACKEND_CUDA;
-      return TILEMM_OK;
+      break;
     case TILEMM_CHOOSE_AUTO:
     default:
-      /* The GPU only where it beats `*` (tilemm_plan_gpu_pays, measured on the device). */
-      /* Emulated precision is never delegated (`*` is not emulated): the CPU where the GPU
-       * does not pay or is not usable; the answer is bitwise the same on both. */
-      if (tilemm_plan_gpu_pays (decision->route.compute_type,
-                                decision->route.a_as_pairs || decision->route.a_split
-                                  ? 2 * decision->route.m
-                                  : decision->route.m,
-                                decision->route.b_split ? 2 * decision->route.n
-                                                        : decision->route.n,
-                                decision->route.k)
-          && tilemm_cuda_probe (&probe_err) == TILEMM_OK)
+      /* The GPU only where it beats `*` (tilemm_plan_gpu_pays, the device model).  Emulated
+       * precision is never delegated (`*` is not emulated): the CPU where the GPU does not pay
+       * or is not usable; the answer is bitwise the same on both. */
+      if (tilemm_plan_gpu_pays (r->compute_type, (int64_t) m, (int64_t) n, r->k)
+          && facts.gpu.usable)
         decision->backend = TILEMM_BACKEND_CUDA;
       else if (!decision->emulated)
-        decision->action = TILEMM_DO_DELEGATE;
-      return TILEMM_OK;
+        {
+          decision->action = TILEMM_DO_DELEGATE;
+          return TILEMM_OK;
+        }
+      break;
     }
+  return tilemm_call_plan_make (&decision->plan, r, decision->backend, op_a, op_b,
+                                decision->emulated, &decision->emu, options, &facts, err);
 }
 
+void tilemm_decision_describe (const tilemm_decision *decision, char *buf, size_t size)
+{
+  if (size > 0)
+    buf[0] = '\0';
+  if (decision->action == TILEMM_DO_COMPUTE)
+    tilemm_call_plan_describe (&decision->plan, decision->backend, decision->emulated,
+                               &decision->emu, buf, size);
+  else if (size > 0)
+    snprintf (buf, size, "action: %s\n",
+              decision->action == TILEMM_DO_DELEGATE ? "delegate to mtimes" : "fill");
+}

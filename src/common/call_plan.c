@@ -1,0 +1,492 @@
+/* call_plan.c — the plan of one call, made once (see call_plan.h).
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "call_plan.h"
+#include "device_model.h"
+#include "front.h"
+
+/* A product below this many bytes never nears a GPU's memory: its plan needs no budget (and
+ * the executor asks the device for none: the query costs more than a small product). */
+#define CALL_PLAN_BUDGET_BYTES ((double) (64u << 20))
+
+int tilemm_call_plan_needs_budget (double bytes)
+{
+  return bytes > CALL_PLAN_BUDGET_BYTES;
+}
+
+size_t tilemm_facts_budget (const tilemm_device_facts *facts, int device)
+{
+  if (!facts->budgets)
+    return 0;
+  for (int i = 0; i < facts->count; i++)
+    if (facts->device[i] == device)
+      return facts->budget[i];
+  return 0;
+}
+
+/* "DEV" or "DEV:NUM" from the environment; 0 when unset or malformed. */
+static int env_pair (const char *name, int *first, int *second)
+{
+  const char *v = getenv (name);
+  if (!v || !*v)
+    return 0;
+  char *end = NULL;
+  const long x = strtol (v, &end, 10);
+  long y = *second;
+  if (end == v || x < 0 || x >= TILEMM_MAX_WORKERS)
+    return 0;
+  if (*end == ':')
+    {
+      const char *rest = end + 1;
+      y = strtol (rest, &end, 10);
+      if (end == rest || y < 0 || y > 1000000)
+        return 0;
+    }
+  if (*end)
+    return 0;
+  *first = (int) x;
+  *second = (int) y;
+  return 1;
+}
+
+void tilemm_sim_faults_from_env (tilemm_sim_faults *faults)
+{
+  faults->fail_device = -1;
+  faults->fail_after = 0;
+  faults->slow_device = -1;
+  faults->slow_ms = 0;
+  env_pair ("TILEMM_SIMULATE_FAIL", &faults->fail_device, &faults->fail_after);
+  env_pair ("TILEMM_SIMULATE_SLOW", &faults->slow_device, &faults->slow_ms);
+}
+
+/* A whole number from the environment, or `fallback` when unset or not one in [lo, hi]. */
+static long env_long (const char *name, long fallback, long lo, long hi)
+{
+  const char *v = getenv (name);
+  if (!v || !*v)
+    return fallback;
+  char *end = NULL;
+  const long x = strtol (v, &end, 10);
+  return *end || x < lo || x > hi ? fallback : x;
+}
+
+/* TILEMM_EMU_IMMA: the int8 GEMM the benchmark and the tests ask for. */
+static tilemm_emu_gemm emu_gemm_from_env (void)
+{
+  const char *s = getenv ("TILEMM_EMU_IMMA");
+  if (s && !strcmp (s, "v2"))
+    return TILEMM_EMU_GEMM_V2;
+  if (s && !strcmp (s, "big"))
+    return TILEMM_EMU_GEMM_BIG;
+  if (s && !strcmp (s, "small"))
+    return TILEMM_EMU_GEMM_SMALL;
+  return TILEMM_EMU_GEMM_AUTO;
+}
+
+static int64_t ceil_div (int64_t a, int64_t b)
+{
+  return b > 0 ? (a + b - 1) / b : 0;
+}
+
+/* The moduli an emulated product may need: the explicit count, else the rule's most. */
+static int most_moduli (const tilemm_emu_options *emu)
+{
+  if (emu->moduli > 0)
+    return emu->moduli;
+  return emu->max_moduli > 0 ? emu->max_moduli : TILEMM_EMU_DEFAULT_MAX_MODULI;
+}
+
+/* The device limit of a product holding `bytes` on the GPU: a product larger than the memory the
+ * GPU has is cut into panels that fit it, so the limit is the smaller of the two. */
+static size_t limit_for (tilemm_backend backend, const tilemm_device_facts *gpu, double bytes,
+                         size_t asked)
+{
+  if (backend != TILEMM_BACKEND_CUDA || !tilemm_call_plan_needs_budget (bytes))
+    return asked;
+  const size_t budget = tilemm_facts_budget (gpu, gpu->current);
+  if (budget > 0 && bytes > (double) budget && (asked == 0 || asked > budget))
+    return budget;
+  return asked;
+}
+
+/* The smallest share of device memory one of `w`'s workers has, its device shared among the
+ * workers on it; 0 when not measured. */
+static size_t worker_share (const tilemm_device_facts *gpu, const tilemm_workers *w)
+{
+  size_t least = 0;
+  for (int i = 0; i < w->count; i++)
+    {
+      int sharing = 0;
+      for (int j = 0; j < w->count; j++)
+        sharing += w->device[j] == w->device[i];
+      const size_t budget = tilemm_facts_budget (gpu, w->device[i]);
+      const size_t share = budget / (size_t) (sharing > 0 ? sharing : 1);
+      if (budget > 0 && (least == 0 || share < least))
+        least = share > 0 ? share : 1;
+    }
+  return least;
+}
+
+static size_t smaller_limit (size_t a, size_t b)
+{
+  if (a == 0)
+    return b;
+  if (b == 0)
+    return a;
+  return a < b ? a : b;
+}
+
+/* The plans of the queue's panels: [in the last panel row][in the last panel column]. */
+static tilemm_status plan_subs (tilemm_call_plan *p, int whole_panels, size_t panel_limit)
+{
+  const tilemm_plan *q = &p->queue;
+  const int64_t rows = q->panel_rows < q->n ? q->panel_rows : q->n;
+  const int64_t cols = q->panel_cols < q->m ? q->panel_cols : q->m;
+  const int64_t last_rows = q->n - (ceil_div (q->n, rows > 0 ? rows : 1) - 1) * rows;
+  const int64_t last_cols = q->m - (ceil_div (q->m, cols > 0 ? cols : 1) - 1) * cols;
+  const tilemm_limits limits = { panel_limit };
+  for (int r = 0; r < 2; r++)
+    for (int c = 0; c < 2; c++)
+      {
+        const int64_t pr = r ? last_rows : rows, pc = c ? last_cols : cols;
+        tilemm_plan *sub = &p->sub[r][c];
+        if (q->m == 0 || q->n == 0 || pr < 1 || pc < 1)
+          {
+            *sub = *q;
+            continue;
+          }
+        if (whole_panels)
+          {
+            /* One piece: the panel's operands, their transposes and C at once, one launch. */
+            *sub = *q;
+            sub->n = sub->panel_rows = sub->step_rows = pr;
+            sub->m = sub->panel_cols = sub->step_cols = pc;
+            sub->slots = 1;
+          }
+        else
+          {
+            const tilemm_status status = tilemm_plan_for_panel (sub, q, pr, pc, &limits);
+            if (status != TILEMM_OK)
+              return status;
+          }
+      }
+  return TILEMM_OK;
+}
+
+/* The emulated precision's panels, workers and passes for the product p->m × p->n × p->k. */
+static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
+                                    const tilemm_emu_options *emu, size_t asked,
+                                    const tilemm_device_facts *gpu, size_t chunk_bytes,
+                                    const tilemm_workers *available)
+{
+  tilemm_status status
+    = tilemm_plan_make (&p->emu_panels, backend, p->type, p->m, p->n, p->k, NULL);
+  if (status != TILEMM_OK)
+    return status;
+  const size_t limit = limit_for (
+    backend, gpu,
+    tilemm_emu_panel_bytes (p->type, p->m, p->n, p->k, most_moduli (emu), p->op_a, p->op_b),
+    asked);
+  if ((status = tilemm_emu_plan_panels (&p->emu_panels, emu, p->op_a, p->op_b, limit))
+      != TILEMM_OK)
+    return status;
+  p->emu_queue = p->emu_panels;
+  p->emu_workers = 1;
+  p->emu_devices = *available;
+  if (p->simulated > 1)
+    for (int w = 0; w < p->simulated; w++)
+      p->emu_devices.device[w] = w;
+  const int count = p->simulated > 1 ? p->simulated : available->count;
+  if (count > 1)
+    p->emu_workers = tilemm_plan_workers (&p->emu_queue, &p->emu_panels, count,
+                                          p->simulated > 1 || p->devices_named);
+  if (p->emu_workers <= 1 && backend == TILEMM_BACKEND_CUDA && !p->devices_named)
+    p->emu_devices.device[0] = gpu->current >= 0 ? gpu->current : p->emu_devices.device[0];
+  p->emu_devices.count = p->emu_workers;
+  p->emu_one_pass = (p->emu_workers <= 1 && tilemm_plan_panel_count (&p->emu_panels) <= 1)
+                    || p->k == 0;
+  const int64_t panel_rows = p->emu_panels.panel_cols < p->m ? p->emu_panels.panel_cols : p->m;
+  const int64_t panel_cols = p->emu_panels.panel_rows < p->n ? p->emu_panels.panel_rows : p->n;
+  p->emu_block_cols = tilemm_emu_result_block_cols (p->type, panel_rows, panel_cols, chunk_bytes);
+  p->emu_gemm = emu_gemm_from_env ();
+  return TILEMM_OK;
+}
+
+/* The queue of the native plan's panels (call_plan.h). */
+tilemm_status tilemm_call_plan_queue (tilemm_call_plan *p, tilemm_backend backend,
+                                      const tilemm_device_facts *gpu)
+{
+  const int gpu_transposed
+    = backend == TILEMM_BACKEND_CUDA && (p->op_a != TILEMM_OP_NONE || p->op_b != TILEMM_OP_NONE);
+  const int several = backend == TILEMM_BACKEND_CUDA ? p->workers.count > 1 : p->simulated > 1;
+  size_t panel_limit = p->device_limit;
+  if (backend == TILEMM_BACKEND_CUDA && several)
+    panel_limit = smaller_limit (panel_limit, worker_share (gpu, &p->workers));
+  /* The queue: the workers' panels; one device runs the whole plan in one piece (its own panels
+   * and steps), except in whole panels, which it runs one after another. */
+  int count = 1;
+  p->queue = p->native;
+  if (several)
+    count = tilemm_plan_workers (&p->queue, &p->native,
+                                 backend == TILEMM_BACKEND_CUDA ? p->workers.count : p->simulated,
+                                 backend == TILEMM_BACKEND_CUDA ? p->devices_named : 1);
+  if (backend == TILEMM_BACKEND_CUDA)
+    {
+      /* One worker: the caller's device, or the one device the user named. */
+      if (count <= 1 && !p->devices_named)
+        p->workers.device[0] = gpu->current >= 0 ? gpu->current : p->workers.device[0];
+      p->workers.count = count;
+    }
+  else if (p->simulated > 1)
+    {
+      p->workers.count = count;
+      for (int w = 0; w < count; w++)
+        p->workers.device[w] = w;
+    }
+  else
+    {
+      p->workers.count = 1;
+      p->workers.device[0] = 0;
+    }
+  if (count <= 1 && !gpu_transposed)
+    {
+      p->queue.panel_rows = p->n > 0 ? p->n : 1;
+      p->queue.panel_cols = p->m > 0 ? p->m : 1;
+      for (int r = 0; r < 2; r++)
+        for (int c = 0; c < 2; c++)
+          p->sub[r][c] = p->native;
+      return TILEMM_OK;
+    }
+  return plan_subs (p, gpu_transposed, panel_limit);
+}
+
+/* The native product's plan, its queue of panels and their plans. */
+static tilemm_status plan_native (tilemm_call_plan *p, tilemm_backend backend,
+                                  const tilemm_device_facts *gpu)
+{
+  const int gpu_transposed
+    = backend == TILEMM_BACKEND_CUDA && (p->op_a != TILEMM_OP_NONE || p->op_b != TILEMM_OP_NONE);
+  const int several = backend == TILEMM_BACKEND_CUDA ? p->workers.count > 1 : p->simulated > 1;
+  /* Each panel fits its worker's share of its device as well as the product's limit. */
+  size_t panel_limit = p->device_limit;
+  if (backend == TILEMM_BACKEND_CUDA && several)
+    panel_limit = smaller_limit (panel_limit, worker_share (gpu, &p->workers));
+  const tilemm_limits limits = { gpu_transposed ? panel_limit : p->device_limit };
+  tilemm_status status
+    = gpu_transposed ? tilemm_plan_make_whole_panels (&p->native, backend, p->type, p->m, p->n,
+                                                      p->k, p->op_a, p->op_b, &limits)
+                     : tilemm_plan_make (&p->native, backend, p->type, p->m, p->n, p->k, &limits);
+  if (status != TILEMM_OK)
+    return status;
+  /* TILEMM_STEP_COLS, TILEMM_STEP_ROWS: a one-panel GPU product's steps (measurements). */
+  const int one_panel = p->native.panel_rows >= p->n && p->native.panel_cols >= p->m;
+  if (backend == TILEMM_BACKEND_CUDA && one_panel && !gpu_transposed && p->m > 0 && p->n > 0)
+    {
+      const int64_t sc = env_long ("TILEMM_STEP_COLS", 0, 0, 1L << 40);
+      const int64_t sr = env_long ("TILEMM_STEP_ROWS", 0, 0, 1L << 40);
+      if (sc > 0)
+        {
+          p->native.step_cols = sc < p->m ? sc : p->m;
+          p->native.slots = ceil_div (p->m, p->native.step_cols);
+        }
+      if (sr > 0)
+        p->native.step_rows = sr < p->n ? sr : p->n;
+    }
+  return tilemm_call_plan_queue (p, backend, gpu);
+}
+
+tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *route,
+                                     tilemm_backend backend, tilemm_op op_a, tilemm_op op_b,
+                                     int emulated, const tilemm_emu_options *emu,
+                                     const struct tilemm_options_s *options,
+                                     const tilemm_call_facts *facts, tilemm_error *err)
+{
+  memset (p, 0, sizeof *p);
+  p->type = route->compute_type;
+  p->m = route->a_as_pairs ? 2 * route->m : route->m;
+  p->n = route->n;
+  p->k = route->k;
+  p->op_a = op_a;
+  p->op_b = op_b;
+  if (route->b_split)
+    {
+      /* op(B)'s parts side by side, [re ±im] (k×2n): B transposed is copied stacked, so that
+       * its transpose is side by side (exec/run.c). */
+      p->split = TILEMM_SPLIT_B;
+      p->n = 2 * route->n;
+      p->op_b = op_b == TILEMM_OP_NONE ? TILEMM_OP_NONE : TILEMM_OP_TRANSPOSE;
+    }
+  else if (route->a_split)
+    {
+      p->split = TILEMM_SPLIT_A;
+      p->m = 2 * route->m;
+      p->op_a = TILEMM_OP_TRANSPOSE;
+    }
+  tilemm_sim_faults_from_env (&p->sim_faults);
+  const tilemm_device_facts *gpu = &facts->gpu;
+  if (backend == TILEMM_BACKEND_CUDA)
+    {
+      tilemm_status status
+        = tilemm_devices_of_call (options, gpu, &p->workers, &p->devices_named, err);
+      if (status != TILEMM_OK)
+        return status;
+      if (p->workers.count < 1)
+        {
+          p->workers.count = 1;
+          p->workers.device[0] = gpu->current >= 0 ? gpu->current : 0;
+        }
+      p->kernel_fallback = gpu->count > 0 && gpu->cc_major[0] < 8;
+      for (int i = 0; i < gpu->count; i++)
+        if (gpu->device[i] == gpu->current)
+          p->kernel_fallback = gpu->cc_major[i] < 8;
+    }
+  else
+    {
+      const int simulated = tilemm_simulated_of_call (options);
+      p->simulated = simulated > 1 ? simulated : 0;
+      p->workers.count = 1;
+      p->workers.device[0] = 0;
+    }
+  const double es = (double) tilemm_type_size (p->type);
+  p->device_limit = limit_for (backend, gpu,
+                               es * ((double) p->m * (double) p->k + (double) p->k * (double) p->n
+                                     + (double) p->m * (double) p->n),
+                               options->max_device_bytes);
+  const tilemm_workers available = p->workers;
+  tilemm_status status = plan_native (p, backend, gpu);
+  if (status == TILEMM_OK && emulated)
+    status = plan_emulated (p, backend, emu, options->max_device_bytes, gpu,
+                            gpu->staging_chunk_bytes, &available);
+  if (status != TILEMM_OK)
+    return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+  return TILEMM_OK;
+}
+
+tilemm_status tilemm_call_plan_part (tilemm_call_plan *part, const tilemm_call_plan *parent,
+                                     int64_t rows, int64_t cols, tilemm_error *err)
+{
+  (void) err;
+  *part = *parent;
+  part->m = rows;
+  part->n = cols;
+  part->op_a = part->op_b = TILEMM_OP_NONE;
+  part->split = TILEMM_SPLIT_NONE;
+  /* The parent's panels, workers and passes, cut to the part: the part is no larger, so panels
+   * of the parent's size fit the same limit. */
+  tilemm_plan *plans[] = { &part->native, &part->queue, &part->emu_panels, &part->emu_queue };
+  for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++)
+    {
+      tilemm_plan *q = plans[i];
+      q->m = rows;
+      q->n = cols;
+      if (q->panel_rows > cols)
+        q->panel_rows = cols > 0 ? cols : 1;
+      if (q->panel_cols > rows)
+        q->panel_cols = rows > 0 ? rows : 1;
+      if (q->step_rows > q->panel_rows)
+        q->step_rows = q->panel_rows;
+      if (q->step_cols > q->panel_cols)
+        q->step_cols = q->panel_cols;
+    }
+  /* Its native product (should its moduli not carry it) on the parent's first device, whole. */
+  part->workers.count = 1;
+  part->queue.panel_rows = cols > 0 ? cols : 1;
+  part->queue.panel_cols = rows > 0 ? rows : 1;
+  for (int r = 0; r < 2; r++)
+    for (int c = 0; c < 2; c++)
+      part->sub[r][c] = part->native;
+  if (part->emu_workers > 1 && tilemm_plan_panel_count (&part->emu_queue) < part->emu_workers)
+    part->emu_workers = (int) tilemm_plan_panel_count (&part->emu_queue);
+  if (part->emu_workers < 1)
+    part->emu_workers = 1;
+  part->emu_devices.count = part->emu_workers;
+  part->emu_one_pass = (part->emu_workers <= 1 && tilemm_plan_panel_count (&part->emu_panels) <= 1)
+                       || part->k == 0;
+  if (part->emu_block_cols > cols)
+    part->emu_block_cols = cols > 0 ? cols : 1;
+  return TILEMM_OK;
+}
+
+/* ---------------------------------------------------------------- in words */
+
+typedef struct {
+  char *buf;
+  size_t size, used;
+} text;
+
+static void say (text *t, const char *fmt, ...)
+{
+  if (t->used >= t->size)
+    return;
+  va_list ap;
+  va_start (ap, fmt);
+  const int n = vsnprintf (t->buf + t->used, t->size - t->used, fmt, ap);
+  va_end (ap);
+  if (n > 0)
+    t->used += (size_t) n < t->size - t->used ? (size_t) n : t->size - t->used - 1;
+}
+
+static const char *op_name (tilemm_op op)
+{
+  return op == TILEMM_OP_NONE ? "none" : op == TILEMM_OP_TRANSPOSE ? "transpose" : "ctranspose";
+}
+
+static void say_panels (text *t, const char *name, const tilemm_plan *q)
+{
+  say (t, "%s: %lld panel(s) of %lld x %lld (rows x cols of C)\n", name,
+       (long long) tilemm_plan_panel_count (q), (long long) q->panel_cols,
+       (long long) q->panel_rows);
+}
+
+void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backend, int emulated,
+                                const tilemm_emu_options *emu, char *buf, size_t size)
+{
+  text t = { buf, size, 0 };
+  if (size > 0)
+    buf[0] = '\0';
+  say (&t, "backend: %s\n", tilemm_backend_name (backend));
+  say (&t, "product: %s %lld x %lld x %lld, op_a %s, op_b %s%s\n", tilemm_type_name (p->type),
+       (long long) p->m, (long long) p->n, (long long) p->k, op_name (p->op_a), op_name (p->op_b),
+       p->split == TILEMM_SPLIT_B   ? ", B split into parts"
+       : p->split == TILEMM_SPLIT_A ? ", A split into parts"
+                                    : "");
+  say (&t, "precision: %s\n", emulated ? "emulated" : "native");
+  say (&t, "device_limit: %zu\n", p->device_limit);
+  say (&t, "variant: %d (tiles %d x %d x %d, pad %d)%s\n", p->native.variant, p->native.tile_rows,
+       p->native.tile_cols, p->native.tile_depth, p->native.pad,
+       p->kernel_fallback ? ", register-tiled fallback" : "");
+  say_panels (&t, "panels", &p->native);
+  say (&t, "steps: %lld x %lld, slots %lld\n", (long long) p->native.step_cols,
+       (long long) p->native.step_rows, (long long) p->native.slots);
+  say (&t, "workers: %d on", p->workers.count);
+  for (int w = 0; w < p->workers.count; w++)
+    say (&t, " %d", p->workers.device[w]);
+  say (&t, "%s%s\n", p->devices_named ? " (named)" : "",
+       p->simulated > 1 ? " (simulated devices)" : "");
+  say_panels (&t, "queue", &p->queue);
+  if (emulated)
+    {
+      say (&t, "emulated_rule: %s, moduli %s%d, target %d bits\n",
+           emu->moduli > 0                          ? "explicit"
+           : emu->rule == TILEMM_EMU_RULE_NATIVE ? "native-matching"
+                                                    : "certified",
+           emu->moduli > 0 ? "" : "at most ", most_moduli (emu), emu->target_bits);
+      say_panels (&t, "emulated_panels", &p->emu_panels);
+      say (&t, "emulated_passes: %s over %d worker(s)\n",
+           p->emu_one_pass ? "one (statistics, plan and product on data sent once)"
+                           : "two (statistics of every panel, then products)",
+           p->emu_workers);
+      say (&t, "emulated_gemm: %s\n",
+           p->emu_gemm == TILEMM_EMU_GEMM_V2      ? "v2"
+           : p->emu_gemm == TILEMM_EMU_GEMM_BIG   ? "big"
+           : p->emu_gemm == TILEMM_EMU_GEMM_SMALL ? "small"
+                                                  : "auto (wgmma where it runs, else v2)");
+      say (&t, "emulated_blocks: %lld columns\n", (long long) p->emu_block_cols);
+    }
+}

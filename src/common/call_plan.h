@@ -1,0 +1,128 @@
+/* call_plan.h — the plan of one call: every decision the executor follows, made once
+ * (call_plan.c), from the request, the options, the device model and the devices' facts.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ *
+ * The executor (src/exec/run.c) runs a call's plan and decides nothing: which backend, which
+ * product (the route's, complex operands read as pairs or split into parts), the kernel variant
+ * and its tiles, the panels under the device limit (native, emulated, transposed alike), the
+ * steps and slots of the GPU's pipeline, which devices and the queue of panels they drain, the
+ * plan of each panel, and for the emulated precision its rule, its panels, whether it runs in
+ * one pass or two, the int8 GEMM and the blocks C comes back in.  Only the moduli are left to
+ * the data: they are decided from the statistics by the one rule (tilemm_emu_decide), which the
+ * executor applies once per product.  tilemm_call_plan_describe prints every decision.
+ */
+#ifndef TILEMM_CALL_PLAN_H
+#define TILEMM_CALL_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "devices.h"
+#include "emulated.h"
+#include "tilemm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Simulated devices that misbehave, for tests (TILEMM_SIMULATE_FAIL="DEV[:AFTER]",
+ * TILEMM_SIMULATE_SLOW="DEV:MS", read once into the plan). */
+typedef struct {
+  int fail_device;    /* -1: none; else this device fails ...                  */
+  int fail_after;     /* ... after computing this many panels                   */
+  int slow_device;    /* -1: none; else this device pauses slow_ms before each panel */
+  int slow_ms;
+} tilemm_sim_faults;
+
+/* Defaults (no failure, no slow device), then the environment's. */
+void tilemm_sim_faults_from_env (tilemm_sim_faults *faults);
+
+/* The int8 GEMM of the emulated precision's products on the GPU. */
+typedef enum {
+  TILEMM_EMU_GEMM_AUTO = 0,  /* Hopper's wgmma kernel where it runs, else the mma.sync v2 */
+  TILEMM_EMU_GEMM_V2,
+  TILEMM_EMU_GEMM_BIG,
+  TILEMM_EMU_GEMM_SMALL
+} tilemm_emu_gemm;
+
+/* How a complex operand is handled where mtimes takes two real products (route.b_split,
+ * route.a_split): its parts copied apart into one real matrix, one real product, joined. */
+typedef enum { TILEMM_SPLIT_NONE = 0, TILEMM_SPLIT_B, TILEMM_SPLIT_A } tilemm_split;
+
+typedef struct {
+  /* The product the backends run: the route's, a complex A times a real B read as a real
+   * (2m)×k one, a split operand's parts side by side (n or m doubled, real). */
+  tilemm_type type;
+  int64_t m, n, k;
+  tilemm_op op_a, op_b;
+  tilemm_split split;
+  size_t device_limit;   /* device bytes one product may hold on one device: max_device_bytes,
+                            or the GPU's budget where the product would not fit it (the smaller
+                            of the two); 0: no limit                                        */
+  tilemm_plan native;    /* the native product: variant, tiles, panels under device_limit (a
+                            transposed product on the GPU in whole panels, each with its
+                            operands, their transposes and C on the device), steps, slots   */
+  /* Who runs it.  workers.count 1: one device, the caller's thread. */
+  int simulated;         /* the CPU's simulated devices (tests): their count, else 0         */
+  tilemm_sim_faults sim_faults;
+  int devices_named;     /* the user named the devices (every one that gets a panel works)   */
+  tilemm_workers workers;
+  tilemm_plan queue;     /* the queue's panels (panel_rows × panel_cols of Cᵀ) */
+  tilemm_plan sub[2][2]; /* the plan of a queue panel: [in the last panel row][in the last
+                            panel column] (their sizes differ only there)                   */
+  /* The emulated precision. */
+  tilemm_plan emu_panels;        /* its panels under device_limit (panel_rows, panel_cols)    */
+  int emu_workers;               /* workers of its passes (1: one device) ...                */
+  tilemm_workers emu_devices;    /* ... on these devices                                     */
+  tilemm_plan emu_queue;         /* their queue (tilemm_plan_workers of emu_panels)          */
+  int emu_one_pass;              /* one panel on one device: statistics, plan and product on
+                                    data uploaded once; else a pass of statistics over every
+                                    panel, the plan, a pass of products                      */
+  tilemm_emu_gemm emu_gemm;      /* TILEMM_EMU_IMMA, read once                               */
+  int64_t emu_block_cols;        /* the GPU brings C back in blocks of these many columns    */
+  int kernel_fallback;           /* the GPU runs the variant's register-tiled fallback (a
+                                    device below compute capability 8 has no FP64 MMA)       */
+} tilemm_call_plan;
+
+/* What the plan was made of besides the route and the options (src/exec/decide.c gathers it). */
+typedef struct {
+  tilemm_device_facts cpu, gpu;
+} tilemm_call_facts;
+
+/* The plan of a product of the route `route` (action COMPUTE) on `backend` with transposes
+ * op_a, op_b, emulated (with *emu) or not, under the options' limit, devices and simulated
+ * devices.  Pure: reads the facts, never a device; environment overrides are read here, once.
+ * TILEMM_EDEVMEM / TILEMM_ELIMIT when not even one panel fits; TILEMM_EOPTION for a device list
+ * that names a device there is not. */
+struct tilemm_options_s;
+tilemm_status tilemm_call_plan_make (tilemm_call_plan *plan, const tilemm_route *route,
+                                     tilemm_backend backend, tilemm_op op_a, tilemm_op op_b,
+                                     int emulated, const tilemm_emu_options *emu,
+                                     const struct tilemm_options_s *options,
+                                     const tilemm_call_facts *facts, tilemm_error *err);
+
+/* The queue of a plan whose native plan, workers, simulated devices, devices_named, ops and
+ * device_limit are set: how many workers run it, the queue's panels and their plans. */
+tilemm_status tilemm_call_plan_queue (tilemm_call_plan *plan, tilemm_backend backend,
+                                      const tilemm_device_facts *gpu);
+
+/* The plan of a part of a planned product (rows × cols of C, the same k: the finite block of an
+ * emulated product whose operands hold NaN or Inf), with every decision of `parent` kept. */
+tilemm_status tilemm_call_plan_part (tilemm_call_plan *part, const tilemm_call_plan *parent,
+                                     int64_t rows, int64_t cols, tilemm_error *err);
+
+/* Whether a product of `bytes` (its operands and result) is large enough that the plan needs
+ * the GPU's memory budget (tilemm_device_facts.budget). */
+int tilemm_call_plan_needs_budget (double bytes);
+
+/* The plan in words, one decision a line ("name: value"), into buf (truncated to size). */
+void tilemm_call_plan_describe (const tilemm_call_plan *plan, tilemm_backend backend,
+                                int emulated, const tilemm_emu_options *emu, char *buf,
+                                size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILEMM_CALL_PLAN_H */

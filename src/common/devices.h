@@ -1,0 +1,91 @@
+/* devices.h — who computes a product: the workers, and the facts about a backend's devices that
+ * a call's plan is made from.  Plain data, shared by every layer.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ *
+ * The executor (src/exec/) gathers the facts from the backends (src/cpu/, src/cuda/) once per
+ * call, before the plan; the plan (src/common/call_plan.c) reads only these facts, never a
+ * device, so it stays a pure function that any machine can test.
+ */
+#ifndef TILEMM_DEVICES_H
+#define TILEMM_DEVICES_H
+
+#include <stddef.h>
+
+#include "tilemm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The most workers one product uses (devices, or workers sharing a device). */
+#define TILEMM_MAX_WORKERS 16
+
+/* Who computes: `count` workers, worker i on device[i] (a CUDA ordinal, or a simulated device's
+ * number).  A device may appear more than once: its workers share it, each with its own stream
+ * and buffers (TILEMM_DEVICES="0,0" runs the multi-worker path on one GPU). */
+typedef struct {
+  int count;
+  int device[TILEMM_MAX_WORKERS];
+} tilemm_workers;
+
+/* The crossover (doc/tilemm.texi, "Several GPUs").  A worker is worth its fixed costs (its own
+ * copy of its panels' operands over its bus, a pipeline to fill and drain per panel) only when
+ * it gets at least TILEMM_MULTI_MIN_PANELS panels of at least tilemm_model_min_panel_flops each
+ * (device_model.h: ten times a panel's fixed cost at the kernels' rate).  The queue aims at
+ * TILEMM_MULTI_PANELS_PER_WORKER panels per worker, so a slower device ends at most about a
+ * quarter of its share late.  Estimates, to be tuned on a 2-GPU machine (bench/multi-gpu.sh). */
+#define TILEMM_MULTI_MIN_PANELS 2
+#define TILEMM_MULTI_PANELS_PER_WORKER 4
+
+/* What the executor tells the plan about one backend's devices (tilemm_backend_ops.facts). */
+typedef struct {
+  int usable;                          /* the backend can run here (its probe answered OK)  */
+  tilemm_status why_status;            /* ... else why not: its status ...                   */
+  char why[384];                       /* ... and detail                                     */
+  int total;                           /* devices seen, usable or not                        */
+  int count;                           /* usable devices, in ordinal order ...               */
+  int device[TILEMM_MAX_WORKERS];      /* ... their ordinals ...                             */
+  int cc_major[TILEMM_MAX_WORKERS];    /* ... and compute capabilities (major)               */
+  int current;                         /* the caller's device (-1: none)                     */
+  int budgets;                         /* 1 when budget[] was measured (large products only) */
+  size_t budget[TILEMM_MAX_WORKERS];   /* device bytes one product may hold on device[i]
+                                          now: its free memory plus what tilemm's workspaces
+                                          hold there, less a margin for the driver          */
+  size_t staging_chunk_bytes;          /* one pinned staging chunk (the GPU's bus unit)     */
+} tilemm_device_facts;
+
+/* How many of `available` workers the product `plan` (a plan for one device) gains from, and the
+ * queue's panels: *queue is the plan with panel_rows, panel_cols set to the queue's panels (in
+ * whole tiles).  With `named` set (the user named the devices), every worker is used that gets
+ * at least one panel of one tile; otherwise the crossover above decides.  Returns 1 when the
+ * product stays on one worker (then *queue is *plan).  Variants whose arithmetic depends on the
+ * launch's shape (the split-k one) are never split, so results stay bitwise.  Pure (plan.c). */
+int tilemm_plan_workers (tilemm_plan *queue, const tilemm_plan *plan, int available, int named);
+
+/* The plan of one queue panel (rows × cols of Cᵀ): the parent's kernel choice, its own steps
+ * and, under `limits` (may be NULL), its own panels (plan.c). */
+tilemm_status tilemm_plan_for_panel (tilemm_plan *sub, const tilemm_plan *parent, int64_t rows,
+                                     int64_t cols, const tilemm_limits *limits);
+
+/* The plan of a product the GPU runs in whole panels (transposed operands: each panel's A and B
+ * go up as stored and are transposed on the device, so a panel holds A's piece, B's piece, the
+ * transposed ones and C's piece at once): plan_make's variant and tiles, the largest panels
+ * (halving the longer side, whole tiles) that fit `limits`.  TILEMM_EDEVMEM when not even one
+ * element fits (plan.c). */
+tilemm_status tilemm_plan_make_whole_panels (tilemm_plan *plan, tilemm_backend backend,
+                                             tilemm_type type, int64_t m, int64_t n, int64_t k,
+                                             tilemm_op op_a, tilemm_op op_b,
+                                             const tilemm_limits *limits);
+
+/* Device bytes a whole panel of `plan` holds (tilemm_plan_make_whole_panels' model). */
+size_t tilemm_plan_whole_panel_bytes (const tilemm_plan *plan, tilemm_op op_a, tilemm_op op_b);
+
+/* The budget of device ordinal `device` in *facts (0 when not measured or not there). */
+size_t tilemm_facts_budget (const tilemm_device_facts *facts, int device);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILEMM_DEVICES_H */

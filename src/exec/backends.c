@@ -1,0 +1,45 @@
+/* backends.c — the backends this build has: the CPU's table always, the GPU's where src/cuda/ was
+ * linked in.  A build without CUDA has no table for it and nothing standing in for it: the
+ * reference below is weak, so it is simply NULL there.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "backend.h"
+
+extern const tilemm_backend_ops tilemm_cpu_backend_ops;
+/* Defined by src/cuda/backend_ops.cu in a build with CUDA. */
+extern const tilemm_backend_ops tilemm_cuda_backend_ops __attribute__ ((weak));
+
+const tilemm_backend_ops *tilemm_backend_find (tilemm_backend backend)
+{
+  switch (backend)
+    {
+    case TILEMM_BACKEND_CPU:
+      return &tilemm_cpu_backend_ops;
+    case TILEMM_BACKEND_CUDA:
+      return &tilemm_cuda_backend_ops ? &tilemm_cuda_backend_ops : NULL;
+    default:
+      return NULL;
+    }
+}
+
+static const char not_built[] =
+  "this tilemm was built without CUDA; reinstall it where the CUDA toolkit is found "
+  "(nvcc on PATH, in /usr/local/cuda, or named by CUDA_HOME or NVCC)";
+
+void tilemm_backend_facts (tilemm_backend backend, int with_budgets, tilemm_device_facts *facts)
+{
+  const tilemm_backend_ops *ops = tilemm_backend_find (backend);
+  if (ops)
+    {
+      ops->facts (with_budgets, facts);
+      return;
+    }
+  memset (facts, 0, sizeof *facts);
+  facts->current = -1;
+  facts->why_status = TILEMM_ENOGPU;
+  snprintf (facts->why, sizeof facts->why, "%s", not_built);
+}

@@ -1,0 +1,142 @@
+/* emulated_passes.c — the emulated precision (emulated.h) as the plan says: one pass on one
+ * device, or two passes over panels and devices, so that a product too large for one device's
+ * memory, or spread over several devices, keeps bitwise the result of the whole product.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ *
+ * The plan of an emulated product (its moduli and bit widths) is decided from statistics over
+ * every (row of A, column of B) pair; everything else a panel computes depends on its own rows of
+ * A and columns of B only (the exponents of a row or a column, its scaled integers and residues,
+ * its entries of C).  So a product in panels runs two passes over them: the statistics of every
+ * panel, merged (each a maximum, exact), give the whole product's plan; then every panel is
+ * computed under that plan.  One panel on one device is one pass: its data go up once.  Either
+ * way the moduli are decided by one rule, tilemm_emu_decide: here between the passes, and by the
+ * backend between the statistics and the product of its one pass.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "emulated_passes.h"
+#include "multi.h"
+
+tilemm_status tilemm_exec_emulated (tilemm_backend backend, const tilemm_call_plan *p,
+                                    const tilemm_emu_options *options, const tilemm_view *a,
+                                    const tilemm_view *b, const tilemm_view *c,
+                                    const tilemm_stop *stop, tilemm_emu_plan *used,
+                                    tilemm_error *err)
+{
+  static const tilemm_stop no_stop = { NULL, NULL };
+  if (!stop)
+    stop = &no_stop;
+  memset (used, 0, sizeof *used);
+  const int simulated = backend == TILEMM_BACKEND_CPU && p->simulated > 1 && !p->emu_one_pass;
+  const tilemm_backend_ops *ops = simulated ? &tilemm_sim_backend_ops : tilemm_backend_find (backend);
+  if (!ops)
+    {
+      tilemm_error why = { TILEMM_OK, "" };
+      tilemm_cuda_probe (&why);
+      return tilemm_error_set (err, TILEMM_ENOGPU, "%s", why.detail);
+    }
+  void *state = NULL;
+  tilemm_status status = ops->begin (p, &state, err);
+  if (status != TILEMM_OK)
+    return status;
+  if (p->emu_one_pass || c->rows == 0 || c->cols == 0)
+    {
+      const int device = p->emu_devices.count > 0 ? p->emu_devices.device[0] : 0;
+      status = ops->worker_start ? ops->worker_start (state, 0, device, err) : TILEMM_OK;
+      if (status == TILEMM_OK)
+        status = ops->emu_whole (state, 0, options, p->op_a, a, p->op_b, b, c, stop, used, err);
+      if (ops->worker_finish)
+        ops->worker_finish (state, 0, device, status != TILEMM_OK);
+      ops->end (state, status);
+      return status;
+    }
+  tilemm_emu_stats *stats = calloc (TILEMM_MAX_WORKERS, sizeof *stats);
+  if (!stats)
+    {
+      ops->end (state, TILEMM_ENOMEM);
+      return tilemm_error_set (err, TILEMM_ENOMEM, "%s", tilemm_strerror (TILEMM_ENOMEM));
+    }
+  tilemm_workers devices = p->emu_devices;
+  devices.count = p->emu_workers > 1 ? p->emu_workers : 1;
+  tilemm_job job;
+  memset (&job, 0, sizeof job);
+  job.ops = ops;
+  job.state = state;
+  job.kind = TILEMM_JOB_EMU_STATS;
+  job.op_a = p->op_a;
+  job.op_b = p->op_b;
+  job.a = a;
+  job.b = b;
+  job.c = c;
+  job.queue = p->emu_workers > 1 ? &p->emu_queue : &p->emu_panels;
+  job.workers = &devices;
+  job.emu_options = options;
+  job.emu_stats = stats;
+  status = tilemm_job_run (&job, stop, NULL, err);
+  if (status == TILEMM_OK)
+    {
+      tilemm_emu_stats merged;
+      memset (&merged, 0, sizeof merged);
+      merged.inner = tilemm_type_is_complex (p->type) ? 2 * p->k : p->k;
+      for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
+        tilemm_emu_stats_merge (&merged, &stats[w]);
+      if (merged.nonfinite)
+        used->verdict = TILEMM_EMU_NONFINITE;
+      else
+        tilemm_emu_decide (options, &merged, used);
+      if (used->verdict == TILEMM_EMU_OK)
+        {
+          job.kind = TILEMM_JOB_EMU_PRODUCT;
+          job.emu_plan = used;
+          status = tilemm_job_run (&job, stop, NULL, err);
+        }
+    }
+  free (stats);
+  ops->end (state, status);
+  return status;
+}
+
+tilemm_status tilemm_emu_multiply_panels (const tilemm_plan *plan,
+                                          const tilemm_emu_options *options,
+                                          const tilemm_workers *workers, int named, tilemm_op op_a,
+                                          const tilemm_view *a, tilemm_op op_b,
+                                          const tilemm_view *b, const tilemm_view *c,
+                                          const tilemm_stop *stop, tilemm_emu_plan *used,
+                                          tilemm_error *err)
+{
+  tilemm_call_plan p;
+  memset (&p, 0, sizeof p);
+  p.type = plan->type;
+  p.m = plan->m;
+  p.n = plan->n;
+  p.k = plan->k;
+  p.op_a = op_a;
+  p.op_b = op_b;
+  p.native = *plan;
+  p.emu_panels = *plan;
+  p.emu_queue = *plan;
+  p.emu_workers = 1;
+  p.devices_named = named;
+  tilemm_device_facts facts;
+  tilemm_backend_facts (plan->backend, 0, &facts);
+  p.emu_devices.count = 1;
+  p.emu_devices.device[0] = facts.current >= 0 ? facts.current : 0;
+  if (workers && workers->count > 1)
+    {
+      p.emu_devices = *workers;
+      if (plan->backend == TILEMM_BACKEND_CPU)
+        p.simulated = workers->count;
+      p.emu_workers = tilemm_plan_workers (&p.emu_queue, plan, workers->count, named);
+      p.emu_devices.count = p.emu_workers;
+    }
+  tilemm_sim_faults_from_env (&p.sim_faults);
+  p.emu_one_pass = (p.emu_workers <= 1 && tilemm_plan_panel_count (plan) <= 1) || plan->k == 0;
+  const int64_t rows = plan->panel_cols < plan->m ? plan->panel_cols : plan->m;
+  const int64_t cols = plan->panel_rows < plan->n ? plan->panel_rows : plan->n;
+  p.emu_block_cols = tilemm_emu_result_block_cols (plan->type, rows, cols,
+                                                   facts.staging_chunk_bytes);
+  return tilemm_exec_emulated (plan->backend, &p, options, a, b, c, stop, used, err);
+}

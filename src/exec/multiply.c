@@ -1,0 +1,70 @@
+/* multiply.c — the low-level entry of tilemm.h (tilemm_multiply and its forms): check the
+ * operands, then run the given plan through its backend's table, on one device.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#include "backend.h"
+#include "multi.h"
+#include "tilemm.h"
+
+#include <string.h>
+
+tilemm_status tilemm_multiply (const tilemm_plan *plan, const tilemm_view *a, const tilemm_view *b,
+                               const tilemm_view *c, tilemm_error *err)
+{
+  return tilemm_multiply_op_stoppable (plan, TILEMM_OP_NONE, a, TILEMM_OP_NONE, b, c, NULL, err);
+}
+
+tilemm_status tilemm_multiply_stoppable (const tilemm_plan *plan, const tilemm_view *a,
+                                         const tilemm_view *b, const tilemm_view *c,
+                                         const tilemm_stop *stop, tilemm_error *err)
+{
+  return tilemm_multiply_op_stoppable (plan, TILEMM_OP_NONE, a, TILEMM_OP_NONE, b, c, stop, err);
+}
+
+tilemm_status tilemm_multiply_op (const tilemm_plan *plan, tilemm_op op_a, const tilemm_view *a,
+                                  tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
+                                  tilemm_error *err)
+{
+  return tilemm_multiply_op_stoppable (plan, op_a, a, op_b, b, c, NULL, err);
+}
+
+tilemm_status tilemm_multiply_op_stoppable (const tilemm_plan *plan, tilemm_op op_a,
+                                            const tilemm_view *a, tilemm_op op_b,
+                                            const tilemm_view *b, const tilemm_view *c,
+                                            const tilemm_stop *stop, tilemm_error *err)
+{
+  tilemm_status status = tilemm_check_operands_op (plan, op_a, a, op_b, b, c);
+  if (status != TILEMM_OK)
+    return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+  if (plan->m == 0 || plan->n == 0)
+    return tilemm_error_set (err, TILEMM_OK, NULL);
+  const tilemm_backend_ops *ops = tilemm_backend_find (plan->backend);
+  if (!ops)
+    {
+      tilemm_error probe = { TILEMM_OK, "" };
+      tilemm_cuda_probe (&probe);
+      return tilemm_error_set (err, plan->backend == TILEMM_BACKEND_CUDA ? TILEMM_ENOGPU
+                                                                         : TILEMM_EBACKEND,
+                               "%s", probe.detail[0] ? probe.detail : "no such backend");
+    }
+  /* One device, the whole plan: the backend runs its panels and steps (a transposed product on
+   * the GPU, which it runs in whole panels, through the queue of the plan's panels). */
+  tilemm_call_plan run;
+  memset (&run, 0, sizeof run);
+  run.type = plan->type;
+  run.m = plan->m;
+  run.n = plan->n;
+  run.k = plan->k;
+  run.op_a = op_a;
+  run.op_b = op_b;
+  run.native = *plan;
+  run.workers.count = 1;
+  run.workers.device[0] = tilemm_cuda_current_device () >= 0 ? tilemm_cuda_current_device () : 0;
+  tilemm_device_facts none;
+  memset (&none, 0, sizeof none);
+  none.current = run.workers.device[0];
+  if ((status = tilemm_call_plan_queue (&run, plan->backend, &none)) != TILEMM_OK)
+    return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+  return tilemm_exec_native (plan->backend, &run, a, b, c, stop, NULL, err);
+}
