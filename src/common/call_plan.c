@@ -133,6 +133,21 @@ static size_t worker_share (const tilemm_device_facts *gpu, const tilemm_workers
   return least;
 }
 
+/* The product's limit holds for each device: workers sharing one split it. */
+static size_t shared_limit (size_t limit, const tilemm_workers *w)
+{
+  int most = 1;
+  for (int i = 0; i < w->count; i++)
+    {
+      int sharing = 0;
+      for (int j = 0; j < w->count; j++)
+        sharing += w->device[j] == w->device[i];
+      if (sharing > most)
+        most = sharing;
+    }
+  return limit / (size_t) most;
+}
+
 static size_t smaller_limit (size_t a, size_t b)
 {
   if (a == 0)
@@ -227,7 +242,8 @@ tilemm_status tilemm_call_plan_queue (tilemm_call_plan *p, tilemm_backend backen
   const int several = backend == TILEMM_BACKEND_CUDA ? p->workers.count > 1 : p->simulated > 1;
   size_t panel_limit = p->device_limit;
   if (backend == TILEMM_BACKEND_CUDA && several)
-    panel_limit = smaller_limit (panel_limit, worker_share (gpu, &p->workers));
+    panel_limit = smaller_limit (shared_limit (panel_limit, &p->workers),
+                                 worker_share (gpu, &p->workers));
   /* The queue: the workers' panels; one device runs the whole plan in one piece (its own panels
    * and steps), except in whole panels, which it runs one after another. */
   int count = 1;
@@ -276,7 +292,8 @@ static tilemm_status plan_native (tilemm_call_plan *p, tilemm_backend backend,
   /* Each panel fits its worker's share of its device as well as the product's limit. */
   size_t panel_limit = p->device_limit;
   if (backend == TILEMM_BACKEND_CUDA && several)
-    panel_limit = smaller_limit (panel_limit, worker_share (gpu, &p->workers));
+    panel_limit = smaller_limit (shared_limit (panel_limit, &p->workers),
+                                 worker_share (gpu, &p->workers));
   const tilemm_limits limits = { gpu_transposed ? panel_limit : p->device_limit };
   tilemm_status status
     = gpu_transposed ? tilemm_plan_make_whole_panels (&p->native, backend, p->type, p->m, p->n,

@@ -85,6 +85,17 @@ typedef struct {
                                     device below compute capability 8 has no FP64 MMA)       */
 } tilemm_call_plan;
 
+/* What the executor ran for one call (where a host asks: tilemm_options.report): the workers
+ * that ran and the panels each took, the queue's panels, and the emulated passes.  For tests
+ * that the executor followed the plan. */
+typedef struct {
+  int workers;                       /* workers that ran the native product (0: none ran) */
+  int64_t panels;                    /* panels in its queue                                */
+  int64_t done[TILEMM_MAX_WORKERS];  /* panels each worker computed                        */
+  int emu_passes;                    /* emulated passes run: 1 or 2 (0: none)              */
+  int emu_workers;                   /* workers of the last emulated pass                  */
+} tilemm_run_report;
+
 /* What the plan was made of besides the route and the options (src/exec/decide.c gathers it). */
 typedef struct {
   tilemm_device_facts cpu, gpu;

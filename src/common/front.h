@@ -62,6 +62,8 @@ typedef struct tilemm_options_s {
                                 so TILEMM_SIMULATE_DEVICES; 0 or 1: none                     */
   tilemm_notice *notice;     /* not a user option: where a call leaves a warning for the host
                                 to raise (NULL: nowhere)                                     */
+  tilemm_run_report *report; /* not a user option: where tilemm_run says what it ran (tests;
+                                NULL: nowhere)                                               */
 } tilemm_options;
 
 /* An option value as a front end sees it: a string, a real scalar, or something else. */

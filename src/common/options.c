@@ -26,6 +26,7 @@ void tilemm_options_init (tilemm_options *options)
   options->devices.count = 0;
   options->simulate_devices = -1;
   options->notice = NULL;
+  options->report = NULL;
 }
 
 static int same_ignoring_case (const char *a, const char *b)

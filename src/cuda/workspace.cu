@@ -196,10 +196,25 @@ tilemm_status workspace_reserve (const size_t bytes[NBUF], size_t ring, tilemm_e
           CUDA_TRY (cudaEventCreateWithFlags (&ws.ring[r][i], cudaEventDisableTiming),
                     "cudaEventCreate");
     }
+  /* Buffers only grow, so that repeated products allocate nothing; but when one must grow, every
+   * buffer is made this product's own size, so that what the workspace holds is at most one
+   * panel's need (buffers grown by different panels would otherwise add up past the limit every
+   * panel's plan keeps). */
+  bool grow = false;
+  for (int i = 0; i < NBUF; i++)
+    grow = grow || ws.capacity[i] < bytes[i];
   for (int i = 0; i < NBUF; i++)
     {
-      if (ws.capacity[i] >= bytes[i])
+      if (ws.capacity[i] >= bytes[i] && !(grow && ws.capacity[i] > bytes[i]))
         continue;
+      if (bytes[i] == 0)
+        {
+          void *old = ws.buffer[i];
+          ws.buffer[i] = nullptr;
+          ws.capacity[i] = 0;
+          CUDA_TRY (cudaFree (old), "cudaFree(%s)", buffer_name[i]);
+          continue;
+        }
       if (ws.buffer[i]) /* free first: growing needs the old bytes no more */
         {
           void *old = ws.buffer[i];

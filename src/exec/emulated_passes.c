@@ -24,12 +24,17 @@ tilemm_status tilemm_exec_emulated (tilemm_backend backend, const tilemm_call_pl
                                     const tilemm_emu_options *options, const tilemm_view *a,
                                     const tilemm_view *b, const tilemm_view *c,
                                     const tilemm_stop *stop, tilemm_emu_plan *used,
-                                    tilemm_error *err)
+                                    tilemm_run_report *ran, tilemm_error *err)
 {
   static const tilemm_stop no_stop = { NULL, NULL };
   if (!stop)
     stop = &no_stop;
   memset (used, 0, sizeof *used);
+  tilemm_run_report none;
+  if (!ran)
+    ran = &none;
+  ran->emu_passes = 0;
+  ran->emu_workers = 0;
   const int simulated = backend == TILEMM_BACKEND_CPU && p->simulated > 1 && !p->emu_one_pass;
   const tilemm_backend_ops *ops = simulated ? &tilemm_sim_backend_ops : tilemm_backend_find (backend);
   if (!ops)
@@ -48,6 +53,8 @@ tilemm_status tilemm_exec_emulated (tilemm_backend backend, const tilemm_call_pl
       status = ops->worker_start ? ops->worker_start (state, 0, device, err) : TILEMM_OK;
       if (status == TILEMM_OK)
         status = ops->emu_whole (state, 0, options, p->op_a, a, p->op_b, b, c, stop, used, err);
+      ran->emu_passes = 1;
+      ran->emu_workers = 1;
       if (ops->worker_finish)
         ops->worker_finish (state, 0, device, status != TILEMM_OK);
       ops->end (state, status);
@@ -75,7 +82,10 @@ tilemm_status tilemm_exec_emulated (tilemm_backend backend, const tilemm_call_pl
   job.workers = &devices;
   job.emu_options = options;
   job.emu_stats = stats;
-  status = tilemm_job_run (&job, stop, NULL, err);
+  tilemm_multi_report report;
+  status = tilemm_job_run (&job, stop, &report, err);
+  ran->emu_passes = 1;
+  ran->emu_workers = report.workers;
   if (status == TILEMM_OK)
     {
       tilemm_emu_stats merged;
@@ -91,7 +101,9 @@ tilemm_status tilemm_exec_emulated (tilemm_backend backend, const tilemm_call_pl
         {
           job.kind = TILEMM_JOB_EMU_PRODUCT;
           job.emu_plan = used;
-          status = tilemm_job_run (&job, stop, NULL, err);
+          status = tilemm_job_run (&job, stop, &report, err);
+          ran->emu_passes = 2;
+          ran->emu_workers = report.workers;
         }
     }
   free (stats);
@@ -138,5 +150,5 @@ tilemm_status tilemm_emu_multiply_panels (const tilemm_plan *plan,
   const int64_t cols = plan->panel_rows < plan->n ? plan->panel_rows : plan->n;
   p.emu_block_cols = tilemm_emu_result_block_cols (plan->type, rows, cols,
                                                    facts.staging_chunk_bytes);
-  return tilemm_exec_emulated (plan->backend, &p, options, a, b, c, stop, used, err);
+  return tilemm_exec_emulated (plan->backend, &p, options, a, b, c, stop, used, NULL, err);
 }

@@ -16,12 +16,12 @@ extern "C" {
 /* C = op_a(A)·op_b(B) (the plan's ops; a and b as stored) in emulated precision with *options,
  * in the plan's panels, passes and workers on `backend`.  *used: the plan the moduli were
  * decided into; C is untouched unless its verdict is TILEMM_EMU_OK (NONFINITE, RANGE: the
- * caller goes on as run.c does). */
+ * caller goes on as run.c does).  *ran (may be NULL): the passes run and the workers of the last. */
 tilemm_status tilemm_exec_emulated (tilemm_backend backend, const tilemm_call_plan *plan,
                                     const tilemm_emu_options *options, const tilemm_view *a,
                                     const tilemm_view *b, const tilemm_view *c,
                                     const tilemm_stop *stop, tilemm_emu_plan *used,
-                                    tilemm_error *err);
+                                    tilemm_run_report *ran, tilemm_error *err);
 
 /* The emulated product over the panels of a given low-level `plan` and `workers` (may be NULL;
  * `named` as tilemm_plan_workers): a plan of the call made around them, then

@@ -158,7 +158,7 @@ static tilemm_status emulate (const tilemm_decision *decision, const tilemm_call
   *verdict = TILEMM_EMU_OK;
   tilemm_emu_plan used;
   tilemm_status status = tilemm_exec_emulated (decision->backend, plan, &decision->emu, a, b, c,
-                                               &options->stop, &used, err);
+                                               &options->stop, &used, options->report, err);
   if (status == TILEMM_OK && used.verdict == TILEMM_EMU_NONFINITE)
     *verdict = TILEMM_EMU_NONFINITE;
   if (status != TILEMM_OK || used.verdict != TILEMM_EMU_RANGE)
@@ -375,5 +375,14 @@ static tilemm_status run_real (const tilemm_decision *decision, const tilemm_opt
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
   if (decision->emulated)
     return run_emulated (decision, options, &va, &vb, &vc, err);
-  return tilemm_exec_native (decision->backend, p, &va, &vb, &vc, &options->stop, NULL, err);
+  tilemm_multi_report ran;
+  status = tilemm_exec_native (decision->backend, p, &va, &vb, &vc, &options->stop, &ran, err);
+  if (options->report)
+    {
+      options->report->workers = ran.workers;
+      options->report->panels = ran.panels;
+      for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
+        options->report->done[w] = ran.done[w];
+    }
+  return status;
 }

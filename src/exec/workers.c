@@ -270,11 +270,13 @@ tilemm_status tilemm_job_run (const tilemm_job *job, const tilemm_stop *stop,
                                (long long) total, (long long) run.panels);
   else
     tilemm_error_set (err, TILEMM_OK, NULL);
-  /* Every worker has stopped: free what each holds (all of it when the product failed). */
+  /* Every worker has stopped: free what each holds when the product failed (a stopped one keeps
+   * it, consistent, for the next call: the backend's end drains it). */
   if (job->ops->worker_finish)
     for (int w = 0; w < count; w++)
       if (run.started[w])
-        job->ops->worker_finish (job->state, w, job->workers->device[w], status != TILEMM_OK);
+        job->ops->worker_finish (job->state, w, job->workers->device[w],
+                                 status != TILEMM_OK && status != TILEMM_EINTERRUPTED);
   pthread_cond_destroy (&run.changed);
   pthread_mutex_destroy (&run.lock);
   if (report)

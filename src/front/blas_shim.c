@@ -241,7 +241,9 @@ static tilemm_backend choose_backend (const char *routine, tilemm_type type, int
         }
       return TILEMM_BACKEND_CUDA;
     }
-  return tilemm_gpu_if_it_pays (type, m, n, k);
+  return tilemm_plan_gpu_pays (type, m, n, k) && tilemm_cuda_probe (NULL) == TILEMM_OK
+           ? TILEMM_BACKEND_CUDA
+           : TILEMM_BACKEND_CPU;
 }
 
 /* ---------------------------------------------------------------- ?gemm */
@@ -302,9 +304,7 @@ static void gemm (int routine, tilemm_type type, const char *srname, const char 
                                                                       : TILEMM_OP_TRANSPOSE;
   const tilemm_backend backend = choose_backend (srname, type, m, n, k);
   /* The GPU streams a plain product in panels that fit its memory (the front ends' rule). */
-  const tilemm_limits limits = { tilemm_device_limit (
-    backend, (double) tilemm_type_size (type) * ((double) m * k + (double) k * n + (double) m * n),
-    0) };
+  const tilemm_limits limits = { 0 };
   const int in_place = is_zero (beta);
   void *scratch = NULL;
   if (!in_place && !(scratch = malloc ((size_t) m * (size_t) n * tilemm_type_size (type))))

@@ -1,23 +1,12 @@
-/* tests/mock_cuda/cuda_op_none.c — test_pipeline tests the streaming pipeline of src/cuda/
- * on a stand-in CUDA runtime; the device transpose (transpose.cu) and the emulated precision's
- * device side (emulated_cuda.cu), which launch kernels of their own, are not part of it, so they
- * answer TILEMM_ENOGPU there.
+/* tests/mock_cuda/cuda_op_none.c — test_pipeline tests the host side of src/cuda/ on a
+ * stand-in CUDA runtime; the emulated precision's device side (emulated_cuda.cu), which launches
+ * kernels of its own, is not part of it, so it answers TILEMM_ENOGPU there.  (The device
+ * transpose has a stand-in: mock_kernels.cc.)
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
 #include "backend.h"
 #include "emulated_cuda.h"
-#include "transpose.h"
-
-/* The device transpose (transpose.cu): transposed products are not part of the pipeline test. */
-tilemm_status tilemm_cuda_transpose (tilemm_type type, int conjugate, const void *src,
-                                     int64_t rows, int64_t cols, int64_t ld_src, void *dst,
-                                     int64_t ld_dst, cudaStream_t stream, tilemm_error *err)
-{
-  (void) type; (void) conjugate; (void) src; (void) rows; (void) cols; (void) ld_src; (void) dst;
-  (void) ld_dst; (void) stream;
-  return tilemm_error_set (err, TILEMM_ENOGPU, "transposed operands: not in the pipeline test");
-}
 
 /* The emulated precision's device side: the executor (src/cuda/) links against these. */
 tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options, tilemm_type type, int64_t m,

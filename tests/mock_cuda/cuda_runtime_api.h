@@ -86,6 +86,16 @@ size_t mock_cuda_pinned_bytes (void);
 int mock_cuda_live_objects (void);
 /* Makes the next cudaMalloc of at least `bytes` bytes fail (0: none). */
 void mock_cuda_fail_malloc_over (size_t bytes);
+/* The device's memory (0: the default, 1 GiB): cudaMemGetInfo's total, and the most that
+ * cudaMalloc gives out (beyond it, cudaErrorMemoryAllocation). */
+void mock_cuda_set_memory (size_t bytes);
+/* The most device bytes ever held since the last reset, and the reset (to what is held now). */
+size_t mock_cuda_peak_bytes (void);
+void mock_cuda_reset_peak (void);
+/* Launches of the stand-in kernel per variant (1..16) since the start, and the device
+ * transposes (mock_kernels.cc). */
+unsigned long long mock_kernels_launches (int variant);
+unsigned long long mock_kernels_transposes (void);
 /* Operations run so far, and the most that were ever queued at once on all streams. */
 unsigned long long mock_cuda_ops_run (void);
 /* Operations enqueued on all streams and not yet run (0: the device is idle). */

@@ -52,6 +52,11 @@ std::map<void *, size_t> device_blocks, pinned_blocks;
 std::recursive_mutex mock_mutex;
 unsigned long long rng = 88172645463325252ull, ops_run = 0;
 size_t fail_over = 0;
+// The device's memory: what cudaMemGetInfo reports as total, and a cudaMalloc that would take the
+// held bytes past it fails (as a real device's would); the most ever held (tests sample it).
+size_t memory_total = (size_t) 1 << 30;
+size_t device_peak = 0;
+size_t device_held = 0;
 
 unsigned long long next_random ()
 {
@@ -163,7 +168,7 @@ cudaError_t cudaGetDeviceProperties (struct cudaDeviceProp *p, int d)
     return cudaErrorInvalidValue;
   memset (p, 0, sizeof *p);
   strcpy (p->name, "mock GPU");
-  p->totalGlobalMem = (size_t) 1 << 30;
+  p->totalGlobalMem = memory_total;
   p->major = 9;
   p->minor = 0;
   p->multiProcessorCount = 132;
@@ -172,8 +177,9 @@ cudaError_t cudaGetDeviceProperties (struct cudaDeviceProp *p, int d)
 cudaError_t cudaMemGetInfo (size_t *free_bytes, size_t *total_bytes)
 {
   std::lock_guard<std::recursive_mutex> lock (mock_mutex);
-  *total_bytes = (size_t) 1 << 30;
-  *free_bytes = *total_bytes - mock_cuda_device_bytes ();
+  *total_bytes = memory_total;
+  const size_t held = mock_cuda_device_bytes ();
+  *free_bytes = held < memory_total ? memory_total - held : 0;
   return cudaSuccess;
 }
 cudaError_t cudaDeviceSynchronize (void)
@@ -198,11 +204,16 @@ cudaError_t cudaMalloc (void **p, size_t bytes)
       fail_over = 0;
       return cudaErrorMemoryAllocation;
     }
+  if (device_held + bytes > memory_total)
+    return cudaErrorMemoryAllocation;
   *p = malloc (bytes ? bytes : 1);
   if (!*p)
     return cudaErrorMemoryAllocation;
   memset (*p, 0xFF, bytes); // NaN everywhere: data never written shows
   device_blocks[*p] = bytes;
+  device_held += bytes;
+  if (device_held > device_peak)
+    device_peak = device_held;
   return cudaSuccess;
 }
 cudaError_t cudaFree (void *p)
@@ -210,8 +221,11 @@ cudaError_t cudaFree (void *p)
   std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   if (!p)
     return cudaSuccess;
-  if (!device_blocks.erase (p))
+  auto found = device_blocks.find (p);
+  if (found == device_blocks.end ())
     return cudaErrorInvalidValue;
+  device_held -= found->second;
+  device_blocks.erase (found);
   free (p);
   return cudaSuccess;
 }
@@ -392,6 +406,21 @@ size_t mock_cuda_pinned_bytes (void)
 }
 int mock_cuda_live_objects (void) { return (int) (streams.size () + events.size ()); }
 void mock_cuda_fail_malloc_over (size_t bytes) { fail_over = bytes; }
+void mock_cuda_set_memory (size_t bytes)
+{
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
+  memory_total = bytes ? bytes : (size_t) 1 << 30;
+}
+size_t mock_cuda_peak_bytes (void)
+{
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
+  return device_peak;
+}
+void mock_cuda_reset_peak (void)
+{
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
+  device_peak = device_held;
+}
 unsigned long long mock_cuda_ops_run (void) { return ops_run; }
 size_t mock_cuda_pending_ops (void)
 {

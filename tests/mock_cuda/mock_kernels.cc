@@ -11,6 +11,7 @@
 #include "fault.h"
 #include "kernels.h"
 #include "tilemm.h"
+#include "transpose.h"
 
 namespace
 {
@@ -48,7 +49,71 @@ void run_launch (void *arg)
 }
 
 std::atomic<int> launches_bad (0); // workers launch from their own threads
+std::atomic<unsigned long long> launches[17];
+std::atomic<unsigned long long> transposes (0);
+
+// The device transpose (src/kernels/transpose.cu) on the host: dst (cols×rows, ld_dst) =
+// src (rows×cols, ld_src) transposed, conjugated when asked; run in stream order.
+struct transpose_job
+{
+  tilemm_type type;
+  int conjugate;
+  const void *src;
+  int64_t rows, cols, ld_src;
+  void *dst;
+  int64_t ld_dst;
+};
+
+template <typename T> void transpose_as (const transpose_job &t, bool complex_type)
+{
+  const T *src = (const T *) t.src;
+  T *dst = (T *) t.dst;
+  const int parts = complex_type ? 2 : 1;
+  for (int64_t j = 0; j < t.cols; j++)
+    for (int64_t i = 0; i < t.rows; i++)
+      for (int p = 0; p < parts; p++)
+        {
+          const T x = src[parts * (i + j * t.ld_src) + p];
+          dst[parts * (j + i * t.ld_dst) + p] = p == 1 && t.conjugate ? -x : x;
+        }
+}
+
+void run_transpose (void *arg)
+{
+  transpose_job *t = (transpose_job *) arg;
+  switch (t->type)
+    {
+    case TILEMM_SINGLE: transpose_as<float> (*t, false); break;
+    case TILEMM_DOUBLE: transpose_as<double> (*t, false); break;
+    case TILEMM_COMPLEX_SINGLE: transpose_as<float> (*t, true); break;
+    default: transpose_as<double> (*t, true); break;
+    }
+  delete t;
+}
 } // namespace
+
+extern "C" tilemm_status tilemm_cuda_transpose (tilemm_type type, int conjugate, const void *src,
+                                                int64_t rows, int64_t cols, int64_t ld_src,
+                                                void *dst, int64_t ld_dst, cudaStream_t stream,
+                                                tilemm_error *err)
+{
+  if (rows < 0 || cols < 0 || ld_src < (rows > 1 ? rows : 1) || ld_dst < (cols > 1 ? cols : 1))
+    return tilemm_error_set (err, TILEMM_EINVAL, "stand-in transpose: bad sizes");
+  transposes++;
+  mock_cuda_enqueue (stream, run_transpose,
+                     new transpose_job{ type, conjugate, src, rows, cols, ld_src, dst, ld_dst });
+  return TILEMM_OK;
+}
+
+extern "C" unsigned long long mock_kernels_launches (int variant)
+{
+  return variant >= 1 && variant <= 16 ? launches[variant].load () : 0;
+}
+
+extern "C" unsigned long long mock_kernels_transposes (void)
+{
+  return transposes;
+}
 
 extern "C" tilemm_status tilemm_cuda_launch (int variant, tilemm_type type, tilemm_matrix c,
                                              tilemm_matrix x, tilemm_matrix y,
@@ -66,6 +131,7 @@ extern "C" tilemm_status tilemm_cuda_launch (int variant, tilemm_type type, tile
       launches_bad++;
       return tilemm_error_set (err, TILEMM_ESHAPE, "bad launch shapes");
     }
+  launches[variant]++;
   mock_cuda_enqueue (stream, run_launch, new launch{ type, c, x, y });
   return TILEMM_OK;
 }

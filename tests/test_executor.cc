@@ -1,0 +1,266 @@
+// test_executor.cc — every kind of product under a device limit of a quarter of its data gives
+// bitwise the unlimited result, holds no more device memory than the limit, and runs what its
+// plan says; on the stand-in CUDA runtime (tests/mock_cuda), so CI runs the GPU's executor.
+//
+// Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+//
+// The grid: native and emulated, A and B as stored or transposed (none, transpose, ctranspose on
+// each side), real and complex (and a real times a complex operand, which the route may split),
+// whole or under a quarter of the data, on one device or three (GPU workers sharing the stand-in
+// device, or simulated CPU devices).  Each call goes through the front ends' path (tilemm_decide_op,
+// then tilemm_run).  The stand-in runtime refuses an allocation beyond its memory; a GPU product's
+// peak of device memory is read from it.  The emulated precision runs on the CPU backend here
+// (its device side is not part of the stand-in): whole, in panels under the limit, over three
+// simulated devices.
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vector>
+
+#include <cuda_runtime_api.h> /* the stand-in's own test hooks */
+
+#include "backend.h"
+#include "check.h"
+#include "front.h"
+#include "tilemm.h"
+
+namespace
+{
+unsigned long long seed_state = 0x9E3779B97F4A7C15ull;
+double uniform ()
+{
+  seed_state ^= seed_state >> 12;
+  seed_state ^= seed_state << 25;
+  seed_state ^= seed_state >> 27;
+  return (double) ((seed_state * 0x2545F4914F6CDD1Dull) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+// Fresh random data of `count` reals (float or double).
+std::vector<unsigned char> random_data (size_t count, bool single)
+{
+  std::vector<unsigned char> v (count * (single ? 4 : 8));
+  for (size_t i = 0; i < count; i++)
+    {
+      const double x = uniform ();
+      if (single)
+        ((float *) v.data ())[i] = (float) x;
+      else
+        ((double *) v.data ())[i] = x;
+    }
+  return v;
+}
+
+const char *op_name (tilemm_op op)
+{
+  return op == TILEMM_OP_NONE ? "N" : op == TILEMM_OP_TRANSPOSE ? "T" : "C";
+}
+
+struct operands
+{
+  tilemm_operand a, b;
+  std::vector<unsigned char> da, db;
+};
+
+// A (m×k after op_a) and B (k×n after op_b) as stored, of the class and complexity asked.
+operands make (bool single, bool a_complex, bool b_complex, int64_t m, int64_t n, int64_t k,
+               tilemm_op op_a, tilemm_op op_b)
+{
+  operands x;
+  const tilemm_class cls = single ? TILEMM_CLASS_SINGLE : TILEMM_CLASS_DOUBLE;
+  const int64_t ar = op_a == TILEMM_OP_NONE ? m : k, ac = op_a == TILEMM_OP_NONE ? k : m;
+  const int64_t br = op_b == TILEMM_OP_NONE ? k : n, bc = op_b == TILEMM_OP_NONE ? n : k;
+  x.a = { cls, a_complex, 0, 2, ar, ac, 0, NULL, 0 };
+  x.b = { cls, b_complex, 0, 2, br, bc, 0, NULL, 0 };
+  x.da = random_data ((size_t) (ar * ac) * (a_complex ? 2 : 1), single);
+  x.db = random_data ((size_t) (br * bc) * (b_complex ? 2 : 1), single);
+  return x;
+}
+
+struct outcome
+{
+  tilemm_status status;
+  std::vector<unsigned char> c;
+  tilemm_decision d;
+  tilemm_run_report ran;
+  size_t peak;           // device bytes held at most during the call (GPU)
+  unsigned long long launches, transposes;
+  unsigned long long planned; // launches of the plan's variant
+  char detail[384];
+};
+
+// One call through the front ends' path, on a clean device (so the peak is this call's).
+outcome call (const operands &x, tilemm_op op_a, tilemm_op op_b, tilemm_backend_choice backend,
+              bool emulated, size_t limit, int simulated, int gpu_workers)
+{
+  outcome o;
+  memset (&o.ran, 0, sizeof o.ran);
+  tilemm_options opt;
+  tilemm_options_init (&opt);
+  opt.backend = backend;
+  opt.precision = emulated ? TILEMM_PRECISION_EMULATED : TILEMM_PRECISION_NATIVE;
+  opt.max_device_bytes = limit;
+  opt.simulate_devices = simulated;
+  if (gpu_workers > 1)
+    {
+      opt.devices.count = gpu_workers;
+      for (int w = 0; w < gpu_workers; w++)
+        opt.devices.device[w] = 0; // workers sharing the one stand-in device
+    }
+  opt.report = &o.ran;
+  tilemm_error err = { TILEMM_OK, "" };
+  o.status = tilemm_decide_op (&x.a, op_a, &x.b, op_b, &opt, &o.d, &err);
+  snprintf (o.detail, sizeof o.detail, "%s", err.detail);
+  o.peak = 0;
+  o.launches = o.transposes = o.planned = 0;
+  if (o.status != TILEMM_OK || o.d.action != TILEMM_DO_COMPUTE)
+    return o;
+  const tilemm_route &r = o.d.route;
+  const size_t es = r.result_class == TILEMM_CLASS_SINGLE ? 4 : 8;
+  o.c.assign ((size_t) (r.m * r.n) * es * (r.result_complex ? 2 : 1), 0x5A); // poisoned
+  // Operands after the route's conversions: a real operand made complex stays as the route says.
+  std::vector<unsigned char> a = x.da, b = x.db;
+  auto widen = [&] (std::vector<unsigned char> &v) {
+    std::vector<unsigned char> w (v.size () * 2, 0);
+    const size_t n = v.size () / es;
+    for (size_t i = 0; i < n; i++)
+      memcpy (&w[2 * i * es], &v[i * es], es);
+    v = w;
+  };
+  if (r.use_a == TILEMM_OPERAND_TO_COMPLEX && !x.a.is_complex)
+    widen (a);
+  if (r.use_b == TILEMM_OPERAND_TO_COMPLEX && !x.b.is_complex)
+    widen (b);
+  tilemm_cuda_release ();
+  mock_cuda_reset_peak ();
+  unsigned long long before = 0;
+  for (int v = 1; v <= 16; v++)
+    before += mock_kernels_launches (v);
+  const unsigned long long t_before = mock_kernels_transposes ();
+  const unsigned long long planned_before = mock_kernels_launches (o.d.plan.native.variant);
+  o.status = tilemm_run (&o.d, &opt, a.data (), b.data (), o.c.data (), &err);
+  snprintf (o.detail, sizeof o.detail, "%s", err.detail);
+  o.peak = mock_cuda_peak_bytes ();
+  for (int v = 1; v <= 16; v++)
+    o.launches += mock_kernels_launches (v);
+  o.launches -= before;
+  o.transposes = mock_kernels_transposes () - t_before;
+  o.planned = mock_kernels_launches (o.d.plan.native.variant) - planned_before;
+  return o;
+}
+
+// The plan's own account of what should run: its queue's panels, its workers.
+void check_followed (const outcome &o, const char *what)
+{
+  const tilemm_call_plan &p = o.d.plan;
+  if (o.d.emulated)
+    {
+      const int passes = p.emu_one_pass ? 1 : 2;
+      CHECK (o.ran.emu_passes == passes || o.ran.emu_passes == 1,
+             "%s: %d emulated passes ran, the plan says %d", what, o.ran.emu_passes, passes);
+      if (!p.emu_one_pass)
+        CHECK (o.ran.emu_workers == p.emu_workers, "%s: %d emulated workers ran, the plan says %d",
+               what, o.ran.emu_workers, p.emu_workers);
+      return;
+    }
+  CHECK (o.ran.workers == p.workers.count, "%s: %d workers ran, the plan says %d", what,
+         o.ran.workers, p.workers.count);
+  CHECK (o.ran.panels == tilemm_plan_panel_count (&p.queue), "%s: %lld panels ran, the plan has %lld",
+         what, (long long) o.ran.panels, (long long) tilemm_plan_panel_count (&p.queue));
+  int64_t done = 0;
+  for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
+    done += o.ran.done[w];
+  CHECK (done == o.ran.panels, "%s: %lld of %lld panels done", what, (long long) done,
+         (long long) o.ran.panels);
+  if (o.d.backend == TILEMM_BACKEND_CUDA)
+    {
+      // Every launch is the plan's variant, at least one per panel; a transposed operand is
+      // transposed on the device once per panel at least.
+      CHECK (o.planned == o.launches && o.launches >= (unsigned long long) o.ran.panels,
+             "%s: %llu launches (%llu of the plan's variant %d) for %lld panels", what,
+             o.launches, o.planned, p.native.variant, (long long) o.ran.panels);
+      const bool transposed = p.op_a != TILEMM_OP_NONE || p.op_b != TILEMM_OP_NONE;
+      CHECK (transposed ? o.transposes >= (unsigned long long) o.ran.panels : o.transposes == 0,
+             "%s: %llu device transposes for %lld panels", what, o.transposes,
+             (long long) o.ran.panels);
+    }
+}
+
+void grid_case (bool single, bool a_complex, bool b_complex, tilemm_op op_a, tilemm_op op_b,
+                bool emulated, tilemm_backend_choice backend, int devices)
+{
+  const int64_t m = 67, n = 59, k = 45; // ragged, several tiles of the CPU's 64
+  const operands x = make (single, a_complex, b_complex, m, n, k, op_a, op_b);
+  const bool gpu = backend == TILEMM_CHOOSE_GPU;
+  char what[160];
+  snprintf (what, sizeof what, "%s %s%s x %s%s, %s%s, %s, %d device(s)", single ? "single" : "double",
+            a_complex ? "complex " : "", op_name (op_a), b_complex ? "complex " : "", op_name (op_b),
+            emulated ? "emulated" : "native", "", gpu ? "gpu" : "cpu", devices);
+  CHECK_CASE ("%s", what);
+  const int simulated = gpu ? 0 : devices;
+  const int workers = gpu ? devices : 1;
+  const outcome whole = call (x, op_a, op_b, backend, emulated, 0, simulated, workers);
+  CHECK (whole.status == TILEMM_OK && whole.d.action == TILEMM_DO_COMPUTE, "whole: %s (%s)",
+         tilemm_strerror (whole.status), whole.detail);
+  if (whole.status != TILEMM_OK || whole.d.action != TILEMM_DO_COMPUTE)
+    return;
+  check_followed (whole, "whole");
+  // A quarter of the product's data (after pairs and splits) on one device; for the emulated
+  // precision, a quarter of what its whole product holds on a device (its residues too).
+  const tilemm_call_plan &p = whole.d.plan;
+  const double es = (double) tilemm_type_size (p.type);
+  const size_t quarter
+    = emulated ? (size_t) (tilemm_emu_panel_bytes (p.type, p.m, p.n, p.k,
+                                                   TILEMM_EMU_DEFAULT_MAX_MODULI, p.op_a, p.op_b)
+                           / 4)
+               : (size_t) (es * ((double) p.m * p.k + (double) p.k * p.n + (double) p.m * p.n) / 4);
+  const outcome limited = call (x, op_a, op_b, backend, emulated, quarter, simulated, workers);
+  CHECK (limited.status == TILEMM_OK, "limited to %zu bytes: %s (%s)", quarter,
+         tilemm_strerror (limited.status), limited.detail);
+  if (limited.status != TILEMM_OK)
+    return;
+  check_followed (limited, "limited");
+  const int64_t panels = emulated ? tilemm_plan_panel_count (&limited.d.plan.emu_panels)
+                                  : tilemm_plan_panel_count (&limited.d.plan.native);
+  CHECK (panels > 1, "limited to a quarter: %lld panel(s)", (long long) panels);
+  CHECK (limited.c == whole.c, "limited: not bitwise the whole product");
+  if (gpu)
+    CHECK (limited.peak <= quarter, "limited: the device held %zu bytes, the limit is %zu",
+           limited.peak, quarter);
+}
+} // namespace
+
+int main ()
+{
+  setvbuf (stdout, NULL, _IOLBF, 0);
+  mock_cuda_seed (20261125);
+  static const tilemm_op ops[] = { TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, TILEMM_OP_CTRANSPOSE };
+  struct kind { bool single, a_complex, b_complex; } kinds[] = {
+    { false, false, false }, { false, true, true }, { true, false, false }, { true, true, true },
+    { false, false, true }, { false, true, false } };
+  for (const kind &t : kinds)
+    for (int oa = 0; oa < 3; oa++)
+      for (int ob = 0; ob < 3; ob++)
+        for (int devices : { 1, 3 })
+          {
+            grid_case (t.single, t.a_complex, t.b_complex, ops[oa], ops[ob], false,
+                       TILEMM_CHOOSE_GPU, devices);
+            grid_case (t.single, t.a_complex, t.b_complex, ops[oa], ops[ob], false,
+                       TILEMM_CHOOSE_CPU, devices);
+            // The emulated precision's CPU scheme is the slow part: its single-precision kinds
+            // take the same code paths as the double ones (the scheme's own tests cover single).
+            // Every transpose pair for real operands; for complex ones, as stored and the two
+            // mixed pairs (a conjugate on either side).
+            const bool pair = (!t.a_complex && !t.b_complex) || oa + ob == 0 || oa * ob == 2;
+            if (!t.single && pair && getenv ("TILEMM_TEST_NO_EMULATED") == NULL)
+              grid_case (t.single, t.a_complex, t.b_complex, ops[oa], ops[ob], true,
+                         TILEMM_CHOOSE_CPU, devices);
+          }
+  tilemm_cuda_release ();
+  CHECK_CASE ("nothing held at the end");
+  CHECK (mock_cuda_device_bytes () == 0, "%zu device bytes held", mock_cuda_device_bytes ());
+  return check_summary ("test_executor");
+}
