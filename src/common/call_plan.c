@@ -504,6 +504,7 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
            : p->emu_gemm == TILEMM_EMU_GEMM_BIG   ? "big"
            : p->emu_gemm == TILEMM_EMU_GEMM_SMALL ? "small"
                                                   : "auto (wgmma where it runs, else v2)");
-      say (&t, "emulated_blocks: %lld columns\n", (long long) p->emu_block_cols);
+      if (backend == TILEMM_BACKEND_CUDA)
+        say (&t, "emulated_blocks: %lld columns\n", (long long) p->emu_block_cols);
     }
 }

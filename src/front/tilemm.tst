@@ -816,6 +816,26 @@
 %!assert (tilemm ([1i 2], "transpose", [1 1], "none", "backend", "cpu"), [1i 1i; 2 2])
 %!assert (tilemm ([1i 1i], "ctranspose", [1i; 2i], "transpose", "backend", "cpu"), [1 2; 1 2])
 %!assert (isreal (tilemm ([1i 1i], "ctranspose", [1i; 2i], "transpose", "backend", "cpu")))
+%!testif ; exist ("__tilemm_plan__") > 0
+%! ## The plan is made once and printed whole: a transposed product under "max_device_bytes" is
+%! ## cut into panels like a plain one (the limit holds for every kind of product).
+%! A = rnd (300, 200); B = rnd (300, 250);
+%! p = __tilemm_plan__ (A, "transpose", B, "none", "backend", "cpu", "max_device_bytes", 100000);
+%! t = regexp (p, 'panels: (\d+) panel', "tokens", "once");
+%! assert (str2double (t{1}) > 1)
+%! assert (! isempty (strfind (p, "op_a transpose")))
+%! p = __tilemm_plan__ (A, "transpose", B, "none", "backend", "cpu", "precision", "emulated", ...
+%!                      "simulate_devices", 3);
+%! assert (! isempty (strfind (p, "emulated_passes: two")))
+%! assert (strtrim (__tilemm_plan__ (3, rnd (3, 3))), "action: delegate to mtimes")
+%!testif ; exist ("__tilemm_plan__") > 0 && gpu_usable ()
+%! ## On the GPU, a transposed product under a quarter of its data: in whole panels that fit.
+%! A = rnd (700, 600); B = rnd (700, 800);
+%! lim = 8 * (600 * 700 + 700 * 800 + 600 * 800) / 4;
+%! p = __tilemm_plan__ (A, "transpose", B, "none", "backend", "gpu", "max_device_bytes", lim);
+%! t = regexp (p, 'panels: (\d+) panel', "tokens", "once");
+%! assert (str2double (t{1}) > 1)
+%! check_product_op (A, "transpose", B, "none", "backend", "gpu", "max_device_bytes", lim);
 %!test
 %! ## NaN and Inf pass through transposed operands as through `*`.
 %! A = rnd (20, 30); B = rnd (25, 20);

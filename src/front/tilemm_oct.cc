@@ -277,28 +277,46 @@ octave_value delegate (const octave_value &a, tilemm_op op_a, const octave_value
 
 } // namespace
 
-DEFUN_DLD (tilemm, args, nargout, TILEMM_HELP_TEXT)
+// What tilemm (args...) does: the operands, the options and the decision with its plan.
+struct call
 {
-  if (nargout > 1)
-    error_with_id ("tilemm:nargout", "one output only; %s", tilemm_usage);
+  octave_value a, b;
+  tilemm_op op_a = TILEMM_OP_NONE, op_b = TILEMM_OP_NONE;
+  tilemm_options o;
+  tilemm_decision d;
+};
+
+static void decide_call (const octave_value_list &args, call &x)
+{
   if (args.length () < 2)
     error_with_id ("tilemm:nargin", "two matrices needed; %s", tilemm_usage);
   // tilemm (A, B, options...) or tilemm (A, tA, B, tB, options...) (front.h says which).
   std::string second, fourth;
   const char *text2 = text_of (args, 1, second), *text4 = text_of (args, 3, fourth);
   const bool op_form = tilemm_is_op_form (args.length (), text2, text4);
-  tilemm_op op_a = TILEMM_OP_NONE, op_b = TILEMM_OP_NONE;
   tilemm_error err = { TILEMM_OK, "" };
-  if (op_form && tilemm_ops_parse (text2, text4, &op_a, &op_b, &err) != TILEMM_OK)
+  if (op_form && tilemm_ops_parse (text2, text4, &x.op_a, &x.op_b, &err) != TILEMM_OK)
     error_with_id (tilemm_badtranspose_id, "%s", err.detail);
-  const octave_value &a = args(0), &b = args(op_form ? 2 : 1);
-  const tilemm_options o = parse_options (args, op_form ? 4 : 2);
-  tilemm_operand da = describe (a);
-  const tilemm_operand db = describe (b);
-  da.host_two_real = has_compound_operator (a, op_a, b, op_b) ? 1 : 0;
-  tilemm_decision d;
-  if (tilemm_decide_op (&da, op_a, &db, op_b, &o, &d, &err) != TILEMM_OK)
+  x.a = args(0);
+  x.b = args(op_form ? 2 : 1);
+  x.o = parse_options (args, op_form ? 4 : 2);
+  tilemm_operand da = describe (x.a);
+  const tilemm_operand db = describe (x.b);
+  da.host_two_real = has_compound_operator (x.a, x.op_a, x.b, x.op_b) ? 1 : 0;
+  if (tilemm_decide_op (&da, x.op_a, &db, x.op_b, &x.o, &x.d, &err) != TILEMM_OK)
     fail (err);
+}
+
+DEFUN_DLD (tilemm, args, nargout, TILEMM_HELP_TEXT)
+{
+  if (nargout > 1)
+    error_with_id ("tilemm:nargout", "one output only; %s", tilemm_usage);
+  call x;
+  decide_call (args, x);
+  const octave_value &a = x.a, &b = x.b;
+  const tilemm_op op_a = x.op_a, op_b = x.op_b;
+  const tilemm_options &o = x.o;
+  const tilemm_decision &d = x.d;
 
   switch (d.action)
     {
@@ -315,6 +333,23 @@ DEFUN_DLD (tilemm, args, nargout, TILEMM_HELP_TEXT)
   if (d.route.result_class == TILEMM_CLASS_SINGLE)
     return compute<FloatNDArray, FloatComplexNDArray> (d, o, a, b);
   return compute<NDArray, ComplexNDArray> (d, o, a, b);
+}
+
+// PKG_ADD: autoload ("__tilemm_plan__", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct"));
+DEFUN_DLD (__tilemm_plan__, args, ,
+           "-*- texinfo -*-\n"
+           "@deftypefn {} {@var{text} =} __tilemm_plan__ (@var{A}, @var{B}, @dots{})\n"
+           "Undocumented internal function: the plan of @code{tilemm (@var{A}, @var{B}, @dots{})}\n"
+           "(the same arguments), one decision a line, without computing the product: backend,\n"
+           "product, precision, device limit, kernel variant, panels, steps, workers, queue and,\n"
+           "for the emulated precision, its rule, panels, passes, int8 GEMM and blocks.\n"
+           "@end deftypefn")
+{
+  call x;
+  decide_call (args, x);
+  char text[4096];
+  tilemm_decision_describe (&x.d, text, sizeof text);
+  return octave_value (std::string (text));
 }
 
 // PKG_ADD: autoload ("__tilemm_stats__", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct"));
