@@ -23,7 +23,7 @@
 #   front/    the front ends: the oct-file, the mex gateways, the BLAS library, their BIST
 
 # Folders (under src/) searched for headers: each becomes an -I of every compile.
-TILEMM_INCLUDE_DIRS = common cpu cuda kernels front
+TILEMM_INCLUDE_DIRS = common cpu cuda kernels front exec
 
 # The core: status, views, the plan, routing, the front ends' shared rules, host staging helpers,
 # simulated devices and fault injection, the emulated precision's plan and panels.  Plain C11.
@@ -31,10 +31,13 @@ TILEMM_CORE = common/status.c common/view.c common/device_model.c common/plan.c 
   common/core.c \
   common/options.c common/decide.c common/run.c common/parallel_copy.c common/host_pages.c \
   common/fault.c common/multi.c common/emulated_plan.c common/emulated_panels.c \
-  common/exact_dot.c
+  common/exact_dot.c common/batch_plan.c
 
 # The CPU backend (OpenMP) and the emulated precision's CPU scheme.
 TILEMM_CPU = cpu/backend_cpu.c cpu/emulated_cpu.c
+
+# The executor: runs what the plan decided (a batch of pages: pagemtimes).  Plain C11.
+TILEMM_EXEC = exec/batch.c
 
 # Stands in for the CUDA executor in a build without CUDA.
 TILEMM_NOCUDA = cuda/backend_nocuda.c
@@ -62,7 +65,7 @@ TILEMM_MEX_GATEWAYS = front/tilemm.c front/tilemm_info.c
 TILEMM_MEX_COMMON = front/mex_common.c
 
 # The Octave-native front end (tilemm.oct).
-TILEMM_OCT = front/tilemm_oct.cc
+TILEMM_OCT = front/tilemm_oct.cc front/pages_oct.cc
 
 # The BLAS library (libtilemm_blas.so, for `make check`).
 TILEMM_BLAS = front/blas_shim.c
@@ -71,7 +74,8 @@ TILEMM_BLAS = front/blas_shim.c
 # tarball, gives that suffix a meaning of its own.)
 TILEMM_CORE_H = common/tilemm.h common/device_model.h common/backend.h common/front.h common/parallel_copy.h common/host_pages.h \
   common/fault.h common/multi.h common/emulated.h common/emulated_panels.h common/cuda_variants.h \
-  common/cuda_variant_list.h common/exact_dot.h
+  common/cuda_variant_list.h common/exact_dot.h common/batch.h
+TILEMM_EXEC_H = exec/batch_run.h
 TILEMM_CPU_H = cpu/backend_cpu_tile.h
 TILEMM_CUDA_H = cuda/cuda_try.h cuda/executor.h kernels/transpose.h kernels/emulated_cuda.h \
   kernels/kernels.h kernels/imma_wgmma.h

@@ -1,2 +1,3 @@
-// Generated from front/tilemm_oct.cc for pkg install (which reads src/*.cc only).
+// Generated from front/tilemm_oct.cc and front/pages_oct.cc for pkg install (which reads src/*.cc only).
 // PKG_ADD: autoload ("__tilemm_stats__", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct"));
+// PKG_ADD: autoload ("__tilemm_pages__", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct"));

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "batch.h"
 #include "multi.h"
 
 static const char not_built[] =
@@ -184,4 +185,13 @@ tilemm_status tilemm_cuda_multiply_workers_op (const tilemm_plan *plan,
   (void) op_a;
   (void) op_b;
   return tilemm_cuda_multiply_workers (plan, limits, workers, named, a, b, c, stop, report, err);
+}
+
+tilemm_status tilemm_cuda_multiply_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
+                                          const tilemm_stop *stop, tilemm_error *err)
+{
+  (void) job;
+  (void) pages_per_panel;
+  (void) stop;
+  return tilemm_error_set (err, TILEMM_ENOGPU, "%s", not_built);
 }
