@@ -46,11 +46,11 @@ TILEMM_NOCUDA = cuda/backend_nocuda.c
 # runtime): the device probe, the workspaces, the staging, the native, transposed and emulated
 # products on host views, several workers.
 TILEMM_CUDA_HOST = cuda/device.cu cuda/workspace.cu cuda/staging.cu cuda/pipeline.cu \
-  cuda/transposed_product.cu cuda/emulated_product.cu cuda/workers.cu
+  cuda/transposed_product.cu cuda/emulated_product.cu cuda/workers.cu cuda/batch_product.cu
 
 # Code on device pointers beside the tiled kernels: the device transpose, the emulated
 # precision's device scheme.
-TILEMM_DEVICE = kernels/transpose.cu kernels/emulated_cuda.cu
+TILEMM_DEVICE = kernels/transpose.cu kernels/emulated_cuda.cu kernels/batched.cu
 
 # The CUDA kernels (the .cuh files below are included by these).
 TILEMM_KERNELS = kernels/kernels.cu
@@ -78,7 +78,7 @@ TILEMM_CORE_H = common/tilemm.h common/device_model.h common/backend.h common/fr
 TILEMM_EXEC_H = exec/batch_run.h
 TILEMM_CPU_H = cpu/backend_cpu_tile.h
 TILEMM_CUDA_H = cuda/cuda_try.h cuda/executor.h kernels/transpose.h kernels/emulated_cuda.h \
-  kernels/kernels.h kernels/imma_wgmma.h
+  kernels/kernels.h kernels/imma_wgmma.h kernels/batched.h
 TILEMM_KERNEL_H = kernels/kernels_types.cuh kernels/kernels_async.cuh kernels/kernels_simt.cuh \
   kernels/kernels_regtile.cuh kernels/kernels_dmma.cuh \
   kernels/kernels_imma.cuh kernels/kernels_imma_wgmma.cuh kernels/emulated_kernels.cuh
