@@ -42,9 +42,14 @@
 ## @qcode{"precision"}, @qcode{"emulated"} (each page in tilemm's emulated
 ## precision, one page after another).
 ##
+## Pages where @code{*} multiplies by a scalar are computed on the host whatever
+## the backend, as @code{tilemm} hands scalar products to @code{mtimes}.
+##
 ## This @code{pagemtimes} comes with the tilemm package and is on the path only
 ## where Octave has none of its own (the package's @file{PKG_ADD} adds its folder
-## when @code{exist ("pagemtimes")} finds none).
+## when @code{exist ("pagemtimes")} finds none); @file{tilemm.oct} then answers for
+## it (its folder's @file{PKG_ADD} autoloads it), which is faster to call than an
+## m-file.
 ##
 ## @seealso{tilemm, mtimes, pagetranspose}
 ## @end deftypefn

@@ -21,6 +21,7 @@
 #include "batch.h"
 #include "batch_run.h"
 #include "front.h"
+#include "pagemtimes_help.h"
 
 namespace
 {
@@ -233,16 +234,8 @@ octave_value compute (const tilemm_batch &batch, const tilemm_options &options,
   return octave_value (z);
 }
 
-} // namespace
-
-// PKG_ADD: autoload ("__tilemm_pages__", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct"));
-DEFUN_DLD (__tilemm_pages__, args, ,
-           "-*- texinfo -*-\n"
-           "@deftypefn {} {@var{Z} =} __tilemm_pages__ (@var{X}, @var{tX}, @var{Y}, @var{tY}, "
-           "@dots{})\n"
-           "Undocumented internal function of pagemtimes (tilemm): the pages of @var{X} and "
-           "@var{Y} multiplied, transposed as @var{tX} and @var{tY} say, with tilemm's options.\n"
-           "@end deftypefn")
+// pagemtimes (X, transpX, Y, transpY, options...) with the transposes given: the whole call.
+octave_value pages (const octave_value_list &args)
 {
   if (args.length () < 4)
     error_with_id ("tilemm:nargin", "%s", pages_usage);
@@ -344,4 +337,50 @@ DEFUN_DLD (__tilemm_pages__, args, ,
   if (single)
     return compute<FloatNDArray, FloatComplexNDArray> (batch, options, x, y, z_dims);
   return compute<NDArray, ComplexNDArray> (batch, options, x, y, z_dims);
+}
+
+} // namespace
+
+// pagemtimes itself, where Octave has none: the arch folder's PKG_ADD (the line below, which
+// pkg install copies there) autoloads it from tilemm.oct only where inst/PKG_ADD, run just
+// before it, has put tilemm's own compat/pagemtimes.m on the path (which it does only where
+// exist ("pagemtimes") finds nothing).  The oct-file function answers in a few microseconds,
+// where the m-file's call alone costs Octave more than one page of `*`; the m-file carries the
+// help (compiled in here), the demo and the tests, and computes the same through
+// __tilemm_pages__ where the autoload is not made.
+// PKG_ADD: if (! isempty (regexp (which ("pagemtimes"), '[\\/]compat[\\/]pagemtimes\.m$', "once"))) autoload ("pagemtimes", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct")); endif
+DEFUN_DLD (pagemtimes, args, nargout, PAGEMTIMES_HELP_TEXT)
+{
+  if (nargout > 1)
+    error_with_id ("tilemm:nargout", "pagemtimes: one output only");
+  if (args.length () < 2)
+    print_usage ();
+  if (args(1).is_string ())
+    {
+      // pagemtimes (X, transpX, Y, transpY, ...): both transposes, or neither.
+      if (args.length () < 4 || ! args(3).is_string ())
+        error_with_id ("tilemm:badtranspose", "pagemtimes: give both transpX and transpY "
+                       "(\"none\", \"transpose\" or \"ctranspose\")");
+      return pages (args);
+    }
+  octave_value_list full (args.length () + 2);
+  full(0) = args(0);
+  full(1) = octave_value ("none");
+  full(2) = args(1);
+  full(3) = octave_value ("none");
+  for (int i = 2; i < args.length (); i++)
+    full(i + 2) = args(i);
+  return pages (full);
+}
+
+// PKG_ADD: autoload ("__tilemm_pages__", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct"));
+DEFUN_DLD (__tilemm_pages__, args, ,
+           "-*- texinfo -*-\n"
+           "@deftypefn {} {@var{Z} =} __tilemm_pages__ (@var{X}, @var{tX}, @var{Y}, @var{tY}, "
+           "@dots{})\n"
+           "Undocumented internal function of pagemtimes (tilemm): the pages of @var{X} and "
+           "@var{Y} multiplied, transposed as @var{tX} and @var{tY} say, with tilemm's options.\n"
+           "@end deftypefn")
+{
+  return pages (args);
 }
