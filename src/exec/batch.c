@@ -37,13 +37,15 @@ static int max_threads (void)
 
 /* ---------------------------------------------------------------- the CPU */
 
+static int small_real_pages (const tilemm_batch_job *job);
+
 /* The pages of a group between two polls of the stop callback: about 20 ms of work on every
  * thread (each group is a parallel region: its start and its barrier cost threads that wait
  * by spinning, which on a busy machine take the cores from the threads that work), and at
  * least a few pages a thread. */
 static int64_t pages_per_poll (const tilemm_batch_job *job, int threads)
 {
-  const double page_s = 3.0e-7 + 2.0 * (double) job->m * (double) job->n * (double) job->k
+  const double page_s = (small_real_pages (job) ? 1.0e-8 : 3.0e-7) + 2.0 * (double) job->m * (double) job->n * (double) job->k
                                    * (tilemm_type_is_complex (job->type) ? 4.0 : 1.0) / 4.0e9;
   const double per_thread = 2.0e-2 / page_s;
   const int64_t pages = (int64_t) (per_thread < 4.0 ? 4.0 : per_thread > 1.0e6 ? 1.0e6 : per_thread);
@@ -68,6 +70,48 @@ static tilemm_status cpu_page (const tilemm_batch_job *job, const tilemm_plan *p
   a.stride = a.rows > 0 ? a.rows : 1;
   b.stride = b.rows > 0 ? b.rows : 1;
   return tilemm_cpu_multiply_op (plan, job->op_a, &a, job->op_b, &b, &c, NULL, err);
+}
+
+/* Small real pages (SMALL_PAGE_WORK multiply-adds or fewer) directly, without the tiled
+ * backend's entry, whose fixed cost (its panel, its tile buffers, a parallel region of one
+ * thread) is many times such a page's work.  The same sums as the backend's: each element from
+ * zero, one multiply-add per k in increasing k, in the element's type (no fused multiply-add:
+ * the core is compiled as ISO C, without contraction). */
+#define SMALL_PAGE_WORK 4096
+
+#define SMALL_PAGES(NAME, REAL)                                                               \
+  static void NAME (const tilemm_batch_job *job, int64_t first, int64_t last)                \
+  {                                                                                           \
+    const int64_t m = job->m, n = job->n, k = job->k;                                         \
+    /* op(X)(i, l) at i·xi + l·xl of a page; op(Y)(l, j) at l·yl + j·yj */                     \
+    const int64_t xi = job->op_a == TILEMM_OP_NONE ? 1 : k;                                   \
+    const int64_t xl = job->op_a == TILEMM_OP_NONE ? m : 1;                                   \
+    const int64_t yl = job->op_b == TILEMM_OP_NONE ? 1 : n;                                   \
+    const int64_t yj = job->op_b == TILEMM_OP_NONE ? k : 1;                                   \
+    for (int64_t p = first; p < last; p++)                                                    \
+      {                                                                                       \
+        int64_t xp, yp;                                                                       \
+        tilemm_batch_sources (job->shape, p, &xp, &yp);                                       \
+        const REAL *x = (const REAL *) job->x + xp * job->x_page;                             \
+        const REAL *y = (const REAL *) job->y + yp * job->y_page;                             \
+        REAL *z = (REAL *) job->z + p * job->z_page;                                          \
+        for (int64_t j = 0; j < n; j++)                                                       \
+          for (int64_t i = 0; i < m; i++)                                                     \
+            {                                                                                 \
+              REAL acc = 0;                                                                   \
+              for (int64_t l = 0; l < k; l++)                                                 \
+                acc += x[i * xi + l * xl] * y[l * yl + j * yj];                               \
+              z[i + j * m] = acc;                                                             \
+            }                                                                                 \
+      }                                                                                       \
+  }
+SMALL_PAGES (small_pages_s, float)
+SMALL_PAGES (small_pages_d, double)
+
+static int small_real_pages (const tilemm_batch_job *job)
+{
+  return (job->type == TILEMM_SINGLE || job->type == TILEMM_DOUBLE)
+         && (double) job->m * (double) job->n * (double) job->k <= SMALL_PAGE_WORK;
 }
 
 static tilemm_status cpu_batch (const tilemm_batch_job *job, const tilemm_batch_plan *bplan,
@@ -104,6 +148,23 @@ static tilemm_status cpu_batch (const tilemm_batch_job *job, const tilemm_batch_
         return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted at page %lld of %lld",
                                  (long long) first + 1, (long long) pages);
       const int64_t last = pages - first < group ? pages : first + group;
+      if (small_real_pages (job))
+        {
+          /* In blocks of pages per thread: one page is too little work to hand out alone. */
+          const int64_t block = 64;
+#ifdef _OPENMP
+#pragma omp parallel for schedule (dynamic, 4) num_threads (threads)
+#endif
+          for (int64_t b = first; b < last; b += block)
+            {
+              const int64_t end = last - b < block ? last : b + block;
+              if (job->type == TILEMM_SINGLE)
+                small_pages_s (job, b, end);
+              else
+                small_pages_d (job, b, end);
+            }
+          continue;
+        }
       tilemm_status failed = TILEMM_OK;
       tilemm_error failure = { TILEMM_OK, "" };
 #ifdef _OPENMP
