@@ -347,6 +347,19 @@ int main (void)
       one_case ("panels, expanded", choice, 3 * 8 * (5 * 5 * 3), false, false, { 5, 5, 1, 6 },
                 TILEMM_OP_NONE, false, false, { 5, 5, 7, 1 }, TILEMM_OP_NONE);
     }
+  // The GPU's panels two in flight (a batch over 8 MB): the next panel's pages up while one
+  // computes, its Z down while the next computes; under a limit, and with expansion.
+  if (gpu)
+    {
+      one_case ("two panels in flight", TILEMM_CHOOSE_GPU, 0, false, false, { 8, 8, 20000 },
+                TILEMM_OP_NONE, false, false, { 8, 8, 20000 }, TILEMM_OP_TRANSPOSE);
+      one_case ("two panels in flight, limited", TILEMM_CHOOSE_GPU, 3 * 8 * 64 * 50, false,
+                false, { 8, 8, 20000 }, TILEMM_OP_CTRANSPOSE, true, false, { 8, 8, 20000 },
+                TILEMM_OP_NONE);
+      one_case ("two panels in flight, expanded", TILEMM_CHOOSE_GPU, 3 * 8 * 64 * 500, false,
+                false, { 8, 8, 1, 200 }, TILEMM_OP_NONE, false, false, { 8, 8, 100, 1 },
+                TILEMM_OP_NONE);
+    }
   // Large pages take the tiled kernels page by page (the stand-in's tilemm_cuda_launch).
   if (gpu)
     one_case ("large pages", TILEMM_CHOOSE_GPU, 0, false, false, { 384, 64, 2 }, TILEMM_OP_NONE,

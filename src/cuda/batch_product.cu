@@ -5,6 +5,9 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
+#include <algorithm>
+#include <vector>
+
 #include "batch.h"
 #include "batched.h"
 #include "executor.h"
@@ -72,8 +75,8 @@ tilemm_batched_pages device_map (const tilemm_batch_shape *s, int64_t first, int
 /* Large pages of one panel, one at a time: op(X) and op(Y) transposed on the device where
  * transposed (transpose.cu), then the plan's tiled kernel, as op_panel does for one product. */
 tilemm_status large_panel (const tilemm_batch_job *job, const tilemm_plan *plan, int64_t first,
-                           int64_t count, int64_t x_lo, int64_t y_lo, cudaStream_t s,
-                           tilemm_error *err)
+                           int64_t count, int64_t x_lo, int64_t y_lo, void *x_dev, void *y_dev,
+                           void *z_dev, cudaStream_t s, tilemm_error *err)
 {
   const size_t es = tilemm_type_size (job->type);
   const int64_t m = job->m, n = job->n, k = job->k;
@@ -81,9 +84,9 @@ tilemm_status large_panel (const tilemm_batch_job *job, const tilemm_plan *plan,
     {
       int64_t xp, yp;
       tilemm_batch_sources (job->shape, p, &xp, &yp);
-      const void *a = (unsigned char *) ws.buffer[BUF_X] + (size_t) (xp - x_lo) * (size_t) job->x_page * es;
-      const void *b = (unsigned char *) ws.buffer[BUF_Y] + (size_t) (yp - y_lo) * (size_t) job->y_page * es;
-      void *c = (unsigned char *) ws.buffer[BUF_C] + (size_t) (p - first) * (size_t) job->z_page * es;
+      const void *a = (unsigned char *) x_dev + (size_t) (xp - x_lo) * (size_t) job->x_page * es;
+      const void *b = (unsigned char *) y_dev + (size_t) (yp - y_lo) * (size_t) job->y_page * es;
+      void *c = (unsigned char *) z_dev + (size_t) (p - first) * (size_t) job->z_page * es;
       tilemm_status status;
       if (job->op_a != TILEMM_OP_NONE)
         {
@@ -112,6 +115,50 @@ tilemm_status large_panel (const tilemm_batch_job *job, const tilemm_plan *plan,
   return TILEMM_OK;
 }
 
+/* One panel of Z's pages and the ranges of X's and Y's pages it reads. */
+struct panel
+{
+  int64_t first, count, x_lo, x_hi, y_lo, y_hi;
+};
+
+/* The panels of a batch: `per_panel` pages each, fewer where expansion makes the ranges of X
+ * and Y a panel reads wider than its own pages, down to one, so that a panel's bytes stay
+ * within `budget`. */
+std::vector<panel> cut_panels (const tilemm_batch_shape *s, int64_t per_panel, size_t x_page,
+                               size_t y_page, size_t z_page, double budget)
+{
+  std::vector<panel> out;
+  for (int64_t first = 0; first < s->z_pages;)
+    {
+      panel p;
+      p.first = first;
+      p.count = s->z_pages - first < per_panel ? s->z_pages - first : per_panel;
+      for (;;)
+        {
+          panel_ranges (s, first, p.count, &p.x_lo, &p.x_hi, &p.y_lo, &p.y_hi);
+          const double bytes = (double) (p.x_hi - p.x_lo + 1) * (double) x_page
+                               + (double) (p.y_hi - p.y_lo + 1) * (double) y_page
+                               + (double) p.count * (double) z_page;
+          if (p.count == 1 || bytes <= budget)
+            break;
+          p.count /= 2;
+        }
+      out.push_back (p);
+      first += p.count;
+    }
+  return out;
+}
+
+/* Batches this large (operands and result) are cut into several panels even where they fit
+ * the device whole, so that a panel's pages travel while the one before it computes. */
+const double PIPELINE_BYTES = 8.0 * 1024 * 1024;
+const int64_t PIPELINE_PANELS = 4;
+
+/* The panels one after another; where there are several (and the pages are not large), two in
+ * flight: panel i's X and Y go up (slot i mod 2: BUF_X/BUF_Y or BUF_XT/BUF_YT, and half of
+ * BUF_C) while panel i-1 computes, and panel i-1's Z comes down while panel i computes.  A
+ * slot's operands are overwritten only after the kernel that read them (its EV_COMP event); its
+ * part of Z only after that part came down (stage_down returns when it has). */
 tilemm_status run_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
                          const tilemm_stop *stop, tilemm_cuda_stats *st, tilemm_error *err)
 {
@@ -129,70 +176,107 @@ tilemm_status run_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
     }
   const size_t x_page = (size_t) job->x_page * es, y_page = (size_t) job->y_page * es;
   const size_t z_page = (size_t) job->z_page * es;
-  const double budget = (double) pages_per_panel * (double) (x_page + y_page + z_page);
   if (pages_per_panel < 1)
     pages_per_panel = 1;
-  for (int64_t first = 0; first < pages;)
+  const double page_bytes = (double) (x_page + y_page + z_page);
+  const bool pipelined = !large && pages >= 2 * PIPELINE_PANELS
+                         && (double) pages * page_bytes > PIPELINE_BYTES && pages_per_panel >= 2;
+  int64_t per_panel = pages_per_panel;
+  if (pipelined)
     {
-      if (first > 0 && tilemm_stop_requested (stop))
-        return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted at page %lld of %lld",
-                                 (long long) first + 1, (long long) pages);
-      int64_t count = pages - first < pages_per_panel ? pages - first : pages_per_panel;
-      int64_t x_lo, x_hi, y_lo, y_hi;
-      /* The ranges of X and Y a panel reads can be wider than its own pages (expansion): fewer
-       * pages a panel then, down to one, so that the panel stays within the budget. */
-      for (;;)
+      /* Two panels on the device at once: each within half the limit. */
+      per_panel = pages_per_panel / 2;
+      const int64_t quarter = (pages + PIPELINE_PANELS - 1) / PIPELINE_PANELS;
+      per_panel = per_panel < quarter ? per_panel : quarter;
+    }
+  const double budget = (double) per_panel * page_bytes;
+  const std::vector<panel> panels = cut_panels (s, per_panel, x_page, y_page, z_page, budget);
+  size_t most_x = 0, most_y = 0, most_z = 0;
+  for (const panel &p : panels)
+    {
+      most_x = std::max (most_x, (size_t) (p.x_hi - p.x_lo + 1) * x_page);
+      most_y = std::max (most_y, (size_t) (p.y_hi - p.y_lo + 1) * y_page);
+      most_z = std::max (most_z, (size_t) p.count * z_page);
+    }
+  const size_t bytes[NBUF] = {
+    most_x, most_y, (pipelined ? 2 : 1) * most_z,
+    pipelined || (large && job->op_a != TILEMM_OP_NONE) ? (pipelined ? most_x : x_page) : 0,
+    pipelined || (large && job->op_b != TILEMM_OP_NONE) ? (pipelined ? most_y : y_page) : 0 };
+  tilemm_status status = workspace_reserve (bytes, 2, err);
+  if (status != TILEMM_OK)
+    return status;
+  cudaStream_t cs = ws.comp[0];
+  const size_t count = panels.size ();
+  for (size_t i = 0; i < count; i++)
+    {
+      const panel &p = panels[i];
+      if (i > 0 && tilemm_stop_requested (stop))
         {
-          panel_ranges (s, first, count, &x_lo, &x_hi, &y_lo, &y_hi);
-          const double bytes = (double) (x_hi - x_lo + 1) * (double) x_page
-                               + (double) (y_hi - y_lo + 1) * (double) y_page
-                               + (double) count * (double) z_page;
-          if (count == 1 || bytes <= budget)
-            break;
-          count /= 2;
+          /* The panel in flight comes down first, so what was computed is in Z. */
+          if (pipelined)
+            stage_down ((unsigned char *) ws.buffer[BUF_C] + ((i - 1) % 2) * most_z,
+                        pages_view (job->type, job->z, job->z_page, panels[i - 1].first,
+                                    panels[i - 1].first + panels[i - 1].count - 1),
+                        ws.ring[EV_COMP][(i - 1) % 2], st, err);
+          return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted at page %lld of %lld",
+                                   (long long) p.first + 1, (long long) pages);
         }
-      const size_t bytes[NBUF] = {
-        (size_t) (x_hi - x_lo + 1) * x_page, (size_t) (y_hi - y_lo + 1) * y_page,
-        (size_t) count * z_page,
-        large && job->op_a != TILEMM_OP_NONE ? x_page : 0,
-        large && job->op_b != TILEMM_OP_NONE ? y_page : 0 };
-      tilemm_status status = workspace_reserve (bytes, 1, err);
-      if (status != TILEMM_OK)
-        return status;
+      const int slot = pipelined ? (int) (i % 2) : 0;
+      void *x_dev = ws.buffer[slot ? BUF_XT : BUF_X], *y_dev = ws.buffer[slot ? BUF_YT : BUF_Y];
+      void *z_dev = (unsigned char *) ws.buffer[BUF_C] + (size_t) slot * most_z;
       st->panels++;
       st->steps++;
       auto t0 = std::chrono::steady_clock::now ();
-      if ((status = stage_up (pages_view (job->type, job->x, job->x_page, x_lo, x_hi),
-                              ws.buffer[BUF_X], st, err))
+      if (i >= 2)   /* the slot's operands were read by panel i-2's kernel */
+        CUDA_TRY (cudaStreamWaitEvent (ws.up, ws.ring[EV_COMP][slot], 0), "cudaStreamWaitEvent");
+      if ((status = stage_up (pages_view (job->type, job->x, job->x_page, p.x_lo, p.x_hi), x_dev,
+                              st, err))
             != TILEMM_OK
-          || (status = stage_up (pages_view (job->type, job->y, job->y_page, y_lo, y_hi),
-                                 ws.buffer[BUF_Y], st, err))
+          || (status = stage_up (pages_view (job->type, job->y, job->y_page, p.y_lo, p.y_hi),
+                                 y_dev, st, err))
                != TILEMM_OK)
         return status;
       st->upload_ms += ms_since (t0);
       t0 = std::chrono::steady_clock::now ();
-      cudaStream_t cs = ws.comp[0];
-      CUDA_TRY (cudaEventRecord (ws.t_begin, ws.up), "cudaEventRecord");
-      CUDA_TRY (cudaStreamWaitEvent (cs, ws.t_begin, 0), "cudaStreamWaitEvent");
+      CUDA_TRY (cudaEventRecord (ws.ring[EV_X][slot], ws.up), "cudaEventRecord");
+      CUDA_TRY (cudaStreamWaitEvent (cs, ws.ring[EV_X][slot], 0), "cudaStreamWaitEvent");
       if (large)
-        status = large_panel (job, &plan, first, count, x_lo, y_lo, cs, err);
+        status = large_panel (job, &plan, p.first, p.count, p.x_lo, p.y_lo, x_dev, y_dev, z_dev,
+                              cs, err);
       else
         {
-          const tilemm_batched_pages map = device_map (s, first, x_lo, y_lo);
+          const tilemm_batched_pages map = device_map (s, p.first, p.x_lo, p.y_lo);
           status = tilemm_batched_launch (job->type, job->op_a, job->op_b, job->m, job->n,
-                                          job->k, ws.buffer[BUF_X], job->x_page,
-                                          ws.buffer[BUF_Y], job->y_page, ws.buffer[BUF_C], count,
-                                          &map, cs, err);
+                                          job->k, x_dev, job->x_page, y_dev, job->y_page, z_dev,
+                                          p.count, &map, cs, err);
         }
       if (status != TILEMM_OK)
         return status;
-      CUDA_TRY (cudaEventRecord (ws.t_last, cs), "cudaEventRecord");
-      const tilemm_view z = pages_view (job->type, job->z, job->z_page, first, first + count - 1);
-      status = stage_down (ws.buffer[BUF_C], z, ws.t_last, st, err);
+      CUDA_TRY (cudaEventRecord (ws.ring[EV_COMP][slot], cs), "cudaEventRecord");
+      /* Without a pipeline this panel comes down now; with one, the panel before it. */
+      const panel *down = pipelined ? (i >= 1 ? &panels[i - 1] : nullptr) : &p;
+      const int down_slot = pipelined ? (int) ((i + 1) % 2) : 0;
+      if (down)
+        {
+          status = stage_down ((unsigned char *) ws.buffer[BUF_C] + (size_t) down_slot * most_z,
+                               pages_view (job->type, job->z, job->z_page, down->first,
+                                           down->first + down->count - 1),
+                               ws.ring[EV_COMP][down_slot], st, err);
+          if (status != TILEMM_OK)
+            return status;
+        }
       st->compute_ms += ms_since (t0);
+    }
+  if (pipelined && count > 0)
+    {
+      const panel &last = panels[count - 1];
+      const int slot = (int) ((count - 1) % 2);
+      status = stage_down ((unsigned char *) ws.buffer[BUF_C] + (size_t) slot * most_z,
+                           pages_view (job->type, job->z, job->z_page, last.first,
+                                       last.first + last.count - 1),
+                           ws.ring[EV_COMP][slot], st, err);
       if (status != TILEMM_OK)
         return status;
-      first += count;
     }
   return TILEMM_OK;
 }
