@@ -33,12 +33,13 @@ TILEMM_INCLUDE_DIRS = common exec cpu cuda kernels front
 # options, host copy helpers, fault injection, the emulated precision's plan and sizes.  Plain C11.
 TILEMM_CORE = common/status.c common/view.c common/device_model.c common/plan.c common/route.c \
   common/options.c common/call_plan.c common/parallel_copy.c common/host_pages.c \
-  common/fault.c common/emulated_plan.c common/emulated_sizing.c common/exact_dot.c
+  common/fault.c common/emulated_plan.c common/emulated_sizing.c common/exact_dot.c \
+  common/batch_plan.c
 
 # The executor: the decision (facts gathered, the plan made), the plan run, the queue and its
 # workers, the emulated passes, the backends' tables, the GPU's public facts.  Plain C11.
 TILEMM_EXEC = exec/decide.c exec/run.c exec/native.c exec/workers.c exec/emulated_passes.c \
-  exec/multiply.c exec/backends.c exec/devices.c
+  exec/multiply.c exec/backends.c exec/devices.c exec/batch.c
 
 # The CPU backend (OpenMP), its simulated devices and the emulated precision's CPU scheme.
 TILEMM_CPU = cpu/backend_cpu.c cpu/simulated.c cpu/emulated_cpu.c
@@ -47,11 +48,11 @@ TILEMM_CPU = cpu/backend_cpu.c cpu/simulated.c cpu/emulated_cpu.c
 # runtime): the device probe, the workspaces, the staging, the native, transposed and emulated
 # products on host views, its table (backend.h).  A build without it has no GPU table at all.
 TILEMM_CUDA_HOST = cuda/device.cu cuda/workspace.cu cuda/staging.cu cuda/pipeline.cu \
-  cuda/transposed_product.cu cuda/emulated_product.cu cuda/backend_ops.cu
+  cuda/transposed_product.cu cuda/emulated_product.cu cuda/backend_ops.cu cuda/batch_product.cu
 
 # Code on device pointers beside the tiled kernels: the device transpose, the emulated
 # precision's device scheme.
-TILEMM_DEVICE = kernels/transpose.cu kernels/emulated_cuda.cu
+TILEMM_DEVICE = kernels/transpose.cu kernels/emulated_cuda.cu kernels/batched.cu
 
 # The CUDA kernels (the .cuh files below are included by these).
 TILEMM_KERNELS = kernels/kernels.cu
@@ -66,7 +67,7 @@ TILEMM_MEX_GATEWAYS = front/tilemm.c front/tilemm_info.c
 TILEMM_MEX_COMMON = front/mex_common.c
 
 # The Octave-native front end (tilemm.oct).
-TILEMM_OCT = front/tilemm_oct.cc
+TILEMM_OCT = front/tilemm_oct.cc front/pages_oct.cc
 
 # The BLAS library (libtilemm_blas.so, for `make check`).
 TILEMM_BLAS = front/blas_shim.c
@@ -75,11 +76,11 @@ TILEMM_BLAS = front/blas_shim.c
 # tarball, gives that suffix a meaning of its own.)
 TILEMM_CORE_H = common/tilemm.h common/device_model.h common/backend.h common/front.h common/parallel_copy.h common/host_pages.h \
   common/fault.h common/devices.h common/call_plan.h common/emulated.h common/cuda_variants.h \
-  common/cuda_variant_list.h common/exact_dot.h
-TILEMM_EXEC_H = exec/multi.h exec/emulated_passes.h
+  common/cuda_variant_list.h common/exact_dot.h common/batch.h
+TILEMM_EXEC_H = exec/multi.h exec/emulated_passes.h exec/batch_run.h
 TILEMM_CPU_H = cpu/backend_cpu_tile.h
 TILEMM_CUDA_H = cuda/cuda_try.h cuda/executor.h kernels/transpose.h kernels/emulated_cuda.h \
-  kernels/kernels.h kernels/imma_wgmma.h
+  kernels/kernels.h kernels/imma_wgmma.h kernels/batched.h
 TILEMM_KERNEL_H = kernels/kernels_types.cuh kernels/kernels_async.cuh kernels/kernels_simt.cuh \
   kernels/kernels_regtile.cuh kernels/kernels_dmma.cuh \
   kernels/kernels_imma.cuh kernels/kernels_imma_wgmma.cuh kernels/emulated_kernels.cuh

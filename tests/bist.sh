@@ -15,6 +15,7 @@ run () {
 }
 status=0
 run "run_bist ('bist', 'tilemm', 'tilemm_info', 'tilemm_precision', 'tilemm_build', 'tilemm_bench', 'check_doc_examples')" || status=1
+run "run_bist ('bist_pages', 'pagemtimes')" || status=1
 run "addpath ('$builddir/src/mex'); assert (strcmp (mexext (), which ('tilemm')(end-2:end)));
      run_bist ('bist_mex', 'tilemm')" || status=1
 exit $status

@@ -20,5 +20,5 @@ ${OCTAVE:-octave-cli} --no-gui --norc --no-history --quiet --eval "
   d = pkg ('describe', 'tilemm');
   printf ('installed tilemm %s in %s\n', d{1}.version, '$prefix');
   doc_failed = check_installed_doc ('installed_doc');
-  run_bist ('installed', 'tilemm', 'tilemm_info', 'tilemm_precision', 'tilemm_build', 'tilemm_bench', 'check_doc_examples');
+  run_bist ('installed', 'tilemm', 'tilemm_info', 'tilemm_precision', 'tilemm_build', 'tilemm_bench', 'check_doc_examples', 'pagemtimes');
   if (doc_failed > 0) exit (1); endif" 2>&1 | grep -v "^error: ignoring const execution_exception"

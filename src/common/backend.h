@@ -163,6 +163,8 @@ void tilemm_cuda_last_stats (tilemm_cuda_stats *stats);
  * one device is the caller's own thread.  `state` is what begin made for this product (its
  * figures, a simulated device's memory): nothing outlives end.  The operations decide nothing:
  * the plan they are given is the one the call's plan holds. */
+struct tilemm_batch_job_s; /* batch.h */
+
 typedef struct tilemm_backend_ops {
   const char *name;          /* "cpu", "gpu", "simulated"                                    */
   const char *device_kind;   /* how an error names a device: "CPU", "GPU", "simulated device" */
@@ -198,6 +200,10 @@ typedef struct tilemm_backend_ops {
                               tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                               const tilemm_view *b, const tilemm_view *c, const tilemm_stop *stop,
                               tilemm_emu_plan *used, tilemm_error *err);
+  /* A batch of pages (pagemtimes, batch.h) in panels of pages_per_panel pages, on the caller's
+   * device; NULL where the executor runs the pages itself through `product` (the CPU). */
+  tilemm_status (*batch) (const struct tilemm_batch_job_s *job, int64_t pages_per_panel,
+                          const tilemm_stop *stop, tilemm_error *err);
   /* Host-facing facts and housekeeping (NULL where the backend keeps nothing). */
   void (*release) (void);
   size_t (*bytes_held) (void);

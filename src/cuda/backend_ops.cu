@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 
+#include "batch.h"
 #include "executor.h"
 
 using namespace tilemm_cuda;
@@ -235,6 +236,7 @@ const tilemm_backend_ops tilemm_cuda_backend_ops = {
   cuda_emu_stats,
   cuda_emu_product,
   cuda_emu_whole,
+  tilemm_cuda_multiply_batch,
   release_all,
   bytes_held,
   pinned_bytes_held,

@@ -1,0 +1,111 @@
+/* batch.h — a batch of pages: Z(:,:,i) = op_a(X(:,:,i)) · op_b(Y(:,:,i)) over the dimensions
+ * past the second, which expand implicitly (pagemtimes).  The shape of a batch, which page of X
+ * and of Y each page of Z reads, and its plan (batch_plan.c: which backend, how many pages a
+ * panel holds); its run is src/exec/batch.c.  Plain C11, no host, no CUDA.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#ifndef TILEMM_BATCH_H
+#define TILEMM_BATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "front.h"
+#include "tilemm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The most dimensions past the second a batch may have (Octave's arrays have no fixed limit; a
+ * larger count is TILEMM_EINVAL with a message). */
+#define TILEMM_BATCH_MAX_DIMS 30
+
+/* The shape of a batch: one page's product and the page dimensions of X, Y and Z. */
+typedef struct {
+  int64_t m, n, k;                   /* one page: op_a(X) is m×k, op_b(Y) is k×n, Z's is m×n   */
+  int64_t x_rows, x_cols;            /* X's pages as stored (k×m when op_a transposes)         */
+  int64_t y_rows, y_cols;            /* Y's pages as stored                                    */
+  int page_ndims;                    /* dimensions past the second of Z (0: one page)          */
+  int64_t x_dims[TILEMM_BATCH_MAX_DIMS], y_dims[TILEMM_BATCH_MAX_DIMS];
+  int64_t z_dims[TILEMM_BATCH_MAX_DIMS];   /* past the second; 1 where an array has fewer     */
+  int64_t x_step[TILEMM_BATCH_MAX_DIMS], y_step[TILEMM_BATCH_MAX_DIMS];
+                                     /* pages of X (Y) between neighbours along a dimension of
+                                        Z: 0 where X's size is 1 there (expanded)              */
+  int64_t x_pages, y_pages, z_pages;
+  int bad_dim;                       /* after TILEMM_ESHAPE: 2 when the inner dimensions
+                                        differ, else the (1-based) page dimension that does   */
+} tilemm_batch_shape;
+
+/* The shape of pagemtimes (X, op_a, Y, op_b) from the arrays' sizes (x_dims[0..x_ndims-1],
+ * x_ndims >= 2, likewise y): TILEMM_ESHAPE, with a message in err that says which, when op_a(X)'s
+ * columns are not op_b(Y)'s rows or a page dimension differs where neither size is 1;
+ * TILEMM_EOVERFLOW when Z's element count does not fit; TILEMM_EINVAL for too many dimensions. */
+tilemm_status tilemm_batch_shape_make (int x_ndims, const int64_t *x_dims, tilemm_op op_a,
+                                       int y_ndims, const int64_t *y_dims, tilemm_op op_b,
+                                       tilemm_batch_shape *shape, tilemm_error *err);
+
+/* The pages of X and Y (numbered in storage order) that page `z_page` of Z reads. */
+void tilemm_batch_sources (const tilemm_batch_shape *shape, int64_t z_page, int64_t *x_page,
+                           int64_t *y_page);
+
+/* How a batch runs. */
+typedef struct {
+  tilemm_backend backend;
+  int64_t pages_per_panel;   /* GPU: pages whose operands and results the device holds at
+                                once (under max_device_bytes and the device's memory); the
+                                CPU: every page                                               */
+  int parallel_pages;        /* CPU: pages spread over the threads, each page on one thread;
+                                0: page after page, each spread over the threads            */
+  int threads;               /* CPU: the threads (0: OpenMP's default)                       */
+} tilemm_batch_plan;
+
+/* The plan of a batch of `pages` products of one page's route (m, n, k in the route's terms: a
+ * complex page read as pairs or split counts twice), on `threads` host threads (0: OpenMP's
+ * default).  choice: "cpu", "gpu" or "auto" (the GPU
+ * where the device model says that it pays for the whole batch, tilemm_batch_gpu_pays, and
+ * gpu_usable); max_device_bytes: 0 for no limit, else the device bytes a panel of pages may
+ * hold (device_bytes: the GPU's memory budget, 0 when unknown).  TILEMM_EDEVMEM when one page
+ * does not fit the limit on the GPU; TILEMM_ENOGPU when "gpu" and !gpu_usable. */
+tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, int threads,
+                                      tilemm_backend_choice choice, int gpu_usable,
+                                      size_t max_device_bytes, size_t device_bytes,
+                                      tilemm_batch_plan *plan, tilemm_error *err);
+
+/* Device bytes one page takes on the GPU: its X, Y and Z pages in the route's compute type
+ * (read as pairs or split: the real pages the kernels see). */
+double tilemm_batch_page_bytes (const tilemm_route *route);
+
+/* Whether a batch of `pages` such products pays on the GPU against the CPU's batched path:
+ * the device model's call (fixed cost, bus, kernels) and panels, against the pages on `threads`
+ * host threads.  Pure. */
+int tilemm_batch_gpu_pays (const tilemm_route *route, int64_t pages, int threads);
+
+/* One batch of native products as the kernels see it, for a backend: every page of Z is
+ * op_a(X page)·op_b(Y page) in `type`, the pages of X and Y that Z's page reads given by
+ * tilemm_batch_sources (shape).  x, y, z hold their pages one after another, x_page, y_page,
+ * z_page elements of `type` apart; a stored page of X is k×m when op_a transposes, else m×k
+ * (likewise Y), a page of Z is m×n (column-major, contiguous). */
+typedef struct tilemm_batch_job_s {
+  tilemm_type type;
+  tilemm_op op_a, op_b;
+  int64_t m, n, k;
+  const void *x, *y;
+  void *z;
+  int64_t x_page, y_page, z_page;
+  const tilemm_batch_shape *shape;
+} tilemm_batch_job;
+
+/* The GPU's batched product (src/cuda/batch_product.cu, reached through the GPU's table: its
+ * `batch`; a build without CUDA has none): every page of the job, panels of pages_per_panel pages through the pinned
+ * staging and the device workspace, small pages packed several to a block of one launch, large
+ * pages by the tiled kernels.  stop (may be NULL) is polled between panels. */
+tilemm_status tilemm_cuda_multiply_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
+                                          const tilemm_stop *stop, tilemm_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILEMM_BATCH_H */

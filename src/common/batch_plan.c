@@ -1,0 +1,206 @@
+/* batch_plan.c — the shape of a batch of pages (pagemtimes' rules of implicit expansion) and its
+ * plan: which backend, and panels of pages under a device limit (see batch.h).
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#include <stdio.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "batch.h"
+#include "device_model.h"
+
+/* The CPU's batched path in the device model's terms: a page's fixed cost on one thread (the
+ * page's views and the tiled backend's entry), and the tiled C backend's rate on one thread.
+ * Only "auto" reads them, to weigh the whole batch on the GPU against the pages on the host
+ * threads; bench/pages.m measures both sides. */
+static const double CPU_PAGE_S = 3.0e-7;
+static const double CPU_FLOPS_PER_THREAD_S = 4.0e9;
+
+static void dims_text (char *out, size_t size, int ndims, const int64_t *dims)
+{
+  size_t used = 0;
+  out[0] = '\0';
+  for (int d = 0; d < ndims && used < size; d++)
+    used += (size_t) snprintf (out + used, size - used, d ? "x%lld" : "%lld",
+                               (long long) dims[d]);
+}
+
+tilemm_status tilemm_batch_shape_make (int x_ndims, const int64_t *x_dims, tilemm_op op_a,
+                                       int y_ndims, const int64_t *y_dims, tilemm_op op_b,
+                                       tilemm_batch_shape *shape, tilemm_error *err)
+{
+  if (x_ndims < 2 || y_ndims < 2)
+    return tilemm_error_set (err, TILEMM_EINVAL, "pagemtimes: arrays have two dimensions or more");
+  const int most = x_ndims > y_ndims ? x_ndims : y_ndims;
+  if (most - 2 > TILEMM_BATCH_MAX_DIMS)
+    return tilemm_error_set (err, TILEMM_EINVAL,
+                             "pagemtimes: at most %d dimensions past the second (here %d)",
+                             TILEMM_BATCH_MAX_DIMS, most - 2);
+  for (int d = 0; d < x_ndims; d++)
+    if (x_dims[d] < 0)
+      return tilemm_error_set (err, TILEMM_EINVAL, "pagemtimes: negative size");
+  for (int d = 0; d < y_ndims; d++)
+    if (y_dims[d] < 0)
+      return tilemm_error_set (err, TILEMM_EINVAL, "pagemtimes: negative size");
+  shape->x_rows = x_dims[0], shape->x_cols = x_dims[1];
+  shape->y_rows = y_dims[0], shape->y_cols = y_dims[1];
+  const int ta = op_a != TILEMM_OP_NONE, tb = op_b != TILEMM_OP_NONE;
+  shape->m = ta ? x_dims[1] : x_dims[0];
+  shape->k = ta ? x_dims[0] : x_dims[1];
+  shape->n = tb ? y_dims[0] : y_dims[1];
+  const int64_t y_inner = tb ? y_dims[1] : y_dims[0];
+  shape->bad_dim = 0;
+  if (shape->k != y_inner)
+    shape->bad_dim = 2;
+  if (shape->k != y_inner)
+    return tilemm_error_set (err, TILEMM_ESHAPE,
+                             "pagemtimes: the columns of each page of op(X) (%lld) must equal "
+                             "the rows of each page of op(Y) (%lld)",
+                             (long long) shape->k, (long long) y_inner);
+  shape->page_ndims = most - 2;
+  int64_t x_pages = 1, y_pages = 1, z_pages = 1;
+  /* Strides in pages along each dimension of Z: X's and Y's own page strides, 0 where expanded. */
+  for (int d = 0; d < shape->page_ndims; d++)
+    {
+      const int64_t xd = d + 2 < x_ndims ? x_dims[d + 2] : 1;
+      const int64_t yd = d + 2 < y_ndims ? y_dims[d + 2] : 1;
+      if (xd != yd && xd != 1 && yd != 1)
+        {
+          char xt[256], yt[256];
+          shape->bad_dim = d + 3;
+          dims_text (xt, sizeof xt, x_ndims, x_dims);
+          dims_text (yt, sizeof yt, y_ndims, y_dims);
+          return tilemm_error_set (err, TILEMM_ESHAPE,
+                                   "pagemtimes: dimension %d of X (%s) and of Y (%s) differ: "
+                                   "past the second, sizes must be equal or 1",
+                                   d + 3, xt, yt);
+        }
+      shape->x_dims[d] = xd;
+      shape->y_dims[d] = yd;
+      shape->z_dims[d] = xd == 1 ? yd : xd;
+      shape->x_step[d] = xd == 1 ? 0 : x_pages;
+      shape->y_step[d] = yd == 1 ? 0 : y_pages;
+      x_pages *= xd;
+      y_pages *= yd;
+      if (shape->z_dims[d] > 0 && z_pages > INT64_MAX / shape->z_dims[d])
+        return tilemm_error_set (err, TILEMM_EOVERFLOW, "pagemtimes: too many pages");
+      z_pages *= shape->z_dims[d];
+    }
+  shape->x_pages = x_pages, shape->y_pages = y_pages, shape->z_pages = z_pages;
+  const double elements = (double) shape->m * (double) shape->n * (double) z_pages;
+  if (elements > (double) (PTRDIFF_MAX / 16))
+    return tilemm_error_set (err, TILEMM_EOVERFLOW, "pagemtimes: the result is too large");
+  return tilemm_error_set (err, TILEMM_OK, NULL);
+}
+
+void tilemm_batch_sources (const tilemm_batch_shape *shape, int64_t z_page, int64_t *x_page,
+                           int64_t *y_page)
+{
+  int64_t xp = 0, yp = 0, rest = z_page;
+  for (int d = 0; d < shape->page_ndims && rest > 0; d++)
+    {
+      const int64_t size = shape->z_dims[d];
+      const int64_t at = rest % size;
+      rest /= size;
+      xp += at * shape->x_step[d];
+      yp += at * shape->y_step[d];
+    }
+  *x_page = xp;
+  *y_page = yp;
+}
+
+/* The rows of the real (or complex) product one page's kernels see: a complex page read as
+ * pairs or split has twice the rows (A) or columns (B). */
+static double route_rows (const tilemm_route *r)
+{
+  return (r->a_as_pairs || r->a_split) ? 2.0 * (double) r->m : (double) r->m;
+}
+static double route_cols (const tilemm_route *r)
+{
+  return r->b_split ? 2.0 * (double) r->n : (double) r->n;
+}
+
+double tilemm_batch_page_bytes (const tilemm_route *route)
+{
+  const double es = (double) tilemm_type_size (route->compute_type);
+  const double m = route_rows (route), n = route_cols (route), k = (double) route->k;
+  return es * (m * k + k * n + m * n);
+}
+
+static double batch_flops (const tilemm_route *route, int64_t pages)
+{
+  return (double) pages
+         * tilemm_model_flops (route->compute_type, route_rows (route), route_cols (route),
+                               (double) route->k);
+}
+
+int tilemm_batch_gpu_pays (const tilemm_route *route, int64_t pages, int threads)
+{
+  if (pages <= 0)
+    return 0;
+  if (threads < 1)
+    threads = 1;
+  const double flops = batch_flops (route, pages);
+  const double bytes = (double) pages * tilemm_batch_page_bytes (route);
+  const double gpu_s = tilemm_model_gpu_call_s (route->compute_type, bytes, flops);
+  const double cpu_s = ((double) pages * CPU_PAGE_S + flops / CPU_FLOPS_PER_THREAD_S)
+                       / (double) threads;
+  return gpu_s < cpu_s;
+}
+
+tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, int threads,
+                                      tilemm_backend_choice choice, int gpu_usable,
+                                      size_t max_device_bytes, size_t device_bytes,
+                                      tilemm_batch_plan *plan, tilemm_error *err)
+{
+#ifdef _OPENMP
+  if (threads <= 0)
+    threads = omp_get_max_threads ();
+#endif
+  if (threads <= 0)
+    threads = 1;
+  plan->threads = threads;
+  plan->pages_per_panel = pages;
+  plan->backend = TILEMM_BACKEND_CPU;
+  /* Pages over the threads when there are enough of them to keep every thread busy; else page
+   * after page, each one cut into tiles over the threads (a few large pages). */
+  plan->parallel_pages = pages >= 2 * (int64_t) (threads > 0 ? threads : 1) || pages >= 64;
+  switch (choice)
+    {
+    case TILEMM_CHOOSE_CPU:
+      return tilemm_error_set (err, TILEMM_OK, NULL);
+    case TILEMM_CHOOSE_GPU:
+      if (!gpu_usable)
+        return tilemm_error_set (err, TILEMM_ENOGPU, "backend \"gpu\": no usable GPU");
+      break;
+    case TILEMM_CHOOSE_AUTO:
+    default:
+      if (!gpu_usable || !tilemm_batch_gpu_pays (route, pages, threads))
+        return tilemm_error_set (err, TILEMM_OK, NULL);
+      break;
+    }
+  plan->backend = TILEMM_BACKEND_CUDA;
+  plan->parallel_pages = 0;
+  size_t limit = max_device_bytes;
+  if (device_bytes > 0 && (limit == 0 || device_bytes < limit))
+    limit = device_bytes;
+  const double page_bytes = tilemm_batch_page_bytes (route);
+  if (limit > 0 && pages > 0)
+    {
+      if (page_bytes > (double) limit)
+        return tilemm_error_set (err, TILEMM_EDEVMEM,
+                                 "one page takes %.0f bytes on the device, more than the %zu "
+                                 "bytes it may hold (max_device_bytes, or the device's memory)",
+                                 page_bytes, limit);
+      double fit = page_bytes > 0 ? (double) limit / page_bytes : (double) pages;
+      if (fit < 1.0)
+        fit = 1.0;
+      plan->pages_per_panel = fit >= (double) pages ? pages : (int64_t) fit;
+    }
+  if (plan->pages_per_panel < 1)
+    plan->pages_per_panel = 1;
+  return tilemm_error_set (err, TILEMM_OK, NULL);
+}

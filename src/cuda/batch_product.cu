@@ -1,0 +1,308 @@
+/* batch_product.cu — the GPU's batched product (batch.h: tilemm_cuda_multiply_batch): panels of
+ * pages through the pinned staging into the calling thread's workspace, one launch of the
+ * batched kernels (src/kernels/batched.cu) per panel of small and medium pages, the tiled
+ * kernels page by page for large ones, each panel's results back through the staging.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#include <algorithm>
+#include <vector>
+
+#include "batch.h"
+#include "batched.h"
+#include "executor.h"
+
+using namespace tilemm_cuda;
+
+namespace {
+
+/* Pages this large take the tiled kernels (tuned for whole matrices) one page a launch; smaller
+ * ones the batched kernels, all the panel's pages in one launch. */
+bool large_pages (const tilemm_batch_job *job)
+{
+  return job->m >= 384 && job->n >= 384 && job->k >= 64;
+}
+
+/* The pages of X and Y the panel of Z's pages [first, first + count) reads: each lies in a
+ * range of stored pages (consecutive pages of Z read ranges of X and Y without gaps wider than
+ * the expansion). */
+void panel_ranges (const tilemm_batch_shape *s, int64_t first, int64_t count, int64_t *x_lo,
+                   int64_t *x_hi, int64_t *y_lo, int64_t *y_hi)
+{
+  *x_lo = *y_lo = INT64_MAX;
+  *x_hi = *y_hi = -1;
+  for (int64_t p = first; p < first + count; p++)
+    {
+      int64_t xp, yp;
+      tilemm_batch_sources (s, p, &xp, &yp);
+      *x_lo = xp < *x_lo ? xp : *x_lo;
+      *x_hi = xp > *x_hi ? xp : *x_hi;
+      *y_lo = yp < *y_lo ? yp : *y_lo;
+      *y_hi = yp > *y_hi ? yp : *y_hi;
+    }
+}
+
+/* The host's pages [lo, hi] of an operand as one view: a column per page. */
+tilemm_view pages_view (tilemm_type type, const void *base, int64_t page, int64_t lo, int64_t hi)
+{
+  const size_t es = tilemm_type_size (type);
+  tilemm_view v;
+  v.type = type;
+  v.rows = page;
+  v.cols = hi - lo + 1;
+  v.stride = page > 0 ? page : 1;
+  v.data = (unsigned char *) base + (size_t) lo * (size_t) page * es;
+  return v;
+}
+
+tilemm_batched_pages device_map (const tilemm_batch_shape *s, int64_t first, int64_t x_lo,
+                                 int64_t y_lo)
+{
+  tilemm_batched_pages map;
+  map.ndims = s->page_ndims;
+  for (int d = 0; d < s->page_ndims && d < TILEMM_BATCHED_MAX_DIMS; d++)
+    {
+      map.z_dims[d] = s->z_dims[d];
+      map.x_step[d] = s->x_step[d];
+      map.y_step[d] = s->y_step[d];
+    }
+  map.first = first;
+  map.x_first = x_lo;
+  map.y_first = y_lo;
+  return map;
+}
+
+/* Large pages of one panel, one at a time: op(X) and op(Y) transposed on the device where
+ * transposed (transpose.cu), then the plan's tiled kernel, as op_panel does for one product. */
+tilemm_status large_panel (const tilemm_batch_job *job, const tilemm_plan *plan, int64_t first,
+                           int64_t count, int64_t x_lo, int64_t y_lo, void *x_dev, void *y_dev,
+                           void *z_dev, cudaStream_t s, tilemm_error *err)
+{
+  const size_t es = tilemm_type_size (job->type);
+  const int64_t m = job->m, n = job->n, k = job->k;
+  for (int64_t p = first; p < first + count; p++)
+    {
+      int64_t xp, yp;
+      tilemm_batch_sources (job->shape, p, &xp, &yp);
+      const void *a = (unsigned char *) x_dev + (size_t) (xp - x_lo) * (size_t) job->x_page * es;
+      const void *b = (unsigned char *) y_dev + (size_t) (yp - y_lo) * (size_t) job->y_page * es;
+      void *c = (unsigned char *) z_dev + (size_t) (p - first) * (size_t) job->z_page * es;
+      tilemm_status status;
+      if (job->op_a != TILEMM_OP_NONE)
+        {
+          /* X's page is k×m as stored: its transpose, m×k packed. */
+          if ((status = tilemm_cuda_transpose (job->type, job->op_a == TILEMM_OP_CTRANSPOSE, a, k,
+                                               m, k, ws.buffer[BUF_XT], m, s, err))
+              != TILEMM_OK)
+            return status;
+          a = ws.buffer[BUF_XT];
+        }
+      if (job->op_b != TILEMM_OP_NONE)
+        {
+          if ((status = tilemm_cuda_transpose (job->type, job->op_b == TILEMM_OP_CTRANSPOSE, b, n,
+                                               k, n, ws.buffer[BUF_YT], k, s, err))
+              != TILEMM_OK)
+            return status;
+          b = ws.buffer[BUF_YT];
+        }
+      /* Zᵀ (n×m) = op(Y)ᵀ (n×k) · op(X)ᵀ (k×m): the row-major readings of the packed pages. */
+      if ((status = tilemm_cuda_launch (plan->variant, job->type, device_matrix (c, n, m),
+                                        device_matrix ((void *) b, n, k),
+                                        device_matrix ((void *) a, k, m), s, err))
+          != TILEMM_OK)
+        return status;
+    }
+  return TILEMM_OK;
+}
+
+/* One panel of Z's pages and the ranges of X's and Y's pages it reads. */
+struct panel
+{
+  int64_t first, count, x_lo, x_hi, y_lo, y_hi;
+};
+
+/* The panels of a batch: `per_panel` pages each, fewer where expansion makes the ranges of X
+ * and Y a panel reads wider than its own pages, down to one, so that a panel's bytes stay
+ * within `budget`. */
+std::vector<panel> cut_panels (const tilemm_batch_shape *s, int64_t per_panel, size_t x_page,
+                               size_t y_page, size_t z_page, double budget)
+{
+  std::vector<panel> out;
+  for (int64_t first = 0; first < s->z_pages;)
+    {
+      panel p;
+      p.first = first;
+      p.count = s->z_pages - first < per_panel ? s->z_pages - first : per_panel;
+      for (;;)
+        {
+          panel_ranges (s, first, p.count, &p.x_lo, &p.x_hi, &p.y_lo, &p.y_hi);
+          const double bytes = (double) (p.x_hi - p.x_lo + 1) * (double) x_page
+                               + (double) (p.y_hi - p.y_lo + 1) * (double) y_page
+                               + (double) p.count * (double) z_page;
+          if (p.count == 1 || bytes <= budget)
+            break;
+          p.count /= 2;
+        }
+      out.push_back (p);
+      first += p.count;
+    }
+  return out;
+}
+
+/* Batches this large (operands and result) are cut into several panels even where they fit
+ * the device whole, so that a panel's pages travel while the one before it computes. */
+const double PIPELINE_BYTES = 8.0 * 1024 * 1024;
+const int64_t PIPELINE_PANELS = 4;
+
+/* The panels one after another; where there are several (and the pages are not large), two in
+ * flight: panel i's X and Y go up (slot i mod 2: BUF_X/BUF_Y or BUF_XT/BUF_YT, and half of
+ * BUF_C) while panel i-1 computes, and panel i-1's Z comes down while panel i computes.  A
+ * slot's operands are overwritten only after the kernel that read them (its EV_COMP event); its
+ * part of Z only after that part came down (stage_down returns when it has). */
+tilemm_status run_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
+                         const tilemm_stop *stop, tilemm_cuda_stats *st, tilemm_error *err)
+{
+  const tilemm_batch_shape *s = job->shape;
+  const size_t es = tilemm_type_size (job->type);
+  const int64_t pages = s->z_pages;
+  const bool large = large_pages (job);
+  tilemm_plan plan;
+  if (large)
+    {
+      const tilemm_status status
+        = tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, job->type, job->m, job->n, job->k, NULL);
+      if (status != TILEMM_OK)
+        return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+    }
+  const size_t x_page = (size_t) job->x_page * es, y_page = (size_t) job->y_page * es;
+  const size_t z_page = (size_t) job->z_page * es;
+  if (pages_per_panel < 1)
+    pages_per_panel = 1;
+  const double page_bytes = (double) (x_page + y_page + z_page);
+  const bool pipelined = !large && pages >= 2 * PIPELINE_PANELS
+                         && (double) pages * page_bytes > PIPELINE_BYTES && pages_per_panel >= 2;
+  int64_t per_panel = pages_per_panel;
+  if (pipelined)
+    {
+      /* Two panels on the device at once: each within half the limit. */
+      per_panel = pages_per_panel / 2;
+      const int64_t quarter = (pages + PIPELINE_PANELS - 1) / PIPELINE_PANELS;
+      per_panel = per_panel < quarter ? per_panel : quarter;
+    }
+  const double budget = (double) per_panel * page_bytes;
+  const std::vector<panel> panels = cut_panels (s, per_panel, x_page, y_page, z_page, budget);
+  size_t most_x = 0, most_y = 0, most_z = 0;
+  for (const panel &p : panels)
+    {
+      most_x = std::max (most_x, (size_t) (p.x_hi - p.x_lo + 1) * x_page);
+      most_y = std::max (most_y, (size_t) (p.y_hi - p.y_lo + 1) * y_page);
+      most_z = std::max (most_z, (size_t) p.count * z_page);
+    }
+  const size_t bytes[NBUF] = {
+    most_x, most_y, (pipelined ? 2 : 1) * most_z,
+    pipelined || (large && job->op_a != TILEMM_OP_NONE) ? (pipelined ? most_x : x_page) : 0,
+    pipelined || (large && job->op_b != TILEMM_OP_NONE) ? (pipelined ? most_y : y_page) : 0 };
+  tilemm_status status = workspace_reserve (bytes, 2, err);
+  if (status != TILEMM_OK)
+    return status;
+  cudaStream_t cs = ws.comp[0];
+  const size_t count = panels.size ();
+  for (size_t i = 0; i < count; i++)
+    {
+      const panel &p = panels[i];
+      if (i > 0 && tilemm_stop_requested (stop))
+        {
+          /* The panel in flight comes down first, so what was computed is in Z. */
+          if (pipelined)
+            stage_down ((unsigned char *) ws.buffer[BUF_C] + ((i - 1) % 2) * most_z,
+                        pages_view (job->type, job->z, job->z_page, panels[i - 1].first,
+                                    panels[i - 1].first + panels[i - 1].count - 1),
+                        ws.ring[EV_COMP][(i - 1) % 2], st, err);
+          return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted at page %lld of %lld",
+                                   (long long) p.first + 1, (long long) pages);
+        }
+      const int slot = pipelined ? (int) (i % 2) : 0;
+      void *x_dev = ws.buffer[slot ? BUF_XT : BUF_X], *y_dev = ws.buffer[slot ? BUF_YT : BUF_Y];
+      void *z_dev = (unsigned char *) ws.buffer[BUF_C] + (size_t) slot * most_z;
+      st->panels++;
+      st->steps++;
+      auto t0 = std::chrono::steady_clock::now ();
+      if (i >= 2)   /* the slot's operands were read by panel i-2's kernel */
+        CUDA_TRY (cudaStreamWaitEvent (ws.up, ws.ring[EV_COMP][slot], 0), "cudaStreamWaitEvent");
+      if ((status = stage_up (pages_view (job->type, job->x, job->x_page, p.x_lo, p.x_hi), x_dev,
+                              st, err))
+            != TILEMM_OK
+          || (status = stage_up (pages_view (job->type, job->y, job->y_page, p.y_lo, p.y_hi),
+                                 y_dev, st, err))
+               != TILEMM_OK)
+        return status;
+      st->upload_ms += ms_since (t0);
+      t0 = std::chrono::steady_clock::now ();
+      CUDA_TRY (cudaEventRecord (ws.ring[EV_X][slot], ws.up), "cudaEventRecord");
+      CUDA_TRY (cudaStreamWaitEvent (cs, ws.ring[EV_X][slot], 0), "cudaStreamWaitEvent");
+      if (large)
+        status = large_panel (job, &plan, p.first, p.count, p.x_lo, p.y_lo, x_dev, y_dev, z_dev,
+                              cs, err);
+      else
+        {
+          const tilemm_batched_pages map = device_map (s, p.first, p.x_lo, p.y_lo);
+          status = tilemm_batched_launch (job->type, job->op_a, job->op_b, job->m, job->n,
+                                          job->k, x_dev, job->x_page, y_dev, job->y_page, z_dev,
+                                          p.count, &map, cs, err);
+        }
+      if (status != TILEMM_OK)
+        return status;
+      CUDA_TRY (cudaEventRecord (ws.ring[EV_COMP][slot], cs), "cudaEventRecord");
+      /* Without a pipeline this panel comes down now; with one, the panel before it. */
+      const panel *down = pipelined ? (i >= 1 ? &panels[i - 1] : nullptr) : &p;
+      const int down_slot = pipelined ? (int) ((i + 1) % 2) : 0;
+      if (down)
+        {
+          status = stage_down ((unsigned char *) ws.buffer[BUF_C] + (size_t) down_slot * most_z,
+                               pages_view (job->type, job->z, job->z_page, down->first,
+                                           down->first + down->count - 1),
+                               ws.ring[EV_COMP][down_slot], st, err);
+          if (status != TILEMM_OK)
+            return status;
+        }
+      st->compute_ms += ms_since (t0);
+    }
+  if (pipelined && count > 0)
+    {
+      const panel &last = panels[count - 1];
+      const int slot = (int) ((count - 1) % 2);
+      status = stage_down ((unsigned char *) ws.buffer[BUF_C] + (size_t) slot * most_z,
+                           pages_view (job->type, job->z, job->z_page, last.first,
+                                       last.first + last.count - 1),
+                           ws.ring[EV_COMP][slot], st, err);
+      if (status != TILEMM_OK)
+        return status;
+    }
+  return TILEMM_OK;
+}
+
+} // namespace
+
+extern "C" {
+
+tilemm_status tilemm_cuda_multiply_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
+                                          const tilemm_stop *stop, tilemm_error *err)
+{
+  if (!job || !job->shape)
+    return tilemm_error_set (err, TILEMM_EINVAL, "tilemm_cuda_multiply_batch: null argument");
+  if (job->shape->page_ndims > TILEMM_BATCHED_MAX_DIMS)
+    return tilemm_error_set (err, TILEMM_EINVAL, "batched product: %d page dimensions",
+                             job->shape->page_ndims);
+  if (job->shape->z_pages == 0 || job->m == 0 || job->n == 0)
+    return tilemm_error_set (err, TILEMM_OK, NULL);
+  std::lock_guard<std::mutex> lock (ws_mutex);
+  tilemm_fault_begin ();
+  tilemm_status status = probe (err);
+  if (status != TILEMM_OK)
+    return status;
+  return recorded_product (
+    [&] (tilemm_cuda_stats *st) { return run_batch (job, pages_per_panel, stop, st, err); },
+    false);
+}
+
+} /* extern "C" */

@@ -1,0 +1,446 @@
+/* batch.c — a batch of pages run (see batch_run.h): the native pages as one batch on the CPU
+ * (pages over OpenMP threads, each page by the tiled C backend) or on the GPU (one batched
+ * product, src/cuda/batch_product.cu); real and complex pages that `*` takes as two real
+ * products split once for the whole batch; emulated pages one by one through tilemm_run.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "backend.h"
+#include "batch_run.h"
+
+static tilemm_type real_of (tilemm_type type)
+{
+  return type == TILEMM_COMPLEX_SINGLE ? TILEMM_SINGLE
+         : type == TILEMM_COMPLEX_DOUBLE ? TILEMM_DOUBLE : type;
+}
+static tilemm_type complex_of (tilemm_type type)
+{
+  return type == TILEMM_SINGLE ? TILEMM_COMPLEX_SINGLE
+         : type == TILEMM_DOUBLE ? TILEMM_COMPLEX_DOUBLE : type;
+}
+
+static int max_threads (void)
+{
+#ifdef _OPENMP
+  return omp_get_max_threads ();
+#else
+  return 1;
+#endif
+}
+
+/* ---------------------------------------------------------------- the CPU */
+
+static int small_real_pages (const tilemm_batch_job *job);
+
+/* The pages of a group between two polls of the stop callback: about 20 ms of work on every
+ * thread (each group is a parallel region: its start and its barrier cost threads that wait
+ * by spinning, which on a busy machine take the cores from the threads that work), and at
+ * least a few pages a thread. */
+static int64_t pages_per_poll (const tilemm_batch_job *job, int threads)
+{
+  const double page_s = (small_real_pages (job) ? 1.0e-8 : 3.0e-7) + 2.0 * (double) job->m * (double) job->n * (double) job->k
+                                   * (tilemm_type_is_complex (job->type) ? 4.0 : 1.0) / 4.0e9;
+  const double per_thread = 2.0e-2 / page_s;
+  const int64_t pages = (int64_t) (per_thread < 4.0 ? 4.0 : per_thread > 1.0e6 ? 1.0e6 : per_thread);
+  return pages * (threads > 0 ? threads : 1);
+}
+
+/* One page of a job on the CPU: views of its pages (a transposed page as stored), the tiled
+ * backend on `plan`. */
+static tilemm_status cpu_page (const tilemm_batch_job *job, const tilemm_plan *plan, int64_t page,
+                               tilemm_error *err)
+{
+  const size_t es = tilemm_type_size (job->type);
+  int64_t xp, yp;
+  tilemm_batch_sources (job->shape, page, &xp, &yp);
+  const int ta = job->op_a != TILEMM_OP_NONE, tb = job->op_b != TILEMM_OP_NONE;
+  tilemm_view a = { ta ? job->k : job->m, ta ? job->m : job->k, 0, job->type,
+                    (unsigned char *) job->x + (size_t) xp * (size_t) job->x_page * es };
+  tilemm_view b = { tb ? job->n : job->k, tb ? job->k : job->n, 0, job->type,
+                    (unsigned char *) job->y + (size_t) yp * (size_t) job->y_page * es };
+  tilemm_view c = { job->m, job->n, job->m, job->type,
+                    (unsigned char *) job->z + (size_t) page * (size_t) job->z_page * es };
+  a.stride = a.rows > 0 ? a.rows : 1;
+  b.stride = b.rows > 0 ? b.rows : 1;
+  return tilemm_backend_find (TILEMM_BACKEND_CPU)->product (NULL, 0, plan, job->op_a, &a,
+                                                           job->op_b, &b, &c, NULL, err);
+}
+
+/* Small real pages (SMALL_PAGE_WORK multiply-adds or fewer) directly, without the tiled
+ * backend's entry, whose fixed cost (its panel, its tile buffers, a parallel region of one
+ * thread) is many times such a page's work.  The same sums as the backend's: each element from
+ * zero, one multiply-add per k in increasing k, in the element's type (no fused multiply-add:
+ * the core is compiled as ISO C, without contraction). */
+#define SMALL_PAGE_WORK 4096
+
+#define SMALL_PAGES(NAME, REAL)                                                               \
+  static void NAME (const tilemm_batch_job *job, int64_t first, int64_t last)                \
+  {                                                                                           \
+    const int64_t m = job->m, n = job->n, k = job->k;                                         \
+    /* op(X)(i, l) at i·xi + l·xl of a page; op(Y)(l, j) at l·yl + j·yj */                     \
+    const int64_t xi = job->op_a == TILEMM_OP_NONE ? 1 : k;                                   \
+    const int64_t xl = job->op_a == TILEMM_OP_NONE ? m : 1;                                   \
+    const int64_t yl = job->op_b == TILEMM_OP_NONE ? 1 : n;                                   \
+    const int64_t yj = job->op_b == TILEMM_OP_NONE ? k : 1;                                   \
+    for (int64_t p = first; p < last; p++)                                                    \
+      {                                                                                       \
+        int64_t xp, yp;                                                                       \
+        tilemm_batch_sources (job->shape, p, &xp, &yp);                                       \
+        const REAL *x = (const REAL *) job->x + xp * job->x_page;                             \
+        const REAL *y = (const REAL *) job->y + yp * job->y_page;                             \
+        REAL *z = (REAL *) job->z + p * job->z_page;                                          \
+        for (int64_t j = 0; j < n; j++)                                                       \
+          for (int64_t i = 0; i < m; i++)                                                     \
+            {                                                                                 \
+              REAL acc = 0;                                                                   \
+              for (int64_t l = 0; l < k; l++)                                                 \
+                acc += x[i * xi + l * xl] * y[l * yl + j * yj];                               \
+              z[i + j * m] = acc;                                                             \
+            }                                                                                 \
+      }                                                                                       \
+  }
+SMALL_PAGES (small_pages_s, float)
+SMALL_PAGES (small_pages_d, double)
+
+static int small_real_pages (const tilemm_batch_job *job)
+{
+  return (job->type == TILEMM_SINGLE || job->type == TILEMM_DOUBLE)
+         && (double) job->m * (double) job->n * (double) job->k <= SMALL_PAGE_WORK;
+}
+
+static tilemm_status cpu_batch (const tilemm_batch_job *job, const tilemm_batch_plan *bplan,
+                                const tilemm_options *options, tilemm_error *err)
+{
+  const int64_t pages = job->shape->z_pages;
+  const tilemm_limits limits = { options->max_device_bytes };
+  tilemm_plan plan;
+  tilemm_status status
+    = tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, job->type, job->m, job->n, job->k, &limits);
+  if (status != TILEMM_OK)
+    return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+  const int threads = bplan->threads > 0 ? bplan->threads : max_threads ();
+  if (!bplan->parallel_pages)
+    {
+      /* A few pages, each large enough to spread over the threads itself. */
+      plan.threads = threads;
+      for (int64_t p = 0; p < pages; p++)
+        {
+          if (p > 0 && tilemm_stop_requested (&options->stop))
+            return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted at page %lld of %lld",
+                                     (long long) p + 1, (long long) pages);
+          if ((status = cpu_page (job, &plan, p, err)) != TILEMM_OK)
+            return status;
+        }
+      return tilemm_error_set (err, TILEMM_OK, NULL);
+    }
+  /* Many pages: each on one thread (the backend's own tile loop runs on that thread alone). */
+  plan.threads = 1;
+  const int64_t group = pages_per_poll (job, threads);
+  for (int64_t first = 0; first < pages; first += group)
+    {
+      if (first > 0 && tilemm_stop_requested (&options->stop))
+        return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted at page %lld of %lld",
+                                 (long long) first + 1, (long long) pages);
+      const int64_t last = pages - first < group ? pages : first + group;
+      if (small_real_pages (job))
+        {
+          /* In blocks of pages per thread: one page is too little work to hand out alone. */
+          const int64_t block = 64;
+#ifdef _OPENMP
+#pragma omp parallel for schedule (dynamic, 4) num_threads (threads)
+#endif
+          for (int64_t b = first; b < last; b += block)
+            {
+              const int64_t end = last - b < block ? last : b + block;
+              if (job->type == TILEMM_SINGLE)
+                small_pages_s (job, b, end);
+              else
+                small_pages_d (job, b, end);
+            }
+          continue;
+        }
+      tilemm_status failed = TILEMM_OK;
+      tilemm_error failure = { TILEMM_OK, "" };
+#ifdef _OPENMP
+#pragma omp parallel for schedule (dynamic, 16) num_threads (threads)
+#endif
+      for (int64_t p = first; p < last; p++)
+        {
+          tilemm_error page_err = { TILEMM_OK, "" };
+          const tilemm_status s = cpu_page (job, &plan, p, &page_err);
+          if (s != TILEMM_OK)
+            {
+#ifdef _OPENMP
+#pragma omp critical (tilemm_batch_failure)
+#endif
+              if (failed == TILEMM_OK)
+                failed = s, failure = page_err;
+            }
+        }
+      if (failed != TILEMM_OK)
+        {
+          if (err)
+            *err = failure;
+          return failed;
+        }
+    }
+  return tilemm_error_set (err, TILEMM_OK, NULL);
+}
+
+static tilemm_status native_batch (const tilemm_batch_job *job, const tilemm_batch_plan *plan,
+                                   const tilemm_options *options, tilemm_error *err)
+{
+  if (plan->backend == TILEMM_BACKEND_CUDA)
+    {
+      const tilemm_backend_ops *gpu = tilemm_backend_find (TILEMM_BACKEND_CUDA);
+      if (!gpu || !gpu->batch)
+        return tilemm_cuda_probe (err);
+      return gpu->batch (job, plan->pages_per_panel, &options->stop, err);
+    }
+  return cpu_batch (job, plan, options, err);
+}
+
+/* ---------------------------------------------------------------- real and complex pages */
+
+/* A complex page's parts apart (rows×cols as stored): side by side [re  sign·im] (rows×2cols),
+ * or stacked [re; sign·im] (2rows×cols).  sign -1 conjugates (negation is exact). */
+static void split_page (int single, const void *z, int64_t rows, int64_t cols, int stacked,
+                        int negate, void *out)
+{
+  for (int64_t j = 0; j < cols; j++)
+    for (int64_t i = 0; i < rows; i++)
+      {
+        const size_t from = 2 * ((size_t) j * (size_t) rows + (size_t) i);
+        const size_t re_at = stacked ? (size_t) j * 2 * (size_t) rows + (size_t) i
+                                     : (size_t) j * (size_t) rows + (size_t) i;
+        const size_t im_at = stacked ? re_at + (size_t) rows : re_at + (size_t) rows * (size_t) cols;
+        if (single)
+          {
+            const float *x = z;
+            float *y = out;
+            y[re_at] = x[from];
+            y[im_at] = negate ? -x[from + 1] : x[from + 1];
+          }
+        else
+          {
+            const double *x = z;
+            double *y = out;
+            y[re_at] = x[from];
+            y[im_at] = negate ? -x[from + 1] : x[from + 1];
+          }
+      }
+}
+
+/* The inverse for a page of Z (m×n complex): from its parts side by side (m×2n) or stacked
+ * (2m×n). */
+static void join_page (int single, const void *p, int64_t m, int64_t n, int stacked, void *c)
+{
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++)
+      {
+        const size_t to = 2 * ((size_t) j * (size_t) m + (size_t) i);
+        const size_t re_at = stacked ? (size_t) j * 2 * (size_t) m + (size_t) i
+                                     : (size_t) j * (size_t) m + (size_t) i;
+        const size_t im_at = stacked ? re_at + (size_t) m : re_at + (size_t) m * (size_t) n;
+        if (single)
+          ((float *) c)[to] = ((const float *) p)[re_at],
+          ((float *) c)[to + 1] = ((const float *) p)[im_at];
+        else
+          ((double *) c)[to] = ((const double *) p)[re_at],
+          ((double *) c)[to + 1] = ((const double *) p)[im_at];
+      }
+}
+
+/* A real and a complex operand where `*` takes two real products (route.b_split, a_split): the
+ * complex operand's pages copied apart into real pages of twice the width (once for the
+ * batch), one real batch of twice the width, its pages joined into Z.  Real X · complex Y:
+ * op(Y) → [re  ±im] (k×2n); complex op(X) (transposed) · real Y: X → [re  ±im] stored k×2m,
+ * read transposed as [re; ±im] (2m×k), each page's product stacked (2m×n). */
+static tilemm_status split_batch (const tilemm_batch *batch, const tilemm_options *options,
+                                  const void *x, const void *y, void *z, tilemm_error *err)
+{
+  const tilemm_route *r = &batch->decision.route;
+  const tilemm_batch_shape *s = &batch->shape;
+  const tilemm_type type = r->compute_type;   /* real */
+  const size_t es = tilemm_type_size (type);
+  const int single = type == TILEMM_SINGLE;
+  const int split_y = r->b_split;
+  const tilemm_op op = split_y ? batch->decision.op_b : batch->decision.op_a;
+  const int negate = op == TILEMM_OP_CTRANSPOSE;
+  const int64_t rows = split_y ? s->y_rows : s->x_rows, cols = split_y ? s->y_cols : s->x_cols;
+  const int64_t stored_pages = split_y ? s->y_pages : s->x_pages;
+  const size_t part_page = 2 * (size_t) rows * (size_t) cols;   /* reals */
+  const size_t product_page = 2 * (size_t) r->m * (size_t) r->n;
+  unsigned char *parts = malloc (part_page * (size_t) stored_pages * es + 1);
+  unsigned char *product = malloc (product_page * (size_t) s->z_pages * es + 1);
+  if (!parts || !product)
+    {
+      free (parts);
+      free (product);
+      return tilemm_error_set (err, TILEMM_ENOMEM, "%s", tilemm_strerror (TILEMM_ENOMEM));
+    }
+  /* Y untransposed: side by side; Y transposed: stacked (its transpose is side by side); X:
+   * side by side, read transposed as stacked. */
+  const int stacked_in = split_y && op != TILEMM_OP_NONE;
+  const void *from = split_y ? y : x;
+#ifdef _OPENMP
+#pragma omp parallel for schedule (static) if (stored_pages > 1 && part_page * stored_pages > 4096)
+#endif
+  for (int64_t p = 0; p < stored_pages; p++)
+    split_page (single, (const unsigned char *) from + (size_t) p * part_page * es, rows, cols,
+                stacked_in, negate, parts + (size_t) p * part_page * es);
+  tilemm_batch_job job;
+  job.type = type;
+  job.shape = s;
+  job.k = r->k;
+  job.z = product;
+  if (split_y)
+    {
+      job.op_a = batch->decision.op_a;
+      job.op_b = op == TILEMM_OP_NONE ? TILEMM_OP_NONE : TILEMM_OP_TRANSPOSE;
+      job.m = r->m, job.n = 2 * r->n;
+      job.x = x, job.x_page = s->x_rows * s->x_cols;
+      job.y = parts, job.y_page = (int64_t) part_page;
+    }
+  else
+    {
+      job.op_a = TILEMM_OP_TRANSPOSE;
+      job.op_b = batch->decision.op_b;
+      job.m = 2 * r->m, job.n = r->n;
+      job.x = parts, job.x_page = (int64_t) part_page;
+      job.y = y, job.y_page = s->y_rows * s->y_cols;
+    }
+  job.z_page = (int64_t) product_page;
+  const tilemm_status status = native_batch (&job, &batch->plan, options, err);
+  if (status == TILEMM_OK)
+    {
+#ifdef _OPENMP
+#pragma omp parallel for schedule (static) if (s->z_pages > 1 && product_page * s->z_pages > 4096)
+#endif
+      for (int64_t p = 0; p < s->z_pages; p++)
+        join_page (single, product + (size_t) p * product_page * es, r->m, r->n, !split_y,
+                   (unsigned char *) z + (size_t) p * product_page * es);
+    }
+  free (parts);
+  free (product);
+  return status;
+}
+
+/* ---------------------------------------------------------------- the batch */
+
+/* X'·X and the like of one array (route.mirror): each page's upper triangle mirrored onto its
+ * lower one (conjugated, with a real diagonal, when Hermitian), as `*` leaves one such product. */
+static void mirror_pages (tilemm_type type, void *z, int64_t n, int64_t pages, int hermitian)
+{
+  const size_t es = tilemm_type_size (type);
+  const int complex_type = tilemm_type_is_complex (type), single = type == TILEMM_COMPLEX_SINGLE;
+#ifdef _OPENMP
+#pragma omp parallel for schedule (static) if (pages > 16)
+#endif
+  for (int64_t p = 0; p < pages; p++)
+    {
+      unsigned char *d = (unsigned char *) z + (size_t) p * (size_t) n * (size_t) n * es;
+      for (int64_t j = 0; j < n; j++)
+        {
+          for (int64_t i = j + 1; i < n; i++)
+            {
+              unsigned char *low = d + ((size_t) i + (size_t) j * (size_t) n) * es;
+              memcpy (low, d + ((size_t) j + (size_t) i * (size_t) n) * es, es);
+              if (hermitian && complex_type)
+                {
+                  if (single)
+                    ((float *) low)[1] = -((float *) low)[1];
+                  else
+                    ((double *) low)[1] = -((double *) low)[1];
+                }
+            }
+          if (hermitian && complex_type)
+            {
+              unsigned char *diag = d + ((size_t) j + (size_t) j * (size_t) n) * es;
+              if (single)
+                ((float *) diag)[1] = 0.0f;
+              else
+                ((double *) diag)[1] = 0.0;
+            }
+        }
+    }
+}
+
+/* Emulated pages one by one, each as tilemm (X page, op_a, Y page, op_b) computes it. */
+static tilemm_status emulated_pages (const tilemm_batch *batch, const tilemm_options *options,
+                                     const void *x, const void *y, void *z, size_t x_bytes,
+                                     size_t y_bytes, size_t z_bytes, tilemm_error *err)
+{
+  tilemm_decision d = batch->decision;
+  d.backend = batch->plan.backend;
+  for (int64_t p = 0; p < batch->shape.z_pages; p++)
+    {
+      if (p > 0 && tilemm_stop_requested (&options->stop))
+        return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted at page %lld of %lld",
+                                 (long long) p + 1, (long long) batch->shape.z_pages);
+      int64_t xp, yp;
+      tilemm_batch_sources (&batch->shape, p, &xp, &yp);
+      const tilemm_status status
+        = tilemm_run (&d, options, (const unsigned char *) x + (size_t) xp * x_bytes,
+                      (const unsigned char *) y + (size_t) yp * y_bytes,
+                      (unsigned char *) z + (size_t) p * z_bytes, err);
+      if (status != TILEMM_OK)
+        return status;
+    }
+  return tilemm_error_set (err, TILEMM_OK, NULL);
+}
+
+tilemm_status tilemm_batch_run (const tilemm_batch *batch, const tilemm_options *options,
+                                const void *x, const void *y, void *z, tilemm_error *err)
+{
+  const tilemm_route *r = &batch->decision.route;
+  const tilemm_batch_shape *s = &batch->shape;
+  if (r->action != TILEMM_ROUTE_COMPUTE)
+    return tilemm_error_set (err, TILEMM_EINVAL, "batch: a route that computes expected");
+  if (s->z_pages == 0)
+    return tilemm_error_set (err, TILEMM_OK, NULL);
+  const tilemm_type type = r->compute_type;
+  const int complex_kernel = tilemm_type_is_complex (type);
+  /* The element types of the operands as held: complex where the route reads them so. */
+  const tilemm_type x_type = complex_kernel || r->a_as_pairs || r->a_split ? complex_of (type) : type;
+  const tilemm_type y_type = complex_kernel || r->b_split ? complex_of (type) : type;
+  const tilemm_type z_type = r->result_complex ? complex_of (type) : type;
+  const size_t x_bytes = (size_t) s->x_rows * (size_t) s->x_cols * tilemm_type_size (x_type);
+  const size_t y_bytes = (size_t) s->y_rows * (size_t) s->y_cols * tilemm_type_size (y_type);
+  const size_t z_bytes = (size_t) r->m * (size_t) r->n * tilemm_type_size (z_type);
+  if (batch->decision.emulated)
+    return emulated_pages (batch, options, x, y, z, x_bytes, y_bytes, z_bytes, err);
+
+  tilemm_status status;
+  if (r->b_split || r->a_split)
+    status = split_batch (batch, options, x, y, z, err);
+  else
+    {
+      /* Complex X times real Y: X's (re, im) pairs read as a real (2m)×k page, Z's as (2m)×n. */
+      const int pairs = r->a_as_pairs;
+      tilemm_batch_job job;
+      job.type = type;
+      job.op_a = batch->decision.op_a;
+      job.op_b = batch->decision.op_b;
+      job.m = pairs ? 2 * r->m : r->m;
+      job.n = r->n;
+      job.k = r->k;
+      job.x = x, job.y = y, job.z = z;
+      job.x_page = (int64_t) (x_bytes / tilemm_type_size (type));
+      job.y_page = (int64_t) (y_bytes / tilemm_type_size (type));
+      job.z_page = (int64_t) (z_bytes / tilemm_type_size (type));
+      job.shape = s;
+      status = native_batch (&job, &batch->plan, options, err);
+    }
+  if (status == TILEMM_OK && r->mirror != TILEMM_MIRROR_NONE)
+    mirror_pages (r->result_complex ? complex_of (type) : real_of (type), z, r->m, s->z_pages,
+                  r->mirror == TILEMM_MIRROR_HERMITIAN);
+  return status;
+}

@@ -1,0 +1,386 @@
+// pages_oct.cc — the hidden __tilemm_pages__ of tilemm.oct, under pagemtimes (inst/compat/):
+// reads Octave's N-D arrays and options, decides one page's product by the rules of `*` (the
+// core's route), and runs the batch (src/exec/batch.c) into Octave's own result array.
+//
+// Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+
+#include <octave/oct.h>
+#include <octave/ov-typeinfo.h>
+#include <octave/ov-re-mat.h>
+#include <octave/ov-cx-mat.h>
+#include <octave/ov-flt-re-mat.h>
+#include <octave/ov-flt-cx-mat.h>
+#include <octave/parse.h>
+#include <octave/quit.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+#include "batch.h"
+#include "batch_run.h"
+#include "front.h"
+#include "pagemtimes_help.h"
+
+namespace
+{
+
+const char pages_usage[]
+  = "usage: Z = pagemtimes (X, Y) or pagemtimes (X, transpX, Y, transpY), then options "
+    "\"backend\" (\"auto\", \"cpu\", \"gpu\"), \"max_device_bytes\", \"precision\"";
+
+[[noreturn]] void fail (const tilemm_error &err)
+{
+  if (err.status == TILEMM_EINTERRUPTED)
+    octave_quit ();
+  const std::string id = std::string ("tilemm:") + tilemm_status_reason (err.status);
+  const char *detail = err.detail[0] ? err.detail : tilemm_strerror (err.status);
+  error_with_id (id.c_str (), "%s. %s", detail, tilemm_advice (err.status));
+}
+
+int interrupt_pending (void *)
+{
+  return octave_signal_caught || octave_interrupt_state > 0;
+}
+
+// The options from args(first) on, as tilemm takes them (tilemm_oct.cc reads them the same way:
+// names and values checked by the core, tilemm_options_set).
+tilemm_options parse_options (const octave_value_list &args, int first)
+{
+  tilemm_options o;
+  tilemm_options_init (&o);
+  o.stop.should_stop = interrupt_pending;
+  if ((args.length () - first) % 2 != 0)
+    error_with_id ("tilemm:badoption", "options come in name, value pairs; %s", pages_usage);
+  for (int i = first; i < args.length (); i += 2)
+    {
+      if (! args(i).is_string () || args(i).rows () > 1)
+        error_with_id ("tilemm:badoption",
+                       "option %d: the name must be a string such as \"backend\"",
+                       (i - first) / 2 + 1);
+      const std::string name = args(i).string_value ();
+      if (name.find ('\0') != std::string::npos)
+        error_with_id ("tilemm:badoption", "option %d: the name contains a NUL character",
+                       (i - first) / 2 + 1);
+      const octave_value &v = args(i+1);
+      std::string text;
+      NDArray numbers;
+      tilemm_value value = { TILEMM_VALUE_OTHER, "", 0.0, NULL, 0 };
+      if (v.is_string () && v.rows () <= 1)
+        {
+          text = v.string_value ();
+          if (text.find ('\0') != std::string::npos)
+            error_with_id ("tilemm:badoption", "option \"%s\": the value contains a NUL character",
+                           name.c_str ());
+          value.kind = TILEMM_VALUE_STRING;
+          value.string = text.c_str ();
+        }
+      else if (v.isnumeric () && v.isreal () && ! v.issparse () && v.numel () == 1)
+        {
+          value.kind = TILEMM_VALUE_REAL_SCALAR;
+          value.number = v.double_value ();
+        }
+      else if (v.isnumeric () && v.isreal () && ! v.issparse () && v.ndims () == 2
+               && (v.rows () <= 1 || v.columns () <= 1))
+        {
+          numbers = v.array_value ();
+          value.kind = TILEMM_VALUE_REAL_VECTOR;
+          value.numbers = numbers.data ();
+          value.count = (size_t) numbers.numel ();
+        }
+      tilemm_error err = { TILEMM_OK, "" };
+      if (tilemm_options_set (&o, name.c_str (), &value, &err) != TILEMM_OK)
+        error_with_id ("tilemm:badoption", "%s", err.detail);
+    }
+  return o;
+}
+
+// MATLAB documents pagemtimes' operands as single or double arrays, real or complex (full).
+void check_operand (const octave_value &x, const char *name)
+{
+  if (x.issparse ())
+    error_with_id ("tilemm:pages:sparse",
+                   "pagemtimes: %s must be a full array (sparse arrays have no pages)", name);
+  if (! x.is_double_type () && ! x.is_single_type ())
+    error_with_id ("tilemm:pages:class",
+                   "pagemtimes: %s must be a single or double array, not %s", name,
+                   x.class_name ().c_str ());
+}
+
+std::vector<int64_t> dims_of (const octave_value &x)
+{
+  const dim_vector d = x.dims ();
+  std::vector<int64_t> out (d.ndims ());
+  for (int i = 0; i < d.ndims (); i++)
+    out[i] = d(i);
+  return out;
+}
+
+template <typename A>
+A uninitialised (const dim_vector& dims)
+{
+  typedef typename A::element_type T;
+  std::allocator<T> alloc;
+  T *data = alloc.allocate (dims.safe_numel ());
+  return A (Array<T> (data, dims));
+}
+
+void convert (const octave_value &x, NDArray &out) { out = x.array_value (); }
+void convert (const octave_value &x, FloatNDArray &out) { out = x.float_array_value (); }
+void convert (const octave_value &x, ComplexNDArray &out) { out = x.complex_array_value (); }
+void convert (const octave_value &x, FloatComplexNDArray &out)
+{
+  out = x.float_complex_array_value ();
+}
+
+// Whether Octave evaluates op_a(page) * op_b(page) by a compound operator of its own for these
+// classes and complexities (then a real and a complex operand always take two real products;
+// see tilemm_oct.cc and route.c).  The type of a full matrix of each stands for the pages.
+int page_type_id (const octave_value &x)
+{
+  if (x.is_single_type ())
+    return x.iscomplex () ? octave_float_complex_matrix::static_type_id ()
+                          : octave_float_matrix::static_type_id ();
+  return x.iscomplex () ? octave_complex_matrix::static_type_id ()
+                        : octave_matrix::static_type_id ();
+}
+
+bool has_compound_operator (const octave_value &a, tilemm_op op_a, const octave_value &b,
+                            tilemm_op op_b)
+{
+  if (op_a == TILEMM_OP_NONE && op_b == TILEMM_OP_NONE)
+    return false;
+  octave_value::compound_binary_op op;
+  if (op_a != TILEMM_OP_NONE)
+    op = op_a == TILEMM_OP_TRANSPOSE ? octave_value::op_trans_mul : octave_value::op_herm_mul;
+  else
+    op = op_b == TILEMM_OP_TRANSPOSE ? octave_value::op_mul_trans : octave_value::op_mul_herm;
+  return octave_value_typeinfo::lookup_binary_op (op, page_type_id (a), page_type_id (b))
+         != nullptr;
+}
+
+// op(x) page by page: its first two dimensions swapped, conjugated for ctranspose.
+octave_value page_op (const octave_value &x, tilemm_op op)
+{
+  if (op == TILEMM_OP_NONE)
+    return x;
+  Array<int> order (dim_vector (1, std::max (2, (int) x.ndims ())));
+  for (int i = 0; i < order.numel (); i++)
+    order(i) = i;
+  order(0) = 1, order(1) = 0;
+  octave_value t = x.permute (order);
+  if (op == TILEMM_OP_CTRANSPOSE && x.iscomplex ())
+    t = octave::feval ("conj", octave_value_list (t), 1)(0);
+  return t;
+}
+
+// Pages where `*` multiplies by a scalar (a 1×1 page of op(X) or of op(Y)): Octave's `*` then
+// multiplies element by element, so `.*` over the pages gives each page exactly as `*` does
+// (its complex rules and IEEE cases included), with the same implicit expansion.
+octave_value scalar_pages (const octave_value &x, tilemm_op op_a, const octave_value &y,
+                           tilemm_op op_b)
+{
+  octave_value xa = page_op (x, op_a), yb = page_op (y, op_b);
+  octave_value z = octave::binary_op (octave_value::op_el_mul, xa, yb);
+  z.maybe_mutate ();
+  return z;
+}
+
+template <typename Real, typename Cplx>
+octave_value compute (const tilemm_batch &batch, const tilemm_options &options,
+                      const octave_value &x, const octave_value &y, const dim_vector &z_dims)
+{
+  tilemm_notice notice = { 0, "", "" };
+  tilemm_options o = options;
+  o.notice = &notice;
+  const tilemm_route &r = batch.decision.route;
+  Real rx, ry;
+  Cplx cx, cy;
+  const void *px, *py;
+  if (r.use_a == TILEMM_OPERAND_TO_COMPLEX || x.iscomplex ())
+    convert (x, cx), px = cx.data ();
+  else
+    convert (x, rx), px = rx.data ();
+  if (r.use_b == TILEMM_OPERAND_TO_COMPLEX || y.iscomplex ())
+    convert (y, cy), py = cy.data ();
+  else
+    convert (y, ry), py = ry.data ();
+  tilemm_error err = { TILEMM_OK, "" };
+  if (! r.result_complex)
+    {
+      Real z = uninitialised<Real> (z_dims);
+      if (tilemm_batch_run (&batch, &o, px, py, z.fortran_vec (), &err) != TILEMM_OK)
+        fail (err);
+      if (notice.raised)
+        warning_with_id (notice.id, "%s", notice.text);
+      return octave_value (z);
+    }
+  Cplx z = uninitialised<Cplx> (z_dims);
+  if (tilemm_batch_run (&batch, &o, px, py, z.fortran_vec (), &err) != TILEMM_OK)
+    fail (err);
+  if (notice.raised)
+    warning_with_id (notice.id, "%s", notice.text);
+  // A loop of `*` leaves real pages where every imaginary part is zero, and Octave narrows a
+  // complex array whose imaginary parts are all zero: the whole result is real then.
+  const tilemm_type type = r.result_class == TILEMM_CLASS_SINGLE ? TILEMM_COMPLEX_SINGLE
+                                                                  : TILEMM_COMPLEX_DOUBLE;
+  if (tilemm_imag_all_zero (type, z.data (), z.numel ()))
+    {
+      Real real = uninitialised<Real> (z_dims);
+      tilemm_copy_real_parts (type, z.data (), z.numel (), real.fortran_vec ());
+      return octave_value (real);
+    }
+  return octave_value (z);
+}
+
+// pagemtimes (X, transpX, Y, transpY, options...) with the transposes given: the whole call.
+octave_value pages (const octave_value_list &args)
+{
+  if (args.length () < 4)
+    error_with_id ("tilemm:nargin", "%s", pages_usage);
+  const octave_value &x = args(0), &y = args(2);
+  std::string tx, ty;
+  if (args(1).is_string () && args(1).rows () <= 1)
+    tx = args(1).string_value ();
+  if (args(3).is_string () && args(3).rows () <= 1)
+    ty = args(3).string_value ();
+  tilemm_op op_a = TILEMM_OP_NONE, op_b = TILEMM_OP_NONE;
+  tilemm_error err = { TILEMM_OK, "" };
+  if (tilemm_ops_parse (args(1).is_string () ? tx.c_str () : nullptr,
+                        args(3).is_string () ? ty.c_str () : nullptr, &op_a, &op_b, &err)
+      != TILEMM_OK)
+    error_with_id (tilemm_badtranspose_id, "pagemtimes: transpX and transpY must each be "
+                   "\"none\", \"transpose\" or \"ctranspose\"");
+  check_operand (x, "X");
+  check_operand (y, "Y");
+  const tilemm_options options = parse_options (args, 4);
+
+  const std::vector<int64_t> xd = dims_of (x), yd = dims_of (y);
+  tilemm_batch batch;
+  if (tilemm_batch_shape_make ((int) xd.size (), xd.data (), op_a, (int) yd.size (), yd.data (),
+                               op_b, &batch.shape, &err)
+      != TILEMM_OK)
+    {
+      if (err.status == TILEMM_ESHAPE)
+        error_with_id (batch.shape.bad_dim == 2 ? "tilemm:pages:nonconformant"
+                                                : "tilemm:pages:pagedims",
+                       "%s", err.detail);
+      fail (err);
+    }
+  const tilemm_batch_shape &s = batch.shape;
+  dim_vector z_dims = dim_vector::alloc (s.page_ndims + 2);
+  z_dims(0) = s.m;
+  z_dims(1) = s.n;
+  for (int d = 0; d < s.page_ndims; d++)
+    z_dims(2 + d) = s.z_dims[d];
+  z_dims.chop_trailing_singletons ();
+
+  const bool single = x.is_single_type () || y.is_single_type ();
+  // The precision is read and checked at every call, whatever the shape (as tilemm does).
+  tilemm_precision precision;
+  if (tilemm_precision_in_effect (&options, &precision, &err) != TILEMM_OK)
+    error_with_id ("tilemm:badoption", "%s", err.detail);
+  // Empty pages, or none: an empty result; no inner dimension: zeros (real, as `*` gives them).
+  if (s.z_pages == 0 || s.m == 0 || s.n == 0 || s.k == 0)
+    {
+      if (single)
+        return octave_value (FloatNDArray (z_dims, 0.0f));
+      return octave_value (NDArray (z_dims, 0.0));
+    }
+  // (In emulated precision too: one product a term, rounded once, meets its bound.)
+  if (s.k == 1 && (s.m == 1 || s.n == 1))
+    return scalar_pages (x, op_a, y, op_b);
+
+  // One page's product by the rules of `*`: the route, the precision (on the CPU here; the
+  // batch's plan chooses the backend for the whole batch below).
+  tilemm_operand da, db;
+  da.cls = x.is_single_type () ? TILEMM_CLASS_SINGLE : TILEMM_CLASS_DOUBLE;
+  db.cls = y.is_single_type () ? TILEMM_CLASS_SINGLE : TILEMM_CLASS_DOUBLE;
+  da.is_complex = x.iscomplex (), db.is_complex = y.iscomplex ();
+  da.is_sparse = db.is_sparse = 0;
+  da.ndims = db.ndims = 2;
+  da.rows = s.x_rows, da.cols = s.x_cols;
+  db.rows = s.y_rows, db.cols = s.y_cols;
+  da.is_structured = db.is_structured = 0;
+  // One array on both sides (pagemtimes (A, "transpose", A, "none")): each page is X'·X of one
+  // page, which `*` makes exactly symmetric (Hermitian).
+  da.identity = &x.get_rep ();
+  db.identity = &y.get_rep ();
+  da.host_two_real = has_compound_operator (x, op_a, y, op_b) ? 1 : 0;
+  db.host_two_real = 0;
+  tilemm_options page_options = options;
+  page_options.backend = TILEMM_CHOOSE_CPU;
+  if (tilemm_decide_op (&da, op_a, &db, op_b, &page_options, &batch.decision, &err) != TILEMM_OK)
+    fail (err);
+  if (batch.decision.action != TILEMM_DO_COMPUTE)
+    error_with_id ("tilemm:pages:size", "pagemtimes: pages of %lldx%lld and %lldx%lld are "
+                   "beyond what the product takes", (long long) s.x_rows, (long long) s.x_cols,
+                   (long long) s.y_rows, (long long) s.y_cols);
+
+  tilemm_error probe_err = { TILEMM_OK, "" };
+  const int gpu_usable
+    = options.backend != TILEMM_CHOOSE_CPU && tilemm_cuda_probe (&probe_err) == TILEMM_OK;
+  if (options.backend == TILEMM_CHOOSE_GPU && ! gpu_usable)
+    {
+      err.status = TILEMM_ENOGPU;
+      snprintf (err.detail, sizeof err.detail, "%s", probe_err.detail);
+      fail (err);
+    }
+  if (tilemm_batch_plan_make (&batch.decision.route, s.z_pages, 0, options.backend, gpu_usable,
+                              options.max_device_bytes,
+                              gpu_usable ? tilemm_cuda_memory_budget () : 0, &batch.plan, &err)
+      != TILEMM_OK)
+    fail (err);
+  batch.decision.backend = batch.plan.backend;
+
+  if (single)
+    return compute<FloatNDArray, FloatComplexNDArray> (batch, options, x, y, z_dims);
+  return compute<NDArray, ComplexNDArray> (batch, options, x, y, z_dims);
+}
+
+} // namespace
+
+// pagemtimes itself, where Octave has none: the arch folder's PKG_ADD (the line below, which
+// pkg install copies there) autoloads it from tilemm.oct only where inst/PKG_ADD, run just
+// before it, has put tilemm's own compat/pagemtimes.m on the path (which it does only where
+// exist ("pagemtimes") finds nothing).  The oct-file function answers in a few microseconds,
+// where the m-file's call alone costs Octave more than one page of `*`; the m-file carries the
+// help (compiled in here), the demo and the tests, and computes the same through
+// __tilemm_pages__ where the autoload is not made.
+// PKG_ADD: if (! isempty (regexp (which ("pagemtimes"), '[\\/]compat[\\/]pagemtimes\.m$', "once"))) autoload ("pagemtimes", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct")); endif
+DEFUN_DLD (pagemtimes, args, nargout, PAGEMTIMES_HELP_TEXT)
+{
+  if (nargout > 1)
+    error_with_id ("tilemm:nargout", "pagemtimes: one output only");
+  if (args.length () < 2)
+    print_usage ();
+  if (args(1).is_string ())
+    {
+      // pagemtimes (X, transpX, Y, transpY, ...): both transposes, or neither.
+      if (args.length () < 4 || ! args(3).is_string ())
+        error_with_id ("tilemm:badtranspose", "pagemtimes: give both transpX and transpY "
+                       "(\"none\", \"transpose\" or \"ctranspose\")");
+      return pages (args);
+    }
+  octave_value_list full (args.length () + 2);
+  full(0) = args(0);
+  full(1) = octave_value ("none");
+  full(2) = args(1);
+  full(3) = octave_value ("none");
+  for (int i = 2; i < args.length (); i++)
+    full(i + 2) = args(i);
+  return pages (full);
+}
+
+// PKG_ADD: autoload ("__tilemm_pages__", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct"));
+DEFUN_DLD (__tilemm_pages__, args, ,
+           "-*- texinfo -*-\n"
+           "@deftypefn {} {@var{Z} =} __tilemm_pages__ (@var{X}, @var{tX}, @var{Y}, @var{tY}, "
+           "@dots{})\n"
+           "Undocumented internal function of pagemtimes (tilemm): the pages of @var{X} and "
+           "@var{Y} multiplied, transposed as @var{tX} and @var{tY} say, with tilemm's options.\n"
+           "@end deftypefn")
+{
+  return pages (args);
+}

@@ -1,0 +1,390 @@
+// test_pages.cc — a batch of pages (pagemtimes) in C: the shape's rules (src/common/batch_plan.c),
+// the plan, and the run (src/exec/batch.c) on the CPU and on the GPU's batched product
+// (src/cuda/batch_product.cu) over the stand-in CUDA runtime (tests/mock_cuda: its batched
+// "kernel", mock_batched.cc, multiplies on the host), against a long-double loop over the pages
+// that reads its own pages of X and Y (expansion written out here, not through the library).
+//
+// Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+//
+// Each case: classes and complexity (real, complex, mixed: pairs and split), the nine transpose
+// pairs, page dimensions with expansion on either side, page counts 0, 1 and many, small pages
+// (packed) and pages past the batched kernels (the tiled kernels page by page), the GPU's panels
+// of pages under a small max_device_bytes; then the device memory given back.
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <complex>
+#include <vector>
+
+#include "backend.h"
+#include "batch.h"
+#include "batch_run.h"
+#include "check.h"
+#include "front.h"
+#include "tilemm.h"
+
+// Built twice: on the stand-in runtime (TILEMM_TEST_MOCK, test_pages) and on the real CUDA
+// backend (test_pages_gpu, where CUDA is built: the real batched kernels, on the GPU machine;
+// its GPU cases are skipped where no GPU is usable).
+#ifdef TILEMM_TEST_MOCK
+extern "C" size_t mock_cuda_device_bytes (void);
+#else
+static size_t mock_cuda_device_bytes (void) { return 0; }
+#endif
+
+namespace
+{
+unsigned long long state = 0x9E3779B97F4A7C15ull;
+double uniform ()
+{
+  state ^= state >> 12;
+  state ^= state << 25;
+  state ^= state >> 27;
+  return (double) ((state * 0x2545F4914F6CDD1Dull) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+typedef std::complex<long double> ref_t;
+
+// An array of pages as Octave stores it: complex interleaved, `dims` (rows, cols, pages...).
+struct array
+{
+  bool complex_, single;
+  std::vector<int64_t> dims;
+  std::vector<double> re, im;   // the values (as the type holds them)
+  std::vector<unsigned char> bytes;
+  int64_t numel () const
+  {
+    int64_t c = 1;
+    for (int64_t d : dims)
+      c *= d;
+    return c;
+  }
+  void fill ()
+  {
+    const int64_t count = numel ();
+    re.resize (count), im.resize (count);
+    const size_t es = single ? 4 : 8;
+    bytes.assign ((size_t) count * es * (complex_ ? 2 : 1) + 1, 0);
+    for (int64_t i = 0; i < count; i++)
+      {
+        re[i] = uniform (), im[i] = complex_ ? uniform () : 0.0;
+        if (single)
+          re[i] = (float) re[i], im[i] = (float) im[i];
+        for (int part = 0; part < (complex_ ? 2 : 1); part++)
+          {
+            const double v = part ? im[i] : re[i];
+            const size_t at = (size_t) (complex_ ? 2 * i + part : i) * es;
+            if (single)
+              {
+                const float f = (float) v;
+                memcpy (&bytes[at], &f, 4);
+              }
+            else
+              memcpy (&bytes[at], &v, 8);
+          }
+      }
+  }
+};
+
+ref_t op_at (const array &a, int64_t page, tilemm_op op, int64_t i, int64_t l)
+{
+  const int64_t rows = a.dims[0], per = a.dims[0] * a.dims[1];
+  const int64_t at = page * per + (op == TILEMM_OP_NONE ? i + l * rows : l + i * rows);
+  const ref_t v (a.re[at], a.im[at]);
+  return op == TILEMM_OP_CTRANSPOSE ? std::conj (v) : v;
+}
+
+int64_t dim (const array &a, int d)
+{
+  return d < (int) a.dims.size () ? a.dims[d] : 1;
+}
+
+// The loop over Z's pages, expansion written out: a page index per dimension past the second.
+bool check_result (const array &x, tilemm_op op_a, const array &y, tilemm_op op_b,
+                   const void *z, bool z_complex, bool single, const char *what)
+{
+  const int64_t m = op_a == TILEMM_OP_NONE ? x.dims[0] : x.dims[1];
+  const int64_t k = op_a == TILEMM_OP_NONE ? x.dims[1] : x.dims[0];
+  const int64_t n = op_b == TILEMM_OP_NONE ? y.dims[1] : y.dims[0];
+  const int nd = (int) (x.dims.size () > y.dims.size () ? x.dims.size () : y.dims.size ());
+  int64_t pages = 1;
+  for (int d = 2; d < nd; d++)
+    pages *= dim (x, d) == 1 ? dim (y, d) : dim (x, d);
+  const long double eps = single ? 1.2e-7L : 2.3e-16L;
+  int bad = 0;
+  for (int64_t p = 0; p < pages; p++)
+    {
+      int64_t rest = p, xp = 0, yp = 0, xs = 1, ys = 1;
+      for (int d = 2; d < nd; d++)
+        {
+          const int64_t size = dim (x, d) == 1 ? dim (y, d) : dim (x, d);
+          const int64_t at = rest % size;
+          rest /= size;
+          if (dim (x, d) != 1)
+            xp += at * xs;
+          if (dim (y, d) != 1)
+            yp += at * ys;
+          xs *= dim (x, d);
+          ys *= dim (y, d);
+        }
+      for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++)
+          {
+            ref_t acc = 0;
+            long double mag = 0;
+            for (int64_t l = 0; l < k; l++)
+              {
+                const ref_t t = op_at (x, xp, op_a, i, l) * op_at (y, yp, op_b, l, j);
+                acc += t;
+                mag += std::abs (t);
+              }
+            const int64_t e = p * m * n + i + j * m;
+            long double zr, zi = 0;
+            if (single)
+              {
+                const float *f = (const float *) z;
+                zr = z_complex ? f[2 * e] : f[e];
+                zi = z_complex ? f[2 * e + 1] : 0;
+              }
+            else
+              {
+                const double *f = (const double *) z;
+                zr = z_complex ? f[2 * e] : f[e];
+                zi = z_complex ? f[2 * e + 1] : 0;
+              }
+            const long double bound = 4 * (k + 2) * eps * (mag + 1e-30L);
+            if (fabsl (zr - acc.real ()) > bound || fabsl (zi - acc.imag ()) > bound)
+              {
+                if (bad++ < 3)
+                  printf ("  %s: page %lld (%lld,%lld): %Lg%+Lgi, expected %Lg%+Lgi\n", what,
+                          (long long) p, (long long) i, (long long) j, zr, zi, acc.real (),
+                          acc.imag ());
+              }
+          }
+    }
+  return bad == 0;
+}
+
+tilemm_operand describe (const array &a)
+{
+  tilemm_operand d;
+  memset (&d, 0, sizeof d);
+  d.cls = a.single ? TILEMM_CLASS_SINGLE : TILEMM_CLASS_DOUBLE;
+  d.is_complex = a.complex_;
+  d.ndims = 2;
+  d.rows = a.dims[0];
+  d.cols = a.dims[1];
+  return d;
+}
+
+// Converts an operand to what the route reads (the front end's job): the result's class,
+// complex where the route makes it so.
+std::vector<unsigned char> as_route_reads (const array &a, bool single, bool to_complex)
+{
+  const bool cplx = a.complex_ || to_complex;
+  const int64_t count = a.numel ();
+  std::vector<unsigned char> out ((size_t) count * (single ? 4 : 8) * (cplx ? 2 : 1) + 1);
+  for (int64_t i = 0; i < count; i++)
+    for (int part = 0; part < (cplx ? 2 : 1); part++)
+      {
+        const double v = part ? a.im[i] : a.re[i];
+        const size_t at = (size_t) (cplx ? 2 * i + part : i);
+        if (single)
+          ((float *) out.data ())[at] = (float) v;
+        else
+          ((double *) out.data ())[at] = v;
+      }
+  return out;
+}
+
+const char *op_name (tilemm_op op)
+{
+  return op == TILEMM_OP_NONE ? "none" : op == TILEMM_OP_TRANSPOSE ? "transpose" : "ctranspose";
+}
+
+// One case on one backend: true when it ran and matched.
+void one_case (const char *label, tilemm_backend_choice choice, size_t max_device_bytes,
+               bool xc, bool xs, std::vector<int64_t> xd, tilemm_op op_a, bool yc, bool ys,
+               std::vector<int64_t> yd, tilemm_op op_b)
+{
+  char name[256];
+  snprintf (name, sizeof name, "%s %s: %s%s [%lld %lld ...%d] %s x %s%s [%lld %lld ...%d] %s",
+            label, choice == TILEMM_CHOOSE_GPU ? "gpu" : "cpu", xs ? "single" : "double",
+            xc ? " complex" : "", (long long) xd[0], (long long) xd[1], (int) xd.size (),
+            op_name (op_a), ys ? "single" : "double", yc ? " complex" : "", (long long) yd[0],
+            (long long) yd[1], (int) yd.size (), op_name (op_b));
+  check_case (name);
+  array x{ xc, xs, xd, {}, {}, {} }, y{ yc, ys, yd, {}, {}, {} };
+  x.fill ();
+  y.fill ();
+  tilemm_batch batch;
+  tilemm_error err = { TILEMM_OK, "" };
+  tilemm_status st = tilemm_batch_shape_make ((int) xd.size (), xd.data (), op_a, (int) yd.size (),
+                                              yd.data (), op_b, &batch.shape, &err);
+  CHECK (st == TILEMM_OK, "%s", err.detail);
+  if (st != TILEMM_OK)
+    return;
+  tilemm_options options;
+  tilemm_options_init (&options);
+  options.backend = TILEMM_CHOOSE_CPU;
+  options.max_device_bytes = max_device_bytes;
+  const tilemm_operand da = describe (x), db = describe (y);
+  st = tilemm_decide_op (&da, op_a, &db, op_b, &options, &batch.decision, &err);
+  CHECK (st == TILEMM_OK && batch.decision.action == TILEMM_DO_COMPUTE, "%s", err.detail);
+  if (st != TILEMM_OK || batch.decision.action != TILEMM_DO_COMPUTE)
+    return;
+  st = tilemm_batch_plan_make (&batch.decision.route, batch.shape.z_pages, 2, choice, 1,
+                               max_device_bytes, 0, &batch.plan, &err);
+  CHECK (st == TILEMM_OK, "%s", err.detail);
+  batch.decision.backend = batch.plan.backend;
+  const tilemm_route &r = batch.decision.route;
+  const bool single = r.result_class == TILEMM_CLASS_SINGLE;
+  const std::vector<unsigned char> xb = as_route_reads (x, single, r.use_a == TILEMM_OPERAND_TO_COMPLEX);
+  const std::vector<unsigned char> yb = as_route_reads (y, single, r.use_b == TILEMM_OPERAND_TO_COMPLEX);
+  const size_t z_count = (size_t) (r.m * r.n * batch.shape.z_pages);
+  std::vector<unsigned char> z (z_count * (single ? 4 : 8) * (r.result_complex ? 2 : 1) + 1, 0xA5);
+  if (max_device_bytes > 0)
+    tilemm_cuda_release ();   // what the panels hold, alone
+  st = tilemm_batch_run (&batch, &options, xb.data (), yb.data (), z.data (), &err);
+  CHECK (st == TILEMM_OK, "%s", err.detail);
+  if (max_device_bytes > 0)
+    CHECK (tilemm_cuda_bytes_held () <= max_device_bytes, "%zu device bytes held, limit %zu",
+           tilemm_cuda_bytes_held (), max_device_bytes);
+  if (st == TILEMM_OK)
+    CHECK (check_result (x, op_a, y, op_b, z.data (), r.result_complex, single, name),
+           "values differ from the loop over pages");
+}
+} // namespace
+
+int main (void)
+{
+  tilemm_error err = { TILEMM_OK, "" };
+#ifdef TILEMM_TEST_MOCK
+  const char *program = "test_pages";
+  CHECK_CASE ("the stand-in runtime is a usable GPU");
+  CHECK (tilemm_cuda_probe (&err) == TILEMM_OK, "%s", err.detail);
+  const bool gpu = true;
+#else
+  const char *program = "test_pages_gpu";
+  const bool gpu = tilemm_cuda_probe (&err) == TILEMM_OK;
+  if (!gpu)
+    check_skip ("the GPU's batched product", err.detail);
+#endif
+
+  // ---------------------------------------------------------------- the shape's rules
+  {
+    tilemm_batch_shape s;
+    const int64_t x1[] = { 2, 3, 4, 1 }, y1[] = { 3, 5, 1, 6 };
+    CHECK_CASE ("shape: expansion on both sides");
+    CHECK (tilemm_batch_shape_make (4, x1, TILEMM_OP_NONE, 4, y1, TILEMM_OP_NONE, &s, &err) == TILEMM_OK,
+           "%s", err.detail);
+    CHECK (s.m == 2 && s.n == 5 && s.k == 3 && s.page_ndims == 2 && s.z_dims[0] == 4
+             && s.z_dims[1] == 6 && s.z_pages == 24, "dims");
+    int64_t xp, yp;
+    tilemm_batch_sources (&s, 4 * 5 + 3, &xp, &yp);   // (3, 5) of 4x6 pages
+    CHECK (xp == 3 && yp == 5, "sources %lld %lld", (long long) xp, (long long) yp);
+    CHECK_CASE ("shape: inner dimensions");
+    const int64_t x2[] = { 2, 3 }, y2[] = { 2, 3 };
+    CHECK (tilemm_batch_shape_make (2, x2, TILEMM_OP_NONE, 2, y2, TILEMM_OP_NONE, &s, &err) == TILEMM_ESHAPE
+             && s.bad_dim == 2, "inner");
+    CHECK (tilemm_batch_shape_make (2, x2, TILEMM_OP_TRANSPOSE, 2, y2, TILEMM_OP_NONE, &s, &err) == TILEMM_OK,
+           "x' * y");
+    CHECK_CASE ("shape: page dimensions");
+    const int64_t x3[] = { 2, 2, 3 }, y3[] = { 2, 2, 2 };
+    CHECK (tilemm_batch_shape_make (3, x3, TILEMM_OP_NONE, 3, y3, TILEMM_OP_NONE, &s, &err) == TILEMM_ESHAPE
+             && s.bad_dim == 3, "3 vs 2");
+    const int64_t y4[] = { 2, 2, 1, 0 };
+    CHECK (tilemm_batch_shape_make (3, x3, TILEMM_OP_NONE, 4, y4, TILEMM_OP_NONE, &s, &err) == TILEMM_OK
+             && s.z_pages == 0, "no pages");
+  }
+
+  // ---------------------------------------------------------------- runs
+  const tilemm_op ops[] = { TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, TILEMM_OP_CTRANSPOSE };
+  const tilemm_backend_choice choices[] = { TILEMM_CHOOSE_CPU, TILEMM_CHOOSE_GPU };
+  for (tilemm_backend_choice choice : choices)
+    {
+      if (choice == TILEMM_CHOOSE_GPU && !gpu)
+        continue;
+      for (tilemm_op oa : ops)
+        for (tilemm_op ob : ops)
+          {
+            // (stored shapes chosen so op(X) is 3x4 and op(Y) is 4x2)
+            const std::vector<int64_t> xd = oa == TILEMM_OP_NONE ? std::vector<int64_t>{ 3, 4, 5 }
+                                                                 : std::vector<int64_t>{ 4, 3, 5 };
+            const std::vector<int64_t> yd = ob == TILEMM_OP_NONE ? std::vector<int64_t>{ 4, 2, 5 }
+                                                                 : std::vector<int64_t>{ 2, 4, 5 };
+            one_case ("flags complex", choice, 0, true, false, xd, oa, true, false, yd, ob);
+            one_case ("flags real", choice, 0, false, true, xd, oa, false, false, yd, ob);
+            one_case ("flags complex x real", choice, 0, true, false, xd, oa, false, false, yd, ob);
+            one_case ("flags real x complex", choice, 0, false, false, xd, oa, true, true, yd, ob);
+          }
+      // Expansion: a 2-D operand on either side, rows and columns of pages.
+      one_case ("2-D X", choice, 0, false, false, { 5, 6 }, TILEMM_OP_NONE, false, false,
+                { 6, 7, 9 }, TILEMM_OP_NONE);
+      one_case ("2-D Y", choice, 0, true, false, { 6, 5, 2, 3 }, TILEMM_OP_TRANSPOSE, false, false,
+                { 6, 7 }, TILEMM_OP_NONE);
+      one_case ("row x column of pages", choice, 0, false, false, { 4, 3, 1, 5 }, TILEMM_OP_NONE,
+                false, false, { 3, 2, 4, 1 }, TILEMM_OP_NONE);
+      one_case ("column x row of pages", choice, 0, false, false, { 4, 3, 3, 1, 2 },
+                TILEMM_OP_NONE, true, false, { 2, 3, 1, 4, 2 }, TILEMM_OP_CTRANSPOSE);
+      one_case ("one page", choice, 0, false, false, { 7, 9 }, TILEMM_OP_NONE, false, false,
+                { 9, 8 }, TILEMM_OP_NONE);
+      one_case ("no pages", choice, 0, false, false, { 7, 9, 0 }, TILEMM_OP_NONE, false, false,
+                { 9, 8 }, TILEMM_OP_NONE);
+      one_case ("many tiny pages", choice, 0, false, false, { 2, 3, 700 }, TILEMM_OP_NONE, false,
+                false, { 3, 2, 700 }, TILEMM_OP_NONE);
+      one_case ("1x1 results", choice, 0, true, false, { 1, 5, 40 }, TILEMM_OP_NONE, false, false,
+                { 5, 1, 40 }, TILEMM_OP_NONE);
+      one_case ("larger than a tile", choice, 0, false, false, { 70, 40, 3 }, TILEMM_OP_TRANSPOSE,
+                false, false, { 70, 33, 3 }, TILEMM_OP_NONE);
+      // Panels of pages: a limit that holds a few pages at a time.
+      one_case ("panels", choice, 3 * 8 * (6 * 6 * 3), false, false, { 6, 6, 50 },
+                TILEMM_OP_NONE, false, false, { 6, 6, 50 }, TILEMM_OP_TRANSPOSE);
+      one_case ("panels, expanded", choice, 3 * 8 * (5 * 5 * 3), false, false, { 5, 5, 1, 6 },
+                TILEMM_OP_NONE, false, false, { 5, 5, 7, 1 }, TILEMM_OP_NONE);
+    }
+  // The GPU's panels two in flight (a batch over 8 MB): the next panel's pages up while one
+  // computes, its Z down while the next computes; under a limit, and with expansion.
+  if (gpu)
+    {
+      one_case ("two panels in flight", TILEMM_CHOOSE_GPU, 0, false, false, { 8, 8, 20000 },
+                TILEMM_OP_NONE, false, false, { 8, 8, 20000 }, TILEMM_OP_TRANSPOSE);
+      one_case ("two panels in flight, limited", TILEMM_CHOOSE_GPU, 3 * 8 * 64 * 50, false,
+                false, { 8, 8, 20000 }, TILEMM_OP_CTRANSPOSE, true, false, { 8, 8, 20000 },
+                TILEMM_OP_NONE);
+      one_case ("two panels in flight, expanded", TILEMM_CHOOSE_GPU, 3 * 8 * 64 * 500, false,
+                false, { 8, 8, 1, 200 }, TILEMM_OP_NONE, false, false, { 8, 8, 100, 1 },
+                TILEMM_OP_NONE);
+    }
+  // Large pages take the tiled kernels page by page (the stand-in's tilemm_cuda_launch).
+  if (gpu)
+    one_case ("large pages", TILEMM_CHOOSE_GPU, 0, false, false, { 384, 64, 2 }, TILEMM_OP_NONE,
+            false, false, { 64, 390, 2 }, TILEMM_OP_NONE);
+
+  CHECK_CASE ("plan: a page over the limit on the GPU");
+  {
+    tilemm_route r;
+    memset (&r, 0, sizeof r);
+    r.action = TILEMM_ROUTE_COMPUTE;
+    r.compute_type = TILEMM_DOUBLE;
+    r.m = r.n = r.k = 100;
+    tilemm_batch_plan plan;
+    CHECK (tilemm_batch_plan_make (&r, 10, 2, TILEMM_CHOOSE_GPU, 1, 1000, 0, &plan, &err)
+             == TILEMM_EDEVMEM, "EDEVMEM");
+    CHECK (tilemm_batch_plan_make (&r, 10, 2, TILEMM_CHOOSE_GPU, 0, 0, 0, &plan, &err)
+             == TILEMM_ENOGPU, "ENOGPU");
+    CHECK (tilemm_batch_plan_make (&r, 10, 2, TILEMM_CHOOSE_GPU, 1, 3 * 8 * 10000 * 4, 0, &plan, &err)
+             == TILEMM_OK && plan.pages_per_panel == 4, "4 pages a panel: %lld",
+           (long long) plan.pages_per_panel);
+  }
+
+  CHECK_CASE ("device memory given back");
+  tilemm_cuda_release ();
+  CHECK (mock_cuda_device_bytes () == 0 && tilemm_cuda_bytes_held () == 0, "%zu bytes left",
+         mock_cuda_device_bytes ());
+  return check_summary (program);
+}
