@@ -31,7 +31,7 @@ TILEMM_CORE = common/status.c common/view.c common/device_model.c common/plan.c 
   common/core.c \
   common/options.c common/decide.c common/run.c common/parallel_copy.c common/host_pages.c \
   common/fault.c common/multi.c common/emulated_plan.c common/emulated_panels.c \
-  common/exact_dot.c
+  common/exact_dot.c common/ksplit.c common/emulated_arena.c
 
 # The CPU backend (OpenMP) and the emulated precision's CPU scheme.
 TILEMM_CPU = cpu/backend_cpu.c cpu/emulated_cpu.c
@@ -43,7 +43,7 @@ TILEMM_NOCUDA = cuda/backend_nocuda.c
 # runtime): the device probe, the workspaces, the staging, the native, transposed and emulated
 # products on host views, several workers.
 TILEMM_CUDA_HOST = cuda/device.cu cuda/workspace.cu cuda/staging.cu cuda/pipeline.cu \
-  cuda/transposed_product.cu cuda/emulated_product.cu cuda/workers.cu
+  cuda/transposed_product.cu cuda/emulated_product.cu cuda/workers.cu cuda/kernel_launch.cu
 
 # Code on device pointers beside the tiled kernels: the device transpose, the emulated
 # precision's device scheme.

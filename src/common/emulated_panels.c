@@ -119,8 +119,8 @@ static tilemm_status cpu_panel (const tilemm_emu_options *options, tilemm_emu_pa
                             tilemm_op_cols (x->op_a, x->a), NULL);
       if (status != TILEMM_OK)
         return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
-      return tilemm_cpu_multiply_emulated (&plan, options, x->op_a, x->a, x->op_b, x->b, x->c, stop,
-                                           used, err);
+      return tilemm_cpu_multiply_emulated (&plan, options, tilemm_emu_decide_by_rule, NULL,
+                                           x->op_a, x->a, x->op_b, x->b, x->c, stop, used, err);
     }
   if (pass->kind == TILEMM_EMU_PASS_STATS)
     {
@@ -153,8 +153,8 @@ static tilemm_status cuda_panel (const tilemm_emu_options *options, tilemm_emu_p
                                  tilemm_emu_plan *used, tilemm_error *err)
 {
   if (!pass)
-    return tilemm_cuda_multiply_emulated (NULL, options, x->op_a, x->a, x->op_b, x->b, x->c, stop,
-                                          used, err);
+    return tilemm_cuda_multiply_emulated (NULL, options, tilemm_emu_decide_by_rule, NULL, x->op_a,
+                                          x->a, x->op_b, x->b, x->c, stop, used, err);
   return tilemm_cuda_emu_panel (pass, x->op_a, x->a, x->op_b, x->b, x->c, stop, used, err);
 }
 

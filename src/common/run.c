@@ -250,8 +250,8 @@ static tilemm_status emulate (const tilemm_decision *decision, const tilemm_opti
       return tilemm_multiply_op_stoppable (&plan, op_a, a, op_b, b, c, &options->stop, err);
     }
   int64_t exact_entries;
-  return tilemm_emu_multiply_split_cpu (&decision->emu, op_a, a, op_b, b, c, &options->stop, &used,
-                                        &exact_entries, err);
+  return tilemm_emu_multiply_split_cpu (&decision->emu, tilemm_emu_decide_by_rule, NULL, op_a, a,
+                                        op_b, b, c, &options->stop, &used, &exact_entries, err);
 }
 
 /* Whether element x of `type` is finite (both parts when complex). */

@@ -60,14 +60,17 @@ tilemm_status tilemm_cuda_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
 }
 
 tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
-                                             const tilemm_emu_options *options, tilemm_op op_a,
-                                             const tilemm_view *a, tilemm_op op_b,
+                                             const tilemm_emu_options *options,
+                                             tilemm_emu_decide_fn decide, void *decide_ctx,
+                                             tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                                              const tilemm_view *b, const tilemm_view *c,
                                              const tilemm_stop *stop, tilemm_emu_plan *used,
                                              tilemm_error *err)
 {
   (void) plan;
   (void) options;
+  (void) decide;
+  (void) decide_ctx;
   (void) op_a;
   (void) a;
   (void) op_b;

@@ -17,7 +17,18 @@ namespace tilemm_cuda {
  * device computes the next.  pass NULL: the whole scheme (statistics, the plan, the product;
  * *used gets the plan); else pass->kind says: the statistics only, merged into *stats, or the
  * product under pass->plan. */
-tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pass *pass,
+/* What this call's scheme runs with: the int8 GEMM (TILEMM_EMU_IMMA, read once, over the
+ * default; wgmma only where the device runs it), the real k-chunk, the caller's decide function. */
+static tilemm_emu_cuda_setup emu_setup (tilemm_emu_decide_fn decide, void *decide_ctx)
+{
+  static const char *const imma = getenv ("TILEMM_EMU_IMMA");
+  const tilemm_emu_cuda_setup setup = { tilemm_emu_gemm_named (imma, tilemm_emu_cuda_wgmma_runs ()),
+                                        0, decide, decide_ctx };
+  return setup;
+}
+
+tilemm_status emu_panel (const tilemm_emu_options *options, tilemm_emu_decide_fn decide,
+                         void *decide_ctx, const tilemm_emu_pass *pass,
                          tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                          const tilemm_view *b, const tilemm_view *c, const tilemm_stop *stop,
                          tilemm_emu_stats *stats, tilemm_emu_plan *used, tilemm_cuda_stats *st,
@@ -40,6 +51,16 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
   const int blocks = (int) ((n + block_cols - 1) / block_cols);
   tilemm_status status = workspace_reserve (bytes, (size_t) blocks, err);
   if (status != TILEMM_OK)
+    return status;
+  /* The scheme's arena, sized for this call before it (the scheme allocates nothing). */
+  const tilemm_emu_cuda_setup setup = emu_setup (decide, decide_ctx);
+  size_t arena[4];
+  tilemm_emu_cuda_arena_need (type, m, n, k, pass ? &pass->options : options,
+                              pass && !stats_only ? pass->plan.moduli : 0,
+                              !pass ? TILEMM_EMU_RUN_WHOLE
+                                    : stats_only ? TILEMM_EMU_RUN_STATS : TILEMM_EMU_RUN_GIVEN,
+                              setup.chunk_tiles, arena);
+  if ((status = emu_arena_reserve (arena, err)) != TILEMM_OK)
     return status;
   void *const dC = ws.buffer[BUF_C];
   const tilemm_emu_cuda_blocks c_blocks = { block_cols, (void *const *) ws.ring[EV_COMP],
@@ -65,19 +86,19 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
   void *const dA = (void *) a_ready, *const dB = (void *) b_ready;
   const int64_t ld = m > 1 ? m : 1;
   if (!pass)
-    status = tilemm_emu_cuda_run (options, type, m, n, k, dA, ld, dB, ka, dC, ld, s, stop, used,
-                                  nullptr, nullptr, &ws.emu, &c_blocks, err);
+    status = tilemm_emu_cuda_run (options, &setup, type, m, n, k, dA, ld, dB, ka, dC, ld, s, stop,
+                                  used, nullptr, nullptr, &ws.emu, &c_blocks, err);
   else if (stats_only)
     {
       tilemm_emu_stats mine;
-      status = tilemm_emu_cuda_stats (&pass->options, type, m, n, k, dA, ld, dB, ka, s, &mine,
-                                      &ws.emu, err);
+      status = tilemm_emu_cuda_stats (&pass->options, &setup, type, m, n, k, dA, ld, dB, ka, s,
+                                      &mine, &ws.emu, err);
       if (status == TILEMM_OK)
         tilemm_emu_stats_merge (stats, &mine);
     }
   else
-    status = tilemm_emu_cuda_run_plan (&pass->plan, type, m, n, k, dA, ld, dB, ka, dC, ld, s, stop,
-                                       used, nullptr, &ws.emu, &c_blocks, err);
+    status = tilemm_emu_cuda_run_plan (&pass->plan, &setup, type, m, n, k, dA, ld, dB, ka, dC, ld,
+                                       s, stop, used, nullptr, &ws.emu, &c_blocks, err);
   st->compute_ms += ms_since (t0);
   if (status != TILEMM_OK || stats_only || used->verdict != TILEMM_EMU_OK)
     return status;
@@ -107,7 +128,8 @@ tilemm_status emu_panel (const tilemm_emu_options *options, const tilemm_emu_pas
 
 
 /* The host-view entry points' common frame: one device, in turn with every other product. */
-static tilemm_status emu_entry (const tilemm_emu_options *options, const tilemm_emu_pass *pass,
+static tilemm_status emu_entry (const tilemm_emu_options *options, tilemm_emu_decide_fn decide,
+                                void *decide_ctx, const tilemm_emu_pass *pass,
                                 tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                                 const tilemm_view *b, const tilemm_view *c,
                                 const tilemm_stop *stop, tilemm_emu_stats *stats,
@@ -128,7 +150,8 @@ static tilemm_status emu_entry (const tilemm_emu_options *options, const tilemm_
     return tilemm_error_set (err, TILEMM_ESHAPE, "emulated product: operands do not match");
   return recorded_product (
     [&] (tilemm_cuda_stats *st) {
-      return emu_panel (options, pass, op_a, a, op_b, b, c, stop, stats, used, st, err);
+      return emu_panel (options, decide, decide_ctx, pass, op_a, a, op_b, b, c, stop, stats, used,
+                        st, err);
     },
     false);
 }
@@ -138,16 +161,17 @@ static tilemm_status emu_entry (const tilemm_emu_options *options, const tilemm_
 extern "C" {
 
 tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
-                                             const tilemm_emu_options *options, tilemm_op op_a,
-                                             const tilemm_view *a, tilemm_op op_b,
+                                             const tilemm_emu_options *options,
+                                             tilemm_emu_decide_fn decide, void *decide_ctx,
+                                             tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                                              const tilemm_view *b, const tilemm_view *c,
                                              const tilemm_stop *stop, tilemm_emu_plan *used,
                                              tilemm_error *err)
 {
   (void) plan; /* one panel, whole: the plan's panels are the native product's */
   tilemm_emu_plan local;
-  return emu_entry (options, nullptr, op_a, a, op_b, b, c, stop, nullptr, used ? used : &local,
-                    err);
+  return emu_entry (options, decide, decide_ctx, nullptr, op_a, a, op_b, b, c, stop, nullptr,
+                    used ? used : &local, err);
 }
 
 tilemm_status tilemm_cuda_emu_panel (tilemm_emu_pass *pass, tilemm_op op_a, const tilemm_view *a,
@@ -158,7 +182,7 @@ tilemm_status tilemm_cuda_emu_panel (tilemm_emu_pass *pass, tilemm_op op_a, cons
   if (!pass)
     return tilemm_error_set (err, TILEMM_EINVAL, "tilemm_cuda_emu_panel: no pass");
   tilemm_emu_plan local;
-  return emu_entry (nullptr, pass, op_a, a, op_b, b, c, stop, &pass->stats[0],
+  return emu_entry (nullptr, nullptr, nullptr, pass, op_a, a, op_b, b, c, stop, &pass->stats[0],
                     used ? used : &local, err);
 }
 

@@ -64,7 +64,7 @@ tilemm_status worker_panel (void *p, int worker, int, const tilemm_plan *sub, ti
     {
       const tilemm_stop stopping = { tilemm_multi_stopping, NULL };
       tilemm_emu_plan used;
-      return emu_panel (nullptr, ctx->emu, op_a, a, op_b, b, c, &stopping,
+      return emu_panel (nullptr, nullptr, nullptr, ctx->emu, op_a, a, op_b, b, c, &stopping,
                         &ctx->emu->stats[worker], &used, &ctx->st[worker], err);
     }
   if (op_a != TILEMM_OP_NONE || op_b != TILEMM_OP_NONE)
