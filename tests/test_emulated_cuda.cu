@@ -1282,19 +1282,6 @@ static void host_entry_cases ()
                            nullptr, nullptr, &arena, nullptr, &err);
   cudaMemcpy (C2.data (), dC, 8 * m * n, cudaMemcpyDeviceToHost);
   CHECK (s == TILEMM_OK && !memcmp (C.data (), C2.data (), 8 * m * n), "host entry: differs from the device-level call");
-  /* The call allocates nothing: a slot short of what the sizing says is refused, before any
-   * work, and so is a call with no decide function. */
-  arena.bytes[1] -= 1;
-  s = tilemm_emu_cuda_run (nullptr, &setup, TILEMM_DOUBLE, m, n, k, dA, m, dB, k, dC, m, nullptr, nullptr, &p2,
-                           nullptr, nullptr, &arena, nullptr, &err);
-  CHECK (s == TILEMM_EINVAL && strstr (err.detail, "slot 1") != nullptr, "short arena: status %d (%s)", (int) s,
-         err.detail);
-  arena.bytes[1] += 1;
-  tilemm_emu_cuda_setup undecided = setup;
-  undecided.decide = nullptr;
-  s = tilemm_emu_cuda_run (nullptr, &undecided, TILEMM_DOUBLE, m, n, k, dA, m, dB, k, dC, m, nullptr, nullptr, &p2,
-                           nullptr, nullptr, &arena, nullptr, &err);
-  CHECK (s == TILEMM_EINVAL, "no decide function: status %d", (int) s);
   test_arena_free (arena);
   cudaFree (dA);
   cudaFree (dB);
@@ -1322,6 +1309,79 @@ static void host_entry_cases ()
   CHECK (s == TILEMM_EINTERRUPTED, "stop: status %d", (int) s);
 }
 #endif
+
+/* The call allocates nothing and decides nothing: each slot of the arena one byte short of what
+ * the sizing says is refused before any work (C untouched), and so is a call without a setup or,
+ * for the whole scheme, without a decide function; the sized arena runs. */
+static void arena_cases ()
+{
+  for (tilemm_type type : { TILEMM_DOUBLE, TILEMM_COMPLEX_SINGLE })
+    {
+      const int64_t m = 19, n = 13, k = 37, parts = tilemm_type_is_complex (type) ? 2 : 1;
+      const size_t es = tilemm_type_size (type);
+      std::vector<double> A (parts * m * k), B (parts * k * n), C (parts * m * n, 0.0);
+      std::vector<float> Af (A.size ()), Bf (B.size ());
+      for (auto &x : A) x = nrand ();
+      for (auto &x : B) x = nrand ();
+      for (size_t q = 0; q < A.size (); q++) Af[q] = (float) A[q];
+      for (size_t q = 0; q < B.size (); q++) Bf[q] = (float) B[q];
+      const size_t real = es / (size_t) parts;
+      const void *ha = real == 8 ? (const void *) A.data () : (const void *) Af.data ();
+      const void *hb = real == 8 ? (const void *) B.data () : (const void *) Bf.data ();
+      void *dA, *dB, *dC;
+      cudaMalloc (&dA, real * A.size ());
+      cudaMalloc (&dB, real * B.size ());
+      cudaMalloc (&dC, real * C.size ());
+      cudaMemcpy (dA, ha, real * A.size (), cudaMemcpyHostToDevice);
+      cudaMemcpy (dB, hb, real * B.size (), cudaMemcpyHostToDevice);
+      const tilemm_emu_cuda_setup setup = test_setup (0);
+      /* an explicit count of moduli: the product's slot is then exactly what the call uses */
+      tilemm_emu_options opt;
+      tilemm_emu_default_options (&opt, type);
+      opt.moduli = 10;
+      tilemm_emu_cuda_arena arena;
+      test_arena (arena, type, m, n, k, &opt, TILEMM_EMU_RUN_WHOLE, 0);
+      tilemm_emu_plan used;
+      tilemm_error err = {};
+      for (int slot = 0; slot < 4; slot++)
+        {
+          if (arena.bytes[slot] == 0)
+            continue;
+          arena.bytes[slot] -= 1;
+          err.detail[0] = 0;
+          const std::vector<unsigned char> poison (real * C.size (), 0x7f);
+          cudaMemcpy (dC, poison.data (), poison.size (), cudaMemcpyHostToDevice);
+          const tilemm_status s = tilemm_emu_cuda_run (&opt, &setup, type, m, n, k, dA, m, dB, k, dC, m, nullptr,
+                                                       nullptr, &used, nullptr, nullptr, &arena, nullptr, &err);
+          arena.bytes[slot] += 1;
+          char want[16];
+          snprintf (want, sizeof want, "slot %d", slot);
+          CHECK (s == TILEMM_EINVAL && strstr (err.detail, want) != nullptr, "%s: arena slot %d short by a byte: status %d (%s)",
+                 tilemm_type_name (type), slot, (int) s, err.detail);
+          std::vector<unsigned char> back (real * C.size ());
+          cudaMemcpy (back.data (), dC, back.size (), cudaMemcpyDeviceToHost);
+          bool untouched = true;
+          for (unsigned char b : back) untouched &= b == 0x7f;
+          CHECK (untouched, "%s: arena slot %d short: C written", tilemm_type_name (type), slot);
+        }
+      tilemm_status s = tilemm_emu_cuda_run (&opt, nullptr, type, m, n, k, dA, m, dB, k, dC, m, nullptr, nullptr,
+                                             &used, nullptr, nullptr, &arena, nullptr, &err);
+      CHECK (s == TILEMM_EINVAL, "%s: no setup: status %d", tilemm_type_name (type), (int) s);
+      tilemm_emu_cuda_setup undecided = setup;
+      undecided.decide = nullptr;
+      s = tilemm_emu_cuda_run (&opt, &undecided, type, m, n, k, dA, m, dB, k, dC, m, nullptr, nullptr, &used,
+                               nullptr, nullptr, &arena, nullptr, &err);
+      CHECK (s == TILEMM_EINVAL, "%s: no decide function: status %d", tilemm_type_name (type), (int) s);
+      s = tilemm_emu_cuda_run (&opt, &setup, type, m, n, k, dA, m, dB, k, dC, m, nullptr, nullptr, &used, nullptr,
+                               nullptr, &arena, nullptr, &err);
+      CHECK (s == TILEMM_OK && used.verdict == TILEMM_EMU_OK, "%s: the sized arena: status %d verdict %d (%s)",
+             tilemm_type_name (type), (int) s, (int) used.verdict, err.detail);
+      test_arena_free (arena);
+      cudaFree (dA);
+      cudaFree (dB);
+      cudaFree (dC);
+    }
+}
 
 int main (int argc, char **argv)
 {
@@ -1479,6 +1539,7 @@ int main (int argc, char **argv)
       run_case<double> ("double 2048x4352x40 big tiles, blocks of 1000", { 2048, 4352, 40, 0, 0, 0 }, WIDE, 0, 0);
     }
   block_cols = 0;
+  arena_cases ();
   stats_cases (quick, emulated);
   crt_cases (quick);
 #ifndef TILEMM_EMULATE
