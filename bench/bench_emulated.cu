@@ -450,6 +450,31 @@ static bool native_rule = false;
 static bool with_v10 = true; /* time our native double kernel too */
 
 template <typename T>
+/* The arena as the executor's workspace keeps it: each slot grown to what the call needs
+ * (tilemm_emu_cuda_arena_need), kept between calls. */
+static void arena_grow (tilemm_emu_cuda_arena *arena, const size_t need[4])
+{
+  for (int s = 0; s < 4; s++)
+    if (arena->bytes[s] < need[s])
+      {
+        CUDA_OK (cudaDeviceSynchronize ());
+        CUDA_OK (cudaFree (arena->base[s]));
+        arena->base[s] = nullptr;
+        CUDA_OK (cudaMalloc (&arena->base[s], need[s]));
+        arena->bytes[s] = need[s];
+      }
+}
+
+static void arena_free (tilemm_emu_cuda_arena *arena)
+{
+  for (int s = 0; s < 4; s++)
+    {
+      cudaFree (arena->base[s]);
+      arena->base[s] = nullptr;
+      arena->bytes[s] = 0;
+    }
+}
+
 static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_arena *arena, bool breakdown)
 {
   const bool dbl = sizeof (T) == 8;
@@ -490,7 +515,7 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
       tilemm_error err;
       t_native = median_ms ([&] (int i) {
         xm.elements = B[i]; ym.elements = A[i];
-        if (tilemm_cuda_launch (10, TILEMM_DOUBLE, cm, xm, ym, 0, &err) != TILEMM_OK) { fprintf (stderr, "v10: %s\n", err.detail); exit (2); } },
+        if (tilemm_cuda_launch (10, TILEMM_DOUBLE, cm, xm, ym, nullptr, 0, &err) != TILEMM_OK) { fprintf (stderr, "v10: %s\n", err.detail); exit (2); } },
         sets, runs, EMU_WARMUPS);
     }
   tilemm_emu_plan plan = {};
@@ -499,10 +524,21 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
   tilemm_emu_default_options (&opt, dbl ? TILEMM_DOUBLE : TILEMM_SINGLE);
   if (native_rule)
     opt.rule = TILEMM_EMU_RULE_NATIVE;
+  /* As the executor decides: the int8 GEMM TILEMM_EMU_IMMA names (run-emulated.sh sets it), the
+   * real k-chunk, the options' rule; the arena sized before the timed calls. */
+  const tilemm_emu_cuda_setup setup = { tilemm_emu_gemm_named (getenv ("TILEMM_EMU_IMMA"),
+                                                               tilemm_emu_cuda_wgmma_runs ()),
+                                        0, tilemm_emu_decide_by_rule, nullptr };
+  {
+    size_t need[4];
+    tilemm_emu_cuda_arena_need (dbl ? TILEMM_DOUBLE : TILEMM_SINGLE, m, n, k, &opt, 0, TILEMM_EMU_RUN_WHOLE, 0,
+                                need);
+    arena_grow (arena, need);
+  }
   auto emulated = [&] (int i, tilemm_emu_cuda_times *times) {
-    const tilemm_status st = tilemm_emu_cuda_run (&opt, dbl ? TILEMM_DOUBLE : TILEMM_SINGLE, m, n, k, A[i], m, B[i],
-                                                  k, C[i], m, nullptr, nullptr, &plan, nullptr, times, arena, nullptr,
-                                                  &err);
+    const tilemm_status st = tilemm_emu_cuda_run (&opt, &setup, dbl ? TILEMM_DOUBLE : TILEMM_SINGLE, m, n, k, A[i], m,
+                                                  B[i], k, C[i], m, nullptr, nullptr, &plan, nullptr, times, arena,
+                                                  nullptr, &err);
     if (st != TILEMM_OK || plan.verdict != TILEMM_EMU_OK)
       {
         fprintf (stderr, "emulated: status %d verdict %d %s\n", (int) st, (int) plan.verdict, err.detail);
@@ -672,7 +708,7 @@ int main (int argc, char **argv)
         if (want_s)
           product_row<float> (h, { sz, sz, sz }, 3, &arena, true);
       }
-  tilemm_emu_cuda_arena_free (&arena);
+  arena_free (&arena);
   CUBLAS_OK (cublasDestroy (h));
   return 0;
 }

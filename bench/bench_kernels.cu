@@ -118,7 +118,29 @@ static void ours_gemm (int variant, const type_info &t, int m, int n, int k, con
 {
   tilemm_matrix cm = { n, m, m, c }, xm = { n, k, k, (void *) b }, ym = { k, m, m, (void *) a };
   tilemm_error err;
-  if (tilemm_cuda_launch (variant, t.type, cm, xm, ym, 0, &err) != TILEMM_OK)
+  /* As the executor launches (src/cuda/kernel_launch.cu): the plan's fallback and split of k for
+   * this device and shape, the split's scratch kept here between calls (grown, never shrunk). */
+  static void *scratch = nullptr;
+  static size_t scratch_held = 0;
+  static int cc_major = -1;
+  if (cc_major < 0)
+    {
+      int dev = 0;
+      CUDA_OK (cudaGetDevice (&dev));
+      CUDA_OK (cudaDeviceGetAttribute (&cc_major, cudaDevAttrComputeCapabilityMajor, dev));
+    }
+  tilemm_kernel_launch lp;
+  tilemm_kernel_launch_plan (variant, t.type, n, m, k, cc_major, &lp);
+  if (lp.scratch_bytes > scratch_held)
+    {
+      CUDA_OK (cudaDeviceSynchronize ());
+      CUDA_OK (cudaFree (scratch));
+      CUDA_OK (cudaMalloc (&scratch, lp.scratch_bytes));
+      scratch_held = lp.scratch_bytes;
+    }
+  lp.scratch = scratch;
+  lp.scratch_bytes = scratch_held;
+  if (tilemm_cuda_launch (variant, t.type, cm, xm, ym, &lp, 0, &err) != TILEMM_OK)
     {
       fprintf (stderr, "variant %d: %s\n", variant, err.detail);
       exit (2);

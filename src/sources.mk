@@ -34,7 +34,7 @@ TILEMM_INCLUDE_DIRS = common exec cpu cuda kernels front
 TILEMM_CORE = common/status.c common/view.c common/device_model.c common/plan.c common/route.c \
   common/options.c common/call_plan.c common/parallel_copy.c common/host_pages.c \
   common/fault.c common/emulated_plan.c common/emulated_sizing.c common/exact_dot.c \
-  common/batch_plan.c
+  common/batch_plan.c common/ksplit.c common/emulated_arena.c
 
 # The executor: the decision (facts gathered, the plan made), the plan run, the queue and its
 # workers, the emulated passes, the backends' tables, the GPU's public facts.  Plain C11.
@@ -48,7 +48,8 @@ TILEMM_CPU = cpu/backend_cpu.c cpu/simulated.c cpu/emulated_cpu.c
 # runtime): the device probe, the workspaces, the staging, the native, transposed and emulated
 # products on host views, its table (backend.h).  A build without it has no GPU table at all.
 TILEMM_CUDA_HOST = cuda/device.cu cuda/workspace.cu cuda/staging.cu cuda/pipeline.cu \
-  cuda/transposed_product.cu cuda/emulated_product.cu cuda/backend_ops.cu cuda/batch_product.cu
+  cuda/transposed_product.cu cuda/emulated_product.cu cuda/backend_ops.cu cuda/batch_product.cu \
+  cuda/kernel_launch.cu
 
 # Code on device pointers beside the tiled kernels: the device transpose, the emulated
 # precision's device scheme.

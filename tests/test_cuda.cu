@@ -344,6 +344,30 @@ static void poison_output (tilemm_type t, host_matrix &m)
         put_sentinel (t, m.e, r * m.stride + j);
 }
 
+/* A launch as the executor makes it (src/cuda/kernel_launch.cu): the fallback and the split of k
+ * that the plan gives for this device and shape, the split's scratch allocated here (fresh device
+ * memory: every partial must be written before it is read) and freed once the kernel is done. */
+static tilemm_status launch_planned (int variant, tilemm_type t, tilemm_matrix c, tilemm_matrix x,
+                                     tilemm_matrix y, tilemm_error *err)
+{
+  int dev = 0, major = 0;
+  if (cudaGetDevice (&dev) != cudaSuccess
+      || cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
+    return tilemm_error_set (err, TILEMM_ECUDA, "asking the compute capability");
+  tilemm_kernel_launch lp;
+  tilemm_kernel_launch_plan (variant, t, c.height, c.width, x.width, major, &lp);
+  if (lp.scratch_bytes > 0 && cudaMalloc (&lp.scratch, lp.scratch_bytes) != cudaSuccess)
+    return tilemm_error_set (err, TILEMM_ECUDA, "cudaMalloc(split-k scratch, %zu bytes)",
+                             lp.scratch_bytes);
+  const tilemm_status s = tilemm_cuda_launch (variant, t, c, x, y, &lp, 0, err);
+  if (lp.scratch)
+    {
+      cudaDeviceSynchronize (); /* its error, if any, is the caller's next synchronisation's too */
+      cudaFree (lp.scratch);
+    }
+  return s;
+}
+
 static void kernel_case (int variant, tilemm_type t, int64_t H, int64_t K, int64_t W, enum layout l)
 {
   const size_t es = tilemm_type_size (t);
@@ -366,7 +390,7 @@ static void kernel_case (int variant, tilemm_type t, int64_t H, int64_t K, int64
       tilemm_matrix mc = { H, W, c.stride, dc }, mx = { H, K, x.stride, dx },
                     my = { K, W, y.stride, dy };
       tilemm_error err = { TILEMM_OK, "" };
-      tilemm_status s = tilemm_cuda_launch (variant, t, mc, mx, my, 0, &err);
+      tilemm_status s = launch_planned (variant, t, mc, mx, my, &err);
       CHECK (s == TILEMM_OK, "launch: %s (%s)", tilemm_strerror (s), err.detail);
       cudaError_t e = cudaDeviceSynchronize ();
       CHECK (e == cudaSuccess, "kernel: %s", cudaGetErrorString (e));
@@ -502,7 +526,7 @@ static void long_k_cases (void)
         tilemm_error err;
         for (int run = 0; run < 2 && ok; run++)
           {
-            ok = tilemm_cuda_launch (variant, t, mc, mx, my, 0, &err) == TILEMM_OK
+            ok = launch_planned (variant, t, mc, mx, my, &err) == TILEMM_OK
                  && cudaDeviceSynchronize () == cudaSuccess
                  && cudaMemcpy (run ? c2.e : c1.e, dc, (size_t) (H * W) * es,
                                 cudaMemcpyDeviceToHost) == cudaSuccess;
@@ -587,22 +611,41 @@ static void table_cases (void)
                   == TILEMM_OK,
            "plans");
     const int v = plan.variant;
-    CHECK (tilemm_cuda_launch (999, TILEMM_SINGLE, c, x, y, 0, &err) == TILEMM_EINVAL,
+    CHECK (tilemm_cuda_launch (999, TILEMM_SINGLE, c, x, y, NULL, 0, &err) == TILEMM_EINVAL,
            "unknown variant accepted");
     CHECK (strstr (err.detail, "999") != NULL, "detail '%s' does not name the variant", err.detail);
     tilemm_matrix y3 = { 3, 2, 2, dummy };
-    CHECK (tilemm_cuda_launch (v, TILEMM_SINGLE, c, x, y3, 0, &err) == TILEMM_ESHAPE,
+    CHECK (tilemm_cuda_launch (v, TILEMM_SINGLE, c, x, y3, NULL, 0, &err) == TILEMM_ESHAPE,
            "mismatched k accepted");
     tilemm_matrix bad = { 2, 2, 1, dummy };
-    CHECK (tilemm_cuda_launch (v, TILEMM_SINGLE, bad, x, y, 0, &err) == TILEMM_EINVAL,
+    CHECK (tilemm_cuda_launch (v, TILEMM_SINGLE, bad, x, y, NULL, 0, &err) == TILEMM_EINVAL,
            "stride < width accepted");
     tilemm_matrix mis = { 2, 2, 2, (char *) dummy + 8 };
-    CHECK (tilemm_cuda_launch (zplan.variant, TILEMM_COMPLEX_DOUBLE, mis, mis, mis, 0, &err)
+    CHECK (tilemm_cuda_launch (zplan.variant, TILEMM_COMPLEX_DOUBLE, mis, mis, mis, NULL, 0, &err)
                == TILEMM_EINVAL || ((uintptr_t) dummy + 8) % 16 == 0,
            "misaligned complex double accepted");
     tilemm_matrix empty = { 0, 2, 2, NULL }, x0 = { 0, 2, 2, NULL };
-    CHECK (tilemm_cuda_launch (v, TILEMM_SINGLE, empty, x0, y, 0, &err) == TILEMM_OK,
+    CHECK (tilemm_cuda_launch (v, TILEMM_SINGLE, empty, x0, y, NULL, 0, &err) == TILEMM_OK,
            "empty product refused: %s", err.detail);
+    /* The split of k is the caller's: the launcher refuses one it cannot follow, and allocates
+     * no scratch of its own.  (Refused before anything runs: the dummies are never read.) */
+    static float big[2 * 128];
+    tilemm_matrix xk = { 2, 128, 128, big }, yk = { 128, 2, 2, big };
+    tilemm_kernel_launch lp = { 0, 2, 64, NULL, 0 };
+    CHECK (tilemm_cuda_launch (v, TILEMM_SINGLE, c, xk, yk, &lp, 0, &err) == TILEMM_EINVAL
+             || v == 11,
+           "variant %d split k", v);
+    CHECK (tilemm_cuda_launch (11, TILEMM_SINGLE, c, xk, yk, &lp, 0, &err) == TILEMM_EINVAL
+             && strstr (err.detail, "scratch") != NULL,
+           "a split without scratch accepted (%s)", err.detail);
+    lp.scratch = big;
+    lp.scratch_bytes = tilemm_cuda_launch_scratch_bytes (TILEMM_SINGLE, 2, 2, 2) - 16;
+    CHECK (tilemm_cuda_launch (11, TILEMM_SINGLE, c, xk, yk, &lp, 0, &err) == TILEMM_EINVAL,
+           "a split with too little scratch accepted");
+    lp.scratch_bytes += 16;
+    lp.kchunk = 48; /* not whole k steps of 16 */
+    CHECK (tilemm_cuda_launch (11, TILEMM_SINGLE, c, xk, yk, &lp, 0, &err) == TILEMM_EINVAL,
+           "a split of k in pieces of 48 accepted");
   }
 }
 

@@ -164,6 +164,45 @@ struct shape
  * complex_case make: 0, one block. */
 static int64_t block_cols = 0;
 
+/* What the executor decides for a call, as these tests decide it: the int8 GEMM that
+ * TILEMM_EMU_IMMA names (the cases set it; wgmma only where it runs), k-chunks of `chunk` 64-byte
+ * tiles (0: the real ones), and the options' rule deciding the plan. */
+static tilemm_emu_cuda_setup test_setup (int64_t chunk)
+{
+  const tilemm_emu_cuda_setup setup = { tilemm_emu_gemm_named (getenv ("TILEMM_EMU_IMMA"),
+                                                               tilemm_emu_cuda_wgmma_runs ()),
+                                        chunk, tilemm_emu_decide_by_rule, nullptr };
+  return setup;
+}
+
+/* An arena as the workspace makes one: each slot what tilemm_emu_cuda_arena_need says the call
+ * needs, no more (so a call that overruns a slot overruns the allocation: ASan under the
+ * emulation, compute-sanitizer on the GPU). */
+static void test_arena (tilemm_emu_cuda_arena &arena, tilemm_type type, int64_t m, int64_t n, int64_t k,
+                        const tilemm_emu_options *opt, tilemm_emu_run_mode mode, int64_t chunk)
+{
+  size_t need[4];
+  tilemm_emu_cuda_arena_need (type, m, n, k, opt, 0, mode, chunk, need);
+  for (int s = 0; s < 4; s++)
+    {
+      arena.base[s] = nullptr;
+      arena.bytes[s] = 0;
+      if (need[s] > 0 && cudaMalloc (&arena.base[s], need[s]) == cudaSuccess)
+        arena.bytes[s] = need[s];
+    }
+}
+
+static void test_arena_free (tilemm_emu_cuda_arena &arena)
+{
+  for (int s = 0; s < 4; s++)
+    {
+      if (arena.base[s])
+        cudaFree (arena.base[s]);
+      arena.base[s] = nullptr;
+      arena.bytes[s] = 0;
+    }
+}
+
 template <typename T>
 static void run_case (const char *name, shape s, data_kind kind, int forced_moduli, int chunk_override)
 {
@@ -230,12 +269,13 @@ static void run_case (const char *name, shape s, data_kind kind, int forced_modu
   tilemm_emu_plan plan;
   tilemm_emu_stats st;
   tilemm_error err = {};
-  tilemm_emu_gpu::chunk_tiles_override = chunk_override;
+  const tilemm_emu_cuda_setup setup = test_setup (chunk_override);
+  test_arena (arena, single ? TILEMM_SINGLE : TILEMM_DOUBLE, m, n, k, &opt, TILEMM_EMU_RUN_WHOLE,
+              chunk_override);
   const tilemm_emu_cuda_blocks blocks = { block_cols, nullptr, 0 };
-  const tilemm_status status = tilemm_emu_cuda_run (&opt, single ? TILEMM_SINGLE : TILEMM_DOUBLE, m, n, k, dA, lda, dB,
-                                                    ldb, dC, ldc, nullptr, nullptr, &plan, &st, nullptr, &arena,
-                                                    &blocks, &err);
-  tilemm_emu_gpu::chunk_tiles_override = 0;
+  const tilemm_status status = tilemm_emu_cuda_run (&opt, &setup, single ? TILEMM_SINGLE : TILEMM_DOUBLE, m, n, k, dA,
+                                                    lda, dB, ldb, dC, ldc, nullptr, nullptr, &plan, &st, nullptr,
+                                                    &arena, &blocks, &err);
   CHECK (status == TILEMM_OK, "%s: status %d (%s)", name, (int) status, err.detail);
   std::vector<T> Cg (C.size ());
   cudaMemcpy (Cg.data (), dC, sizeof (T) * C.size (), cudaMemcpyDeviceToHost);
@@ -273,8 +313,8 @@ static void run_case (const char *name, shape s, data_kind kind, int forced_modu
       }
     const bool automatic = forced_moduli <= 0;
     const int64_t ktiles = (kp + 63) / 64;
-    const int64_t ct = chunk_override > 0 ? chunk_override : tilemm_emu_gpu::KCHUNK_TILES;
-    const tilemm_emu_gpu::layout1 l1 = tilemm_emu_gpu::plan_layout1 (m, n, kp, automatic, automatic && ktiles > ct);
+    const int64_t ct = chunk_override > 0 ? chunk_override : TILEMM_EMU_KCHUNK_TILES;
+    const tilemm_emu_stats_layout l1 = tilemm_emu_layout_stats (m, n, kp, automatic, automatic && ktiles > ct);
     std::vector<char> w1 (l1.total);
     cudaMemcpy (w1.data (), arena.base[0], l1.total, cudaMemcpyDeviceToHost);
     const int *gea = (const int *) (w1.data () + l1.e), *geb = gea + m;
@@ -351,7 +391,7 @@ static void run_case (const char *name, shape s, data_kind kind, int forced_modu
 
     /* 3. residues */
     const int N = plan.moduli;
-    const tilemm_emu_gpu::layout2 l2 = tilemm_emu_gpu::plan_layout2 (m, n, kp, N);
+    const tilemm_emu_product_layout l2 = tilemm_emu_layout_product (m, n, kp, N);
     std::vector<char> w2 (l2.total);
     cudaMemcpy (w2.data (), arena.base[1], l2.total, cudaMemcpyDeviceToHost);
     std::vector<int8_t> ra ((size_t) (N * m * kp), 0), rb ((size_t) (N * n * kp), 0);
@@ -417,7 +457,7 @@ static void run_case (const char *name, shape s, data_kind kind, int forced_modu
     CHECK (pads, "%s: C written outside its rows", name);
   }
 done:
-  tilemm_emu_cuda_arena_free (&arena);
+  test_arena_free (arena);
   cudaFree (dA);
   cudaFree (dB);
   cudaFree (dC);
@@ -798,8 +838,12 @@ static void complex_case (const char *name, int64_t m, int64_t n, int64_t k, int
   tilemm_emu_stats st;
   tilemm_error err = {};
   const tilemm_emu_cuda_blocks blocks = { block_cols, nullptr, 0 };
-  const tilemm_status status = tilemm_emu_cuda_run (&opt, type, m, n, k, dA, lda, dB, ldb, dC, ldc, nullptr, nullptr,
-                                                    &plan, &st, nullptr, nullptr, &blocks, &err);
+  const tilemm_emu_cuda_setup setup = test_setup (0);
+  tilemm_emu_cuda_arena arena;
+  test_arena (arena, type, m, n, k, &opt, TILEMM_EMU_RUN_WHOLE, 0);
+  const tilemm_status status = tilemm_emu_cuda_run (&opt, &setup, type, m, n, k, dA, lda, dB, ldb, dC, ldc, nullptr,
+                                                    nullptr, &plan, &st, nullptr, &arena, &blocks, &err);
+  test_arena_free (arena);
   CHECK (status == TILEMM_OK, "%s: status %d (%s)", name, (int) status, err.detail);
   std::vector<T> Cg (C.size ());
   cudaMemcpy (Cg.data (), dC, sizeof (T) * C.size (), cudaMemcpyDeviceToHost);
@@ -897,10 +941,12 @@ static void backends_case (tilemm_type type, int64_t m, int64_t n, int64_t k, in
     opt.rule = TILEMM_EMU_RULE_NATIVE;   /* "accuracy", "native": the GPU skips the statistics GEMM */
   tilemm_emu_plan pg, pc;
   tilemm_error eg = {}, ec = {};
-  const tilemm_status sg = tilemm_cuda_multiply_emulated (&plan, &opt, TILEMM_OP_NONE, &a,
-                                                          TILEMM_OP_NONE, &b, &cg, nullptr, &pg, &eg);
-  const tilemm_status sc = tilemm_cpu_multiply_emulated (&plan, &opt, TILEMM_OP_NONE, &a,
-                                                         TILEMM_OP_NONE, &b, &cc, nullptr, &pc, &ec);
+  const tilemm_status sg = tilemm_cuda_multiply_emulated (&plan, &opt, tilemm_emu_decide_by_rule, nullptr,
+                                                          TILEMM_OP_NONE, &a, TILEMM_OP_NONE, &b, &cg, nullptr,
+                                                          &pg, &eg);
+  const tilemm_status sc = tilemm_cpu_multiply_emulated (&plan, &opt, tilemm_emu_decide_by_rule, nullptr,
+                                                         TILEMM_OP_NONE, &a, TILEMM_OP_NONE, &b, &cc, nullptr,
+                                                         &pc, &ec);
   CHECK (sg == TILEMM_OK && sc == TILEMM_OK, "backends %s %lldx%lldx%lld: status gpu %d (%s), cpu %d (%s)",
          tilemm_type_name (type), (long long) m, (long long) n, (long long) k, (int) sg, eg.detail, (int) sc, ec.detail);
   CHECK (pg.verdict == pc.verdict && pg.moduli == pc.moduli && pg.pa == pc.pa && pg.pb == pc.pb,
@@ -952,7 +998,7 @@ static void wgmma_case (const char *name, int64_t m, int64_t n, int64_t k, int p
   memset (&ia, 0, sizeof ia);
   ia.a = dA; ia.b = dB; ia.a_plane = m * kp; ia.b_plane = n * kp;
   ia.m = m; ia.n = n; ia.kp = kp; ia.k_begin = 0; ia.k_end = kp;
-  ia.chunk_tiles = chunk_tiles > 0 ? chunk_tiles : (int) tilemm_emu_gpu::KCHUNK_TILES;
+  ia.chunk_tiles = chunk_tiles > 0 ? chunk_tiles : (int) TILEMM_EMU_KCHUNK_TILES;
   for (int z = 0; z < planes; z++)
     ia.moduli[z] = tilemm_emu_moduli[(z * 5) % TILEMM_EMU_MAX_MODULI];
   ia.r = dR; ia.r_plane = m * n; ia.ldr = m;
@@ -1110,6 +1156,7 @@ static void stats_case (const char *name, int64_t m, int64_t n, int64_t k, bool 
   ia.chunk_tiles = 1 << 30;
   ia.s64 = ds64; ia.sa = dsa; ia.sb = dsb; ia.ea = dea; ia.eb = deb; ia.ratio_bits = dratio;
   const int64_t step = chunk > 0 ? 64 * (int64_t) chunk : kp;
+  const tilemm_emu_gpu::gemm_choice gc = { test_setup (0).gemm, TILEMM_EMU_KCHUNK_TILES };
   tilemm_status st = TILEMM_OK;
   tilemm_error err = {};
   for (int64_t k0 = 0; k0 < kp && st == TILEMM_OK; k0 += step)
@@ -1118,7 +1165,7 @@ static void stats_case (const char *name, int64_t m, int64_t n, int64_t k, bool 
       ia.k_end = k0 + step < kp ? k0 + step : kp;
       ia.first = k0 == 0;
       ia.last = ia.k_end == kp;
-      st = tilemm_emu_gpu::launch_imma_auto<IMMA_STATS> (ia, 1, 0, &err);
+      st = tilemm_emu_gpu::launch_imma_auto<IMMA_STATS> (gc, ia, 1, 0, &err);
     }
   const cudaError_t ce = cudaDeviceSynchronize ();
   CHECK (st == TILEMM_OK && ce == cudaSuccess, "%s: status %d (%s), %s", name, (int) st, err.detail,
@@ -1215,8 +1262,9 @@ static void host_entry_cases ()
   plan.m = m; plan.n = n; plan.k = k;
   tilemm_emu_plan used;
   tilemm_error err = {};
-  tilemm_status s = tilemm_cuda_multiply_emulated (&plan, nullptr, TILEMM_OP_NONE, &a, TILEMM_OP_NONE,
-                                                   &b, &c, nullptr, &used, &err);
+  tilemm_status s = tilemm_cuda_multiply_emulated (&plan, nullptr, tilemm_emu_decide_by_rule, nullptr,
+                                                   TILEMM_OP_NONE, &a, TILEMM_OP_NONE, &b, &c, nullptr, &used,
+                                                   &err);
   CHECK (s == TILEMM_OK && used.verdict == TILEMM_EMU_OK, "host entry: status %d verdict %d (%s)", (int) s,
          (int) used.verdict, err.detail);
   /* the same through device pointers */
@@ -1227,10 +1275,14 @@ static void host_entry_cases ()
   cudaMemcpy (dA, A.data (), 8 * m * k, cudaMemcpyHostToDevice);
   cudaMemcpy (dB, B.data (), 8 * k * n, cudaMemcpyHostToDevice);
   tilemm_emu_plan p2;
-  s = tilemm_emu_cuda_run (nullptr, TILEMM_DOUBLE, m, n, k, dA, m, dB, k, dC, m, nullptr, nullptr, &p2, nullptr, nullptr,
-                           nullptr, nullptr, &err);
+  const tilemm_emu_cuda_setup setup = test_setup (0);
+  tilemm_emu_cuda_arena arena;
+  test_arena (arena, TILEMM_DOUBLE, m, n, k, nullptr, TILEMM_EMU_RUN_WHOLE, 0);
+  s = tilemm_emu_cuda_run (nullptr, &setup, TILEMM_DOUBLE, m, n, k, dA, m, dB, k, dC, m, nullptr, nullptr, &p2,
+                           nullptr, nullptr, &arena, nullptr, &err);
   cudaMemcpy (C2.data (), dC, 8 * m * n, cudaMemcpyDeviceToHost);
   CHECK (s == TILEMM_OK && !memcmp (C.data (), C2.data (), 8 * m * n), "host entry: differs from the device-level call");
+  test_arena_free (arena);
   cudaFree (dA);
   cudaFree (dB);
   cudaFree (dC);
@@ -1243,8 +1295,8 @@ static void host_entry_cases ()
         snprintf (v, sizeof v, "%s:%d", kind, i);
         setenv ("TILEMM_FAULT", v, 1);
         std::fill (C.begin (), C.end (), -1.0);
-        s = tilemm_cuda_multiply_emulated (&plan, nullptr, TILEMM_OP_NONE, &a, TILEMM_OP_NONE, &b,
-                                           &c, nullptr, &used, &err);
+        s = tilemm_cuda_multiply_emulated (&plan, nullptr, tilemm_emu_decide_by_rule, nullptr,
+                                           TILEMM_OP_NONE, &a, TILEMM_OP_NONE, &b, &c, nullptr, &used, &err);
         unsetenv ("TILEMM_FAULT");
         if (s == TILEMM_OK) /* past the last operation of that kind */
           break;
@@ -1252,11 +1304,84 @@ static void host_entry_cases ()
       }
   /* stop before anything */
   tilemm_stop stop = { [] (void *) { return 1; }, nullptr };
-  s = tilemm_cuda_multiply_emulated (&plan, nullptr, TILEMM_OP_NONE, &a, TILEMM_OP_NONE, &b, &c,
-                                     &stop, &used, &err);
+  s = tilemm_cuda_multiply_emulated (&plan, nullptr, tilemm_emu_decide_by_rule, nullptr, TILEMM_OP_NONE, &a,
+                                     TILEMM_OP_NONE, &b, &c, &stop, &used, &err);
   CHECK (s == TILEMM_EINTERRUPTED, "stop: status %d", (int) s);
 }
 #endif
+
+/* The call allocates nothing and decides nothing: each slot of the arena one byte short of what
+ * the sizing says is refused before any work (C untouched), and so is a call without a setup or,
+ * for the whole scheme, without a decide function; the sized arena runs. */
+static void arena_cases ()
+{
+  for (tilemm_type type : { TILEMM_DOUBLE, TILEMM_COMPLEX_SINGLE })
+    {
+      const int64_t m = 19, n = 13, k = 37, parts = tilemm_type_is_complex (type) ? 2 : 1;
+      const size_t es = tilemm_type_size (type);
+      std::vector<double> A (parts * m * k), B (parts * k * n), C (parts * m * n, 0.0);
+      std::vector<float> Af (A.size ()), Bf (B.size ());
+      for (auto &x : A) x = nrand ();
+      for (auto &x : B) x = nrand ();
+      for (size_t q = 0; q < A.size (); q++) Af[q] = (float) A[q];
+      for (size_t q = 0; q < B.size (); q++) Bf[q] = (float) B[q];
+      const size_t real = es / (size_t) parts;
+      const void *ha = real == 8 ? (const void *) A.data () : (const void *) Af.data ();
+      const void *hb = real == 8 ? (const void *) B.data () : (const void *) Bf.data ();
+      void *dA, *dB, *dC;
+      cudaMalloc (&dA, real * A.size ());
+      cudaMalloc (&dB, real * B.size ());
+      cudaMalloc (&dC, real * C.size ());
+      cudaMemcpy (dA, ha, real * A.size (), cudaMemcpyHostToDevice);
+      cudaMemcpy (dB, hb, real * B.size (), cudaMemcpyHostToDevice);
+      const tilemm_emu_cuda_setup setup = test_setup (0);
+      /* an explicit count of moduli: the product's slot is then exactly what the call uses */
+      tilemm_emu_options opt;
+      tilemm_emu_default_options (&opt, type);
+      opt.moduli = 10;
+      tilemm_emu_cuda_arena arena;
+      test_arena (arena, type, m, n, k, &opt, TILEMM_EMU_RUN_WHOLE, 0);
+      tilemm_emu_plan used;
+      tilemm_error err = {};
+      for (int slot = 0; slot < 4; slot++)
+        {
+          if (arena.bytes[slot] == 0)
+            continue;
+          arena.bytes[slot] -= 1;
+          err.detail[0] = 0;
+          const std::vector<unsigned char> poison (real * C.size (), 0x7f);
+          cudaMemcpy (dC, poison.data (), poison.size (), cudaMemcpyHostToDevice);
+          const tilemm_status s = tilemm_emu_cuda_run (&opt, &setup, type, m, n, k, dA, m, dB, k, dC, m, nullptr,
+                                                       nullptr, &used, nullptr, nullptr, &arena, nullptr, &err);
+          arena.bytes[slot] += 1;
+          char want[16];
+          snprintf (want, sizeof want, "slot %d", slot);
+          CHECK (s == TILEMM_EINVAL && strstr (err.detail, want) != nullptr, "%s: arena slot %d short by a byte: status %d (%s)",
+                 tilemm_type_name (type), slot, (int) s, err.detail);
+          std::vector<unsigned char> back (real * C.size ());
+          cudaMemcpy (back.data (), dC, back.size (), cudaMemcpyDeviceToHost);
+          bool untouched = true;
+          for (unsigned char b : back) untouched &= b == 0x7f;
+          CHECK (untouched, "%s: arena slot %d short: C written", tilemm_type_name (type), slot);
+        }
+      tilemm_status s = tilemm_emu_cuda_run (&opt, nullptr, type, m, n, k, dA, m, dB, k, dC, m, nullptr, nullptr,
+                                             &used, nullptr, nullptr, &arena, nullptr, &err);
+      CHECK (s == TILEMM_EINVAL, "%s: no setup: status %d", tilemm_type_name (type), (int) s);
+      tilemm_emu_cuda_setup undecided = setup;
+      undecided.decide = nullptr;
+      s = tilemm_emu_cuda_run (&opt, &undecided, type, m, n, k, dA, m, dB, k, dC, m, nullptr, nullptr, &used,
+                               nullptr, nullptr, &arena, nullptr, &err);
+      CHECK (s == TILEMM_EINVAL, "%s: no decide function: status %d", tilemm_type_name (type), (int) s);
+      s = tilemm_emu_cuda_run (&opt, &setup, type, m, n, k, dA, m, dB, k, dC, m, nullptr, nullptr, &used, nullptr,
+                               nullptr, &arena, nullptr, &err);
+      CHECK (s == TILEMM_OK && used.verdict == TILEMM_EMU_OK, "%s: the sized arena: status %d verdict %d (%s)",
+             tilemm_type_name (type), (int) s, (int) used.verdict, err.detail);
+      test_arena_free (arena);
+      cudaFree (dA);
+      cudaFree (dB);
+      cudaFree (dC);
+    }
+}
 
 int main (int argc, char **argv)
 {
@@ -1414,6 +1539,7 @@ int main (int argc, char **argv)
       run_case<double> ("double 2048x4352x40 big tiles, blocks of 1000", { 2048, 4352, 40, 0, 0, 0 }, WIDE, 0, 0);
     }
   block_cols = 0;
+  arena_cases ();
   stats_cases (quick, emulated);
   crt_cases (quick);
 #ifndef TILEMM_EMULATE

@@ -46,17 +46,11 @@
 #include "cuda_runtime_api.h" /* the stand-in runtime's books (tests/mock_cuda) */
 #endif
 
-/* Gives back everything tilemm keeps on the GPU between calls: the backend's buffers, streams,
- * events and pinned ring, and (real CUDA build) the kernels' pool of split-k workspaces. */
-#ifdef TILEMM_TEST_GPU
-void tilemm_cuda_kernels_release (void); /* kernels.h, which needs the CUDA headers */
-#endif
+/* Gives back everything tilemm keeps on the GPU between calls: the workspaces' buffers (the
+ * split-k scratch and the emulated arena among them), streams, events and pinned ring. */
 static void release_all (void)
 {
   tilemm_cuda_release ();
-#ifdef TILEMM_TEST_GPU
-  tilemm_cuda_kernels_release ();
-#endif
 }
 
 #ifndef TILEMM_LEAKS_CALLS

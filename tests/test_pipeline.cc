@@ -27,6 +27,7 @@
 #include "check.h"
 #include "fault.h"
 #include "kernels.h"
+#include "ksplit.h"
 #include "multi.h"
 #include "tilemm.h"
 
@@ -213,6 +214,37 @@ void release_case (void)
   CHECK (tilemm_cuda_pinned_bytes_held () == 0 && mock_cuda_pinned_bytes () == 0,
          "pinned %zu / %zu", tilemm_cuda_pinned_bytes_held (), mock_cuda_pinned_bytes ());
   CHECK (mock_cuda_live_objects () == 0, "%d streams and events left", mock_cuda_live_objects ());
+}
+
+// The split-k variant: the workspace gives the launch the scratch its split of k needs (the
+// stand-in kernel refuses a split without it), and holds it as its own device memory.
+void split_case (void)
+{
+  const tilemm_type t = TILEMM_DOUBLE;
+  const int64_t m = 8, n = 8, k = 4096;
+  CHECK_CASE ("pipeline double (%lldx%lld)·(%lldx%lld), variant 11: split-k scratch from the "
+              "workspace", (long long) m, (long long) k, (long long) k, (long long) n);
+  const host_matrix a = make (t, m, k, m + 1, true), b = make (t, k, n, k, true);
+  host_matrix c = make (t, m, n, m, false);
+  tilemm_plan plan = gpu_plan (t, m, n, k, 0);
+  plan.variant = 11;
+  tilemm_kernel_launch lp;
+  tilemm_kernel_launch_plan (11, t, n, m, k, 9, &lp);
+  CHECK (lp.splits > 1 && lp.scratch_bytes > 0, "the plan does not split k (%d pieces)", lp.splits);
+  tilemm_cuda_release ();
+  tilemm_error err = { TILEMM_OK, "" };
+  mock_cuda_seed (7);
+  const tilemm_status s = tilemm_multiply (&plan, &a.v, &b.v, &c.v, &err);
+  CHECK (s == TILEMM_OK, "%s (%s)", tilemm_strerror (s), err.detail);
+  long gaps = 0;
+  const long wrong = check_product (a, b, c, &gaps);
+  CHECK (wrong == 0 && gaps == 0, "%ld elements wrong, %ld gap bytes written", wrong, gaps);
+  CHECK (tilemm_cuda_bytes_held () == mock_cuda_device_bytes (), "holds %zu, runtime has %zu",
+         tilemm_cuda_bytes_held (), mock_cuda_device_bytes ());
+  CHECK (tilemm_cuda_bytes_held () >= tilemm_plan_device_bytes (&plan) + lp.scratch_bytes,
+         "holds %zu: not the plan's %zu and the scratch's %zu", tilemm_cuda_bytes_held (),
+         tilemm_plan_device_bytes (&plan), lp.scratch_bytes);
+  tilemm_cuda_release ();
 }
 
 void steady_case (void)
@@ -551,6 +583,7 @@ int main (int argc, char **argv)
     }
   product_case (TILEMM_DOUBLE, 400, 380, 100, 1u << 18, 1);
   product_case (TILEMM_DOUBLE, 500, 7, 9, 8 * 3000, 3);  // many one-step panels
+  split_case ();
   steady_case ();
   large_result_case ();
   failure_case ();

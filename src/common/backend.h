@@ -46,10 +46,12 @@ tilemm_status tilemm_cpu_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
  * transposed operand is read the other way round, as the native CPU product reads it).  Returns
  * TILEMM_OK with used->verdict == TILEMM_EMU_OK when C was computed; with verdict NONFINITE or
  * RANGE it returns TILEMM_OK and leaves C untouched (the caller runs the native product); stop
- * (may be NULL) is polled between moduli (C untouched when stopped). */
+ * (may be NULL) is polled between moduli (C untouched when stopped).  The plan is decide's, from
+ * the statistics (the caller's function: tilemm_emu_decide_by_rule for the options' rule). */
 tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
-                                            const tilemm_emu_options *options, tilemm_op op_a,
-                                            const tilemm_view *a, tilemm_op op_b,
+                                            const tilemm_emu_options *options,
+                                            tilemm_emu_decide_fn decide, void *decide_ctx,
+                                            tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                                             const tilemm_view *b, const tilemm_view *c,
                                             const tilemm_stop *stop, tilemm_emu_plan *used,
                                             tilemm_error *err);
@@ -100,10 +102,12 @@ tilemm_status tilemm_cuda_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
  * staging into the workspace the native product uses (src/cuda/workspace.cu), a transposed one
  * is transposed on the device (transpose.cu), the scheme runs there (emulated_cuda.cu) in the
  * workspace's arena, kept for the next call, and C comes back the same way.  plan may be NULL
- * (its panels are not used: emulated_panels.c cuts an emulated product). */
+ * (its panels are not used: emulated_panels.c cuts an emulated product).  The plan is decide's,
+ * as the CPU's. */
 tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
-                                             const tilemm_emu_options *options, tilemm_op op_a,
-                                             const tilemm_view *a, tilemm_op op_b,
+                                             const tilemm_emu_options *options,
+                                             tilemm_emu_decide_fn decide, void *decide_ctx,
+                                             tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                                              const tilemm_view *b, const tilemm_view *c,
                                              const tilemm_stop *stop, tilemm_emu_plan *used,
                                              tilemm_error *err);
@@ -197,8 +201,9 @@ typedef struct tilemm_backend_ops {
                                 const tilemm_view *b, const tilemm_view *c,
                                 const tilemm_stop *stop, tilemm_emu_plan *used, tilemm_error *err);
   tilemm_status (*emu_whole) (void *state, int worker, const tilemm_emu_options *options,
-                              tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
-                              const tilemm_view *b, const tilemm_view *c, const tilemm_stop *stop,
+                              tilemm_emu_decide_fn decide, void *decide_ctx, tilemm_op op_a,
+                              const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
+                              const tilemm_view *c, const tilemm_stop *stop,
                               tilemm_emu_plan *used, tilemm_error *err);
   /* A batch of pages (pagemtimes, batch.h) in panels of pages_per_panel pages, on the caller's
    * device; NULL where the executor runs the pages itself through `product` (the CPU). */

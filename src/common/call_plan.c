@@ -76,19 +76,6 @@ static long env_long (const char *name, long fallback, long lo, long hi)
   return *end || x < lo || x > hi ? fallback : x;
 }
 
-/* TILEMM_EMU_IMMA: the int8 GEMM the benchmark and the tests ask for. */
-static tilemm_emu_gemm emu_gemm_from_env (void)
-{
-  const char *s = getenv ("TILEMM_EMU_IMMA");
-  if (s && !strcmp (s, "v2"))
-    return TILEMM_EMU_GEMM_V2;
-  if (s && !strcmp (s, "big"))
-    return TILEMM_EMU_GEMM_BIG;
-  if (s && !strcmp (s, "small"))
-    return TILEMM_EMU_GEMM_SMALL;
-  return TILEMM_EMU_GEMM_AUTO;
-}
-
 static int64_t ceil_div (int64_t a, int64_t b)
 {
   return b > 0 ? (a + b - 1) / b : 0;
@@ -229,7 +216,7 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
   const int64_t panel_rows = p->emu_panels.panel_cols < p->m ? p->emu_panels.panel_cols : p->m;
   const int64_t panel_cols = p->emu_panels.panel_rows < p->n ? p->emu_panels.panel_rows : p->n;
   p->emu_block_cols = tilemm_emu_result_block_cols (p->type, panel_rows, panel_cols, chunk_bytes);
-  p->emu_gemm = emu_gemm_from_env ();
+  p->emu_gemm = tilemm_emu_gemm_named (getenv ("TILEMM_EMU_IMMA"), gpu->wgmma);
   return TILEMM_OK;
 }
 
@@ -500,10 +487,10 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
                            : "two (statistics of every panel, then products)",
            p->emu_workers);
       say (&t, "emulated_gemm: %s\n",
-           p->emu_gemm == TILEMM_EMU_GEMM_V2      ? "v2"
-           : p->emu_gemm == TILEMM_EMU_GEMM_BIG   ? "big"
-           : p->emu_gemm == TILEMM_EMU_GEMM_SMALL ? "small"
-                                                  : "auto (wgmma where it runs, else v2)");
+           p->emu_gemm == TILEMM_EMU_GEMM_V2      ? "v2 (mma.sync)"
+           : p->emu_gemm == TILEMM_EMU_GEMM_BIG   ? "big (mma.sync)"
+           : p->emu_gemm == TILEMM_EMU_GEMM_SMALL ? "small (mma.sync)"
+                                                  : "wgmma");
       if (backend == TILEMM_BACKEND_CUDA)
         say (&t, "emulated_blocks: %lld columns\n", (long long) p->emu_block_cols);
     }

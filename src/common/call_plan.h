@@ -20,6 +20,7 @@
 
 #include "devices.h"
 #include "emulated.h"
+#include "emulated_arena.h"
 #include "tilemm.h"
 
 #ifdef __cplusplus
@@ -37,14 +38,6 @@ typedef struct {
 
 /* Defaults (no failure, no slow device), then the environment's. */
 void tilemm_sim_faults_from_env (tilemm_sim_faults *faults);
-
-/* The int8 GEMM of the emulated precision's products on the GPU. */
-typedef enum {
-  TILEMM_EMU_GEMM_AUTO = 0,  /* Hopper's wgmma kernel where it runs, else the mma.sync v2 */
-  TILEMM_EMU_GEMM_V2,
-  TILEMM_EMU_GEMM_BIG,
-  TILEMM_EMU_GEMM_SMALL
-} tilemm_emu_gemm;
 
 /* How a complex operand is handled where mtimes takes two real products (route.b_split,
  * route.a_split): its parts copied apart into one real matrix, one real product, joined. */
@@ -79,7 +72,8 @@ typedef struct {
   int emu_one_pass;              /* one panel on one device: statistics, plan and product on
                                     data uploaded once; else a pass of statistics over every
                                     panel, the plan, a pass of products                      */
-  tilemm_emu_gemm emu_gemm;      /* TILEMM_EMU_IMMA, read once                               */
+  tilemm_emu_gemm emu_gemm;      /* the int8 GEMM: wgmma where the device runs it, unless
+                                    TILEMM_EMU_IMMA names another (read once)               */
   int64_t emu_block_cols;        /* the GPU brings C back in blocks of these many columns    */
   int kernel_fallback;           /* the GPU runs the variant's register-tiled fallback (a
                                     device below compute capability 8 has no FP64 MMA)       */

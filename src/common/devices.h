@@ -53,6 +53,7 @@ typedef struct {
                                           now: its free memory plus what tilemm's workspaces
                                           hold there, less a margin for the driver          */
   size_t staging_chunk_bytes;          /* one pinned staging chunk (the GPU's bus unit)     */
+  int wgmma;                           /* the build's Hopper int8 GEMM runs on the device    */
 } tilemm_device_facts;
 
 /* How many of `available` workers the product `plan` (a plan for one device) gains from, and the

@@ -161,6 +161,16 @@ int tilemm_emu_ratio_bits (double ratio);
 void tilemm_emu_decide (const tilemm_emu_options *options, const tilemm_emu_stats *stats,
                         tilemm_emu_plan *plan);
 
+/* Who decides a product's plan from its statistics: the schemes (the CPU's, the GPU's whole
+ * pass) call the function their caller gives instead of deciding themselves, so that one
+ * function of the executor decides every product's moduli.  ctx is the caller's. */
+typedef void (*tilemm_emu_decide_fn) (void *ctx, const tilemm_emu_options *options,
+                                      const tilemm_emu_stats *stats, tilemm_emu_plan *plan);
+
+/* tilemm_emu_decide as a tilemm_emu_decide_fn (ctx unused): the rule of step 3 or 3'. */
+void tilemm_emu_decide_by_rule (void *ctx, const tilemm_emu_options *options,
+                                const tilemm_emu_stats *stats, tilemm_emu_plan *plan);
+
 /* Step 1 for one value: the exponent of a largest magnitude (TILEMM_EMU_ZERO_ROW for 0). */
 int tilemm_emu_exponent (double largest_magnitude);
 
@@ -218,11 +228,13 @@ tilemm_status tilemm_emu_run_cpu_op (const tilemm_emu_plan *plan, tilemm_op op_a
  * the plan is made over the ratios of the pairs it can carry; the others' entries are computed
  * exactly (exact_dot.h) and rounded once, so every entry meets the bound of the options' rule
  * (step 3's; under step 3' every pair is carried, p being the same for all, and only a RANGE
- * from max_moduli leaves entries to compute exactly: then all of them).  *used: the plan of the carried entries (verdict RANGE when none was possible: then
+ * from max_moduli leaves entries to compute exactly: then all of them).  The plan of the carried
+ * entries is decide's (the caller's: tilemm_emu_decide_by_rule for step 3's).  *used: the plan of the carried entries (verdict RANGE when none was possible: then
  * every entry is exact); *exact_entries: how many entries were computed exactly.  C =
  * op_a(A)·op_b(B), a and b as stored. */
-tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options, tilemm_op op_a,
-                                             const tilemm_view *a, tilemm_op op_b,
+tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options,
+                                             tilemm_emu_decide_fn decide, void *decide_ctx,
+                                             tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                                              const tilemm_view *b, const tilemm_view *c,
                                              const tilemm_stop *stop, tilemm_emu_plan *used,
                                              int64_t *exact_entries, tilemm_error *err);

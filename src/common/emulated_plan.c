@@ -161,3 +161,10 @@ void tilemm_emu_decide (const tilemm_emu_options *options, const tilemm_emu_stat
   plan->verdict = TILEMM_EMU_RANGE;
 }
 
+
+void tilemm_emu_decide_by_rule (void *ctx, const tilemm_emu_options *options,
+                                const tilemm_emu_stats *stats, tilemm_emu_plan *plan)
+{
+  (void) ctx;
+  tilemm_emu_decide (options, stats, plan);
+}

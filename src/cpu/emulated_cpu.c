@@ -744,8 +744,9 @@ tilemm_status tilemm_emu_run_cpu_op (const tilemm_emu_plan *plan, tilemm_op op_a
 }
 
 tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
-                                            const tilemm_emu_options *options, tilemm_op op_a,
-                                            const tilemm_view *a, tilemm_op op_b,
+                                            const tilemm_emu_options *options,
+                                            tilemm_emu_decide_fn decide, void *decide_ctx,
+                                            tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                                             const tilemm_view *b, const tilemm_view *c,
                                             const tilemm_stop *stop, tilemm_emu_plan *used,
                                             tilemm_error *err)
@@ -754,6 +755,9 @@ tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
   if (!used)
     used = &local;
   memset (used, 0, sizeof *used);
+  if (!decide)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated precision: no function to decide the "
+                             "plan");
   tilemm_status s = check_views (op_a, a, op_b, b, c, err);
   if (s != TILEMM_OK)
     return s;
@@ -770,7 +774,7 @@ tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
        * way: tilemm_emu_decide reads no ratio then). */
       if ((s = stats_of (&ps, tilemm_emu_needs_ratios (options), &st, err)) == TILEMM_OK)
         {
-          tilemm_emu_decide (options, &st, used);
+          decide (decide_ctx, options, &st, used);
           s = used->verdict == TILEMM_EMU_OK ? run_problems (used, &ps, c, stop, err)
                                              : tilemm_error_set (err, TILEMM_OK, NULL);
         }
@@ -821,14 +825,18 @@ static void run_exact (const emu_problems *ps, const uint8_t *exact, const tilem
       }
 }
 
-tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options, tilemm_op op_a,
-                                             const tilemm_view *a, tilemm_op op_b,
+tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options,
+                                             tilemm_emu_decide_fn decide, void *decide_ctx,
+                                             tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                                              const tilemm_view *b, const tilemm_view *c,
                                              const tilemm_stop *stop, tilemm_emu_plan *used,
                                              int64_t *exact_entries, tilemm_error *err)
 {
   memset (used, 0, sizeof *used);
   *exact_entries = 0;
+  if (!decide)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated precision: no function to decide the "
+                             "plan");
   tilemm_status s = check_views (op_a, a, op_b, b, c, err);
   if (s != TILEMM_OK)
     return s;
@@ -854,7 +862,7 @@ tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options, 
     s = mark_uncarried (&ps.p[q], with_ratios, base, exact, &st, err);
   if (s == TILEMM_OK)
     {
-      tilemm_emu_decide (options, &st, used);
+      decide (decide_ctx, options, &st, used);
       if (used->verdict == TILEMM_EMU_OK)
         s = run_problems (used, &ps, c, stop, err);
       else

@@ -54,6 +54,7 @@ void cuda_facts (int with_budgets, tilemm_device_facts *facts)
     facts->current = current;
   cudaGetLastError ();
   facts->staging_chunk_bytes = config ().chunk_bytes;
+  facts->wgmma = tilemm_emu_cuda_wgmma_runs ();
   if (with_budgets)
     {
       for (int i = 0; i < usable.count; i++)
@@ -188,12 +189,19 @@ int64_t block_cols_of (const product_state *s)
   return s->plan ? s->plan->emu_block_cols : 0;
 }
 
+/* The int8 GEMM the call's plan chose (a low-level entry's: wgmma where it runs). */
+tilemm_emu_gemm gemm_of (const product_state *s)
+{
+  return s->plan ? s->plan->emu_gemm
+                 : tilemm_emu_gemm_named (nullptr, tilemm_emu_cuda_wgmma_runs ());
+}
+
 tilemm_status cuda_emu_stats (void *state, int worker, const tilemm_emu_options *options,
                               tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                               const tilemm_view *b, tilemm_emu_stats *stats, tilemm_error *err)
 {
   product_state *s = (product_state *) state;
-  emu_stage stage = { emu_stage::STATS, options, nullptr, 0 };
+  emu_stage stage = { emu_stage::STATS, options, nullptr, 0, gemm_of (s), nullptr, nullptr };
   tilemm_emu_plan used;
   return emu_panel (stage, op_a, a, op_b, b, nullptr, nullptr, stats, &used, &s->st[worker], err);
 }
@@ -204,17 +212,20 @@ tilemm_status cuda_emu_product (void *state, int worker, const tilemm_emu_plan *
                                 const tilemm_stop *stop, tilemm_emu_plan *used, tilemm_error *err)
 {
   product_state *s = (product_state *) state;
-  emu_stage stage = { emu_stage::PRODUCT, nullptr, plan, block_cols_of (s) };
+  emu_stage stage = { emu_stage::PRODUCT, nullptr, plan, block_cols_of (s), gemm_of (s), nullptr,
+                      nullptr };
   return emu_panel (stage, op_a, a, op_b, b, c, stop, nullptr, used, &s->st[worker], err);
 }
 
 tilemm_status cuda_emu_whole (void *state, int worker, const tilemm_emu_options *options,
-                              tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
-                              const tilemm_view *b, const tilemm_view *c, const tilemm_stop *stop,
-                              tilemm_emu_plan *used, tilemm_error *err)
+                              tilemm_emu_decide_fn decide, void *decide_ctx, tilemm_op op_a,
+                              const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
+                              const tilemm_view *c, const tilemm_stop *stop, tilemm_emu_plan *used,
+                              tilemm_error *err)
 {
   product_state *s = (product_state *) state;
-  emu_stage stage = { emu_stage::WHOLE, options, nullptr, block_cols_of (s) };
+  emu_stage stage = { emu_stage::WHOLE, options, nullptr, block_cols_of (s), gemm_of (s), decide,
+                      decide_ctx };
   return emu_panel (stage, op_a, a, op_b, b, c, stop, nullptr, used, &s->st[worker], err);
 }
 

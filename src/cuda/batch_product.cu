@@ -106,9 +106,9 @@ tilemm_status large_panel (const tilemm_batch_job *job, const tilemm_plan *plan,
           b = ws.buffer[BUF_YT];
         }
       /* Zᵀ (n×m) = op(Y)ᵀ (n×k) · op(X)ᵀ (k×m): the row-major readings of the packed pages. */
-      if ((status = tilemm_cuda_launch (plan->variant, job->type, device_matrix (c, n, m),
-                                        device_matrix ((void *) b, n, k),
-                                        device_matrix ((void *) a, k, m), s, err))
+      /* On compute stream 0 (s), with its split-k scratch (launch_kernel). */
+      if ((status = launch_kernel (plan, device_matrix (c, n, m), device_matrix ((void *) b, n, k),
+                                   device_matrix ((void *) a, k, m), 0, err))
           != TILEMM_OK)
         return status;
     }
@@ -201,7 +201,8 @@ tilemm_status run_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
   const size_t bytes[NBUF] = {
     most_x, most_y, (pipelined ? 2 : 1) * most_z,
     pipelined || (large && job->op_a != TILEMM_OP_NONE) ? (pipelined ? most_x : x_page) : 0,
-    pipelined || (large && job->op_b != TILEMM_OP_NONE) ? (pipelined ? most_y : y_page) : 0 };
+    pipelined || (large && job->op_b != TILEMM_OP_NONE) ? (pipelined ? most_y : y_page) : 0,
+    large ? split_scratch_bytes (&plan, job->n, job->m, job->k) : 0 };
   tilemm_status status = workspace_reserve (bytes, 2, err);
   if (status != TILEMM_OK)
     return status;

@@ -3,6 +3,8 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
+#include <stdlib.h>
+
 #include "executor.h"
 
 using namespace tilemm_cuda;
@@ -40,6 +42,17 @@ tilemm_status emu_panel (const emu_stage &stage, tilemm_op op_a, const tilemm_vi
   tilemm_status status = workspace_reserve (bytes, (size_t) blocks, err);
   if (status != TILEMM_OK)
     return status;
+  /* The scheme's arena, sized for this call before it (the scheme allocates nothing). */
+  const tilemm_emu_cuda_setup setup = { stage.gemm, 0, stage.decide, stage.decide_ctx };
+  size_t arena[4];
+  tilemm_emu_cuda_arena_need (type, m, n, k, stage.options,
+                              stage.kind == emu_stage::PRODUCT ? stage.plan->moduli : 0,
+                              stage.kind == emu_stage::WHOLE   ? TILEMM_EMU_RUN_WHOLE
+                              : stats_only                     ? TILEMM_EMU_RUN_STATS
+                                                               : TILEMM_EMU_RUN_GIVEN,
+                              setup.chunk_tiles, arena);
+  if ((status = emu_arena_reserve (arena, err)) != TILEMM_OK)
+    return status;
   void *const dC = ws.buffer[BUF_C];
   const tilemm_emu_cuda_blocks c_blocks = { block_cols, (void *const *) ws.ring[EV_COMP],
                                             (int) ws.ring_size };
@@ -64,14 +77,14 @@ tilemm_status emu_panel (const emu_stage &stage, tilemm_op op_a, const tilemm_vi
   void *const dA = (void *) a_ready, *const dB = (void *) b_ready;
   const int64_t ld = m > 1 ? m : 1;
   if (stage.kind == emu_stage::WHOLE)
-    status = tilemm_emu_cuda_run (stage.options, type, m, n, k, dA, ld, dB, ka, dC, ld, s, stop,
-                                  used, nullptr, nullptr, &ws.emu, &c_blocks, err);
+    status = tilemm_emu_cuda_run (stage.options, &setup, type, m, n, k, dA, ld, dB, ka, dC, ld, s,
+                                  stop, used, nullptr, nullptr, &ws.emu, &c_blocks, err);
   else if (stats_only)
-    status = tilemm_emu_cuda_stats (stage.options, type, m, n, k, dA, ld, dB, ka, s, stats,
+    status = tilemm_emu_cuda_stats (stage.options, &setup, type, m, n, k, dA, ld, dB, ka, s, stats,
                                     &ws.emu, err);
   else
-    status = tilemm_emu_cuda_run_plan (stage.plan, type, m, n, k, dA, ld, dB, ka, dC, ld, s, stop,
-                                       used, nullptr, &ws.emu, &c_blocks, err);
+    status = tilemm_emu_cuda_run_plan (stage.plan, &setup, type, m, n, k, dA, ld, dB, ka, dC, ld, s,
+                                       stop, used, nullptr, &ws.emu, &c_blocks, err);
   st->compute_ms += ms_since (t0);
   if (status != TILEMM_OK || stats_only || used->verdict != TILEMM_EMU_OK)
     return status;
@@ -105,8 +118,9 @@ tilemm_status emu_panel (const emu_stage &stage, tilemm_op op_a, const tilemm_vi
 extern "C" {
 
 tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
-                                             const tilemm_emu_options *options, tilemm_op op_a,
-                                             const tilemm_view *a, tilemm_op op_b,
+                                             const tilemm_emu_options *options,
+                                             tilemm_emu_decide_fn decide, void *decide_ctx,
+                                             tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                                              const tilemm_view *b, const tilemm_view *c,
                                              const tilemm_stop *stop, tilemm_emu_plan *used,
                                              tilemm_error *err)
@@ -128,11 +142,16 @@ tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
       || c->rows != tilemm_op_rows (op_a, a) || c->cols != tilemm_op_cols (op_b, b)
       || c->type != a->type)
     return tilemm_error_set (err, TILEMM_ESHAPE, "emulated product: operands do not match");
+  /* A benchmark's and a test's entry: TILEMM_EMU_IMMA read here (a call's plan reads it once). */
   emu_stage stage;
   stage.kind = emu_stage::WHOLE;
   stage.options = options;
+  stage.plan = nullptr;
   stage.block_cols = tilemm_emu_result_block_cols (a->type, c->rows, c->cols,
                                                    config ().chunk_bytes);
+  stage.gemm = tilemm_emu_gemm_named (getenv ("TILEMM_EMU_IMMA"), tilemm_emu_cuda_wgmma_runs ());
+  stage.decide = decide;
+  stage.decide_ctx = decide_ctx;
   return recorded_product (
     [&] (tilemm_cuda_stats *st) {
       return emu_panel (stage, op_a, a, op_b, b, c, stop, nullptr, used, st, err);

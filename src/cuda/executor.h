@@ -50,14 +50,16 @@ tilemm_status probe (tilemm_error *err);
 
 /* ---------------------------------------------------------------- the workspace (workspace.cu) */
 
-enum { BUF_X, BUF_Y, BUF_C, BUF_XT, BUF_YT, NBUF };
 enum { NCOMP = 2, MAX_CHUNKS = 16 };
+/* BUF_SPLIT + i: the split-k kernel's partial sums for compute stream i (kernel_launch.cu). */
+enum { BUF_X, BUF_Y, BUF_C, BUF_XT, BUF_YT, BUF_SPLIT, NBUF = BUF_SPLIT + NCOMP };
 enum { EV_Y, EV_COMP, EV_CFREE, EV_X, NRING };
 
 /* The streams, events and buffers kept between calls, on device `device`. */
 struct workspace
 {
   int device;
+  int cc_major;                      /* the device's compute capability (major)    */
   cudaStream_t up, down, comp[NCOMP];
   bool events;                       /* the fixed events below exist              */
   cudaEvent_t up_ev[MAX_CHUNKS];     /* an upload chunk's copy to the device done  */
@@ -106,6 +108,10 @@ void workspace_free (void);
 void workspace_recover (void);
 void workspace_drain (void);
 tilemm_status workspace_reserve (const size_t bytes[NBUF], size_t ring, tilemm_error *err);
+/* Makes the emulated precision's arena slot s hold at least bytes[s] (tilemm_emu_cuda_arena_need);
+ * emu_arena_free gives it back. */
+tilemm_status emu_arena_reserve (const size_t bytes[4], tilemm_error *err);
+void emu_arena_free (tilemm_emu_cuda_arena *arena);
 void pool_free (int w);
 void pool_free_all (void);
 
@@ -113,6 +119,17 @@ void pool_free_all (void);
 void zero_columns (const tilemm_view *c);
 tilemm_status entry_checks (const tilemm_plan *plan, const tilemm_view *c, bool *done,
                             tilemm_error *err);
+
+/* ---------------------------------------------------------------- launches (kernel_launch.cu) */
+
+/* The split-k scratch a launch of the plan's variant on C' (height × width) · k asks of the
+ * workspace's buffer BUF_SPLIT + stream (0: none). */
+size_t split_scratch_bytes (const tilemm_plan *plan, int64_t height, int64_t width, int64_t k);
+/* tilemm_cuda_launch of the plan's variant on compute stream ws.comp[comp], as the plan decides
+ * it for this device and shape, with that stream's scratch. */
+tilemm_status launch_kernel (const tilemm_plan *plan, const tilemm_matrix &c,
+                             const tilemm_matrix &x, const tilemm_matrix &y, int comp,
+                             tilemm_error *err);
 
 /* ---------------------------------------------------------------- staging (staging.cu) */
 
@@ -181,15 +198,19 @@ tilemm_status operand_on_device (tilemm_op op, const tilemm_view *x, int stored,
 tilemm_status op_panel (const tilemm_plan *plan, tilemm_op op_a, const tilemm_view *a,
                         tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
                         tilemm_cuda_stats *st, tilemm_error *err);
-/* What one emulated panel does: the whole scheme in one pass (statistics, the plan, the
- * product), the statistics only, or the product under a plan made from every panel's; C comes
- * back in blocks of block_cols columns (the call's plan says how wide). */
+/* What one emulated panel does: the whole scheme in one pass (statistics, the plan the caller's
+ * decide function makes from them, the product), the statistics only, or the product under a
+ * plan made from every panel's; with the int8 GEMM the call's plan chose; C comes back in blocks
+ * of block_cols columns (the call's plan says how wide). */
 struct emu_stage
 {
   enum { WHOLE, STATS, PRODUCT } kind;
   const tilemm_emu_options *options;  /* WHOLE, STATS */
   const tilemm_emu_plan *plan;        /* PRODUCT      */
   int64_t block_cols;
+  tilemm_emu_gemm gemm;
+  tilemm_emu_decide_fn decide;        /* WHOLE        */
+  void *decide_ctx;
 };
 /* emulated_product.cu: one panel of an emulated product C = op_a(A)·op_b(B) (stats: STATS's
  * statistics). */

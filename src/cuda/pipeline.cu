@@ -128,8 +128,15 @@ tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const
   for (int64_t j = N - 1; j >= 0; j--)
     y_begin[(size_t) steps[j].y] = j;
 
+  size_t scratch = 0; /* the split-k kernel's partial sums: the most any step asks */
+  for (const step &sp : steps)
+    {
+      const size_t b = split_scratch_bytes (plan, sp.rows, sp.cols, k);
+      scratch = b > scratch ? b : scratch;
+    }
   const size_t bytes[NBUF] = { (size_t) (panel_rows * k) * es, (size_t) (k * rows_held) * es,
-                               (size_t) (panel_rows * rows_held) * es, 0, 0 };
+                               (size_t) (panel_rows * rows_held) * es, 0, 0, scratch,
+                               N > 1 ? scratch : 0 };
   const int64_t ring = RY > RC ? RY : RC;
   tilemm_status status = workspace_reserve (bytes, (size_t) (ring > parts ? ring : parts), err);
   if (status != TILEMM_OK)
@@ -260,10 +267,9 @@ tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const
                       "cudaStreamWaitEvent");
           if (j == 0)
             CUDA_TRY (cudaEventRecord (ws.t_first, s), "cudaEventRecord");
-          status = tilemm_cuda_launch (plan->variant, plan->type,
-                                       device_matrix (dev_c (j), sp.rows, sp.cols),
-                                       device_matrix (dev_x (j), sp.rows, k),
-                                       device_matrix (dev_y (j), k, sp.cols), s, err);
+          status = launch_kernel (plan, device_matrix (dev_c (j), sp.rows, sp.cols),
+                                  device_matrix (dev_x (j), sp.rows, k),
+                                  device_matrix (dev_y (j), k, sp.cols), (int) (j % NCOMP), err);
           if (status != TILEMM_OK)
             return status;
           CUDA_TRY (cudaEventRecord (ev_comp[j % RC], s), "cudaEventRecord");

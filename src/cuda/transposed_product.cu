@@ -39,7 +39,8 @@ tilemm_status op_panel (const tilemm_plan *plan, tilemm_op op_a, const tilemm_vi
   const size_t b_bytes = es * (size_t) b->rows * (size_t) b->cols;
   const size_t bytes[NBUF] = { b_bytes, a_bytes, es * (size_t) m * (size_t) n,
                                op_b != TILEMM_OP_NONE ? b_bytes : 0,
-                               op_a != TILEMM_OP_NONE ? a_bytes : 0 };
+                               op_a != TILEMM_OP_NONE ? a_bytes : 0,
+                               split_scratch_bytes (plan, n, m, k) };
   tilemm_status status = workspace_reserve (bytes, 1, err);
   if (status != TILEMM_OK)
     return status;
@@ -62,9 +63,9 @@ tilemm_status op_panel (const tilemm_plan *plan, tilemm_op op_a, const tilemm_vi
       || (status = operand_on_device (op_b, b, BUF_X, BUF_XT, s, &b_ready, err)) != TILEMM_OK)
     return status;
   /* Cᵀ (n×m) = op(B)ᵀ (n×k) · op(A)ᵀ (k×m): the row-major readings of the packed buffers. */
-  status = tilemm_cuda_launch (plan->variant, plan->type, device_matrix (ws.buffer[BUF_C], n, m),
-                               device_matrix ((void *) b_ready, n, k),
-                               device_matrix ((void *) a_ready, k, m), s, err);
+  status = launch_kernel (plan, device_matrix (ws.buffer[BUF_C], n, m),
+                          device_matrix ((void *) b_ready, n, k),
+                          device_matrix ((void *) a_ready, k, m), 0, err);
   if (status != TILEMM_OK)
     return status;
   CUDA_TRY (cudaEventRecord (ws.t_last, s), "cudaEventRecord");

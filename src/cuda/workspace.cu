@@ -15,7 +15,9 @@ namespace tilemm_cuda {
 /* ---------------------------------------------------------------- the workspace */
 
 static const char *const buffer_name[NBUF] = { "dX (panel of B)", "dY (slots of A's rows)",
-                                               "dC (slots of C)", "dXT (op(B))", "dYT (op(A))" };
+                                               "dC (slots of C)", "dXT (op(B))", "dYT (op(A))",
+                                               "split-k scratch (stream 0)",
+                                               "split-k scratch (stream 1)" };
 
 /* Device bytes a workspace holds: its buffers and the emulated precision's arena. */
 size_t workspace_bytes (const workspace &w)
@@ -56,7 +58,7 @@ void workspace_free (void)
       ws.buffer[i] = nullptr;
       ws.capacity[i] = 0;
     }
-  tilemm_emu_cuda_arena_free (&ws.emu);
+  emu_arena_free (&ws.emu);
   if (ws.pinned)
     cudaFreeHost (ws.pinned);
   ws.pinned = nullptr;
@@ -164,7 +166,11 @@ tilemm_status workspace_reserve (const size_t bytes[NBUF], size_t ring, tilemm_e
           workspace_free ();
           CUDA_TRY (cudaSetDevice (device), "cudaSetDevice(%d)", device);
         }
+      int cc_major = 0; /* the launches' fallback reads it (kernel_launch.cu) */
+      CUDA_TRY (cudaDeviceGetAttribute (&cc_major, cudaDevAttrComputeCapabilityMajor, device),
+                "cudaDeviceGetAttribute(compute capability)");
       ws.device = device;
+      ws.cc_major = cc_major;
     }
   cudaStream_t *streams[] = { &ws.up, &ws.down, &ws.comp[0], &ws.comp[1] };
   for (cudaStream_t *s : streams)
@@ -241,6 +247,40 @@ tilemm_status workspace_reserve (const size_t bytes[NBUF], size_t ring, tilemm_e
       ws.pinned_bytes = pinned;
     }
   return TILEMM_OK;
+}
+
+/* The emulated precision's arena, owned here like the buffers: a slot grows (freed first: the old
+ * bytes are needed no more) when a call needs more than it holds. */
+tilemm_status emu_arena_reserve (const size_t bytes[4], tilemm_error *err)
+{
+  for (int s = 0; s < 4; s++)
+    {
+      if (ws.emu.bytes[s] >= bytes[s])
+        continue;
+      if (ws.emu.base[s])
+        {
+          void *old = ws.emu.base[s];
+          ws.emu.base[s] = nullptr;
+          ws.emu.bytes[s] = 0;
+          CUDA_TRY (cudaFree (old), "cudaFree(emulated arena %d)", s);
+        }
+      CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MALLOC, cudaErrorMemoryAllocation,
+                                 cudaMalloc (&ws.emu.base[s], bytes[s])),
+                "cudaMalloc(emulated workspace, %zu bytes)", bytes[s]);
+      ws.emu.bytes[s] = bytes[s];
+    }
+  return TILEMM_OK;
+}
+
+void emu_arena_free (tilemm_emu_cuda_arena *arena)
+{
+  for (int s = 0; s < 4; s++)
+    {
+      if (arena->base[s])
+        cudaFree (arena->base[s]);
+      arena->base[s] = nullptr;
+      arena->bytes[s] = 0;
+    }
 }
 
 /* k = 0: C is zeros (all-bits-zero is +0 in every element type); no GPU work needed. */

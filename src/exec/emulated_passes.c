@@ -52,7 +52,8 @@ tilemm_status tilemm_exec_emulated (tilemm_backend backend, const tilemm_call_pl
       const int device = p->emu_devices.count > 0 ? p->emu_devices.device[0] : 0;
       status = ops->worker_start ? ops->worker_start (state, 0, device, err) : TILEMM_OK;
       if (status == TILEMM_OK)
-        status = ops->emu_whole (state, 0, options, p->op_a, a, p->op_b, b, c, stop, used, err);
+        status = ops->emu_whole (state, 0, options, tilemm_emu_decide_by_rule, NULL, p->op_a, a,
+                                 p->op_b, b, c, stop, used, err);
       ran->emu_passes = 1;
       ran->emu_workers = 1;
       if (ops->worker_finish)
@@ -96,7 +97,7 @@ tilemm_status tilemm_exec_emulated (tilemm_backend backend, const tilemm_call_pl
       if (merged.nonfinite)
         used->verdict = TILEMM_EMU_NONFINITE;
       else
-        tilemm_emu_decide (options, &merged, used);
+        tilemm_emu_decide_by_rule (NULL, options, &merged, used);
       if (used->verdict == TILEMM_EMU_OK)
         {
           job.kind = TILEMM_JOB_EMU_PRODUCT;

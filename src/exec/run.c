@@ -174,8 +174,9 @@ static tilemm_status emulate (const tilemm_decision *decision, const tilemm_call
       return tilemm_exec_native (decision->backend, plan, a, b, c, &options->stop, NULL, err);
     }
   int64_t exact_entries;
-  return tilemm_emu_multiply_split_cpu (&decision->emu, plan->op_a, a, plan->op_b, b, c,
-                                        &options->stop, &used, &exact_entries, err);
+  return tilemm_emu_multiply_split_cpu (&decision->emu, tilemm_emu_decide_by_rule, NULL, plan->op_a,
+                                        a, plan->op_b, b, c, &options->stop, &used,
+                                        &exact_entries, err);
 }
 
 /* Whether element x of `type` is finite (both parts when complex). */

@@ -11,7 +11,7 @@
  *   2. stats     quantize: lo(â) as int8 K-major, Σ hi and Σ hi² per row of A / column of B
  *                (integer atomics: exact, order-free); S = lo(A)·lo(B)ᵀ on the int8 tensor cores
  *                (kernels_imma.cuh, STATS) with the ratios' maxima in its epilogue; the few
- *                numbers go to the host, which decides the plan (tilemm_emu_decide);
+ *                numbers go to the host, where the caller's function decides the plan;
  *   3. convert   a' = trunc(a·2^(pa − e_a[i])) (exact ldexp, __double2ll_rz) and its symmetric int8
  *                residues for the N moduli (two FP64 and two integer multiply-adds each, no
  *                division), K-major, rows padded with zeros to kp (a multiple of 16 bytes); A is
@@ -26,7 +26,6 @@
  * plan and the product equal the CPU's (src/common/emulated_plan.c, src/cpu/emulated_cpu.c) bitwise.
  */
 #include <math.h>
-#include <mutex>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +36,7 @@
 #include "backend.h"
 #include "cuda_try.h"
 #include "emulated.h"
+#include "emulated_arena.h"
 #include "emulated_cuda.h"
 #include "fault.h"
 #include "emulated_kernels.cuh"
@@ -59,42 +59,19 @@ namespace tilemm_emu_gpu {
 inline int64_t ceil_div (int64_t a, int64_t b) { return (a + b - 1) / b; }
 inline size_t align256 (size_t x) { return (x + 255) & ~(size_t) 255; }
 
-/* One device buffer carved into pieces: owned (freed by the holder) or the caller's arena's. */
-struct buffer
-{
-  void *base = nullptr;
-  bool owned = false;
-  ~buffer ()
-  {
-    if (owned && base)
-      cudaFree (base);
-  }
-};
-
-tilemm_status reserve (buffer &buf, size_t bytes, tilemm_emu_cuda_arena *arena, int slot,
+/* The piece of the caller's arena a stage works in: slot `slot`, which must hold `bytes`
+ * (tilemm_emu_cuda_arena_need says how many; the call allocates nothing). */
+tilemm_status reserve (char *&base, size_t bytes, const tilemm_emu_cuda_arena *arena, int slot,
                        tilemm_error *err)
 {
-  if (arena)
-    {
-      if (arena->bytes[slot] < bytes)
-        {
-          if (arena->base[slot])
-            cudaFree (arena->base[slot]);
-          arena->base[slot] = nullptr;
-          arena->bytes[slot] = 0;
-          CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MALLOC, cudaErrorMemoryAllocation,
-                                     cudaMalloc (&arena->base[slot], bytes)),
-                    "cudaMalloc(emulated workspace, %zu bytes)", bytes);
-          arena->bytes[slot] = bytes;
-        }
-      buf.base = arena->base[slot];
-      buf.owned = false;
-      return TILEMM_OK;
-    }
-  CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MALLOC, cudaErrorMemoryAllocation,
-                             cudaMalloc (&buf.base, bytes)),
-            "cudaMalloc(emulated workspace, %zu bytes)", bytes);
-  buf.owned = true;
+  if (!arena)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: no arena (the caller gives "
+                             "one, sized by tilemm_emu_cuda_arena_need)");
+  if (arena->bytes[slot] < bytes || (bytes > 0 && !arena->base[slot]))
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: arena slot %d holds %zu "
+                             "bytes, the call needs %zu (tilemm_emu_cuda_arena_need)", slot,
+                             arena->bytes[slot], bytes);
+  base = (char *) arena->base[slot];
   return TILEMM_OK;
 }
 
@@ -153,23 +130,12 @@ struct timer
   }
 };
 
-/* Which int8 GEMM shape: v2 (imma_v2: 128×128 tiles of four 64×64 warp tiles, 128-byte k-tiles,
- * 3 stages, two blocks per SM), the fastest at every size measured on the H100 (2026-11-23, one
- * run: 489/625/672 TOPS at 4096/8192/16384 against 455/526/530 for the 128×128 tiles of 8 warps
- * and 413/464/507 for 128×256; bench/RESULTS.md).  TILEMM_EMU_IMMA=big|small|v2 picks one, for
- * the benchmark and the tests. */
-enum imma_shape { IMMA_SHAPE_SMALL = 0, IMMA_SHAPE_BIG = 1, IMMA_SHAPE_V2 = 2 };
-imma_shape imma_tiles (int64_t m, int64_t n)
+/* What the caller chose for the call's int8 GEMMs and their k-chunk (tilemm_emu_cuda_setup). */
+struct gemm_choice
 {
-  (void) m;
-  (void) n;
-  const char *s = getenv ("TILEMM_EMU_IMMA");
-  if (s && !strcmp (s, "big"))
-    return IMMA_SHAPE_BIG;
-  if (s && !strcmp (s, "small"))
-    return IMMA_SHAPE_SMALL;
-  return IMMA_SHAPE_V2;
-}
+  tilemm_emu_gemm gemm;
+  int64_t chunk_tiles; /* 64-byte tiles per chunk of k */
+};
 
 template <class Cfg, int EPI>
 tilemm_status launch_imma (const imma_args &args, int planes, cudaStream_t stream, tilemm_error *err)
@@ -196,50 +162,31 @@ tilemm_status launch_imma (const imma_args &args, int planes, cudaStream_t strea
   return TILEMM_OK;
 }
 
-/* The int8 GEMMs run on the wgmma kernel (kernels_imma_wgmma.cuh) where it can run — a device of
- * compute capability 9.0 and a build with its sm_90a code — unless TILEMM_EMU_IMMA names one of
- * the mma.sync shapes: the modular GEMMs (MOD) always, the statistics' GEMM (STATS) when one
- * launch covers all of k (longer k is summed chunk by chunk on the mma.sync kernels).  Everywhere
- * else, the mma.sync kernels.  TILEMM_EMU_IMMA=wgmma asks for it explicitly (the tests), and
- * still gets v2 where it cannot run. */
-inline bool imma_use_wgmma ()
-{
-#ifdef TILEMM_EMULATE
-  return false;
-#else
-  const char *s = getenv ("TILEMM_EMU_IMMA");
-  if (s && *s && strcmp (s, "wgmma") != 0)
-    return false;
-  return tilemm_emu_wgmma_usable ();
-#endif
-}
-
+/* The int8 GEMM the caller chose (the v2 shape, the fastest of the mma.sync ones at every size
+ * measured on the H100, bench/RESULTS.md, unless it names another).  wgmma runs the modular GEMMs
+ * (MOD) always and the statistics' GEMM (STATS) when one launch covers all of k; longer k is
+ * summed chunk by chunk on the mma.sync v2 kernel. */
 template <int EPI>
-tilemm_status launch_imma_auto (const imma_args &args, int planes, cudaStream_t stream, tilemm_error *err)
+tilemm_status launch_imma_auto (const gemm_choice &gc, const imma_args &args, int planes,
+                                cudaStream_t stream, tilemm_error *err)
 {
 #ifndef TILEMM_EMULATE
-  if (EPI == IMMA_MOD && imma_use_wgmma ())
+  if (gc.gemm == TILEMM_EMU_GEMM_WGMMA && EPI == IMMA_MOD)
     return tilemm_emu_wgmma_launch (args, planes, stream, err);
-  if (EPI == IMMA_STATS && planes == 1 && args.k_begin == 0 && args.k_end == args.kp && imma_use_wgmma ())
+  if (gc.gemm == TILEMM_EMU_GEMM_WGMMA && EPI == IMMA_STATS && planes == 1 && args.k_begin == 0
+      && args.k_end == args.kp)
     return tilemm_emu_wgmma_launch_stats (args, stream, err);
 #endif
-  switch (imma_tiles (args.m, args.n))
+  switch (gc.gemm)
     {
-    case IMMA_SHAPE_BIG:
+    case TILEMM_EMU_GEMM_BIG:
       return launch_imma<imma_big, EPI> (args, planes, stream, err);
-    case IMMA_SHAPE_V2:
-      return launch_imma<imma_v2, EPI> (args, planes, stream, err);
-    default:
+    case TILEMM_EMU_GEMM_SMALL:
       return launch_imma<imma_small, EPI> (args, planes, stream, err);
+    default:
+      return launch_imma<imma_v2, EPI> (args, planes, stream, err);
     }
 }
-
-/* The int8 GEMM's k-chunk in bytes: whole k-tiles, at most KCHUNK − 1 terms. */
-constexpr int64_t KCHUNK_TILES = (TILEMM_EMU_KCHUNK - 1) / 64;
-
-/* The test program shortens the chunks to exercise them on small k (0: the real ones). */
-int64_t chunk_tiles_override = 0;
-inline int64_t chunk_tiles () { return chunk_tiles_override > 0 ? chunk_tiles_override : KCHUNK_TILES; }
 
 struct tables
 {
@@ -386,53 +333,13 @@ inline int64_t block_width (const tilemm_emu_cuda_blocks *blocks, int64_t n)
   return blocks && blocks->cols > 0 && blocks->cols < n ? blocks->cols : n;
 }
 
-/* The pieces of the two workspaces (offsets in bytes). */
-struct layout1
-{
-  size_t amax, e, flag, ratio, sa, qa, sb, qb, loa, lob, s64, total;
-};
-struct layout2
-{
-  size_t ra, rb, r, total;
-};
-
-layout1 plan_layout1 (int64_t m, int64_t n, int64_t kp, bool with_lo, bool with_s64)
-{
-  layout1 l;
-  size_t o = 0;
-  l.amax = o; o = align256 (o + 8 * (size_t) (m + n));
-  l.e = o; o = align256 (o + 4 * (size_t) (m + n));
-  l.flag = o; o = align256 (o + 4);
-  l.ratio = o; o = align256 (o + 16);
-  l.sa = o; o = align256 (o + 8 * (size_t) m);
-  l.qa = o; o = align256 (o + 8 * (size_t) m);
-  l.sb = o; o = align256 (o + 8 * (size_t) n);
-  l.qb = o; o = align256 (o + 8 * (size_t) n);
-  l.loa = o; o = align256 (o + (with_lo ? (size_t) m * kp : 0));
-  l.lob = o; o = align256 (o + (with_lo ? (size_t) n * kp : 0));
-  l.s64 = o; o = align256 (o + (with_s64 ? 8 * (size_t) m * n : 0));
-  l.total = o;
-  return l;
-}
-
-layout2 plan_layout2 (int64_t m, int64_t n, int64_t kp, int N)
-{
-  layout2 l;
-  size_t o = 0;
-  l.ra = o; o = align256 (o + (size_t) N * m * kp);
-  l.rb = o; o = align256 (o + (size_t) N * n * kp);
-  l.r = o; o = align256 (o + (size_t) N * m * n);
-  l.total = o;
-  return l;
-}
-
 /* One real problem C = A·B (m×k times k×n, column-major), through its stages. */
 template <typename T> struct problem
 {
   int64_t m, n, k, lda, ldb, kp;
   const T *a, *b;
-  layout1 l1;
-  buffer w1;      /* exponents, sums, lo matrices: kept until the product is done */
+  tilemm_emu_stats_layout l1;
+  char *w1;       /* exponents, sums, lo matrices: kept until the product is done */
   int *ea, *eb;
   tilemm_emu_stats stats;
 };
@@ -440,9 +347,9 @@ template <typename T> struct problem
 /* Steps 1 and 2 for one problem: p.stats (p.stats.nonfinite set and nothing more done when A or B
  * has NaN or Inf).  Marks the timer at the end of the scan (mark_scan) and of the statistics. */
 template <typename T>
-tilemm_status stage_stats (const tilemm_emu_options *opt, problem<T> &pr, cudaStream_t stream,
-                           tilemm_emu_cuda_arena *arena, int slot, timer &tm, int mark_scan,
-                           bool exponents_only, tilemm_error *err)
+tilemm_status stage_stats (const tilemm_emu_options *opt, const gemm_choice &gc, problem<T> &pr,
+                           cudaStream_t stream, const tilemm_emu_cuda_arena *arena, int slot,
+                           timer &tm, int mark_scan, bool exponents_only, tilemm_error *err)
 {
   const int64_t m = pr.m, n = pr.n, k = pr.k, lda = pr.lda, ldb = pr.ldb;
   const T *const a = pr.a, *const b = pr.b;
@@ -451,14 +358,15 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, problem<T> &pr, cudaSt
   stats.inner = k;
   /* S and lo: the certified rule's; a given plan needs the exponents only */
   const bool automatic = tilemm_emu_needs_ratios (opt) != 0 && !exponents_only;
-  const int64_t kp = pr.kp = k > 0 ? ceil_div (k, 16) * 16 : 16;
+  const int64_t kp = pr.kp = tilemm_emu_padded_k (k);
   const int64_t ktiles = ceil_div (kp, 64);
-  const bool chunked = ktiles > chunk_tiles ();
-  const layout1 l1 = pr.l1 = plan_layout1 (m, n, kp, automatic, automatic && chunked);
+  const bool chunked = ktiles > gc.chunk_tiles;
+  const tilemm_emu_stats_layout l1 = pr.l1
+    = tilemm_emu_layout_stats (m, n, kp, automatic, automatic && chunked);
   tilemm_status st = reserve (pr.w1, l1.total, arena, slot, err);
   if (st != TILEMM_OK)
     return st;
-  char *const base1 = (char *) pr.w1.base;
+  char *const base1 = pr.w1;
   unsigned long long *const amax = (unsigned long long *) (base1 + l1.amax), *const bmax = amax + m;
   int *const ea = pr.ea = (int *) (base1 + l1.e), *const eb = pr.eb = ea + m;
   int *const flag = (int *) (base1 + l1.flag);
@@ -481,9 +389,13 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, problem<T> &pr, cudaSt
   TILEMM_LAUNCH (exponents_kernel, dim3 ((unsigned) ceil_div (m + n, 256)), dim3 (256), stream,
                  (const unsigned long long *) amax, m + n, ea, flag);
   LAUNCHED ("exponents_kernel");
+  /* The statistics come back to the host here, inside the stage, because the plan that the next
+   * stage runs is decided on the host between the two (the caller's decide function): a few
+   * numbers of the scheme's own, not the staging of operands or results (src/cuda/ does that).
+   * tests/check-layers.sh allows these copies by the marker at their ends. */
   int nonfinite = 0;
   CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
-                             cudaMemcpyAsync (&nonfinite, flag, sizeof nonfinite, cudaMemcpyDeviceToHost, stream)),
+                             cudaMemcpyAsync (&nonfinite, flag, sizeof nonfinite, cudaMemcpyDeviceToHost, stream)), /* layers: statistics */
             "cudaMemcpyAsync(non-finite flag)");
   CUDA_TRY (cudaStreamSynchronize (stream), "cudaStreamSynchronize(scan)");
   if (mark_scan >= 0)
@@ -527,30 +439,30 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, problem<T> &pr, cudaSt
       ia.s64 = (int64_t *) (base1 + l1.s64);
       ia.sa = (const int64_t *) sa; ia.sb = (const int64_t *) sb; ia.ea = ea; ia.eb = eb;
       ia.ratio_bits = ratio;
-      const int64_t chunk = chunk_tiles () * 64;
+      const int64_t chunk = gc.chunk_tiles * 64;
       for (int64_t k0 = 0; k0 < kp; k0 += chunk)
         {
           ia.k_begin = k0;
           ia.k_end = k0 + chunk < kp ? k0 + chunk : kp;
           ia.first = k0 == 0;
           ia.last = ia.k_end == kp;
-          st = launch_imma_auto<IMMA_STATS> (ia, 1, stream, err);
+          st = launch_imma_auto<IMMA_STATS> (gc, ia, 1, stream, err);
           if (st != TILEMM_OK)
             return st;
         }
     }
-  /* the few numbers the plan needs */
+  /* the few numbers the plan needs (their maxima over the rows' and columns' sums on the host) */
   {
-    unsigned long long *hq = (unsigned long long *) malloc (8 * (size_t) (m + n));
+    unsigned long long *hq = (unsigned long long *) malloc (8 * (size_t) (m + n)); /* host */
     if (!hq)
       return tilemm_error_set (err, TILEMM_ENOMEM, "malloc(%zu bytes)", 8 * (size_t) (m + n));
     unsigned long long hr[2] = { 0, 0 };
     cudaError_t e = TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
-                                     cudaMemcpyAsync (hq, qa, 8 * (size_t) m, cudaMemcpyDeviceToHost, stream));
+                                     cudaMemcpyAsync (hq, qa, 8 * (size_t) m, cudaMemcpyDeviceToHost, stream)); /* layers: statistics */
     if (e == cudaSuccess)
-      e = cudaMemcpyAsync (hq + m, qb, 8 * (size_t) n, cudaMemcpyDeviceToHost, stream);
+      e = cudaMemcpyAsync (hq + m, qb, 8 * (size_t) n, cudaMemcpyDeviceToHost, stream); /* layers: statistics */
     if (e == cudaSuccess)
-      e = cudaMemcpyAsync (hr, ratio, sizeof hr, cudaMemcpyDeviceToHost, stream);
+      e = cudaMemcpyAsync (hr, ratio, sizeof hr, cudaMemcpyDeviceToHost, stream); /* layers: statistics */
     if (e == cudaSuccess)
       e = cudaStreamSynchronize (stream);
     if (e != cudaSuccess)
@@ -574,10 +486,10 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, problem<T> &pr, cudaSt
 
 /* Steps 3 to 5 for one problem under `plan`: C(i, j) at c[(i + j·ldc)·step]. */
 template <typename T>
-tilemm_status stage_product (const tilemm_emu_plan &plan, problem<T> &pr, T *c, int64_t ldc, int step,
-                             cudaStream_t stream, const tilemm_stop *stop, tilemm_emu_cuda_arena *arena,
-                             int slot, timer &tm, bool marks, const tilemm_emu_cuda_blocks *blocks,
-                             tilemm_error *err)
+tilemm_status stage_product (const tilemm_emu_plan &plan, const gemm_choice &gc, problem<T> &pr, T *c,
+                             int64_t ldc, int step, cudaStream_t stream, const tilemm_stop *stop,
+                             const tilemm_emu_cuda_arena *arena, int slot, timer &tm, bool marks,
+                             const tilemm_emu_cuda_blocks *blocks, tilemm_error *err)
 {
   const tables &tab = the_tables ();
   const int64_t m = pr.m, n = pr.n, k = pr.k, lda = pr.lda, ldb = pr.ldb, kp = pr.kp;
@@ -588,12 +500,11 @@ tilemm_status stage_product (const tilemm_emu_plan &plan, problem<T> &pr, T *c, 
   const int N = plan.moduli;
   if (N < 1 || N > TILEMM_EMU_MAX_MODULI)
     return tilemm_error_set (err, TILEMM_EINVAL, "emulated plan with %d moduli", N);
-  const layout2 l2 = plan_layout2 (m, n, kp, N);
-  buffer w2;
-  st = reserve (w2, l2.total, arena, slot, err);
+  const tilemm_emu_product_layout l2 = tilemm_emu_layout_product (m, n, kp, N);
+  char *base2 = nullptr;
+  st = reserve (base2, l2.total, arena, slot, err);
   if (st != TILEMM_OK)
     return st;
-  char *const base2 = (char *) w2.base;
   int8_t *const ra = (int8_t *) (base2 + l2.ra), *const rb = (int8_t *) (base2 + l2.rb);
   uint8_t *const rr = (uint8_t *) (base2 + l2.r);
   {
@@ -634,12 +545,12 @@ tilemm_status stage_product (const tilemm_emu_plan &plan, problem<T> &pr, T *c, 
         memset (&ia, 0, sizeof ia);
         ia.m = m; ia.n = cols; ia.kp = kp; ia.k_begin = 0; ia.k_end = kp;
         ia.a_plane = m * kp; ia.b_plane = n * kp;
-        ia.chunk_tiles = (int) chunk_tiles ();
+        ia.chunk_tiles = (int) gc.chunk_tiles;
         ia.r_plane = m * n; ia.ldr = m;
         const int64_t tiles = ceil_div (m, 128) * ceil_div (cols, 128);
         /* The wgmma kernel's persistent grid walks the tiles of all its planes: one launch for
          * all the moduli leaves one tail wave in all instead of one per modulus. */
-        const int per_launch = imma_use_wgmma () || tiles < 264 ? N : 1;
+        const int per_launch = gc.gemm == TILEMM_EMU_GEMM_WGMMA || tiles < 264 ? N : 1;
         for (int z0 = 0; z0 < N; z0 += per_launch)
           {
             if ((z0 > 0 || j0 > 0) && tilemm_stop_requested (stop))
@@ -653,7 +564,7 @@ tilemm_status stage_product (const tilemm_emu_plan &plan, problem<T> &pr, T *c, 
             ia.r = rr + z0 * ia.r_plane + j0 * m;
             for (int z = 0; z < planes; z++)
               ia.moduli[z] = tab.moduli[z0 + z];
-            st = launch_imma_auto<IMMA_MOD> (ia, planes, stream, err);
+            st = launch_imma_auto<IMMA_MOD> (gc, ia, planes, stream, err);
             if (st != TILEMM_OK)
               return st;
           }
@@ -679,13 +590,18 @@ tilemm_status stage_product (const tilemm_emu_plan &plan, problem<T> &pr, T *c, 
  * (a panel's share of a product whose plan is made from all panels), or the product under a plan
  * made elsewhere (the exponents, which depend on a row of A or a column of B only, and steps 3–5:
  * so a panel of a product comes out bitwise as in the whole product). */
-enum run_mode { RUN_WHOLE, RUN_STATS, RUN_GIVEN };
+enum run_mode { RUN_WHOLE = TILEMM_EMU_RUN_WHOLE, RUN_STATS = TILEMM_EMU_RUN_STATS,
+                RUN_GIVEN = TILEMM_EMU_RUN_GIVEN };
 
-/* The statistics and the plan of one call (RUN_GIVEN: the given plan). */
+/* What the caller decided for one call: the mode, the plan (RUN_GIVEN: the given one; RUN_WHOLE:
+ * its function decides it from the statistics), the int8 GEMM and its k-chunk. */
 struct run_request
 {
   run_mode mode;
   const tilemm_emu_plan *given;
+  tilemm_emu_decide_fn decide;
+  void *decide_ctx;
+  gemm_choice gc;
 };
 
 /* The plan of a call from its statistics, or the one given; false when the product is not run
@@ -700,7 +616,7 @@ bool settle_plan (const run_request &rq, const tilemm_emu_options *opt, const ti
   else if (rq.mode == RUN_GIVEN)
     plan = *rq.given;
   else if (rq.mode == RUN_WHOLE)
-    tilemm_emu_decide (opt, &stats, &plan);
+    rq.decide (rq.decide_ctx, opt, &stats, &plan);
   *used = plan;
   return rq.mode != RUN_STATS && plan.verdict == TILEMM_EMU_OK;
 }
@@ -723,7 +639,7 @@ tilemm_status run_real (const run_request &rq, const tilemm_emu_options *opt, in
                         int64_t k, const T *a, int64_t lda, const T *b, int64_t ldb, T *c, int64_t ldc,
                         cudaStream_t stream, const tilemm_stop *stop, tilemm_emu_plan *used,
                         tilemm_emu_stats *stats_out, tilemm_emu_cuda_times *times,
-                        tilemm_emu_cuda_arena *arena, const tilemm_emu_cuda_blocks *blocks,
+                        const tilemm_emu_cuda_arena *arena, const tilemm_emu_cuda_blocks *blocks,
                         tilemm_error *err)
 {
   problem<T> pr;
@@ -731,7 +647,7 @@ tilemm_status run_real (const run_request &rq, const tilemm_emu_options *opt, in
   timer tm;
   tm.start (times != nullptr);
   tm.mark (0, stream);
-  tilemm_status st = stage_stats (opt, pr, stream, arena, 0, tm, 1, rq.mode == RUN_GIVEN, err);
+  tilemm_status st = stage_stats (opt, rq.gc, pr, stream, arena, 0, tm, 1, rq.mode == RUN_GIVEN, err);
   if (st != TILEMM_OK)
     return st;
   if (stats_out)
@@ -741,7 +657,7 @@ tilemm_status run_real (const run_request &rq, const tilemm_emu_options *opt, in
   tm.mark (2, stream);
   if (tilemm_stop_requested (stop))
     return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
-  st = stage_product (*used, pr, c, ldc, 1, stream, stop, arena, 1, tm, true, blocks, err);
+  st = stage_product (*used, rq.gc, pr, c, ldc, 1, stream, stop, arena, 1, tm, true, blocks, err);
   if (st != TILEMM_OK)
     return st;
   return finish (stream, tm, times, blocks, err);
@@ -790,18 +706,18 @@ tilemm_status run_complex (const run_request &rq, const tilemm_emu_options *opt,
                            int64_t k, const T *a, int64_t lda, const T *b, int64_t ldb, T *c, int64_t ldc,
                            cudaStream_t stream, const tilemm_stop *stop, tilemm_emu_plan *used,
                            tilemm_emu_stats *stats_out, tilemm_emu_cuda_times *times,
-                           tilemm_emu_cuda_arena *arena, const tilemm_emu_cuda_blocks *blocks,
+                           const tilemm_emu_cuda_arena *arena, const tilemm_emu_cuda_blocks *blocks,
                            tilemm_error *err)
 {
   const int64_t k2 = 2 * k;
   const size_t xa = align256 (sizeof (T) * (size_t) m * (k2 > 0 ? k2 : 1));
   const size_t yb = align256 (sizeof (T) * (size_t) (k2 > 0 ? k2 : 1) * n);
-  buffer ops;
+  char *ops = nullptr;
   tilemm_status st = reserve (ops, 2 * xa + 2 * yb, arena, 3, err);
   if (st != TILEMM_OK)
     return st;
-  T *const x1 = (T *) ops.base, *const x2 = (T *) ((char *) ops.base + xa);
-  T *const y1 = (T *) ((char *) ops.base + 2 * xa), *const y2 = (T *) ((char *) ops.base + 2 * xa + yb);
+  T *const x1 = (T *) ops, *const x2 = (T *) (ops + xa);
+  T *const y1 = (T *) (ops + 2 * xa), *const y2 = (T *) (ops + 2 * xa + yb);
   timer tm;
   tm.start (times != nullptr);
   tm.mark (0, stream);
@@ -820,13 +736,13 @@ tilemm_status run_complex (const run_request &rq, const tilemm_emu_options *opt,
   p1.ldb = p2.ldb = k2 > 1 ? k2 : 1;
   p1.a = x1; p1.b = y1; p2.a = x2; p2.b = y2;
   const bool given = rq.mode == RUN_GIVEN;
-  st = stage_stats (opt, p1, stream, arena, 0, tm, 1, given, err);
+  st = stage_stats (opt, rq.gc, p1, stream, arena, 0, tm, 1, given, err);
   if (st != TILEMM_OK)
     return st;
   tilemm_emu_stats stats = p1.stats;
   if (!stats.nonfinite)
     {
-      st = stage_stats (opt, p2, stream, arena, 2, tm, -1, given, err);
+      st = stage_stats (opt, rq.gc, p2, stream, arena, 2, tm, -1, given, err);
       if (st != TILEMM_OK)
         return st;
       tilemm_emu_stats_merge (&stats, &p2.stats);
@@ -841,7 +757,7 @@ tilemm_status run_complex (const run_request &rq, const tilemm_emu_options *opt,
     return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
   /* The real parts whole, then the imaginary parts in the caller's blocks: the two products
    * share the residues' workspace, so only the second can hand C over block by block. */
-  st = stage_product (plan, p1, c, ldc, 2, stream, stop, arena, 1, tm, false, nullptr, err);
+  st = stage_product (plan, rq.gc, p1, c, ldc, 2, stream, stop, arena, 1, tm, false, nullptr, err);
   if (st != TILEMM_OK)
     return st;
   if (tilemm_stop_requested (stop))
@@ -849,7 +765,7 @@ tilemm_status run_complex (const run_request &rq, const tilemm_emu_options *opt,
       cudaStreamSynchronize (stream);
       return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
     }
-  st = stage_product (plan, p2, c + 1, ldc, 2, stream, stop, arena, 1, tm, true, blocks, err);
+  st = stage_product (plan, rq.gc, p2, c + 1, ldc, 2, stream, stop, arena, 1, tm, true, blocks, err);
   if (st != TILEMM_OK)
     return st;
   return finish (stream, tm, times, blocks, err);
@@ -859,19 +775,6 @@ tilemm_status run_complex (const run_request &rq, const tilemm_emu_options *opt,
 
 /* ---------------------------------------------------------------- entry points */
 
-extern "C" void tilemm_emu_cuda_arena_free (tilemm_emu_cuda_arena *arena)
-{
-  if (!arena)
-    return;
-  for (int s = 0; s < 4; s++)
-    {
-      if (arena->base[s])
-        cudaFree (arena->base[s]);
-      arena->base[s] = nullptr;
-      arena->bytes[s] = 0;
-    }
-}
-
 namespace tilemm_emu_gpu {
 
 /* The entry points' common body. */
@@ -879,9 +782,23 @@ tilemm_status run_entry (const run_request &rq, const tilemm_emu_options *option
                          int64_t m, int64_t n, int64_t k, const void *a, int64_t lda, const void *b,
                          int64_t ldb, void *c, int64_t ldc, void *stream, const tilemm_stop *stop,
                          tilemm_emu_plan *used, tilemm_emu_stats *stats, tilemm_emu_cuda_times *times,
-                         tilemm_emu_cuda_arena *arena, const tilemm_emu_cuda_blocks *blocks,
+                         const tilemm_emu_cuda_arena *arena, const tilemm_emu_cuda_blocks *blocks,
                          tilemm_error *err)
 {
+  if (rq.gc.chunk_tiles < 0)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: no setup (the caller decides "
+                             "the int8 GEMM and, for the whole scheme, who decides the plan)");
+  if (rq.mode == RUN_WHOLE && !rq.decide)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: no function to decide the plan");
+  if (rq.gc.chunk_tiles < 1 || rq.gc.chunk_tiles > TILEMM_EMU_KCHUNK_TILES)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: a k-chunk of %lld tiles "
+                             "(1 to %d)", (long long) rq.gc.chunk_tiles, TILEMM_EMU_KCHUNK_TILES);
+  if (rq.gc.gemm == TILEMM_EMU_GEMM_WGMMA && !tilemm_emu_cuda_wgmma_runs ())
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: the wgmma GEMM was chosen "
+                             "for a device or build that cannot run it");
+  if ((int) rq.gc.gemm < TILEMM_EMU_GEMM_WGMMA || (int) rq.gc.gemm > TILEMM_EMU_GEMM_SMALL)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: no int8 GEMM %d",
+                             (int) rq.gc.gemm);
   tilemm_emu_options opt;
   if (options)
     opt = *options;
@@ -936,42 +853,72 @@ tilemm_status run_entry (const run_request &rq, const tilemm_emu_options *option
 
 } // namespace tilemm_emu_gpu
 
-extern "C" tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options, tilemm_type type,
+/* The caller's setup as a request of `mode` (NULL: none, refused by run_entry). */
+static tilemm_emu_gpu::run_request request (tilemm_emu_gpu::run_mode mode, const tilemm_emu_plan *given,
+                                            const tilemm_emu_cuda_setup *setup)
+{
+  tilemm_emu_gpu::run_request rq = { mode, given, nullptr, nullptr, { TILEMM_EMU_GEMM_V2, 0 } };
+  if (setup)
+    {
+      rq.decide = setup->decide;
+      rq.decide_ctx = setup->decide_ctx;
+      rq.gc.gemm = setup->gemm;
+      rq.gc.chunk_tiles = setup->chunk_tiles > 0 ? setup->chunk_tiles : TILEMM_EMU_KCHUNK_TILES;
+    }
+  else
+    rq.gc.chunk_tiles = -1; /* no setup: refused by run_entry */
+  return rq;
+}
+
+extern "C" int tilemm_emu_cuda_wgmma_runs (void)
+{
+#ifdef TILEMM_EMULATE
+  return 0;
+#else
+  return tilemm_emu_wgmma_usable () ? 1 : 0;
+#endif
+}
+
+extern "C" tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options,
+                                              const tilemm_emu_cuda_setup *setup, tilemm_type type,
                                               int64_t m, int64_t n, int64_t k, const void *a,
                                               int64_t lda, const void *b, int64_t ldb, void *c,
                                               int64_t ldc, void *stream, const tilemm_stop *stop,
                                               tilemm_emu_plan *used, tilemm_emu_stats *stats,
                                               tilemm_emu_cuda_times *times,
-                                              tilemm_emu_cuda_arena *arena,
+                                              const tilemm_emu_cuda_arena *arena,
                                               const tilemm_emu_cuda_blocks *blocks,
                                               tilemm_error *err)
 {
-  const tilemm_emu_gpu::run_request rq = { tilemm_emu_gpu::RUN_WHOLE, nullptr };
+  const tilemm_emu_gpu::run_request rq = request (tilemm_emu_gpu::RUN_WHOLE, nullptr, setup);
   return tilemm_emu_gpu::run_entry (rq, options, type, m, n, k, a, lda, b, ldb, c, ldc, stream, stop,
                                     used, stats, times, arena, blocks, err);
 }
 
-extern "C" tilemm_status tilemm_emu_cuda_stats (const tilemm_emu_options *options, tilemm_type type,
+extern "C" tilemm_status tilemm_emu_cuda_stats (const tilemm_emu_options *options,
+                                                const tilemm_emu_cuda_setup *setup, tilemm_type type,
                                                 int64_t m, int64_t n, int64_t k, const void *a,
                                                 int64_t lda, const void *b, int64_t ldb, void *stream,
-                                                tilemm_emu_stats *stats, tilemm_emu_cuda_arena *arena,
-                                                tilemm_error *err)
+                                                tilemm_emu_stats *stats,
+                                                const tilemm_emu_cuda_arena *arena, tilemm_error *err)
 {
-  const tilemm_emu_gpu::run_request rq = { tilemm_emu_gpu::RUN_STATS, nullptr };
+  const tilemm_emu_gpu::run_request rq = request (tilemm_emu_gpu::RUN_STATS, nullptr, setup);
   return tilemm_emu_gpu::run_entry (rq, options, type, m, n, k, a, lda, b, ldb, nullptr, 1, stream,
                                     nullptr, nullptr, stats, nullptr, arena, nullptr, err);
 }
 
-extern "C" tilemm_status tilemm_emu_cuda_run_plan (const tilemm_emu_plan *plan, tilemm_type type,
-                                                   int64_t m, int64_t n, int64_t k, const void *a,
-                                                   int64_t lda, const void *b, int64_t ldb, void *c,
-                                                   int64_t ldc, void *stream, const tilemm_stop *stop,
-                                                   tilemm_emu_plan *used, tilemm_emu_cuda_times *times,
-                                                   tilemm_emu_cuda_arena *arena,
+extern "C" tilemm_status tilemm_emu_cuda_run_plan (const tilemm_emu_plan *plan,
+                                                   const tilemm_emu_cuda_setup *setup,
+                                                   tilemm_type type, int64_t m, int64_t n, int64_t k,
+                                                   const void *a, int64_t lda, const void *b,
+                                                   int64_t ldb, void *c, int64_t ldc, void *stream,
+                                                   const tilemm_stop *stop, tilemm_emu_plan *used,
+                                                   tilemm_emu_cuda_times *times,
+                                                   const tilemm_emu_cuda_arena *arena,
                                                    const tilemm_emu_cuda_blocks *blocks,
                                                    tilemm_error *err)
 {
-  const tilemm_emu_gpu::run_request rq = { tilemm_emu_gpu::RUN_GIVEN, plan };
+  const tilemm_emu_gpu::run_request rq = request (tilemm_emu_gpu::RUN_GIVEN, plan, setup);
   return tilemm_emu_gpu::run_entry (rq, nullptr, type, m, n, k, a, lda, b, ldb, c, ldc, stream, stop,
                                     used, nullptr, times, arena, blocks, err);
 }

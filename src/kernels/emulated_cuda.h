@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "emulated.h"
+#include "emulated_arena.h"
 #include "tilemm.h"
 
 #ifdef __cplusplus
@@ -27,21 +28,37 @@ typedef struct {
   double crt_ms;     /* Garner's CRT and the one rounding                            */
 } tilemm_emu_cuda_times;
 
-/* Device memory a caller may keep between calls (the benchmark): two buffers that grow as
- * needed.  Zero-initialize; free with tilemm_emu_cuda_arena_free.  A call given no arena
- * allocates its own and frees it before it returns, on every path. */
+/* The device memory a call works in, the caller's (the worker's workspace, src/cuda/; a test's
+ * or the benchmark's own): 4 slots, each at least what tilemm_emu_cuda_arena_need
+ * (emulated_arena.h) says for the call.  The call allocates nothing: a slot too small is
+ * TILEMM_EINVAL, before any work. */
 typedef struct {
   void *base[4];
   size_t bytes[4];
 } tilemm_emu_cuda_arena;
-void tilemm_emu_cuda_arena_free (tilemm_emu_cuda_arena *arena);
+
+/* What the caller decided for a call: the int8 GEMM (TILEMM_EMU_GEMM_WGMMA only where
+ * tilemm_emu_cuda_wgmma_runs), the GEMM's k-chunk in 64-byte tiles (0: the real one,
+ * TILEMM_EMU_KCHUNK_TILES; the tests shorten it to exercise the chunks on small k; the arena's
+ * size depends on it), and for tilemm_emu_cuda_run the function that decides the plan from the
+ * statistics (tilemm_emu_decide_fn, emulated.h), so that one function of the executor decides
+ * every product's moduli and the call stays one pass on data uploaded once. */
+typedef struct {
+  tilemm_emu_gemm gemm;
+  int64_t chunk_tiles;
+  tilemm_emu_decide_fn decide;
+  void *decide_ctx;
+} tilemm_emu_cuda_setup;
+
+/* Whether the current device and this build can run the wgmma GEMM (compute capability 9.0 and
+ * the kernel's sm_90a code): a fact the caller's choice reads. */
+int tilemm_emu_cuda_wgmma_runs (void);
 
 /* C in column blocks, for a caller that copies C out while the device computes the rest (the
  * executor): the modular GEMMs and the CRT run block by block of `cols` columns (the last one
  * narrower), and event done[j] (a cudaEvent_t, `count` of them) is recorded on the stream once
  * block j is in C; the call then returns without waiting for the device.  cols 0, or at least n:
- * one block.  done NULL: no events, and the call waits as without blocks (as it does given no
- * arena: its own buffers are freed before it returns).  The blocks change
+ * one block.  done NULL: no events, and the call waits as without blocks.  The blocks change
  * only the order of the work: C is bitwise the same. */
 typedef struct {
   int64_t cols;
@@ -54,34 +71,38 @@ typedef struct {
  * elements), enqueued on
  * `stream` (a cudaStream_t; NULL: the default stream) and waited for.  Returns TILEMM_OK with
  * used->verdict saying whether C was written (TILEMM_EMU_OK) or left untouched (NONFINITE,
- * RANGE: the caller runs the native product).  stats (may be NULL) receives the statistics the
- * plan was decided from, times (may be NULL) the stages' times, arena (may be NULL) see above,
- * blocks (may be NULL) see above.  stop (may be NULL) is polled between the stages and between
- * the launches of the moduli and of the blocks. */
-tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options, tilemm_type type, int64_t m,
+ * RANGE: the caller runs the native product).  The plan is setup->decide's, from the statistics
+ * (setup: see above; required).  stats (may be NULL) receives the statistics the plan was
+ * decided from, times (may be NULL) the stages' times, arena (required) see above, blocks (may
+ * be NULL) see above.  stop (may be NULL) is polled between the stages and between the launches
+ * of the moduli and of the blocks. */
+tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options,
+                                   const tilemm_emu_cuda_setup *setup, tilemm_type type, int64_t m,
                                    int64_t n, int64_t k, const void *a, int64_t lda, const void *b,
                                    int64_t ldb, void *c, int64_t ldc, void *stream,
                                    const tilemm_stop *stop, tilemm_emu_plan *used,
                                    tilemm_emu_stats *stats, tilemm_emu_cuda_times *times,
-                                   tilemm_emu_cuda_arena *arena,
+                                   const tilemm_emu_cuda_arena *arena,
                                    const tilemm_emu_cuda_blocks *blocks, tilemm_error *err);
 
 /* Steps 1–2 only, for one panel of a product whose plan is made from all panels' statistics
  * (emulated_panels.c): *stats as tilemm_emu_cuda_run's. */
-tilemm_status tilemm_emu_cuda_stats (const tilemm_emu_options *options, tilemm_type type, int64_t m,
+tilemm_status tilemm_emu_cuda_stats (const tilemm_emu_options *options,
+                                     const tilemm_emu_cuda_setup *setup, tilemm_type type, int64_t m,
                                      int64_t n, int64_t k, const void *a, int64_t lda, const void *b,
                                      int64_t ldb, void *stream, tilemm_emu_stats *stats,
-                                     tilemm_emu_cuda_arena *arena, tilemm_error *err);
+                                     const tilemm_emu_cuda_arena *arena, tilemm_error *err);
 
 /* The product under a plan made elsewhere (verdict OK): the exponents of A's rows and B's
  * columns, then steps 4–7, so a panel comes out bitwise as in the whole product.  *used: the
  * plan (verdict NONFINITE, C untouched, when the panel holds NaN or Inf after all). */
-tilemm_status tilemm_emu_cuda_run_plan (const tilemm_emu_plan *plan, tilemm_type type, int64_t m,
-                                        int64_t n, int64_t k, const void *a, int64_t lda,
+tilemm_status tilemm_emu_cuda_run_plan (const tilemm_emu_plan *plan,
+                                        const tilemm_emu_cuda_setup *setup, tilemm_type type,
+                                        int64_t m, int64_t n, int64_t k, const void *a, int64_t lda,
                                         const void *b, int64_t ldb, void *c, int64_t ldc,
                                         void *stream, const tilemm_stop *stop,
                                         tilemm_emu_plan *used, tilemm_emu_cuda_times *times,
-                                        tilemm_emu_cuda_arena *arena,
+                                        const tilemm_emu_cuda_arena *arena,
                                         const tilemm_emu_cuda_blocks *blocks, tilemm_error *err);
 
 #ifdef __cplusplus

@@ -9,7 +9,6 @@
  * element-load instantiation from the pointers' and strides' alignment, and splits very tall
  * products into several launches so the grid never exceeds its 65535-block y limit.
  */
-#include <mutex>
 #include <stdint.h>
 #include <type_traits>
 
@@ -20,6 +19,7 @@
 #include "kernels_dmma.cuh"
 #include "kernels_regtile.cuh"
 #include "kernels_simt.cuh"
+#include "ksplit.h"
 
 /* The variants no plan chooses (USE BENCH_ONLY in cuda_variant_list.h: the progression's history
  * and the benchmark's baselines) are compiled only where TILEMM_BENCH_VARIANTS is defined, as the
@@ -111,8 +111,9 @@ struct v13_csingle : simt_config<float, true, 128, 256, 16, 8, 16, 3, 1, 2>
 
 /* Variant 11: split k for small C' and long k: variant 7 (real and complex single) or 10 (double
  * and complex double) with gridDim.z splits of k, each writing a partial C' to a workspace, then
- * splitk_reduce adding the partials in a fixed order.  The split count is a function of the shape
- * alone (split_count below), so a product gives the same bits on any GPU. */
+ * splitk_reduce adding the partials in a fixed order.  The caller plans the split (a function of
+ * the shape alone, tilemm_plan_ksplit in src/common/ksplit.c, so a product gives the same bits on
+ * any GPU) and gives the scratch; the launcher checks and follows it. */
 
 /* ---------------------------------------------------------------- launch helpers */
 
@@ -156,7 +157,7 @@ int64_t ceil_div (int64_t a, int64_t b)
 #ifdef TILEMM_BENCH_VARIANTS
 template <typename T>
 void launch_guide (const tilemm_matrix &c, const tilemm_matrix &x, const tilemm_matrix &y,
-                   cudaStream_t stream)
+                   const tilemm_kernel_launch &, cudaStream_t stream)
 {
   const int B = TILEMM_GUIDE_BLOCK;
   const int64_t step = max_grid_y * B;
@@ -210,24 +211,6 @@ void launch_regtile (const tilemm_matrix &c, const tilemm_matrix &x, const tilem
       else
         launch_regtile_as<Cfg, false, false> (c, x, y, stream);
     }
-}
-
-/* The compute capability of the current device (cached per device): DMMA needs sm_80. */
-int current_cc_major ()
-{
-  static int cc[64];
-  int dev = 0;
-  if (cudaGetDevice (&dev) != cudaSuccess || dev < 0)
-    return 0;
-  if (dev >= 64)
-    {
-      int major = 0;
-      cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, dev);
-      return major;
-    }
-  if (cc[dev] == 0)
-    cudaDeviceGetAttribute (&cc[dev], cudaDevAttrComputeCapabilityMajor, dev);
-  return cc[dev];
 }
 
 /* Kernels with more than 48 KB of dynamic shared memory must say so, per kernel and device.  It is
@@ -310,17 +293,18 @@ void run_dmma (const tilemm_matrix &c0, const tilemm_matrix &x0, const tilemm_ma
 /* The kernels of variants 6 and 7 on the whole product. */
 template <class Cfg>
 void launch_simt (const tilemm_matrix &c, const tilemm_matrix &x, const tilemm_matrix &y,
-                  cudaStream_t stream)
+                  const tilemm_kernel_launch &, cudaStream_t stream)
 {
   run_simt<Cfg, false> (c, x, y, 1, no_split, stream);
 }
 
-/* Variants 8–10; before sm_80 (no DMMA) the register-tiled kernel Fallback runs instead. */
+/* Variants 8–10; where the caller says the device has no DMMA (before sm_80), the register-tiled
+ * kernel Fallback instead. */
 template <class Cfg, class Fallback>
 void launch_dmma (const tilemm_matrix &c, const tilemm_matrix &x, const tilemm_matrix &y,
-                  cudaStream_t stream)
+                  const tilemm_kernel_launch &lp, cudaStream_t stream)
 {
-  if (current_cc_major () < 8)
+  if (lp.dmma_fallback)
     launch_regtile<Fallback> (c, x, y, stream);
   else
     run_dmma<Cfg, false> (c, x, y, 1, no_split, stream);
@@ -328,89 +312,20 @@ void launch_dmma (const tilemm_matrix &c, const tilemm_matrix &x, const tilemm_m
 
 /* ---------------------------------------------------------------- split k (variant 11) */
 
-/* Workspace for the partial products: a stream-ordered pool per device that keeps up to
- * SPLIT_POOL_KEEP bytes between calls (a pool that returned its memory at every synchronisation
- * would make each small product pay for a fresh mapping).  tilemm_cuda_kernels_release frees it. */
-const int max_devices = 64;
-const size_t split_workspace_max = (size_t) 32 << 20;
-std::mutex pool_mutex;
-cudaMemPool_t pools[max_devices];
-bool pool_made[max_devices];
-
-void *workspace_alloc (size_t bytes, cudaStream_t stream)
-{
-  int dev = 0;
-  if (cudaGetDevice (&dev) != cudaSuccess || dev < 0 || dev >= max_devices)
-    return nullptr;
-  std::lock_guard<std::mutex> lock (pool_mutex);
-  if (!pool_made[dev])
-    {
-      int supported = 0;
-      cudaDeviceGetAttribute (&supported, cudaDevAttrMemoryPoolsSupported, dev);
-      if (!supported)
-        return nullptr;
-      cudaMemPoolProps props = {};
-      props.allocType = cudaMemAllocationTypePinned;
-      props.location.type = cudaMemLocationTypeDevice;
-      props.location.id = dev;
-      if (cudaMemPoolCreate (&pools[dev], &props) != cudaSuccess)
-        {
-          cudaGetLastError ();
-          return nullptr;
-        }
-      uint64_t keep = split_workspace_max;
-      cudaMemPoolSetAttribute (pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
-      pool_made[dev] = true;
-    }
-  void *p = nullptr;
-  if (cudaMallocFromPoolAsync (&p, bytes, pools[dev], stream) != cudaSuccess)
-    {
-      cudaGetLastError (); /* not a failure of the product: it runs unsplit */
-      pool_made[dev] = false; /* a pool lost to a device reset is made again next time */
-      return nullptr;
-    }
-  return p;
-}
-
-/* How many splits of k: enough blocks to fill the GPU twice over (256), each split at least four
- * k-tiles, at most 128 splits and 32 MB of partial sums.  A function of the shape only. */
-int split_count (int64_t height, int64_t width, int64_t k, int bm, int bn, int bk, size_t es,
-                 int64_t *kchunk)
-{
-  const int64_t tiles = ceil_div (height, bm) * ceil_div (width, bn);
-  const int64_t ktiles = ceil_div (k, bk);
-  int64_t s = ceil_div (256, tiles);
-  if (s > ktiles / 4)
-    s = ktiles / 4;
-  if (s > 128)
-    s = 128;
-  const int64_t plane = height * ceil_div (width, 4) * 4;
-  while (s > 1 && (double) s * (double) plane * (double) es > (double) split_workspace_max)
-    s--;
-  if (s <= 1 || height > max_grid_y * bm)
-    {
-      *kchunk = k;
-      return 1;
-    }
-  *kchunk = ceil_div (ktiles, s) * bk;
-  return (int) ceil_div (k, *kchunk);
-}
-
-/* Runs Cfg with k split into a workspace, then the reduction into C'; unsplit when one split
- * suffices or no workspace can be had.  Run is run_simt<Cfg> or run_dmma<Cfg>. */
+/* Runs Cfg with k split as the caller planned (lp: its pieces, their chunk of k, the scratch for
+ * the partial sums, checked by tilemm_cuda_launch), then the reduction into C'; unsplit when one
+ * piece was planned.  Run is run_simt<Cfg> or run_dmma<Cfg>. */
 template <class Cfg, void (*Run) (const tilemm_matrix &, const tilemm_matrix &,
                                   const tilemm_matrix &, int, ksplit, cudaStream_t),
           void (*Whole) (const tilemm_matrix &, const tilemm_matrix &,
                          const tilemm_matrix &, int, ksplit, cudaStream_t)>
 void launch_split (const tilemm_matrix &c, const tilemm_matrix &x, const tilemm_matrix &y,
-                   cudaStream_t stream)
+                   const tilemm_kernel_launch &lp, cudaStream_t stream)
 {
   typedef typename Cfg::R R;
   const int parts = Cfg::CPLX ? 2 : 1;
-  const int64_t width = c.width * parts, k = x.width * parts; /* reals */
-  int64_t kchunk;
-  const int splits = split_count (c.height, width, k, Cfg::BM, Cfg::BN, Cfg::BK, sizeof (R),
-                                  &kchunk);
+  const int64_t width = c.width * parts; /* reals */
+  const int splits = lp.splits;
   if (splits <= 1)
     {
       Whole (c, x, y, 1, no_split, stream);
@@ -418,35 +333,37 @@ void launch_split (const tilemm_matrix &c, const tilemm_matrix &x, const tilemm_
     }
   const int64_t ws_stride = ceil_div (width, 4) * 4; /* keeps 16-byte rows */
   const int64_t plane = c.height * ws_stride;
-  R *ws = (R *) workspace_alloc ((size_t) splits * (size_t) plane * sizeof (R), stream);
-  if (!ws)
-    {
-      Whole (c, x, y, 1, no_split, stream);
-      return;
-    }
-  /* The workspace as a matrix of the type (complex: ws_stride / 2 complex elements per row). */
+  R *ws = (R *) lp.scratch;
+  /* The scratch as a matrix of the type (complex: ws_stride / 2 complex elements per row). */
   const tilemm_matrix w = { c.height, c.width, ws_stride / parts, ws };
-  const ksplit split = { kchunk, plane };
+  const ksplit split = { lp.kchunk, plane };
   Run (w, x, y, splits, split, stream);
   const kmatrix<R> cr = { c.height, width, c.stride * parts, (R *) c.elements };
   dim3 grid ((unsigned) ceil_div (width, 32), (unsigned) (c.height < max_grid_y ? c.height : max_grid_y));
   TILEMM_LAUNCH (splitk_reduce<R>, grid, dim3 (32, 8), stream, cr, (const R *) ws, ws_stride,
                  plane, splits);
-  cudaFreeAsync (ws, stream);
 }
 
 template <class Cfg, class Fallback>
 void launch_split_dmma (const tilemm_matrix &c, const tilemm_matrix &x, const tilemm_matrix &y,
-                        cudaStream_t stream)
+                        const tilemm_kernel_launch &lp, cudaStream_t stream)
 {
-  if (current_cc_major () < 8)
+  if (lp.dmma_fallback)
     launch_regtile<Fallback> (c, x, y, stream);
   else
-    launch_split<Cfg, run_dmma<Cfg, true>, run_dmma<Cfg, false> > (c, x, y, stream);
+    launch_split<Cfg, run_dmma<Cfg, true>, run_dmma<Cfg, false> > (c, x, y, lp, stream);
+}
+
+/* Variants 2–5: the register-tiled kernels, nothing to decide. */
+template <class Cfg>
+void launch_regtile_kind (const tilemm_matrix &c, const tilemm_matrix &x, const tilemm_matrix &y,
+                          const tilemm_kernel_launch &, cudaStream_t stream)
+{
+  launch_regtile<Cfg> (c, x, y, stream);
 }
 
 typedef void (*launch_fn) (const tilemm_matrix &, const tilemm_matrix &, const tilemm_matrix &,
-                           cudaStream_t);
+                           const tilemm_kernel_launch &, cudaStream_t);
 
 /* What a compiled kernel is: block tile of C' (rows × cols) and k step in elements of its type
  * (real-product kinds: complex columns and k), shared-memory padding, threads per block. */
@@ -467,13 +384,35 @@ struct kernel_entry
   tilemm_type type;
   launch_fn launch;
   kernel_shape shape;
+  bool split;    /* splits k as its caller plans (tilemm_kernel_launch)            */
+  bool fallback; /* has a register-tiled fallback for devices without DMMA        */
 };
+
+/* Which kinds split k, and which fall back without DMMA. */
+#define KIND_SPLIT_GUIDE 0
+#define KIND_SPLIT_REGTILE 0
+#define KIND_SPLIT_SIMT 0
+#define KIND_SPLIT_DMMA 0
+#define KIND_SPLIT_SPLIT_SIMT 1
+#define KIND_SPLIT_SPLIT_DMMA 1
+#define KIND_FALLBACK_GUIDE 0
+#define KIND_FALLBACK_REGTILE 0
+#define KIND_FALLBACK_SIMT 0
+#define KIND_FALLBACK_DMMA 1
+#define KIND_FALLBACK_SPLIT_SIMT 0
+#define KIND_FALLBACK_SPLIT_DMMA 1
+/* The plan knows the split-k rows by their USE (ksplit.c): SPLIT is the split kinds' use. */
+#define USE_SPLIT_PREFERRED 0
+#define USE_SPLIT_SMALL 0
+#define USE_SPLIT_PREFERRED_SMALL 0
+#define USE_SPLIT_SPLIT 1
+#define USE_SPLIT_BENCH_ONLY 0
 
 /* Each KIND of cuda_variant_list.h: its launcher, the shape its configuration compiles, and
  * whether that configuration computes a type's elements (a float kernel launched on doubles
  * would read garbage, so the element type is checked too). */
 #define KIND_LAUNCH_GUIDE(T, fallback) launch_guide<T>
-#define KIND_LAUNCH_REGTILE(Cfg, fallback) launch_regtile<Cfg>
+#define KIND_LAUNCH_REGTILE(Cfg, fallback) launch_regtile_kind<Cfg>
 #define KIND_LAUNCH_SIMT(Cfg, fallback) launch_simt<Cfg>
 #define KIND_LAUNCH_DMMA(Cfg, Fallback) launch_dmma<Cfg, Fallback>
 #define KIND_LAUNCH_SPLIT_SIMT(Cfg, fallback)                                                   \
@@ -528,14 +467,17 @@ constexpr bool complex_type (tilemm_type t)
                  "cuda_variant_list.h: variant " #id " " #type " says " #tile " pad " #pad      \
                  " threads " #threads ", which is not what " #cfg " compiles");                 \
   static_assert (KIND_COMPUTES_##kind (cfg, TILEMM_##type),                                     \
-                 "cuda_variant_list.h: variant " #id ": " #cfg " does not compute " #type);
+                 "cuda_variant_list.h: variant " #id ": " #cfg " does not compute " #type);     \
+  static_assert (KIND_SPLIT_##kind == USE_SPLIT_##use,                                          \
+                 "cuda_variant_list.h: variant " #id ": USE SPLIT and a SPLIT kind go together");
 #define CHECK_VARIANT(id, type, tile, pad, threads, use, kind, cfg, fallback, name)             \
   ROW_##use (CHECK_ROW (id, type, tile, pad, threads, use, kind, cfg, fallback, name))
 TILEMM_CUDA_VARIANT_LIST (CHECK_VARIANT)
 #undef CHECK_VARIANT
 
 #define KERNEL_ENTRY(id, type, tile, pad, threads, use, kind, cfg, fallback, name)              \
-  ROW_##use ({ id, TILEMM_##type, KIND_LAUNCH_##kind (cfg, fallback), KIND_SHAPE_##kind (cfg) },)
+  ROW_##use ({ id, TILEMM_##type, KIND_LAUNCH_##kind (cfg, fallback), KIND_SHAPE_##kind (cfg),   \
+              KIND_SPLIT_##kind != 0, KIND_FALLBACK_##kind != 0 },)
 const kernel_entry kernel_table[] = { TILEMM_CUDA_VARIANT_LIST (KERNEL_ENTRY) };
 #undef KERNEL_ENTRY
 
@@ -571,12 +513,44 @@ tilemm_status check_matrix (const tilemm_matrix &m, const char *name, tilemm_typ
   return TILEMM_OK;
 }
 
+/* The caller's split of k against the kernel it runs: pieces of whole k steps that cover k, a
+ * product no taller than one grid, and scratch enough for the partial sums. */
+tilemm_status check_split (const kernel_entry &kernel, tilemm_type type, const tilemm_matrix &c,
+                           const tilemm_matrix &x, const tilemm_kernel_launch &lp,
+                           tilemm_error *err)
+{
+  if (lp.splits < 1 || (lp.splits > 1 && !kernel.split))
+    return tilemm_error_set (err, TILEMM_EINVAL, "CUDA kernel variant %d for %s: %d pieces of k "
+                             "(only the split-k variant splits, into at least one)",
+                             kernel.variant, tilemm_type_name (type), lp.splits);
+  if (lp.splits == 1 || (kernel.fallback && lp.dmma_fallback))
+    return TILEMM_OK;
+  const int parts = complex_type (type) ? 2 : 1;
+  const int64_t kr = x.width * parts, bk = (int64_t) kernel.shape.tile_depth * parts;
+  if (lp.kchunk <= 0 || lp.kchunk % bk != 0 || ceil_div (kr, lp.kchunk) != lp.splits
+      || c.height > max_grid_y * kernel.shape.tile_rows)
+    return tilemm_error_set (err, TILEMM_EINVAL, "CUDA kernel variant %d for %s: k = %lld reals "
+                             "cannot be %d pieces of %lld (whole steps of %lld, covering k once)",
+                             kernel.variant, tilemm_type_name (type), (long long) kr, lp.splits,
+                             (long long) lp.kchunk, (long long) bk);
+  const size_t need = tilemm_cuda_launch_scratch_bytes (type, c.height, c.width, lp.splits);
+  if (!lp.scratch || lp.scratch_bytes < need || (uintptr_t) lp.scratch % 16 != 0)
+    return tilemm_error_set (err, TILEMM_EINVAL, "CUDA kernel variant %d for %s: k in %d pieces "
+                             "needs %zu bytes of 16-byte aligned scratch, given %zu at %p",
+                             kernel.variant, tilemm_type_name (type), lp.splits, need,
+                             lp.scratch_bytes, lp.scratch);
+  return TILEMM_OK;
+}
+
 } /* namespace */
 
 extern "C" tilemm_status tilemm_cuda_launch (int variant, tilemm_type type, tilemm_matrix c,
                                              tilemm_matrix x, tilemm_matrix y,
+                                             const tilemm_kernel_launch *launch,
                                              cudaStream_t stream, tilemm_error *err)
 {
+  const tilemm_kernel_launch unsplit = { 0, 1, 0, nullptr, 0 };
+  const tilemm_kernel_launch &lp = launch ? *launch : unsplit;
   const kernel_entry *kernel = find_kernel (variant, type);
   if (!kernel)
     return tilemm_error_set (err, TILEMM_EINVAL, "no CUDA kernel variant %d for %s", variant,
@@ -596,9 +570,11 @@ extern "C" tilemm_status tilemm_cuda_launch (int variant, tilemm_type type, tile
   if (c.width > (int64_t) 0x7fffffff * 16)
     return tilemm_error_set (err, TILEMM_EOVERFLOW, "C' is %lld wide: too many blocks",
                              (long long) c.width);
+  if ((status = check_split (*kernel, type, c, x, lp, err)) != TILEMM_OK)
+    return status;
   /* TILEMM_FAULT=launch:N (fault.h): the Nth launch of a product fails, and does not run. */
   const cudaError_t e = TILEMM_FAULT_OR (TILEMM_FAULT_LAUNCH, cudaErrorInvalidValue,
-                                         (kernel->launch (c, x, y, stream), cudaGetLastError ()));
+                                         (kernel->launch (c, x, y, lp, stream), cudaGetLastError ()));
   if (e != cudaSuccess)
     return tilemm_error_set (err, TILEMM_ECUDA,
                              "launching CUDA kernel variant %d for %s (%lldx%lldx%lld): %s",
@@ -624,16 +600,4 @@ extern "C" int tilemm_cuda_kernel_shape (int variant, tilemm_type type, int *til
 extern "C" int tilemm_cuda_bench_variants_built (void)
 {
   return BENCH_VARIANTS_BUILT;
-}
-
-extern "C" void tilemm_cuda_kernels_release (void)
-{
-  std::lock_guard<std::mutex> lock (pool_mutex);
-  for (int dev = 0; dev < max_devices; dev++)
-    if (pool_made[dev])
-      {
-        cudaMemPoolDestroy (pools[dev]); /* waits for nothing: every use was stream-ordered */
-        pool_made[dev] = false;
-      }
-  cudaGetLastError ();
 }

@@ -13,6 +13,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "ksplit.h"
 #include "tilemm.h"
 
 #ifdef __cplusplus
@@ -21,12 +22,16 @@ extern "C" {
 
 /* Enqueues variant `variant` (see src/common/cuda_variants.h) for `type` on `stream`: C' = X·Y, all three
  * in device memory, each pointer aligned to its element (16 bytes for complex double).  With
- * k = 0, C' is set to zeros.  Returns TILEMM_EINVAL for an unknown variant, a misaligned pointer
- * or a bad stride, TILEMM_ESHAPE when the sizes disagree, TILEMM_ECUDA when the launch fails
- * (checked with cudaGetLastError right after it; errors inside the kernel show at the next
- * synchronisation). */
+ * k = 0, C' is set to zeros.  `launch` (ksplit.h; NULL: no fallback, unsplit) is what the caller
+ * decided: the register-tiled fallback on a device without DMMA, and for the split-k variant the
+ * pieces of k and the scratch for their partial sums (tilemm_kernel_launch_plan gives both; the
+ * launcher allocates nothing).  Returns TILEMM_EINVAL for an unknown variant, a misaligned pointer,
+ * a bad stride, or a split of k that does not fit the kernel or its scratch, TILEMM_ESHAPE when
+ * the sizes disagree, TILEMM_ECUDA when the launch fails (checked with cudaGetLastError right
+ * after it; errors inside the kernel show at the next synchronisation). */
 tilemm_status tilemm_cuda_launch (int variant, tilemm_type type, tilemm_matrix c, tilemm_matrix x,
-                                  tilemm_matrix y, cudaStream_t stream, tilemm_error *err);
+                                  tilemm_matrix y, const tilemm_kernel_launch *launch,
+                                  cudaStream_t stream, tilemm_error *err);
 
 /* The shape variant `variant` is compiled with for `type`: block tile (rows × cols of C'), k step,
  * shared-memory padding and threads per block.  Returns 0 (and leaves the outputs alone) when no
@@ -37,11 +42,6 @@ int tilemm_cuda_kernel_shape (int variant, tilemm_type type, int *tile_rows, int
 /* 1 where this build of the kernels holds the variants no plan chooses (the benchmark's build,
  * TILEMM_BENCH_VARIANTS), 0 in the package's. */
 int tilemm_cuda_bench_variants_built (void);
-
-/* Frees what the kernels keep between launches: the pool of split-k workspaces (variant 11), at
- * most 32 MB per device.  Safe to call at any time when no launch is in flight; the next launch
- * that needs a workspace makes a new pool. */
-void tilemm_cuda_kernels_release (void);
 
 #ifdef __cplusplus
 }

@@ -111,16 +111,9 @@ typedef struct CUstream_st *cudaStream_t;
 enum cudaMemcpyKind { cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice };
 enum cudaDeviceAttr
 {
-  cudaDevAttrComputeCapabilityMajor,
-  cudaDevAttrMemoryPoolsSupported
+  cudaDevAttrComputeCapabilityMajor
 };
 enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize };
-typedef struct tilemm_emu_pool *cudaMemPool_t;
-enum cudaMemAllocationType { cudaMemAllocationTypePinned };
-enum cudaMemLocationType { cudaMemLocationTypeDevice };
-struct cudaMemLocation { cudaMemLocationType type; int id; };
-struct cudaMemPoolProps { cudaMemAllocationType allocType; cudaMemLocation location; };
-enum cudaMemPoolAttr { cudaMemPoolAttrReleaseThreshold };
 
 const char *cudaGetErrorString (cudaError_t e);
 cudaError_t cudaGetLastError ();
@@ -133,11 +126,6 @@ cudaError_t cudaMemcpy (void *dst, const void *src, size_t bytes, cudaMemcpyKind
 cudaError_t cudaMemcpy2D (void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                           size_t height, cudaMemcpyKind kind);
 cudaError_t cudaDeviceSynchronize ();
-cudaError_t cudaMemPoolCreate (cudaMemPool_t *pool, const cudaMemPoolProps *props);
-cudaError_t cudaMemPoolDestroy (cudaMemPool_t pool);
-cudaError_t cudaMemPoolSetAttribute (cudaMemPool_t pool, cudaMemPoolAttr attr, void *value);
-cudaError_t cudaMallocFromPoolAsync (void **p, size_t bytes, cudaMemPool_t pool, cudaStream_t s);
-cudaError_t cudaFreeAsync (void *p, cudaStream_t s);
 cudaError_t cudaMemcpyAsync (void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
                              cudaStream_t s);
 cudaError_t cudaMemsetAsync (void *p, int value, size_t bytes, cudaStream_t s);

@@ -270,7 +270,10 @@ cudaError_t cudaDeviceGetAttribute (int *value, cudaDeviceAttr attr, int)
 cudaError_t cudaFuncSetAttribute (const void *, cudaFuncAttribute, int) { return cudaSuccess; }
 cudaError_t cudaMalloc (void **p, size_t bytes)
 {
+  /* garbage, like fresh device memory: a buffer must be written before it is read */
   *p = malloc (bytes ? bytes : 1);
+  if (*p)
+    memset (*p, 0xff, bytes);
   return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 cudaError_t cudaFree (void *p) { free (p); return cudaSuccess; }
@@ -289,31 +292,6 @@ cudaError_t cudaMemcpy2D (void *dst, size_t dpitch, const void *src, size_t spit
   return cudaSuccess;
 }
 cudaError_t cudaDeviceSynchronize () { return cudaSuccess; }
-struct tilemm_emu_pool { int dummy; };
-int tilemm_emu_pool_live = 0; /* workspaces not yet freed */
-cudaError_t cudaMemPoolCreate (cudaMemPool_t *pool, const cudaMemPoolProps *)
-{
-  *pool = new tilemm_emu_pool ();
-  return cudaSuccess;
-}
-cudaError_t cudaMemPoolDestroy (cudaMemPool_t pool) { delete pool; return cudaSuccess; }
-cudaError_t cudaMemPoolSetAttribute (cudaMemPool_t, cudaMemPoolAttr, void *) { return cudaSuccess; }
-cudaError_t cudaMallocFromPoolAsync (void **p, size_t bytes, cudaMemPool_t, cudaStream_t)
-{
-  /* garbage, like fresh device memory: every partial must be written before it is read */
-  *p = malloc (bytes);
-  if (!*p)
-    return cudaErrorMemoryAllocation;
-  memset (*p, 0xff, bytes);
-  tilemm_emu_pool_live++;
-  return cudaSuccess;
-}
-cudaError_t cudaFreeAsync (void *p, cudaStream_t)
-{
-  free (p);
-  tilemm_emu_pool_live--;
-  return cudaSuccess;
-}
 cudaError_t cudaMemcpyAsync (void *dst, const void *src, size_t bytes, cudaMemcpyKind,
                              cudaStream_t)
 {

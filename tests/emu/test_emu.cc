@@ -39,7 +39,7 @@ tilemm_status tilemm_cuda_multiply_workers (const tilemm_plan *, const tilemm_li
 tilemm_status tilemm_multiply (const tilemm_plan *, const tilemm_view *, const tilemm_view *,
                                const tilemm_view *, tilemm_error *) { return TILEMM_ENOGPU; }
 
-extern int tilemm_emu_cc_major, tilemm_emu_pool_live;
+extern int tilemm_emu_cc_major;
 
 int main (int argc, char **argv)
 {
@@ -72,7 +72,8 @@ int main (int argc, char **argv)
           for (int l = 0; l < NLAYOUTS; l++)
             kernel_case (variant, t, s.H, s.K, s.W, (enum layout) l);
       }
-  /* Before sm_80 the DMMA variants run a register-tiled kernel instead. */
+  /* Before sm_80 the DMMA variants run a register-tiled kernel instead: the caller says so
+   * (launch_planned reads the device's compute capability, tilemm_kernel_launch_plan). */
   tilemm_emu_cc_major = 7;
   for (int variant = 8; variant <= 11; variant++)
     for (tilemm_type t : { TILEMM_DOUBLE, TILEMM_COMPLEX_DOUBLE })
@@ -81,7 +82,5 @@ int main (int argc, char **argv)
         kernel_case (variant, t, 5, 3001, 7, LAYOUT_ODD_STRIDE);
       }
   tilemm_emu_cc_major = 9;
-  CHECK_CASE ("every split-k workspace was freed");
-  CHECK (tilemm_emu_pool_live == 0, "%d workspaces live", tilemm_emu_pool_live);
   return check_summary ("test_emu");
 }

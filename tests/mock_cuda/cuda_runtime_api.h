@@ -41,6 +41,9 @@ struct cudaDeviceProp {
   int multiProcessorCount;
 };
 
+/* The attributes the executor asks (cudaDeviceGetAttribute): the kernels' fallback reads it. */
+enum cudaDeviceAttr { cudaDevAttrComputeCapabilityMajor = 75 };
+
 #define cudaStreamNonBlocking 1u
 #define cudaEventDisableTiming 2u
 #define cudaHostAllocDefault 0u
@@ -53,6 +56,7 @@ cudaError_t cudaGetDeviceCount (int *n);
 cudaError_t cudaGetDevice (int *d);
 cudaError_t cudaSetDevice (int d);
 cudaError_t cudaGetDeviceProperties (struct cudaDeviceProp *p, int d);
+cudaError_t cudaDeviceGetAttribute (int *value, enum cudaDeviceAttr attr, int d);
 cudaError_t cudaMemGetInfo (size_t *free_bytes, size_t *total_bytes);
 cudaError_t cudaDeviceSynchronize (void);
 cudaError_t cudaDeviceReset (void);

@@ -174,6 +174,13 @@ cudaError_t cudaGetDeviceProperties (struct cudaDeviceProp *p, int d)
   p->multiProcessorCount = 132;
   return cudaSuccess;
 }
+cudaError_t cudaDeviceGetAttribute (int *value, enum cudaDeviceAttr attr, int d)
+{
+  if (d != 0 || attr != cudaDevAttrComputeCapabilityMajor)
+    return cudaErrorInvalidValue;
+  *value = 9; /* as cudaGetDeviceProperties says */
+  return cudaSuccess;
+}
 cudaError_t cudaMemGetInfo (size_t *free_bytes, size_t *total_bytes)
 {
   std::lock_guard<std::recursive_mutex> lock (mock_mutex);

@@ -117,8 +117,16 @@ extern "C" unsigned long long mock_kernels_transposes (void)
 
 extern "C" tilemm_status tilemm_cuda_launch (int variant, tilemm_type type, tilemm_matrix c,
                                              tilemm_matrix x, tilemm_matrix y,
+                                             const tilemm_kernel_launch *plan,
                                              cudaStream_t stream, tilemm_error *err)
 {
+  // The stand-in multiplies whole: the split of k the caller planned changes no bit of it, but
+  // a split must come with its scratch, as the real launcher checks.
+  if (plan && plan->splits > 1
+      && (!plan->scratch
+          || plan->scratch_bytes < tilemm_cuda_launch_scratch_bytes (type, c.height, c.width,
+                                                                     plan->splits)))
+    return tilemm_error_set (err, TILEMM_EINVAL, "split of k without its scratch");
   if (variant < 1 || variant > 16)
     return tilemm_error_set (err, TILEMM_EINVAL, "no variant %d", variant);
   // The fault hook of the real launcher (src/kernels/kernels.cu), in the same place: before the launch.

@@ -1,0 +1,83 @@
+/* emulated_arena.h — what a run of the emulated scheme on the GPU (src/kernels/emulated_cuda.cu)
+ * needs its caller to decide and to give: the int8 GEMM, and the device arena the run carves its
+ * residues and statistics from (sizes only: host arithmetic, so the workspace in src/cuda/ sizes
+ * the arena before the call and the tests size theirs alike).  Plain C.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#ifndef TILEMM_EMULATED_ARENA_H
+#define TILEMM_EMULATED_ARENA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emulated.h"
+#include "tilemm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The int8 GEMM of the scheme's products (kernels_imma.cuh, kernels_imma_wgmma.cuh). */
+typedef enum {
+  TILEMM_EMU_GEMM_WGMMA = 0, /* Hopper's wgmma kernel for the modular GEMMs and for the
+                                statistics' GEMM where one launch covers k, v2 for the rest; only
+                                where it runs (tilemm_emu_cuda_wgmma_runs)                     */
+  TILEMM_EMU_GEMM_V2,        /* mma.sync, 128×128 tiles of four 64×64 warp tiles, 3 stages     */
+  TILEMM_EMU_GEMM_BIG,       /* mma.sync, 128×256 tiles                                         */
+  TILEMM_EMU_GEMM_SMALL      /* mma.sync, 128×128 tiles of 8 warps                              */
+} tilemm_emu_gemm;
+
+/* The GEMM an override names (TILEMM_EMU_IMMA's value, read once by the caller): "big",
+ * "small", "v2"; NULL, "" or "wgmma" the default, wgmma; anything else v2.  wgmma_runs: whether
+ * the device and build can run it (else v2 stands in). */
+tilemm_emu_gemm tilemm_emu_gemm_named (const char *name, int wgmma_runs);
+
+/* What a call runs (emulated_cuda.h): the whole scheme, the statistics only, or the product
+ * under a plan made elsewhere. */
+typedef enum {
+  TILEMM_EMU_RUN_WHOLE = 0,
+  TILEMM_EMU_RUN_STATS,
+  TILEMM_EMU_RUN_GIVEN
+} tilemm_emu_run_mode;
+
+/* The int8 GEMM's k-chunk: whole 64-byte k tiles, at most TILEMM_EMU_KCHUNK − 1 terms. */
+#define TILEMM_EMU_KCHUNK_TILES ((TILEMM_EMU_KCHUNK - 1) / 64)
+
+/* The pieces of the statistics' slot (offsets in bytes, 256-aligned): the scan's maxima and
+ * exponents, the non-finite flag, the ratios, the sums, the lo matrices and S's chunk sums. */
+typedef struct {
+  size_t amax, e, flag, ratio, sa, qa, sb, qb, loa, lob, s64, total;
+} tilemm_emu_stats_layout;
+
+/* The pieces of the product's slot: the residues of A and B and the residue planes of C. */
+typedef struct {
+  size_t ra, rb, r, total;
+} tilemm_emu_product_layout;
+
+/* For one real problem of m×n with k padded to kp: with_lo where the rule needs the ratios,
+ * with_s64 where the statistics' GEMM runs in chunks of k. */
+tilemm_emu_stats_layout tilemm_emu_layout_stats (int64_t m, int64_t n, int64_t kp, int with_lo,
+                                                 int with_s64);
+tilemm_emu_product_layout tilemm_emu_layout_product (int64_t m, int64_t n, int64_t kp,
+                                                     int moduli);
+
+/* k of a real problem padded for the int8 GEMM: whole 16-byte rows, at least one. */
+int64_t tilemm_emu_padded_k (int64_t k);
+
+/* The bytes each of the 4 slots of the arena must hold for a call (tilemm_emu_cuda_run and its
+ * siblings) on A (m×k), B (k×n) of `type`: slot 0 the statistics (of the real part for complex
+ * types), 1 the product's residues, 2 the statistics of a complex product's imaginary part, 3 a
+ * complex product's real operands.  options NULL: the defaults for the type.  moduli: the most
+ * the product stage may use (RUN_GIVEN: the given plan's; 0: the options', their explicit count,
+ * else max_moduli).  chunk_tiles: the int8 GEMM's k-chunk in 64-byte tiles (0: the real one,
+ * TILEMM_EMU_KCHUNK_TILES).  An empty product needs nothing. */
+void tilemm_emu_cuda_arena_need (tilemm_type type, int64_t m, int64_t n, int64_t k,
+                                 const tilemm_emu_options *options, int moduli,
+                                 tilemm_emu_run_mode mode, int64_t chunk_tiles, size_t bytes[4]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILEMM_EMULATED_ARENA_H */

@@ -1,0 +1,86 @@
+#!/bin/bash
+# tests/check-layers.sh — the layers' rules (doc/ARCHITECTURE.md), checked on the source text:
+# one function per rule, each printing what breaks it ("FAIL rule: file:line: text") and counted
+# as one test.  Grep-based on purpose: a rule is a pattern anyone can read and run, and a line
+# the pattern misjudges goes on the rule's short allowlist with the reason.
+#   tests/check-layers.sh [SRC]     (SRC: the src/ folder to check; default this checkout's)
+# Prints "check-layers: N passed, N failed, N skipped" (tests/sum-counts).
+#
+# Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+src=${1:-${TILEMM_SRCDIR:-$top}/src}
+passed=0 failed=0
+
+# Without what no rule reads: string literals emptied, comments removed (block comments on one
+# line, // comments, and the lines of a block comment that start with * or /*).  Lines
+# "file:line: text" on stdin and stdout.
+strip_noise () {
+  sed -E 's#"([^"\\]|\\.)*"#""#g; s#/\*.*\*/##g; s#//.*$##' \
+    | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(\*|/\*)' | grep -vE '^[^:]+:[0-9]+:[[:space:]]*$'
+}
+
+# The code of files as "file:line: text".
+code_of () {
+  grep -n '' "$@" /dev/null | strip_noise
+}
+
+kernel_files () {
+  find "$src/kernels" -type f \( -name '*.cu' -o -name '*.cuh' -o -name '*.h' -o -name '*.c' \) | sort
+}
+
+# kernels/ allocates nothing: device memory has one owner, the worker's workspace (src/cuda/),
+# which passes it in (the split-k scratch, the emulated arena).  Host malloc is not device memory
+# and is not matched; every way to device or pinned memory is.
+rule_kernels_allocate_nothing () {
+  code_of $(kernel_files) \
+    | grep -E '\b(cudaMalloc[A-Za-z0-9]*|cudaFree[A-Za-z0-9]*|cudaHostAlloc|cudaHostRegister|cudaMemPool[A-Za-z]*|cuMem[A-Za-z]*Alloc[A-Za-z0-9_]*|cuMemFree[A-Za-z0-9_]*|cuMemCreate)[[:space:]]*\('
+
+}
+
+# kernels/ stages nothing: operands and results travel in src/cuda/ (the staging).  Every copy
+# API is refused, cudaMemcpyAsync included, except a device-to-host copy of the emulated
+# scheme's own statistics, which the decision between its stages needs on the host: such a line
+# says so with the marker "layers: statistics" (emulated_cuda.cu explains it where it copies).
+rule_kernels_copy_nothing () {
+  grep -nE '\b(cudaMemcpy[A-Za-z0-9]*|cuMemcpy[A-Za-z0-9_]*)[[:space:]]*\(' $(kernel_files) /dev/null \
+    | grep -vE 'cudaMemcpyAsync[[:space:]]*\(.*cudaMemcpyDeviceToHost.*/\* layers: statistics \*/' \
+    | strip_noise | grep -E '\b(cudaMemcpy[A-Za-z0-9]*|cuMemcpy[A-Za-z0-9_]*)[[:space:]]*\('
+
+}
+
+# kernels/ decides nothing: no environment read (overrides are read once, into the plan).
+rule_kernels_read_no_environment () {
+  code_of $(kernel_files) | grep -E '\b(secure_getenv|getenv|setenv|putenv|unsetenv)[[:space:]]*\('
+
+}
+
+# kernels/ keeps no state between calls: no mutable variable at namespace scope (a declaration at
+# the start of a line that is not const, constexpr, a type, a function or a template) and no
+# mutable static or thread_local one anywhere.
+rule_kernels_keep_no_state () {
+  local files
+  files=$(kernel_files)
+  {
+    code_of $files | grep -E '^[^:]+:[0-9]+:[[:space:]]*(static[[:space:]]|.*\bthread_local\b)' \
+      | grep -vE '^[^:]+:[0-9]+:[[:space:]]*static[[:space:]]+(const|constexpr|inline)\b' \
+      | grep -vE '^[^:]+:[0-9]+:[[:space:]]*static[[:space:]][^=;]*\('
+    code_of $files \
+      | grep -E '^[^:]+:[0-9]+:[A-Za-z_][^(=;]*[[:space:]*&]\**[A-Za-z_][A-Za-z0-9_]*[[:space:]]*(\[[^]]*\])?[[:space:]]*(=[^=]|;)' \
+      | grep -vE '^[^:]+:[0-9]+:(const|constexpr|typedef|using|template|namespace|extern|struct|class|enum|union|return|static_assert)\b'
+  } | sort -u
+}
+
+# Each rule prints the lines that break it; a rule that prints nothing passes.
+for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
+            rule_kernels_read_no_environment rule_kernels_keep_no_state; do
+  broken=$("$rule")
+  if [ -n "$broken" ]; then
+    echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"
+    failed=$((failed + 1))
+  else
+    passed=$((passed + 1))
+  fi
+done
+echo "check-layers: $passed passed, $failed failed, 0 skipped"
+[ "$failed" = 0 ]
