@@ -35,7 +35,7 @@
 static int xerbla_calls, xerbla_info;
 static char xerbla_name[16];
 
-/* Interposes the library's own (it is weak there, and the program comes first in lookup). */
+/* The handler the library finds (dlsym (RTLD_DEFAULT); the program is linked -rdynamic). */
 void xerbla_ (const char *srname, const int *info, size_t srname_len)
 {
   xerbla_calls++;

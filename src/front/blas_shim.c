@@ -5,10 +5,11 @@
  *
  * Reference BLAS semantics (LAPACK 3.x ?gemm.f, ?syrk.f, ?herk.f), so the reference Level-3
  * tester runs against tilemm with the library preloaded (tests/xblat3.sh):
- *   - the arguments are checked in the reference order and a bad one is reported through
- *     xerbla_ ("DGEMM ", INFO), nothing else touched: gemm INFO = 1 transa, 2 transb, 3 m, 4 n,
- *     5 k, 8 lda, 10 ldb, 13 ldc; syrk and herk 1 uplo, 2 trans, 3 n, 4 k, 7 lda, 10 ldc (trans:
- *     N, T or C for ssyrk and dsyrk, N or T for csyrk and zsyrk, N or C for cherk and zherk);
+ *   - the arguments are checked in the reference order and a bad one is reported through the
+ *     process's xerbla_ ("DGEMM ", INFO; see bad_argument), nothing else touched: gemm INFO =
+ *     1 transa, 2 transb, 3 m, 4 n, 5 k, 8 lda, 10 ldb, 13 ldc; syrk and herk INFO = 1 uplo,
+ *     2 trans, 3 n, 4 k, 7 lda, 10 ldc (trans: N, T or C for ssyrk and dsyrk, N or T for csyrk
+ *     and zsyrk, N or C for cherk and zherk);
  *   - quick return when m = 0, n = 0, or (alpha = 0 or k = 0) and beta = 1;
  *   - alpha = 0 or k = 0: C := beta·C, and beta = 0 sets C to zero without reading it;
  *   - otherwise C := alpha·op(A)·op(B) + beta·C (gemm), C := alpha·A·Aᵀ + beta·C or
@@ -26,7 +27,9 @@
  *   TILEMM_BLAS_TRACE    a file: one record per process appended at exit (blas_trace.c).
  *   TILEMM_BLAS_TIMES    1: where each product's time went, on stderr (blas_product.c).
  */
+#define _GNU_SOURCE   /* RTLD_DEFAULT */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,23 +38,27 @@
 
 /* ---------------------------------------------------------------- errors */
 
-/* The library's own handler, for programs that have none; a program's xerbla_ (the tester's)
- * takes precedence, as the executable comes first in symbol lookup. */
-__attribute__ ((weak)) void xerbla_ (const char *srname, const int *info, size_t srname_len)
+typedef void xerbla_fn (const char *srname, const int *info, size_t srname_len);
+
+/* A bad argument goes to the process's own xerbla_, found where the dynamic linker would find it
+ * without this library (the program's, as the reference tester's; Octave's, which raises an
+ * Octave error; else the next BLAS's).  The library defines none itself: preloaded, it would
+ * come before Octave's in symbol lookup and take its place.  Where the process has none (a
+ * program linked only to this library, without -rdynamic), the reference BLAS's message. */
+static void bad_argument (const char *srname, int info)
 {
-  int len = (int) srname_len;
+  xerbla_fn *handler = (xerbla_fn *) dlsym (RTLD_DEFAULT, "xerbla_");
+  if (handler)
+    {
+      handler (srname, &info, strlen (srname));
+      return;
+    }
+  int len = (int) strlen (srname);
   while (len > 0 && srname[len - 1] == ' ')
     len--;
   fprintf (stderr, " ** On entry to %.*s parameter number %d had an illegal value\n", len, srname,
-           *info);
+           info);
 }
-
-static void bad_argument (const char *srname, int info)
-{
-  xerbla_ (srname, &info, strlen (srname));
-}
-
-/* ---------------------------------------------------------------- scalars */
 
 /* A scalar argument of `type` as (re, im) doubles. */
 static blas_scalar read_scalar (tilemm_type type, const void *p)

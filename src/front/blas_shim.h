@@ -47,9 +47,11 @@ void cherk_ (const char *uplo, const char *trans, const int *n, const int *k, co
 void zherk_ (const char *uplo, const char *trans, const int *n, const int *k, const double *alpha,
              const double *a, const int *lda, const double *beta, double *c, const int *ldc);
 
-/* The BLAS error handler: the program's own when it has one (the reference tester has), else
- * the library's, which prints the reference message to stderr and returns.  srname is the
- * routine's name padded to 6 characters ("DGEMM "), info the position of the bad argument. */
+/* The BLAS error handler the library calls for a bad argument: the process's own, found with
+ * dlsym (RTLD_DEFAULT) (the program's, Octave's, the next BLAS's; a program linked to this
+ * library alone must export it, -rdynamic), else the library prints the reference message to
+ * stderr and returns.  The library does not define it.  srname is the routine's name padded to
+ * 6 characters ("DGEMM "), info the position of the bad argument. */
 void xerbla_ (const char *srname, const int *info, size_t srname_len);
 
 #ifdef __cplusplus
