@@ -104,12 +104,14 @@ run_one () {
     judge_all "no ${p}blat3.in in $blasdir"; return
   fi
   # An inner shell waits for the tester, so that its note on a tester killed by a signal goes
-  # to the void and not into this test's log; the library is preloaded into the tester only.
+  # to the void and not into this test's log.  The library is preloaded into `timeout` too, as a
+  # user's LD_PRELOAD=... timeout 600 prog would: timeout makes no BLAS call, so the trace must
+  # still hold one record, the tester's.
   # A tester packed with its libraries (tools/pack-blas-tester) finds them in $blasdir/lib.
   libpath=${LD_LIBRARY_PATH:-}
   [ -d "$blasdir/lib" ] && libpath="$blasdir/lib${libpath:+:$libpath}"
   (cd "$dir" && TILEMM_BLAS_BACKEND=$mode TILEMM_BLAS_TRACE="$dir/$p.trace" \
-     sh -c 'LD_LIBRARY_PATH="$1" LD_PRELOAD="$2" "$3" < "$4" > "$5" 2> "$6"; exit $?' sh \
+     sh -c 'LD_LIBRARY_PATH="$1" LD_PRELOAD="$2" timeout 1800 "$3" < "$4" > "$5" 2> "$6"; exit $?' sh \
        "$libpath" "$lib" "$blasdir/xblat3$p" "$p.in" "$p.stdout" "$p.stderr" 2> /dev/null)
   status=$?
   out="$dir/$p.out"
