@@ -10,7 +10,9 @@
 #   - test_blas_next: the library with the reference BLAS preloaded after it (its next BLAS):
 #     without a GPU (this machine) every product is a device failure handed to the reference
 #     dgemm_, dsyrk_, ... with beta and all; with TILEMM_BLAS_BACKEND=auto, the products the GPU
-#     does not pay for are delegated there.
+#     does not pay for are delegated there;
+#   - test_blas_precision: TILEMM_PRECISION (tilemm (A, B)'s) set to a bad value changes nothing:
+#     silent, right products (the library is native).
 # Each run prints "NAME: N passed, N failed, N skipped".
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
@@ -48,6 +50,10 @@ else
   echo "SKIP: test_blas_mock: not built (make -C src test_blas_mock)"
   echo "test_blas_mock: 0 passed, 0 failed, 1 skipped"
 fi
+
+# TILEMM_PRECISION is tilemm (A, B)'s: the BLAS library stays native and does not read it (a
+# malformed value would otherwise fail every call into the fallback, with a line on stderr).
+run test_blas_precision 0 TILEMM_PRECISION=bogus TILEMM_BLAS_BACKEND=cpu "$src/test_blas"
 
 ref=""
 for f in /usr/lib/x86_64-linux-gnu/blas/libblas.so.3 /usr/lib/*/blas/libblas.so.3 /usr/lib64/libblas.so.3; do

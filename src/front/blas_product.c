@@ -287,10 +287,15 @@ static void say_failure (const blas_call *call, const char *what)
 }
 
 /* The options of a BLAS call: TILEMM_BLAS_BACKEND's backend (read at every call, so a program
- * may change it between calls), the rest as any front end's defaults. */
+ * may change it between calls), the native precision (BLAS's own rounding: TILEMM_PRECISION,
+ * which a user may set for tilemm (A, B), does not turn every BLAS call of the process, LAPACK's
+ * small ones included, into emulated products that are never delegated), the rest as any front
+ * end's defaults. */
 static void call_options (const blas_call *call, tilemm_options *options)
 {
   tilemm_options_init (options);
+  const tilemm_value native = { TILEMM_VALUE_STRING, "native", 0.0, NULL, 0 };
+  tilemm_options_set (options, "precision", &native, NULL);
   const char *want = getenv ("TILEMM_BLAS_BACKEND");
   tilemm_backend_choice choice;
   if (!want || !*want)
