@@ -361,7 +361,8 @@ static attempt by_tilemm (const blas_call *call, const tilemm_options *options, 
   *tried = TILEMM_BACKEND_CPU;
   if (tilemm_decide_op (&oa, call->op_a, &ob, call->op_b, options, &decision, &err) != TILEMM_OK)
     {
-      snprintf (what, what_len, "%s", err.detail[0] ? err.detail : tilemm_strerror (err.status));
+      snprintf (what, what_len, "%s%s", err.status == TILEMM_ENOGPU ? "no usable GPU: " : "",
+                err.detail[0] ? err.detail : tilemm_strerror (err.status));
       return TILEMM_FAILED;
     }
   switch (decision.action)
