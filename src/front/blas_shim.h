@@ -1,10 +1,13 @@
-/* blas_shim.h — tilemm as a BLAS: the Fortran-ABI ?gemm_ entry points of libtilemm_blas.so.
+/* blas_shim.h — tilemm as a BLAS: the Fortran-ABI ?gemm_, ?syrk_ and ?herk_ entry points of
+ * libtilemm_blas.so.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *
- * C := alpha·op(A)·op(B) + beta·C with reference BLAS semantics (see blas_shim.c): every
+ * C := alpha·op(A)·op(B) + beta·C (gemm), C := alpha·A·Aᵀ + beta·C or alpha·Aᵀ·A + beta·C on one
+ * triangle of C (syrk; Aᴴ and real alpha, beta for herk) with reference BLAS semantics (see
+ * blas_shim.c): every
  * argument by address, column-major, INTEGER = int, op = 'N', 'T' or 'C' in either case.  The
- * hidden lengths gfortran passes after the last argument for the two CHARACTER arguments are
+ * hidden lengths gfortran passes after the last argument for the CHARACTER arguments are
  * not read.  Complex scalars and elements are interleaved (re, im) pairs.
  */
 #ifndef TILEMM_BLAS_SHIM_H
@@ -29,9 +32,26 @@ void zgemm_ (const char *transa, const char *transb, const int *m, const int *n,
              const double *alpha, const double *a, const int *lda, const double *b,
              const int *ldb, const double *beta, double *c, const int *ldc);
 
-/* The BLAS error handler: the program's own when it has one (the reference tester has), else
- * the library's, which prints the reference message to stderr and returns.  srname is the
- * routine's name padded to 6 characters ("DGEMM "), info the position of the bad argument. */
+void ssyrk_ (const char *uplo, const char *trans, const int *n, const int *k, const float *alpha,
+             const float *a, const int *lda, const float *beta, float *c, const int *ldc);
+void dsyrk_ (const char *uplo, const char *trans, const int *n, const int *k, const double *alpha,
+             const double *a, const int *lda, const double *beta, double *c, const int *ldc);
+/* csyrk_, zsyrk_: complex alpha, beta, A and C (interleaved pairs of float, double). */
+void csyrk_ (const char *uplo, const char *trans, const int *n, const int *k, const float *alpha,
+             const float *a, const int *lda, const float *beta, float *c, const int *ldc);
+void zsyrk_ (const char *uplo, const char *trans, const int *n, const int *k, const double *alpha,
+             const double *a, const int *lda, const double *beta, double *c, const int *ldc);
+/* cherk_, zherk_: REAL alpha and beta (one float, double each), complex A and C. */
+void cherk_ (const char *uplo, const char *trans, const int *n, const int *k, const float *alpha,
+             const float *a, const int *lda, const float *beta, float *c, const int *ldc);
+void zherk_ (const char *uplo, const char *trans, const int *n, const int *k, const double *alpha,
+             const double *a, const int *lda, const double *beta, double *c, const int *ldc);
+
+/* The BLAS error handler the library calls for a bad argument: the process's own, found with
+ * dlsym (RTLD_DEFAULT) (the program's, Octave's, the next BLAS's; a program linked to this
+ * library alone must export it, -rdynamic), else the library prints the reference message to
+ * stderr and returns.  The library does not define it.  srname is the routine's name padded to
+ * 6 characters ("DGEMM "), info the position of the bad argument. */
 void xerbla_ (const char *srname, const int *info, size_t srname_len);
 
 #ifdef __cplusplus

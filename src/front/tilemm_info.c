@@ -5,7 +5,11 @@
  * Its Octave tests are in tilemm_info.tst beside it; the build appends them to the help file
  * tilemm_info.m.
  */
+#define _GNU_SOURCE   /* dladdr */
+#include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "front.h"
 #include "mex_common.h"
@@ -102,6 +106,32 @@ static mxArray *precision_struct (int gpu_usable)
   return s;
 }
 
+/* libtilemm_blas.so beside this mex file (pkg installs both into the package's architecture
+ * folder; the build tree has both in src/), or "" where it is not there (configure
+ * --disable-blas-library, or a build that never made it). */
+static mxArray *blas_library_path (void)
+{
+  Dl_info info;
+  char path[4096] = "";
+  if (dladdr ((void *) &blas_library_path, &info) && info.dli_fname)
+    {
+      const char *slash = strrchr (info.dli_fname, '/');
+      const int dir_len = slash ? (int) (slash - info.dli_fname) : 1;
+      snprintf (path, sizeof path, "%.*s/libtilemm_blas.so", dir_len, slash ? info.dli_fname : ".");
+      /* An absolute path, so the line LD_PRELOAD=<path> octave works from any folder. */
+      if (path[0] != '/')
+        {
+          char cwd[2048], relative[2048];
+          snprintf (relative, sizeof relative, "%s", path);
+          if (getcwd (cwd, sizeof cwd))
+            snprintf (path, sizeof path, "%s/%s", cwd, relative);
+        }
+      if (access (path, R_OK) != 0)
+        path[0] = '\0';
+    }
+  return mxCreateString (path);
+}
+
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
   (void) prhs;
@@ -112,7 +142,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     mexErrMsgIdAndTxt ("tilemm:nargout", "one output only");
   static const char *fields[] = { "version", "cuda_built", "openmp", "gpu_usable", "gpu_reason",
                                   "devices", "device_in_use", "devices_in_use", "plans",
-                                  "precision" };
+                                  "precision", "blas_library" };
   tilemm_error err = { TILEMM_OK, "" };
   const int usable = tilemm_cuda_probe (&err) == TILEMM_OK;
   /* The GPUs a large product uses (TILEMM_DEVICES, else every usable one), one entry a worker. */
@@ -137,5 +167,6 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   mxSetField (s, 0, "devices_in_use", ordinals);
   mxSetField (s, 0, "plans", plans_struct ());
   mxSetField (s, 0, "precision", precision_struct (usable));
+  mxSetField (s, 0, "blas_library", blas_library_path ());
   plhs[0] = s;
 }

@@ -7,7 +7,8 @@
 %!test
 %! s = tilemm_info ();
 %! assert (fieldnames (s), {"version"; "cuda_built"; "openmp"; "gpu_usable"; "gpu_reason";
-%!                          "devices"; "device_in_use"; "devices_in_use"; "plans"; "precision"});
+%!                          "devices"; "device_in_use"; "devices_in_use"; "plans"; "precision";
+%!                          "blas_library"});
 %! assert (! isempty (regexp (s.version, '^\d+\.\d+\.\d+', "once")));
 %!test
 %! ## The precision in effect follows TILEMM_PRECISION, read at every call.
@@ -26,6 +27,16 @@
 %! unwind_protect_cleanup
 %!   setenv ("TILEMM_PRECISION", old);
 %! end_unwind_protect
+%!test
+%! ## The BLAS library, where it was built: beside tilemm_info's own binary, an absolute path.
+%! p = tilemm_info ().blas_library;
+%! assert (ischar (p));
+%! if (! isempty (p))
+%!   assert (p(1), "/");
+%!   assert (exist (p, "file"), 2);
+%!   [d, n, e] = fileparts (p);
+%!   assert ([n e], "libtilemm_blas.so");
+%! endif
 %!error id=tilemm:nargin tilemm_info (1)
 %!testif ; ! isempty (strfind (which ("tilemm"), "-api-v"))
 %! ## Installed by pkg: the manual sits beside the binary, where `doc tilemm` looks for it.

@@ -1,0 +1,73 @@
+#!/bin/sh
+# tests/blas-fallback.sh — libtilemm_blas.so's products when the GPU fails or is not there:
+# tests/test_blas's products (?gemm_, ?syrk_, ?herk_ against a long-double reference) with
+# TILEMM_BLAS_BACKEND=gpu
+#   - test_blas_mock: the library's objects over the stand-in CUDA runtime (tests/mock_cuda), no
+#     next BLAS: plain products run the GPU path there, transposed ones fail on it (the stand-in
+#     has no device transpose), and with TILEMM_FAULT=memcpy:2 and launch:1 every GPU product
+#     fails part way; each failure must be computed again by tilemm's CPU backend, with exactly
+#     one line on stderr for the whole run;
+#   - test_blas_next: the library with the reference BLAS preloaded after it (its next BLAS):
+#     without a GPU (this machine) every product is a device failure handed to the reference
+#     dgemm_, dsyrk_, ... with beta and all; with TILEMM_BLAS_BACKEND=auto, the products the GPU
+#     does not pay for are delegated there;
+#   - test_blas_precision: TILEMM_PRECISION (tilemm (A, B)'s) set to a bad value changes nothing:
+#     silent, right products (the library is native).
+# Each run prints "NAME: N passed, N failed, N skipped".
+#
+# Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+set -u
+builddir=$(cd "${TILEMM_BUILDDIR:-.}" && pwd)
+src="$builddir/src"
+status=0
+err=$(mktemp)
+
+# $1 name, $2 most lines allowed on stderr, then the command with its environment.
+run () {
+  name=$1 most=$2; shift 2
+  env TEST_BLAS_QUICK=1 "$@" "$name" 2> "$err"
+  code=$?
+  said=$(grep -c . "$err")
+  if [ "$code" != 0 ]; then
+    echo "FAIL: $name: exit status $code"; sed 's/^/    /' "$err" | head -n 5
+    echo "$name-stderr: 0 passed, 1 failed, 0 skipped"; status=1
+  elif [ "$said" -gt "$most" ] || { [ "$most" = 1 ] && ! grep -q '^tilemm_blas: .* instead (said once)$' "$err"; }; then
+    echo "FAIL: $name: stderr has $said lines, want $most:"; sed 's/^/    /' "$err" | head -n 5
+    echo "$name-stderr: 0 passed, 1 failed, 0 skipped"; status=1
+  else
+    echo "$name: stderr: $(head -n 1 "$err")"
+  fi
+}
+
+if [ -x "$src/test_blas_mock" ]; then
+  # (small staging buffers: the stand-in's pinned allocations are plain memory it clears)
+  for fault in none memcpy:2 launch:1; do
+    f=$fault; [ "$fault" = none ] && f=
+    run "test_blas_mock_${fault%%:*}" 1 TILEMM_STAGING_KB=64 TILEMM_FAULT="$f" \
+      TILEMM_BLAS_BACKEND=gpu "$src/test_blas_mock"
+  done
+else
+  echo "SKIP: test_blas_mock: not built (make -C src test_blas_mock)"
+  echo "test_blas_mock: 0 passed, 0 failed, 1 skipped"
+fi
+
+# TILEMM_PRECISION is tilemm (A, B)'s: the BLAS library stays native and does not read it (a
+# malformed value would otherwise fail every call into the fallback, with a line on stderr).
+run test_blas_precision 0 TILEMM_PRECISION=bogus TILEMM_BLAS_BACKEND=cpu "$src/test_blas"
+
+ref=""
+for f in /usr/lib/x86_64-linux-gnu/blas/libblas.so.3 /usr/lib/*/blas/libblas.so.3 /usr/lib64/libblas.so.3; do
+  [ -f "$f" ] && { ref=$f; break; }
+done
+if [ -z "$ref" ]; then
+  echo "SKIP: test_blas_next: no reference libblas.so.3 to be the next BLAS"
+  echo "test_blas_next: 0 passed, 0 failed, 1 skipped"
+else
+  # Preloaded in this order, the reference comes after the library in symbol lookup.
+  run test_blas_next_gpu 1 LD_PRELOAD="$src/libtilemm_blas.so $ref" TILEMM_BLAS_BACKEND=gpu \
+    "$src/test_blas"
+  run test_blas_next_auto 0 LD_PRELOAD="$src/libtilemm_blas.so $ref" TILEMM_BLAS_BACKEND=auto \
+    "$src/test_blas"
+fi
+rm -f "$err"
+exit $status
