@@ -71,9 +71,60 @@ rule_kernels_keep_no_state () {
   } | sort -u
 }
 
+# ---------------------------------------------------------------- the direction of calls
+
+# The C files of a layer (folders under src/).
+layer_files () {
+  local d
+  for d in "$@"; do
+    find "$src/$d" -type f \( -name '*.c' -o -name '*.cc' -o -name '*.cu' -o -name '*.cuh' \) 2>/dev/null
+  done | sort
+}
+
+# The functions a layer defines, one name a line: a line at column 0 that names tilemm_NAME ( and
+# is not a declaration (no ';' at its end), the usual style of every file here.
+defined_in () {
+  code_of $(layer_files "$@") \
+    | grep -E '^[^:]+:[0-9]+:[A-Za-z_].*\btilemm_[a-z0-9_]+[[:space:]]*\(' | grep -vE ';[[:space:]]*$' \
+    | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(return|if|else|for|while)\b' \
+    | sed -E 's/^[^:]+:[0-9]+:[^(]*\b(tilemm_[a-z0-9_]+)[[:space:]]*\(.*/\1/' | sort -u
+}
+
+# Lines of the files of layer(s) $1 (a quoted list) that call a function defined in layer(s) $2.
+calls_into () {
+  local names pattern
+  names=$(defined_in $2)
+  [ -n "$names" ] || return 0
+  pattern='\b('$(echo "$names" | paste -sd '|')')[[:space:]]*\('
+  code_of $(layer_files $1) | grep -E "$pattern" \
+    | grep -vE '^[^:]+:[0-9]+:[A-Za-z_].*\btilemm_[a-z0-9_]+[[:space:]]*\(.*[^;][[:space:]]*$' || true
+}
+
+# common/ is the bottom layer: it includes no header of a layer above it and calls none of their
+# functions (the facts it plans from come in as data, gathered by exec/).
+rule_common_calls_nothing_above () {
+  grep -nE '#[[:space:]]*include[[:space:]]*"(multi|emulated_passes|batch_run|executor|kernels|transpose|emulated_cuda|imma_wgmma|batched|backend_cpu_tile|mex_common|blas_shim|blas_internal|cuda_try)\.h"' \
+    $(find "$src/common" -type f) /dev/null
+  calls_into common "exec cpu cuda kernels front"
+}
+
+# exec/ reaches the backends only through their tables (backend.h): it calls no function that
+# cpu/, cuda/ or kernels/ define.
+rule_exec_reaches_backends_through_tables () {
+  calls_into exec "cpu cuda kernels"
+}
+
+# The front ends only translate: they call no backend or kernel function, only the executor's
+# entries and the bottom layer's.
+rule_front_calls_no_backend () {
+  calls_into front "cpu cuda kernels"
+}
+
 # Each rule prints the lines that break it; a rule that prints nothing passes.
 for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
-            rule_kernels_read_no_environment rule_kernels_keep_no_state; do
+            rule_kernels_read_no_environment rule_kernels_keep_no_state \
+            rule_common_calls_nothing_above rule_exec_reaches_backends_through_tables \
+            rule_front_calls_no_backend; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"

@@ -205,6 +205,13 @@ typedef struct tilemm_backend_ops {
                               const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
                               const tilemm_view *c, const tilemm_stop *stop,
                               tilemm_emu_plan *used, tilemm_error *err);
+  /* The emulated product whose plan cannot carry every pair: those it carries emulated, the
+   * others exactly (tilemm_emu_multiply_split_cpu); the CPU's only (NULL elsewhere). */
+  tilemm_status (*emu_split) (const tilemm_emu_options *options, tilemm_emu_decide_fn decide,
+                              void *decide_ctx, tilemm_op op_a, const tilemm_view *a,
+                              tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
+                              const tilemm_stop *stop, tilemm_emu_plan *used,
+                              int64_t *exact_entries, tilemm_error *err);
   /* A batch of pages (pagemtimes, batch.h) in panels of pages_per_panel pages, on the caller's
    * device; NULL where the executor runs the pages itself through `product` (the CPU). */
   tilemm_status (*batch) (const struct tilemm_batch_job_s *job, int64_t pages_per_panel,

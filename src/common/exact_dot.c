@@ -15,6 +15,57 @@
 #include "emulated.h"
 #include "exact_dot.h"
 
+/* ---------------------------------------------------------------- one rounding of a 256-bit integer */
+
+/* (Here, at the bottom, since both the exact dot products below and the CPU's emulated scheme
+ * round their integers with it.) */
+static int bit_at (const uint64_t w[4], long i)
+{
+  if (i < 0 || i >= 256)
+    return 0;
+  return (int) ((w[i >> 6] >> (i & 63)) & 1u);
+}
+
+static int bit_length (const uint64_t w[4])
+{
+  for (int i = 3; i >= 0; i--)
+    if (w[i])
+      return 64 * i + 64 - __builtin_clzll (w[i]);
+  return 0;
+}
+
+double tilemm_emu_big_to_float (const uint64_t mag[4], int negative, int exponent, int single)
+{
+  const long precision = single ? 24 : 53, emin = single ? -126 : -1022, emax = single ? 127 : 1023;
+  const int nb = bit_length (mag);
+  if (nb == 0)
+    return negative ? -0.0 : 0.0;
+  const long top = (long) nb - 1 + exponent;   /* the value lies in [2^top, 2^(top+1)) */
+  if (top > emax)
+    return negative ? -HUGE_VAL : HUGE_VAL;
+  const long prec = top < emin ? top - emin + precision : precision;   /* subnormal: fewer bits */
+  const long drop = nb - prec;                 /* low bits rounded away */
+  uint64_t q = 0;
+  for (long i = nb - 1; i >= (drop > 0 ? drop : 0); i--)
+    q = (q << 1) | (uint64_t) bit_at (mag, i);
+  double r;
+  if (drop <= 0)
+    r = ldexp ((double) q, exponent);          /* exact */
+  else
+    {
+      int sticky = 0;
+      for (long i = 0; i < drop - 1 && i < 256 && !sticky; i++)
+        sticky = bit_at (mag, i);
+      if (bit_at (mag, drop - 1) && (sticky || (q & 1u)))
+        q++;                                   /* to nearest, ties to even */
+      /* q ≤ 2^precision: q·2^(exponent+drop) is exact, or overflows as rounding would */
+      r = ldexp ((double) q, (int) (exponent + drop));
+    }
+  if (single)
+    r = (double) (float) r;                    /* exact, or ±Inf past FLT_MAX */
+  return negative ? -r : r;
+}
+
 #define EXACT_LIMBS 68      /* 4352 bits ≥ 4090 + 106 + 64 + a sign bit */
 #define EXACT_UNIT (-2148)  /* the accumulator's lowest bit is 2^EXACT_UNIT */
 

@@ -273,4 +273,5 @@ const tilemm_backend_ops tilemm_cpu_backend_ops = {
   .emu_stats = cpu_emu_stats,
   .emu_product = cpu_emu_product,
   .emu_whole = cpu_emu_whole,
+  .emu_split = tilemm_emu_multiply_split_cpu,
 };

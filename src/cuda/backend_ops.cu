@@ -247,6 +247,7 @@ const tilemm_backend_ops tilemm_cuda_backend_ops = {
   cuda_emu_stats,
   cuda_emu_product,
   cuda_emu_whole,
+  nullptr, /* the exact part of an emulated product runs on the CPU's table */
   tilemm_cuda_multiply_batch,
   release_all,
   bytes_held,

@@ -174,9 +174,10 @@ static tilemm_status emulate (const tilemm_decision *decision, const tilemm_call
       return tilemm_exec_native (decision->backend, plan, a, b, c, &options->stop, NULL, err);
     }
   int64_t exact_entries;
-  return tilemm_emu_multiply_split_cpu (&decision->emu, tilemm_emu_decide_by_rule, NULL, plan->op_a,
-                                        a, plan->op_b, b, c, &options->stop, &used,
-                                        &exact_entries, err);
+  /* The pairs' classification and the exact entries are the CPU's, whatever the backend. */
+  const tilemm_backend_ops *cpu = tilemm_backend_find (TILEMM_BACKEND_CPU);
+  return cpu->emu_split (&decision->emu, tilemm_emu_decide_by_rule, NULL, plan->op_a, a,
+                         plan->op_b, b, c, &options->stop, &used, &exact_entries, err);
 }
 
 /* Whether element x of `type` is finite (both parts when complex). */
