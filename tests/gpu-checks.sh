@@ -80,12 +80,18 @@ else
   { echo "SKIP: test_emulated_exact: not built here (configure found no GMP on this machine)"
     echo "test_emulated_exact: 0 passed, 0 failed, 1 skipped"; } > "$out/test_emulated_exact.log"
 fi
-# tilemm against `*` on generated operands, the gpu backend included
+# tilemm against `*` on generated operands, the gpu backend included; pagemtimes likewise
 ( TILEMM_BUILDDIR=$PWD TILEMM_SRCDIR=$PWD timeout 400 tests/differential.sh \
     > "$out/differential.log" 2>&1 ) &
+( TILEMM_BUILDDIR=$PWD TILEMM_SRCDIR=$PWD timeout 400 tests/differential_pages.sh \
+    > "$out/differential_pages.log" 2>&1 ) &
+# pages on the batched kernels themselves; the executor's grid (stand-in runtime, no GPU needed)
+( timeout 200 "$src/test_pages_gpu" > "$out/test_pages_gpu.log" 2>&1 ) &
+( TILEMM_TEST_NO_EMULATED=1 timeout 300 "$src/test_executor" > "$out/test_executor.log" 2>&1 ) &
 wait
 for f in "$out"/test_cuda.log "$out"/test_blas.log "$out"/xblat3.log "$out"/test_emulated_cuda.log \
-         "$out"/test_emulated_exact.log "$out"/differential.log "$out"/sanitizer_*.log; do
+         "$out"/test_emulated_exact.log "$out"/differential.log "$out"/differential_pages.log \
+         "$out"/test_pages_gpu.log "$out"/test_executor.log "$out"/sanitizer_*.log; do
   [ -f "$f" ] && tail -n 1 "$f"
 done
 
@@ -125,4 +131,5 @@ ${OCTAVE:-octave-cli} --no-gui --norc --quiet --eval "
 
 "$top"/tests/sum-counts "$out"/test_cuda.log "$out"/test_blas.log "$out"/xblat3.log "$out"/test_emulated_cuda.log \
   "$out"/test_emulated_panels.log "$out"/test_emulated_panels_blocks.log \
+  "$out"/differential_pages.log "$out"/test_pages_gpu.log "$out"/test_executor.log \
   "$out"/test_emulated_exact.log "$out"/differential.log "$out"/sanitizer_*.log "$out"/test_leaks_gpu.log "$out"/bist.log "$out"/interrupt-gpu.log
