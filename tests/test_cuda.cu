@@ -940,7 +940,7 @@ static void workers_case (tilemm_type t, int64_t m, int64_t n, int64_t k, const 
 
 static void workers_failure_case (const tilemm_workers &w)
 {
-  CHECK_CASE ("workers: a failure (no room for a panel) names the GPU and frees every worker's");
+  CHECK_CASE ("workers: no room for a panel is the plan's error, before any work; the next call works");
   const tilemm_type t = TILEMM_DOUBLE;
   const int64_t m = 700, n = 600, k = 500;
   tilemm_view a = host_view (t, m, k, m), b = host_view (t, k, n, k), c = host_view (t, m, n, m);
@@ -955,13 +955,14 @@ static void workers_failure_case (const tilemm_workers &w)
   tilemm_status s = tilemm_cuda_multiply_workers (&plan, NULL, &w, 1, &a, &b, &c, NULL, &rep, &err);
   CHECK (s == TILEMM_OK && tilemm_cuda_bytes_held () > 0, "warm-up: %s", err.detail);
   const tilemm_limits tiny = { 1000 }; /* not even one row of A and B fits */
+  const size_t held = tilemm_cuda_bytes_held ();
   s = tilemm_cuda_multiply_workers (&plan, &tiny, &w, 1, &a, &b, &c, NULL, &rep, &err);
   CHECK (s == TILEMM_EDEVMEM, "got %s (%s)", tilemm_strerror (s), err.detail);
-  CHECK (strstr (err.detail, "GPU ") != NULL && strstr (err.detail, "(worker ") != NULL,
-         "detail '%s'", err.detail);
-  CHECK (tilemm_cuda_bytes_held () == 0 && tilemm_cuda_pinned_bytes_held () == 0,
-         "held %zu device, %zu pinned bytes after the failure", tilemm_cuda_bytes_held (),
-         tilemm_cuda_pinned_bytes_held ());
+  CHECK (strstr (err.detail, "workers") != NULL, "detail '%s'", err.detail);
+  /* The plan failed, so nothing ran: what the workers hold is kept for the next call (a failure
+   * while running frees it: test_leaks_gpu's injected faults). */
+  CHECK (tilemm_cuda_bytes_held () == held, "held %zu device bytes after the plan's failure, %zu before",
+         tilemm_cuda_bytes_held (), held);
   poison_output (t, cr);
   s = tilemm_cuda_multiply_workers (&plan, NULL, &w, 1, &a, &b, &c, NULL, &rep, &err);
   CHECK (s == TILEMM_OK, "next call: %s", err.detail);

@@ -10,8 +10,12 @@
 #include "backend.h"
 
 extern const tilemm_backend_ops tilemm_cpu_backend_ops;
-/* Defined by src/cuda/backend_ops.cu in a build with CUDA. */
-extern const tilemm_backend_ops tilemm_cuda_backend_ops __attribute__ ((weak));
+/* Defined by src/cuda/backend_ops.cu in a build with CUDA.  Hidden: the reference is resolved
+ * when this module is linked, never by the dynamic linker, so a build without CUDA (a CPU-only
+ * mex file) does not pick up the table of another tilemm module loaded in the same process
+ * (tilemm.oct with CUDA, seen under Octave), whose workspace and figures are not its own. */
+extern const tilemm_backend_ops tilemm_cuda_backend_ops
+  __attribute__ ((weak, visibility ("hidden")));
 
 const tilemm_backend_ops *tilemm_backend_find (tilemm_backend backend)
 {

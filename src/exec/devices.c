@@ -194,7 +194,10 @@ tilemm_status tilemm_cuda_multiply_workers_op (const tilemm_plan *plan,
   tilemm_device_facts facts;
   tilemm_backend_facts (TILEMM_BACKEND_CUDA, workers->count > 1, &facts);
   if ((status = tilemm_call_plan_queue (&p, TILEMM_BACKEND_CUDA, &facts)) != TILEMM_OK)
-    return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+    return tilemm_error_set (err, status,
+                             "no panel of this product fits each worker's share of the device "
+                             "limit (%zu bytes over %d workers): %s",
+                             p.device_limit, workers->count, tilemm_strerror (status));
   return tilemm_exec_native (TILEMM_BACKEND_CUDA, &p, a, b, c, stop, report, err);
 }
 
