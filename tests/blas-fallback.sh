@@ -3,10 +3,10 @@
 # tests/test_blas's products (?gemm_, ?syrk_, ?herk_ against a long-double reference) with
 # TILEMM_BLAS_BACKEND=gpu
 #   - test_blas_mock: the library's objects over the stand-in CUDA runtime (tests/mock_cuda), no
-#     next BLAS: plain products run the GPU path there, transposed ones fail on it (the stand-in
-#     has no device transpose), and with TILEMM_FAULT=memcpy:2 and launch:1 every GPU product
-#     fails part way; each failure must be computed again by tilemm's CPU backend, with exactly
-#     one line on stderr for the whole run;
+#     next BLAS: every product runs the GPU path there (transposed ones through the stand-in's
+#     device transpose), silently; with TILEMM_FAULT=memcpy:2 and launch:1 every GPU product
+#     fails part way, and each failure must be computed again by tilemm's CPU backend, with
+#     exactly one line on stderr for the whole run;
 #   - test_blas_next: the library with the reference BLAS preloaded after it (its next BLAS):
 #     without a GPU (this machine) every product is a device failure handed to the reference
 #     dgemm_, dsyrk_, ... with beta and all; with TILEMM_BLAS_BACKEND=auto, the products the GPU
@@ -42,8 +42,8 @@ run () {
 if [ -x "$src/test_blas_mock" ]; then
   # (small staging buffers: the stand-in's pinned allocations are plain memory it clears)
   for fault in none memcpy:2 launch:1; do
-    f=$fault; [ "$fault" = none ] && f=
-    run "test_blas_mock_${fault%%:*}" 1 TILEMM_STAGING_KB=64 TILEMM_FAULT="$f" \
+    f=$fault lines=1; [ "$fault" = none ] && f= lines=0
+    run "test_blas_mock_${fault%%:*}" "$lines" TILEMM_STAGING_KB=64 TILEMM_FAULT="$f" \
       TILEMM_BLAS_BACKEND=gpu "$src/test_blas_mock"
   done
 else
