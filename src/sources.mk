@@ -39,7 +39,7 @@ TILEMM_CORE = common/status.c common/view.c common/device_model.c common/plan.c 
 # The executor: the decision (facts gathered, the plan made), the plan run, the queue and its
 # workers, the emulated passes, the backends' tables, the GPU's public facts.  Plain C11.
 TILEMM_EXEC = exec/decide.c exec/run.c exec/native.c exec/workers.c exec/emulated_passes.c \
-  exec/multiply.c exec/backends.c exec/devices.c exec/batch.c
+  exec/multiply.c exec/backends.c exec/devices.c exec/batch.c exec/parts.c
 
 # The CPU backend (OpenMP), its simulated devices and the emulated precision's CPU scheme.
 TILEMM_CPU = cpu/backend_cpu.c cpu/simulated.c cpu/emulated_cpu.c
@@ -68,7 +68,7 @@ TILEMM_MEX_GATEWAYS = front/tilemm.c front/tilemm_info.c
 TILEMM_MEX_COMMON = front/mex_common.c
 
 # The Octave-native front end (tilemm.oct).
-TILEMM_OCT = front/tilemm_oct.cc front/pages_oct.cc
+TILEMM_OCT = front/tilemm_oct.cc front/pages_oct.cc front/oct_options.cc
 
 # The BLAS library (libtilemm_blas.so, installed beside the oct-file): its entry points, where a
 # call's product runs, the next BLAS in the process, the per-process trace.
@@ -79,14 +79,14 @@ TILEMM_BLAS = front/blas_shim.c front/blas_product.c front/blas_next.c front/bla
 TILEMM_CORE_H = common/tilemm.h common/device_model.h common/backend.h common/front.h common/parallel_copy.h common/host_pages.h \
   common/fault.h common/devices.h common/call_plan.h common/emulated.h common/cuda_variants.h \
   common/cuda_variant_list.h common/exact_dot.h common/batch.h common/ksplit.h common/emulated_arena.h
-TILEMM_EXEC_H = exec/multi.h exec/emulated_passes.h exec/batch_run.h
+TILEMM_EXEC_H = exec/multi.h exec/emulated_passes.h exec/batch_run.h exec/parts.h
 TILEMM_CPU_H = cpu/backend_cpu_tile.h
 TILEMM_CUDA_H = cuda/cuda_try.h cuda/executor.h kernels/transpose.h kernels/emulated_cuda.h \
   kernels/kernels.h kernels/imma_wgmma.h kernels/batched.h
 TILEMM_KERNEL_H = kernels/kernels_types.cuh kernels/kernels_async.cuh kernels/kernels_simt.cuh \
   kernels/kernels_regtile.cuh kernels/kernels_dmma.cuh \
   kernels/kernels_imma.cuh kernels/kernels_imma_wgmma.cuh kernels/emulated_kernels.cuh
-TILEMM_FRONT_H = front/mex_common.h front/blas_shim.h front/blas_internal.h
+TILEMM_FRONT_H = front/mex_common.h front/blas_shim.h front/oct_options.h front/blas_internal.h
 
 # Not compiled, shipped: the help texts of the gateways, their Octave tests (the %! blocks the
 # build appends to the help files tilemm.m and tilemm_info.m) and the BLAS library's symbol map.

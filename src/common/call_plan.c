@@ -144,6 +144,31 @@ static size_t smaller_limit (size_t a, size_t b)
   return a < b ? a : b;
 }
 
+/* A transposed product on the GPU runs in whole panels (each panel's operands, their transposes
+ * and C on the device at once). */
+static int whole_panels (const tilemm_call_plan *p, tilemm_backend backend)
+{
+  return backend == TILEMM_BACKEND_CUDA
+         && (p->op_a != TILEMM_OP_NONE || p->op_b != TILEMM_OP_NONE);
+}
+
+/* Whether the product may spread over several workers (GPUs, or simulated CPU devices). */
+static int several_workers (const tilemm_call_plan *p, tilemm_backend backend)
+{
+  return backend == TILEMM_BACKEND_CUDA ? p->workers.count > 1 : p->simulated > 1;
+}
+
+/* What one panel may hold: the product's limit, and on several GPU workers each one's share of
+ * its device (the limit split among the workers sharing a device, and its memory budget). */
+static size_t panel_limit_of (const tilemm_call_plan *p, tilemm_backend backend,
+                              const tilemm_device_facts *gpu)
+{
+  if (backend != TILEMM_BACKEND_CUDA || !several_workers (p, backend))
+    return p->device_limit;
+  return smaller_limit (shared_limit (p->device_limit, &p->workers),
+                        worker_share (gpu, &p->workers));
+}
+
 /* The plans of the queue's panels: [in the last panel row][in the last panel column]. */
 static tilemm_status plan_subs (tilemm_call_plan *p, int whole_panels, size_t panel_limit)
 {
@@ -224,13 +249,9 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
 tilemm_status tilemm_call_plan_queue (tilemm_call_plan *p, tilemm_backend backend,
                                       const tilemm_device_facts *gpu)
 {
-  const int gpu_transposed
-    = backend == TILEMM_BACKEND_CUDA && (p->op_a != TILEMM_OP_NONE || p->op_b != TILEMM_OP_NONE);
-  const int several = backend == TILEMM_BACKEND_CUDA ? p->workers.count > 1 : p->simulated > 1;
-  size_t panel_limit = p->device_limit;
-  if (backend == TILEMM_BACKEND_CUDA && several)
-    panel_limit = smaller_limit (shared_limit (panel_limit, &p->workers),
-                                 worker_share (gpu, &p->workers));
+  const int gpu_transposed = whole_panels (p, backend);
+  const int several = several_workers (p, backend);
+  const size_t panel_limit = panel_limit_of (p, backend, gpu);
   /* The queue: the workers' panels; one device runs the whole plan in one piece (its own panels
    * and steps), except in whole panels, which it runs one after another. */
   int count = 1;
@@ -273,15 +294,9 @@ tilemm_status tilemm_call_plan_queue (tilemm_call_plan *p, tilemm_backend backen
 static tilemm_status plan_native (tilemm_call_plan *p, tilemm_backend backend,
                                   const tilemm_device_facts *gpu)
 {
-  const int gpu_transposed
-    = backend == TILEMM_BACKEND_CUDA && (p->op_a != TILEMM_OP_NONE || p->op_b != TILEMM_OP_NONE);
-  const int several = backend == TILEMM_BACKEND_CUDA ? p->workers.count > 1 : p->simulated > 1;
-  /* Each panel fits its worker's share of its device as well as the product's limit. */
-  size_t panel_limit = p->device_limit;
-  if (backend == TILEMM_BACKEND_CUDA && several)
-    panel_limit = smaller_limit (shared_limit (panel_limit, &p->workers),
-                                 worker_share (gpu, &p->workers));
-  const tilemm_limits limits = { gpu_transposed ? panel_limit : p->device_limit };
+  const int gpu_transposed = whole_panels (p, backend);
+  const tilemm_limits limits = { gpu_transposed ? panel_limit_of (p, backend, gpu)
+                                                : p->device_limit };
   tilemm_status status
     = gpu_transposed ? tilemm_plan_make_whole_panels (&p->native, backend, p->type, p->m, p->n,
                                                       p->k, p->op_a, p->op_b, &limits)

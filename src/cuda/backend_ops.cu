@@ -234,8 +234,8 @@ tilemm_status cuda_emu_whole (void *state, int worker, const tilemm_emu_options 
 extern "C" {
 
 /* Hidden: found only by the module it is linked into (exec/backends.c says why). */
-extern __attribute__ ((visibility ("hidden"))) const tilemm_backend_ops tilemm_cuda_backend_ops;
-__attribute__ ((visibility ("hidden"))) const tilemm_backend_ops tilemm_cuda_backend_ops = {
+extern const tilemm_backend_ops tilemm_cuda_backend_ops __attribute__ ((visibility ("hidden")));
+const tilemm_backend_ops tilemm_cuda_backend_ops = {
   "gpu",
   "GPU",
   cuda_probe,

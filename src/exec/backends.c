@@ -47,3 +47,12 @@ void tilemm_backend_facts (tilemm_backend backend, int with_budgets, tilemm_devi
   facts->why_status = TILEMM_ENOGPU;
   snprintf (facts->why, sizeof facts->why, "%s", not_built);
 }
+
+tilemm_status tilemm_exec_no_backend (tilemm_backend backend, tilemm_error *err)
+{
+  if (backend != TILEMM_BACKEND_CUDA)
+    return tilemm_error_set (err, TILEMM_EBACKEND, "no backend %d in this build", (int) backend);
+  tilemm_device_facts facts;
+  tilemm_backend_facts (TILEMM_BACKEND_CUDA, 0, &facts);
+  return tilemm_error_set (err, TILEMM_ENOGPU, "%s", facts.why);
+}

@@ -14,6 +14,7 @@
 
 #include "backend.h"
 #include "batch_run.h"
+#include "parts.h"
 
 static tilemm_type real_of (tilemm_type type)
 {
@@ -209,54 +210,6 @@ static tilemm_status native_batch (const tilemm_batch_job *job, const tilemm_bat
 
 /* ---------------------------------------------------------------- real and complex pages */
 
-/* A complex page's parts apart (rows×cols as stored): side by side [re  sign·im] (rows×2cols),
- * or stacked [re; sign·im] (2rows×cols).  sign -1 conjugates (negation is exact). */
-static void split_page (int single, const void *z, int64_t rows, int64_t cols, int stacked,
-                        int negate, void *out)
-{
-  for (int64_t j = 0; j < cols; j++)
-    for (int64_t i = 0; i < rows; i++)
-      {
-        const size_t from = 2 * ((size_t) j * (size_t) rows + (size_t) i);
-        const size_t re_at = stacked ? (size_t) j * 2 * (size_t) rows + (size_t) i
-                                     : (size_t) j * (size_t) rows + (size_t) i;
-        const size_t im_at = stacked ? re_at + (size_t) rows : re_at + (size_t) rows * (size_t) cols;
-        if (single)
-          {
-            const float *x = z;
-            float *y = out;
-            y[re_at] = x[from];
-            y[im_at] = negate ? -x[from + 1] : x[from + 1];
-          }
-        else
-          {
-            const double *x = z;
-            double *y = out;
-            y[re_at] = x[from];
-            y[im_at] = negate ? -x[from + 1] : x[from + 1];
-          }
-      }
-}
-
-/* The inverse for a page of Z (m×n complex): from its parts side by side (m×2n) or stacked
- * (2m×n). */
-static void join_page (int single, const void *p, int64_t m, int64_t n, int stacked, void *c)
-{
-  for (int64_t j = 0; j < n; j++)
-    for (int64_t i = 0; i < m; i++)
-      {
-        const size_t to = 2 * ((size_t) j * (size_t) m + (size_t) i);
-        const size_t re_at = stacked ? (size_t) j * 2 * (size_t) m + (size_t) i
-                                     : (size_t) j * (size_t) m + (size_t) i;
-        const size_t im_at = stacked ? re_at + (size_t) m : re_at + (size_t) m * (size_t) n;
-        if (single)
-          ((float *) c)[to] = ((const float *) p)[re_at],
-          ((float *) c)[to + 1] = ((const float *) p)[im_at];
-        else
-          ((double *) c)[to] = ((const double *) p)[re_at],
-          ((double *) c)[to + 1] = ((const double *) p)[im_at];
-      }
-}
 
 /* A real and a complex operand where `*` takes two real products (route.b_split, a_split): the
  * complex operand's pages copied apart into real pages of twice the width (once for the
@@ -294,8 +247,8 @@ static tilemm_status split_batch (const tilemm_batch *batch, const tilemm_option
 #pragma omp parallel for schedule (static) if (stored_pages > 1 && part_page * stored_pages > 4096)
 #endif
   for (int64_t p = 0; p < stored_pages; p++)
-    split_page (single, (const unsigned char *) from + (size_t) p * part_page * es, rows, cols,
-                stacked_in, negate, parts + (size_t) p * part_page * es);
+    tilemm_split_parts (single, (const unsigned char *) from + (size_t) p * part_page * es, rows,
+                        cols, stacked_in, negate ? -1.0 : 1.0, parts + (size_t) p * part_page * es);
   tilemm_batch_job job;
   job.type = type;
   job.shape = s;
@@ -325,7 +278,7 @@ static tilemm_status split_batch (const tilemm_batch *batch, const tilemm_option
 #pragma omp parallel for schedule (static) if (s->z_pages > 1 && product_page * s->z_pages > 4096)
 #endif
       for (int64_t p = 0; p < s->z_pages; p++)
-        join_page (single, product + (size_t) p * product_page * es, r->m, r->n, !split_y,
+        tilemm_join_parts (single, product + (size_t) p * product_page * es, r->m, r->n, !split_y,
                    (unsigned char *) z + (size_t) p * product_page * es);
     }
   free (parts);

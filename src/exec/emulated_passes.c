@@ -38,11 +38,7 @@ tilemm_status tilemm_exec_emulated (tilemm_backend backend, const tilemm_call_pl
   const int simulated = backend == TILEMM_BACKEND_CPU && p->simulated > 1 && !p->emu_one_pass;
   const tilemm_backend_ops *ops = simulated ? &tilemm_sim_backend_ops : tilemm_backend_find (backend);
   if (!ops)
-    {
-      tilemm_error why = { TILEMM_OK, "" };
-      tilemm_cuda_probe (&why);
-      return tilemm_error_set (err, TILEMM_ENOGPU, "%s", why.detail);
-    }
+    return tilemm_exec_no_backend (backend, err);
   void *state = NULL;
   tilemm_status status = ops->begin (p, &state, err);
   if (status != TILEMM_OK)

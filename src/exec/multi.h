@@ -83,6 +83,10 @@ tilemm_status tilemm_exec_native (tilemm_backend backend, const tilemm_call_plan
  * the backend's own (NULL when this build has none: the caller answers TILEMM_ENOGPU). */
 const tilemm_backend_ops *tilemm_exec_ops (tilemm_backend backend, const tilemm_call_plan *plan);
 
+/* The error of a plan whose backend this build does not have (no table found): TILEMM_ENOGPU
+ * with the reason for the GPU, TILEMM_EBACKEND otherwise. */
+tilemm_status tilemm_exec_no_backend (tilemm_backend backend, tilemm_error *err);
+
 /* ---------------------------------------------------------------- a given low-level plan */
 
 /* Simulated devices run on the CPU backend as a GPU would (src/cpu/simulated.c). */

@@ -41,13 +41,7 @@ tilemm_status tilemm_multiply_op_stoppable (const tilemm_plan *plan, tilemm_op o
     return tilemm_error_set (err, TILEMM_OK, NULL);
   const tilemm_backend_ops *ops = tilemm_backend_find (plan->backend);
   if (!ops)
-    {
-      tilemm_error probe = { TILEMM_OK, "" };
-      tilemm_cuda_probe (&probe);
-      return tilemm_error_set (err, plan->backend == TILEMM_BACKEND_CUDA ? TILEMM_ENOGPU
-                                                                         : TILEMM_EBACKEND,
-                               "%s", probe.detail[0] ? probe.detail : "no such backend");
-    }
+    return tilemm_exec_no_backend (plan->backend, err);
   /* One device, the whole plan: the backend runs its panels and steps (a transposed product on
    * the GPU, which it runs in whole panels, through the queue of the plan's panels). */
   tilemm_call_plan run;

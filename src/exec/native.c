@@ -29,11 +29,7 @@ tilemm_status tilemm_exec_native (tilemm_backend backend, const tilemm_call_plan
     return tilemm_error_set (err, TILEMM_OK, NULL);
   const tilemm_backend_ops *ops = tilemm_exec_ops (backend, plan);
   if (!ops)
-    {
-      tilemm_error why = { TILEMM_OK, "" };
-      tilemm_cuda_probe (&why);
-      return tilemm_error_set (err, TILEMM_ENOGPU, "%s", why.detail);
-    }
+    return tilemm_exec_no_backend (backend, err);
   void *state = NULL;
   tilemm_status status = ops->begin (plan, &state, err);
   if (status != TILEMM_OK)

@@ -21,6 +21,7 @@
 #include "batch.h"
 #include "batch_run.h"
 #include "front.h"
+#include "oct_options.h"
 #include "pagemtimes_help.h"
 
 namespace
@@ -39,62 +40,6 @@ const char pages_usage[]
   error_with_id (id.c_str (), "%s. %s", detail, tilemm_advice (err.status));
 }
 
-int interrupt_pending (void *)
-{
-  return octave_signal_caught || octave_interrupt_state > 0;
-}
-
-// The options from args(first) on, as tilemm takes them (tilemm_oct.cc reads them the same way:
-// names and values checked by the core, tilemm_options_set).
-tilemm_options parse_options (const octave_value_list &args, int first)
-{
-  tilemm_options o;
-  tilemm_options_init (&o);
-  o.stop.should_stop = interrupt_pending;
-  if ((args.length () - first) % 2 != 0)
-    error_with_id ("tilemm:badoption", "options come in name, value pairs; %s", pages_usage);
-  for (int i = first; i < args.length (); i += 2)
-    {
-      if (! args(i).is_string () || args(i).rows () > 1)
-        error_with_id ("tilemm:badoption",
-                       "option %d: the name must be a string such as \"backend\"",
-                       (i - first) / 2 + 1);
-      const std::string name = args(i).string_value ();
-      if (name.find ('\0') != std::string::npos)
-        error_with_id ("tilemm:badoption", "option %d: the name contains a NUL character",
-                       (i - first) / 2 + 1);
-      const octave_value &v = args(i+1);
-      std::string text;
-      NDArray numbers;
-      tilemm_value value = { TILEMM_VALUE_OTHER, "", 0.0, NULL, 0 };
-      if (v.is_string () && v.rows () <= 1)
-        {
-          text = v.string_value ();
-          if (text.find ('\0') != std::string::npos)
-            error_with_id ("tilemm:badoption", "option \"%s\": the value contains a NUL character",
-                           name.c_str ());
-          value.kind = TILEMM_VALUE_STRING;
-          value.string = text.c_str ();
-        }
-      else if (v.isnumeric () && v.isreal () && ! v.issparse () && v.numel () == 1)
-        {
-          value.kind = TILEMM_VALUE_REAL_SCALAR;
-          value.number = v.double_value ();
-        }
-      else if (v.isnumeric () && v.isreal () && ! v.issparse () && v.ndims () == 2
-               && (v.rows () <= 1 || v.columns () <= 1))
-        {
-          numbers = v.array_value ();
-          value.kind = TILEMM_VALUE_REAL_VECTOR;
-          value.numbers = numbers.data ();
-          value.count = (size_t) numbers.numel ();
-        }
-      tilemm_error err = { TILEMM_OK, "" };
-      if (tilemm_options_set (&o, name.c_str (), &value, &err) != TILEMM_OK)
-        error_with_id ("tilemm:badoption", "%s", err.detail);
-    }
-  return o;
-}
 
 // MATLAB documents pagemtimes' operands as single or double arrays, real or complex (full).
 void check_operand (const octave_value &x, const char *name)
@@ -254,7 +199,7 @@ octave_value pages (const octave_value_list &args)
                    "\"none\", \"transpose\" or \"ctranspose\"");
   check_operand (x, "X");
   check_operand (y, "Y");
-  const tilemm_options options = parse_options (args, 4);
+  const tilemm_options options = tilemm_oct_options (args, 4, pages_usage);
 
   const std::vector<int64_t> xd = dims_of (x), yd = dims_of (y);
   tilemm_batch batch;

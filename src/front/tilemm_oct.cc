@@ -19,6 +19,7 @@
 
 #include "backend.h"
 #include "front.h"
+#include "oct_options.h"
 #include "tilemm_help.h"
 
 namespace
@@ -37,14 +38,6 @@ struct release_at_unload
   error_with_id (id.c_str (), "%s. %s", detail, tilemm_advice (err.status));
 }
 
-// Ctrl-C.  Octave's SIGINT handler only sets these flags; octave_quit () turns them into an
-// interrupt exception.  The core polls this between panels, GPU steps and CPU tile rows: it only
-// reads the flags (an exception must not cross the C core, which holds the GPU lock), and after
-// the core has stopped cleanly octave_quit () below raises Octave's own interrupt.
-int interrupt_pending (void *)
-{
-  return octave_signal_caught || octave_interrupt_state > 0;
-}
 
 [[noreturn]] void fail_run (const tilemm_error &err)
 {
@@ -53,60 +46,6 @@ int interrupt_pending (void *)
   fail (err);
 }
 
-// The options from args(first) on.
-tilemm_options parse_options (const octave_value_list &args, int first)
-{
-  tilemm_options o;
-  tilemm_options_init (&o);
-  o.stop.should_stop = interrupt_pending;
-  const int nopt = args.length () - first;
-  if (nopt % 2 != 0)
-    error_with_id ("tilemm:badoption", "options come in name, value pairs; %s", tilemm_usage);
-  for (int i = first; i < args.length (); i += 2)
-    {
-      if (! args(i).is_string () || args(i).rows () > 1)
-        error_with_id ("tilemm:badoption",
-                       "option %d: the name must be a string such as \"backend\"",
-                       (i - first) / 2 + 1);
-      const std::string name = args(i).string_value ();
-      // The core reads names and values as C strings, which end at a NUL: "backend\0x" would
-      // be taken for "backend".
-      if (name.find ('\0') != std::string::npos)
-        error_with_id ("tilemm:badoption", "option %d: the name contains a NUL character",
-                       (i - first) / 2 + 1);
-      const octave_value &v = args(i+1);
-      std::string text;
-      NDArray numbers;
-      tilemm_value value = { TILEMM_VALUE_OTHER, "", 0.0, NULL, 0 };
-      if (v.is_string () && v.rows () <= 1)
-        {
-          text = v.string_value ();
-          if (text.find ('\0') != std::string::npos)
-            error_with_id ("tilemm:badoption", "option \"%s\": the value contains a NUL character",
-                           name.c_str ());
-          value.kind = TILEMM_VALUE_STRING;
-          value.string = text.c_str ();
-        }
-      else if (v.isnumeric () && v.isreal () && ! v.issparse () && v.numel () == 1)
-        {
-          value.kind = TILEMM_VALUE_REAL_SCALAR;
-          value.number = v.double_value ();
-        }
-      else if (v.isnumeric () && v.isreal () && ! v.issparse () && v.ndims () == 2
-               && (v.rows () <= 1 || v.columns () <= 1))
-        {
-          /* A real vector (or []), as "devices", [0 1] takes. */
-          numbers = v.array_value ();
-          value.kind = TILEMM_VALUE_REAL_VECTOR;
-          value.numbers = numbers.data ();
-          value.count = (size_t) numbers.numel ();
-        }
-      tilemm_error err = { TILEMM_OK, "" };
-      if (tilemm_options_set (&o, name.c_str (), &value, &err) != TILEMM_OK)
-        error_with_id ("tilemm:badoption", "%s", err.detail);
-    }
-  return o;
-}
 
 tilemm_class class_of (const octave_value &x)
 {
@@ -299,7 +238,7 @@ static void decide_call (const octave_value_list &args, call &x)
     error_with_id (tilemm_badtranspose_id, "%s", err.detail);
   x.a = args(0);
   x.b = args(op_form ? 2 : 1);
-  x.o = parse_options (args, op_form ? 4 : 2);
+  x.o = tilemm_oct_options (args, op_form ? 4 : 2, tilemm_usage);
   tilemm_operand da = describe (x.a);
   const tilemm_operand db = describe (x.b);
   da.host_two_real = has_compound_operator (x.a, x.op_a, x.b, x.op_b) ? 1 : 0;
