@@ -4,7 +4,7 @@
 # as one test.  Grep-based on purpose: a rule is a pattern anyone can read and run, and a line
 # the pattern misjudges goes on the rule's short allowlist with the reason.
 #   tests/check-layers.sh [SRC]     (SRC: the src/ folder to check; default this checkout's)
-# Prints "check-layers: N passed, N failed, N skipped" (tests/sum-counts).
+# Prints "check_layers: N passed, N failed, N skipped" (tests/sum-counts).
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 set -u
@@ -133,5 +133,5 @@ for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
     passed=$((passed + 1))
   fi
 done
-echo "check-layers: $passed passed, $failed failed, 0 skipped"
+echo "check_layers: $passed passed, $failed failed, 0 skipped"
 [ "$failed" = 0 ]
