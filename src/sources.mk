@@ -68,7 +68,7 @@ TILEMM_MEX_GATEWAYS = front/tilemm.c front/tilemm_info.c
 TILEMM_MEX_COMMON = front/mex_common.c
 
 # The Octave-native front end (tilemm.oct).
-TILEMM_OCT = front/tilemm_oct.cc front/pages_oct.cc front/oct_options.cc
+TILEMM_OCT = front/tilemm_oct.cc front/pages_oct.cc front/oct_shared.cc
 
 # The BLAS library (libtilemm_blas.so, installed beside the oct-file): its entry points, where a
 # call's product runs, the next BLAS in the process, the per-process trace.
@@ -86,7 +86,7 @@ TILEMM_CUDA_H = cuda/cuda_try.h cuda/executor.h kernels/transpose.h kernels/emul
 TILEMM_KERNEL_H = kernels/kernels_types.cuh kernels/kernels_async.cuh kernels/kernels_simt.cuh \
   kernels/kernels_regtile.cuh kernels/kernels_dmma.cuh \
   kernels/kernels_imma.cuh kernels/kernels_imma_wgmma.cuh kernels/emulated_kernels.cuh
-TILEMM_FRONT_H = front/mex_common.h front/blas_shim.h front/oct_options.h front/blas_internal.h
+TILEMM_FRONT_H = front/mex_common.h front/blas_shim.h front/oct_shared.h front/blas_internal.h
 
 # Not compiled, shipped: the help texts of the gateways, their Octave tests (the %! blocks the
 # build appends to the help files tilemm.m and tilemm_info.m) and the BLAS library's symbol map.

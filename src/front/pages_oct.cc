@@ -21,7 +21,7 @@
 #include "batch.h"
 #include "batch_run.h"
 #include "front.h"
-#include "oct_options.h"
+#include "oct_shared.h"
 #include "pagemtimes_help.h"
 
 namespace
@@ -31,14 +31,6 @@ const char pages_usage[]
   = "usage: Z = pagemtimes (X, Y) or pagemtimes (X, transpX, Y, transpY), then options "
     "\"backend\" (\"auto\", \"cpu\", \"gpu\"), \"max_device_bytes\", \"precision\"";
 
-[[noreturn]] void fail (const tilemm_error &err)
-{
-  if (err.status == TILEMM_EINTERRUPTED)
-    octave_quit ();
-  const std::string id = std::string ("tilemm:") + tilemm_status_reason (err.status);
-  const char *detail = err.detail[0] ? err.detail : tilemm_strerror (err.status);
-  error_with_id (id.c_str (), "%s. %s", detail, tilemm_advice (err.status));
-}
 
 
 // MATLAB documents pagemtimes' operands as single or double arrays, real or complex (full).
@@ -62,26 +54,8 @@ std::vector<int64_t> dims_of (const octave_value &x)
   return out;
 }
 
-template <typename A>
-A uninitialised (const dim_vector& dims)
-{
-  typedef typename A::element_type T;
-  std::allocator<T> alloc;
-  T *data = alloc.allocate (dims.safe_numel ());
-  return A (Array<T> (data, dims));
-}
-
-void convert (const octave_value &x, NDArray &out) { out = x.array_value (); }
-void convert (const octave_value &x, FloatNDArray &out) { out = x.float_array_value (); }
-void convert (const octave_value &x, ComplexNDArray &out) { out = x.complex_array_value (); }
-void convert (const octave_value &x, FloatComplexNDArray &out)
-{
-  out = x.float_complex_array_value ();
-}
-
-// Whether Octave evaluates op_a(page) * op_b(page) by a compound operator of its own for these
-// classes and complexities (then a real and a complex operand always take two real products;
-// see tilemm_oct.cc and route.c).  The type of a full matrix of each stands for the pages.
+// The type Octave's compound operators are looked up by for a page of x
+// (tilemm_oct_compound_operator): that of a full matrix of x's class and complexity.
 int page_type_id (const octave_value &x)
 {
   if (x.is_single_type ())
@@ -91,19 +65,6 @@ int page_type_id (const octave_value &x)
                         : octave_matrix::static_type_id ();
 }
 
-bool has_compound_operator (const octave_value &a, tilemm_op op_a, const octave_value &b,
-                            tilemm_op op_b)
-{
-  if (op_a == TILEMM_OP_NONE && op_b == TILEMM_OP_NONE)
-    return false;
-  octave_value::compound_binary_op op;
-  if (op_a != TILEMM_OP_NONE)
-    op = op_a == TILEMM_OP_TRANSPOSE ? octave_value::op_trans_mul : octave_value::op_herm_mul;
-  else
-    op = op_b == TILEMM_OP_TRANSPOSE ? octave_value::op_mul_trans : octave_value::op_mul_herm;
-  return octave_value_typeinfo::lookup_binary_op (op, page_type_id (a), page_type_id (b))
-         != nullptr;
-}
 
 // op(x) page by page: its first two dimensions swapped, conjugated for ctranspose.
 octave_value page_op (const octave_value &x, tilemm_op op)
@@ -144,35 +105,33 @@ octave_value compute (const tilemm_batch &batch, const tilemm_options &options,
   Cplx cx, cy;
   const void *px, *py;
   if (r.use_a == TILEMM_OPERAND_TO_COMPLEX || x.iscomplex ())
-    convert (x, cx), px = cx.data ();
+    tilemm_oct_convert (x, cx), px = cx.data ();
   else
-    convert (x, rx), px = rx.data ();
+    tilemm_oct_convert (x, rx), px = rx.data ();
   if (r.use_b == TILEMM_OPERAND_TO_COMPLEX || y.iscomplex ())
-    convert (y, cy), py = cy.data ();
+    tilemm_oct_convert (y, cy), py = cy.data ();
   else
-    convert (y, ry), py = ry.data ();
+    tilemm_oct_convert (y, ry), py = ry.data ();
   tilemm_error err = { TILEMM_OK, "" };
   if (! r.result_complex)
     {
-      Real z = uninitialised<Real> (z_dims);
+      Real z = tilemm_oct_uninitialised<Real> (z_dims);
       if (tilemm_batch_run (&batch, &o, px, py, z.fortran_vec (), &err) != TILEMM_OK)
-        fail (err);
-      if (notice.raised)
-        warning_with_id (notice.id, "%s", notice.text);
+        tilemm_oct_fail (err);
+      tilemm_oct_raise_notice (notice);
       return octave_value (z);
     }
-  Cplx z = uninitialised<Cplx> (z_dims);
+  Cplx z = tilemm_oct_uninitialised<Cplx> (z_dims);
   if (tilemm_batch_run (&batch, &o, px, py, z.fortran_vec (), &err) != TILEMM_OK)
-    fail (err);
-  if (notice.raised)
-    warning_with_id (notice.id, "%s", notice.text);
+    tilemm_oct_fail (err);
+  tilemm_oct_raise_notice (notice);
   // A loop of `*` leaves real pages where every imaginary part is zero, and Octave narrows a
   // complex array whose imaginary parts are all zero: the whole result is real then.
   const tilemm_type type = r.result_class == TILEMM_CLASS_SINGLE ? TILEMM_COMPLEX_SINGLE
                                                                   : TILEMM_COMPLEX_DOUBLE;
   if (tilemm_imag_all_zero (type, z.data (), z.numel ()))
     {
-      Real real = uninitialised<Real> (z_dims);
+      Real real = tilemm_oct_uninitialised<Real> (z_dims);
       tilemm_copy_real_parts (type, z.data (), z.numel (), real.fortran_vec ());
       return octave_value (real);
     }
@@ -211,7 +170,7 @@ octave_value pages (const octave_value_list &args)
         error_with_id (batch.shape.bad_dim == 2 ? "tilemm:pages:nonconformant"
                                                 : "tilemm:pages:pagedims",
                        "%s", err.detail);
-      fail (err);
+      tilemm_oct_fail (err);
     }
   const tilemm_batch_shape &s = batch.shape;
   dim_vector z_dims = dim_vector::alloc (s.page_ndims + 2);
@@ -252,12 +211,13 @@ octave_value pages (const octave_value_list &args)
   // page, which `*` makes exactly symmetric (Hermitian).
   da.identity = &x.get_rep ();
   db.identity = &y.get_rep ();
-  da.host_two_real = has_compound_operator (x, op_a, y, op_b) ? 1 : 0;
+  da.host_two_real
+    = tilemm_oct_compound_operator (page_type_id (x), op_a, page_type_id (y), op_b) ? 1 : 0;
   db.host_two_real = 0;
   tilemm_options page_options = options;
   page_options.backend = TILEMM_CHOOSE_CPU;
   if (tilemm_decide_op (&da, op_a, &db, op_b, &page_options, &batch.decision, &err) != TILEMM_OK)
-    fail (err);
+    tilemm_oct_fail (err);
   if (batch.decision.action != TILEMM_DO_COMPUTE)
     error_with_id ("tilemm:pages:size", "pagemtimes: pages of %lldx%lld and %lldx%lld are "
                    "beyond what the product takes", (long long) s.x_rows, (long long) s.x_cols,
@@ -270,13 +230,13 @@ octave_value pages (const octave_value_list &args)
     {
       err.status = TILEMM_ENOGPU;
       snprintf (err.detail, sizeof err.detail, "%s", probe_err.detail);
-      fail (err);
+      tilemm_oct_fail (err);
     }
   if (tilemm_batch_plan_make (&batch.decision.route, s.z_pages, 0, options.backend, gpu_usable,
                               options.max_device_bytes,
                               gpu_usable ? tilemm_cuda_memory_budget () : 0, &batch.plan, &err)
       != TILEMM_OK)
-    fail (err);
+    tilemm_oct_fail (err);
   batch.decision.backend = batch.plan.backend;
 
   if (single)

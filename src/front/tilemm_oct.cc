@@ -19,7 +19,7 @@
 
 #include "backend.h"
 #include "front.h"
-#include "oct_options.h"
+#include "oct_shared.h"
 #include "tilemm_help.h"
 
 namespace
@@ -31,20 +31,6 @@ struct release_at_unload
   ~release_at_unload () { tilemm_cuda_release (); }
 } release_guard;
 
-[[noreturn]] void fail (const tilemm_error &err)
-{
-  const std::string id = std::string ("tilemm:") + tilemm_status_reason (err.status);
-  const char *detail = err.detail[0] ? err.detail : tilemm_strerror (err.status);
-  error_with_id (id.c_str (), "%s. %s", detail, tilemm_advice (err.status));
-}
-
-
-[[noreturn]] void fail_run (const tilemm_error &err)
-{
-  if (err.status == TILEMM_EINTERRUPTED)
-    octave_quit ();   // throws Octave's interrupt when the flag is still up
-  fail (err);
-}
 
 
 tilemm_class class_of (const octave_value &x)
@@ -79,39 +65,6 @@ tilemm_operand describe (const octave_value &x)
   return d;
 }
 
-// Octave's arrays of each element type, from any operand the route accepts.  An operand that
-// already has the class and complexity shares its data (no copy); others are converted.
-void convert (const octave_value &x, NDArray &out) { out = x.array_value (true); }
-void convert (const octave_value &x, FloatNDArray &out) { out = x.float_array_value (true); }
-void convert (const octave_value &x, ComplexNDArray &out) { out = x.complex_array_value (true); }
-void convert (const octave_value &x, FloatComplexNDArray &out)
-{
-  out = x.float_complex_array_value (true);
-}
-
-// An Octave array of `dims` whose elements are NOT initialised.  Octave 7's Array allocator
-// value-initialises every element ("uninitialised" constructors included: ArrayRep::allocate
-// constructs each one), which for a 4096×4096 double result is a 128 MiB zero fill by one
-// thread, page faults included: ≈ 60 ms on the GPU machine, many times the product itself.  So
-// the storage is taken from the same allocator without constructing the elements (they are all
-// written by the product), and Array's constructor from a pointer takes ownership of it: its
-// destructor gives it back to that allocator.  Element types here are trivially destructible.
-template <typename A>
-A uninitialised (const dim_vector& dims)
-{
-  typedef typename A::element_type T;
-  std::allocator<T> alloc;
-  T *data = alloc.allocate (dims.safe_numel ());
-  return A (Array<T> (data, dims));
-}
-
-// A warning the product left (tilemm_notice), raised with its id.
-void raise_notice (const tilemm_notice &notice)
-{
-  if (notice.raised)
-    warning_with_id (notice.id, "%s", notice.text);
-}
-
 // Runs the product into Octave's own result array, allocated without a fill.
 template <typename Real, typename Cplx>
 octave_value compute (const tilemm_decision &d, const tilemm_options &options,
@@ -129,30 +82,30 @@ octave_value compute (const tilemm_decision &d, const tilemm_options &options,
   Cplx ca, cb;
   const void *pa, *pb;
   if (r.use_a == TILEMM_OPERAND_TO_COMPLEX || a.iscomplex ())
-    convert (a, ca), pa = ca.data ();
+    tilemm_oct_convert (a, ca), pa = ca.data ();
   else
-    convert (a, ra), pa = ra.data ();
+    tilemm_oct_convert (a, ra), pa = ra.data ();
   if (r.use_b == TILEMM_OPERAND_TO_COMPLEX || b.iscomplex ())
-    convert (b, cb), pb = cb.data ();
+    tilemm_oct_convert (b, cb), pb = cb.data ();
   else
-    convert (b, rb), pb = rb.data ();
+    tilemm_oct_convert (b, rb), pb = rb.data ();
 
   if (! r.result_complex)
     {
-      Real c = uninitialised<Real> (result_dims);   // the product writes every element
+      Real c = tilemm_oct_uninitialised<Real> (result_dims);   // the product writes every element
       if (tilemm_run (&d, &o, pa, pb, c.fortran_vec (), &err) != TILEMM_OK)
-        fail_run (err);
-      raise_notice (notice);
+        tilemm_oct_fail (err);
+      tilemm_oct_raise_notice (notice);
       return octave_value (c);
     }
-  Cplx c = uninitialised<Cplx> (result_dims);
+  Cplx c = tilemm_oct_uninitialised<Cplx> (result_dims);
   if (tilemm_run (&d, &o, pa, pb, c.fortran_vec (), &err) != TILEMM_OK)
-    fail_run (err);
-  raise_notice (notice);
+    tilemm_oct_fail (err);
+  tilemm_oct_raise_notice (notice);
   const tilemm_type type = single ? TILEMM_COMPLEX_SINGLE : TILEMM_COMPLEX_DOUBLE;
   if (tilemm_imag_all_zero (type, c.data (), c.numel ()))
     {
-      Real real = uninitialised<Real> (result_dims);
+      Real real = tilemm_oct_uninitialised<Real> (result_dims);
       tilemm_copy_real_parts (type, c.data (), c.numel (), real.fortran_vec ());
       return octave_value (real);
     }
@@ -162,19 +115,6 @@ octave_value compute (const tilemm_decision &d, const tilemm_options &options,
 // Whether Octave evaluates op_a(a) * op_b(b) by a compound operator of its own for this pair
 // of types (trans_mul (a, op_b(b)), or mul_trans (a, b) when only b is transposed): for a real
 // and a complex operand those take two real products whatever the shape (route.c).
-bool has_compound_operator (const octave_value &a, tilemm_op op_a, const octave_value &b,
-                            tilemm_op op_b)
-{
-  if (op_a == TILEMM_OP_NONE && op_b == TILEMM_OP_NONE)
-    return false;
-  octave_value::compound_binary_op op;
-  if (op_a != TILEMM_OP_NONE)
-    op = op_a == TILEMM_OP_TRANSPOSE ? octave_value::op_trans_mul : octave_value::op_herm_mul;
-  else
-    op = op_b == TILEMM_OP_TRANSPOSE ? octave_value::op_mul_trans : octave_value::op_mul_herm;
-  // A transposed full matrix keeps its type, so b's type stands for op_b(b)'s.
-  return octave_value_typeinfo::lookup_binary_op (op, a.type_id (), b.type_id ()) != nullptr;
-}
 
 // args(i)'s text when it is a string (a char row, or '') without an embedded NUL, else NULL
 // (so "transpose" followed by a NUL and more is no keyword); kept alive in `text`.
@@ -241,9 +181,11 @@ static void decide_call (const octave_value_list &args, call &x)
   x.o = tilemm_oct_options (args, op_form ? 4 : 2, tilemm_usage);
   tilemm_operand da = describe (x.a);
   const tilemm_operand db = describe (x.b);
-  da.host_two_real = has_compound_operator (x.a, x.op_a, x.b, x.op_b) ? 1 : 0;
+  // A transposed full matrix keeps its type, so b's type stands for op_b(b)'s.
+  da.host_two_real
+    = tilemm_oct_compound_operator (x.a.type_id (), x.op_a, x.b.type_id (), x.op_b) ? 1 : 0;
   if (tilemm_decide_op (&da, x.op_a, &db, x.op_b, &x.o, &x.d, &err) != TILEMM_OK)
-    fail (err);
+    tilemm_oct_fail (err);
 }
 
 DEFUN_DLD (tilemm, args, nargout, TILEMM_HELP_TEXT)

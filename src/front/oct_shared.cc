@@ -1,5 +1,4 @@
-// oct_options.cc — what the oct-file's functions (tilemm, pagemtimes) share: the options read
-// from Octave's values and the interrupt poll (oct_options.h).
+// oct_shared.cc — what the oct-file's functions (tilemm, pagemtimes) share (oct_shared.h).
 //
 // Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 #include <octave/oct.h>
@@ -7,7 +6,9 @@
 
 #include <string>
 
-#include "oct_options.h"
+#include <octave/ov-typeinfo.h>
+
+#include "oct_shared.h"
 
 // Ctrl-C.  Octave's SIGINT handler only sets these flags; octave_quit () turns them into an
 // interrupt exception.  The core polls this between panels, GPU steps and CPU tile rows: it only
@@ -70,4 +71,31 @@ tilemm_options tilemm_oct_options (const octave_value_list &args, int first, con
         error_with_id ("tilemm:badoption", "%s", err.detail);
     }
   return o;
+}
+
+bool tilemm_oct_compound_operator (int type_a, tilemm_op op_a, int type_b, tilemm_op op_b)
+{
+  if (op_a == TILEMM_OP_NONE && op_b == TILEMM_OP_NONE)
+    return false;
+  octave_value::compound_binary_op op;
+  if (op_a != TILEMM_OP_NONE)
+    op = op_a == TILEMM_OP_TRANSPOSE ? octave_value::op_trans_mul : octave_value::op_herm_mul;
+  else
+    op = op_b == TILEMM_OP_TRANSPOSE ? octave_value::op_mul_trans : octave_value::op_mul_herm;
+  return octave_value_typeinfo::lookup_binary_op (op, type_a, type_b) != nullptr;
+}
+
+void tilemm_oct_raise_notice (const tilemm_notice &notice)
+{
+  if (notice.raised)
+    warning_with_id (notice.id, "%s", notice.text);
+}
+
+[[noreturn]] void tilemm_oct_fail (const tilemm_error &err)
+{
+  if (err.status == TILEMM_EINTERRUPTED)
+    octave_quit ();   // throws Octave's interrupt when the flag is still up
+  const std::string id = std::string ("tilemm:") + tilemm_status_reason (err.status);
+  const char *detail = err.detail[0] ? err.detail : tilemm_strerror (err.status);
+  error_with_id (id.c_str (), "%s. %s", detail, tilemm_advice (err.status));
 }
