@@ -54,7 +54,8 @@ tilemm_status tilemm_multiply_op_stoppable (const tilemm_plan *plan, tilemm_op o
   run.op_b = op_b;
   run.native = *plan;
   run.workers.count = 1;
-  run.workers.device[0] = tilemm_cuda_current_device () >= 0 ? tilemm_cuda_current_device () : 0;
+  const int device = tilemm_cuda_current_device ();   /* asked once: it takes the GPU's lock */
+  run.workers.device[0] = device >= 0 ? device : 0;
   tilemm_device_facts none;
   memset (&none, 0, sizeof none);
   none.current = run.workers.device[0];
