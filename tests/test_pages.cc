@@ -573,6 +573,23 @@ int main (void)
              && !plan.per_page && plan.pages_per_panel == 1000, "GPU: small pages batched");
   }
 
+  CHECK_CASE ("plan: a tiny batch on one thread, a larger one on every thread");
+  {
+    tilemm_route r;
+    memset (&r, 0, sizeof r);
+    r.action = TILEMM_ROUTE_COMPUTE;
+    r.compute_type = TILEMM_DOUBLE;
+    r.m = r.n = r.k = 3;
+    tilemm_batch_plan plan;
+    CHECK (tilemm_batch_plan_make (&r, 100, 8, TILEMM_CHOOSE_CPU, 0, 0, 0, &plan, &err) == TILEMM_OK
+             && plan.threads == 1, "100 pages of 3x3: %d threads", plan.threads);
+    CHECK (tilemm_batch_plan_make (&r, 100000, 8, TILEMM_CHOOSE_CPU, 0, 0, 0, &plan, &err) == TILEMM_OK
+             && plan.threads == 8, "10^5 pages of 3x3: %d threads", plan.threads);
+    r.m = r.n = r.k = 64;
+    CHECK (tilemm_batch_plan_make (&r, 10, 8, TILEMM_CHOOSE_CPU, 0, 0, 0, &plan, &err) == TILEMM_OK
+             && plan.threads == 8, "10 pages of 64x64: %d threads", plan.threads);
+  }
+
   CHECK_CASE ("plan: a page over the limit on the GPU");
   {
     tilemm_route r;

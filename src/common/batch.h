@@ -50,6 +50,11 @@ tilemm_status tilemm_batch_shape_make (int x_ndims, const int64_t *x_dims, tilem
 void tilemm_batch_sources (const tilemm_batch_shape *shape, int64_t z_page, int64_t *x_page,
                            int64_t *y_page);
 
+/* Real pages of at most this many multiply-adds run on the CPU without the tiled backend's
+ * entry (exec/batch.c), whose fixed cost is many times such a page's work; the plan's cost of a
+ * page on the CPU knows it. */
+#define TILEMM_BATCH_SMALL_PAGE_WORK 4096
+
 /* How a batch runs. */
 typedef struct {
   tilemm_backend backend;
@@ -61,7 +66,8 @@ typedef struct {
                                 CPU: every page; per_page: 1                                  */
   int parallel_pages;        /* CPU: pages spread over the threads, each page on one thread;
                                 0: page after page, each spread over the threads            */
-  int threads;               /* CPU: the threads (0: OpenMP's default)                       */
+  int threads;               /* CPU: the threads (0: OpenMP's default; 1 for a batch too
+                                small to gain from more)                                      */
 } tilemm_batch_plan;
 
 /* The plan of a batch of `pages` products of one page's route (m, n, k in the route's terms: a
@@ -70,8 +76,8 @@ typedef struct {
  * where the device model says that it pays for the whole batch, tilemm_batch_gpu_pays, and
  * gpu_usable); max_device_bytes: 0 for no limit, else the device bytes a panel of pages may
  * hold (device_bytes: the GPU's memory budget, 0 when unknown).  Pages that run alone
- * (per_page) leave the limit to the page's call plan, which the caller makes
- * (tilemm_decide_batch).  TILEMM_EDEVMEM when one page of a batched GPU product does not fit the
+ * (per_page: tilemm_batch_page_alone, or TILEMM_PAGES_ALONE=1 for every batch, =0 for none)
+ * leave the limit to the page's call plan, which the caller makes (tilemm_decide_batch).  TILEMM_EDEVMEM when one page of a batched GPU product does not fit the
  * limit; TILEMM_ENOGPU when "gpu" and !gpu_usable. */
 tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, int threads,
                                       tilemm_backend_choice choice, int gpu_usable,

@@ -14,11 +14,19 @@
 #include "device_model.h"
 
 /* The CPU's batched path in the device model's terms: a page's fixed cost on one thread (the
- * page's views and the tiled backend's entry), and the tiled C backend's rate on one thread.
- * Only "auto" reads them, to weigh the whole batch on the GPU against the pages on the host
- * threads; bench/pages.m measures both sides. */
+ * page's views and the tiled backend's entry; a small real page, computed directly, has
+ * almost none), and the tiled C backend's rate on one thread while every thread works (below
+ * its rate on one thread alone: the threads share the caches and the memory bus).  "auto"
+ * reads them to weigh the whole batch on the GPU against the pages on the host threads, and
+ * the plan to keep a tiny batch on one thread; bench/pages.m measures both sides. */
 static const double CPU_PAGE_S = 3.0e-7;
-static const double CPU_FLOPS_PER_THREAD_S = 4.0e9;
+static const double CPU_SMALL_PAGE_S = 2.0e-8;
+static const double CPU_FLOPS_PER_THREAD_S = 3.0e9;
+
+/* A batch that takes less than this on one thread runs on one thread: spreading it saves at
+ * most that, which a parallel region's start and barrier can cost (threads woken from sleep,
+ * on cores that another process may hold, and a barrier that waits for the slowest). */
+static const double CPU_SERIAL_S = 1.0e-4;
 
 static void dims_text (char *out, size_t size, int ndims, const int64_t *dims)
 {
@@ -157,6 +165,16 @@ int tilemm_batch_page_alone (const tilemm_route *route)
   return alone_s <= PAGE_ALONE_SLOWDOWN * in_batch_s;
 }
 
+/* Seconds the batch takes on the CPU on one thread. */
+static double cpu_one_thread_s (const tilemm_route *route, int64_t pages)
+{
+  const int small = !tilemm_type_is_complex (route->compute_type)
+                    && route_rows (route) * route_cols (route) * (double) route->k
+                         <= TILEMM_BATCH_SMALL_PAGE_WORK;
+  return (double) pages * (small ? CPU_SMALL_PAGE_S : CPU_PAGE_S)
+         + batch_flops (route, pages) / CPU_FLOPS_PER_THREAD_S;
+}
+
 int tilemm_batch_gpu_pays (const tilemm_route *route, int64_t pages, int threads)
 {
   if (pages <= 0)
@@ -171,8 +189,7 @@ int tilemm_batch_gpu_pays (const tilemm_route *route, int64_t pages, int threads
         ? (double) pages * tilemm_model_gpu_call_s (route->compute_type, bytes / (double) pages,
                                                     flops / (double) pages)
         : tilemm_model_gpu_call_s (route->compute_type, bytes, flops);
-  const double cpu_s = ((double) pages * CPU_PAGE_S + flops / CPU_FLOPS_PER_THREAD_S)
-                       / (double) threads;
+  const double cpu_s = cpu_one_thread_s (route, pages) / (double) threads;
   return gpu_s < cpu_s;
 }
 
@@ -187,7 +204,8 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
 #endif
   if (threads <= 0)
     threads = 1;
-  plan->threads = threads;
+  /* On the CPU (the backend may yet be the GPU: "auto" weighs the CPU on every thread). */
+  plan->threads = cpu_one_thread_s (route, pages) < CPU_SERIAL_S ? 1 : threads;
   plan->pages_per_panel = pages;
   plan->backend = TILEMM_BACKEND_CPU;
   /* TILEMM_PAGES_ALONE=1 (0) runs every batch's pages alone (none), for tests and to measure

@@ -75,13 +75,11 @@ static tilemm_status cpu_page (const tilemm_batch_job *job, const tilemm_plan *p
                                                            job->op_b, &b, &c, NULL, err);
 }
 
-/* Small real pages (SMALL_PAGE_WORK multiply-adds or fewer) directly, without the tiled
+/* Small real pages (TILEMM_BATCH_SMALL_PAGE_WORK multiply-adds or fewer) directly, without the tiled
  * backend's entry, whose fixed cost (its panel, its tile buffers, a parallel region of one
  * thread) is many times such a page's work.  The same sums as the backend's: each element from
  * zero, one multiply-add per k in increasing k, in the element's type (no fused multiply-add:
  * the core is compiled as ISO C, without contraction). */
-#define SMALL_PAGE_WORK 4096
-
 #define SMALL_PAGES(NAME, REAL)                                                               \
   static void NAME (const tilemm_batch_job *job, int64_t first, int64_t last)                \
   {                                                                                           \
@@ -114,7 +112,7 @@ SMALL_PAGES (small_pages_d, double)
 static int small_real_pages (const tilemm_batch_job *job)
 {
   return (job->type == TILEMM_SINGLE || job->type == TILEMM_DOUBLE)
-         && (double) job->m * (double) job->n * (double) job->k <= SMALL_PAGE_WORK;
+         && (double) job->m * (double) job->n * (double) job->k <= TILEMM_BATCH_SMALL_PAGE_WORK;
 }
 
 static tilemm_status cpu_batch (const tilemm_batch_job *job, const tilemm_batch_plan *bplan,
