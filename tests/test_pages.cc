@@ -8,8 +8,9 @@
 //
 // Each case: classes and complexity (real, complex, mixed: pairs and split), the nine transpose
 // pairs, page dimensions with expansion on either side, page counts 0, 1 and many, small pages
-// (packed) and pages past the batched kernels (the tiled kernels page by page), the GPU's panels
-// of pages under a small max_device_bytes; then the device memory given back.
+// (packed) and medium ones (tiled), the GPU's panels of pages under a small max_device_bytes,
+// pages that run alone (a plain product each, bitwise a loop of plain products, under a quarter
+// of a page); then the device memory given back.
 
 #include <math.h>
 #include <stdint.h>
@@ -32,7 +33,13 @@
 // its GPU cases are skipped where no GPU is usable).
 #ifdef TILEMM_TEST_MOCK
 extern "C" size_t mock_cuda_device_bytes (void);
-#else
+extern "C" size_t mock_cuda_peak_bytes (void);
+extern "C" void mock_cuda_reset_peak (void);
+extern "C" unsigned long long mock_kernels_launches (int variant);
+extern "C" unsigned long long mock_kernels_transposes (void);
+extern "C" unsigned long long mock_batched_launches (void);
+#endif
+#ifndef TILEMM_TEST_MOCK
 static size_t mock_cuda_device_bytes (void) { return 0; }
 #endif
 
@@ -258,6 +265,162 @@ void one_case (const char *label, tilemm_backend_choice choice, size_t max_devic
     CHECK (check_result (x, op_a, y, op_b, z.data (), r.result_complex, single, name),
            "values differ from the loop over pages");
 }
+#ifdef TILEMM_TEST_MOCK
+// What the stand-in ran: the tiled kernels' launches (every variant), its device transposes,
+// the batched kernels' launches.
+struct ran
+{
+  unsigned long long tiled, transposes, batched;
+};
+ran ran_now ()
+{
+  ran r = { 0, mock_kernels_transposes (), mock_batched_launches () };
+  for (int v = 1; v <= 16; v++)
+    r.tiled += mock_kernels_launches (v);
+  return r;
+}
+
+// The pages of X and Y that Z's page p reads, written out here (not tilemm_batch_sources).
+void own_sources (const array &x, const array &y, int64_t p, int64_t *xp, int64_t *yp)
+{
+  const int nd = (int) (x.dims.size () > y.dims.size () ? x.dims.size () : y.dims.size ());
+  int64_t rest = p, xs = 1, ys = 1;
+  *xp = *yp = 0;
+  for (int d = 2; d < nd; d++)
+    {
+      const int64_t size = dim (x, d) == 1 ? dim (y, d) : dim (x, d);
+      const int64_t at = rest % size;
+      rest /= size;
+      if (dim (x, d) != 1)
+        *xp += at * xs;
+      if (dim (y, d) != 1)
+        *yp += at * ys;
+      xs *= dim (x, d);
+      ys *= dim (y, d);
+    }
+}
+
+int stop_at_once (void *) { return 1; }
+
+// Pages that run alone (TILEMM_PAGES_ALONE=1: pages too small for the device model to send
+// alone, so that the stand-in is quick), decided by tilemm_decide_batch under a limit of a
+// quarter of one page's data: the plan says one by one and holds the call plan a plain call of
+// one page gets; the batch is bitwise a loop of plain products of its pages (tilemm_decide_op
+// and tilemm_run on each page, its sources found here), ran the tiled kernels as often as that
+// loop did and the batched kernels never, within the limit.  same: Y is X (X'·X: mirrored).
+void alone_case (const char *label, tilemm_backend_choice choice, bool xc, bool xs,
+                 std::vector<int64_t> xd, tilemm_op op_a, bool yc, std::vector<int64_t> yd,
+                 tilemm_op op_b, bool same = false)
+{
+  const bool gpu = choice == TILEMM_CHOOSE_GPU;
+  char name[256];
+  snprintf (name, sizeof name, "pages alone, %s %s: %s %s x %s", label, gpu ? "gpu" : "cpu",
+            xc ? "complex" : "real", op_name (op_a), op_name (op_b));
+  check_case (name);
+  array x{ xc, xs, xd, {}, {}, {} }, y{ yc, xs, yd, {}, {}, {} };
+  x.fill ();
+  if (same)
+    y = x;
+  else
+    y.fill ();
+  tilemm_operand dx = describe (x), dy = describe (y);
+  if (same)
+    dx.identity = dy.identity = &x;
+  // A quarter of one page's data as the kernels see it (pairs and splits counted).
+  const int64_t m = op_a == TILEMM_OP_NONE ? xd[0] : xd[1], k = op_a == TILEMM_OP_NONE ? xd[1] : xd[0];
+  const int64_t n = op_b == TILEMM_OP_NONE ? yd[1] : yd[0];
+  const size_t es = (xs ? 4 : 8) * ((xc || yc) ? 2 : 1);
+  const size_t quarter = gpu ? es * (size_t) (m * k + k * n + m * n) / 4 : 0;
+  tilemm_options options;
+  tilemm_options_init (&options);
+  options.backend = choice;
+  options.max_device_bytes = quarter;
+  setenv ("TILEMM_PAGES_ALONE", "1", 1);
+  tilemm_batch batch;
+  tilemm_error err = { TILEMM_OK, "" };
+  tilemm_status st = tilemm_decide_batch (&dx, (int) xd.size (), xd.data (), op_a, &dy,
+                                          (int) yd.size (), yd.data (), op_b, &options, &batch,
+                                          &err);
+  unsetenv ("TILEMM_PAGES_ALONE");
+  CHECK (st == TILEMM_OK && batch.action == TILEMM_BATCH_COMPUTE, "decide: %s", err.detail);
+  if (st != TILEMM_OK || batch.action != TILEMM_BATCH_COMPUTE)
+    return;
+  CHECK (batch.plan.per_page == 1, "the plan runs the pages batched");
+  CHECK (batch.plan.backend == (gpu ? TILEMM_BACKEND_CUDA : TILEMM_BACKEND_CPU)
+           && batch.decision.backend == batch.plan.backend, "backend %d", (int) batch.plan.backend);
+  if (same)
+    CHECK (batch.decision.route.mirror != TILEMM_MIRROR_NONE, "X'*X not mirrored");
+  const tilemm_route &r = batch.decision.route;
+  const bool single = r.result_class == TILEMM_CLASS_SINGLE;
+  const std::vector<unsigned char> xb = as_route_reads (x, single, r.use_a == TILEMM_OPERAND_TO_COMPLEX);
+  const std::vector<unsigned char> yb = as_route_reads (y, single, r.use_b == TILEMM_OPERAND_TO_COMPLEX);
+  const int64_t pages = batch.shape.z_pages;
+  const size_t x_bytes = (xb.size () - 1) / (size_t) batch.shape.x_pages;
+  const size_t y_bytes = (yb.size () - 1) / (size_t) batch.shape.y_pages;
+  const size_t z_bytes = (size_t) (r.m * r.n) * (single ? 4 : 8) * (r.result_complex ? 2 : 1);
+  std::vector<unsigned char> z (z_bytes * (size_t) pages + 1, 0xA5), loop (z.size (), 0x5A);
+  loop.back () = z.back ();
+  tilemm_cuda_release ();   // what the pages hold, alone
+  mock_cuda_reset_peak ();
+  const ran before = ran_now ();
+  st = tilemm_batch_run (&batch, &options, xb.data (), yb.data (), z.data (), &err);
+  const ran after = ran_now ();
+  CHECK (st == TILEMM_OK, "run: %s", err.detail);
+  if (gpu)
+    CHECK (mock_cuda_peak_bytes () <= quarter, "the device held %zu bytes, the limit is %zu",
+           mock_cuda_peak_bytes (), quarter);
+  // The loop of plain products, each page decided as tilemm decides a 2-D call of its shape.
+  tilemm_operand px = dx, py = dy;
+  px.rows = xd[0], px.cols = xd[1], py.rows = yd[0], py.cols = yd[1];
+  px.ndims = py.ndims = 2;
+  tilemm_decision d;
+  st = tilemm_decide_op (&px, op_a, &py, op_b, &options, &d, &err);
+  CHECK (st == TILEMM_OK && d.action == TILEMM_DO_COMPUTE, "a page's decision: %s", err.detail);
+  if (st != TILEMM_OK || d.action != TILEMM_DO_COMPUTE)
+    return;
+  const tilemm_call_plan &bp = batch.decision.plan, &pp = d.plan;
+  CHECK (d.backend == batch.decision.backend && bp.type == pp.type && bp.m == pp.m && bp.n == pp.n
+           && bp.k == pp.k && bp.split == pp.split && bp.device_limit == pp.device_limit
+           && bp.native.variant == pp.native.variant && bp.native.panel_rows == pp.native.panel_rows
+           && bp.native.panel_cols == pp.native.panel_cols && bp.workers.count == pp.workers.count,
+         "the batch's page plan differs from a plain call's (variant %d/%d, panels %lldx%lld/%lldx%lld)",
+         bp.native.variant, pp.native.variant, (long long) bp.native.panel_rows,
+         (long long) bp.native.panel_cols, (long long) pp.native.panel_rows,
+         (long long) pp.native.panel_cols);
+  if (gpu)
+    CHECK (tilemm_plan_panel_count (&pp.native) > 1, "a quarter of a page: %lld panel(s)",
+           (long long) tilemm_plan_panel_count (&pp.native));
+  for (int64_t p = 0; p < pages && st == TILEMM_OK; p++)
+    {
+      int64_t xp, yp;
+      own_sources (x, y, p, &xp, &yp);
+      st = tilemm_run (&d, &options, xb.data () + (size_t) xp * x_bytes,
+                       yb.data () + (size_t) yp * y_bytes, loop.data () + (size_t) p * z_bytes, &err);
+    }
+  const ran looped = ran_now ();
+  CHECK (st == TILEMM_OK, "the loop: %s", err.detail);
+  CHECK (memcmp (z.data (), loop.data (), z.size ()) == 0, "not bitwise the loop of plain products");
+  if (gpu)
+    {
+      CHECK (after.batched == before.batched, "%llu launches of the batched kernels",
+             after.batched - before.batched);
+      CHECK (after.tiled - before.tiled == looped.tiled - after.tiled
+               && after.tiled - before.tiled >= (unsigned long long) pages,
+             "%llu tiled launches, the loop of plain products %llu (%lld pages)",
+             after.tiled - before.tiled, looped.tiled - after.tiled, (long long) pages);
+      CHECK (after.transposes - before.transposes == looped.transposes - after.transposes,
+             "%llu device transposes, the loop %llu", after.transposes - before.transposes,
+             looped.transposes - after.transposes);
+    }
+  CHECK (check_result (x, op_a, y, op_b, z.data (), r.result_complex, single, name),
+         "values differ from the loop over pages");
+  // Ctrl-C between pages: the batch stops.
+  tilemm_options stopping = options;
+  stopping.stop.should_stop = stop_at_once;
+  CHECK (tilemm_batch_run (&batch, &stopping, xb.data (), yb.data (), z.data (), &err)
+           == TILEMM_EINTERRUPTED, "a stop asked: %s", err.detail);
+}
+#endif
 } // namespace
 
 int main (void)
@@ -364,6 +527,68 @@ int main (void)
   if (gpu)
     one_case ("large pages", TILEMM_CHOOSE_GPU, 0, false, false, { 384, 64, 2 }, TILEMM_OP_NONE,
             false, false, { 64, 390, 2 }, TILEMM_OP_NONE);
+
+#ifdef TILEMM_TEST_MOCK
+  // Large pages run alone: through the plain product, page by page.  Expansion on either side,
+  // transposes, real and complex pages (pairs, split), X'·X of one array.
+  for (tilemm_backend_choice choice : choices)
+    {
+      alone_case ("2-D X", choice, false, false, { 45, 67 }, TILEMM_OP_TRANSPOSE, false,
+                  { 45, 59, 3 }, TILEMM_OP_NONE);
+      alone_case ("2-D Y, complex x real", choice, true, false, { 67, 45, 2, 2 }, TILEMM_OP_NONE,
+                  false, { 59, 45 }, TILEMM_OP_TRANSPOSE);
+      alone_case ("row x column, real x complex", choice, false, false, { 45, 67, 1, 3 },
+                  TILEMM_OP_TRANSPOSE, true, { 59, 45, 2, 1 }, TILEMM_OP_CTRANSPOSE);
+      alone_case ("single, complex", choice, true, true, { 67, 45, 4 }, TILEMM_OP_NONE, true,
+                  { 45, 59, 4 }, TILEMM_OP_NONE);
+      alone_case ("X'*X", choice, true, false, { 45, 67, 3 }, TILEMM_OP_CTRANSPOSE, true,
+                  { 45, 67, 3 }, TILEMM_OP_NONE, true);
+    }
+#endif
+
+  CHECK_CASE ("plan: which pages run alone");
+  {
+    tilemm_route r;
+    memset (&r, 0, sizeof r);
+    r.action = TILEMM_ROUTE_COMPUTE;
+    r.compute_type = TILEMM_DOUBLE;
+    r.m = r.n = r.k = 2048;
+    CHECK (tilemm_batch_page_alone (&r), "2048x2048 double pages batched");
+    tilemm_batch_plan plan;
+    CHECK (tilemm_batch_plan_make (&r, 16, 2, TILEMM_CHOOSE_GPU, 1, 8 * 2048 * 2048, 0, &plan, &err)
+             == TILEMM_OK && plan.per_page && plan.pages_per_panel == 1
+             && plan.backend == TILEMM_BACKEND_CUDA,
+           "GPU, a limit of a third of a page: %s", err.detail);
+    CHECK (tilemm_batch_plan_make (&r, 100, 2, TILEMM_CHOOSE_CPU, 1, 0, 0, &plan, &err) == TILEMM_OK
+             && plan.per_page && !plan.parallel_pages && plan.backend == TILEMM_BACKEND_CPU,
+           "CPU: pages alone, each on every thread");
+    r.compute_type = TILEMM_SINGLE;
+    CHECK (tilemm_batch_page_alone (&r), "2048x2048 single pages batched");
+    r.compute_type = TILEMM_DOUBLE;
+    r.m = r.n = r.k = 512;
+    CHECK (!tilemm_batch_page_alone (&r), "512x512 pages alone");
+    r.m = r.n = 384, r.k = 64;
+    CHECK (!tilemm_batch_page_alone (&r), "384x384 (k 64) pages alone");
+    CHECK (tilemm_batch_plan_make (&r, 1000, 2, TILEMM_CHOOSE_GPU, 1, 0, 0, &plan, &err) == TILEMM_OK
+             && !plan.per_page && plan.pages_per_panel == 1000, "GPU: small pages batched");
+  }
+
+  CHECK_CASE ("plan: a tiny batch on one thread, a larger one on every thread");
+  {
+    tilemm_route r;
+    memset (&r, 0, sizeof r);
+    r.action = TILEMM_ROUTE_COMPUTE;
+    r.compute_type = TILEMM_DOUBLE;
+    r.m = r.n = r.k = 3;
+    tilemm_batch_plan plan;
+    CHECK (tilemm_batch_plan_make (&r, 100, 8, TILEMM_CHOOSE_CPU, 0, 0, 0, &plan, &err) == TILEMM_OK
+             && plan.threads == 1, "100 pages of 3x3: %d threads", plan.threads);
+    CHECK (tilemm_batch_plan_make (&r, 100000, 8, TILEMM_CHOOSE_CPU, 0, 0, 0, &plan, &err) == TILEMM_OK
+             && plan.threads == 8, "10^5 pages of 3x3: %d threads", plan.threads);
+    r.m = r.n = r.k = 64;
+    CHECK (tilemm_batch_plan_make (&r, 10, 8, TILEMM_CHOOSE_CPU, 0, 0, 0, &plan, &err) == TILEMM_OK
+             && plan.threads == 8, "10 pages of 64x64: %d threads", plan.threads);
+  }
 
   CHECK_CASE ("plan: a page over the limit on the GPU");
   {

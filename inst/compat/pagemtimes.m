@@ -38,6 +38,7 @@
 ## default: the GPU where the device model says it pays for the whole batch,
 ## else the CPU), @qcode{"cpu"} (the pages in parallel on the host threads,
 ## each by the tiled C backend) or @qcode{"gpu"} (the batched GPU product);
+## large pages run one after another, each as @code{tilemm} runs one product;
 ## @qcode{"max_device_bytes"}, the device memory a panel of pages may hold;
 ## @qcode{"precision"}, @qcode{"emulated"} (each page in tilemm's emulated
 ## precision, one page after another).

@@ -50,15 +50,24 @@ tilemm_status tilemm_batch_shape_make (int x_ndims, const int64_t *x_dims, tilem
 void tilemm_batch_sources (const tilemm_batch_shape *shape, int64_t z_page, int64_t *x_page,
                            int64_t *y_page);
 
+/* Real pages of at most this many multiply-adds run on the CPU without the tiled backend's
+ * entry (exec/batch.c), whose fixed cost is many times such a page's work; the plan's cost of a
+ * page on the CPU knows it. */
+#define TILEMM_BATCH_SMALL_PAGE_WORK 4096
+
 /* How a batch runs. */
 typedef struct {
   tilemm_backend backend;
+  int per_page;              /* pages one by one, each a plain product (tilemm_run) with the
+                                page's call plan, which the batch's decision holds: pages
+                                large enough to run alone (tilemm_batch_page_alone)          */
   int64_t pages_per_panel;   /* GPU: pages whose operands and results the device holds at
                                 once (under max_device_bytes and the device's memory); the
-                                CPU: every page                                               */
+                                CPU: every page; per_page: 1                                  */
   int parallel_pages;        /* CPU: pages spread over the threads, each page on one thread;
                                 0: page after page, each spread over the threads            */
-  int threads;               /* CPU: the threads (0: OpenMP's default)                       */
+  int threads;               /* CPU: the threads (0: OpenMP's default; 1 for a batch too
+                                small to gain from more)                                      */
 } tilemm_batch_plan;
 
 /* The plan of a batch of `pages` products of one page's route (m, n, k in the route's terms: a
@@ -66,12 +75,19 @@ typedef struct {
  * default).  choice: "cpu", "gpu" or "auto" (the GPU
  * where the device model says that it pays for the whole batch, tilemm_batch_gpu_pays, and
  * gpu_usable); max_device_bytes: 0 for no limit, else the device bytes a panel of pages may
- * hold (device_bytes: the GPU's memory budget, 0 when unknown).  TILEMM_EDEVMEM when one page
- * does not fit the limit on the GPU; TILEMM_ENOGPU when "gpu" and !gpu_usable. */
+ * hold (device_bytes: the GPU's memory budget, 0 when unknown).  Pages that run alone
+ * (per_page: tilemm_batch_page_alone, or TILEMM_PAGES_ALONE=1 for every batch, =0 for none)
+ * leave the limit to the page's call plan, which the caller makes (tilemm_decide_batch).  TILEMM_EDEVMEM when one page of a batched GPU product does not fit the
+ * limit; TILEMM_ENOGPU when "gpu" and !gpu_usable. */
 tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, int threads,
                                       tilemm_backend_choice choice, int gpu_usable,
                                       size_t max_device_bytes, size_t device_bytes,
                                       tilemm_batch_plan *plan, tilemm_error *err);
+
+/* Whether pages of this route run alone, one plain product each (on either backend): where a
+ * page's own GPU call costs, in the device model, little more than its share of a batched one.
+ * Pure. */
+int tilemm_batch_page_alone (const tilemm_route *route);
 
 /* Device bytes one page takes on the GPU: its X, Y and Z pages in the route's compute type
  * (read as pairs or split: the real pages the kernels see). */
@@ -98,9 +114,11 @@ typedef struct tilemm_batch_job_s {
 } tilemm_batch_job;
 
 /* The GPU's batched product (src/cuda/batch_product.cu, reached through the GPU's table: its
- * `batch`; a build without CUDA has none): every page of the job, panels of pages_per_panel pages through the pinned
- * staging and the device workspace, small pages packed several to a block of one launch, large
- * pages by the tiled kernels.  stop (may be NULL) is polled between panels. */
+ * `batch`; a build without CUDA has none): every page of the job, panels of pages_per_panel
+ * pages through the pinned staging and the device workspace, in one launch of the batched
+ * kernels a panel (small pages packed several to a block).  Pages that run alone never come
+ * here (the executor runs them as plain products).  stop (may be NULL) is polled between
+ * panels. */
 tilemm_status tilemm_cuda_multiply_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
                                           const tilemm_stop *stop, tilemm_error *err);
 

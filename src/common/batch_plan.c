@@ -4,6 +4,7 @@
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -13,11 +14,19 @@
 #include "device_model.h"
 
 /* The CPU's batched path in the device model's terms: a page's fixed cost on one thread (the
- * page's views and the tiled backend's entry), and the tiled C backend's rate on one thread.
- * Only "auto" reads them, to weigh the whole batch on the GPU against the pages on the host
- * threads; bench/pages.m measures both sides. */
+ * page's views and the tiled backend's entry; a small real page, computed directly, has
+ * almost none), and the tiled C backend's rate on one thread while every thread works (below
+ * its rate on one thread alone: the threads share the caches and the memory bus).  "auto"
+ * reads them to weigh the whole batch on the GPU against the pages on the host threads, and
+ * the plan to keep a tiny batch on one thread; bench/pages.m measures both sides. */
 static const double CPU_PAGE_S = 3.0e-7;
-static const double CPU_FLOPS_PER_THREAD_S = 4.0e9;
+static const double CPU_SMALL_PAGE_S = 2.0e-8;
+static const double CPU_FLOPS_PER_THREAD_S = 3.0e9;
+
+/* A batch that takes less than this on one thread runs on one thread: spreading it saves at
+ * most that, which a parallel region's start and barrier can cost (threads woken from sleep,
+ * on cores that another process may hold, and a barrier that waits for the slowest). */
+static const double CPU_SERIAL_S = 1.0e-4;
 
 static void dims_text (char *out, size_t size, int ndims, const int64_t *dims)
 {
@@ -137,6 +146,35 @@ static double batch_flops (const tilemm_route *route, int64_t pages)
                                (double) route->k);
 }
 
+/* Pages run alone (one plain product each) where a page's own GPU call, in the device model,
+ * takes at most this many times its share of a batched call.  A page's own call pays a fixed
+ * part that a batch pays once (the call itself, its first bytes at the bus's latency), and
+ * gains the plain product's tiled kernels (tensor cores), its pipeline (copies beside compute),
+ * panels under the device limit and several GPUs.  The model credits both paths with the tiled
+ * kernels' rate, where the batched kernels (kernels/batched.cu: 32x32 tiles through shared
+ * memory) are slower; the half again allowed here stands for that.  On the CPU the same pages
+ * run alone too: each page is then large enough to keep every thread busy by itself. */
+static const double PAGE_ALONE_SLOWDOWN = 1.5;
+
+int tilemm_batch_page_alone (const tilemm_route *route)
+{
+  const double flops = batch_flops (route, 1);
+  const double bytes = tilemm_batch_page_bytes (route);
+  const double alone_s = tilemm_model_gpu_call_s (route->compute_type, bytes, flops);
+  const double in_batch_s = tilemm_model_bus_s (bytes) + tilemm_model_kernel_s (route->compute_type, flops);
+  return alone_s <= PAGE_ALONE_SLOWDOWN * in_batch_s;
+}
+
+/* Seconds the batch takes on the CPU on one thread. */
+static double cpu_one_thread_s (const tilemm_route *route, int64_t pages)
+{
+  const int small = !tilemm_type_is_complex (route->compute_type)
+                    && route_rows (route) * route_cols (route) * (double) route->k
+                         <= TILEMM_BATCH_SMALL_PAGE_WORK;
+  return (double) pages * (small ? CPU_SMALL_PAGE_S : CPU_PAGE_S)
+         + batch_flops (route, pages) / CPU_FLOPS_PER_THREAD_S;
+}
+
 int tilemm_batch_gpu_pays (const tilemm_route *route, int64_t pages, int threads)
 {
   if (pages <= 0)
@@ -145,9 +183,13 @@ int tilemm_batch_gpu_pays (const tilemm_route *route, int64_t pages, int threads
     threads = 1;
   const double flops = batch_flops (route, pages);
   const double bytes = (double) pages * tilemm_batch_page_bytes (route);
-  const double gpu_s = tilemm_model_gpu_call_s (route->compute_type, bytes, flops);
-  const double cpu_s = ((double) pages * CPU_PAGE_S + flops / CPU_FLOPS_PER_THREAD_S)
-                       / (double) threads;
+  /* Pages run alone pay one call each; a batch, one call. */
+  const double gpu_s
+    = tilemm_batch_page_alone (route)
+        ? (double) pages * tilemm_model_gpu_call_s (route->compute_type, bytes / (double) pages,
+                                                    flops / (double) pages)
+        : tilemm_model_gpu_call_s (route->compute_type, bytes, flops);
+  const double cpu_s = cpu_one_thread_s (route, pages) / (double) threads;
   return gpu_s < cpu_s;
 }
 
@@ -162,12 +204,20 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
 #endif
   if (threads <= 0)
     threads = 1;
-  plan->threads = threads;
+  /* On the CPU (the backend may yet be the GPU: "auto" weighs the CPU on every thread). */
+  plan->threads = cpu_one_thread_s (route, pages) < CPU_SERIAL_S ? 1 : threads;
   plan->pages_per_panel = pages;
   plan->backend = TILEMM_BACKEND_CPU;
+  /* TILEMM_PAGES_ALONE=1 (0) runs every batch's pages alone (none), for tests and to measure
+   * both routes; read here, once per batch. */
+  const char *alone = getenv ("TILEMM_PAGES_ALONE");
+  plan->per_page = alone && (alone[0] == '0' || alone[0] == '1') && alone[1] == '\0'
+                     ? alone[0] == '1'
+                     : tilemm_batch_page_alone (route);
   /* Pages over the threads when there are enough of them to keep every thread busy; else page
    * after page, each one cut into tiles over the threads (a few large pages). */
-  plan->parallel_pages = pages >= 2 * (int64_t) (threads > 0 ? threads : 1) || pages >= 64;
+  plan->parallel_pages
+    = !plan->per_page && (pages >= 2 * (int64_t) (threads > 0 ? threads : 1) || pages >= 64);
   switch (choice)
     {
     case TILEMM_CHOOSE_CPU:
@@ -184,6 +234,12 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
     }
   plan->backend = TILEMM_BACKEND_CUDA;
   plan->parallel_pages = 0;
+  if (plan->per_page)
+    {
+      /* Each page is a plain product: its call plan cuts it into panels under the limit. */
+      plan->pages_per_panel = 1;
+      return tilemm_error_set (err, TILEMM_OK, NULL);
+    }
   size_t limit = max_device_bytes;
   if (device_bytes > 0 && (limit == 0 || device_bytes < limit))
     limit = device_bytes;

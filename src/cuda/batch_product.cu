@@ -1,7 +1,7 @@
 /* batch_product.cu — the GPU's batched product (batch.h: tilemm_cuda_multiply_batch): panels of
  * pages through the pinned staging into the calling thread's workspace, one launch of the
- * batched kernels (src/kernels/batched.cu) per panel of small and medium pages, the tiled
- * kernels page by page for large ones, each panel's results back through the staging.
+ * batched kernels (src/kernels/batched.cu) per panel of small and medium pages (large pages run
+ * alone, as plain products: the batch's plan), each panel's results back through the staging.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
@@ -15,13 +15,6 @@
 using namespace tilemm_cuda;
 
 namespace {
-
-/* Pages this large take the tiled kernels (tuned for whole matrices) one page a launch; smaller
- * ones the batched kernels, all the panel's pages in one launch. */
-bool large_pages (const tilemm_batch_job *job)
-{
-  return job->m >= 384 && job->n >= 384 && job->k >= 64;
-}
 
 /* The pages of X and Y the panel of Z's pages [first, first + count) reads: each lies in a
  * range of stored pages (consecutive pages of Z read ranges of X and Y without gaps wider than
@@ -72,49 +65,6 @@ tilemm_batched_pages device_map (const tilemm_batch_shape *s, int64_t first, int
   return map;
 }
 
-/* Large pages of one panel, one at a time: op(X) and op(Y) transposed on the device where
- * transposed (transpose.cu), then the plan's tiled kernel, as op_panel does for one product. */
-tilemm_status large_panel (const tilemm_batch_job *job, const tilemm_plan *plan, int64_t first,
-                           int64_t count, int64_t x_lo, int64_t y_lo, void *x_dev, void *y_dev,
-                           void *z_dev, cudaStream_t s, tilemm_error *err)
-{
-  const size_t es = tilemm_type_size (job->type);
-  const int64_t m = job->m, n = job->n, k = job->k;
-  for (int64_t p = first; p < first + count; p++)
-    {
-      int64_t xp, yp;
-      tilemm_batch_sources (job->shape, p, &xp, &yp);
-      const void *a = (unsigned char *) x_dev + (size_t) (xp - x_lo) * (size_t) job->x_page * es;
-      const void *b = (unsigned char *) y_dev + (size_t) (yp - y_lo) * (size_t) job->y_page * es;
-      void *c = (unsigned char *) z_dev + (size_t) (p - first) * (size_t) job->z_page * es;
-      tilemm_status status;
-      if (job->op_a != TILEMM_OP_NONE)
-        {
-          /* X's page is k×m as stored: its transpose, m×k packed. */
-          if ((status = tilemm_cuda_transpose (job->type, job->op_a == TILEMM_OP_CTRANSPOSE, a, k,
-                                               m, k, ws.buffer[BUF_XT], m, s, err))
-              != TILEMM_OK)
-            return status;
-          a = ws.buffer[BUF_XT];
-        }
-      if (job->op_b != TILEMM_OP_NONE)
-        {
-          if ((status = tilemm_cuda_transpose (job->type, job->op_b == TILEMM_OP_CTRANSPOSE, b, n,
-                                               k, n, ws.buffer[BUF_YT], k, s, err))
-              != TILEMM_OK)
-            return status;
-          b = ws.buffer[BUF_YT];
-        }
-      /* Zᵀ (n×m) = op(Y)ᵀ (n×k) · op(X)ᵀ (k×m): the row-major readings of the packed pages. */
-      /* On compute stream 0 (s), with its split-k scratch (launch_kernel). */
-      if ((status = launch_kernel (plan, device_matrix (c, n, m), device_matrix ((void *) b, n, k),
-                                   device_matrix ((void *) a, k, m), 0, err))
-          != TILEMM_OK)
-        return status;
-    }
-  return TILEMM_OK;
-}
-
 /* One panel of Z's pages and the ranges of X's and Y's pages it reads. */
 struct panel
 {
@@ -154,8 +104,7 @@ std::vector<panel> cut_panels (const tilemm_batch_shape *s, int64_t per_panel, s
 const double PIPELINE_BYTES = 8.0 * 1024 * 1024;
 const int64_t PIPELINE_PANELS = 4;
 
-/* The panels one after another; where there are several (and the pages are not large), two in
- * flight: panel i's X and Y go up (slot i mod 2: BUF_X/BUF_Y or BUF_XT/BUF_YT, and half of
+/* The panels one after another; where there are several, two in flight: panel i's X and Y go up (slot i mod 2: BUF_X/BUF_Y or BUF_XT/BUF_YT, and half of
  * BUF_C) while panel i-1 computes, and panel i-1's Z comes down while panel i computes.  A
  * slot's operands are overwritten only after the kernel that read them (its EV_COMP event); its
  * part of Z only after that part came down (stage_down returns when it has). */
@@ -165,21 +114,12 @@ tilemm_status run_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
   const tilemm_batch_shape *s = job->shape;
   const size_t es = tilemm_type_size (job->type);
   const int64_t pages = s->z_pages;
-  const bool large = large_pages (job);
-  tilemm_plan plan;
-  if (large)
-    {
-      const tilemm_status status
-        = tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, job->type, job->m, job->n, job->k, NULL);
-      if (status != TILEMM_OK)
-        return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
-    }
   const size_t x_page = (size_t) job->x_page * es, y_page = (size_t) job->y_page * es;
   const size_t z_page = (size_t) job->z_page * es;
   if (pages_per_panel < 1)
     pages_per_panel = 1;
   const double page_bytes = (double) (x_page + y_page + z_page);
-  const bool pipelined = !large && pages >= 2 * PIPELINE_PANELS
+  const bool pipelined = pages >= 2 * PIPELINE_PANELS
                          && (double) pages * page_bytes > PIPELINE_BYTES && pages_per_panel >= 2;
   int64_t per_panel = pages_per_panel;
   if (pipelined)
@@ -199,10 +139,8 @@ tilemm_status run_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
       most_z = std::max (most_z, (size_t) p.count * z_page);
     }
   const size_t bytes[NBUF] = {
-    most_x, most_y, (pipelined ? 2 : 1) * most_z,
-    pipelined || (large && job->op_a != TILEMM_OP_NONE) ? (pipelined ? most_x : x_page) : 0,
-    pipelined || (large && job->op_b != TILEMM_OP_NONE) ? (pipelined ? most_y : y_page) : 0,
-    large ? split_scratch_bytes (&plan, job->n, job->m, job->k) : 0 };
+    most_x, most_y, (pipelined ? 2 : 1) * most_z, pipelined ? most_x : 0, pipelined ? most_y : 0,
+    0 };
   tilemm_status status = workspace_reserve (bytes, 2, err);
   if (status != TILEMM_OK)
     return status;
@@ -241,16 +179,10 @@ tilemm_status run_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
       t0 = std::chrono::steady_clock::now ();
       CUDA_TRY (cudaEventRecord (ws.ring[EV_X][slot], ws.up), "cudaEventRecord");
       CUDA_TRY (cudaStreamWaitEvent (cs, ws.ring[EV_X][slot], 0), "cudaStreamWaitEvent");
-      if (large)
-        status = large_panel (job, &plan, p.first, p.count, p.x_lo, p.y_lo, x_dev, y_dev, z_dev,
-                              cs, err);
-      else
-        {
-          const tilemm_batched_pages map = device_map (s, p.first, p.x_lo, p.y_lo);
-          status = tilemm_batched_launch (job->type, job->op_a, job->op_b, job->m, job->n,
-                                          job->k, x_dev, job->x_page, y_dev, job->y_page, z_dev,
-                                          p.count, &map, cs, err);
-        }
+      const tilemm_batched_pages map = device_map (s, p.first, p.x_lo, p.y_lo);
+      status = tilemm_batched_launch (job->type, job->op_a, job->op_b, job->m, job->n, job->k,
+                                      x_dev, job->x_page, y_dev, job->y_page, z_dev, p.count,
+                                      &map, cs, err);
       if (status != TILEMM_OK)
         return status;
       CUDA_TRY (cudaEventRecord (ws.ring[EV_COMP][slot], cs), "cudaEventRecord");

@@ -1,7 +1,8 @@
-/* batch.c — a batch of pages run (see batch_run.h): the native pages as one batch on the CPU
- * (pages over OpenMP threads, each page by the tiled C backend) or on the GPU (one batched
- * product, src/cuda/batch_product.cu); real and complex pages that `*` takes as two real
- * products split once for the whole batch; emulated pages one by one through tilemm_run.
+/* batch.c — a batch of pages run (see batch_run.h), deciding nothing: the native pages as one
+ * batch on the CPU (pages over OpenMP threads, each page by the tiled C backend) or on the GPU
+ * (one batched product, src/cuda/batch_product.cu); real and complex pages that `*` takes as
+ * two real products split once for the whole batch; emulated pages and pages that run alone
+ * (the plan's per_page) one by one through tilemm_run with the page's call plan.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
@@ -74,13 +75,11 @@ static tilemm_status cpu_page (const tilemm_batch_job *job, const tilemm_plan *p
                                                            job->op_b, &b, &c, NULL, err);
 }
 
-/* Small real pages (SMALL_PAGE_WORK multiply-adds or fewer) directly, without the tiled
+/* Small real pages (TILEMM_BATCH_SMALL_PAGE_WORK multiply-adds or fewer) directly, without the tiled
  * backend's entry, whose fixed cost (its panel, its tile buffers, a parallel region of one
  * thread) is many times such a page's work.  The same sums as the backend's: each element from
  * zero, one multiply-add per k in increasing k, in the element's type (no fused multiply-add:
  * the core is compiled as ISO C, without contraction). */
-#define SMALL_PAGE_WORK 4096
-
 #define SMALL_PAGES(NAME, REAL)                                                               \
   static void NAME (const tilemm_batch_job *job, int64_t first, int64_t last)                \
   {                                                                                           \
@@ -113,7 +112,7 @@ SMALL_PAGES (small_pages_d, double)
 static int small_real_pages (const tilemm_batch_job *job)
 {
   return (job->type == TILEMM_SINGLE || job->type == TILEMM_DOUBLE)
-         && (double) job->m * (double) job->n * (double) job->k <= SMALL_PAGE_WORK;
+         && (double) job->m * (double) job->n * (double) job->k <= TILEMM_BATCH_SMALL_PAGE_WORK;
 }
 
 static tilemm_status cpu_batch (const tilemm_batch_job *job, const tilemm_batch_plan *bplan,
@@ -326,13 +325,14 @@ static void mirror_pages (tilemm_type type, void *z, int64_t n, int64_t pages, i
     }
 }
 
-/* Emulated pages one by one, each as tilemm (X page, op_a, Y page, op_b) computes it. */
-static tilemm_status emulated_pages (const tilemm_batch *batch, const tilemm_options *options,
-                                     const void *x, const void *y, void *z, size_t x_bytes,
-                                     size_t y_bytes, size_t z_bytes, tilemm_error *err)
+/* Pages one by one (emulated pages, and pages that run alone), each as tilemm (X page, op_a,
+ * Y page, op_b) computes it: tilemm_run with the page's call plan, which the decision holds
+ * (its splits, pairs and mirror included). */
+static tilemm_status pages_alone (const tilemm_batch *batch, const tilemm_options *options,
+                                  const void *x, const void *y, void *z, size_t x_bytes,
+                                  size_t y_bytes, size_t z_bytes, tilemm_error *err)
 {
-  tilemm_decision d = batch->decision;
-  d.backend = batch->plan.backend;
+  const tilemm_decision *d = &batch->decision;
   for (int64_t p = 0; p < batch->shape.z_pages; p++)
     {
       if (p > 0 && tilemm_stop_requested (&options->stop))
@@ -341,7 +341,7 @@ static tilemm_status emulated_pages (const tilemm_batch *batch, const tilemm_opt
       int64_t xp, yp;
       tilemm_batch_sources (&batch->shape, p, &xp, &yp);
       const tilemm_status status
-        = tilemm_run (&d, options, (const unsigned char *) x + (size_t) xp * x_bytes,
+        = tilemm_run (d, options, (const unsigned char *) x + (size_t) xp * x_bytes,
                       (const unsigned char *) y + (size_t) yp * y_bytes,
                       (unsigned char *) z + (size_t) p * z_bytes, err);
       if (status != TILEMM_OK)
@@ -368,8 +368,8 @@ tilemm_status tilemm_batch_run (const tilemm_batch *batch, const tilemm_options 
   const size_t x_bytes = (size_t) s->x_rows * (size_t) s->x_cols * tilemm_type_size (x_type);
   const size_t y_bytes = (size_t) s->y_rows * (size_t) s->y_cols * tilemm_type_size (y_type);
   const size_t z_bytes = (size_t) r->m * (size_t) r->n * tilemm_type_size (z_type);
-  if (batch->decision.emulated)
-    return emulated_pages (batch, options, x, y, z, x_bytes, y_bytes, z_bytes, err);
+  if (batch->decision.emulated || batch->plan.per_page)
+    return pages_alone (batch, options, x, y, z, x_bytes, y_bytes, z_bytes, err);
 
   tilemm_status status;
   if (r->b_split || r->a_split)

@@ -2,6 +2,8 @@
  * operands, the precision in effect, the backend (the GPU only where it pays), or `*` itself;
  * then the plan of the product (call_plan.c), made from the facts about the devices that this
  * file gathers from the backends' tables before it, so that the plan reads no device itself.
+ * A batch of pages (pagemtimes, tilemm_decide_batch) likewise: its shape, one page's route, the
+ * facts, the batch's plan (batch_plan.c) and, for pages run one by one, the page's call plan.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
@@ -9,6 +11,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "batch_run.h"
 #include "front.h"
 
 /* The precision of a call and, for emulated, its settings; TILEMM_EOPTION where "moduli" or
@@ -46,9 +49,13 @@ tilemm_status tilemm_decide (const tilemm_operand *a, const tilemm_operand *b,
   return tilemm_decide_op (a, TILEMM_OP_NONE, b, TILEMM_OP_NONE, options, decision, err);
 }
 
-tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const tilemm_operand *b,
-                                tilemm_op op_b, const tilemm_options *options,
-                                tilemm_decision *decision, tilemm_error *err)
+/* The first decisions of a call: the route of its operands, the precision in effect, and
+ * whether it computes (then action is TILEMM_DO_COMPUTE and the backend and plan are left to the
+ * caller). */
+static tilemm_status decide_route (const tilemm_operand *a, tilemm_op op_a,
+                                   const tilemm_operand *b, tilemm_op op_b,
+                                   const tilemm_options *options, tilemm_decision *decision,
+                                   tilemm_error *err)
 {
   decision->route = tilemm_route_decide_op (a, op_a, b, op_b);
   decision->backend = TILEMM_BACKEND_CPU;
@@ -77,24 +84,37 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
       break;
     }
   decision->action = TILEMM_DO_COMPUTE;
-  /* The facts: the GPU's when it may run the product, its memory budgets only for a product
-   * large enough to near them. */
+  return TILEMM_OK;
+}
+
+/* The facts a plan is made of: the CPU's, and the GPU's when it may run the product (its memory
+ * budgets only where the product's `bytes` near them). */
+static void gather_facts (const tilemm_options *options, double bytes, tilemm_call_facts *facts)
+{
+  tilemm_backend_facts (TILEMM_BACKEND_CPU, 0, &facts->cpu);
+  if (options->backend != TILEMM_CHOOSE_CPU)
+    tilemm_backend_facts (TILEMM_BACKEND_CUDA, tilemm_call_plan_needs_budget (bytes),
+                          &facts->gpu);
+  else
+    {
+      memset (&facts->gpu, 0, sizeof facts->gpu);
+      facts->gpu.current = -1;
+    }
+}
+
+tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const tilemm_operand *b,
+                                tilemm_op op_b, const tilemm_options *options,
+                                tilemm_decision *decision, tilemm_error *err)
+{
+  const tilemm_status status = decide_route (a, op_a, b, op_b, options, decision, err);
+  if (status != TILEMM_OK || decision->action != TILEMM_DO_COMPUTE)
+    return status;
   const tilemm_route *r = &decision->route;
   const double es = (double) tilemm_type_size (r->compute_type);
   const double m = (double) (r->a_as_pairs || r->a_split ? 2 * r->m : r->m);
   const double n = (double) (r->b_split ? 2 * r->n : r->n), k = (double) r->k;
   tilemm_call_facts facts;
-  tilemm_backend_facts (TILEMM_BACKEND_CPU, 0, &facts.cpu);
-  const int may_use_gpu = options->backend != TILEMM_CHOOSE_CPU;
-  if (may_use_gpu)
-    tilemm_backend_facts (TILEMM_BACKEND_CUDA,
-                          tilemm_call_plan_needs_budget (es * (m * k + k * n + m * n)),
-                          &facts.gpu);
-  else
-    {
-      memset (&facts.gpu, 0, sizeof facts.gpu);
-      facts.gpu.current = -1;
-    }
+  gather_facts (options, es * (m * k + k * n + m * n), &facts);
   switch (options->backend)
     {
     case TILEMM_CHOOSE_CPU:
@@ -121,6 +141,69 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
     }
   return tilemm_call_plan_make (&decision->plan, r, decision->backend, op_a, op_b,
                                 decision->emulated, &decision->emu, options, &facts, err);
+}
+
+tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const int64_t *x_dims,
+                                   tilemm_op op_a, const tilemm_operand *y, int y_ndims,
+                                   const int64_t *y_dims, tilemm_op op_b,
+                                   const tilemm_options *options, tilemm_batch *batch,
+                                   tilemm_error *err)
+{
+  batch->action = TILEMM_BATCH_COMPUTE;
+  tilemm_status status = tilemm_batch_shape_make (x_ndims, x_dims, op_a, y_ndims, y_dims, op_b,
+                                                  &batch->shape, err);
+  if (status != TILEMM_OK)
+    return status;
+  const tilemm_batch_shape *s = &batch->shape;
+  /* The precision is read and checked at every call, whatever the shape (as tilemm does). */
+  tilemm_precision precision;
+  if ((status = tilemm_precision_in_effect (options, &precision, err)) != TILEMM_OK)
+    return status;
+  if (s->z_pages == 0 || s->m == 0 || s->n == 0 || s->k == 0)
+    {
+      batch->action = TILEMM_BATCH_FILL;
+      return tilemm_error_set (err, TILEMM_OK, NULL);
+    }
+  /* (In emulated precision too: one product a term, rounded once, meets its bound.) */
+  if (s->k == 1 && (s->m == 1 || s->n == 1))
+    {
+      batch->action = TILEMM_BATCH_SCALAR;
+      return tilemm_error_set (err, TILEMM_OK, NULL);
+    }
+  /* One page's product by the rules of `*`. */
+  tilemm_operand a = *x, b = *y;
+  a.ndims = b.ndims = 2;
+  a.rows = s->x_rows, a.cols = s->x_cols;
+  b.rows = s->y_rows, b.cols = s->y_cols;
+  tilemm_decision *d = &batch->decision;
+  memset (&d->plan, 0, sizeof d->plan);
+  if ((status = decide_route (&a, op_a, &b, op_b, options, d, err)) != TILEMM_OK)
+    return status;
+  if (d->action != TILEMM_DO_COMPUTE)
+    {
+      batch->action = TILEMM_BATCH_BEYOND;
+      return tilemm_error_set (err, TILEMM_OK, NULL);
+    }
+  const tilemm_route *r = &d->route;
+  tilemm_call_facts facts;
+  gather_facts (options, (double) s->z_pages * tilemm_batch_page_bytes (r), &facts);
+  if (options->backend == TILEMM_CHOOSE_GPU && !facts.gpu.usable)
+    return tilemm_error_set (err, TILEMM_ENOGPU, "%s", facts.gpu.why);
+  status = tilemm_batch_plan_make (r, s->z_pages, 0, options->backend, facts.gpu.usable,
+                                   options->max_device_bytes,
+                                   facts.gpu.usable ? tilemm_facts_budget (&facts.gpu,
+                                                                           facts.gpu.current)
+                                                    : 0,
+                                   &batch->plan, err);
+  if (status != TILEMM_OK)
+    return status;
+  d->backend = batch->plan.backend;
+  /* Pages one by one: each page's call plan, as a plain call of its shape on that backend gets
+   * it (the same facts, limit and devices). */
+  if (batch->plan.per_page || d->emulated)
+    return tilemm_call_plan_make (&d->plan, r, d->backend, op_a, op_b, d->emulated, &d->emu,
+                                  options, &facts, err);
+  return tilemm_error_set (err, TILEMM_OK, NULL);
 }
 
 void tilemm_decision_describe (const tilemm_decision *decision, char *buf, size_t size)

@@ -1,6 +1,7 @@
 // pages_oct.cc — the hidden __tilemm_pages__ of tilemm.oct, under pagemtimes (inst/compat/):
-// reads Octave's N-D arrays and options, decides one page's product by the rules of `*` (the
-// core's route), and runs the batch (src/exec/batch.c) into Octave's own result array.
+// reads Octave's N-D arrays and options into a request, has the batch decided
+// (tilemm_decide_batch, src/exec/decide.c) and runs it (tilemm_batch_run, src/exec/batch.c)
+// into Octave's own result array.
 //
 // Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 
@@ -13,11 +14,11 @@
 #include <octave/parse.h>
 #include <octave/quit.h>
 
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "backend.h"
 #include "batch.h"
 #include "batch_run.h"
 #include "front.h"
@@ -160,10 +161,23 @@ octave_value pages (const octave_value_list &args)
   check_operand (y, "Y");
   const tilemm_options options = tilemm_oct_options (args, 4, pages_usage);
 
+  // The arrays as the decision sees them: class, complexity, and whether they are one array
+  // on both sides (pagemtimes (A, "transpose", A, "none"): each page is X'·X of one page, which
+  // `*` makes exactly symmetric (Hermitian)); their sizes.
   const std::vector<int64_t> xd = dims_of (x), yd = dims_of (y);
+  tilemm_operand da, db;
+  memset (&da, 0, sizeof da);
+  memset (&db, 0, sizeof db);
+  da.cls = x.is_single_type () ? TILEMM_CLASS_SINGLE : TILEMM_CLASS_DOUBLE;
+  db.cls = y.is_single_type () ? TILEMM_CLASS_SINGLE : TILEMM_CLASS_DOUBLE;
+  da.is_complex = x.iscomplex (), db.is_complex = y.iscomplex ();
+  da.identity = &x.get_rep ();
+  db.identity = &y.get_rep ();
+  da.host_two_real
+    = tilemm_oct_compound_operator (page_type_id (x), op_a, page_type_id (y), op_b) ? 1 : 0;
   tilemm_batch batch;
-  if (tilemm_batch_shape_make ((int) xd.size (), xd.data (), op_a, (int) yd.size (), yd.data (),
-                               op_b, &batch.shape, &err)
+  if (tilemm_decide_batch (&da, (int) xd.size (), xd.data (), op_a, &db, (int) yd.size (),
+                           yd.data (), op_b, &options, &batch, &err)
       != TILEMM_OK)
     {
       if (err.status == TILEMM_ESHAPE)
@@ -181,64 +195,21 @@ octave_value pages (const octave_value_list &args)
   z_dims.chop_trailing_singletons ();
 
   const bool single = x.is_single_type () || y.is_single_type ();
-  // The precision is read and checked at every call, whatever the shape (as tilemm does).
-  tilemm_precision precision;
-  if (tilemm_precision_in_effect (&options, &precision, &err) != TILEMM_OK)
-    error_with_id ("tilemm:badoption", "%s", err.detail);
-  // Empty pages, or none: an empty result; no inner dimension: zeros (real, as `*` gives them).
-  if (s.z_pages == 0 || s.m == 0 || s.n == 0 || s.k == 0)
+  switch (batch.action)
     {
+    case TILEMM_BATCH_FILL:
       if (single)
         return octave_value (FloatNDArray (z_dims, 0.0f));
       return octave_value (NDArray (z_dims, 0.0));
+    case TILEMM_BATCH_SCALAR:
+      return scalar_pages (x, op_a, y, op_b);
+    case TILEMM_BATCH_BEYOND:
+      error_with_id ("tilemm:pages:size", "pagemtimes: pages of %lldx%lld and %lldx%lld are "
+                     "beyond what the product takes", (long long) s.x_rows, (long long) s.x_cols,
+                     (long long) s.y_rows, (long long) s.y_cols);
+    case TILEMM_BATCH_COMPUTE:
+      break;
     }
-  // (In emulated precision too: one product a term, rounded once, meets its bound.)
-  if (s.k == 1 && (s.m == 1 || s.n == 1))
-    return scalar_pages (x, op_a, y, op_b);
-
-  // One page's product by the rules of `*`: the route, the precision (on the CPU here; the
-  // batch's plan chooses the backend for the whole batch below).
-  tilemm_operand da, db;
-  da.cls = x.is_single_type () ? TILEMM_CLASS_SINGLE : TILEMM_CLASS_DOUBLE;
-  db.cls = y.is_single_type () ? TILEMM_CLASS_SINGLE : TILEMM_CLASS_DOUBLE;
-  da.is_complex = x.iscomplex (), db.is_complex = y.iscomplex ();
-  da.is_sparse = db.is_sparse = 0;
-  da.ndims = db.ndims = 2;
-  da.rows = s.x_rows, da.cols = s.x_cols;
-  db.rows = s.y_rows, db.cols = s.y_cols;
-  da.is_structured = db.is_structured = 0;
-  // One array on both sides (pagemtimes (A, "transpose", A, "none")): each page is X'·X of one
-  // page, which `*` makes exactly symmetric (Hermitian).
-  da.identity = &x.get_rep ();
-  db.identity = &y.get_rep ();
-  da.host_two_real
-    = tilemm_oct_compound_operator (page_type_id (x), op_a, page_type_id (y), op_b) ? 1 : 0;
-  db.host_two_real = 0;
-  tilemm_options page_options = options;
-  page_options.backend = TILEMM_CHOOSE_CPU;
-  if (tilemm_decide_op (&da, op_a, &db, op_b, &page_options, &batch.decision, &err) != TILEMM_OK)
-    tilemm_oct_fail (err);
-  if (batch.decision.action != TILEMM_DO_COMPUTE)
-    error_with_id ("tilemm:pages:size", "pagemtimes: pages of %lldx%lld and %lldx%lld are "
-                   "beyond what the product takes", (long long) s.x_rows, (long long) s.x_cols,
-                   (long long) s.y_rows, (long long) s.y_cols);
-
-  tilemm_error probe_err = { TILEMM_OK, "" };
-  const int gpu_usable
-    = options.backend != TILEMM_CHOOSE_CPU && tilemm_cuda_probe (&probe_err) == TILEMM_OK;
-  if (options.backend == TILEMM_CHOOSE_GPU && ! gpu_usable)
-    {
-      err.status = TILEMM_ENOGPU;
-      snprintf (err.detail, sizeof err.detail, "%s", probe_err.detail);
-      tilemm_oct_fail (err);
-    }
-  if (tilemm_batch_plan_make (&batch.decision.route, s.z_pages, 0, options.backend, gpu_usable,
-                              options.max_device_bytes,
-                              gpu_usable ? tilemm_cuda_memory_budget () : 0, &batch.plan, &err)
-      != TILEMM_OK)
-    tilemm_oct_fail (err);
-  batch.decision.backend = batch.plan.backend;
-
   if (single)
     return compute<FloatNDArray, FloatComplexNDArray> (batch, options, x, y, z_dims);
   return compute<NDArray, ComplexNDArray> (batch, options, x, y, z_dims);

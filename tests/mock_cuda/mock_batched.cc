@@ -6,6 +6,7 @@
 //
 // Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 
+#include <atomic>
 #include <complex>
 
 #include "batched.h"
@@ -76,6 +77,14 @@ void run_batched (void *arg)
 }
 } // namespace
 
+// Launches of the batched kernels (tests that pages run alone check that none came here).
+std::atomic<unsigned long long> batched_launches (0);
+
+extern "C" unsigned long long mock_batched_launches (void)
+{
+  return batched_launches.load ();
+}
+
 extern "C" tilemm_status tilemm_batched_launch (tilemm_type type, tilemm_op op_a, tilemm_op op_b,
                                                 int64_t m, int64_t n, int64_t k, const void *x,
                                                 int64_t x_page, const void *y, int64_t y_page,
@@ -86,6 +95,7 @@ extern "C" tilemm_status tilemm_batched_launch (tilemm_type type, tilemm_op op_a
   (void) err;
   if (pages <= 0 || m <= 0 || n <= 0)
     return TILEMM_OK;
+  batched_launches++;
   mock_cuda_enqueue (stream, run_batched,
                      new batched{ type, op_a, op_b, m, n, k, x, y, z, x_page, y_page, pages,
                                   *map });
