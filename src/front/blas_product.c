@@ -352,10 +352,15 @@ static attempt by_tilemm (const blas_call *call, const tilemm_options *options, 
                              : TILEMM_CLASS_DOUBLE;
   const int64_t a_rows = ta ? call->k : call->m, a_cols = ta ? call->m : call->k;
   const int64_t b_rows = tb ? call->n : call->k, b_cols = tb ? call->k : call->n;
-  /* No identity: a syrk's product is the plain one, of which only the triangle is read (the
-   * route's mirror would copy the other triangle for nothing). */
-  const tilemm_operand oa = { cls, cplx, 0, 2, a_rows, a_cols, 0, NULL, 0 };
-  const tilemm_operand ob = { cls, cplx, 0, 2, b_rows, b_cols, 0, NULL, 0 };
+  /* A syrk's or herk's operands are one object (A, one side transposed): decided as that rank-k
+   * update (half the plain product's flops on the host), and, as only the call's triangle is
+   * read, not mirrored (one_triangle: the mirror would copy the other triangle for nothing). */
+  const void *identity = call->uplo ? call->a : NULL;
+  const tilemm_operand oa = { cls, cplx, 0, 2, a_rows, a_cols, 0, identity, 0 };
+  const tilemm_operand ob = { cls, cplx, 0, 2, b_rows, b_cols, 0, identity, 0 };
+  tilemm_options triangle = *options;
+  triangle.one_triangle = call->uplo != 0;
+  options = &triangle;
   tilemm_decision decision;
   tilemm_error err = { TILEMM_OK, "" };
   *tried = TILEMM_BACKEND_CPU;
