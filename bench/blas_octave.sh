@@ -20,14 +20,16 @@
 #            16384), medians of SWEEP_REPEATS (5) fresh samples, sizes from SWEEP_ONCE (16384) up
 #            timed once; small products timed as loops of calls (blas_octave.m, "sweep"); the
 #            ratio with/without, flagged where the library is more than 5% slower.  About 1.5
-#            minutes on the H100 machine (16 cores), most of it `*` without the library at 8192
-#            and 16384 (18 s once) and making the operands.
+#            minutes on the H100 machine (16 cores; estimated from the 2026-11-25 run), most of it
+#            `*` without the library at 8192 (2.2 s double) and 16384 (~18 s once) and making the
+#            operands.
 #   hugetlb  A*B, A'*A and Octave's allocation of the result at HUGETLB_SIZES (default [4096
 #            8192]), double and single, REPEATS each, with and without GLIBC_TUNABLES=
 #            glibc.malloc.hugetlb=1 (glibc >= 2.35: malloc madvises its large chunks for
 #            transparent huge pages), each without and with the library preloaded; prints the
 #            machine's THP settings, the glibc version and each process's AnonHugePages after a
-#            fresh 8192x8192 zeros.  About 3 minutes on the H100 machine.
+#            fresh 8192x8192 zeros.  About 4 minutes on the H100 machine (estimated from the
+#            2026-11-25 run: `*` without the library, 2.2 s at 8192 double, and A'*A dominate).
 #   TILEMM_BLAS_BACKEND passes through (cpu: the CPU backend, to check the parts run where there
 #   is no GPU).
 #
