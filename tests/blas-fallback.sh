@@ -11,6 +11,9 @@
 #     without a GPU (this machine) every product is a device failure handed to the reference
 #     dgemm_, dsyrk_, ... with beta and all; with TILEMM_BLAS_BACKEND=auto, the products the GPU
 #     does not pay for are delegated there;
+#   - test_blas_auto: the same objects with TILEMM_BLAS_BACKEND=auto, products on either side
+#     of the crossovers: the plain product of 512 on the stand-in GPU, the rank-k update (dsyrk_,
+#     zherk_) of the same size on the host, larger ones on the GPU (read from the trace);
 #   - test_blas_precision: TILEMM_PRECISION (tilemm (A, B)'s) set to a bad value changes nothing:
 #     silent, right products (the library is native).
 # Each run prints "NAME: N passed, N failed, N skipped".
@@ -46,6 +49,25 @@ if [ -x "$src/test_blas_mock" ]; then
     run "test_blas_mock_${fault%%:*}" "$lines" TILEMM_STAGING_KB=64 TILEMM_FAULT="$f" \
       TILEMM_BLAS_BACKEND=gpu "$src/test_blas_mock"
   done
+  # "auto" on the stand-in GPU: the plain product of 512 (300 complex) pays there, the rank-k
+  # update of the same size (syrk, herk: half the host's flops) does not, that of 640 (400) does.
+  # Without a next BLAS, what auto leaves to `*` is tilemm's CPU backend in the trace.
+  trace=$(mktemp)
+  rm -f "$trace"
+  TEST_BLAS_DECISIONS=1 TILEMM_BLAS_TRACE="$trace" TILEMM_BLAS_BACKEND=auto TILEMM_STAGING_KB=64 \
+    "$src/test_blas_mock" 2> "$err"
+  failed=0
+  for want in "dgemm calls 1 cpu 0 gpu 1" "dsyrk calls 3 cpu 2 gpu 1" "zgemm calls 1 cpu 0 gpu 1" \
+              "zherk calls 2 cpu 1 gpu 1"; do
+    grep -q ": $want next 0 loop 0 fallbacks 0\$" "$trace" 2> /dev/null \
+      || { echo "FAIL: test_blas_auto: want \"$want\", the trace has:"; grep -E "calls" "$trace" 2> /dev/null | sed 's/^/    /'; failed=1; }
+  done
+  if [ -s "$err" ]; then
+    echo "FAIL: test_blas_auto: stderr:"; sed 's/^/    /' "$err" | head -n 5; failed=1
+  fi
+  echo "test_blas_auto: $((1 - failed)) passed, $failed failed, 0 skipped"
+  [ "$failed" = 0 ] || status=1
+  rm -f "$trace"
 else
   echo "SKIP: test_blas_mock: not built (make -C src test_blas_mock)"
   echo "test_blas_mock: 0 passed, 0 failed, 1 skipped"

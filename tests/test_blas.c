@@ -704,9 +704,41 @@ static void backend_cases (void)
     }
 }
 
+/* TEST_BLAS_DECISIONS=1 (tests/blas-fallback.sh, on the stand-in GPU with
+ * TILEMM_BLAS_BACKEND=auto and TILEMM_BLAS_TRACE): only products whose place "auto" decides,
+ * on either side of the crossovers, for the script to read from the trace: dgemm_ of 512 (the
+ * plain product pays on the GPU) beside dsyrk_ of 512, 'N' and 'T' (the rank-k update, half the
+ * host's flops, does not) and of 640 (it does); zgemm_ of 300 (pays) beside zherk_ of 300 (does
+ * not) and 400 (does).  Without a next BLAS, what "auto" leaves to `*` runs on tilemm's CPU
+ * backend ("cpu" in the trace). */
+static void decision_calls (void)
+{
+  const int n512 = 512, n640 = 640, n300 = 300, n400 = 400;
+  const double one = 1, zero = 0, zone[2] = { 1, 0 }, zzero[2] = { 0, 0 };
+  double *a = malloc (sizeof (double) * 2 * 640 * 640), *c = malloc (sizeof (double) * 2 * 640 * 640);
+  if (!a || !c)
+    exit (2);
+  for (int i = 0; i < 2 * 640 * 640; i++)
+    a[i] = (double) (i % 7) - 3;
+  dgemm_ ("N", "N", &n512, &n512, &n512, &one, a, &n512, a, &n512, &zero, c, &n512);
+  dsyrk_ ("U", "N", &n512, &n512, &one, a, &n512, &zero, c, &n512);
+  dsyrk_ ("L", "T", &n512, &n512, &one, a, &n512, &zero, c, &n512);
+  dsyrk_ ("U", "T", &n640, &n640, &one, a, &n640, &zero, c, &n640);
+  zgemm_ ("N", "C", &n300, &n300, &n300, zone, a, &n300, a, &n300, zzero, c, &n300);
+  zherk_ ("U", "N", &n300, &n300, &one, a, &n300, &zero, c, &n300);
+  zherk_ ("L", "C", &n400, &n400, &one, a, &n400, &zero, c, &n400);
+  free (a);
+  free (c);
+}
+
 int main (int argc, char **argv)
 {
   const char *name = argc > 1 ? argv[1] : "test_blas";
+  if (getenv ("TEST_BLAS_DECISIONS"))
+    {
+      decision_calls ();
+      return 0;
+    }
   static const char *const ops[] = { "N", "T", "C" };
   static const int sizes[][3] = { { 1, 1, 1 }, { 3, 5, 2 }, { 7, 1, 9 }, { 17, 9, 33 },
                                   { 70, 65, 130 } };

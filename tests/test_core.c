@@ -1010,6 +1010,56 @@ static void test_device_model (void)
     }
 }
 
+/* "auto" for a rank-k update (X'*X: the host's syrk/herk, half the flops of the plain product,
+ * against the GPU running the plain product whole): its own crossover, above the plain one. */
+static void test_plan_rank_k_gpu_pays (void)
+{
+  CHECK_CASE ("plan: a rank-k update is decided as one (syrk/herk: half the host's flops)");
+  const tilemm_type types[] = { TILEMM_SINGLE, TILEMM_DOUBLE, TILEMM_COMPLEX_SINGLE,
+                                TILEMM_COMPLEX_DOUBLE };
+  for (size_t t = 0; t < 4; t++)
+    {
+      const tilemm_type ty = types[t];
+      const char *name = tilemm_type_name (ty);
+      CHECK (fabs (tilemm_model_rank_k_flops (ty, 100, 7)
+                   - 100.0 * 101.0 * 7.0 * (tilemm_type_is_complex (ty) ? 4 : 1)) < 1e-6,
+             "%s: a rank-k update's flops are n(n+1)k multiply-adds", name);
+      CHECK (!tilemm_plan_rank_k_gpu_pays (ty, 1, 1), "1x1 %s", name);
+      CHECK (!tilemm_plan_rank_k_gpu_pays (ty, 64, 64), "64x64 %s", name);
+      CHECK (!tilemm_plan_rank_k_gpu_pays (ty, 4096, 1), "outer product %s", name);
+      CHECK (!tilemm_plan_rank_k_gpu_pays (ty, 0, 10) && !tilemm_plan_rank_k_gpu_pays (ty, 10, 0)
+               && !tilemm_plan_rank_k_gpu_pays ((tilemm_type) -1, 4096, 4096),
+             "bad arguments never pay (%s)", name);
+      /* Between the two crossovers (the plain product's ~350-430 real, ~200-250 complex; the
+       * rank-k update's ~570-580 real, ~320-350 complex): the plain product pays, the update
+       * does not.  A rank-k update decided as the plain product fails here. */
+      const int64_t mid = tilemm_type_is_complex (ty) ? 300 : 512;
+      CHECK (tilemm_plan_gpu_pays (ty, mid, mid, mid), "%lld^3 %s: the plain product pays",
+             (long long) mid, name);
+      CHECK (!tilemm_plan_rank_k_gpu_pays (ty, mid, mid),
+             "%s: X'*X of %lld x %lld pays on the GPU (the plain product's model?)", name,
+             (long long) mid, (long long) mid);
+      CHECK (tilemm_plan_rank_k_gpu_pays (ty, 1024, 1024), "1024x1024 %s", name);
+      CHECK (tilemm_plan_rank_k_gpu_pays (ty, 4096, 4096), "4096x4096 %s", name);
+      CHECK (tilemm_plan_rank_k_gpu_pays (ty, 8192, 8192), "8192x8192 %s", name);
+      CHECK (tilemm_plan_rank_k_gpu_pays (ty, 8192, 1024), "8192x1024 %s", name);
+      /* The rule is the model's comparison, nothing else, and monotone in size. */
+      int flips = 0, paid = 0;
+      for (int64_t s = 16; s <= 4096; s += 16)
+        {
+          const double es = (double) tilemm_type_size (ty);
+          const double fl = tilemm_model_flops (ty, s, s, s);
+          const int pays = tilemm_plan_rank_k_gpu_pays (ty, s, s);
+          CHECK (pays == (tilemm_model_gpu_call_s (ty, es * 3 * (double) s * s, fl)
+                          < tilemm_model_host_s (ty, tilemm_model_rank_k_flops (ty, s, s))),
+                 "%s n %lld: the rank-k crossover is not the model's", name, (long long) s);
+          flips += pays != paid;
+          paid = pays;
+        }
+      CHECK (flips == 1, "%s: the rank-k crossover flips %d times", name, flips);
+    }
+}
+
 /* "auto": the GPU where it beats `*` (a model measured on the device). */
 static void test_plan_gpu_pays (void)
 {
@@ -1738,6 +1788,7 @@ int main (void)
   test_plan_streaming ();
   test_device_model ();
   test_plan_gpu_pays ();
+  test_plan_rank_k_gpu_pays ();
   test_host_pages ();
   test_operand_errors ();
   test_checker_catches_errors ();

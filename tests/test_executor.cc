@@ -233,10 +233,69 @@ void grid_case (bool single, bool a_complex, bool b_complex, tilemm_op op_a, til
 }
 } // namespace
 
+// "auto" for X'*X and X*X' of one object (the BLAS library's syrk/herk, Octave's A'*A): decided as
+// a rank-k update through tilemm_decide_op (half the host's flops), so between the plain
+// product's crossover and its own it goes to `*` (the next BLAS), and above its own to the GPU;
+// one_triangle (the BLAS library) keeps the decision but drops the mirror.
+void rank_k_decisions ()
+{
+  CHECK_CASE ("decide: a rank-k update goes to the GPU only where it pays, as one");
+  struct shape { bool single, cplx; int64_t small, mid, large; } shapes[] = {
+    { false, false, 64, 512, 4096 }, { true, false, 64, 512, 4096 },
+    { false, true, 32, 300, 2048 }, { true, true, 32, 300, 2048 } };
+  for (const shape &sh : shapes)
+    for (int notrans = 0; notrans < 2; notrans++)
+      for (int one_triangle = 0; one_triangle < 2; one_triangle++)
+        {
+          const tilemm_class cls = sh.single ? TILEMM_CLASS_SINGLE : TILEMM_CLASS_DOUBLE;
+          const tilemm_op t = sh.cplx ? TILEMM_OP_CTRANSPOSE : TILEMM_OP_TRANSPOSE;
+          // syrk 'N': A·op(A), A n×k; 'T'/'C': op(A)·A, A k×n.
+          const tilemm_op op_a = notrans ? TILEMM_OP_NONE : t, op_b = notrans ? t : TILEMM_OP_NONE;
+          const int64_t sizes[] = { sh.small, sh.mid, sh.large };
+          for (int i = 0; i < 3; i++)
+            {
+              const int64_t n = sizes[i];
+              static const char object = 0;
+              const tilemm_operand x = { cls, sh.cplx, 0, 2, n, n, 0, &object, 0 };
+              tilemm_operand plain_b = x;
+              plain_b.identity = NULL;
+              tilemm_options opt;
+              tilemm_options_init (&opt);
+              opt.one_triangle = one_triangle;
+              tilemm_error err = { TILEMM_OK, "" };
+              tilemm_decision d, plain;
+              const tilemm_status st = tilemm_decide_op (&x, op_a, &x, op_b, &opt, &d, &err);
+              const tilemm_status sp = tilemm_decide_op (&x, op_a, &plain_b, op_b, &opt, &plain,
+                                                         &err);
+              const char *what = i == 0 ? "small" : i == 1 ? "between the crossovers" : "large";
+              CHECK (st == TILEMM_OK && sp == TILEMM_OK, "%s: status %d, %d", what, (int) st,
+                     (int) sp);
+              const bool gpu = d.action == TILEMM_DO_COMPUTE && d.backend == TILEMM_BACKEND_CUDA;
+              const bool plain_gpu
+                = plain.action == TILEMM_DO_COMPUTE && plain.backend == TILEMM_BACKEND_CUDA;
+              CHECK (gpu == (i == 2),
+                     "%s %s%s %s n=%lld (%s): X'X %s", sh.single ? "single" : "double",
+                     sh.cplx ? "complex " : "", op_name (op_a), op_name (op_b), (long long) n,
+                     what, gpu ? "on the GPU" : "delegated");
+              CHECK (d.action == TILEMM_DO_DELEGATE || gpu, "%s: action %d", what, (int) d.action);
+              if (i == 1)
+                CHECK (plain_gpu, "n=%lld: the plain product of two objects is not on the GPU",
+                       (long long) n);
+              if (gpu)
+                CHECK (d.route.mirror
+                         == (one_triangle ? TILEMM_MIRROR_NONE
+                             : sh.cplx    ? TILEMM_MIRROR_HERMITIAN
+                                          : TILEMM_MIRROR_SYMMETRIC),
+                       "one_triangle %d: mirror %d", one_triangle, (int) d.route.mirror);
+            }
+        }
+}
+
 int main ()
 {
   setvbuf (stdout, NULL, _IOLBF, 0);
   mock_cuda_seed (20261125);
+  rank_k_decisions ();
   static const tilemm_op ops[] = { TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, TILEMM_OP_CTRANSPOSE };
   struct kind { bool single, a_complex, b_complex; } kinds[] = {
     { false, false, false }, { false, true, true }, { true, false, false }, { true, true, true },

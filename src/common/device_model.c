@@ -36,6 +36,11 @@ double tilemm_model_flops (tilemm_type type, double m, double n, double k)
   return 2.0 * m * n * k * (tilemm_type_is_complex (type) ? 4.0 : 1.0);
 }
 
+double tilemm_model_rank_k_flops (tilemm_type type, double n, double k)
+{
+  return n * (n + 1.0) * k * (tilemm_type_is_complex (type) ? 4.0 : 1.0);
+}
+
 double tilemm_model_kernel_s (tilemm_type type, double flops)
 {
   return flops / model.kernel_flops_per_s[is_double (type)];

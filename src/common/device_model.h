@@ -41,6 +41,11 @@ const tilemm_device_model *tilemm_device_model_get (void);
  * (four real multiply-adds an element). */
 double tilemm_model_flops (tilemm_type type, double m, double n, double k);
 
+/* The flops of one triangle of C (n×n) = X·op(X) (X n×k) of `type`, as BLAS ?syrk and ?herk
+ * compute it: n(n+1)k multiply-adds, two flops each (four times that for a complex type), about
+ * half of tilemm_model_flops (type, n, n, k). */
+double tilemm_model_rank_k_flops (tilemm_type type, double n, double k);
+
 /* Seconds our kernels take for `flops` of `type`, with the GPU filled. */
 double tilemm_model_kernel_s (tilemm_type type, double flops);
 

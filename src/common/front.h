@@ -64,6 +64,9 @@ typedef struct tilemm_options_s {
                                 to raise (NULL: nowhere)                                     */
   tilemm_run_report *report; /* not a user option: where tilemm_run says what it ran (tests;
                                 NULL: nowhere)                                               */
+  int one_triangle;          /* not a user option: the host reads one triangle of a product of
+                                one object (op(X)·X or X·op(X): BLAS ?syrk, ?herk), so it is
+                                decided as that rank-k update but not mirrored (0: mirrored) */
 } tilemm_options;
 
 /* An option value as a front end sees it: a string, a real scalar, or something else. */

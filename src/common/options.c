@@ -27,6 +27,7 @@ void tilemm_options_init (tilemm_options *options)
   options->simulate_devices = -1;
   options->notice = NULL;
   options->report = NULL;
+  options->one_triangle = 0;
 }
 
 static int same_ignoring_case (const char *a, const char *b)

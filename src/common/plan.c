@@ -250,14 +250,37 @@ size_t tilemm_plan_device_bytes (const tilemm_plan *plan)
  * kernels' rate; `*`'s is the flops at the CPU BLAS's rate near the crossover (where it is far
  * from its peak).  Conservative for large products (the CPU's rate there is higher, but the
  * GPU's time far lower), and for products with little arithmetic per byte. */
+
+/* Seconds the GPU path takes for the whole product C (m×n) = op(A) (m×k)·op(B) (k×n): A and B up
+ * as stored, the flops of the whole product, C down whole. */
+static double gpu_product_s (tilemm_type type, int64_t m, int64_t n, int64_t k)
+{
+  const double es = (double) tilemm_type_size (type);
+  const double flops = tilemm_model_flops (type, (double) m, (double) n, (double) k);
+  const double bytes = es * ((double) m * k + (double) k * n + (double) m * n);
+  return tilemm_model_gpu_call_s (type, bytes, flops);
+}
+
 int tilemm_plan_gpu_pays (tilemm_type type, int64_t m, int64_t n, int64_t k)
 {
   if ((int) type < 0 || type >= TILEMM_NTYPES || m <= 0 || n <= 0 || k <= 0)
     return 0;
-  const double es = (double) tilemm_type_size (type);
-  const double flops = tilemm_model_flops (type, (double) m, (double) n, (double) k);
-  const double bytes = es * ((double) m * k + (double) k * n + (double) m * n);
-  return tilemm_model_gpu_call_s (type, bytes, flops) < tilemm_model_host_s (type, flops);
+  return gpu_product_s (type, m, n, k)
+         < tilemm_model_host_s (type, tilemm_model_flops (type, (double) m, (double) n,
+                                                            (double) k));
+}
+
+/* A rank-k update's own decision: the host's `*` (BLAS ?syrk, ?herk) computes one triangle, the
+ * n(n+1)k multiply-adds of tilemm_model_rank_k_flops, half the plain product's; the GPU path
+ * computes the plain product op(X)·X whole (X up as stored for each operand, the whole C down,
+ * transposed on the device: src/cuda/transposed_product.cu), so its time is the plain
+ * product's.  The crossover is therefore at larger sizes than the plain product's. */
+int tilemm_plan_rank_k_gpu_pays (tilemm_type type, int64_t n, int64_t k)
+{
+  if ((int) type < 0 || type >= TILEMM_NTYPES || n <= 0 || k <= 0)
+    return 0;
+  return gpu_product_s (type, n, n, k)
+         < tilemm_model_host_s (type, tilemm_model_rank_k_flops (type, (double) n, (double) k));
 }
 
 tilemm_status tilemm_plan_make (tilemm_plan *plan, tilemm_backend backend, tilemm_type type,

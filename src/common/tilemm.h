@@ -176,6 +176,12 @@ size_t tilemm_plan_device_bytes (const tilemm_plan *plan);
  * the kernels' rate; `*`'s is the flops at the CPU BLAS's rate.  Pure. */
 int tilemm_plan_gpu_pays (tilemm_type type, int64_t m, int64_t n, int64_t k);
 
+/* The same rule for a rank-k update C (n×n) = op(X)·X or X·op(X) of one X (k the inner
+ * dimension): what the host computes as BLAS ?syrk or ?herk, one triangle, half the flops of
+ * the plain product, against the GPU path's time for the product it runs (the plain one, whole).
+ * The decision of a symmetric or Hermitian product (route.mirror, tilemm_decide_op). Pure. */
+int tilemm_plan_rank_k_gpu_pays (tilemm_type type, int64_t n, int64_t k);
+
 /* A panel: rows × cols of Cᵀ starting at (row, col); in C's terms, C(col : col+cols-1,
  * row : row+rows-1), computed from A(col…, :) and B(:, row…). */
 typedef struct {

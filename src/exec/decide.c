@@ -109,6 +109,12 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
   const tilemm_status status = decide_route (a, op_a, b, op_b, options, decision, err);
   if (status != TILEMM_OK || decision->action != TILEMM_DO_COMPUTE)
     return status;
+  /* A product of one object with one side transposed is the host's rank-k update (syrk, herk):
+   * decided as one (tilemm_plan_rank_k_gpu_pays); a host that reads one triangle only (the BLAS
+   * library) gets no mirror. */
+  const int rank_k = decision->route.mirror != TILEMM_MIRROR_NONE;
+  if (options->one_triangle)
+    decision->route.mirror = TILEMM_MIRROR_NONE;
   const tilemm_route *r = &decision->route;
   const double es = (double) tilemm_type_size (r->compute_type);
   const double m = (double) (r->a_as_pairs || r->a_split ? 2 * r->m : r->m);
@@ -126,10 +132,12 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
       break;
     case TILEMM_CHOOSE_AUTO:
     default:
-      /* The GPU only where it beats `*` (tilemm_plan_gpu_pays, the device model).  Emulated
+      /* The GPU only where it beats `*` (tilemm_plan_gpu_pays, or for a rank-k update
+       * tilemm_plan_rank_k_gpu_pays: the device model).  Emulated
        * precision is never delegated (`*` is not emulated): the CPU where the GPU does not pay
        * or is not usable; the answer is bitwise the same on both. */
-      if (tilemm_plan_gpu_pays (r->compute_type, (int64_t) m, (int64_t) n, r->k)
+      if ((rank_k ? tilemm_plan_rank_k_gpu_pays (r->compute_type, (int64_t) n, r->k)
+                  : tilemm_plan_gpu_pays (r->compute_type, (int64_t) m, (int64_t) n, r->k))
           && facts.gpu.usable)
         decision->backend = TILEMM_BACKEND_CUDA;
       else if (!decision->emulated)

@@ -11,7 +11,9 @@
  * What tilemm does not compute goes elsewhere, so no product is slower, and none lost, for the
  * library being there:
  *   - TILEMM_DO_DELEGATE (an operand of one element, or "auto" where the GPU does not pay, as for
- *     `*`): the whole call to the next BLAS in the process (blas_next.c);
+ *     `*`): the whole call to the next BLAS in the process (blas_next.c); "auto" where the GPU
+ *     does not pay is known before any of the way is taken (auto_delegates: the same rule, a
+ *     few ns instead of ~1 us for a small product);
  *   - a failure (no GPU for TILEMM_BLAS_BACKEND=gpu, a CUDA error, no memory): one line on
  *     stderr per process, then the whole call to the next BLAS;
  *   - where there is no next BLAS (a program linked only to this library): tilemm's CPU backend,
@@ -352,10 +354,15 @@ static attempt by_tilemm (const blas_call *call, const tilemm_options *options, 
                              : TILEMM_CLASS_DOUBLE;
   const int64_t a_rows = ta ? call->k : call->m, a_cols = ta ? call->m : call->k;
   const int64_t b_rows = tb ? call->n : call->k, b_cols = tb ? call->k : call->n;
-  /* No identity: a syrk's product is the plain one, of which only the triangle is read (the
-   * route's mirror would copy the other triangle for nothing). */
-  const tilemm_operand oa = { cls, cplx, 0, 2, a_rows, a_cols, 0, NULL, 0 };
-  const tilemm_operand ob = { cls, cplx, 0, 2, b_rows, b_cols, 0, NULL, 0 };
+  /* A syrk's or herk's operands are one object (A, one side transposed): decided as that rank-k
+   * update (half the plain product's flops on the host), and, as only the call's triangle is
+   * read, not mirrored (one_triangle: the mirror would copy the other triangle for nothing). */
+  const void *identity = call->uplo ? call->a : NULL;
+  const tilemm_operand oa = { cls, cplx, 0, 2, a_rows, a_cols, 0, identity, 0 };
+  const tilemm_operand ob = { cls, cplx, 0, 2, b_rows, b_cols, 0, identity, 0 };
+  tilemm_options triangle = *options;
+  triangle.one_triangle = call->uplo != 0;
+  options = &triangle;
   tilemm_decision decision;
   tilemm_error err = { TILEMM_OK, "" };
   *tried = TILEMM_BACKEND_CPU;
@@ -448,9 +455,44 @@ static attempt by_tilemm (const blas_call *call, const tilemm_options *options, 
   return result;
 }
 
+/* Whether TILEMM_BLAS_BACKEND asks for "auto" in so many words: unset, empty or "auto" in any
+ * case (a bad value is "auto" too, but goes the whole way, which warns once). */
+static int plainly_auto (void)
+{
+  const char *want = getenv ("TILEMM_BLAS_BACKEND");
+  if (!want || !*want)
+    return 1;
+  static const char automatic[] = "auto";
+  for (int i = 0; i < 5; i++)
+    if ((want[i] >= 'A' && want[i] <= 'Z' ? want[i] - 'A' + 'a' : want[i]) != automatic[i])
+      return 0;
+  return 1;
+}
+
+/* "auto" where the device model says the GPU does not pay: the decision tilemm_decide_op makes
+ * for it is TILEMM_DO_DELEGATE (the library's products are native, never emulated; its operands
+ * always route to a product, or to `*` for one element), by the same rule
+ * (tilemm_plan_gpu_pays, tilemm_plan_rank_k_gpu_pays for syrk and herk), so it is taken here
+ * without the options, the route and the devices' facts: a 2x2 product takes ~50 ns in the next
+ * BLAS and ~2 us in Octave's `*`, and the whole way costs ~1 us, which `*` must not pay for the
+ * library being there. */
+static int auto_delegates (const blas_call *call)
+{
+  if (!plainly_auto ())
+    return 0;
+  return call->uplo ? !tilemm_plan_rank_k_gpu_pays (call->type, call->n, call->k)
+                    : !tilemm_plan_gpu_pays (call->type, call->m, call->n, call->k);
+}
+
 void blas_run_call (const blas_call *call)
 {
   const double t0 = now ();
+  if (blas_next (call->routine) && auto_delegates (call))
+    {
+      blas_next_call (call);
+      blas_trace_product (call->routine, BLAS_ON_NEXT, call->m, call->n, call->k, now () - t0);
+      return;
+    }
   tilemm_options options;
   call_options (call, &options);
   blas_place place = BLAS_ON_CPU;
