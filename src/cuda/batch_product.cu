@@ -173,6 +173,9 @@ tilemm_status run_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
         = tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, job->type, job->m, job->n, job->k, NULL);
       if (status != TILEMM_OK)
         return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+      /* The plan's launches for this device (its fallback below sm_80). */
+      plan.kernel_fallback = ws.cc_major < 8;
+      tilemm_plan_launches (&plan);
     }
   const size_t x_page = (size_t) job->x_page * es, y_page = (size_t) job->y_page * es;
   const size_t z_page = (size_t) job->z_page * es;
