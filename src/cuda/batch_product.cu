@@ -74,7 +74,8 @@ tilemm_batched_pages device_map (const tilemm_batch_shape *s, int64_t first, int
 
 /* Large pages of one panel, one at a time: op(X) and op(Y) transposed on the device where
  * transposed (transpose.cu), then the plan's tiled kernel, as op_panel does for one product. */
-tilemm_status large_panel (const tilemm_batch_job *job, const tilemm_plan *plan, int64_t first,
+tilemm_status large_panel (workspace &ws, const tilemm_batch_job *job, const tilemm_plan *plan,
+                           int64_t first,
                            int64_t count, int64_t x_lo, int64_t y_lo, void *x_dev, void *y_dev,
                            void *z_dev, cudaStream_t s, tilemm_error *err)
 {
@@ -107,7 +108,8 @@ tilemm_status large_panel (const tilemm_batch_job *job, const tilemm_plan *plan,
         }
       /* Zᵀ (n×m) = op(Y)ᵀ (n×k) · op(X)ᵀ (k×m): the row-major readings of the packed pages. */
       /* On compute stream 0 (s), with its split-k scratch (launch_kernel). */
-      if ((status = launch_kernel (plan, device_matrix (c, n, m), device_matrix ((void *) b, n, k),
+      if ((status = launch_kernel (ws, plan, device_matrix (c, n, m), device_matrix ((void *) b,
+                                                                                     n, k),
                                    device_matrix ((void *) a, k, m), 0, err))
           != TILEMM_OK)
         return status;
@@ -159,7 +161,7 @@ const int64_t PIPELINE_PANELS = 4;
  * BUF_C) while panel i-1 computes, and panel i-1's Z comes down while panel i computes.  A
  * slot's operands are overwritten only after the kernel that read them (its EV_COMP event); its
  * part of Z only after that part came down (stage_down returns when it has). */
-tilemm_status run_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
+tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t pages_per_panel,
                          const tilemm_stop *stop, tilemm_cuda_stats *st, tilemm_error *err)
 {
   const tilemm_batch_shape *s = job->shape;
@@ -206,7 +208,7 @@ tilemm_status run_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
     pipelined || (large && job->op_a != TILEMM_OP_NONE) ? (pipelined ? most_x : x_page) : 0,
     pipelined || (large && job->op_b != TILEMM_OP_NONE) ? (pipelined ? most_y : y_page) : 0,
     large ? split_scratch_bytes (&plan, job->n, job->m, job->k) : 0 };
-  tilemm_status status = workspace_reserve (bytes, 2, err);
+  tilemm_status status = workspace_reserve (ws, bytes, 2, err);
   if (status != TILEMM_OK)
     return status;
   cudaStream_t cs = ws.comp[0];
@@ -218,7 +220,7 @@ tilemm_status run_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
         {
           /* The panel in flight comes down first, so what was computed is in Z. */
           if (pipelined)
-            stage_down ((unsigned char *) ws.buffer[BUF_C] + ((i - 1) % 2) * most_z,
+            stage_down (ws, (unsigned char *) ws.buffer[BUF_C] + ((i - 1) % 2) * most_z,
                         pages_view (job->type, job->z, job->z_page, panels[i - 1].first,
                                     panels[i - 1].first + panels[i - 1].count - 1),
                         ws.ring[EV_COMP][(i - 1) % 2], st, err);
@@ -233,10 +235,11 @@ tilemm_status run_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
       auto t0 = std::chrono::steady_clock::now ();
       if (i >= 2)   /* the slot's operands were read by panel i-2's kernel */
         CUDA_TRY (cudaStreamWaitEvent (ws.up, ws.ring[EV_COMP][slot], 0), "cudaStreamWaitEvent");
-      if ((status = stage_up (pages_view (job->type, job->x, job->x_page, p.x_lo, p.x_hi), x_dev,
+      if ((status = stage_up (ws, pages_view (job->type, job->x, job->x_page, p.x_lo, p.x_hi),
+                              x_dev,
                               st, err))
             != TILEMM_OK
-          || (status = stage_up (pages_view (job->type, job->y, job->y_page, p.y_lo, p.y_hi),
+          || (status = stage_up (ws, pages_view (job->type, job->y, job->y_page, p.y_lo, p.y_hi),
                                  y_dev, st, err))
                != TILEMM_OK)
         return status;
@@ -245,7 +248,7 @@ tilemm_status run_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
       CUDA_TRY (cudaEventRecord (ws.ring[EV_X][slot], ws.up), "cudaEventRecord");
       CUDA_TRY (cudaStreamWaitEvent (cs, ws.ring[EV_X][slot], 0), "cudaStreamWaitEvent");
       if (large)
-        status = large_panel (job, &plan, p.first, p.count, p.x_lo, p.y_lo, x_dev, y_dev, z_dev,
+        status = large_panel (ws, job, &plan, p.first, p.count, p.x_lo, p.y_lo, x_dev, y_dev, z_dev,
                               cs, err);
       else
         {
@@ -262,7 +265,7 @@ tilemm_status run_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
       const int down_slot = pipelined ? (int) ((i + 1) % 2) : 0;
       if (down)
         {
-          status = stage_down ((unsigned char *) ws.buffer[BUF_C] + (size_t) down_slot * most_z,
+          status = stage_down (ws, (unsigned char *) ws.buffer[BUF_C] + (size_t) down_slot * most_z,
                                pages_view (job->type, job->z, job->z_page, down->first,
                                            down->first + down->count - 1),
                                ws.ring[EV_COMP][down_slot], st, err);
@@ -275,7 +278,7 @@ tilemm_status run_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
     {
       const panel &last = panels[count - 1];
       const int slot = (int) ((count - 1) % 2);
-      status = stage_down ((unsigned char *) ws.buffer[BUF_C] + (size_t) slot * most_z,
+      status = stage_down (ws, (unsigned char *) ws.buffer[BUF_C] + (size_t) slot * most_z,
                            pages_view (job->type, job->z, job->z_page, last.first,
                                        last.first + last.count - 1),
                            ws.ring[EV_COMP][slot], st, err);
@@ -304,8 +307,9 @@ tilemm_status tilemm_cuda_multiply_batch (const tilemm_batch_job *job, int64_t p
   tilemm_status status = probe (err);
   if (status != TILEMM_OK)
     return status;
-  return recorded_product (
-    [&] (tilemm_cuda_stats *st) { return run_batch (job, pages_per_panel, stop, st, err); },
+  workspace &ws = ws_pool[0]; /* the caller's thread: worker 0 */
+  return recorded_product (ws,
+    [&] (tilemm_cuda_stats *st) { return run_batch (ws, job, pages_per_panel, stop, st, err); },
     false);
 }
 

@@ -15,7 +15,7 @@ size_t split_scratch_bytes (const tilemm_plan *plan, int64_t height, int64_t wid
   return tilemm_plan_launch_of (plan, height, width, k, &lp) ? lp.scratch_bytes : 0;
 }
 
-tilemm_status launch_kernel (const tilemm_plan *plan, const tilemm_matrix &c,
+tilemm_status launch_kernel (workspace &ws, const tilemm_plan *plan, const tilemm_matrix &c,
                              const tilemm_matrix &x, const tilemm_matrix &y, int comp,
                              tilemm_error *err)
 {
