@@ -120,11 +120,17 @@ rule_front_calls_no_backend () {
   calls_into front "cpu cuda kernels"
 }
 
+# cuda/ hands each function the workspace it works on (a worker's, ws_pool[w]): no thread_local
+# says which one a thread uses.
+rule_cuda_passes_the_workspace () {
+  code_of $(layer_files cuda) | grep -E '\bthread_local\b'
+}
+
 # Each rule prints the lines that break it; a rule that prints nothing passes.
 for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_kernels_read_no_environment rule_kernels_keep_no_state \
             rule_common_calls_nothing_above rule_exec_reaches_backends_through_tables \
-            rule_front_calls_no_backend; do
+            rule_front_calls_no_backend rule_cuda_passes_the_workspace; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"

@@ -21,6 +21,7 @@
 #include "backend.h"
 #include "check.h"
 #include "device_model.h"
+#include "ksplit.h"
 #include "host_pages.h"
 #include "parallel_copy.h"
 #include "tilemm.h"
@@ -750,6 +751,70 @@ static void test_plan_small_products (void)
                                skinny[i].n, skinny[i].k, NULL) == TILEMM_OK, "plan");
       CHECK (plan.variant == skinny[i].variant, "variant %d, want %d", plan.variant,
              skinny[i].variant);
+    }
+}
+
+/* A plan made without facts holds its launches: no fallback, every step's shape with its split of
+ * k (the split-k variant's above one for a small C' with a long k, one elsewhere), and the
+ * launcher's look-up finds each shape the plan runs and refuses one it does not. */
+static void test_plan_launches (void)
+{
+  const struct {
+    tilemm_backend backend;
+    tilemm_type type;
+    int64_t m, n, k;
+    size_t limit;
+    int split;
+  } cases[] = {
+    { TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 64, 64, 8192, 0, 1 },
+    { TILEMM_BACKEND_CUDA, TILEMM_COMPLEX_SINGLE, 64, 64, 8192, 0, 1 },
+    { TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 2000, 1500, 700, 0, 0 },
+    { TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 2000, 1500, 700, 8 << 20, 0 },
+    { TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 67, 59, 45, 0, 0 },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      tilemm_plan plan;
+      const tilemm_limits lim = { cases[i].limit };
+      CHECK_CASE ("plan: launches of %s %s %lldx%lldx%lld, limit %zu",
+                  tilemm_backend_name (cases[i].backend), tilemm_type_name (cases[i].type),
+                  (long long) cases[i].m, (long long) cases[i].n, (long long) cases[i].k,
+                  cases[i].limit);
+      CHECK (tilemm_plan_make (&plan, cases[i].backend, cases[i].type, cases[i].m, cases[i].n,
+                               cases[i].k, &lim) == TILEMM_OK, "plan");
+      CHECK (plan.kernel_fallback == 0, "a plan without facts falls back");
+      int most = 0, shapes = 0;
+      for (int64_t r0 = 0; r0 < plan.n; r0 += plan.panel_rows)
+        for (int64_t c0 = 0; c0 < plan.m; c0 += plan.panel_cols)
+          {
+            const int64_t pr = plan.n - r0 < plan.panel_rows ? plan.n - r0 : plan.panel_rows;
+            const int64_t pc = plan.m - c0 < plan.panel_cols ? plan.m - c0 : plan.panel_cols;
+            const int64_t sr = plan.step_rows < pr ? plan.step_rows : pr;
+            const int64_t sc = plan.step_cols < pc ? plan.step_cols : pc;
+            for (int64_t r = 0; r < pr; r += sr)
+              for (int64_t c = 0; c < pc; c += sc)
+                {
+                  tilemm_kernel_launch lp;
+                  const int64_t h = pr - r < sr ? pr - r : sr, w = pc - c < sc ? pc - c : sc;
+                  shapes++;
+                  if (!tilemm_plan_launch_of (&plan, h, w, plan.k, &lp))
+                    {
+                      CHECK (0, "no launch of %lldx%lld in the plan", (long long) h,
+                             (long long) w);
+                      continue;
+                    }
+                  CHECK (lp.splits >= 1 && lp.dmma_fallback == 0, "launch %lldx%lld: %d pieces",
+                         (long long) h, (long long) w, lp.splits);
+                  most = lp.splits > most ? lp.splits : most;
+                }
+          }
+      CHECK (shapes > 0, "no steps");
+      CHECK (cases[i].split ? most > 1 : most == 1, "at most %d pieces of k", most);
+      tilemm_kernel_launch lp;
+      CHECK (tilemm_plan_launch_of (&plan, plan.n, plan.m, plan.k, &lp), "no whole launch");
+      CHECK (!tilemm_plan_launch_of (&plan, plan.n, plan.m, plan.k + 1, &lp)
+               && !tilemm_plan_launch_of (&plan, plan.n + 1, plan.m, plan.k, &lp),
+             "a launch the plan does not run was found");
     }
 }
 
@@ -1782,6 +1847,7 @@ int main (void)
   test_status ();
   test_plan_tiles ();
   test_plan_one_panel ();
+  test_plan_launches ();
   test_plan_small_products ();
   test_plan_panels ();
   test_plan_steps ();

@@ -231,6 +231,82 @@ void grid_case (bool single, bool a_complex, bool b_complex, tilemm_op op_a, til
     CHECK (limited.peak <= quarter, "limited: the device held %zu bytes, the limit is %zu",
            limited.peak, quarter);
 }
+// A plan made from the facts of GPUs of compute capability `cc` (the stand-in's own facts, their
+// compute capability replaced), run on the stand-in: every launch is the plan's variant with the
+// plan's fallback and the plan's split of k for its shape; the launcher decides neither.  With
+// unsplit_by_hand the plan is told to split nothing (a launcher that decides the split itself
+// would split anyway).
+void plan_launch_case (int cc, int64_t m, int64_t n, int64_t k, bool unsplit_by_hand)
+{
+  CHECK_CASE ("launches follow the plan: sm_%d0, double %lld x %lld x %lld%s", cc, (long long) m,
+              (long long) n, (long long) k, unsplit_by_hand ? ", plan unsplit by hand" : "");
+  const operands x = make (false, false, false, m, n, k, TILEMM_OP_NONE, TILEMM_OP_NONE);
+  tilemm_options opt;
+  tilemm_options_init (&opt);
+  opt.backend = TILEMM_CHOOSE_GPU;
+  tilemm_decision d;
+  tilemm_error err = { TILEMM_OK, "" };
+  tilemm_status status = tilemm_decide_op (&x.a, TILEMM_OP_NONE, &x.b, TILEMM_OP_NONE, &opt, &d,
+                                           &err);
+  CHECK (status == TILEMM_OK && d.action == TILEMM_DO_COMPUTE, "decide: %s (%s)",
+         tilemm_strerror (status), err.detail);
+  if (status != TILEMM_OK || d.action != TILEMM_DO_COMPUTE)
+    return;
+  tilemm_call_facts facts;
+  tilemm_backend_facts (TILEMM_BACKEND_CPU, 0, &facts.cpu);
+  tilemm_backend_facts (TILEMM_BACKEND_CUDA, 0, &facts.gpu);
+  for (int i = 0; i < facts.gpu.count; i++)
+    facts.gpu.cc_major[i] = cc;
+  status = tilemm_call_plan_make (&d.plan, &d.route, d.backend, d.op_a, d.op_b, 0, &d.emu, &opt,
+                                  &facts, &err);
+  CHECK (status == TILEMM_OK, "plan: %s (%s)", tilemm_strerror (status), err.detail);
+  if (status != TILEMM_OK)
+    return;
+  tilemm_plan &p = d.plan.native;
+  CHECK (p.kernel_fallback == (cc < 8), "the plan's fallback is %d on sm_%d0", p.kernel_fallback,
+         cc);
+  tilemm_plan *plans[] = { &p, &d.plan.queue, &d.plan.sub[0][0], &d.plan.sub[0][1],
+                           &d.plan.sub[1][0], &d.plan.sub[1][1] };
+  for (tilemm_plan *q : plans)
+    for (int i = 0; unsplit_by_hand && i < TILEMM_PLAN_LAUNCH_SIDES; i++)
+      for (int j = 0; j < TILEMM_PLAN_LAUNCH_SIDES; j++)
+        {
+          q->ksplit[i][j] = 1;
+          q->kchunk[i][j] = k;
+        }
+  // The pieces the plan's launches split k into: one panel, its steps of the plan's shapes.
+  unsigned long long pieces = 0, steps = 0;
+  for (int64_t r0 = 0; r0 < p.n; r0 += p.step_rows)
+    for (int64_t c0 = 0; c0 < p.m; c0 += p.step_cols)
+      {
+        const int64_t h = p.n - r0 < p.step_rows ? p.n - r0 : p.step_rows;
+        const int64_t w = p.m - c0 < p.step_cols ? p.m - c0 : p.step_cols;
+        for (int i = 0; i < p.launch_heights; i++)
+          for (int j = 0; j < p.launch_widths; j++)
+            if (p.launch_rows[i] == h && p.launch_cols[j] == w)
+              pieces += (unsigned long long) p.ksplit[i][j];
+        steps++;
+      }
+  tilemm_cuda_release ();
+  const unsigned long long launched = mock_kernels_launches (p.variant);
+  const unsigned long long fell_back = mock_kernels_fallback_launches ();
+  const unsigned long long split = mock_kernels_split_pieces ();
+  std::vector<unsigned char> c ((size_t) (m * n) * 8, 0x5A);
+  status = tilemm_run (&d, &opt, x.da.data (), x.db.data (), c.data (), &err);
+  CHECK (status == TILEMM_OK, "run: %s (%s)", tilemm_strerror (status), err.detail);
+  const unsigned long long ran = mock_kernels_launches (p.variant) - launched;
+  CHECK (ran == steps, "%llu launches of the plan's variant %d, the plan has %llu steps", ran,
+         p.variant, steps);
+  CHECK (mock_kernels_fallback_launches () - fell_back == (p.kernel_fallback ? ran : 0),
+         "%llu of %llu launches ran the fallback, the plan says %d",
+         mock_kernels_fallback_launches () - fell_back, ran, p.kernel_fallback);
+  CHECK (mock_kernels_split_pieces () - split == pieces,
+         "the launches split k into %llu pieces, the plan into %llu",
+         mock_kernels_split_pieces () - split, pieces);
+  if (!unsplit_by_hand && cc >= 8 && p.variant == 11)
+    CHECK (pieces > steps, "a tall-skinny k-heavy product: the plan splits no k (%llu pieces)",
+           pieces);
+}
 } // namespace
 
 // "auto" for X'*X and X*X' of one object (the BLAS library's syrk/herk, Octave's A'*A): decided as
@@ -318,6 +394,14 @@ int main ()
               grid_case (t.single, t.a_complex, t.b_complex, ops[oa], ops[ob], true,
                          TILEMM_CHOOSE_CPU, devices);
           }
+  // The variant's fallback and the split of k are the plan's (a DMMA variant below sm_80; the
+  // split-k variant for a small C' with a long k, which falls back unsplit below sm_80).
+  for (int cc : { 9, 7 })
+    {
+      plan_launch_case (cc, 200, 200, 100, false);
+      plan_launch_case (cc, 64, 64, 8192, false);
+    }
+  plan_launch_case (9, 64, 64, 8192, true);
   tilemm_cuda_release ();
   CHECK_CASE ("nothing held at the end");
   CHECK (mock_cuda_device_bytes () == 0, "%zu device bytes held", mock_cuda_device_bytes ());

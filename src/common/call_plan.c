@@ -10,6 +10,7 @@
 #include "call_plan.h"
 #include "device_model.h"
 #include "front.h"
+#include "ksplit.h"
 
 /* A product below this many bytes never nears a GPU's memory: its plan needs no budget (and
  * the executor asks the device for none: the query costs more than a small product). */
@@ -195,6 +196,7 @@ static tilemm_status plan_subs (tilemm_call_plan *p, int whole_panels, size_t pa
             sub->n = sub->panel_rows = sub->step_rows = pr;
             sub->m = sub->panel_cols = sub->step_cols = pc;
             sub->slots = 1;
+            tilemm_plan_launches (sub);
           }
         else
           {
@@ -245,6 +247,38 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
   return TILEMM_OK;
 }
 
+/* The launches of every plan of the call (tilemm_plan_launches), with the native plan's fallback:
+ * the plans the native product runs (native, queue, sub) and the emulated ones, whose panels a
+ * product that falls back to the native one runs under. */
+static void plan_launches (tilemm_call_plan *p)
+{
+  tilemm_plan *plans[] = { &p->native,    &p->queue,     &p->sub[0][0], &p->sub[0][1],
+                           &p->sub[1][0], &p->sub[1][1], &p->emu_panels, &p->emu_queue };
+  for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++)
+    {
+      plans[i]->kernel_fallback = p->native.kernel_fallback;
+      tilemm_plan_launches (plans[i]);
+    }
+}
+
+/* The register-tiled fallback of the DMMA variants: where a device of the call's GPU workers has
+ * no FP64 tensor cores (compute capability below 8, from the facts), every worker runs it, so
+ * that every panel is computed by the same kernel.  A device the facts do not name changes
+ * nothing (a plan made without facts keeps its own, tilemm_plan_make's 0). */
+static void plan_fallback (tilemm_call_plan *p, tilemm_backend backend,
+                           const tilemm_device_facts *gpu)
+{
+  if (backend != TILEMM_BACKEND_CUDA)
+    return;
+  for (int w = 0; w < p->workers.count; w++)
+    for (int i = 0; i < gpu->count && i < TILEMM_MAX_WORKERS; i++)
+      if (gpu->device[i] == p->workers.device[w] && gpu->cc_major[i] < 8)
+        p->native.kernel_fallback = 1;
+  p->queue.kernel_fallback = p->native.kernel_fallback;
+  tilemm_plan_launches (&p->native);
+  tilemm_plan_launches (&p->queue);
+}
+
 /* The queue of the native plan's panels (call_plan.h). */
 tilemm_status tilemm_call_plan_queue (tilemm_call_plan *p, tilemm_backend backend,
                                       const tilemm_device_facts *gpu)
@@ -278,6 +312,7 @@ tilemm_status tilemm_call_plan_queue (tilemm_call_plan *p, tilemm_backend backen
       p->workers.count = 1;
       p->workers.device[0] = 0;
     }
+  plan_fallback (p, backend, gpu);
   if (count <= 1 && !gpu_transposed)
     {
       p->queue.panel_rows = p->n > 0 ? p->n : 1;
@@ -360,10 +395,6 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
           p->workers.count = 1;
           p->workers.device[0] = gpu->current >= 0 ? gpu->current : 0;
         }
-      p->kernel_fallback = gpu->count > 0 && gpu->cc_major[0] < 8;
-      for (int i = 0; i < gpu->count; i++)
-        if (gpu->device[i] == gpu->current)
-          p->kernel_fallback = gpu->cc_major[i] < 8;
     }
   else
     {
@@ -384,6 +415,7 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
                             gpu->staging_chunk_bytes, &available);
   if (status != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+  plan_launches (p);
   return TILEMM_OK;
 }
 
@@ -429,6 +461,7 @@ tilemm_status tilemm_call_plan_part (tilemm_call_plan *part, const tilemm_call_p
                        || part->k == 0;
   if (part->emu_block_cols > cols)
     part->emu_block_cols = cols > 0 ? cols : 1;
+  plan_launches (part);
   return TILEMM_OK;
 }
 
@@ -479,7 +512,16 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
   say (&t, "device_limit: %zu\n", p->device_limit);
   say (&t, "variant: %d (tiles %d x %d x %d, pad %d)%s\n", p->native.variant, p->native.tile_rows,
        p->native.tile_cols, p->native.tile_depth, p->native.pad,
-       p->kernel_fallback ? ", register-tiled fallback" : "");
+       p->native.kernel_fallback ? ", register-tiled fallback" : "");
+  say (&t, "ksplit:");
+  int split = 0;
+  for (int i = 0; i < p->native.launch_heights; i++)
+    for (int j = 0; j < p->native.launch_widths; j++)
+      if (p->native.ksplit[i][j] > 1)
+        say (&t, "%s %lld x %lld in %d pieces of %lld", split++ ? "," : "",
+             (long long) p->native.launch_cols[j], (long long) p->native.launch_rows[i],
+             p->native.ksplit[i][j], (long long) p->native.kchunk[i][j]);
+  say (&t, "%s\n", split ? " (rows x cols of C, reals of k)" : " none");
   say_panels (&t, "panels", &p->native);
   say (&t, "steps: %lld x %lld, slots %lld\n", (long long) p->native.step_cols,
        (long long) p->native.step_rows, (long long) p->native.slots);

@@ -75,8 +75,6 @@ typedef struct {
   tilemm_emu_gemm emu_gemm;      /* the int8 GEMM: wgmma where the device runs it, unless
                                     TILEMM_EMU_IMMA names another (read once)               */
   int64_t emu_block_cols;        /* the GPU brings C back in blocks of these many columns    */
-  int kernel_fallback;           /* the GPU runs the variant's register-tiled fallback (a
-                                    device below compute capability 8 has no FP64 MMA)       */
 } tilemm_call_plan;
 
 /* What the executor ran for one call (where a host asks: tilemm_options.report): the workers

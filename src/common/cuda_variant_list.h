@@ -91,6 +91,14 @@
 #define TILEMM_KIND_REAL_PRODUCT_SPLIT_SIMT 1
 #define TILEMM_KIND_REAL_PRODUCT_SPLIT_DMMA 1
 
+/* Whether a KIND has a register-tiled fallback for devices without FP64 tensor cores. */
+#define TILEMM_KIND_FALLBACK_GUIDE 0
+#define TILEMM_KIND_FALLBACK_REGTILE 0
+#define TILEMM_KIND_FALLBACK_SIMT 0
+#define TILEMM_KIND_FALLBACK_DMMA 1
+#define TILEMM_KIND_FALLBACK_SPLIT_SIMT 0
+#define TILEMM_KIND_FALLBACK_SPLIT_DMMA 1
+
 /* Rows of one type keep ascending ids: the plan takes the last fitting PREFERRED row of a type. */
 #define TILEMM_CUDA_VARIANT_LIST(X)                                                              \
   X (1, SINGLE, TILE_16x16x16, 0, 256, BENCH_ONLY, GUIDE, float, none,                          \

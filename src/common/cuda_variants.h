@@ -29,6 +29,7 @@ typedef struct {
   int preferred_split; /* 1: the choice for a small C' with a long k (the launcher splits k) */
   int bench_only;      /* 1: no plan chooses it: the benchmark's history and baselines     */
   int real_product;    /* 1: a complex type runs as the real product on the same bytes    */
+  int fallback;        /* 1: a DMMA kind, run as its register-tiled fallback before sm_80  */
 } tilemm_cuda_variant;
 
 /* Below this many blocks of the preferred variant the GPU is not filled (the H100 has 132 SMs;
@@ -41,7 +42,7 @@ typedef struct {
  * (cuda_variant_list.h), where each variant is described. */
 #define TILEMM_CUDA_VARIANT_ROW(id, type, tile, pad, threads, use, kind, cfg, fallback, name)    \
   { id, name, TILEMM_TYPE_BIT (TILEMM_##type), TILEMM_##tile, pad, threads, TILEMM_USE_##use,   \
-    TILEMM_KIND_REAL_PRODUCT_##kind },
+    TILEMM_KIND_REAL_PRODUCT_##kind, TILEMM_KIND_FALLBACK_##kind },
 static const tilemm_cuda_variant tilemm_cuda_variants[] = {
   TILEMM_CUDA_VARIANT_LIST (TILEMM_CUDA_VARIANT_ROW)
 };

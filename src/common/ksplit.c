@@ -89,3 +89,91 @@ void tilemm_kernel_launch_plan (int variant, tilemm_type type, int64_t height, i
       return;
     }
 }
+
+/* Whether the variant's DMMA kernel has a register-tiled fallback (its KIND: DMMA, SPLIT_DMMA). */
+static int variant_falls_back (int variant, tilemm_type type)
+{
+  for (int i = 0; i < TILEMM_CUDA_NVARIANTS; i++)
+    if (tilemm_cuda_variants[i].id == variant
+        && (tilemm_cuda_variants[i].types & TILEMM_TYPE_BIT (type)))
+      return tilemm_cuda_variants[i].fallback;
+  return 0;
+}
+
+/* Adds v to the first *count entries of side (kept distinct); 0 when there is no room. */
+static int add_side (int64_t *side, int *count, int64_t v)
+{
+  if (v < 1)
+    return 1;
+  for (int i = 0; i < *count; i++)
+    if (side[i] == v)
+      return 1;
+  if (*count >= TILEMM_PLAN_LAUNCH_SIDES)
+    return 0;
+  side[(*count)++] = v;
+  return 1;
+}
+
+/* The sizes of a side of `total` in panels of `panel` and steps of `step` (the pipeline's cut,
+ * cuda/pipeline.cu), and the whole side (a panel launched whole, cuda/transposed_product.cu). */
+static void launch_side (int64_t total, int64_t panel, int64_t step, int64_t *side, int *count)
+{
+  *count = 0;
+  if (total < 1)
+    return;
+  const int64_t full = panel >= 1 && panel < total ? panel : total;
+  const int64_t last = total - (ceil_div (total, full) - 1) * full;
+  const int64_t s = step >= 1 && step < full ? step : full;
+  const int64_t panels[2] = { full, last };
+  for (int i = 0; i < 2; i++)
+    {
+      add_side (side, count, panels[i] < s ? panels[i] : s);
+      add_side (side, count, panels[i] > s ? panels[i] % s : 0);
+    }
+  add_side (side, count, total);
+}
+
+void tilemm_plan_launches (tilemm_plan *plan)
+{
+  launch_side (plan->n, plan->panel_rows, plan->step_rows, plan->launch_rows,
+               &plan->launch_heights);
+  launch_side (plan->m, plan->panel_cols, plan->step_cols, plan->launch_cols,
+               &plan->launch_widths);
+  const int fallback = plan->kernel_fallback && variant_falls_back (plan->variant, plan->type);
+  for (int i = 0; i < TILEMM_PLAN_LAUNCH_SIDES; i++)
+    for (int j = 0; j < TILEMM_PLAN_LAUNCH_SIDES; j++)
+      {
+        tilemm_kernel_launch lp;
+        tilemm_kernel_launch_plan (plan->variant, plan->type,
+                                   i < plan->launch_heights ? plan->launch_rows[i] : 0,
+                                   j < plan->launch_widths ? plan->launch_cols[j] : 0, plan->k,
+                                   8, &lp);
+        if (fallback || i >= plan->launch_heights || j >= plan->launch_widths)
+          {
+            lp.splits = 1;
+            lp.kchunk = plan->k * reals_per_element (plan->type);
+          }
+        plan->ksplit[i][j] = lp.splits;
+        plan->kchunk[i][j] = lp.kchunk;
+      }
+}
+
+int tilemm_plan_launch_of (const tilemm_plan *plan, int64_t height, int64_t width, int64_t k,
+                           tilemm_kernel_launch *launch)
+{
+  if (k != plan->k)
+    return 0;
+  for (int i = 0; i < plan->launch_heights && i < TILEMM_PLAN_LAUNCH_SIDES; i++)
+    for (int j = 0; j < plan->launch_widths && j < TILEMM_PLAN_LAUNCH_SIDES; j++)
+      if (plan->launch_rows[i] == height && plan->launch_cols[j] == width)
+        {
+          launch->dmma_fallback = plan->kernel_fallback;
+          launch->splits = plan->ksplit[i][j];
+          launch->kchunk = plan->kchunk[i][j];
+          launch->scratch = NULL;
+          launch->scratch_bytes = tilemm_cuda_launch_scratch_bytes (plan->type, height, width,
+                                                                    launch->splits);
+          return 1;
+        }
+  return 0;
+}

@@ -52,6 +52,19 @@ size_t tilemm_cuda_launch_scratch_bytes (tilemm_type type, int64_t height, int64
 void tilemm_kernel_launch_plan (int variant, tilemm_type type, int64_t height, int64_t width,
                                 int64_t k, int cc_major, tilemm_kernel_launch *launch);
 
+/* Fills the plan's launches (tilemm.h: launch_rows, launch_cols, ksplit, kchunk) from its
+ * variant, type, k, panels and steps and its kernel_fallback (which the caller sets from the
+ * devices' facts first; 0 where it has none): every C' the GPU launches the plan on (a step, the
+ * last step of a panel's rows or columns, the last panel's, the whole of a panel run in one
+ * launch) and each one's split of k (tilemm_kernel_launch_plan; unsplit where the fallback runs
+ * instead of a split variant).  Pure. */
+void tilemm_plan_launches (tilemm_plan *plan);
+
+/* The launch the plan holds for C' (height × width) · k: 1 and *launch (scratch NULL: the caller
+ * gives its buffer), or 0 when the plan holds no such launch. */
+int tilemm_plan_launch_of (const tilemm_plan *plan, int64_t height, int64_t width, int64_t k,
+                           tilemm_kernel_launch *launch);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,6 +9,7 @@
 #include "cuda_variants.h"
 #include "device_model.h"
 #include "devices.h"
+#include "ksplit.h"
 #include "tilemm.h"
 
 const char *tilemm_backend_name (tilemm_backend backend)
@@ -309,6 +310,7 @@ tilemm_status tilemm_plan_make (tilemm_plan *plan, tilemm_backend backend, tilem
   tilemm_status status = plan_panels (&p, limits);
   if (status != TILEMM_OK)
     return status;
+  tilemm_plan_launches (&p);
   *plan = p;
   return TILEMM_OK;
 }
@@ -410,6 +412,7 @@ int tilemm_plan_workers (tilemm_plan *queue, const tilemm_plan *plan, int availa
       *queue = *plan;
       return 1;
     }
+  tilemm_plan_launches (queue);
   return workers;
 }
 
@@ -424,6 +427,7 @@ tilemm_status tilemm_plan_for_panel (tilemm_plan *sub, const tilemm_plan *parent
   tilemm_status status = plan_panels (&p, limits);
   if (status != TILEMM_OK)
     return status;
+  tilemm_plan_launches (&p);   /* the parent's fallback, this panel's launches */
   *sub = p;
   return TILEMM_OK;
 }
@@ -484,6 +488,7 @@ tilemm_status tilemm_plan_make_whole_panels (tilemm_plan *plan, tilemm_backend b
       p.panel_rows = p.step_rows = rows;
       p.panel_cols = p.step_cols = cols;
     }
+  tilemm_plan_launches (&p);
   *plan = p;
   return TILEMM_OK;
 }

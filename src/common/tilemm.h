@@ -123,6 +123,9 @@ typedef enum {
 
 const char *tilemm_backend_name (tilemm_backend backend);
 
+/* The most distinct heights (and widths) of the launches one plan runs. */
+#define TILEMM_PLAN_LAUNCH_SIDES 4
+
 /* How one product C (m×n) = A (m×k) · B (k×n) is cut into work.  The tile shape is given for the
  * row-major product Cᵀ = Bᵀ·Aᵀ that the kernels compute: a block tile covers tile_rows rows of Cᵀ
  * (columns of C) by tile_cols columns of Cᵀ (rows of C), stepping tile_depth along k. */
@@ -147,6 +150,17 @@ typedef struct {
   int64_t step_rows;    /* rows of Cᵀ (columns of B and C) per step; <= panel_rows          */
   int64_t step_cols;    /* cols of Cᵀ (rows of A and C) per step; <= panel_cols             */
   int64_t slots;        /* steps of A's rows held at once (1 panel: every one of them)      */
+  /* How the GPU launches the variant on each launch shape the plan runs (the CPU backend ignores
+   * these): made in the plan layer (tilemm_plan_launches, ksplit.h) with the steps; the launcher
+   * only reads them.  A launch computes C' (launch_rows[i] × launch_cols[j]) with the plan's k:
+   * a step, the last step of a panel's rows or columns, the last panel's. */
+  int kernel_fallback;  /* 1: the DMMA variants run their register-tiled fallback (a device
+                           below compute capability 8, from the devices' facts; 0 without)   */
+  int launch_heights, launch_widths;                    /* entries used below             */
+  int64_t launch_rows[TILEMM_PLAN_LAUNCH_SIDES];         /* the launches' heights          */
+  int64_t launch_cols[TILEMM_PLAN_LAUNCH_SIDES];         /* the launches' widths           */
+  int ksplit[TILEMM_PLAN_LAUNCH_SIDES][TILEMM_PLAN_LAUNCH_SIDES]; /* pieces of k (1: unsplit) */
+  int64_t kchunk[TILEMM_PLAN_LAUNCH_SIDES][TILEMM_PLAN_LAUNCH_SIDES]; /* reals of k a piece  */
 } tilemm_plan;
 
 /* Limits a plan must respect.  Zero means "no limit". */

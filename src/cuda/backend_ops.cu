@@ -1,6 +1,7 @@
 /* backend_ops.cu — the GPU's table (backend.h: tilemm_cuda_backend_ops): what the executor asks
  * of the CUDA backend.  Each operation runs one thing on the workspace of its worker (the
- * executor's worker w uses ws_pool[w], on its own thread, bound to its device); the product's
+ * executor's worker w uses ws_pool[w], handed to what it runs, on its own thread, bound to its
+ * device); the product's
  * turn (begin to end) holds ws_mutex, so products take turns on the workspaces.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
@@ -107,8 +108,7 @@ void cuda_end (void *state, tilemm_status status)
       {
         if (s->used[w] < 0 || cudaSetDevice (s->used[w]) != cudaSuccess)
           continue;
-        ws_now = &ws_pool[w];
-        workspace_drain ();
+        workspace_drain (ws_pool[w]);
       }
   else if (status != TILEMM_OK)
     {
@@ -119,7 +119,6 @@ void cuda_end (void *state, tilemm_status status)
             && cudaDeviceSynchronize () != cudaSuccess)
           cudaDeviceReset ();
     }
-  ws_now = &ws_pool[0];
   cudaSetDevice (s->caller_device);
   cudaGetLastError ();
   tilemm_cuda_stats st;
@@ -147,11 +146,10 @@ void cuda_end (void *state, tilemm_status status)
   ws_mutex.unlock ();
 }
 
-/* On the worker's thread: its own workspace, its device. */
+/* On the worker's thread: its device (its workspace, ws_pool[worker], is handed to each panel). */
 tilemm_status cuda_worker_start (void *state, int worker, int device, tilemm_error *err)
 {
   product_state *s = (product_state *) state;
-  ws_now = &ws_pool[worker];
   s->used[worker] = device;
   CUDA_TRY (cudaSetDevice (device), "cudaSetDevice(%d)", device);
   return TILEMM_OK;
@@ -172,6 +170,7 @@ tilemm_status cuda_product (void *state, int worker, const tilemm_plan *plan, ti
                             const tilemm_view *c, const tilemm_stop *stop, tilemm_error *err)
 {
   product_state *s = (product_state *) state;
+  workspace &ws = ws_pool[worker];
   bool done;
   const tilemm_status status = entry_checks (plan, c, &done, err);
   if (done)
@@ -179,9 +178,9 @@ tilemm_status cuda_product (void *state, int worker, const tilemm_plan *plan, ti
   if (op_a == TILEMM_OP_NONE && op_b == TILEMM_OP_NONE)
     {
       s->streamed = true;
-      return run_pipeline (plan, a, b, c, stop, &s->st[worker], err);
+      return run_pipeline (ws, plan, a, b, c, stop, &s->st[worker], err);
     }
-  return op_panel (plan, op_a, a, op_b, b, c, &s->st[worker], err);
+  return op_panel (ws, plan, op_a, a, op_b, b, c, &s->st[worker], err);
 }
 
 int64_t block_cols_of (const product_state *s)
@@ -203,7 +202,8 @@ tilemm_status cuda_emu_stats (void *state, int worker, const tilemm_emu_options 
   product_state *s = (product_state *) state;
   emu_stage stage = { emu_stage::STATS, options, nullptr, 0, gemm_of (s), nullptr, nullptr };
   tilemm_emu_plan used;
-  return emu_panel (stage, op_a, a, op_b, b, nullptr, nullptr, stats, &used, &s->st[worker], err);
+  return emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, nullptr, nullptr, stats, &used,
+                    &s->st[worker], err);
 }
 
 tilemm_status cuda_emu_product (void *state, int worker, const tilemm_emu_plan *plan,
@@ -214,7 +214,8 @@ tilemm_status cuda_emu_product (void *state, int worker, const tilemm_emu_plan *
   product_state *s = (product_state *) state;
   emu_stage stage = { emu_stage::PRODUCT, nullptr, plan, block_cols_of (s), gemm_of (s), nullptr,
                       nullptr };
-  return emu_panel (stage, op_a, a, op_b, b, c, stop, nullptr, used, &s->st[worker], err);
+  return emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, c, stop, nullptr, used,
+                    &s->st[worker], err);
 }
 
 tilemm_status cuda_emu_whole (void *state, int worker, const tilemm_emu_options *options,
@@ -226,7 +227,8 @@ tilemm_status cuda_emu_whole (void *state, int worker, const tilemm_emu_options 
   product_state *s = (product_state *) state;
   emu_stage stage = { emu_stage::WHOLE, options, nullptr, block_cols_of (s), gemm_of (s), decide,
                       decide_ctx };
-  return emu_panel (stage, op_a, a, op_b, b, c, stop, nullptr, used, &s->st[worker], err);
+  return emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, c, stop, nullptr, used,
+                    &s->st[worker], err);
 }
 
 } /* namespace */

@@ -108,7 +108,7 @@ const int64_t PIPELINE_PANELS = 4;
  * BUF_C) while panel i-1 computes, and panel i-1's Z comes down while panel i computes.  A
  * slot's operands are overwritten only after the kernel that read them (its EV_COMP event); its
  * part of Z only after that part came down (stage_down returns when it has). */
-tilemm_status run_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
+tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t pages_per_panel,
                          const tilemm_stop *stop, tilemm_cuda_stats *st, tilemm_error *err)
 {
   const tilemm_batch_shape *s = job->shape;
@@ -141,7 +141,7 @@ tilemm_status run_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
   const size_t bytes[NBUF] = {
     most_x, most_y, (pipelined ? 2 : 1) * most_z, pipelined ? most_x : 0, pipelined ? most_y : 0,
     0 };
-  tilemm_status status = workspace_reserve (bytes, 2, err);
+  tilemm_status status = workspace_reserve (ws, bytes, 2, err);
   if (status != TILEMM_OK)
     return status;
   cudaStream_t cs = ws.comp[0];
@@ -153,7 +153,7 @@ tilemm_status run_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
         {
           /* The panel in flight comes down first, so what was computed is in Z. */
           if (pipelined)
-            stage_down ((unsigned char *) ws.buffer[BUF_C] + ((i - 1) % 2) * most_z,
+            stage_down (ws, (unsigned char *) ws.buffer[BUF_C] + ((i - 1) % 2) * most_z,
                         pages_view (job->type, job->z, job->z_page, panels[i - 1].first,
                                     panels[i - 1].first + panels[i - 1].count - 1),
                         ws.ring[EV_COMP][(i - 1) % 2], st, err);
@@ -168,10 +168,10 @@ tilemm_status run_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
       auto t0 = std::chrono::steady_clock::now ();
       if (i >= 2)   /* the slot's operands were read by panel i-2's kernel */
         CUDA_TRY (cudaStreamWaitEvent (ws.up, ws.ring[EV_COMP][slot], 0), "cudaStreamWaitEvent");
-      if ((status = stage_up (pages_view (job->type, job->x, job->x_page, p.x_lo, p.x_hi), x_dev,
+      if ((status = stage_up (ws, pages_view (job->type, job->x, job->x_page, p.x_lo, p.x_hi), x_dev,
                               st, err))
             != TILEMM_OK
-          || (status = stage_up (pages_view (job->type, job->y, job->y_page, p.y_lo, p.y_hi),
+          || (status = stage_up (ws, pages_view (job->type, job->y, job->y_page, p.y_lo, p.y_hi),
                                  y_dev, st, err))
                != TILEMM_OK)
         return status;
@@ -191,7 +191,7 @@ tilemm_status run_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
       const int down_slot = pipelined ? (int) ((i + 1) % 2) : 0;
       if (down)
         {
-          status = stage_down ((unsigned char *) ws.buffer[BUF_C] + (size_t) down_slot * most_z,
+          status = stage_down (ws, (unsigned char *) ws.buffer[BUF_C] + (size_t) down_slot * most_z,
                                pages_view (job->type, job->z, job->z_page, down->first,
                                            down->first + down->count - 1),
                                ws.ring[EV_COMP][down_slot], st, err);
@@ -204,7 +204,7 @@ tilemm_status run_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
     {
       const panel &last = panels[count - 1];
       const int slot = (int) ((count - 1) % 2);
-      status = stage_down ((unsigned char *) ws.buffer[BUF_C] + (size_t) slot * most_z,
+      status = stage_down (ws, (unsigned char *) ws.buffer[BUF_C] + (size_t) slot * most_z,
                            pages_view (job->type, job->z, job->z_page, last.first,
                                        last.first + last.count - 1),
                            ws.ring[EV_COMP][slot], st, err);
@@ -233,8 +233,9 @@ tilemm_status tilemm_cuda_multiply_batch (const tilemm_batch_job *job, int64_t p
   tilemm_status status = probe (err);
   if (status != TILEMM_OK)
     return status;
-  return recorded_product (
-    [&] (tilemm_cuda_stats *st) { return run_batch (job, pages_per_panel, stop, st, err); },
+  workspace &ws = ws_pool[0];
+  return recorded_product (ws,
+    [&] (tilemm_cuda_stats *st) { return run_batch (ws, job, pages_per_panel, stop, st, err); },
     false);
 }
 

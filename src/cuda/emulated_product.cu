@@ -19,7 +19,8 @@ namespace tilemm_cuda {
  * device computes the next.  pass NULL: the whole scheme (statistics, the plan, the product;
  * *used gets the plan); else pass->kind says: the statistics only, merged into *stats, or the
  * product under pass->plan. */
-tilemm_status emu_panel (const emu_stage &stage, tilemm_op op_a, const tilemm_view *a,
+tilemm_status emu_panel (workspace &ws, const emu_stage &stage, tilemm_op op_a,
+                         const tilemm_view *a,
                          tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
                          const tilemm_stop *stop, tilemm_emu_stats *stats, tilemm_emu_plan *used,
                          tilemm_cuda_stats *st, tilemm_error *err)
@@ -39,7 +40,7 @@ tilemm_status emu_panel (const emu_stage &stage, tilemm_op op_a, const tilemm_vi
   /* C's blocks: one event each, from the ring the pipeline's steps use. */
   const int64_t block_cols = stage.block_cols > 0 && stage.block_cols < n ? stage.block_cols : n;
   const int blocks = (int) ((n + block_cols - 1) / block_cols);
-  tilemm_status status = workspace_reserve (bytes, (size_t) blocks, err);
+  tilemm_status status = workspace_reserve (ws, bytes, (size_t) blocks, err);
   if (status != TILEMM_OK)
     return status;
   /* The scheme's arena, sized for this call before it (the scheme allocates nothing). */
@@ -51,7 +52,7 @@ tilemm_status emu_panel (const emu_stage &stage, tilemm_op op_a, const tilemm_vi
                               : stats_only                     ? TILEMM_EMU_RUN_STATS
                                                                : TILEMM_EMU_RUN_GIVEN,
                               setup.chunk_tiles, arena);
-  if ((status = emu_arena_reserve (arena, err)) != TILEMM_OK)
+  if ((status = emu_arena_reserve (ws, arena, err)) != TILEMM_OK)
     return status;
   void *const dC = ws.buffer[BUF_C];
   const tilemm_emu_cuda_blocks c_blocks = { block_cols, (void *const *) ws.ring[EV_COMP],
@@ -61,8 +62,8 @@ tilemm_status emu_panel (const emu_stage &stage, tilemm_op op_a, const tilemm_vi
    * scheme until its last block is enqueued (it waits for the tail of the uploads and for the
    * statistics), C coming back (while the device computes its later blocks). */
   auto t0 = std::chrono::steady_clock::now ();
-  if (k > 0 && ((status = stage_up (*a, ws.buffer[BUF_Y], st, err)) != TILEMM_OK
-                || (status = stage_up (*b, ws.buffer[BUF_X], st, err)) != TILEMM_OK))
+  if (k > 0 && ((status = stage_up (ws, *a, ws.buffer[BUF_Y], st, err)) != TILEMM_OK
+                || (status = stage_up (ws, *b, ws.buffer[BUF_X], st, err)) != TILEMM_OK))
     return status;
   st->upload_ms += ms_since (t0);
   t0 = std::chrono::steady_clock::now ();
@@ -71,8 +72,9 @@ tilemm_status emu_panel (const emu_stage &stage, tilemm_op op_a, const tilemm_vi
   CUDA_TRY (cudaStreamWaitEvent (s, ws.t_begin, 0), "cudaStreamWaitEvent");
   const void *a_ready = ws.buffer[BUF_Y], *b_ready = ws.buffer[BUF_X];
   if (k > 0
-      && ((status = operand_on_device (op_a, a, BUF_Y, BUF_YT, s, &a_ready, err)) != TILEMM_OK
-          || (status = operand_on_device (op_b, b, BUF_X, BUF_XT, s, &b_ready, err)) != TILEMM_OK))
+      && ((status = operand_on_device (ws, op_a, a, BUF_Y, BUF_YT, s, &a_ready, err)) != TILEMM_OK
+          || (status = operand_on_device (ws, op_b, b, BUF_X, BUF_XT, s, &b_ready,
+                                          err)) != TILEMM_OK))
     return status;
   void *const dA = (void *) a_ready, *const dB = (void *) b_ready;
   const int64_t ld = m > 1 ? m : 1;
@@ -104,7 +106,8 @@ tilemm_status emu_panel (const emu_stage &stage, tilemm_op op_a, const tilemm_vi
         {
           const int64_t j0 = j * block_cols, cols = n - j0 < block_cols ? n - j0 : block_cols;
           const tilemm_view cj = tilemm_view_sub (c, 0, j0, m, cols);
-          status = stage_down ((char *) dC + (size_t) j0 * (size_t) ld * es, cj, ws.ring[EV_COMP][j],
+          status = stage_down (ws, (char *) dC + (size_t) j0 * (size_t) ld * es, cj,
+                               ws.ring[EV_COMP][j],
                                st, err);
         }
     }
@@ -152,9 +155,10 @@ tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
   stage.gemm = tilemm_emu_gemm_named (getenv ("TILEMM_EMU_IMMA"), tilemm_emu_cuda_wgmma_runs ());
   stage.decide = decide;
   stage.decide_ctx = decide_ctx;
-  return recorded_product (
+  workspace &ws = ws_pool[0]; /* the caller's thread: worker 0 */
+  return recorded_product (ws,
     [&] (tilemm_cuda_stats *st) {
-      return emu_panel (stage, op_a, a, op_b, b, c, stop, nullptr, used, st, err);
+      return emu_panel (ws, stage, op_a, a, op_b, b, c, stop, nullptr, used, st, err);
     },
     false);
 }

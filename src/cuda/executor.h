@@ -81,11 +81,9 @@ struct workspace
 size_t workspace_bytes (const workspace &w);
 
 /* One workspace per worker (multi.h): worker w of a product spread over several devices uses
- * ws_pool[w] from its own host thread; the one-device path is worker 0, on the caller's thread.
- * ws means the calling thread's (ws_now). */
+ * ws_pool[w] from its own host thread; the one-device path and the low-level entries are worker
+ * 0, on the caller's thread.  Every function below that uses a workspace is handed it (ws). */
 extern workspace ws_pool[TILEMM_MAX_WORKERS];
-extern thread_local workspace *ws_now;
-#define ws (*ws_now)
 /* Products take turns on the workspaces. */
 extern std::mutex ws_mutex;
 /* Of the last product; `calls` counts them all. */
@@ -104,13 +102,14 @@ size_t bytes_held (void);
 size_t pinned_bytes_held (void);
 void copy_last_stats (tilemm_cuda_stats *stats);
 
-void workspace_free (void);
+void workspace_free (workspace &ws);
 void workspace_recover (void);
-void workspace_drain (void);
-tilemm_status workspace_reserve (const size_t bytes[NBUF], size_t ring, tilemm_error *err);
+void workspace_drain (workspace &ws);
+tilemm_status workspace_reserve (workspace &ws, const size_t bytes[NBUF], size_t ring,
+                                 tilemm_error *err);
 /* Makes the emulated precision's arena slot s hold at least bytes[s] (tilemm_emu_cuda_arena_need);
  * emu_arena_free gives it back. */
-tilemm_status emu_arena_reserve (const size_t bytes[4], tilemm_error *err);
+tilemm_status emu_arena_reserve (workspace &ws, const size_t bytes[4], tilemm_error *err);
 void emu_arena_free (tilemm_emu_cuda_arena *arena);
 void pool_free (int w);
 void pool_free_all (void);
@@ -127,7 +126,7 @@ tilemm_status entry_checks (const tilemm_plan *plan, const tilemm_view *c, bool 
 size_t split_scratch_bytes (const tilemm_plan *plan, int64_t height, int64_t width, int64_t k);
 /* tilemm_cuda_launch of the plan's variant on compute stream ws.comp[comp], as the plan decides
  * it for this device and shape, with that stream's scratch. */
-tilemm_status launch_kernel (const tilemm_plan *plan, const tilemm_matrix &c,
+tilemm_status launch_kernel (workspace &ws, const tilemm_plan *plan, const tilemm_matrix &c,
                              const tilemm_matrix &x, const tilemm_matrix &y, int comp,
                              tilemm_error *err);
 
@@ -163,12 +162,16 @@ struct cursor
 
 unit next_unit (const piece &p, cursor &c, size_t most);
 piece piece_of (const tilemm_view &v, void *dev, size_t es);
-tilemm_status send_unit (const piece &p, const unit &u, int chunk, unsigned char *stage,
+tilemm_status send_unit (workspace &ws, const piece &p, const unit &u, int chunk,
+                         unsigned char *stage,
                          const char *what, tilemm_cuda_stats *st, tilemm_error *err);
-tilemm_status fetch_unit (const piece &p, const unit &u, int chunk, unsigned char *stage,
+tilemm_status fetch_unit (workspace &ws, const piece &p, const unit &u, int chunk,
+                          unsigned char *stage,
                           tilemm_cuda_stats *st, tilemm_error *err);
-tilemm_status stage_up (const tilemm_view &v, void *dev, tilemm_cuda_stats *st, tilemm_error *err);
-tilemm_status stage_down (void *dev, const tilemm_view &v, cudaEvent_t ready, tilemm_cuda_stats *st,
+tilemm_status stage_up (workspace &ws, const tilemm_view &v, void *dev, tilemm_cuda_stats *st,
+                        tilemm_error *err);
+tilemm_status stage_down (workspace &ws, void *dev, const tilemm_view &v, cudaEvent_t ready,
+                          tilemm_cuda_stats *st,
                           tilemm_error *err);
 tilemm_matrix device_matrix (void *elements, int64_t height, int64_t width);
 double ms_since (std::chrono::steady_clock::time_point t0);
@@ -186,16 +189,19 @@ int idle_prefault_threads (void);
 /* ---------------------------------------------------------------- the products */
 
 /* pipeline.cu: one native product of untransposed operands, in panels and steps. */
-tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const tilemm_view *b,
+tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, const tilemm_view *a,
+                            const tilemm_view *b,
                             const tilemm_view *c, const tilemm_stop *stop, tilemm_cuda_stats *st,
                             tilemm_error *err);
 /* transposed_product.cu: op(x), packed, of an operand uploaded as stored into ws.buffer[stored]:
  * that buffer itself, or its transpose (conjugated for 'C') made in ws.buffer[transposed] on
  * stream s. */
-tilemm_status operand_on_device (tilemm_op op, const tilemm_view *x, int stored, int transposed,
+tilemm_status operand_on_device (workspace &ws, tilemm_op op, const tilemm_view *x, int stored,
+                                 int transposed,
                                  cudaStream_t s, const void **ready, tilemm_error *err);
 /* transposed_product.cu: one panel of a product with transposed operands. */
-tilemm_status op_panel (const tilemm_plan *plan, tilemm_op op_a, const tilemm_view *a,
+tilemm_status op_panel (workspace &ws, const tilemm_plan *plan, tilemm_op op_a,
+                        const tilemm_view *a,
                         tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
                         tilemm_cuda_stats *st, tilemm_error *err);
 /* What one emulated panel does: the whole scheme in one pass (statistics, the plan the caller's
@@ -214,18 +220,19 @@ struct emu_stage
 };
 /* emulated_product.cu: one panel of an emulated product C = op_a(A)·op_b(B) (stats: STATS's
  * statistics). */
-tilemm_status emu_panel (const emu_stage &stage, tilemm_op op_a, const tilemm_view *a,
+tilemm_status emu_panel (workspace &ws, const emu_stage &stage, tilemm_op op_a,
+                         const tilemm_view *a,
                          tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
                          const tilemm_stop *stop, tilemm_emu_stats *stats, tilemm_emu_plan *used,
                          tilemm_cuda_stats *st, tilemm_error *err);
 
-/* Runs one product on the calling thread's workspace (product: tilemm_status (tilemm_cuda_stats *))
+/* Runs one product on the workspace ws (product: tilemm_status (tilemm_cuda_stats *))
  * and keeps its figures as the last product's (__tilemm_stats__).  After a stop the workspace
  * is drained and kept; after a failure it is freed (a broken context reset), so the next call
  * starts clean.  download_is_the_rest: the product times only its uploads and compute, and the
  * download is what is left of the total. */
 template <typename Product>
-tilemm_status recorded_product (Product product, bool download_is_the_rest)
+tilemm_status recorded_product (workspace &ws, Product product, bool download_is_the_rest)
 {
   const auto t0 = std::chrono::steady_clock::now ();
   tilemm_cuda_stats st;
@@ -233,7 +240,7 @@ tilemm_status recorded_product (Product product, bool download_is_the_rest)
   st.calls = last_stats.calls + 1;
   const tilemm_status status = product (&st);
   if (status == TILEMM_EINTERRUPTED)
-    workspace_drain ();
+    workspace_drain (ws);
   else if (status != TILEMM_OK)
     workspace_recover ();
   st.ok = status == TILEMM_OK;

@@ -64,7 +64,8 @@ struct step
 
 /* ---------------------------------------------------------------- one product */
 
-tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const tilemm_view *b,
+tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, const tilemm_view *a,
+                            const tilemm_view *b,
                             const tilemm_view *c, const tilemm_stop *stop, tilemm_cuda_stats *st,
                             tilemm_error *err)
 {
@@ -138,7 +139,7 @@ tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const
                                (size_t) (panel_rows * rows_held) * es, 0, 0, scratch,
                                N > 1 ? scratch : 0 };
   const int64_t ring = RY > RC ? RY : RC;
-  tilemm_status status = workspace_reserve (bytes, (size_t) (ring > parts ? ring : parts), err);
+  tilemm_status status = workspace_reserve (ws, bytes, (size_t) (ring > parts ? ring : parts), err);
   if (status != TILEMM_OK)
     return status;
 
@@ -267,7 +268,7 @@ tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const
                       "cudaStreamWaitEvent");
           if (j == 0)
             CUDA_TRY (cudaEventRecord (ws.t_first, s), "cudaEventRecord");
-          status = launch_kernel (plan, device_matrix (dev_c (j), sp.rows, sp.cols),
+          status = launch_kernel (ws, plan, device_matrix (dev_c (j), sp.rows, sp.cols),
                                   device_matrix (dev_x (j), sp.rows, k),
                                   device_matrix (dev_y (j), k, sp.cols), (int) (j % NCOMP), err);
           if (status != TILEMM_OK)
@@ -297,7 +298,8 @@ tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const
             }
           const int chunk = (int) (down_count % (unsigned long long) ndown);
           const unit u = next_unit (p, dcur, down_unit);
-          status = fetch_unit (p, u, chunk, down_stage + (size_t) chunk * cfg.chunk_bytes, st, err);
+          status = fetch_unit (ws, p, u, chunk, down_stage + (size_t) chunk * cfg.chunk_bytes, st,
+                               err);
           if (status != TILEMM_OK)
             return status;
           down_count++;
@@ -362,7 +364,7 @@ tilemm_status run_pipeline (const tilemm_plan *plan, const tilemm_view *a, const
             {
               const piece p = uphase == 0 ? x_piece (uj) : y_piece (uj);
               const unit u = next_unit (p, ucur, up_unit);
-              status = send_unit (p, u, chunk, up_stage + (size_t) chunk * cfg.chunk_bytes,
+              status = send_unit (ws, p, u, chunk, up_stage + (size_t) chunk * cfg.chunk_bytes,
                                   uphase == 0 ? "B" : "A", st, err);
               if (status != TILEMM_OK)
                 return status;
@@ -426,8 +428,9 @@ tilemm_status tilemm_cuda_multiply (const tilemm_plan *plan, const tilemm_view *
   status = entry_checks (plan, c, &done, err);
   if (done)
     return status;
-  return recorded_product (
-    [&] (tilemm_cuda_stats *st) { return run_pipeline (plan, a, b, c, stop, st, err); }, true);
+  workspace &ws = ws_pool[0]; /* the caller's thread: worker 0 */
+  return recorded_product (ws,
+    [&] (tilemm_cuda_stats *st) { return run_pipeline (ws, plan, a, b, c, stop, st, err); }, true);
 }
 
 } /* extern "C" */

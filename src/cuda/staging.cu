@@ -86,7 +86,8 @@ piece piece_of (const tilemm_view &v, void *dev, size_t es)
 /* One unit of a piece through upload chunk `stage` (chunk number `chunk`): host threads copy it
  * in, the copy engine takes it to the device on ws.up, and the chunk's event says when the chunk
  * is free again.  What every upload does, the pipeline's and stage_up's. */
-tilemm_status send_unit (const piece &p, const unit &u, int chunk, unsigned char *stage,
+tilemm_status send_unit (workspace &ws, const piece &p, const unit &u, int chunk,
+                         unsigned char *stage,
                          const char *what, tilemm_cuda_stats *st, tilemm_error *err)
 {
   const auto t0 = std::chrono::steady_clock::now ();
@@ -105,7 +106,8 @@ tilemm_status send_unit (const piece &p, const unit &u, int chunk, unsigned char
 
 /* One unit of a piece from the device into download chunk `stage` (number `chunk`) on ws.down;
  * the chunk's event says when it has arrived.  What every download enqueues. */
-tilemm_status fetch_unit (const piece &p, const unit &u, int chunk, unsigned char *stage,
+tilemm_status fetch_unit (workspace &ws, const piece &p, const unit &u, int chunk,
+                          unsigned char *stage,
                           tilemm_cuda_stats *st, tilemm_error *err)
 {
   CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
@@ -159,7 +161,8 @@ int idle_prefault_threads (void)
 
 /* A whole view into packed device memory through the pinned upload chunks: host threads fill a
  * chunk while the copy engine sends the ones before it.  Enqueued on ws.up. */
-tilemm_status stage_up (const tilemm_view &v, void *dev, tilemm_cuda_stats *st, tilemm_error *err)
+tilemm_status stage_up (workspace &ws, const tilemm_view &v, void *dev, tilemm_cuda_stats *st,
+                        tilemm_error *err)
 {
   const settings &cfg = config ();
   const piece p = piece_of (v, dev, tilemm_type_size (v.type));
@@ -172,7 +175,7 @@ tilemm_status stage_up (const tilemm_view &v, void *dev, tilemm_cuda_stats *st, 
       unsigned char *const stage = ws.pinned + (size_t) chunk * cfg.chunk_bytes;
       CUDA_TRY (cudaEventSynchronize (ws.up_ev[chunk]), "copying an operand to the device");
       const unit u = next_unit (p, cur, cfg.chunk_bytes);
-      const tilemm_status status = send_unit (p, u, chunk, stage, "an operand", st, err);
+      const tilemm_status status = send_unit (ws, p, u, chunk, stage, "an operand", st, err);
       if (status != TILEMM_OK)
         return status;
     }
@@ -181,7 +184,8 @@ tilemm_status stage_up (const tilemm_view &v, void *dev, tilemm_cuda_stats *st, 
 
 /* Packed device memory into a whole view through the pinned download chunks, once `ready` has
  * happened: the copy engine brings the next chunks while host threads empty the oldest. */
-tilemm_status stage_down (void *dev, const tilemm_view &v, cudaEvent_t ready, tilemm_cuda_stats *st,
+tilemm_status stage_down (workspace &ws, void *dev, const tilemm_view &v, cudaEvent_t ready,
+                          tilemm_cuda_stats *st,
                           tilemm_error *err)
 {
   const settings &cfg = config ();
@@ -205,7 +209,7 @@ tilemm_status stage_down (void *dev, const tilemm_view &v, cudaEvent_t ready, ti
           const int chunk = (int) (issued++ % (unsigned long long) cfg.chunks);
           const unit u = next_unit (p, cur, cfg.chunk_bytes);
           const tilemm_status status
-            = fetch_unit (p, u, chunk, stage + (size_t) chunk * cfg.chunk_bytes, st, err);
+            = fetch_unit (ws, p, u, chunk, stage + (size_t) chunk * cfg.chunk_bytes, st, err);
           if (status != TILEMM_OK)
             return status;
           fifo[(head + count++) % MAX_CHUNKS] = { chunk, u };

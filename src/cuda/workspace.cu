@@ -32,10 +32,8 @@ size_t workspace_bytes (const workspace &w)
 
 /* One workspace per worker (multi.h): worker w of a product spread over several devices uses
  * ws_pool[w] from its own host thread; the one-device path is worker 0, on the caller's thread.
- * The code below was written for a single workspace named ws: ws now means the calling thread's
- * (ws_now), so that code runs unchanged in every worker. */
+ * The functions below are handed the workspace they work on (ws). */
 workspace ws_pool[TILEMM_MAX_WORKERS];
-thread_local workspace *ws_now = &ws_pool[0];
 [[maybe_unused]] const bool ws_pool_ready = [] {
   for (workspace &w : ws_pool)
     w.device = -1;   /* bound to no device yet; everything else zero (null, false) */
@@ -47,7 +45,7 @@ tilemm_cuda_stats last_stats;        /* of the last product; `calls` counts them
 
 /* Frees everything, ignoring errors (a broken context refuses to free; the reset reclaims it).
  * Nothing may be in flight into the pinned chunks when they go: wait for the device first. */
-void workspace_free (void)
+void workspace_free (workspace &ws)
 {
   if (ws.up || ws.pinned)
     cudaDeviceSynchronize ();
@@ -111,7 +109,7 @@ void workspace_recover (void)
 /* After a stop: wait for everything enqueued (copies into the pinned ring and the buffers,
  * kernels), so the workspace is idle and consistent, and keep it for the next call.  If waiting
  * fails the device has a real error: free and reset as after any failure. */
-void workspace_drain (void)
+void workspace_drain (workspace &ws)
 {
   cudaStream_t *streams[] = { &ws.up, &ws.down, &ws.comp[0], &ws.comp[1] };
   for (cudaStream_t *s : streams)
@@ -123,7 +121,7 @@ void workspace_drain (void)
 }
 
 /* Creates the fixed events; on failure destroys those made and leaves ws.events false. */
-tilemm_status create_events (tilemm_error *err)
+tilemm_status create_events (workspace &ws, tilemm_error *err)
 {
   cudaEvent_t made[2 * MAX_CHUNKS + 3];
   int count = 0;
@@ -154,7 +152,8 @@ tilemm_status create_events (tilemm_error *err)
 
 /* Makes sure the streams, events and pinned chunks exist on the current device, buffer i holds
  * at least bytes[i] and each event ring has `ring` events. */
-tilemm_status workspace_reserve (const size_t bytes[NBUF], size_t ring, tilemm_error *err)
+tilemm_status workspace_reserve (workspace &ws, const size_t bytes[NBUF], size_t ring,
+                                 tilemm_error *err)
 {
   int device = 0;
   CUDA_TRY (cudaGetDevice (&device), "cudaGetDevice");
@@ -163,7 +162,7 @@ tilemm_status workspace_reserve (const size_t bytes[NBUF], size_t ring, tilemm_e
       if (ws.device >= 0) /* free the old GPU's workspace there, then come back */
         {
           CUDA_TRY (cudaSetDevice (ws.device), "cudaSetDevice(%d)", ws.device);
-          workspace_free ();
+          workspace_free (ws);
           CUDA_TRY (cudaSetDevice (device), "cudaSetDevice(%d)", device);
         }
       int cc_major = 0; /* the launches' fallback reads it (kernel_launch.cu) */
@@ -178,7 +177,7 @@ tilemm_status workspace_reserve (const size_t bytes[NBUF], size_t ring, tilemm_e
       CUDA_TRY (cudaStreamCreateWithFlags (s, cudaStreamNonBlocking), "cudaStreamCreate");
   if (!ws.events)
     {
-      const tilemm_status status = create_events (err);
+      const tilemm_status status = create_events (ws, err);
       if (status != TILEMM_OK)
         return status;
     }
@@ -251,7 +250,7 @@ tilemm_status workspace_reserve (const size_t bytes[NBUF], size_t ring, tilemm_e
 
 /* The emulated precision's arena, owned here like the buffers: a slot grows (freed first: the old
  * bytes are needed no more) when a call needs more than it holds. */
-tilemm_status emu_arena_reserve (const size_t bytes[4], tilemm_error *err)
+tilemm_status emu_arena_reserve (workspace &ws, const size_t bytes[4], tilemm_error *err)
 {
   for (int s = 0; s < 4; s++)
     {
@@ -317,21 +316,19 @@ tilemm_status entry_checks (const tilemm_plan *plan, const tilemm_view *c, bool 
 }
 
 /* Frees worker w's workspace on its own device, from the calling thread, and comes back to the
- * thread's device and workspace.  Errors ignored, as in workspace_free. */
+ * thread's device.  Errors ignored, as in workspace_free. */
 void pool_free (int w)
 {
-  workspace *const saved = ws_now;
-  ws_now = &ws_pool[w];
+  workspace &ws = ws_pool[w];
   if (ws.device >= 0)
     {
       int current = -1;
       const bool known = cudaGetDevice (&current) == cudaSuccess;
       if (current == ws.device || cudaSetDevice (ws.device) == cudaSuccess)
-        workspace_free ();
+        workspace_free (ws);
       if (known && current >= 0)
         cudaSetDevice (current);
     }
-  ws_now = saved;
   cudaGetLastError ();
 }
 

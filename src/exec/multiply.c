@@ -54,12 +54,16 @@ tilemm_status tilemm_multiply_op_stoppable (const tilemm_plan *plan, tilemm_op o
   run.op_b = op_b;
   run.native = *plan;
   run.workers.count = 1;
-  const int device = tilemm_cuda_current_device ();   /* asked once: it takes the GPU's lock */
-  run.workers.device[0] = device >= 0 ? device : 0;
-  tilemm_device_facts none;
-  memset (&none, 0, sizeof none);
-  none.current = run.workers.device[0];
-  if ((status = tilemm_call_plan_queue (&run, plan->backend, &none)) != TILEMM_OK)
+  /* The GPU's facts (the caller's device, its compute capability for the plan's fallback),
+   * asked once: it takes the GPU's lock. */
+  tilemm_device_facts facts;
+  memset (&facts, 0, sizeof facts);
+  facts.current = -1;
+  if (plan->backend == TILEMM_BACKEND_CUDA)
+    tilemm_backend_facts (TILEMM_BACKEND_CUDA, 0, &facts);
+  run.workers.device[0] = facts.current >= 0 ? facts.current : 0;
+  facts.current = run.workers.device[0];
+  if ((status = tilemm_call_plan_queue (&run, plan->backend, &facts)) != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
   return tilemm_exec_native (plan->backend, &run, a, b, c, stop, NULL, err);
 }

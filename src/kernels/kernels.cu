@@ -395,12 +395,7 @@ struct kernel_entry
 #define KIND_SPLIT_DMMA 0
 #define KIND_SPLIT_SPLIT_SIMT 1
 #define KIND_SPLIT_SPLIT_DMMA 1
-#define KIND_FALLBACK_GUIDE 0
-#define KIND_FALLBACK_REGTILE 0
-#define KIND_FALLBACK_SIMT 0
-#define KIND_FALLBACK_DMMA 1
-#define KIND_FALLBACK_SPLIT_SIMT 0
-#define KIND_FALLBACK_SPLIT_DMMA 1
+/* Which fall back without DMMA: TILEMM_KIND_FALLBACK_* (cuda_variant_list.h, the plan's too). */
 /* The plan knows the split-k rows by their USE (ksplit.c): SPLIT is the split kinds' use. */
 #define USE_SPLIT_PREFERRED 0
 #define USE_SPLIT_SMALL 0
@@ -477,7 +472,7 @@ TILEMM_CUDA_VARIANT_LIST (CHECK_VARIANT)
 
 #define KERNEL_ENTRY(id, type, tile, pad, threads, use, kind, cfg, fallback, name)              \
   ROW_##use ({ id, TILEMM_##type, KIND_LAUNCH_##kind (cfg, fallback), KIND_SHAPE_##kind (cfg),   \
-              KIND_SPLIT_##kind != 0, KIND_FALLBACK_##kind != 0 },)
+              KIND_SPLIT_##kind != 0, TILEMM_KIND_FALLBACK_##kind != 0 },)
 const kernel_entry kernel_table[] = { TILEMM_CUDA_VARIANT_LIST (KERNEL_ENTRY) };
 #undef KERNEL_ENTRY
 

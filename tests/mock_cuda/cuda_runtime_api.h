@@ -100,6 +100,10 @@ void mock_cuda_reset_peak (void);
  * transposes (mock_kernels.cc). */
 unsigned long long mock_kernels_launches (int variant);
 unsigned long long mock_kernels_transposes (void);
+/* What the launches were told by their caller (tilemm_kernel_launch): those told to run the
+ * register-tiled fallback, and the pieces of k of all launches (1 for an unsplit one). */
+unsigned long long mock_kernels_fallback_launches (void);
+unsigned long long mock_kernels_split_pieces (void);
 /* Operations run so far, and the most that were ever queued at once on all streams. */
 unsigned long long mock_cuda_ops_run (void);
 /* Operations enqueued on all streams and not yet run (0: the device is idle). */

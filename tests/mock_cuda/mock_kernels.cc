@@ -51,6 +51,7 @@ void run_launch (void *arg)
 std::atomic<int> launches_bad (0); // workers launch from their own threads
 std::atomic<unsigned long long> launches[17];
 std::atomic<unsigned long long> transposes (0);
+std::atomic<unsigned long long> fallback_launches (0), split_pieces (0);
 
 // The device transpose (src/kernels/transpose.cu) on the host: dst (cols×rows, ld_dst) =
 // src (rows×cols, ld_src) transposed, conjugated when asked; run in stream order.
@@ -110,6 +111,16 @@ extern "C" unsigned long long mock_kernels_launches (int variant)
   return variant >= 1 && variant <= 16 ? launches[variant].load () : 0;
 }
 
+extern "C" unsigned long long mock_kernels_fallback_launches (void)
+{
+  return fallback_launches;
+}
+
+extern "C" unsigned long long mock_kernels_split_pieces (void)
+{
+  return split_pieces;
+}
+
 extern "C" unsigned long long mock_kernels_transposes (void)
 {
   return transposes;
@@ -140,6 +151,8 @@ extern "C" tilemm_status tilemm_cuda_launch (int variant, tilemm_type type, tile
       return tilemm_error_set (err, TILEMM_ESHAPE, "bad launch shapes");
     }
   launches[variant]++;
+  fallback_launches += plan && plan->dmma_fallback;
+  split_pieces += plan && plan->splits > 1 ? (unsigned long long) plan->splits : 1;
   mock_cuda_enqueue (stream, run_launch, new launch{ type, c, x, y });
   return TILEMM_OK;
 }
