@@ -19,7 +19,6 @@
 #if defined(__linux__) || defined(__APPLE__)
 
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -29,13 +28,10 @@
 #include <omp.h>
 #endif
 
-/* The most team threads, and how long a thread that is not held stays awake after its last
- * piece before it sleeps: the gap between two staging chunks of one copy is far shorter. */
+/* The most team threads, and how long a thread that is not held spins after its last piece
+ * before it sleeps: the gap between two staging chunks of one copy is far shorter. */
 enum { TEAM_MAX = 256 };
 static const double GRACE_S = 2.0e-3;
-/* After its last piece a thread first spins on the processor alone this long (the next piece
- * of one copy comes within it), then yields the processor between looks. */
-static const double SPIN_S = 5.0e-5;
 
 static struct {
   pthread_mutex_t lock;            /* starting threads, sleeping                      */
@@ -45,11 +41,8 @@ static struct {
   int started;                     /* under lock                                      */
   atomic_int quit;
   atomic_uint_fast64_t generation; /* of the job published last                       */
-  /* Claimed and counted by the working threads: a cache line of their own, apart from the
-   * words the waiting threads read. */
-  _Alignas (64) atomic_uint_fast64_t next;   /* generation (low 32 bits) << 32 | next piece */
-  _Alignas (64) atomic_int_fast64_t done;    /* pieces of the current job done              */
-  _Alignas (64) char after_done;
+  atomic_uint_fast64_t next;       /* generation (low 32 bits) << 32 | next piece     */
+  atomic_int_fast64_t done;        /* pieces of the current job done                  */
   atomic_int holders;
   atomic_int sleepers;
   /* The current job: written by its caller before it publishes the generation. */
@@ -101,7 +94,6 @@ static void *team_thread (void *arg)
   const int index = (int) (intptr_t) arg;   /* 1, 2, ...: helper number */
   uint64_t seen = atomic_load (&team.generation);
   double idle_since = now_s ();
-  int yielding = 0;
   for (unsigned spins = 0;; spins++)
     {
       if (atomic_load (&team.quit))
@@ -113,26 +105,11 @@ static void *team_thread (void *arg)
           if (index <= atomic_load (&team.helpers))
             work (g);
           idle_since = now_s ();
-          yielding = 0;
           continue;
         }
-      if (!yielding)
+      if (atomic_load (&team.holders) > 0 || (spins % 64 != 0 || now_s () - idle_since < GRACE_S))
         {
-          if (spins % 64 != 0)
-            {
-              relax ();
-              continue;
-            }
-          if (now_s () - idle_since < SPIN_S)
-            continue;
-          yielding = 1;
-        }
-      if (atomic_load (&team.holders) > 0 || now_s () - idle_since < GRACE_S)
-        {
-          /* Awake, but giving the processor to any thread that has work there (the result's
-           * pages being faulted in, the driver's threads): it does not go idle, so it needs
-           * no waking. */
-          sched_yield ();
+          relax ();
           continue;
         }
       pthread_mutex_lock (&team.lock);
@@ -143,7 +120,6 @@ static void *team_thread (void *arg)
       atomic_fetch_sub (&team.sleepers, 1);
       pthread_mutex_unlock (&team.lock);
       idle_since = now_s ();
-      yielding = 0;
     }
 }
 
