@@ -11,7 +11,7 @@
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 builddir=${TILEMM_BUILDDIR:-.}
 status=0
-for t in test_core test_route test_copy_team test_multi test_emulated test_emulated_panels test_emulated_exact test_pipeline test_executor test_pages test_leaks_mock test_cuda test_pages_gpu test_emulated_cuda \
+for t in test_core test_route test_multi test_emulated test_emulated_panels test_emulated_exact test_pipeline test_executor test_pages test_leaks_mock test_cuda test_pages_gpu test_emulated_cuda \
          test_leaks_gpu test_blas; do
   prog="$builddir/src/$t"
   if [ ! -x "$prog" ] && [ "$t" = test_emulated_exact ]; then

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "backend.h"
-#include "copy_team.h"
 #include "emulated_passes.h"
 #include "front.h"
 #include "multi.h"
@@ -281,16 +280,9 @@ tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options 
   const tilemm_call_plan *p = &decision->plan;
   if (decision->action != TILEMM_DO_COMPUTE)
     return tilemm_error_set (err, TILEMM_EINVAL, "tilemm_run: the decision computes nothing");
-  /* A GPU product copies through the staging in many pieces: its copy team stays awake from
-   * here to the end (copy_team.h says why). */
-  const int gpu = decision->backend == TILEMM_BACKEND_CUDA;
-  if (gpu)
-    tilemm_copy_team_hold (0);
   const tilemm_status status = p->split != TILEMM_SPLIT_NONE
                                  ? run_split (decision, options, a, b, c, err)
                                  : run_real (decision, options, a, b, c, err);
-  if (gpu)
-    tilemm_copy_team_release ();
   if (status == TILEMM_OK && decision->route.mirror != TILEMM_MIRROR_NONE)
     mirror_upper (decision->route.compute_type, c, decision->route.m,
                   decision->route.mirror == TILEMM_MIRROR_HERMITIAN);
