@@ -14,7 +14,6 @@
 #endif
 
 #include "backend.h"
-#include "copy_team.h"
 #include "batch_run.h"
 #include "parts.h"
 
@@ -203,11 +202,7 @@ static tilemm_status native_batch (const tilemm_batch_job *job, const tilemm_bat
       const tilemm_backend_ops *gpu = tilemm_backend_find (TILEMM_BACKEND_CUDA);
       if (!gpu || !gpu->batch)
         return tilemm_cuda_probe (err);
-      /* The batch copies through the staging in many pieces: its copy team stays awake. */
-      tilemm_copy_team_hold (0);
-      const tilemm_status status = gpu->batch (job, plan->pages_per_panel, &options->stop, err);
-      tilemm_copy_team_release ();
-      return status;
+      return gpu->batch (job, plan->pages_per_panel, &options->stop, err);
     }
   return cpu_batch (job, plan, options, err);
 }
