@@ -423,6 +423,17 @@ void alone_case (const char *label, tilemm_backend_choice choice, bool xc, bool 
 #endif
 } // namespace
 
+/* The route of a square real product of n: what a batch plan's tests start from. */
+static tilemm_route square_route (tilemm_type type, int64_t n)
+{
+  tilemm_route r;
+  memset (&r, 0, sizeof r);
+  r.action = TILEMM_ROUTE_COMPUTE;
+  r.compute_type = type;
+  r.m = r.n = r.k = n;
+  return r;
+}
+
 int main (void)
 {
   tilemm_error err = { TILEMM_OK, "" };
@@ -548,11 +559,7 @@ int main (void)
 
   CHECK_CASE ("plan: which pages run alone");
   {
-    tilemm_route r;
-    memset (&r, 0, sizeof r);
-    r.action = TILEMM_ROUTE_COMPUTE;
-    r.compute_type = TILEMM_DOUBLE;
-    r.m = r.n = r.k = 2048;
+    tilemm_route r = square_route (TILEMM_DOUBLE, 2048);
     CHECK (tilemm_batch_page_alone (&r), "2048x2048 double pages batched");
     tilemm_batch_plan plan;
     CHECK (tilemm_batch_plan_make (&r, 16, 2, TILEMM_CHOOSE_GPU, 1, 8 * 2048 * 2048, 0, &plan, &err)
@@ -575,11 +582,7 @@ int main (void)
 
   CHECK_CASE ("plan: a tiny batch on one thread, a larger one on every thread");
   {
-    tilemm_route r;
-    memset (&r, 0, sizeof r);
-    r.action = TILEMM_ROUTE_COMPUTE;
-    r.compute_type = TILEMM_DOUBLE;
-    r.m = r.n = r.k = 3;
+    tilemm_route r = square_route (TILEMM_DOUBLE, 3);
     tilemm_batch_plan plan;
     CHECK (tilemm_batch_plan_make (&r, 100, 8, TILEMM_CHOOSE_CPU, 0, 0, 0, &plan, &err) == TILEMM_OK
              && plan.threads == 1, "100 pages of 3x3: %d threads", plan.threads);
@@ -592,11 +595,7 @@ int main (void)
 
   CHECK_CASE ("plan: a page over the limit on the GPU");
   {
-    tilemm_route r;
-    memset (&r, 0, sizeof r);
-    r.action = TILEMM_ROUTE_COMPUTE;
-    r.compute_type = TILEMM_DOUBLE;
-    r.m = r.n = r.k = 100;
+    tilemm_route r = square_route (TILEMM_DOUBLE, 100);
     tilemm_batch_plan plan;
     CHECK (tilemm_batch_plan_make (&r, 10, 2, TILEMM_CHOOSE_GPU, 1, 1000, 0, &plan, &err)
              == TILEMM_EDEVMEM, "EDEVMEM");
