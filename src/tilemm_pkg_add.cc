@@ -1,5 +1,4 @@
 // Generated from front/tilemm_oct.cc and front/pages_oct.cc for pkg install (which reads src/*.cc only).
 // PKG_ADD: autoload ("__tilemm_plan__", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct"));
 // PKG_ADD: autoload ("__tilemm_stats__", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct"));
-// PKG_ADD: if (! isempty (regexp (which ("pagemtimes"), '[\\/]compat[\\/]pagemtimes\.m$', "once"))) autoload ("pagemtimes", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct")); endif
 // PKG_ADD: autoload ("__tilemm_pages__", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct"));

@@ -5,15 +5,20 @@
 # polls Octave's interrupt flag between panels, steps and CPU tile rows), return to its prompt,
 # and then compute correctly.  Prints "interrupt: N passed, N failed, N skipped".
 #   TILEMM_INTERRUPT_BACKEND=gpu tests/interrupt.sh   on the GPU machine (a product in panels)
+# The CPU cases include pagemtimes: a batch of pages spread over the threads, and large pages that
+# run alone, each a plain product (the stop is polled between groups of pages, between pages and
+# inside each page's product).
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 set -u
 builddir=${TILEMM_BUILDDIR:-.}
+srcdir=${TILEMM_SRCDIR:-$builddir}
 backend=${TILEMM_INTERRUPT_BACKEND:-cpu}
 name=interrupt_$backend
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# Each case: a name and the Octave lines that set A, B and opts.
+# Each case: a name and the Octave lines that set A, B and opts (and mul, the function that
+# multiplies: tilemm unless the case says otherwise).
 if [ "$backend" = gpu ]; then
   # A 32 MB limit cuts this product into dozens of panel rows, each sending A's 1.9 GB again:
   # seconds on any GPU, far longer than the second before Ctrl-C.
@@ -22,19 +27,23 @@ else
   # The CPU backend, then the same product over 3 simulated devices (worker threads that must
   # stop too, although only the calling thread may read Octave's interrupt flag).
   cases=(cpu 'A = rand (4000); B = rand (4000); opts = {"backend", "cpu"};'
-         simulated 'A = rand (4000); B = rand (4000); opts = {"backend", "cpu", "simulate_devices", 3};')
+         simulated 'A = rand (4000); B = rand (4000); opts = {"backend", "cpu", "simulate_devices", 3};'
+         pages 'A = rand (1024, 1024, 40); B = rand (1024); opts = {"backend", "cpu"}; mul = @pagemtimes;'
+         pages_alone 'A = rand (1280, 1280, 20); B = rand (1280); opts = {"backend", "cpu"}; mul = @pagemtimes;')
 fi
 passed=0 failed=0
 run_case () {   # run_case NAME PRODUCT
 local case_name=$1 product=$2
 cat > "$work/session.m" <<OCTAVE
+addpath ("$srcdir/inst/compat");
 addpath ("$builddir/src");
+mul = @tilemm;
 $product
-C = tilemm (ones (2), ones (2), opts{:});
+C = mul (ones (2), ones (2), opts{:});
 printf ("ready\n"); fflush (stdout);
 t0 = tic;
 unwind_protect
-  C = tilemm (A, B, opts{:});
+  C = mul (A, B, opts{:});
   printf ("finished without interrupt in %.1f s\n", toc (t0));
 unwind_protect_cleanup
   printf ("left the product after %.1f s\n", toc (t0)); fflush (stdout);
@@ -42,9 +51,13 @@ end_unwind_protect
 OCTAVE
 cat > "$work/after.m" <<OCTAVE
 printf ("back at the prompt\n");
-assert (tilemm ([1 2; 3 4], [5 6; 7 8], opts{:}), [19 22; 43 50]);
+assert (mul ([1 2; 3 4], [5 6; 7 8], opts{:}), [19 22; 43 50]);
 X = rand (400); Y = rand (300, 400)';
-assert (norm (tilemm (X, Y, opts{:}) - X * Y, 1) < 1e-12 * norm (abs (X) * abs (Y), 1));
+assert (norm (mul (X, Y, opts{:}) - X * Y, 1) < 1e-12 * norm (abs (X) * abs (Y), 1));
+if (strcmp (func2str (mul), "pagemtimes"))
+  X = rand (30, 20, 3); Y = rand (20, 10, 3); Z = mul (X, Y, opts{:});
+  assert (norm (Z(:,:,3) - X(:,:,3) * Y(:,:,3), 1) < 1e-12 * norm (abs (X(:,:,3)) * abs (Y(:,:,3)), 1));
+endif
 printf ("next calls fine\n"); fflush (stdout);
 OCTAVE
 mkfifo "$work/in"

@@ -48,9 +48,8 @@
 ##
 ## This @code{pagemtimes} comes with the tilemm package and is on the path only
 ## where Octave has none of its own (the package's @file{PKG_ADD} adds its folder
-## when @code{exist ("pagemtimes")} finds none); @file{tilemm.oct} then answers for
-## it (its folder's @file{PKG_ADD} autoloads it), which is faster to call than an
-## m-file.
+## when @code{exist ("pagemtimes")} finds none), and computes through
+## @file{tilemm.oct}.
 ##
 ## @seealso{tilemm, mtimes, pagetranspose}
 ## @end deftypefn
@@ -206,3 +205,14 @@ endfunction
 %!   X = rand (16, 16, 40); Y = rand (16, 16, 40);
 %!   assert (pagemtimes (X, Y, "backend", "gpu"), loop_pages (X, "none", Y, "none"), 1e-12);
 %! endif
+
+%!test
+%! ## A handle to pagemtimes multiplies pages (an autoload of it from tilemm.oct made the
+%! ## handle run tilemm, which hands N-D operands to mtimes).
+%! h = @pagemtimes;
+%! X = rand (4, 3, 2);  Y = rand (3, 5);
+%! Z = h (X, Y);
+%! assert (size (Z), [4 5 2]);
+%! assert (Z(:,:,2), X(:,:,2) * Y, 1e-12);
+%! c = cellfun (@pagemtimes, {X}, {Y}, "UniformOutput", false);
+%! assert (c{1}, Z);

@@ -23,7 +23,6 @@
 #include "batch_run.h"
 #include "front.h"
 #include "oct_shared.h"
-#include "pagemtimes_help.h"
 
 namespace
 {
@@ -217,38 +216,11 @@ octave_value pages (const octave_value_list &args)
 
 } // namespace
 
-// pagemtimes itself, where Octave has none: the arch folder's PKG_ADD (the line below, which
-// pkg install copies there) autoloads it from tilemm.oct only where inst/PKG_ADD, run just
-// before it, has put tilemm's own compat/pagemtimes.m on the path (which it does only where
-// exist ("pagemtimes") finds nothing).  The oct-file function answers in a few microseconds,
-// where the m-file's call alone costs Octave more than one page of `*`; the m-file carries the
-// help (compiled in here), the demo and the tests, and computes the same through
-// __tilemm_pages__ where the autoload is not made.
-// PKG_ADD: if (! isempty (regexp (which ("pagemtimes"), '[\\/]compat[\\/]pagemtimes\.m$', "once"))) autoload ("pagemtimes", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct")); endif
-DEFUN_DLD (pagemtimes, args, nargout, PAGEMTIMES_HELP_TEXT)
-{
-  if (nargout > 1)
-    error_with_id ("tilemm:nargout", "pagemtimes: one output only");
-  if (args.length () < 2)
-    print_usage ();
-  if (args(1).is_string ())
-    {
-      // pagemtimes (X, transpX, Y, transpY, ...): both transposes, or neither.
-      if (args.length () < 4 || ! args(3).is_string ())
-        error_with_id ("tilemm:badtranspose", "pagemtimes: give both transpX and transpY "
-                       "(\"none\", \"transpose\" or \"ctranspose\")");
-      return pages (args);
-    }
-  octave_value_list full (args.length () + 2);
-  full(0) = args(0);
-  full(1) = octave_value ("none");
-  full(2) = args(1);
-  full(3) = octave_value ("none");
-  for (int i = 2; i < args.length (); i++)
-    full(i + 2) = args(i);
-  return pages (full);
-}
-
+// pagemtimes itself is inst/compat/pagemtimes.m (on the path only where Octave has none): its
+// help, demo and tests, and a call of __tilemm_pages__ below.  It is not autoloaded from here:
+// a function handle to an oct-file function autoloaded under a second name (@pagemtimes) ran
+// the oct-file's first function, tilemm, in Octave 7.3 (tests/interrupt.sh found it; the
+// m-file's BIST checks a handle).
 // PKG_ADD: autoload ("__tilemm_pages__", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct"));
 DEFUN_DLD (__tilemm_pages__, args, ,
            "-*- texinfo -*-\n"
