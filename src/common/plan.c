@@ -246,12 +246,6 @@ size_t tilemm_plan_device_bytes (const tilemm_plan *plan)
          * (size_t) (plan->panel_rows * plan->k + rows * (plan->k + plan->panel_rows));
 }
 
-/* "auto": the GPU where it beats Octave's `*`, by the device model (device_model.h): the GPU's
- * time is the call's fixed cost, its bytes over the bus (the first slowly) and its flops at the
- * kernels' rate; `*`'s is the flops at the CPU BLAS's rate near the crossover (where it is far
- * from its peak).  Conservative for large products (the CPU's rate there is higher, but the
- * GPU's time far lower), and for products with little arithmetic per byte. */
-
 /* Seconds the GPU path takes for the whole product C (m×n) = op(A) (m×k)·op(B) (k×n): A and B up
  * as stored, the flops of the whole product, C down whole. */
 static double gpu_product_s (tilemm_type type, int64_t m, int64_t n, int64_t k)
@@ -262,6 +256,11 @@ static double gpu_product_s (tilemm_type type, int64_t m, int64_t n, int64_t k)
   return tilemm_model_gpu_call_s (type, bytes, flops);
 }
 
+/* "auto": the GPU where it beats Octave's `*`, by the device model (device_model.h): the GPU's
+ * time is the call's fixed cost, its bytes over the bus (the first slowly) and its flops at the
+ * kernels' rate; `*`'s is the flops at the CPU BLAS's rate near the crossover (where it is far
+ * from its peak).  Conservative for large products (the CPU's rate there is higher, but the
+ * GPU's time far lower), and for products with little arithmetic per byte. */
 int tilemm_plan_gpu_pays (tilemm_type type, int64_t m, int64_t n, int64_t k)
 {
   if ((int) type < 0 || type >= TILEMM_NTYPES || m <= 0 || n <= 0 || k <= 0)

@@ -104,8 +104,8 @@ std::vector<panel> cut_panels (const tilemm_batch_shape *s, int64_t per_panel, s
 const double PIPELINE_BYTES = 8.0 * 1024 * 1024;
 const int64_t PIPELINE_PANELS = 4;
 
-/* The panels one after another; where there are several, two in flight: panel i's X and Y go up (slot i mod 2: BUF_X/BUF_Y or BUF_XT/BUF_YT, and half of
- * BUF_C) while panel i-1 computes, and panel i-1's Z comes down while panel i computes.  A
+/* The panels one after another; where there are several, two in flight: panel i's X and Y go
+ * up (slot i mod 2: BUF_X/BUF_Y or BUF_XT/BUF_YT, and half of BUF_C) while panel i-1 computes, and panel i-1's Z comes down while panel i computes.  A
  * slot's operands are overwritten only after the kernel that read them (its EV_COMP event); its
  * part of Z only after that part came down (stage_down returns when it has). */
 tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t pages_per_panel,
