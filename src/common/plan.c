@@ -283,6 +283,11 @@ int tilemm_plan_rank_k_gpu_pays (tilemm_type type, int64_t n, int64_t k)
          < tilemm_model_host_s (type, tilemm_model_rank_k_flops (type, (double) n, (double) k));
 }
 
+int tilemm_plan_auto_gpu_pays (tilemm_type type, int64_t m, int64_t n, int64_t k, int rank_k)
+{
+  return rank_k ? tilemm_plan_rank_k_gpu_pays (type, n, k) : tilemm_plan_gpu_pays (type, m, n, k);
+}
+
 tilemm_status tilemm_plan_make (tilemm_plan *plan, tilemm_backend backend, tilemm_type type,
                                 int64_t m, int64_t n, int64_t k, const tilemm_limits *limits)
 {

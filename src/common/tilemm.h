@@ -196,6 +196,10 @@ int tilemm_plan_gpu_pays (tilemm_type type, int64_t m, int64_t n, int64_t k);
  * The decision of a symmetric or Hermitian product (route.mirror, tilemm_decide_op). Pure. */
 int tilemm_plan_rank_k_gpu_pays (tilemm_type type, int64_t n, int64_t k);
 
+/* The rule "auto" follows, in one place for every front end: tilemm_plan_rank_k_gpu_pays (type,
+ * n, k) for a rank-k update (m == n), else tilemm_plan_gpu_pays (type, m, n, k).  Pure. */
+int tilemm_plan_auto_gpu_pays (tilemm_type type, int64_t m, int64_t n, int64_t k, int rank_k);
+
 /* A panel: rows × cols of Cᵀ starting at (row, col); in C's terms, C(col : col+cols-1,
  * row : row+rows-1), computed from A(col…, :) and B(:, row…). */
 typedef struct {

@@ -132,12 +132,11 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
       break;
     case TILEMM_CHOOSE_AUTO:
     default:
-      /* The GPU only where it beats `*` (tilemm_plan_gpu_pays, or for a rank-k update
-       * tilemm_plan_rank_k_gpu_pays: the device model).  Emulated
-       * precision is never delegated (`*` is not emulated): the CPU where the GPU does not pay
-       * or is not usable; the answer is bitwise the same on both. */
-      if ((rank_k ? tilemm_plan_rank_k_gpu_pays (r->compute_type, (int64_t) n, r->k)
-                  : tilemm_plan_gpu_pays (r->compute_type, (int64_t) m, (int64_t) n, r->k))
+      /* The GPU only where it beats `*` (tilemm_plan_auto_gpu_pays: the device model, a
+       * rank-k update as one).  Emulated precision is never delegated (`*` is not emulated):
+       * the CPU where the GPU does not pay or is not usable; the answer is bitwise the same on
+       * both. */
+      if (tilemm_plan_auto_gpu_pays (r->compute_type, (int64_t) m, (int64_t) n, r->k, rank_k)
           && facts.gpu.usable)
         decision->backend = TILEMM_BACKEND_CUDA;
       else if (!decision->emulated)

@@ -472,7 +472,7 @@ static int plainly_auto (void)
 /* "auto" where the device model says the GPU does not pay: the decision tilemm_decide_op makes
  * for it is TILEMM_DO_DELEGATE (the library's products are native, never emulated; its operands
  * always route to a product, or to `*` for one element), by the same rule
- * (tilemm_plan_gpu_pays, tilemm_plan_rank_k_gpu_pays for syrk and herk), so it is taken here
+ * (tilemm_plan_auto_gpu_pays, a syrk or herk as a rank-k update), so it is taken here
  * without the options, the route and the devices' facts: a 2x2 product takes ~50 ns in the next
  * BLAS and ~2 us in Octave's `*`, and the whole way costs ~1 us, which `*` must not pay for the
  * library being there. */
@@ -480,8 +480,7 @@ static int auto_delegates (const blas_call *call)
 {
   if (!plainly_auto ())
     return 0;
-  return call->uplo ? !tilemm_plan_rank_k_gpu_pays (call->type, call->n, call->k)
-                    : !tilemm_plan_gpu_pays (call->type, call->m, call->n, call->k);
+  return !tilemm_plan_auto_gpu_pays (call->type, call->m, call->n, call->k, call->uplo != 0);
 }
 
 void blas_run_call (const blas_call *call)
