@@ -190,6 +190,8 @@ void product_case (tilemm_type t, int64_t m, int64_t n, int64_t k, size_t limit,
         }
       host_matrix c = make (t, m, n, m + 2, false);
       mock_cuda_seed (1000 + (unsigned long long) o * 7919);
+      tilemm_cuda_stats before;
+      tilemm_cuda_last_stats (&before);
       s = tilemm_multiply (&plan, &a.v, &b.v, &c.v, &err);
       CHECK (s == TILEMM_OK, "order %d: %s (%s)", o, tilemm_strerror (s), err.detail);
       CHECK (same_elements (c, whole), "order %d: differs from the one-panel product", o);
@@ -200,6 +202,15 @@ void product_case (tilemm_type t, int64_t m, int64_t n, int64_t k, size_t limit,
                tilemm_cuda_bytes_held (), limit);
       tilemm_cuda_last_stats (&st);
       CHECK (st.ok && st.steps >= (limit ? 2 : 1), "order %d: steps %lld", o, st.steps);
+      /* The sums since load (pagemtimes' benchmark takes their differences) grow by this
+       * product's own figures. */
+      CHECK (fabs (st.sum_total_ms - before.sum_total_ms - st.total_ms) < 1e-9
+               && fabs (st.sum_copy_in_ms - before.sum_copy_in_ms - st.copy_in_ms) < 1e-9
+               && fabs (st.sum_copy_out_ms - before.sum_copy_out_ms - st.copy_out_ms) < 1e-9
+               && st.sum_total_ms >= st.total_ms,
+             "order %d: sums %g %g %g, before %g %g %g, product %g %g %g", o, st.sum_total_ms,
+             st.sum_copy_in_ms, st.sum_copy_out_ms, before.sum_total_ms, before.sum_copy_in_ms,
+             before.sum_copy_out_ms, st.total_ms, st.copy_in_ms, st.copy_out_ms);
     }
   CHECK (mock_kernels_bad_launches () == 0, "%d launches with bad shapes",
          mock_kernels_bad_launches ());

@@ -153,6 +153,9 @@ typedef struct tilemm_cuda_stats_s {
   double result_prep_ms;     /* host time preparing the result's pages (huge pages)     */
   double bytes_up, bytes_down;
   long long panels, steps;
+  /* Sums over every GPU product since load (this one included), so that a caller running many
+   * products in one call (pagemtimes' pages that run alone) can take the difference. */
+  double sum_total_ms, sum_copy_in_ms, sum_copy_out_ms;
 } tilemm_cuda_stats;
 
 /* Fills *stats with the last GPU product's figures (all zero before the first). */

@@ -141,6 +141,7 @@ void cuda_end (void *state, tilemm_status status)
   st.total_ms = ms_since (s->t0);
   if (workers <= 1 && s->streamed)
     st.download_ms = st.ok ? st.total_ms - st.upload_ms - st.compute_ms : 0;
+  accumulate_stats (st);
   last_stats = st;
   free (s);
   ws_mutex.unlock ();

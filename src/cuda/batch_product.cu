@@ -144,6 +144,11 @@ tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t pag
   tilemm_status status = workspace_reserve (ws, bytes, 2, err);
   if (status != TILEMM_OK)
     return status;
+  /* The result's pages: huge, as a plain product's (prepare_result), so the copies out of the
+   * staging fault one page per 2 MiB rather than per 4 KiB. */
+  prefault_guard prefault;
+  const tilemm_view z_all = pages_view (job->type, job->z, job->z_page, 0, pages - 1);
+  prefault.p = prepare_result (&z_all, st, config ().prefault_threads);
   cudaStream_t cs = ws.comp[0];
   const size_t count = panels.size ();
   for (size_t i = 0; i < count; i++)

@@ -102,6 +102,14 @@ size_t bytes_held (void);
 size_t pinned_bytes_held (void);
 void copy_last_stats (tilemm_cuda_stats *stats);
 
+/* Adds the sums since load (last_stats') to st, the figures of the product just ended. */
+inline void accumulate_stats (tilemm_cuda_stats &st)
+{
+  st.sum_total_ms = last_stats.sum_total_ms + st.total_ms;
+  st.sum_copy_in_ms = last_stats.sum_copy_in_ms + st.copy_in_ms;
+  st.sum_copy_out_ms = last_stats.sum_copy_out_ms + st.copy_out_ms;
+}
+
 void workspace_free (workspace &ws);
 void workspace_recover (void);
 void workspace_drain (workspace &ws);
@@ -247,6 +255,7 @@ tilemm_status recorded_product (workspace &ws, Product product, bool download_is
   st.total_ms = ms_since (t0);
   if (download_is_the_rest)
     st.download_ms = st.ok ? st.total_ms - st.upload_ms - st.compute_ms : 0;
+  accumulate_stats (st);
   last_stats = st;
   return status;
 }

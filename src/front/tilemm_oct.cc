@@ -244,7 +244,8 @@ DEFUN_DLD (__tilemm_stats__, args, ,
            "@code{compute_ms} and @code{download_ms} (its critical path: they sum to\n"
            "@code{backend_ms}), @code{copy_in_ms} and @code{copy_out_ms} (host time in staging\n"
            "copies), @code{result_prep_ms}, @code{bytes_up}, @code{bytes_down}, @code{panels},\n"
-           "@code{steps}, @code{device_bytes_held}, @code{pinned_bytes_held},\n"
+           "@code{steps}, @code{backend_ms_sum}, @code{copy_in_ms_sum} and @code{copy_out_ms_sum} (sums\n"
+           "over every GPU product since load), @code{device_bytes_held}, @code{pinned_bytes_held},\n"
            "@code{device_free} and @code{device_total} (cudaMemGetInfo; -1 without a GPU).\n"
            "@end deftypefn")
 {
@@ -266,6 +267,9 @@ DEFUN_DLD (__tilemm_stats__, args, ,
   s.assign ("bytes_down", octave_value (st.bytes_down));
   s.assign ("panels", octave_value ((double) st.panels));
   s.assign ("steps", octave_value ((double) st.steps));
+  s.assign ("backend_ms_sum", octave_value (st.sum_total_ms));
+  s.assign ("copy_in_ms_sum", octave_value (st.sum_copy_in_ms));
+  s.assign ("copy_out_ms_sum", octave_value (st.sum_copy_out_ms));
   s.assign ("device_bytes_held", octave_value ((double) tilemm_cuda_bytes_held ()));
   s.assign ("pinned_bytes_held", octave_value ((double) tilemm_cuda_pinned_bytes_held ()));
   double free_bytes = -1, total_bytes = -1;
