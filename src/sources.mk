@@ -32,8 +32,8 @@ TILEMM_INCLUDE_DIRS = common exec cpu cuda kernels front
 # The bottom layer: status, views, the device model, the plan of a product and of a call, routing,
 # options, host copy helpers, fault injection, the emulated precision's plan and sizes.  Plain C11.
 TILEMM_CORE = common/status.c common/view.c common/device_model.c common/plan.c common/route.c \
-  common/options.c common/call_plan.c common/parallel_copy.c common/copy_pool.c \
-  common/host_pages.c common/fault.c common/emulated_plan.c common/emulated_sizing.c common/exact_dot.c \
+  common/options.c common/call_plan.c common/parallel_copy.c common/host_pages.c \
+  common/fault.c common/emulated_plan.c common/emulated_sizing.c common/exact_dot.c \
   common/batch_plan.c common/ksplit.c common/emulated_arena.c
 
 # The executor: the decision (facts gathered, the plan made), the plan run, the queue and its
@@ -76,7 +76,7 @@ TILEMM_BLAS = front/blas_shim.c front/blas_product.c front/blas_next.c front/bla
 
 # Headers, by the layer that owns them.  (Not *_HEADERS: automake, which reads this file for the
 # tarball, gives that suffix a meaning of its own.)
-TILEMM_CORE_H = common/tilemm.h common/device_model.h common/backend.h common/front.h common/parallel_copy.h common/copy_pool.h common/host_pages.h \
+TILEMM_CORE_H = common/tilemm.h common/device_model.h common/backend.h common/front.h common/parallel_copy.h common/host_pages.h \
   common/fault.h common/devices.h common/call_plan.h common/emulated.h common/cuda_variants.h \
   common/cuda_variant_list.h common/exact_dot.h common/batch.h common/ksplit.h common/emulated_arena.h
 TILEMM_EXEC_H = exec/multi.h exec/emulated_passes.h exec/batch_run.h exec/parts.h

@@ -12,8 +12,6 @@
  */
 #include <float.h>
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +22,6 @@
 #include "check.h"
 #include "device_model.h"
 #include "ksplit.h"
-#include "copy_pool.h"
 #include "host_pages.h"
 #include "parallel_copy.h"
 #include "tilemm.h"
@@ -1727,139 +1724,6 @@ static void test_parallel_copy (void)
     }
 }
 
-/* The copy pool: every piece of a job runs exactly once and with its own job's argument, the call
- * returns only after all have, jobs follow each other without a thread taking a piece of the wrong
- * one, a second caller at the same time is refused (and runs its pieces itself), and the pool
- * stops and starts again. */
-enum { POOL_JOB_PIECES_MAX = 300 };
-
-typedef struct {
-  int id;
-  int spin;                                  /* work per piece, so threads overlap */
-  _Atomic int runs[POOL_JOB_PIECES_MAX];     /* how often each piece ran */
-  _Atomic int wrong_job;                     /* pieces run with another job's argument */
-  _Atomic int *current;                      /* the id of the job being run now */
-} pool_job;
-
-static void pool_piece (void *arg, int64_t i)
-{
-  pool_job *job = (pool_job *) arg;
-  volatile double x = 1.0;
-  for (int s = 0; s < job->spin; s++)
-    x = x * 1.0000001 + 1e-9;
-  if (atomic_load (job->current) != job->id)
-    atomic_fetch_add (&job->wrong_job, 1);
-  atomic_fetch_add (&job->runs[i], 1);
-}
-
-/* Runs `jobs` jobs of random sizes on `threads` threads; returns the pieces that did not run
- * exactly once (or ran with another job's argument), and counts the jobs the pool refused. */
-static long pool_jobs (int jobs, int threads, _Atomic int *current, int base, int *refused)
-{
-  uint64_t rng = 0x2545F4914F6CDD1Du ^ (uint64_t) base;   /* each caller its own */
-  long bad = 0;
-  /* Two jobs in turn, so a piece run with the job before's argument lands on the other one,
-   * whose counts are checked again when it is taken up. */
-  pool_job *both = calloc (2, sizeof *both);
-  int64_t last_pieces[2] = { 0, 0 };
-  if (!both)
-    return 1;
-  for (int j = 0; j < jobs; j++)
-    {
-      pool_job *job = &both[j % 2];
-      for (int64_t i = 0; i < last_pieces[j % 2]; i++)
-        bad += atomic_load (&job->runs[i]) != 1;
-      bad += atomic_load (&job->wrong_job);
-      rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
-      const uint64_t r = rng * 2685821657736338717u;
-      const int64_t pieces = 2 + (int64_t) (r % (POOL_JOB_PIECES_MAX - 1));
-      last_pieces[j % 2] = pieces;
-      job->id = base + j;
-      job->spin = (int) ((r >> 32) % 400);
-      for (int64_t i = 0; i < POOL_JOB_PIECES_MAX; i++)
-        atomic_store (&job->runs[i], 0);
-      atomic_store (&job->wrong_job, 0);
-      job->current = current;
-      atomic_store (current, job->id);
-      if (!tilemm_copy_pool_run (threads, pieces, pool_piece, job))
-        {
-          ++*refused;
-          for (int64_t i = 0; i < pieces; i++)
-            pool_piece (job, i);
-        }
-      /* Read at once: a caller that returned before its pieces were done fails here. */
-      for (int64_t i = 0; i < POOL_JOB_PIECES_MAX; i++)
-        bad += atomic_load (&job->runs[i]) != (i < pieces);
-      bad += atomic_load (&job->wrong_job);
-    }
-  free (both);
-  return bad;
-}
-
-typedef struct {
-  _Atomic int current;
-  int base, refused;
-  long bad;
-} pool_caller;
-
-static void *pool_second_caller (void *arg)
-{
-  pool_caller *c = (pool_caller *) arg;
-  c->bad = pool_jobs (2000, 3, &c->current, c->base, &c->refused);
-  return NULL;
-}
-
-static void test_copy_pool (void)
-{
-  CHECK_CASE ("copy pool: 3000 jobs of 2..300 pieces on 2..8 threads, each piece once, its own job");
-  _Atomic int current = 0;
-  int refused = 0;
-  long bad = 0;
-  for (int threads = 2; threads <= 8; threads += 3)
-    bad += pool_jobs (1000, threads, &current, threads * 100000, &refused);
-  CHECK (bad == 0, "%ld pieces ran other than once or for another job", bad);
-  CHECK (refused == 0, "the free pool refused %d jobs", refused);
-  CHECK (tilemm_copy_pool_threads () >= 1 && tilemm_copy_pool_threads () <= 7,
-         "%d pool threads", tilemm_copy_pool_threads ());
-
-  CHECK_CASE ("copy pool: two callers at once: one at a time in the pool, every piece once");
-  pool_caller other = { 0, 1000000, 0, 0 };
-  pthread_t t;
-  const int started = pthread_create (&t, NULL, pool_second_caller, &other) == 0;
-  CHECK (started, "pthread_create");
-  refused = 0;
-  bad = pool_jobs (2000, 4, &current, 2000000, &refused);
-  if (started)
-    pthread_join (t, NULL);
-  CHECK (bad == 0 && other.bad == 0, "%ld and %ld pieces ran other than once or for another job",
-         bad, other.bad);
-  printf ("  refused while busy: %d and %d of 2000 jobs each\n", refused, other.refused);
-
-  CHECK_CASE ("copy pool: refuses what it cannot take, stops and starts again");
-  pool_job *one = calloc (1, sizeof *one);
-  CHECK (one != NULL, "allocation");
-  if (!one)
-    return;
-  one->current = &current;
-  atomic_store (&current, 0);
-  CHECK (!tilemm_copy_pool_run (1, 10, pool_piece, one), "one thread taken");
-  CHECK (!tilemm_copy_pool_run (4, 1, pool_piece, one), "one piece taken");
-  CHECK (!tilemm_copy_pool_run (4, (int64_t) TILEMM_COPY_POOL_MAX_PIECES + 1, pool_piece, one),
-         "too many pieces taken");
-  long ran = 0;
-  for (int i = 0; i < POOL_JOB_PIECES_MAX; i++)
-    ran += atomic_load (&one->runs[i]);
-  CHECK (ran == 0, "a refused job ran %ld pieces", ran);
-  tilemm_copy_pool_stop ();
-  CHECK (tilemm_copy_pool_threads () == 0, "%d threads after stop", tilemm_copy_pool_threads ());
-  refused = 0;
-  bad = pool_jobs (200, 5, &current, 3000000, &refused);
-  CHECK (bad == 0 && refused == 0 && tilemm_copy_pool_threads () == 4,
-         "after a restart: %ld bad pieces, %d refused, %d threads", bad, refused,
-         tilemm_copy_pool_threads ());
-  free (one);
-}
-
 static double wall_seconds (void)
 {
   struct timespec now;
@@ -2004,7 +1868,6 @@ int main (void)
   test_exhaustive_small_double ();
   test_large_products ();
   test_parallel_copy ();
-  test_copy_pool ();
   printf ("test_core: %.1f s\n", wall_seconds () - start);
   return check_summary ("test_core");
 }
