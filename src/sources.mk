@@ -71,8 +71,10 @@ TILEMM_MEX_COMMON = front/mex_common.c
 TILEMM_OCT = front/tilemm_oct.cc front/pages_oct.cc front/oct_shared.cc
 
 # The BLAS library (libtilemm_blas.so, installed beside the oct-file): its entry points, where a
-# call's product runs, the next BLAS in the process, the per-process trace.
-TILEMM_BLAS = front/blas_shim.c front/blas_product.c front/blas_next.c front/blas_trace.c
+# call's product runs, the next BLAS in the process, the per-process trace, and large zero fills
+# on all cores (Octave fills every result before it calls dgemm_).
+TILEMM_BLAS = front/blas_shim.c front/blas_product.c front/blas_next.c front/blas_trace.c \
+  front/blas_memset.c
 
 # Headers, by the layer that owns them.  (Not *_HEADERS: automake, which reads this file for the
 # tarball, gives that suffix a meaning of its own.)

@@ -17,6 +17,8 @@
  * Usage: test_blas [NAME]  (NAME prefixes the counts).
  */
 #define _POSIX_C_SOURCE 200809L   /* fork, setenv, mkstemp, pthreads */
+#define _GNU_SOURCE   /* RTLD_DEFAULT, dladdr, MAP_ANONYMOUS */
+#include <dlfcn.h>
 #include <float.h>
 #include <math.h>
 #include <pthread.h>
@@ -24,6 +26,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -704,6 +707,58 @@ static void backend_cases (void)
     }
 }
 
+/* The library's memset (blas_memset.c): the memset this program calls is the library's; a large
+ * block is set in parallel slices, so every byte of it, whatever its alignment and length and on
+ * fresh pages or resident ones, must hold the value, and no byte beside it may change; small
+ * blocks and TILEMM_BLAS_MEMSET=0 go to the C library's. */
+static void memset_cases (void)
+{
+  CHECK_CASE ("memset: the program's memset is the library's (the object that has dgemm_)");
+  Dl_info where, library;
+  void *found = dlsym (RTLD_DEFAULT, "memset");
+  CHECK (found && dladdr (found, &where) && dladdr ((void *) &dgemm_, &library)
+           && where.dli_fbase == library.dli_fbase,
+         "memset comes from %s", found && dladdr (found, &where) ? where.dli_fname : "nowhere");
+  /* Called through a volatile pointer, so the compiler cannot expand it inline. */
+  void *(*volatile set) (void *, int, size_t) = memset;
+  static const struct { size_t offset, bytes; int value; } cases[] = {
+    { 0, 32u << 20, 0 },                    /* exactly the parallel threshold, aligned  */
+    { 1, (33u << 20) + 123, 0x5A },         /* unaligned start, ragged end              */
+    { 4095, (100u << 20) + 4095, 0 },       /* one byte short of a page, then 100 MiB    */
+    { 4097, (64u << 20) - 1, 0xFF },
+    { 7, (32u << 20) - 1, 0x11 },           /* one byte under the threshold: the C library's */
+    { 3, 1000, 0x22 },
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    for (int fresh = 0; fresh <= 1; fresh++)
+      {
+        CHECK_CASE ("memset: %zu bytes at offset %zu, value %#x, %s pages", cases[c].bytes,
+                    cases[c].offset, (unsigned) cases[c].value, fresh ? "fresh" : "resident");
+        const size_t guard = 8192, total = cases[c].offset + cases[c].bytes + 2 * guard;
+        unsigned char *block = mmap (NULL, total, PROT_READ | PROT_WRITE,
+                                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        CHECK (block != MAP_FAILED, "mmap of %zu bytes", total);
+        if (block == MAP_FAILED)
+          continue;
+        unsigned char *const at = block + guard + cases[c].offset;
+        const unsigned char poison = (unsigned char) (cases[c].value ^ 0xA5);
+        /* The guards (and, for resident pages, the block) hold the poison first. */
+        const size_t begin = guard + cases[c].offset, end = begin + cases[c].bytes;
+        for (size_t i = 0; i < total; i++)
+          if (!fresh || i < begin || i >= end)
+            block[i] = poison;
+        set (at, cases[c].value, cases[c].bytes);
+        size_t wrong = 0, touched = 0;
+        for (size_t i = 0; i < cases[c].bytes; i++)
+          wrong += at[i] != (unsigned char) cases[c].value;
+        for (size_t i = 0; i < total; i++)
+          touched += (i < begin || i >= end) && block[i] != poison;
+        CHECK (wrong == 0, "%zu bytes of the block not set", wrong);
+        CHECK (touched == 0, "%zu bytes beside the block changed", touched);
+        munmap (block, total);
+      }
+}
+
 /* TEST_BLAS_DECISIONS=1 (tests/blas-fallback.sh, on the stand-in GPU with
  * TILEMM_BLAS_BACKEND=auto and TILEMM_BLAS_TRACE): only products whose place "auto" decides,
  * on either side of the crossovers, for the script to read from the trace: dgemm_ of 512 (the
@@ -769,5 +824,6 @@ int main (int argc, char **argv)
       many_calls_case ();
     }
   backend_cases ();
+  memset_cases ();
   return check_summary (name);
 }
