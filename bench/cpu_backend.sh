@@ -9,7 +9,7 @@
 #   COMPLEX (1: also complex double at SIZES), PAGES (default 16), PAGE_SIZE (default 2048;
 #   0 skips the pages part), REPEATS (default 3).
 # On the GPU machine: source .gpu/setup.sh first (Octave, OpenBLAS), then run it on the build's
-# src/.  Prints which CPU variant the backend runs (tilemm_info's cpu_isa), then a table.
+# src/.  Prints which CPU variant the backend runs (tilemm_info's cpu_variant), then a table.
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 set -u
@@ -44,7 +44,7 @@ octave-cli --no-gui --norc --quiet --eval "
   endfunction
   info = tilemm_info ();
   isa_text = '?';
-  if (isfield (info, 'cpu_isa')) isa_text = info.cpu_isa; endif
+  if (isfield (info, 'cpu_variant')) isa_text = info.cpu_variant; endif
   printf ('cpu backend: %d threads (nproc), variant %s; BLAS: %s\n', nproc (), isa_text, ...
           version ('-blas'));
   printf ('%-28s %10s %10s %10s %10s %8s %10s\n', 'case', 'cpu ms', 'cpu GF/s', ...

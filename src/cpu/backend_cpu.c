@@ -401,6 +401,11 @@ static tilemm_status cpu_emu_whole (void *state, int worker, const tilemm_emu_op
                                        stop, used, err);
 }
 
+static const char *cpu_code_variant (void)
+{
+  return tilemm_cpu_isa_name (tilemm_cpu_isa_best ());
+}
+
 const tilemm_backend_ops tilemm_cpu_backend_ops = {
   .name = "cpu",
   .device_kind = "CPU",
@@ -413,4 +418,5 @@ const tilemm_backend_ops tilemm_cpu_backend_ops = {
   .emu_product = cpu_emu_product,
   .emu_whole = cpu_emu_whole,
   .emu_split = tilemm_emu_multiply_split_cpu,
+  .code_variant = cpu_code_variant,
 };
