@@ -7,7 +7,8 @@
 #                                            inst/ for pagemtimes, default SRCDIR/../inst)
 # Environment: SIZES (default "[1024 2048 4096]"), CLASSES (default "{'double', 'single'}"),
 #   COMPLEX (1: also complex double at SIZES), PAGES (default 16), PAGE_SIZE (default 2048;
-#   0 skips the pages part), REPEATS (default 3).
+#   0 skips the pages part), REPEATS (default 3), MTIMES (0: time the CPU backend only, e.g. to
+#   compare two builds case by case).
 # On the GPU machine: source .gpu/setup.sh first (Octave, OpenBLAS), then run it on the build's
 # src/.  Prints which CPU variant the backend runs (tilemm_info's cpu_variant), then a table.
 #
@@ -25,6 +26,7 @@ complex=${COMPLEX:-0}
 pages=${PAGES:-16}
 page_size=${PAGE_SIZE:-2048}
 repeats=${REPEATS:-3}
+mtimes=${MTIMES:-1}
 
 octave-cli --no-gui --norc --quiet --eval "
   addpath ('$src'); addpath ('$inst'); addpath ('$inst/compat');
@@ -60,9 +62,12 @@ octave-cli --no-gui --norc --quiet --eval "
         A = rand (n, cls{c}); B = rand (n, cls{c}); flops = 2 * n^3;
       endif
       tc = median_time (@() tilemm (A, B, 'backend', 'cpu'), $repeats);
-      tm = median_time (@() A * B, $repeats);
-      C = tilemm (A, B, 'backend', 'cpu'); R = A * B;
-      d = max (abs (C(:) - R(:))) / max (abs (R(:)));
+      tm = NaN; d = NaN;
+      if ($mtimes)
+        tm = median_time (@() A * B, $repeats);
+        C = tilemm (A, B, 'backend', 'cpu'); R = A * B;
+        d = max (abs (C(:) - R(:))) / max (abs (R(:)));
+      endif
       printf ('%-28s %10.1f %10.1f %10.1f %10.1f %8.2f %10.2g\n', ...
               sprintf ('%s %dx%d', cls{c}, n, n), 1e3 * tc, flops / tc / 1e9, ...
               1e3 * tm, flops / tm / 1e9, tm / tc, d);
@@ -73,9 +78,12 @@ octave-cli --no-gui --norc --quiet --eval "
     n = $page_size; np = $pages; flops = 2 * n^3 * np;
     X = rand (n, n, np); Y = rand (n, n, np);
     tc = median_time (@() pagemtimes (X, Y, 'backend', 'cpu'), $repeats);
-    tm = median_time (@() loop_pages (X, Y), $repeats);
-    Z = pagemtimes (X, Y, 'backend', 'cpu'); R = loop_pages (X, Y);
-    d = max (abs (Z(:) - R(:))) / max (abs (R(:)));
+    tm = NaN; d = NaN;
+    if ($mtimes)
+      tm = median_time (@() loop_pages (X, Y), $repeats);
+      Z = pagemtimes (X, Y, 'backend', 'cpu'); R = loop_pages (X, Y);
+      d = max (abs (Z(:) - R(:))) / max (abs (R(:)));
+    endif
     printf ('%-28s %10.1f %10.1f %10.1f %10.1f %8.2f %10.2g\n', ...
             sprintf ('pages double %dx%d x%d', n, n, np), 1e3 * tc, flops / tc / 1e9, ...
             1e3 * tm, flops / tm / 1e9, tm / tc, d);

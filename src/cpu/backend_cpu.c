@@ -7,7 +7,7 @@
  * within a panel (one OpenMP task per tile).  The per-type kernel is written once, in
  * backend_cpu_tile.h, and instantiated below for float, double and their complex pairs, once
  * per CPU variant (cpu_isa.h): the build's baseline and, on x86-64 with GCC or clang, AVX2 and
- * AVX-512 copies compiled with target attributes, one chosen per panel by what the CPU supports.
+ * AVX-512 copies compiled with target attributes, the widest the CPU supports chosen per product.
  *
  * Bitwise reproducibility: every element of C is accumulated in its own element type, starting
  * from zero, one product at a time in increasing k; neither the tile nor the panel an element
@@ -248,7 +248,6 @@ int tilemm_cpu_isa_available (tilemm_cpu_isa isa)
   if (!cpu_isa_kernels (isa))
     return 0;
 #if CPU_X86_VARIANTS
-  __builtin_cpu_init ();
   if (isa == TILEMM_CPU_ISA_AVX2)
     return __builtin_cpu_supports ("avx2");
   if (isa == TILEMM_CPU_ISA_AVX512)

@@ -51,6 +51,10 @@ typedef TILE_REAL TILE_FN (vec);
  * keeping every type's buffers within the same stack budget (CPU_TILE_MAX). */
 #define TILE_DEPTH_MAX (CPU_TILE_MAX / TILE_PARTS)
 
+/* A tile padded to whole register blocks must still fit the buffers (cpu_tiles_fit). */
+_Static_assert (CPU_TILE_MAX % TILE_LANES == 0 && CPU_TILE_MAX % TILE_ROW_BLOCK == 0,
+                "the register block must divide CPU_TILE_MAX");
+
 /* The local tiles of one thread.  bt is Bᵀ's sub-tile (rows × depth), at is Aᵀ's (depth × cols),
  * acc the Cᵀ tile being accumulated; [part] selects the real or imaginary plane.  Rows of at and
  * acc are whole cache lines, so the register block's vectors load aligned. */
