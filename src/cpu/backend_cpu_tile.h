@@ -6,7 +6,7 @@
  *   TILE_REAL       the scalar of one part: float or double
  *   TILE_PARTS      1 for a real type, 2 for a complex one (interleaved re, im in memory)
  *   TILE_SUFFIX     the name suffix of the generated functions (d_avx2, ...)
- *   TILE_TARGET     the function attribute of the variant's instruction set (may be empty)
+ *   TILE_TARGET     the variant's function attributes (instruction set, no contraction)
  *   TILE_VEC_BYTES  the width of one vector of the register block (TILE_USE_VECTORS)
  *   TILE_VECS       vectors per row of the register block
  *   TILE_ROWS       rows of the register block for a real type (halved for complex)
@@ -78,15 +78,17 @@ static inline TILE_TARGET void TILE_FN (vec_store) (TILE_REAL *dst, TILE_FN (vec
 }
 
 /* Pointer to element (r, c) of a row-major reading, as TILE_PARTS consecutive scalars. */
-static inline TILE_TARGET const TILE_REAL *TILE_FN (element) (const tilemm_matrix *m, int64_t r, int64_t c)
+static inline TILE_TARGET const TILE_REAL *TILE_FN (element) (const tilemm_matrix *m, int64_t r,
+                                                              int64_t c)
 {
   return (const TILE_REAL *) m->elements + (r * m->stride + c) * TILE_PARTS;
 }
 
 /* GetSubMatrix-and-load for Bᵀ: rows [r0, r0+rows) by depth [k0, k0+depth) into t->bt.  Rows from
  * rows up to rows_padded are zero: they only ever produce accumulator rows that are not written. */
-static TILE_TARGET void TILE_FN (load_bt) (TILE_FN (cpu_tiles) * restrict t, const cpu_operands *op,
-                               int64_t r0, int64_t k0, int rows, int rows_padded, int depth)
+static TILE_TARGET void TILE_FN (load_bt) (TILE_FN (cpu_tiles) * restrict t,
+                                           const cpu_operands *op, int64_t r0, int64_t k0,
+                                           int rows, int rows_padded, int depth)
 {
   const tilemm_matrix *bt = &op->bt;
   if (op->bt_swap)
@@ -121,8 +123,9 @@ static TILE_TARGET void TILE_FN (load_bt) (TILE_FN (cpu_tiles) * restrict t, con
 /* GetSubMatrix-and-load for Aᵀ: depth [k0, k0+depth) by columns [c0, c0+cols) into t->at.
  * Columns from cols up to cols_padded are zero: they only produce accumulator columns that are
  * not written. */
-static TILE_TARGET void TILE_FN (load_at) (TILE_FN (cpu_tiles) * restrict t, const cpu_operands *op,
-                               int64_t k0, int64_t c0, int cols, int cols_padded, int depth)
+static TILE_TARGET void TILE_FN (load_at) (TILE_FN (cpu_tiles) * restrict t,
+                                           const cpu_operands *op, int64_t k0, int64_t c0,
+                                           int cols, int cols_padded, int depth)
 {
   const tilemm_matrix *at = &op->at;
   if (op->at_swap)
@@ -220,8 +223,9 @@ static TILE_TARGET void TILE_FN (micro_kernel) (TILE_FN (cpu_tiles) * restrict t
 
 /* Writes the valid rows × cols of the accumulator to Cᵀ at (r0, c0), re-interleaving complex
  * parts.  Nothing outside the tile (in particular C's gap between rows and stride) is touched. */
-static TILE_TARGET void TILE_FN (store_ct) (const TILE_FN (cpu_tiles) * restrict t, const tilemm_matrix *ct,
-                                int64_t r0, int64_t c0, int rows, int cols)
+static TILE_TARGET void TILE_FN (store_ct) (const TILE_FN (cpu_tiles) * restrict t,
+                                            const tilemm_matrix *ct, int64_t r0, int64_t c0,
+                                            int rows, int cols)
 {
   for (int r = 0; r < rows; r++)
     {
