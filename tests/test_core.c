@@ -20,6 +20,7 @@
 
 #include "backend.h"
 #include "check.h"
+#include "cpu_isa.h"
 #include "device_model.h"
 #include "ksplit.h"
 #include "host_pages.h"
@@ -1742,6 +1743,39 @@ static long double op_get (const test_matrix *t, tilemm_op op, int64_t i, int64_
   return op == TILEMM_OP_CTRANSPOSE && part == 1 ? -v : v;
 }
 
+/* Elements of C = op_a(A)·op_b(B) (m × n, depth k) that differ from a long-double reference by
+ * more than recursive summation's rounding allows (the first few are reported). */
+static int64_t op_reference_mismatches (tilemm_type type, tilemm_op op_a, const test_matrix *a,
+                                        tilemm_op op_b, const test_matrix *b,
+                                        const test_matrix *c, int64_t m, int64_t n, int64_t k)
+{
+  const int parts = type_parts (type);
+  int64_t bad = 0;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++)
+      {
+        long double re = 0, im = 0, mag = 0;
+        for (int64_t l = 0; l < k; l++)
+          {
+            const long double xr = op_get (a, op_a, i, l, 0), yr = op_get (b, op_b, l, j, 0);
+            const long double xi = parts > 1 ? op_get (a, op_a, i, l, 1) : 0;
+            const long double yi = parts > 1 ? op_get (b, op_b, l, j, 1) : 0;
+            re += xr * yr - xi * yi;
+            im += xr * yi + xi * yr;
+            mag += (fabsl (xr) + fabsl (xi)) * (fabsl (yr) + fabsl (yi));
+          }
+        const long double bound = 2 * type_eps (type) * (long double) (k + 2) * mag;
+        if (!part_agrees (tm_get (c, i, j, 0), re, bound)
+            || (parts > 1 && !part_agrees (tm_get (c, i, j, 1), im, bound)))
+          {
+            if (bad++ < 3)
+              CHECK (0, "C(%lld,%lld) = %Lg, want %Lg", (long long) i, (long long) j,
+                     tm_get (c, i, j, 0), re);
+          }
+      }
+  return bad;
+}
+
 /* C = op_a(A)·op_b(B) on the CPU backend, for stored operands with gaps: against a long-double
  * reference, C's gaps untouched, and bit for bit the same cut into panels. */
 static void op_case (tilemm_type type, tilemm_op op_a, tilemm_op op_b, int64_t m, int64_t n,
@@ -1775,30 +1809,7 @@ static void op_case (tilemm_type type, tilemm_op op_a, tilemm_op op_b, int64_t m
          "%s", err.detail);
   CHECK (tilemm_multiply_op (&panels, op_a, &a.view, op_b, &b.view, &c2.view, &err) == TILEMM_OK,
          "%s", err.detail);
-  const int parts = type_parts (type);
-  int64_t bad = 0;
-  for (int64_t j = 0; j < n; j++)
-    for (int64_t i = 0; i < m; i++)
-      {
-        long double re = 0, im = 0, mag = 0;
-        for (int64_t l = 0; l < k; l++)
-          {
-            const long double xr = op_get (&a, op_a, i, l, 0), yr = op_get (&b, op_b, l, j, 0);
-            const long double xi = parts > 1 ? op_get (&a, op_a, i, l, 1) : 0;
-            const long double yi = parts > 1 ? op_get (&b, op_b, l, j, 1) : 0;
-            re += xr * yr - xi * yi;
-            im += xr * yi + xi * yr;
-            mag += (fabsl (xr) + fabsl (xi)) * (fabsl (yr) + fabsl (yi));
-          }
-        const long double bound = 2 * type_eps (type) * (long double) (k + 2) * mag;
-        if (!part_agrees (tm_get (&c, i, j, 0), re, bound)
-            || (parts > 1 && !part_agrees (tm_get (&c, i, j, 1), im, bound)))
-          {
-            if (bad++ < 3)
-              CHECK (0, "C(%lld,%lld) = %Lg, want %Lg", (long long) i, (long long) j,
-                     tm_get (&c, i, j, 0), re);
-          }
-      }
+  const int64_t bad = op_reference_mismatches (type, op_a, &a, op_b, &b, &c, m, n, k);
   CHECK (bad == 0, "%lld elements wrong", (long long) bad);
   CHECK (tm_gaps_intact (&c) && tm_gaps_intact (&c2), "C's gaps were written");
   CHECK (memcmp (c.view.data, c2.view.data, c.bytes) == 0, "panels change the result");
@@ -1835,10 +1846,175 @@ static void test_multiply_op (void)
            == TILEMM_EINVAL, "bad op");
 }
 
+/* ---------------------------------------------------------------- CPU variants (cpu_isa.h) */
+
+/* Elements of two results whose bits differ, any NaN matching any NaN (which operand's payload a
+ * NaN carries is the hardware's choice, not the summation's); *first is the first one's index. */
+static int64_t bitwise_differences (const test_matrix *x, const test_matrix *y, size_t *first)
+{
+  const int parts = type_parts (x->view.type);
+  const size_t part_bytes = tilemm_type_size (x->view.type) / (size_t) parts;
+  int64_t differ = 0;
+  for (size_t e = 0; e < x->elements; e++)
+    for (int p = 0; p < parts; p++)
+      {
+        const size_t offset = (e * (size_t) parts + (size_t) p) * part_bytes;
+        const int both_nan = isnan (tm_get_at (x, e, p)) && isnan (tm_get_at (y, e, p));
+        if (!both_nan
+            && memcmp ((const char *) x->view.data + offset,
+                       (const char *) y->view.data + offset, part_bytes) != 0)
+          {
+            if (differ++ == 0)
+              *first = e;
+          }
+      }
+  return differ;
+}
+
+/* One in about 12 elements of the operand a value at the edge of the type: ±0, ±Inf, a
+ * subnormal, or a value whose products overflow. */
+static void tm_sprinkle_specials (test_matrix *t)
+{
+  const double big = type_is_float (t->view.type) ? 1e30 : 1e300;
+  const double tiny = type_is_float (t->view.type) ? FLT_MIN / 3 : DBL_MIN / 3;
+  const double specials[] = { 0.0, -0.0, INFINITY, -INFINITY, tiny, -tiny, big, -big };
+  for (int64_t j = 0; j < t->view.cols; j++)
+    for (int64_t i = 0; i < t->view.rows; i++)
+      for (int p = 0; p < type_parts (t->view.type); p++)
+        if (rng_next () % 12 == 0)
+          tm_set (t, i, j, p, specials[rng_next () % 8]);
+}
+
+/* C = op_a(A)·op_b(B) by every CPU variant this machine runs: each bit for bit the default
+ * variant's result, which agrees with a long-double reference (finite operands).  tile > 0
+ * replaces the plan's tiles by tile × (tile + 2) × (tile / 2 + 1) ones; specials puts edge values
+ * into the operands. */
+static void variant_case (tilemm_type type, tilemm_op op_a, tilemm_op op_b, int64_t m, int64_t n,
+                          int64_t k, int tile, int specials)
+{
+  static const char names[] = "NTC";
+  CHECK_CASE ("cpu variants: %s %c%c m=%lld n=%lld k=%lld%s%s", tilemm_type_name (type),
+              names[op_a], names[op_b], (long long) m, (long long) n, (long long) k,
+              tile ? " odd tiles" : "", specials ? " edge values" : "");
+  const int ta = op_a != TILEMM_OP_NONE, tb = op_b != TILEMM_OP_NONE;
+  const int64_t ra = ta ? k : m, ca = ta ? m : k, rb = tb ? n : k, cb = tb ? k : n;
+  test_matrix a, b, c, cv;
+  if (!tm_alloc (&a, type, ra, ca, ra + 1) || !tm_alloc (&b, type, rb, cb, rb + 2)
+      || !tm_alloc (&c, type, m, n, m + 3) || !tm_alloc (&cv, type, m, n, m + 3))
+    {
+      CHECK (0, "out of memory");
+      return;
+    }
+  tm_fill_random (&a);
+  tm_fill_random (&b);
+  if (specials)
+    {
+      tm_sprinkle_specials (&a);
+      tm_sprinkle_specials (&b);
+    }
+  tm_poison (&c);
+  tilemm_plan plan;
+  tilemm_error err = { TILEMM_OK, "" };
+  CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, type, m, n, k, NULL) == TILEMM_OK, "plan");
+  if (tile)
+    {
+      plan.tile_rows = tile;
+      plan.tile_cols = tile + 2;
+      plan.tile_depth = tile / 2 + 1;
+    }
+  CHECK (tilemm_cpu_multiply_isa (TILEMM_CPU_ISA_DEFAULT, &plan, op_a, &a.view, op_b, &b.view,
+                                  &c.view, NULL, &err) == TILEMM_OK,
+         "default: %s", err.detail);
+  if (!specials)
+    {
+      const int64_t bad = op_reference_mismatches (type, op_a, &a, op_b, &b, &c, m, n, k);
+      CHECK (bad == 0, "default: %lld elements wrong", (long long) bad);
+    }
+  CHECK (tm_gaps_intact (&c), "default: C's gaps were written");
+  for (int isa = TILEMM_CPU_ISA_DEFAULT + 1; isa < TILEMM_CPU_NISAS; isa++)
+    {
+      if (!tilemm_cpu_isa_available ((tilemm_cpu_isa) isa))
+        continue;
+      const char *name = tilemm_cpu_isa_name ((tilemm_cpu_isa) isa);
+      tm_poison (&cv);
+      CHECK (tilemm_cpu_multiply_isa ((tilemm_cpu_isa) isa, &plan, op_a, &a.view, op_b, &b.view,
+                                      &cv.view, NULL, &err) == TILEMM_OK,
+             "%s: %s", name, err.detail);
+      CHECK (tm_gaps_intact (&cv), "%s: C's gaps were written", name);
+      size_t first = 0;
+      const int64_t differ = bitwise_differences (&c, &cv, &first);
+      CHECK (differ == 0, "%s differs from the default in %lld parts; first C(%lld,%lld) = %.17Lg, "
+                          "default %.17Lg", name, (long long) differ,
+             (long long) (first % (size_t) cv.view.stride),
+             (long long) (first / (size_t) cv.view.stride), tm_get_at (&cv, first, 0),
+             tm_get_at (&c, first, 0));
+    }
+  tm_free (&a);
+  tm_free (&b);
+  tm_free (&c);
+  tm_free (&cv);
+}
+
+static void test_cpu_variants (void)
+{
+  int others = 0;
+  printf ("test_core: CPU variants:");
+  for (int isa = 0; isa < TILEMM_CPU_NISAS; isa++)
+    {
+      const int here = tilemm_cpu_isa_available ((tilemm_cpu_isa) isa);
+      others += isa != TILEMM_CPU_ISA_DEFAULT && here;
+      printf (" %s (%s)", tilemm_cpu_isa_name ((tilemm_cpu_isa) isa), here ? "runs" : "not here");
+    }
+  printf ("; the backend runs %s\n", tilemm_cpu_isa_name (tilemm_cpu_isa_best ()));
+  if (!others)
+    check_skip ("cpu variants: the wider variants bitwise the default",
+                "this machine runs the default variant only");
+
+  CHECK_CASE ("cpu variants: the backend runs the widest variant here; others are refused");
+  const tilemm_cpu_isa best = tilemm_cpu_isa_best ();
+  CHECK (tilemm_cpu_isa_available (best), "best %s not available", tilemm_cpu_isa_name (best));
+  for (int isa = best + 1; isa < TILEMM_CPU_NISAS; isa++)
+    CHECK (!tilemm_cpu_isa_available ((tilemm_cpu_isa) isa), "%s is wider and available",
+           tilemm_cpu_isa_name ((tilemm_cpu_isa) isa));
+  {
+    double data[16] = { 0 };
+    tilemm_view v;
+    tilemm_plan plan;
+    tilemm_view_init (&v, TILEMM_DOUBLE, 2, 2, 2, data);
+    tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 2, 2, 2, NULL);
+    CHECK (tilemm_cpu_multiply_isa (TILEMM_CPU_NISAS, &plan, TILEMM_OP_NONE, &v, TILEMM_OP_NONE,
+                                    &v, &v, NULL, NULL) == TILEMM_EINVAL, "an unknown variant");
+    for (int isa = 0; isa < TILEMM_CPU_NISAS; isa++)
+      if (!tilemm_cpu_isa_available ((tilemm_cpu_isa) isa))
+        CHECK (tilemm_cpu_multiply_isa ((tilemm_cpu_isa) isa, &plan, TILEMM_OP_NONE, &v,
+                                        TILEMM_OP_NONE, &v, &v, NULL, NULL) == TILEMM_EINVAL,
+               "variant %s runs here", tilemm_cpu_isa_name ((tilemm_cpu_isa) isa));
+  }
+
+  /* Ragged shapes around the register blocks (4 and 8 rows, 4 to 32 lanes) and the 64-wide
+   * tiles, k over one tile depth and not a multiple of it. */
+  static const int64_t shapes[][3] = { { 1, 1, 1 }, { 7, 5, 3 }, { 37, 29, 70 },
+                                       { 65, 130, 129 }, { 130, 67, 64 } };
+  rng_seed (4321);
+  for (size_t t = 0; t < sizeof all_types / sizeof all_types[0]; t++)
+    {
+      for (int x = 0; x < TILEMM_NOPS; x++)
+        for (int y = 0; y < TILEMM_NOPS; y++)
+          for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            variant_case (all_types[t], (tilemm_op) x, (tilemm_op) y, shapes[s][0], shapes[s][1],
+                          shapes[s][2], 0, 0);
+      variant_case (all_types[t], TILEMM_OP_NONE, TILEMM_OP_NONE, 71, 45, 33, 13, 0);
+      variant_case (all_types[t], TILEMM_OP_CTRANSPOSE, TILEMM_OP_TRANSPOSE, 30, 41, 19, 1, 0);
+      variant_case (all_types[t], TILEMM_OP_NONE, TILEMM_OP_NONE, 90, 77, 100, 0, 1);
+      variant_case (all_types[t], TILEMM_OP_TRANSPOSE, TILEMM_OP_CTRANSPOSE, 33, 70, 65, 0, 1);
+    }
+}
+
 int main (void)
 {
   const double start = wall_seconds ();
   test_multiply_op ();
+  test_cpu_variants ();
   test_type_facts ();
   test_view_init ();
   test_view_overflow ();

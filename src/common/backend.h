@@ -227,6 +227,9 @@ typedef struct tilemm_backend_ops {
   int (*device_count) (void);
   tilemm_status (*device_info) (int index, struct tilemm_device_info_s *info, tilemm_error *err);
   int (*current_device) (void);
+  /* The variant of the backend's code that runs here (the CPU's instruction set: "default",
+   * "avx2", "avx512"; src/cpu/cpu_isa.h); NULL where there is one only. */
+  const char *(*code_variant) (void);
 } tilemm_backend_ops;
 
 /* The tables the build has (src/exec/backends.c): the CPU's always, the GPU's in a CUDA build,

@@ -5,12 +5,20 @@
  * C = A·B is computed as the row-major product Cᵀ = Bᵀ·Aᵀ on the row-major readings of the
  * untouched column-major buffers, panel by panel as the plan cuts it, block tile by block tile
  * within a panel (one OpenMP task per tile).  The per-type kernel is written once, in
- * backend_cpu_tile.h, and instantiated below for float, double and their complex pairs.
+ * backend_cpu_tile.h, and instantiated below for float, double and their complex pairs, once
+ * per CPU variant (cpu_isa.h): the build's baseline and, on x86-64 with GCC or clang, AVX2 and
+ * AVX-512 copies compiled with target attributes, the widest the CPU supports chosen per product.
  *
  * Bitwise reproducibility: every element of C is accumulated in its own element type, starting
  * from zero, one product at a time in increasing k; neither the tile nor the panel an element
  * falls in, nor the thread that computes it, changes that sequence.  So results do not depend on
- * the panel limit or the thread count.
+ * the panel limit, the thread count or the CPU variant.  For the variants that needs each product
+ * rounded before it is added: no contraction into fused multiply-adds, whatever flags the build
+ * passes.  GCC contracts under -ffp-contract=fast (the default of its GNU dialects, and of a user's
+ * CFLAGS that ask for it): the kernels' functions say fp-contract=off themselves (CPU_NO_CONTRACT);
+ * clang contracts within an expression by default, which the STDC pragma below turns off.  The
+ * AVX2 variant is compiled without the FMA instructions besides.  tests/test_core.c compares every
+ * variant the machine runs bitwise against the default.
  */
 #include <stdint.h>
 #include <string.h>
@@ -20,15 +28,17 @@
 #endif
 
 #include "backend.h"
+#include "cpu_isa.h"
 #include "tilemm.h"
+
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
 
 /* The largest block tile (rows and columns of Cᵀ, and real k depth) the local buffers hold.
  * Three 64×64 double tiles are 96 KiB of stack per thread, 128 KiB for complex double (whose
  * depth is halved); every platform's default thread stack (512 KiB and up) has room. */
 #define CPU_TILE_MAX 64
-
-/* Rows of Cᵀ per register block of the micro-kernel (halved for complex). */
-#define CPU_ROW_BLOCK 4
 
 /* The operands of one panel, as the kernels read them.  A transposed operand is the same view
  * read the other way: its row-major reading is already op(B)ᵀ's transpose, so the kernel reads
@@ -54,25 +64,66 @@ static int round_up (int value, int multiple)
   return (value + multiple - 1) / multiple * multiple;
 }
 
-#define TILE_REAL float
-#define TILE_PARTS 1
-#define TILE_SUFFIX s
-#include "backend_cpu_tile.h"
+/* One block tile of Cᵀ at (r0, c0), rows × cols valid elements: the kernel of one element type
+ * and variant (backend_cpu_tile.h). */
+typedef void cpu_tile_fn (const cpu_operands *op, int64_t r0, int64_t c0, int rows, int cols);
 
-#define TILE_REAL double
-#define TILE_PARTS 1
-#define TILE_SUFFIX d
-#include "backend_cpu_tile.h"
+/* GCC's vector extension (clang's too) for the register blocks; without it, one scalar a lane. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TILE_USE_VECTORS 1
+#define TILE_UNROLL _Pragma ("GCC unroll 16")
+#else
+#define TILE_USE_VECTORS 0
+#define TILE_UNROLL
+#endif
 
-#define TILE_REAL float
-#define TILE_PARTS 2
-#define TILE_SUFFIX c
-#include "backend_cpu_tile.h"
+/* GCC's optimize attribute is the one way to pin the contraction mode per function (it has no
+ * STDC FP_CONTRACT pragma); clang has the pragma above and no such attribute. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define CPU_NO_CONTRACT __attribute__ ((optimize ("fp-contract=off")))
+#else
+#define CPU_NO_CONTRACT
+#endif
 
-#define TILE_REAL double
-#define TILE_PARTS 2
-#define TILE_SUFFIX z
-#include "backend_cpu_tile.h"
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CPU_X86_VARIANTS 1
+#else
+#define CPU_X86_VARIANTS 0
+#endif
+
+/* Each variant: its name (CPU_VARIANT, the suffix of its functions), its function attribute
+ * (TILE_TARGET) and its register block (backend_cpu_tile.h): TILE_VECS vectors of TILE_VEC_BYTES
+ * a row, TILE_ROWS rows for a real type (half as many for complex, which holds two planes).  The
+ * blocks' rows and lanes divide CPU_TILE_MAX, so a tile padded to whole blocks still fits the
+ * buffers.  backend_cpu_variant.h instantiates the kernel for the four types and makes the
+ * variant's table, cpu_tile_fns_<variant>. */
+
+/* The baseline: 16-byte vectors (SSE2, NEON), two a row, 4 rows: a 4 × 32-byte block. */
+#define CPU_VARIANT default
+#define TILE_TARGET CPU_NO_CONTRACT
+#define TILE_VEC_BYTES 16
+#define TILE_VECS 2
+#define TILE_ROWS 4
+#include "backend_cpu_variant.h"
+
+#if CPU_X86_VARIANTS
+/* AVX2 (16 registers of 32 bytes): a 4 × 2-vector block is 8 accumulators, leaving room for the
+ * row of Aᵀ and the broadcasts.  Without the "fma" feature, so no product is ever fused. */
+#define CPU_VARIANT avx2
+#define TILE_TARGET __attribute__ ((target ("avx2"))) CPU_NO_CONTRACT
+#define TILE_VEC_BYTES 32
+#define TILE_VECS 2
+#define TILE_ROWS 4
+#include "backend_cpu_variant.h"
+
+/* AVX-512 (32 registers of 64 bytes): an 8 × 2-vector block is 16 accumulators. */
+#define CPU_VARIANT avx512
+#define TILE_TARGET __attribute__ ((target ("avx512f"))) CPU_NO_CONTRACT
+#define TILE_VEC_BYTES 64
+#define TILE_VECS 2
+#define TILE_ROWS 8
+#include "backend_cpu_variant.h"
+#endif
 
 /* Whether the plan's tiles fit the fixed local buffers (CPU_TILE_MAX is a multiple of every
  * register block, so a tile that fits also fits once padded to whole blocks). */
@@ -122,23 +173,98 @@ static cpu_operands cpu_panel_operands (const tilemm_plan *plan, const tilemm_pa
   return op;
 }
 
-/* Returns 1 when the stop callback stopped the panel part way. */
-static int cpu_run_panel (tilemm_type type, const cpu_operands *op, const tilemm_stop *stop)
+/* Every block tile of one panel, spread over the threads, each by tile (the kernel of the type
+ * and variant).  With a stop callback the tiles go in batches of whole tile rows (4 tiles a
+ * thread or more), and the callback is polled on this thread between batches: it need not be
+ * thread-safe, and no thread leaves an OpenMP loop early.  Returns 1 when stopped. */
+static int cpu_panel (const cpu_operands *op, cpu_tile_fn *tile, const tilemm_stop *stop)
 {
-  switch (type)
+  const int64_t tiles_down = ceil_div (op->ct.height, op->tile_rows);
+  const int64_t tiles_across = ceil_div (op->ct.width, op->tile_cols);
+  const int64_t ntiles = tiles_down * tiles_across;
+  int64_t batch = ntiles;
+  if (stop && stop->should_stop)
+    batch = ceil_div (4 * (int64_t) op->threads, tiles_across) * tiles_across;
+  for (int64_t first = 0; first < ntiles; first += batch)
     {
-    case TILEMM_SINGLE:
-      return cpu_panel_s (op, stop);
-    case TILEMM_DOUBLE:
-      return cpu_panel_d (op, stop);
-    case TILEMM_COMPLEX_SINGLE:
-      return cpu_panel_c (op, stop);
-    case TILEMM_COMPLEX_DOUBLE:
-      return cpu_panel_z (op, stop);
+      if (first > 0 && tilemm_stop_requested (stop))
+        return 1;
+      const int64_t last = ntiles - first < batch ? ntiles : first + batch;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic) num_threads(op->threads) if (last - first > 1)
+#endif
+      for (int64_t t = first; t < last; t++)
+        {
+          const int64_t r0 = (t / tiles_across) * op->tile_rows;
+          const int64_t c0 = (t % tiles_across) * op->tile_cols;
+          const int rows = (int) (op->ct.height - r0 < op->tile_rows ? op->ct.height - r0
+                                                                     : op->tile_rows);
+          const int cols = (int) (op->ct.width - c0 < op->tile_cols ? op->ct.width - c0
+                                                                    : op->tile_cols);
+          tile (op, r0, c0, rows, cols);
+        }
+    }
+  return 0;
+}
+
+/* ---------------------------------------------------------------- the variants (cpu_isa.h) */
+
+const char *tilemm_cpu_isa_name (tilemm_cpu_isa isa)
+{
+  switch (isa)
+    {
+    case TILEMM_CPU_ISA_DEFAULT:
+      return "default";
+    case TILEMM_CPU_ISA_AVX2:
+      return "avx2";
+    case TILEMM_CPU_ISA_AVX512:
+      return "avx512";
     default:
-      return 0;   /* unreachable: tilemm_cpu_multiply checked the type */
+      return "unknown";
     }
 }
+
+/* The variant's kernels by element type; NULL where the variant is not built. */
+static cpu_tile_fn *const *cpu_isa_kernels (tilemm_cpu_isa isa)
+{
+  switch (isa)
+    {
+    case TILEMM_CPU_ISA_DEFAULT:
+      return cpu_tile_fns_default;
+#if CPU_X86_VARIANTS
+    case TILEMM_CPU_ISA_AVX2:
+      return cpu_tile_fns_avx2;
+    case TILEMM_CPU_ISA_AVX512:
+      return cpu_tile_fns_avx512;
+#endif
+    default:
+      return NULL;
+    }
+}
+
+/* __builtin_cpu_supports also asks whether the operating system saves the wider registers. */
+int tilemm_cpu_isa_available (tilemm_cpu_isa isa)
+{
+  if (!cpu_isa_kernels (isa))
+    return 0;
+#if CPU_X86_VARIANTS
+  if (isa == TILEMM_CPU_ISA_AVX2)
+    return __builtin_cpu_supports ("avx2");
+  if (isa == TILEMM_CPU_ISA_AVX512)
+    return __builtin_cpu_supports ("avx512f");
+#endif
+  return 1;
+}
+
+tilemm_cpu_isa tilemm_cpu_isa_best (void)
+{
+  for (int isa = TILEMM_CPU_NISAS - 1; isa > TILEMM_CPU_ISA_DEFAULT; isa--)
+    if (tilemm_cpu_isa_available ((tilemm_cpu_isa) isa))
+      return (tilemm_cpu_isa) isa;
+  return TILEMM_CPU_ISA_DEFAULT;
+}
+
+/* ---------------------------------------------------------------- products */
 
 tilemm_status tilemm_cpu_multiply (const tilemm_plan *plan, const tilemm_view *a,
                                    const tilemm_view *b, const tilemm_view *c,
@@ -152,9 +278,20 @@ tilemm_status tilemm_cpu_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
                                       const tilemm_view *c, const tilemm_stop *stop,
                                       tilemm_error *err)
 {
+  return tilemm_cpu_multiply_isa (tilemm_cpu_isa_best (), plan, op_a, a, op_b, b, c, stop, err);
+}
+
+tilemm_status tilemm_cpu_multiply_isa (tilemm_cpu_isa isa, const tilemm_plan *plan,
+                                       tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                                       const tilemm_view *b, const tilemm_view *c,
+                                       const tilemm_stop *stop, tilemm_error *err)
+{
   if ((int) plan->type < 0 || plan->type >= TILEMM_NTYPES)
     return tilemm_error_set (err, TILEMM_ETYPE, "cpu backend: unknown element type %d",
                              (int) plan->type);
+  if (!tilemm_cpu_isa_available (isa))
+    return tilemm_error_set (err, TILEMM_EINVAL, "cpu backend: variant %s not available here",
+                             tilemm_cpu_isa_name (isa));
   if (!cpu_tiles_fit (plan))
     return tilemm_error_set (err, TILEMM_EINVAL,
                              "cpu backend: tile %dx%dx%d does not fit the %dx%d local buffers "
@@ -167,6 +304,7 @@ tilemm_status tilemm_cpu_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
     return tilemm_error_set (err, TILEMM_EINVAL, "cpu backend: empty panels (%lld x %lld)",
                              (long long) plan->panel_rows, (long long) plan->panel_cols);
 
+  cpu_tile_fn *const tile = cpu_isa_kernels (isa)[plan->type];
   const int64_t npanels = tilemm_plan_panel_count (plan);
   for (int64_t i = 0; i < npanels; i++)
     {
@@ -175,7 +313,7 @@ tilemm_status tilemm_cpu_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
         return tilemm_error_set (err, TILEMM_EINVAL, "cpu backend: panel %lld of %lld missing",
                                  (long long) i, (long long) npanels);
       const cpu_operands op = cpu_panel_operands (plan, &panel, op_a, a, op_b, b, c);
-      if ((i > 0 && tilemm_stop_requested (stop)) || cpu_run_panel (plan->type, &op, stop))
+      if ((i > 0 && tilemm_stop_requested (stop)) || cpu_panel (&op, tile, stop))
         return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted in panel %lld of %lld",
                                  (long long) i + 1, (long long) npanels);
     }
@@ -262,6 +400,11 @@ static tilemm_status cpu_emu_whole (void *state, int worker, const tilemm_emu_op
                                        stop, used, err);
 }
 
+static const char *cpu_code_variant (void)
+{
+  return tilemm_cpu_isa_name (tilemm_cpu_isa_best ());
+}
+
 const tilemm_backend_ops tilemm_cpu_backend_ops = {
   .name = "cpu",
   .device_kind = "CPU",
@@ -274,4 +417,5 @@ const tilemm_backend_ops tilemm_cpu_backend_ops = {
   .emu_product = cpu_emu_product,
   .emu_whole = cpu_emu_whole,
   .emu_split = tilemm_emu_multiply_split_cpu,
+  .code_variant = cpu_code_variant,
 };

@@ -260,6 +260,7 @@ const tilemm_backend_ops tilemm_cuda_backend_ops = {
   device_count,
   device_info,
   current_device,
+  nullptr, /* one variant of the GPU's code */
 };
 
 } /* extern "C" */

@@ -140,7 +140,8 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     mexErrMsgIdAndTxt ("tilemm:nargin", "no arguments; usage: s = tilemm_info ()");
   if (nlhs > 1)
     mexErrMsgIdAndTxt ("tilemm:nargout", "one output only");
-  static const char *fields[] = { "version", "cuda_built", "openmp", "gpu_usable", "gpu_reason",
+  static const char *fields[] = { "version", "cuda_built", "openmp", "cpu_variant", "gpu_usable",
+                                  "gpu_reason",
                                   "devices", "device_in_use", "devices_in_use", "plans",
                                   "precision", "blas_library" };
   tilemm_error err = { TILEMM_OK, "" };
@@ -158,6 +159,9 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   mxSetField (s, 0, "version", mxCreateString (tilemm_version ()));
   mxSetField (s, 0, "cuda_built", logical (tilemm_cuda_built ()));
   mxSetField (s, 0, "openmp", logical (tilemm_openmp_built ()));
+  const tilemm_backend_ops *cpu = tilemm_backend_find (TILEMM_BACKEND_CPU);
+  mxSetField (s, 0, "cpu_variant",
+              mxCreateString (cpu && cpu->code_variant ? cpu->code_variant () : "default"));
   mxSetField (s, 0, "gpu_usable", logical (usable));
   mxSetField (s, 0, "gpu_reason", mxCreateString (usable ? "" : err.detail));
   mxSetField (s, 0, "devices", devices_struct (&in_use));

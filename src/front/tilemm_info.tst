@@ -6,9 +6,10 @@
 
 %!test
 %! s = tilemm_info ();
-%! assert (fieldnames (s), {"version"; "cuda_built"; "openmp"; "gpu_usable"; "gpu_reason";
-%!                          "devices"; "device_in_use"; "devices_in_use"; "plans"; "precision";
-%!                          "blas_library"});
+%! assert (fieldnames (s), {"version"; "cuda_built"; "openmp"; "cpu_variant"; "gpu_usable";
+%!                          "gpu_reason"; "devices"; "device_in_use"; "devices_in_use"; "plans";
+%!                          "precision"; "blas_library"});
+%! assert (any (strcmp (s.cpu_variant, {"default", "avx2", "avx512"})));
 %! assert (! isempty (regexp (s.version, '^\d+\.\d+\.\d+', "once")));
 %!test
 %! ## The precision in effect follows TILEMM_PRECISION, read at every call.
