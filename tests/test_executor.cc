@@ -19,7 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <atomic>
+#include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #include <cuda_runtime_api.h> /* the stand-in's own test hooks */
 
@@ -367,11 +371,65 @@ void rank_k_decisions ()
         }
 }
 
+// "auto" where the GPU does not pay is decided from the route, before any fact about the devices
+// is gathered (their facts take the GPU's lock and probe): a small product is delegated at once
+// even while a product holds the GPU, and without the lock's cost, which the BLAS library's
+// hand-off of a 2x2 dgemm_ to the next BLAS must not pay.  Emulated precision is never delegated,
+// so it waits for the facts (and the lock); a large product goes to the GPU once it is free.
+void auto_decides_before_the_facts ()
+{
+  CHECK_CASE ("decide: \"auto\" delegates a small product before asking the devices");
+  const tilemm_backend_ops *gpu = tilemm_backend_find (TILEMM_BACKEND_CUDA);
+  void *state = NULL;
+  tilemm_error held = { TILEMM_OK, "" };
+  if (!gpu || gpu->begin (NULL, &state, &held) != TILEMM_OK)
+    {
+      CHECK (0, "the stand-in GPU could not be held: %s", held.detail);
+      return;
+    }
+  const operands x = make (false, false, false, 2, 2, 2, TILEMM_OP_NONE, TILEMM_OP_NONE);
+  std::atomic<int> done (0);
+  tilemm_status status = TILEMM_EINVAL;
+  tilemm_decision d;
+  std::thread asker ([&] {
+    tilemm_options opt;
+    tilemm_options_init (&opt);
+    opt.precision = TILEMM_PRECISION_NATIVE;
+    tilemm_error err = { TILEMM_OK, "" };
+    status = tilemm_decide_op (&x.a, TILEMM_OP_NONE, &x.b, TILEMM_OP_NONE, &opt, &d, &err);
+    done = 1;
+  });
+  for (int waited = 0; waited < 5000 && !done; waited++)
+    usleep (1000);
+  const int decided = done;
+  gpu->end (state, TILEMM_OK);
+  asker.join ();
+  CHECK (decided, "a 2x2 product's decision waited for the GPU's lock (the devices' facts "
+                  "gathered before the \"auto\" rule)");
+  CHECK (status == TILEMM_OK && d.action == TILEMM_DO_DELEGATE, "2x2 auto: status %d, action %d",
+         (int) status, (int) d.action);
+  const tilemm_operand big = { TILEMM_CLASS_DOUBLE, 0, 0, 2, 4096, 4096, 0, NULL, 0 };
+  tilemm_options opt;
+  tilemm_options_init (&opt);
+  opt.precision = TILEMM_PRECISION_NATIVE;
+  tilemm_error err = { TILEMM_OK, "" };
+  status = tilemm_decide_op (&big, TILEMM_OP_NONE, &big, TILEMM_OP_NONE, &opt, &d, &err);
+  CHECK (status == TILEMM_OK && d.action == TILEMM_DO_COMPUTE && d.backend == TILEMM_BACKEND_CUDA,
+         "4096^3 auto: status %d, action %d, backend %d", (int) status, (int) d.action,
+         (int) d.backend);
+  opt.precision = TILEMM_PRECISION_EMULATED;
+  status = tilemm_decide_op (&x.a, TILEMM_OP_NONE, &x.b, TILEMM_OP_NONE, &opt, &d, &err);
+  CHECK (status == TILEMM_OK && d.action == TILEMM_DO_COMPUTE && d.backend == TILEMM_BACKEND_CPU,
+         "2x2 auto emulated: status %d, action %d, backend %d", (int) status, (int) d.action,
+         (int) d.backend);
+}
+
 int main ()
 {
   setvbuf (stdout, NULL, _IOLBF, 0);
   mock_cuda_seed (20261125);
   rank_k_decisions ();
+  auto_decides_before_the_facts ();
   static const tilemm_op ops[] = { TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, TILEMM_OP_CTRANSPOSE };
   struct kind { bool single, a_complex, b_complex; } kinds[] = {
     { false, false, false }, { false, true, true }, { true, false, false }, { true, true, true },

@@ -102,6 +102,32 @@ static void gather_facts (const tilemm_options *options, double bytes, tilemm_ca
     }
 }
 
+/* Whether the options leave the backend to "auto" (an unknown choice is "auto" too). */
+static int chooses_auto (const tilemm_options *options)
+{
+  return options->backend != TILEMM_CHOOSE_CPU && options->backend != TILEMM_CHOOSE_GPU;
+}
+
+/* The "auto" rule, applied where it is known from the route alone, before any fact about the
+ * devices is gathered: the GPU only where it beats `*` (tilemm_plan_auto_gpu_pays: the device
+ * model, a rank-k update (syrk, herk: X'·X of one object) as one).  A native product it does not
+ * pay for is delegated to `*` (mtimes, the next BLAS) at once: gathering the facts takes the
+ * GPU's lock and probes, which a 2x2 product must not pay for.  *gpu_pays: the rule's answer,
+ * for the backend once the facts are in.  Returns 1 where the decision is made (delegate). */
+static int auto_delegates (const tilemm_options *options, tilemm_decision *decision,
+                           int64_t m, int64_t n, int rank_k, int *gpu_pays)
+{
+  const tilemm_route *r = &decision->route;
+  *gpu_pays = chooses_auto (options)
+              && tilemm_plan_auto_gpu_pays (r->compute_type, m, n, r->k, rank_k);
+  /* Emulated precision is never delegated (`*` is not emulated): it runs on the CPU where the
+   * GPU does not pay. */
+  if (!chooses_auto (options) || *gpu_pays || decision->emulated)
+    return 0;
+  decision->action = TILEMM_DO_DELEGATE;
+  return 1;
+}
+
 tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const tilemm_operand *b,
                                 tilemm_op op_b, const tilemm_options *options,
                                 tilemm_decision *decision, tilemm_error *err)
@@ -116,9 +142,12 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
   if (options->one_triangle)
     decision->route.mirror = TILEMM_MIRROR_NONE;
   const tilemm_route *r = &decision->route;
-  const double es = (double) tilemm_type_size (r->compute_type);
   const double m = (double) (r->a_as_pairs || r->a_split ? 2 * r->m : r->m);
   const double n = (double) (r->b_split ? 2 * r->n : r->n), k = (double) r->k;
+  int gpu_pays;
+  if (auto_delegates (options, decision, (int64_t) m, (int64_t) n, rank_k, &gpu_pays))
+    return TILEMM_OK;
+  const double es = (double) tilemm_type_size (r->compute_type);
   tilemm_call_facts facts;
   gather_facts (options, es * (m * k + k * n + m * n), &facts);
   switch (options->backend)
@@ -132,12 +161,10 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
       break;
     case TILEMM_CHOOSE_AUTO:
     default:
-      /* The GPU only where it beats `*` (tilemm_plan_auto_gpu_pays: the device model, a
-       * rank-k update as one).  Emulated precision is never delegated (`*` is not emulated):
-       * the CPU where the GPU does not pay or is not usable; the answer is bitwise the same on
-       * both. */
-      if (tilemm_plan_auto_gpu_pays (r->compute_type, (int64_t) m, (int64_t) n, r->k, rank_k)
-          && facts.gpu.usable)
+      /* The GPU where the rule says it pays and it is usable; else a native product goes to
+       * `*` as where it does not pay, and an emulated one to the CPU (auto_delegates): the
+       * answer is bitwise the same on both. */
+      if (gpu_pays && facts.gpu.usable)
         decision->backend = TILEMM_BACKEND_CUDA;
       else if (!decision->emulated)
         {
