@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include <atomic>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -28,9 +29,25 @@
 #include <cuda_runtime_api.h> /* the stand-in's own test hooks */
 
 #include "backend.h"
+#include "batch_run.h"
 #include "check.h"
 #include "front.h"
 #include "tilemm.h"
+
+// The reads of TILEMM_PRECISION, counted: this program's getenv (it stands in for the C
+// library's, reading environ as that does) counts them, so that a test sees a decision that reads
+// the precision more than once a call.
+std::atomic<int> precision_reads (0);
+extern "C" char *getenv (const char *name) noexcept
+{
+  if (strcmp (name, "TILEMM_PRECISION") == 0)
+    precision_reads++;
+  const size_t length = strlen (name);
+  for (char **e = environ; e && *e; e++)
+    if (strncmp (*e, name, length) == 0 && (*e)[length] == '=')
+      return *e + length + 1;
+  return NULL;
+}
 
 namespace
 {
@@ -424,12 +441,65 @@ void auto_decides_before_the_facts ()
          (int) d.backend);
 }
 
+// The precision is read once a call (tilemm_precision_in_effect, TILEMM_PRECISION where the
+// options leave it unset), by tilemm_decide_op and by tilemm_decide_batch alike (which hands it
+// to the page's decision), with the same errors for a bad TILEMM_PRECISION and for "moduli"
+// without the emulated precision.
+void precision_read_once ()
+{
+  CHECK_CASE ("decide: the precision is read once a call");
+  const char *was = getenv ("TILEMM_PRECISION");
+  const std::string saved = was ? was : "";
+  const tilemm_operand x = { TILEMM_CLASS_DOUBLE, 0, 0, 2, 64, 64, 0, NULL, 0 };
+  const int64_t pages[] = { 64, 64, 3 }, empty[] = { 64, 64, 0 };
+  for (const char *value : { "native", "emulated", "bogus" })
+    for (int moduli : { 0, 5 })
+      {
+        setenv ("TILEMM_PRECISION", value, 1);
+        tilemm_options opt;
+        tilemm_options_init (&opt);
+        opt.backend = TILEMM_CHOOSE_CPU;
+        opt.moduli = moduli;
+        const bool bad = strcmp (value, "bogus") == 0
+                         || (moduli > 0 && strcmp (value, "emulated") != 0);
+        tilemm_error err = { TILEMM_OK, "" };
+        tilemm_decision d;
+        int before = precision_reads;
+        tilemm_status st = tilemm_decide_op (&x, TILEMM_OP_NONE, &x, TILEMM_OP_NONE, &opt, &d,
+                                             &err);
+        CHECK (precision_reads - before == 1, "tilemm_decide_op (%s, moduli %d) read "
+               "TILEMM_PRECISION %d times", value, moduli, precision_reads - before);
+        CHECK ((st == TILEMM_EOPTION) == bad && (bad || st == TILEMM_OK),
+               "tilemm_decide_op (%s, moduli %d): status %d", value, moduli, (int) st);
+        for (const int64_t *dims : { pages, empty })
+          {
+            tilemm_batch batch;
+            before = precision_reads;
+            st = tilemm_decide_batch (&x, 3, dims, TILEMM_OP_NONE, &x, 3, dims, TILEMM_OP_NONE,
+                                      &opt, &batch, &err);
+            CHECK (precision_reads - before == 1, "tilemm_decide_batch (%s, moduli %d, %lld "
+                   "pages) read TILEMM_PRECISION %d times", value, moduli, (long long) dims[2],
+                   precision_reads - before);
+            // (An empty batch checks the precision, not its options: as before.)
+            const bool batch_bad = strcmp (value, "bogus") == 0 || (bad && dims[2] > 0);
+            CHECK ((st == TILEMM_EOPTION) == batch_bad && (batch_bad || st == TILEMM_OK),
+                   "tilemm_decide_batch (%s, moduli %d, %lld pages): status %d", value, moduli,
+                   (long long) dims[2], (int) st);
+          }
+      }
+  if (was)
+    setenv ("TILEMM_PRECISION", saved.c_str (), 1);
+  else
+    unsetenv ("TILEMM_PRECISION");
+}
+
 int main ()
 {
   setvbuf (stdout, NULL, _IOLBF, 0);
   mock_cuda_seed (20261125);
   rank_k_decisions ();
   auto_decides_before_the_facts ();
+  precision_read_once ();
   static const tilemm_op ops[] = { TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, TILEMM_OP_CTRANSPOSE };
   struct kind { bool single, a_complex, b_complex; } kinds[] = {
     { false, false, false }, { false, true, true }, { true, false, false }, { true, true, true },
