@@ -493,6 +493,26 @@ void precision_read_once ()
     unsetenv ("TILEMM_PRECISION");
 }
 
+// The emulated passes over simulated devices run on the simulated devices' table, as the native
+// product does (tilemm_exec_begin): a device set to fail (TILEMM_SIMULATE_FAIL, read into the
+// plan) fails the product with the simulated error.  On the plain CPU table nothing would fail:
+// the result is bitwise the same either way, so only the fault shows which table ran.
+void emulated_passes_on_simulated_devices ()
+{
+  CHECK_CASE ("emulated passes over 3 simulated devices run on their table (a fault fails it)");
+  const operands x = make (false, false, false, 300, 280, 64, TILEMM_OP_NONE, TILEMM_OP_NONE);
+  setenv ("TILEMM_SIMULATE_FAIL", "1", 1);
+  const outcome o = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, TILEMM_CHOOSE_CPU, true, 0, 3, 1);
+  unsetenv ("TILEMM_SIMULATE_FAIL");
+  CHECK (o.d.action == TILEMM_DO_COMPUTE && !o.d.plan.emu_one_pass && o.d.plan.emu_workers > 1,
+         "the plan: action %d, one pass %d, %d workers", (int) o.d.action, o.d.plan.emu_one_pass,
+         o.d.plan.emu_workers);
+  CHECK (o.status == TILEMM_ECUDA && strstr (o.detail, "simulated failure") != NULL,
+         "simulated device 1 set to fail: status %d (%s)", (int) o.status, o.detail);
+  const outcome fine = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, TILEMM_CHOOSE_CPU, true, 0, 3, 1);
+  CHECK (fine.status == TILEMM_OK, "no fault: status %d (%s)", (int) fine.status, fine.detail);
+}
+
 int main ()
 {
   setvbuf (stdout, NULL, _IOLBF, 0);
@@ -500,6 +520,7 @@ int main ()
   rank_k_decisions ();
   auto_decides_before_the_facts ();
   precision_read_once ();
+  emulated_passes_on_simulated_devices ();
   static const tilemm_op ops[] = { TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, TILEMM_OP_CTRANSPOSE };
   struct kind { bool single, a_complex, b_complex; } kinds[] = {
     { false, false, false }, { false, true, true }, { true, false, false }, { true, true, true },
