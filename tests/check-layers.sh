@@ -120,6 +120,15 @@ rule_front_calls_no_backend () {
   calls_into front "cpu cuda kernels"
 }
 
+# The front ends decide nothing: whether the GPU pays ("auto": the device model, the rules
+# tilemm_plan_*gpu_pays and tilemm_batch_gpu_pays) is the decision path's (exec/decide.c), which
+# applies it before it gathers the devices' facts; a front end builds the request, asks the
+# decision and follows it (the BLAS library's hand-off to the next BLAS included).
+rule_front_applies_no_rule () {
+  code_of $(layer_files front) $(find "$src/front" -type f -name '*.h' | sort) \
+    | grep -E '\btilemm_(plan_[a-z0-9_]*gpu_pays|batch_gpu_pays|model_[a-z0-9_]+)[[:space:]]*\('
+}
+
 # cuda/ hands each function the workspace it works on (a worker's, ws_pool[w]): no thread_local
 # says which one a thread uses.
 rule_cuda_passes_the_workspace () {
@@ -130,7 +139,8 @@ rule_cuda_passes_the_workspace () {
 for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_kernels_read_no_environment rule_kernels_keep_no_state \
             rule_common_calls_nothing_above rule_exec_reaches_backends_through_tables \
-            rule_front_calls_no_backend rule_cuda_passes_the_workspace; do
+            rule_front_calls_no_backend rule_front_applies_no_rule \
+            rule_cuda_passes_the_workspace; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"

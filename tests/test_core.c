@@ -10,6 +10,7 @@
  * product, its gap between rows and stride and a guard after it hold a byte sentinel that must
  * survive, and the gaps of A and B hold NaN, so reading outside a view shows up in the result.
  */
+#define _POSIX_C_SOURCE 200809L   /* setenv, unsetenv */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -19,9 +20,11 @@
 #include <time.h>
 
 #include "backend.h"
+#include "call_plan.h"
 #include "check.h"
 #include "cpu_isa.h"
 #include "device_model.h"
+#include "front.h"
 #include "ksplit.h"
 #include "host_pages.h"
 #include "parallel_copy.h"
@@ -2010,6 +2013,179 @@ static void test_cpu_variants (void)
     }
 }
 
+/* ---------------------------------------------------------------- a call plan's launches */
+
+/* Whether plan q holds the launches of its own panels, steps, k and the call's fallback: the same
+ * as those filled afresh on a copy (tilemm_plan_launches). */
+static int launches_current (const tilemm_plan *q, int fallback)
+{
+  tilemm_plan fresh = *q;
+  fresh.kernel_fallback = fallback;
+  tilemm_plan_launches (&fresh);
+  if (q->kernel_fallback != fallback || q->launch_heights != fresh.launch_heights
+      || q->launch_widths != fresh.launch_widths)
+    return 0;
+  for (int i = 0; i < TILEMM_PLAN_LAUNCH_SIDES; i++)
+    {
+      if (i < q->launch_heights && q->launch_rows[i] != fresh.launch_rows[i])
+        return 0;
+      if (i < q->launch_widths && q->launch_cols[i] != fresh.launch_cols[i])
+        return 0;
+      for (int j = 0; j < TILEMM_PLAN_LAUNCH_SIDES; j++)
+        if (q->ksplit[i][j] != fresh.ksplit[i][j] || q->kchunk[i][j] != fresh.kchunk[i][j])
+          return 0;
+    }
+  return 1;
+}
+
+/* Every plan of a call plan is current (launches_current) with the native plan's fallback. */
+static void check_call_launches (const tilemm_call_plan *p, int with_emulated, const char *what)
+{
+  const tilemm_plan *plans[] = { &p->native,    &p->queue,     &p->sub[0][0], &p->sub[0][1],
+                                 &p->sub[1][0], &p->sub[1][1], &p->emu_panels, &p->emu_queue };
+  static const char *const names[] = { "native", "queue", "sub[0][0]", "sub[0][1]",
+                                       "sub[1][0]", "sub[1][1]", "emu_panels", "emu_queue" };
+  const int count = with_emulated ? 8 : 6;
+  for (int i = 0; i < count; i++)
+    CHECK (launches_current (plans[i], p->native.kernel_fallback),
+           "%s: the %s plan's launches are not its own (%d heights, %d widths; fallback %d, "
+           "the call's %d)",
+           what, names[i], plans[i]->launch_heights, plans[i]->launch_widths,
+           plans[i]->kernel_fallback, p->native.kernel_fallback);
+}
+
+/* The facts of `count` GPUs of compute capability `cc` (and the CPU's), as the executor gathers
+ * them (exec/decide.c): a plan is made from them alone. */
+static void made_up_facts (tilemm_call_facts *facts, int count, int cc)
+{
+  memset (facts, 0, sizeof *facts);
+  facts->cpu.usable = 1;
+  facts->cpu.count = 1;
+  facts->cpu.current = -1;
+  facts->gpu.usable = 1;
+  facts->gpu.total = facts->gpu.count = count;
+  for (int i = 0; i < count; i++)
+    facts->gpu.device[i] = i, facts->gpu.cc_major[i] = cc;
+  facts->gpu.current = 0;
+  facts->gpu.staging_chunk_bytes = 4 << 20;
+}
+
+/* The launches of a call plan are filled once, when its panels, steps and fallback are final
+ * (call_plan.c: fill_launches, the last step of tilemm_call_plan_make, tilemm_call_plan_queue and
+ * tilemm_call_plan_part): every plan it holds is current, in the cases where panels, steps or the
+ * fallback change after plan.c made a plan: the whole panels of a transposed GPU product under a
+ * limit, several GPU workers, devices below sm_80, the one-panel steps of TILEMM_STEP_COLS and
+ * TILEMM_STEP_ROWS, simulated CPU devices, emulated panels under a limit, the part of an
+ * emulated plan, and the queue the low-level entries make (tilemm_call_plan_queue). */
+static void test_call_plan_launches (void)
+{
+  const struct {
+    const char *what;
+    tilemm_backend backend;
+    int64_t m, n, k;
+    tilemm_op op_a;
+    int gpus, cc, named, simulated, emulated;
+    size_t limit;
+    const char *step_cols, *step_rows;
+  } cases[] = {
+    { "gpu, one device", TILEMM_BACKEND_CUDA, 2000, 1500, 700, TILEMM_OP_NONE, 1, 9, 0, 0, 0, 0,
+      NULL, NULL },
+    { "gpu below sm_80", TILEMM_BACKEND_CUDA, 2000, 1500, 700, TILEMM_OP_NONE, 1, 7, 0, 0, 0, 0,
+      NULL, NULL },
+    { "gpu, steps from the environment", TILEMM_BACKEND_CUDA, 2000, 1500, 700, TILEMM_OP_NONE, 1,
+      9, 0, 0, 0, 0, "300", "200" },
+    { "gpu, tall-skinny k-heavy (split k)", TILEMM_BACKEND_CUDA, 64, 64, 8192, TILEMM_OP_NONE, 1,
+      9, 0, 0, 0, 0, NULL, NULL },
+    { "gpu, A transposed in whole panels", TILEMM_BACKEND_CUDA, 2000, 1500, 700,
+      TILEMM_OP_TRANSPOSE, 1, 9, 0, 0, 0, 8 << 20, NULL, NULL },
+    { "gpu, A transposed in whole panels, sm_70", TILEMM_BACKEND_CUDA, 2000, 1500, 700,
+      TILEMM_OP_TRANSPOSE, 1, 7, 0, 0, 0, 8 << 20, NULL, NULL },
+    { "gpu, three workers", TILEMM_BACKEND_CUDA, 4096, 4096, 4096, TILEMM_OP_NONE, 3, 9, 0, 0, 0,
+      0, NULL, NULL },
+    { "gpu, three named workers under a limit, sm_70", TILEMM_BACKEND_CUDA, 3000, 2500, 900,
+      TILEMM_OP_NONE, 3, 7, 1, 0, 0, 16 << 20, NULL, NULL },
+    { "gpu, three workers, A transposed", TILEMM_BACKEND_CUDA, 4096, 4096, 4096,
+      TILEMM_OP_TRANSPOSE, 3, 9, 1, 0, 0, 32 << 20, NULL, NULL },
+    { "cpu, three simulated devices", TILEMM_BACKEND_CPU, 2000, 1500, 700, TILEMM_OP_NONE, 0, 0,
+      0, 3, 0, 4 << 20, NULL, NULL },
+    { "cpu emulated under a limit", TILEMM_BACKEND_CPU, 300, 200, 100, TILEMM_OP_NONE, 0, 0, 0, 0,
+      1, 64 << 10, NULL, NULL },
+    { "gpu emulated under a limit, sm_70", TILEMM_BACKEND_CUDA, 1000, 800, 300,
+      TILEMM_OP_TRANSPOSE, 1, 7, 0, 0, 1, 4 << 20, NULL, NULL },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      CHECK_CASE ("call plan: launches filled when final, %s", cases[i].what);
+      tilemm_call_facts facts;
+      made_up_facts (&facts, cases[i].gpus, cases[i].cc);
+      tilemm_options opt;
+      tilemm_options_init (&opt);
+      opt.max_device_bytes = cases[i].limit;
+      opt.simulate_devices = cases[i].simulated;
+      if (cases[i].named)
+        {
+          opt.devices.count = cases[i].gpus;
+          for (int w = 0; w < cases[i].gpus; w++)
+            opt.devices.device[w] = w;
+        }
+      tilemm_route route;
+      memset (&route, 0, sizeof route);
+      route.action = TILEMM_ROUTE_COMPUTE;
+      route.compute_type = TILEMM_DOUBLE;
+      route.m = cases[i].m;
+      route.n = cases[i].n;
+      route.k = cases[i].k;
+      tilemm_emu_options emu;
+      tilemm_emu_default_options (&emu, TILEMM_DOUBLE);
+      if (cases[i].step_cols)
+        setenv ("TILEMM_STEP_COLS", cases[i].step_cols, 1);
+      if (cases[i].step_rows)
+        setenv ("TILEMM_STEP_ROWS", cases[i].step_rows, 1);
+      tilemm_call_plan p;
+      tilemm_error err = { TILEMM_OK, "" };
+      const tilemm_status status
+        = tilemm_call_plan_make (&p, &route, cases[i].backend, cases[i].op_a, TILEMM_OP_NONE,
+                                 cases[i].emulated, &emu, &opt, &facts, &err);
+      unsetenv ("TILEMM_STEP_COLS");
+      unsetenv ("TILEMM_STEP_ROWS");
+      CHECK (status == TILEMM_OK, "tilemm_call_plan_make: %s", err.detail);
+      if (status != TILEMM_OK)
+        continue;
+      CHECK (p.native.kernel_fallback == (cases[i].backend == TILEMM_BACKEND_CUDA && cases[i].cc < 8),
+             "fallback %d", p.native.kernel_fallback);
+      if (cases[i].step_cols)
+        CHECK (p.native.step_cols == 300 && p.native.step_rows == 200,
+               "TILEMM_STEP_*: steps %lld x %lld", (long long) p.native.step_rows,
+               (long long) p.native.step_cols);
+      check_call_launches (&p, 1, "tilemm_call_plan_make");
+      if (cases[i].emulated)
+        {
+          tilemm_call_plan part;
+          CHECK (tilemm_call_plan_part (&part, &p, cases[i].m / 3, cases[i].n / 2, &err)
+                   == TILEMM_OK, "tilemm_call_plan_part");
+          check_call_launches (&part, 1, "tilemm_call_plan_part");
+        }
+      /* The queue of the low-level entries (exec/devices.c, exec/multiply.c): a plan for one
+       * device, its workers and the facts. */
+      tilemm_call_plan q;
+      memset (&q, 0, sizeof q);
+      q.type = TILEMM_DOUBLE;
+      q.m = cases[i].m;
+      q.n = cases[i].n;
+      q.k = cases[i].k;
+      q.op_a = cases[i].op_a;
+      q.native = p.native;
+      q.native.kernel_fallback = 0;
+      q.device_limit = p.device_limit;
+      q.workers = p.workers;
+      q.devices_named = p.devices_named;
+      q.simulated = p.simulated;
+      CHECK (tilemm_call_plan_queue (&q, cases[i].backend, &facts.gpu) == TILEMM_OK,
+             "tilemm_call_plan_queue");
+      check_call_launches (&q, 0, "tilemm_call_plan_queue");
+    }
+}
+
 int main (void)
 {
   const double start = wall_seconds ();
@@ -2024,6 +2200,7 @@ int main (void)
   test_plan_tiles ();
   test_plan_one_panel ();
   test_plan_launches ();
+  test_call_plan_launches ();
   test_plan_small_products ();
   test_plan_panels ();
   test_plan_steps ();

@@ -19,14 +19,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <atomic>
+#include <string>
+#include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #include <cuda_runtime_api.h> /* the stand-in's own test hooks */
 
 #include "backend.h"
+#include "batch_run.h"
 #include "check.h"
 #include "front.h"
 #include "tilemm.h"
+
+// The reads of TILEMM_PRECISION, counted: this program's getenv (it stands in for the C
+// library's, reading environ as that does) counts them, so that a test sees a decision that reads
+// the precision more than once a call.
+std::atomic<int> precision_reads (0);
+extern "C" char *getenv (const char *name) noexcept
+{
+  if (strcmp (name, "TILEMM_PRECISION") == 0)
+    precision_reads++;
+  const size_t length = strlen (name);
+  for (char **e = environ; e && *e; e++)
+    if (strncmp (*e, name, length) == 0 && (*e)[length] == '=')
+      return *e + length + 1;
+  return NULL;
+}
 
 namespace
 {
@@ -367,11 +388,139 @@ void rank_k_decisions ()
         }
 }
 
+// "auto" where the GPU does not pay is decided from the route, before any fact about the devices
+// is gathered (their facts take the GPU's lock and probe): a small product is delegated at once
+// even while a product holds the GPU, and without the lock's cost, which the BLAS library's
+// hand-off of a 2x2 dgemm_ to the next BLAS must not pay.  Emulated precision is never delegated,
+// so it waits for the facts (and the lock); a large product goes to the GPU once it is free.
+void auto_decides_before_the_facts ()
+{
+  CHECK_CASE ("decide: \"auto\" delegates a small product before asking the devices");
+  const tilemm_backend_ops *gpu = tilemm_backend_find (TILEMM_BACKEND_CUDA);
+  void *state = NULL;
+  tilemm_error held = { TILEMM_OK, "" };
+  if (!gpu || gpu->begin (NULL, &state, &held) != TILEMM_OK)
+    {
+      CHECK (0, "the stand-in GPU could not be held: %s", held.detail);
+      return;
+    }
+  const operands x = make (false, false, false, 2, 2, 2, TILEMM_OP_NONE, TILEMM_OP_NONE);
+  std::atomic<int> done (0);
+  tilemm_status status = TILEMM_EINVAL;
+  tilemm_decision d;
+  std::thread asker ([&] {
+    tilemm_options opt;
+    tilemm_options_init (&opt);
+    opt.precision = TILEMM_PRECISION_NATIVE;
+    tilemm_error err = { TILEMM_OK, "" };
+    status = tilemm_decide_op (&x.a, TILEMM_OP_NONE, &x.b, TILEMM_OP_NONE, &opt, &d, &err);
+    done = 1;
+  });
+  for (int waited = 0; waited < 5000 && !done; waited++)
+    usleep (1000);
+  const int decided = done;
+  gpu->end (state, TILEMM_OK);
+  asker.join ();
+  CHECK (decided, "a 2x2 product's decision waited for the GPU's lock (the devices' facts "
+                  "gathered before the \"auto\" rule)");
+  CHECK (status == TILEMM_OK && d.action == TILEMM_DO_DELEGATE, "2x2 auto: status %d, action %d",
+         (int) status, (int) d.action);
+  const tilemm_operand big = { TILEMM_CLASS_DOUBLE, 0, 0, 2, 4096, 4096, 0, NULL, 0 };
+  tilemm_options opt;
+  tilemm_options_init (&opt);
+  opt.precision = TILEMM_PRECISION_NATIVE;
+  tilemm_error err = { TILEMM_OK, "" };
+  status = tilemm_decide_op (&big, TILEMM_OP_NONE, &big, TILEMM_OP_NONE, &opt, &d, &err);
+  CHECK (status == TILEMM_OK && d.action == TILEMM_DO_COMPUTE && d.backend == TILEMM_BACKEND_CUDA,
+         "4096^3 auto: status %d, action %d, backend %d", (int) status, (int) d.action,
+         (int) d.backend);
+  opt.precision = TILEMM_PRECISION_EMULATED;
+  status = tilemm_decide_op (&x.a, TILEMM_OP_NONE, &x.b, TILEMM_OP_NONE, &opt, &d, &err);
+  CHECK (status == TILEMM_OK && d.action == TILEMM_DO_COMPUTE && d.backend == TILEMM_BACKEND_CPU,
+         "2x2 auto emulated: status %d, action %d, backend %d", (int) status, (int) d.action,
+         (int) d.backend);
+}
+
+// The precision is read once a call (tilemm_precision_in_effect, TILEMM_PRECISION where the
+// options leave it unset), by tilemm_decide_op and by tilemm_decide_batch alike (which hands it
+// to the page's decision), with the same errors for a bad TILEMM_PRECISION and for "moduli"
+// without the emulated precision.
+void precision_read_once ()
+{
+  CHECK_CASE ("decide: the precision is read once a call");
+  const char *was = getenv ("TILEMM_PRECISION");
+  const std::string saved = was ? was : "";
+  const tilemm_operand x = { TILEMM_CLASS_DOUBLE, 0, 0, 2, 64, 64, 0, NULL, 0 };
+  const int64_t pages[] = { 64, 64, 3 }, empty[] = { 64, 64, 0 };
+  for (const char *value : { "native", "emulated", "bogus" })
+    for (int moduli : { 0, 5 })
+      {
+        setenv ("TILEMM_PRECISION", value, 1);
+        tilemm_options opt;
+        tilemm_options_init (&opt);
+        opt.backend = TILEMM_CHOOSE_CPU;
+        opt.moduli = moduli;
+        const bool bad = strcmp (value, "bogus") == 0
+                         || (moduli > 0 && strcmp (value, "emulated") != 0);
+        tilemm_error err = { TILEMM_OK, "" };
+        tilemm_decision d;
+        int before = precision_reads;
+        tilemm_status st = tilemm_decide_op (&x, TILEMM_OP_NONE, &x, TILEMM_OP_NONE, &opt, &d,
+                                             &err);
+        CHECK (precision_reads - before == 1, "tilemm_decide_op (%s, moduli %d) read "
+               "TILEMM_PRECISION %d times", value, moduli, precision_reads - before);
+        CHECK ((st == TILEMM_EOPTION) == bad && (bad || st == TILEMM_OK),
+               "tilemm_decide_op (%s, moduli %d): status %d", value, moduli, (int) st);
+        for (const int64_t *dims : { pages, empty })
+          {
+            tilemm_batch batch;
+            before = precision_reads;
+            st = tilemm_decide_batch (&x, 3, dims, TILEMM_OP_NONE, &x, 3, dims, TILEMM_OP_NONE,
+                                      &opt, &batch, &err);
+            CHECK (precision_reads - before == 1, "tilemm_decide_batch (%s, moduli %d, %lld "
+                   "pages) read TILEMM_PRECISION %d times", value, moduli, (long long) dims[2],
+                   precision_reads - before);
+            // (An empty batch checks the precision, not its options: as before.)
+            const bool batch_bad = strcmp (value, "bogus") == 0 || (bad && dims[2] > 0);
+            CHECK ((st == TILEMM_EOPTION) == batch_bad && (batch_bad || st == TILEMM_OK),
+                   "tilemm_decide_batch (%s, moduli %d, %lld pages): status %d", value, moduli,
+                   (long long) dims[2], (int) st);
+          }
+      }
+  if (was)
+    setenv ("TILEMM_PRECISION", saved.c_str (), 1);
+  else
+    unsetenv ("TILEMM_PRECISION");
+}
+
+// The emulated passes over simulated devices run on the simulated devices' table, as the native
+// product does (tilemm_exec_begin): a device set to fail (TILEMM_SIMULATE_FAIL, read into the
+// plan) fails the product with the simulated error.  On the plain CPU table nothing would fail:
+// the result is bitwise the same either way, so only the fault shows which table ran.
+void emulated_passes_on_simulated_devices ()
+{
+  CHECK_CASE ("emulated passes over 3 simulated devices run on their table (a fault fails it)");
+  const operands x = make (false, false, false, 300, 280, 64, TILEMM_OP_NONE, TILEMM_OP_NONE);
+  setenv ("TILEMM_SIMULATE_FAIL", "1", 1);
+  const outcome o = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, TILEMM_CHOOSE_CPU, true, 0, 3, 1);
+  unsetenv ("TILEMM_SIMULATE_FAIL");
+  CHECK (o.d.action == TILEMM_DO_COMPUTE && !o.d.plan.emu_one_pass && o.d.plan.emu_workers > 1,
+         "the plan: action %d, one pass %d, %d workers", (int) o.d.action, o.d.plan.emu_one_pass,
+         o.d.plan.emu_workers);
+  CHECK (o.status == TILEMM_ECUDA && strstr (o.detail, "simulated failure") != NULL,
+         "simulated device 1 set to fail: status %d (%s)", (int) o.status, o.detail);
+  const outcome fine = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, TILEMM_CHOOSE_CPU, true, 0, 3, 1);
+  CHECK (fine.status == TILEMM_OK, "no fault: status %d (%s)", (int) fine.status, fine.detail);
+}
+
 int main ()
 {
   setvbuf (stdout, NULL, _IOLBF, 0);
   mock_cuda_seed (20261125);
   rank_k_decisions ();
+  auto_decides_before_the_facts ();
+  precision_read_once ();
+  emulated_passes_on_simulated_devices ();
   static const tilemm_op ops[] = { TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, TILEMM_OP_CTRANSPOSE };
   struct kind { bool single, a_complex, b_complex; } kinds[] = {
     { false, false, false }, { false, true, true }, { true, false, false }, { true, true, true },

@@ -195,8 +195,7 @@ static tilemm_status plan_subs (tilemm_call_plan *p, int whole_panels, size_t pa
             *sub = *q;
             sub->n = sub->panel_rows = sub->step_rows = pr;
             sub->m = sub->panel_cols = sub->step_cols = pc;
-            sub->slots = 1;
-            tilemm_plan_launches (sub);
+            sub->slots = 1;   /* (its launches: fill_launches, with the call's others) */
           }
         else
           {
@@ -247,14 +246,21 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
   return TILEMM_OK;
 }
 
-/* The launches of every plan of the call (tilemm_plan_launches), with the native plan's fallback:
- * the plans the native product runs (native, queue, sub) and the emulated ones, whose panels a
- * product that falls back to the native one runs under. */
-static void plan_launches (tilemm_call_plan *p)
+/* The launches of the call's plans (tilemm_plan_launches), filled here only, once, as the last
+ * step of each function that hands out a call plan (tilemm_call_plan_make, tilemm_call_plan_queue,
+ * tilemm_call_plan_part), when every panel, step and the fallback are final: before that, the
+ * one-panel steps (TILEMM_STEP_*), the fallback (plan_fallback), the queue's panels and the
+ * whole panels' sub-plans still change them.  Every plan takes the native plan's fallback: the
+ * plans the native product runs (native, queue, sub) and, with_emulated, the emulated ones,
+ * whose panels a product that falls back to the native one runs under.  (The plans that
+ * plan.c's functions return come with launches of their own, filled for their other callers;
+ * those of a call plan are these.) */
+static void fill_launches (tilemm_call_plan *p, int with_emulated)
 {
   tilemm_plan *plans[] = { &p->native,    &p->queue,     &p->sub[0][0], &p->sub[0][1],
                            &p->sub[1][0], &p->sub[1][1], &p->emu_panels, &p->emu_queue };
-  for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++)
+  const size_t count = sizeof plans / sizeof plans[0] - (with_emulated ? 0 : 2);
+  for (size_t i = 0; i < count; i++)
     {
       plans[i]->kernel_fallback = p->native.kernel_fallback;
       tilemm_plan_launches (plans[i]);
@@ -275,13 +281,11 @@ static void plan_fallback (tilemm_call_plan *p, tilemm_backend backend,
       if (gpu->device[i] == p->workers.device[w] && gpu->cc_major[i] < 8)
         p->native.kernel_fallback = 1;
   p->queue.kernel_fallback = p->native.kernel_fallback;
-  tilemm_plan_launches (&p->native);
-  tilemm_plan_launches (&p->queue);
 }
 
-/* The queue of the native plan's panels (call_plan.h). */
-tilemm_status tilemm_call_plan_queue (tilemm_call_plan *p, tilemm_backend backend,
-                                      const tilemm_device_facts *gpu)
+/* The queue of the native plan's panels, their launches not yet filled (fill_launches). */
+static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
+                                 const tilemm_device_facts *gpu)
 {
   const int gpu_transposed = whole_panels (p, backend);
   const int several = several_workers (p, backend);
@@ -325,6 +329,15 @@ tilemm_status tilemm_call_plan_queue (tilemm_call_plan *p, tilemm_backend backen
   return plan_subs (p, gpu_transposed, panel_limit);
 }
 
+tilemm_status tilemm_call_plan_queue (tilemm_call_plan *p, tilemm_backend backend,
+                                      const tilemm_device_facts *gpu)
+{
+  const tilemm_status status = plan_queue (p, backend, gpu);
+  if (status == TILEMM_OK)
+    fill_launches (p, 0);
+  return status;
+}
+
 /* The native product's plan, its queue of panels and their plans. */
 static tilemm_status plan_native (tilemm_call_plan *p, tilemm_backend backend,
                                   const tilemm_device_facts *gpu)
@@ -352,7 +365,7 @@ static tilemm_status plan_native (tilemm_call_plan *p, tilemm_backend backend,
       if (sr > 0)
         p->native.step_rows = sr < p->n ? sr : p->n;
     }
-  return tilemm_call_plan_queue (p, backend, gpu);
+  return plan_queue (p, backend, gpu);
 }
 
 tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *route,
@@ -415,7 +428,7 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
                             gpu->staging_chunk_bytes, &available);
   if (status != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
-  plan_launches (p);
+  fill_launches (p, 1);
   return TILEMM_OK;
 }
 
@@ -461,7 +474,7 @@ tilemm_status tilemm_call_plan_part (tilemm_call_plan *part, const tilemm_call_p
                        || part->k == 0;
   if (part->emu_block_cols > cols)
     part->emu_block_cols = cols > 0 ? cols : 1;
-  plan_launches (part);
+  fill_launches (part, 1);
   return TILEMM_OK;
 }
 

@@ -14,15 +14,14 @@
 #include "batch_run.h"
 #include "front.h"
 
-/* The precision of a call and, for emulated, its settings; TILEMM_EOPTION where "moduli" or
- * "accuracy" are given without emulated precision, or both together. */
-static tilemm_status precision_of_call (const tilemm_options *options, tilemm_type type,
-                                        int *emulated, tilemm_emu_options *emu, tilemm_error *err)
+/* The settings of the precision in effect (read once a call, by tilemm_precision_in_effect in
+ * tilemm_decide_op or tilemm_decide_batch, and handed down): emulated or not and, for emulated,
+ * its options; TILEMM_EOPTION where "moduli" or "accuracy" are given without emulated
+ * precision, or both together. */
+static tilemm_status precision_of_call (const tilemm_options *options, tilemm_precision precision,
+                                        tilemm_type type, int *emulated, tilemm_emu_options *emu,
+                                        tilemm_error *err)
 {
-  tilemm_precision precision;
-  const tilemm_status status = tilemm_precision_in_effect (options, &precision, err);
-  if (status != TILEMM_OK)
-    return status;
   *emulated = precision == TILEMM_PRECISION_EMULATED;
   if (!*emulated && (options->moduli > 0 || options->accuracy != 0))
     return tilemm_error_set (err, TILEMM_EOPTION,
@@ -49,13 +48,13 @@ tilemm_status tilemm_decide (const tilemm_operand *a, const tilemm_operand *b,
   return tilemm_decide_op (a, TILEMM_OP_NONE, b, TILEMM_OP_NONE, options, decision, err);
 }
 
-/* The first decisions of a call: the route of its operands, the precision in effect, and
- * whether it computes (then action is TILEMM_DO_COMPUTE and the backend and plan are left to the
- * caller). */
+/* The first decisions of a call: the route of its operands, the precision's settings (from the
+ * precision its caller read), and whether it computes (then action is
+ * TILEMM_DO_COMPUTE and the backend and plan are left to the caller). */
 static tilemm_status decide_route (const tilemm_operand *a, tilemm_op op_a,
                                    const tilemm_operand *b, tilemm_op op_b,
-                                   const tilemm_options *options, tilemm_decision *decision,
-                                   tilemm_error *err)
+                                   const tilemm_options *options, tilemm_precision precision,
+                                   tilemm_decision *decision, tilemm_error *err)
 {
   decision->route = tilemm_route_decide_op (a, op_a, b, op_b);
   decision->backend = TILEMM_BACKEND_CPU;
@@ -63,9 +62,9 @@ static tilemm_status decide_route (const tilemm_operand *a, tilemm_op op_a,
   decision->op_b = op_b;
   decision->emulated = 0;
   tilemm_emu_default_options (&decision->emu, TILEMM_DOUBLE);
-  /* The precision is read (and checked) at every call, whatever the route. */
+  /* The precision's options are checked at every call, whatever the route. */
   const tilemm_status precision_status
-    = precision_of_call (options, decision->route.compute_type, &decision->emulated,
+    = precision_of_call (options, precision, decision->route.compute_type, &decision->emulated,
                          &decision->emu, err);
   if (precision_status != TILEMM_OK)
     return precision_status;
@@ -102,11 +101,41 @@ static void gather_facts (const tilemm_options *options, double bytes, tilemm_ca
     }
 }
 
+/* Whether the options leave the backend to "auto" (an unknown choice is "auto" too). */
+static int chooses_auto (const tilemm_options *options)
+{
+  return options->backend != TILEMM_CHOOSE_CPU && options->backend != TILEMM_CHOOSE_GPU;
+}
+
+/* The "auto" rule, applied where it is known from the route alone, before any fact about the
+ * devices is gathered: the GPU only where it beats `*` (tilemm_plan_auto_gpu_pays: the device
+ * model, a rank-k update (syrk, herk: X'·X of one object) as one).  A native product it does not
+ * pay for is delegated to `*` (mtimes, the next BLAS) at once: gathering the facts takes the
+ * GPU's lock and probes, which a 2x2 product must not pay for.  *gpu_pays: the rule's answer,
+ * for the backend once the facts are in.  Returns 1 where the decision is made (delegate). */
+static int auto_delegates (const tilemm_options *options, tilemm_decision *decision,
+                           int64_t m, int64_t n, int rank_k, int *gpu_pays)
+{
+  const tilemm_route *r = &decision->route;
+  *gpu_pays = chooses_auto (options)
+              && tilemm_plan_auto_gpu_pays (r->compute_type, m, n, r->k, rank_k);
+  /* Emulated precision is never delegated (`*` is not emulated): it runs on the CPU where the
+   * GPU does not pay. */
+  if (!chooses_auto (options) || *gpu_pays || decision->emulated)
+    return 0;
+  decision->action = TILEMM_DO_DELEGATE;
+  return 1;
+}
+
 tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const tilemm_operand *b,
                                 tilemm_op op_b, const tilemm_options *options,
                                 tilemm_decision *decision, tilemm_error *err)
 {
-  const tilemm_status status = decide_route (a, op_a, b, op_b, options, decision, err);
+  /* The precision is read (and checked) at every call, whatever the route. */
+  tilemm_precision precision;
+  tilemm_status status = tilemm_precision_in_effect (options, &precision, err);
+  if (status == TILEMM_OK)
+    status = decide_route (a, op_a, b, op_b, options, precision, decision, err);
   if (status != TILEMM_OK || decision->action != TILEMM_DO_COMPUTE)
     return status;
   /* A product of one object with one side transposed is the host's rank-k update (syrk, herk):
@@ -116,9 +145,12 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
   if (options->one_triangle)
     decision->route.mirror = TILEMM_MIRROR_NONE;
   const tilemm_route *r = &decision->route;
-  const double es = (double) tilemm_type_size (r->compute_type);
   const double m = (double) (r->a_as_pairs || r->a_split ? 2 * r->m : r->m);
   const double n = (double) (r->b_split ? 2 * r->n : r->n), k = (double) r->k;
+  int gpu_pays;
+  if (auto_delegates (options, decision, (int64_t) m, (int64_t) n, rank_k, &gpu_pays))
+    return TILEMM_OK;
+  const double es = (double) tilemm_type_size (r->compute_type);
   tilemm_call_facts facts;
   gather_facts (options, es * (m * k + k * n + m * n), &facts);
   switch (options->backend)
@@ -132,12 +164,10 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
       break;
     case TILEMM_CHOOSE_AUTO:
     default:
-      /* The GPU only where it beats `*` (tilemm_plan_auto_gpu_pays: the device model, a
-       * rank-k update as one).  Emulated precision is never delegated (`*` is not emulated):
-       * the CPU where the GPU does not pay or is not usable; the answer is bitwise the same on
-       * both. */
-      if (tilemm_plan_auto_gpu_pays (r->compute_type, (int64_t) m, (int64_t) n, r->k, rank_k)
-          && facts.gpu.usable)
+      /* The GPU where the rule says it pays and it is usable; else a native product goes to
+       * `*` as where it does not pay, and an emulated one to the CPU (auto_delegates): the
+       * answer is bitwise the same on both. */
+      if (gpu_pays && facts.gpu.usable)
         decision->backend = TILEMM_BACKEND_CUDA;
       else if (!decision->emulated)
         {
@@ -162,7 +192,8 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
   if (status != TILEMM_OK)
     return status;
   const tilemm_batch_shape *s = &batch->shape;
-  /* The precision is read and checked at every call, whatever the shape (as tilemm does). */
+  /* The precision is read and checked at every call, whatever the shape (as tilemm does);
+   * once: decide_route takes it for the page. */
   tilemm_precision precision;
   if ((status = tilemm_precision_in_effect (options, &precision, err)) != TILEMM_OK)
     return status;
@@ -184,7 +215,7 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
   b.rows = s->y_rows, b.cols = s->y_cols;
   tilemm_decision *d = &batch->decision;
   memset (&d->plan, 0, sizeof d->plan);
-  if ((status = decide_route (&a, op_a, &b, op_b, options, d, err)) != TILEMM_OK)
+  if ((status = decide_route (&a, op_a, &b, op_b, options, precision, d, err)) != TILEMM_OK)
     return status;
   if (d->action != TILEMM_DO_COMPUTE)
     {

@@ -35,14 +35,14 @@ tilemm_status tilemm_exec_emulated (tilemm_backend backend, const tilemm_call_pl
     ran = &none;
   ran->emu_passes = 0;
   ran->emu_workers = 0;
-  const int simulated = backend == TILEMM_BACKEND_CPU && p->simulated > 1 && !p->emu_one_pass;
-  const tilemm_backend_ops *ops = simulated ? &tilemm_sim_backend_ops : tilemm_backend_find (backend);
-  if (!ops)
-    return tilemm_exec_no_backend (backend, err);
-  void *state = NULL;
-  tilemm_status status = ops->begin (p, &state, err);
+  /* The simulated devices' table for passes over several (one pass runs on one device). */
+  tilemm_job job;
+  tilemm_status status = tilemm_exec_begin (backend, p->simulated > 1 && !p->emu_one_pass, p,
+                                            TILEMM_JOB_EMU_STATS, a, b, c, &job, err);
   if (status != TILEMM_OK)
     return status;
+  const tilemm_backend_ops *ops = job.ops;
+  void *state = job.state;
   if (p->emu_one_pass || c->rows == 0 || c->cols == 0)
     {
       const int device = p->emu_devices.count > 0 ? p->emu_devices.device[0] : 0;
@@ -65,16 +65,6 @@ tilemm_status tilemm_exec_emulated (tilemm_backend backend, const tilemm_call_pl
     }
   tilemm_workers devices = p->emu_devices;
   devices.count = p->emu_workers > 1 ? p->emu_workers : 1;
-  tilemm_job job;
-  memset (&job, 0, sizeof job);
-  job.ops = ops;
-  job.state = state;
-  job.kind = TILEMM_JOB_EMU_STATS;
-  job.op_a = p->op_a;
-  job.op_b = p->op_b;
-  job.a = a;
-  job.b = b;
-  job.c = c;
   job.queue = p->emu_workers > 1 ? &p->emu_queue : &p->emu_panels;
   job.workers = &devices;
   job.emu_options = options;

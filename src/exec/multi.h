@@ -79,9 +79,15 @@ tilemm_status tilemm_exec_native (tilemm_backend backend, const tilemm_call_plan
                                   const tilemm_view *c, const tilemm_stop *stop,
                                   tilemm_multi_report *report, tilemm_error *err);
 
-/* The table a call's plan runs on: the simulated devices' for a CPU plan with several, else
- * the backend's own (NULL when this build has none: the caller answers TILEMM_ENOGPU). */
-const tilemm_backend_ops *tilemm_exec_ops (tilemm_backend backend, const tilemm_call_plan *plan);
+/* The start of a call's product (native or emulated): the table it runs on (the simulated
+ * devices' for a CPU plan where `simulated`, else the backend's own), its turn (the table's
+ * begin), and *job with that table and state, `kind`, the plan's transposes and the operands
+ * (the caller adds the queue, its plans and workers, and ends the turn: job->ops->end).  No
+ * table in this build: tilemm_exec_no_backend's error; a failed begin: its error. */
+tilemm_status tilemm_exec_begin (tilemm_backend backend, int simulated,
+                                 const tilemm_call_plan *plan, tilemm_job_kind kind,
+                                 const tilemm_view *a, const tilemm_view *b,
+                                 const tilemm_view *c, tilemm_job *job, tilemm_error *err);
 
 /* The error of a plan whose backend this build does not have (no table found): TILEMM_ENOGPU
  * with the reason for the GPU, TILEMM_EBACKEND otherwise. */

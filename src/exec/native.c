@@ -8,11 +8,26 @@
 #include "backend.h"
 #include "multi.h"
 
-const tilemm_backend_ops *tilemm_exec_ops (tilemm_backend backend, const tilemm_call_plan *plan)
+tilemm_status tilemm_exec_begin (tilemm_backend backend, int simulated,
+                                 const tilemm_call_plan *plan, tilemm_job_kind kind,
+                                 const tilemm_view *a, const tilemm_view *b,
+                                 const tilemm_view *c, tilemm_job *job, tilemm_error *err)
 {
-  if (backend == TILEMM_BACKEND_CPU && plan->simulated > 1)
-    return &tilemm_sim_backend_ops;
-  return tilemm_backend_find (backend);
+  memset (job, 0, sizeof *job);
+  job->ops = backend == TILEMM_BACKEND_CPU && simulated ? &tilemm_sim_backend_ops
+                                                        : tilemm_backend_find (backend);
+  if (!job->ops)
+    return tilemm_exec_no_backend (backend, err);
+  const tilemm_status status = job->ops->begin (plan, &job->state, err);
+  if (status != TILEMM_OK)
+    return status;
+  job->kind = kind;
+  job->op_a = plan->op_a;
+  job->op_b = plan->op_b;
+  job->a = a;
+  job->b = b;
+  job->c = c;
+  return TILEMM_OK;
 }
 
 tilemm_status tilemm_exec_native (tilemm_backend backend, const tilemm_call_plan *plan,
@@ -27,27 +42,15 @@ tilemm_status tilemm_exec_native (tilemm_backend backend, const tilemm_call_plan
     }
   if (plan->m == 0 || plan->n == 0)
     return tilemm_error_set (err, TILEMM_OK, NULL);
-  const tilemm_backend_ops *ops = tilemm_exec_ops (backend, plan);
-  if (!ops)
-    return tilemm_exec_no_backend (backend, err);
-  void *state = NULL;
-  tilemm_status status = ops->begin (plan, &state, err);
+  tilemm_job job;
+  tilemm_status status = tilemm_exec_begin (backend, plan->simulated > 1, plan,
+                                            TILEMM_JOB_NATIVE, a, b, c, &job, err);
   if (status != TILEMM_OK)
     return status;
-  tilemm_job job;
-  memset (&job, 0, sizeof job);
-  job.ops = ops;
-  job.state = state;
-  job.kind = TILEMM_JOB_NATIVE;
-  job.op_a = plan->op_a;
-  job.op_b = plan->op_b;
-  job.a = a;
-  job.b = b;
-  job.c = c;
   job.queue = &plan->queue;
   job.sub = plan->sub;
   job.workers = &plan->workers;
   status = tilemm_job_run (&job, stop, report, err);
-  ops->end (state, status);
+  job.ops->end (job.state, status);
   return status;
 }

@@ -11,9 +11,9 @@
  * What tilemm does not compute goes elsewhere, so no product is slower, and none lost, for the
  * library being there:
  *   - TILEMM_DO_DELEGATE (an operand of one element, or "auto" where the GPU does not pay, as for
- *     `*`): the whole call to the next BLAS in the process (blas_next.c); "auto" where the GPU
- *     does not pay is known before any of the way is taken (auto_delegates: the same rule, a
- *     few ns instead of ~1 us for a small product);
+ *     `*`): the whole call to the next BLAS in the process (blas_next.c).  The decision knows
+ *     "auto"'s answer before it gathers any fact about the devices, so a small product pays the
+ *     request and the rule only (bench/blas_latency.c);
  *   - a failure (no GPU for TILEMM_BLAS_BACKEND=gpu, a CUDA error, no memory): one line on
  *     stderr per process, then the whole call to the next BLAS;
  *   - where there is no next BLAS (a program linked only to this library): tilemm's CPU backend,
@@ -296,8 +296,7 @@ static void say_failure (const blas_call *call, const char *what)
 static void call_options (const blas_call *call, tilemm_options *options)
 {
   tilemm_options_init (options);
-  const tilemm_value native = { TILEMM_VALUE_STRING, "native", 0.0, NULL, 0 };
-  tilemm_options_set (options, "precision", &native, NULL);
+  options->precision = TILEMM_PRECISION_NATIVE;   /* (set, not parsed: every call pays it) */
   const char *want = getenv ("TILEMM_BLAS_BACKEND");
   tilemm_backend_choice choice;
   if (!want || !*want)
@@ -342,11 +341,11 @@ static const void *contiguous (tilemm_type type, const void *x, int64_t rows, in
 }
 
 /* The call's product by tilemm under `options`: P = op_a(A)·op_b(B) decided and run, then C
- * updated.  *place: where it ran (TILEMM_DONE); *what: the reason (TILEMM_FAILED). */
-static attempt by_tilemm (const blas_call *call, const tilemm_options *options, blas_place *place,
-                          tilemm_backend *tried, char *what, size_t what_len)
+ * updated.  t0: when the attempt began (the caller's clock, read once a call).  *place: where it
+ * ran (TILEMM_DONE); *what: the reason (TILEMM_FAILED). */
+static attempt by_tilemm (const blas_call *call, const tilemm_options *options, double t0,
+                          blas_place *place, tilemm_backend *tried, char *what, size_t what_len)
 {
-  const double t0 = now ();
   const int ta = call->op_a != TILEMM_OP_NONE, tb = call->op_b != TILEMM_OP_NONE;
   const int cplx = tilemm_type_is_complex (call->type);
   const tilemm_class cls = call->type == TILEMM_SINGLE || call->type == TILEMM_COMPLEX_SINGLE
@@ -364,7 +363,9 @@ static attempt by_tilemm (const blas_call *call, const tilemm_options *options, 
   triangle.one_triangle = call->uplo != 0;
   options = &triangle;
   tilemm_decision decision;
-  tilemm_error err = { TILEMM_OK, "" };
+  tilemm_error err;   /* (not zero-filled: its detail alone is 384 bytes a call) */
+  err.status = TILEMM_OK;
+  err.detail[0] = '\0';
   *tried = TILEMM_BACKEND_CPU;
   if (tilemm_decide_op (&oa, call->op_a, &ob, call->op_b, options, &decision, &err) != TILEMM_OK)
     {
@@ -455,49 +456,16 @@ static attempt by_tilemm (const blas_call *call, const tilemm_options *options, 
   return result;
 }
 
-/* Whether TILEMM_BLAS_BACKEND asks for "auto" in so many words: unset, empty or "auto" in any
- * case (a bad value is "auto" too, but goes the whole way, which warns once). */
-static int plainly_auto (void)
-{
-  const char *want = getenv ("TILEMM_BLAS_BACKEND");
-  if (!want || !*want)
-    return 1;
-  static const char automatic[] = "auto";
-  for (int i = 0; i < 5; i++)
-    if ((want[i] >= 'A' && want[i] <= 'Z' ? want[i] - 'A' + 'a' : want[i]) != automatic[i])
-      return 0;
-  return 1;
-}
-
-/* "auto" where the device model says the GPU does not pay: the decision tilemm_decide_op makes
- * for it is TILEMM_DO_DELEGATE (the library's products are native, never emulated; its operands
- * always route to a product, or to `*` for one element), by the same rule
- * (tilemm_plan_auto_gpu_pays, a syrk or herk as a rank-k update), so it is taken here
- * without the options, the route and the devices' facts: a 2x2 product takes ~50 ns in the next
- * BLAS and ~2 us in Octave's `*`, and the whole way costs ~1 us, which `*` must not pay for the
- * library being there. */
-static int auto_delegates (const blas_call *call)
-{
-  if (!plainly_auto ())
-    return 0;
-  return !tilemm_plan_auto_gpu_pays (call->type, call->m, call->n, call->k, call->uplo != 0);
-}
-
 void blas_run_call (const blas_call *call)
 {
   const double t0 = now ();
-  if (blas_next (call->routine) && auto_delegates (call))
-    {
-      blas_next_call (call);
-      blas_trace_product (call->routine, BLAS_ON_NEXT, call->m, call->n, call->k, now () - t0);
-      return;
-    }
   tilemm_options options;
   call_options (call, &options);
   blas_place place = BLAS_ON_CPU;
   tilemm_backend tried;
-  char what[512] = "";
-  attempt result = by_tilemm (call, &options, &place, &tried, what, sizeof what);
+  char what[512];   /* (set on failure only) */
+  what[0] = '\0';
+  attempt result = by_tilemm (call, &options, t0, &place, &tried, what, sizeof what);
   if (result == TILEMM_FAILED)
     {
       blas_trace_fallback (call->routine);
@@ -516,7 +484,7 @@ void blas_run_call (const blas_call *call)
       if (options.backend != TILEMM_CHOOSE_CPU)
         {
           options.backend = TILEMM_CHOOSE_CPU;
-          result = by_tilemm (call, &options, &place, &tried, what, sizeof what);
+          result = by_tilemm (call, &options, now (), &place, &tried, what, sizeof what);
         }
       if (result != TILEMM_DONE)
         {
