@@ -8,9 +8,10 @@
  * than the product itself on the GPU (bench/RESULTS.md, "The BLAS library preloaded").  So the
  * library exports memset: calls from outside the C library (Octave's, the program's) come here,
  * and a block of at least PARALLEL_MEMSET_MIN_BYTES is set by OpenMP threads, each its own slice
- * of whole pages, so the page faults are taken in parallel too.  Smaller blocks, calls made
- * inside a parallel region or in a child of fork, and everything when TILEMM_BLAS_MEMSET=0 is
- * set go to the C library's memset unchanged.  The bytes written are the same either way.
+ * of whole pages, so the page faults are taken in parallel too (and asked for as huge pages).
+ * Smaller blocks, calls made inside a parallel region or in a child of fork, and everything when
+ * TILEMM_BLAS_MEMSET=0 is set go to the C library's memset unchanged.  The bytes written are the
+ * same either way.
  */
 #define _GNU_SOURCE   /* RTLD_NEXT */
 #include <dlfcn.h>
@@ -19,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+
+#include "host_pages.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -96,6 +99,10 @@ void *memset (void *s, int c, size_t n)
            * threads; the first and last slices take the unaligned ends. */
           const uintptr_t start = (uintptr_t) base, end = start + n;
           const size_t pages = n / PAGE;
+          /* Huge pages for the block's 2 MiB-aligned interior (advice, as for a GPU product's
+           * result: host_pages.h): one fault per 2 MiB instead of per 4 KiB, and every page of it
+           * is about to be written anyway. */
+          tilemm_prefault_finish (tilemm_prefault_start (s, n, 1, 0));
 #pragma omp parallel num_threads(threads)
           {
             const int t = omp_get_thread_num (), nt = omp_get_num_threads ();
