@@ -10,8 +10,8 @@
  * and a block of at least PARALLEL_MEMSET_MIN_BYTES is set by OpenMP threads, each its own slice
  * of whole pages, so the page faults are taken in parallel too (and asked for as huge pages).
  * Smaller blocks, calls made inside a parallel region or in a child of fork, and everything when
- * TILEMM_BLAS_MEMSET=0 is set go to the C library's memset unchanged.  The bytes written are the
- * same either way.
+ * TILEMM_BLAS_MEMSET=0 is set go to the C library's memset unchanged (TILEMM_BLAS_MEMSET=threads:
+ * threads, no huge-page advice).  The bytes written are the same either way.
  */
 #define _GNU_SOURCE   /* RTLD_NEXT */
 #include <dlfcn.h>
@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "host_pages.h"
 
@@ -33,7 +34,8 @@ typedef void *(*memset_fn) (void *, int, size_t);
 enum { PARALLEL_MEMSET_MIN_BYTES = 32 << 20, PARALLEL_MEMSET_SLICE = 4 << 20, PAGE = 4096 };
 
 static _Atomic (memset_fn) next_memset;   /* the C library's, looked up on first use */
-static atomic_int parallel_state;         /* 0 unread, 1 on, 2 off (TILEMM_BLAS_MEMSET=0) */
+static atomic_int parallel_state;         /* 0 unread, 1 on, 2 off (TILEMM_BLAS_MEMSET=0),
+                                             3 on without huge pages (=threads) */
 
 /* OpenMP's threads are not in a child of fork, and GNU OpenMP can hang starting a parallel region
  * there once the parent has run one: a child sets its blocks on its own thread. */
@@ -69,16 +71,17 @@ static memset_fn the_next (void)
   return f;
 }
 
-static int parallel_on (void)
+/* The setting: 0 unread, 1 on, 2 off, 3 on without the huge-page advice. */
+static int parallel_setting (void)
 {
   int state = atomic_load_explicit (&parallel_state, memory_order_relaxed);
   if (state == 0)
     {
       const char *e = getenv ("TILEMM_BLAS_MEMSET");
-      state = e && e[0] == '0' && e[1] == '\0' ? 2 : 1;
+      state = !e ? 1 : (e[0] == '0' && e[1] == '\0') ? 2 : (strcmp (e, "threads") == 0) ? 3 : 1;
       atomic_store_explicit (&parallel_state, state, memory_order_relaxed);
     }
-  return state == 1;
+  return state;
 }
 
 void *memset (void *s, int c, size_t n)
@@ -87,7 +90,8 @@ void *memset (void *s, int c, size_t n)
   if (!next)
     return fill_bytes (s, c, n);
 #ifdef _OPENMP
-  if (n >= PARALLEL_MEMSET_MIN_BYTES && !omp_in_parallel () && parallel_on ())
+  const int setting = n >= PARALLEL_MEMSET_MIN_BYTES && !omp_in_parallel () ? parallel_setting () : 2;
+  if (setting == 1 || setting == 3)
     {
       int threads = omp_get_max_threads ();
       if ((size_t) threads > n / PARALLEL_MEMSET_SLICE)
@@ -102,7 +106,8 @@ void *memset (void *s, int c, size_t n)
           /* Huge pages for the block's 2 MiB-aligned interior (advice, as for a GPU product's
            * result: host_pages.h): one fault per 2 MiB instead of per 4 KiB, and every page of it
            * is about to be written anyway. */
-          tilemm_prefault_finish (tilemm_prefault_start (s, n, 1, 0));
+          if (setting == 1)
+            tilemm_prefault_finish (tilemm_prefault_start (s, n, 1, 0));
 #pragma omp parallel num_threads(threads)
           {
             const int t = omp_get_thread_num (), nt = omp_get_num_threads ();
