@@ -8,10 +8,10 @@
  * than the product itself on the GPU (bench/RESULTS.md, "The BLAS library preloaded").  So the
  * library exports memset: calls from outside the C library (Octave's, the program's) come here,
  * and a block of at least PARALLEL_MEMSET_MIN_BYTES is set by OpenMP threads, each its own slice
- * of whole pages, so the page faults are taken in parallel too (and asked for as huge pages).
- * Smaller blocks, calls made inside a parallel region or in a child of fork, and everything when
- * TILEMM_BLAS_MEMSET=0 is set go to the C library's memset unchanged (TILEMM_BLAS_MEMSET=threads:
- * threads, no huge-page advice).  The bytes written are the same either way.
+ * of whole pages, so the page faults are taken in parallel too (TILEMM_BLAS_MEMSET=huge: after
+ * asking huge pages for the block).  Smaller blocks, calls made inside a parallel region or in a
+ * child of fork, and everything when TILEMM_BLAS_MEMSET=0 is set go to the C library's memset
+ * unchanged.  The bytes written are the same either way.
  */
 #define _GNU_SOURCE   /* RTLD_NEXT */
 #include <dlfcn.h>
@@ -34,8 +34,7 @@ typedef void *(*memset_fn) (void *, int, size_t);
 enum { PARALLEL_MEMSET_MIN_BYTES = 32 << 20, PARALLEL_MEMSET_SLICE = 4 << 20, PAGE = 4096 };
 
 static _Atomic (memset_fn) next_memset;   /* the C library's, looked up on first use */
-static atomic_int parallel_state;         /* 0 unread, 1 on, 2 off (TILEMM_BLAS_MEMSET=0),
-                                             3 on without huge pages (=threads) */
+static atomic_int parallel_state;         /* parallel_setting's */
 
 /* OpenMP's threads are not in a child of fork, and GNU OpenMP can hang starting a parallel region
  * there once the parent has run one: a child sets its blocks on its own thread. */
@@ -71,14 +70,15 @@ static memset_fn the_next (void)
   return f;
 }
 
-/* The setting: 0 unread, 1 on, 2 off, 3 on without the huge-page advice. */
+/* The setting (TILEMM_BLAS_MEMSET, read once): 0 unread, 1 threads (the default), 2 off ("0"),
+ * 3 threads after asking huge pages for the block ("huge"). */
 static int parallel_setting (void)
 {
   int state = atomic_load_explicit (&parallel_state, memory_order_relaxed);
   if (state == 0)
     {
       const char *e = getenv ("TILEMM_BLAS_MEMSET");
-      state = !e ? 1 : (e[0] == '0' && e[1] == '\0') ? 2 : (strcmp (e, "threads") == 0) ? 3 : 1;
+      state = !e ? 1 : (e[0] == '0' && e[1] == '\0') ? 2 : (strcmp (e, "huge") == 0) ? 3 : 1;
       atomic_store_explicit (&parallel_state, state, memory_order_relaxed);
     }
   return state;
@@ -103,10 +103,11 @@ void *memset (void *s, int c, size_t n)
            * threads; the first and last slices take the unaligned ends. */
           const uintptr_t start = (uintptr_t) base, end = start + n;
           const size_t pages = n / PAGE;
-          /* Huge pages for the block's 2 MiB-aligned interior (advice, as for a GPU product's
-           * result: host_pages.h): one fault per 2 MiB instead of per 4 KiB, and every page of it
-           * is about to be written anyway. */
-          if (setting == 1)
+          /* Asked for: huge pages for the block's 2 MiB-aligned interior (advice, as for a GPU
+           * product's result: host_pages.h), one fault per 2 MiB instead of per 4 KiB.  Not the
+           * default: on the GPU machine the preloaded products were no faster with it, some
+           * slower, and a process's first such block can wait for the kernel to compact memory. */
+          if (setting == 3)
             tilemm_prefault_finish (tilemm_prefault_start (s, n, 1, 0));
 #pragma omp parallel num_threads(threads)
           {
