@@ -1779,6 +1779,26 @@ static int64_t op_reference_mismatches (tilemm_type type, tilemm_op op_a, const 
   return bad;
 }
 
+/* The operands and two results of C = op_a(A)·op_b(B) (m×n, inner k), as stored: A and B with
+ * gaps of pad_a and pad_b elements, the results with pad_c, A and B random.  0 (with a failed
+ * check) when out of memory. */
+static int op_matrices (tilemm_type type, tilemm_op op_a, tilemm_op op_b, int64_t m, int64_t n,
+                        int64_t k, int pad_a, int pad_b, int pad_c, test_matrix *a, test_matrix *b,
+                        test_matrix *c, test_matrix *c2)
+{
+  const int ta = op_a != TILEMM_OP_NONE, tb = op_b != TILEMM_OP_NONE;
+  const int64_t ra = ta ? k : m, ca = ta ? m : k, rb = tb ? n : k, cb = tb ? k : n;
+  if (!tm_alloc (a, type, ra, ca, ra + pad_a) || !tm_alloc (b, type, rb, cb, rb + pad_b)
+      || !tm_alloc (c, type, m, n, m + pad_c) || !tm_alloc (c2, type, m, n, m + pad_c))
+    {
+      CHECK (0, "out of memory");
+      return 0;
+    }
+  tm_fill_random (a);
+  tm_fill_random (b);
+  return 1;
+}
+
 /* C = op_a(A)·op_b(B) on the CPU backend, for stored operands with gaps: against a long-double
  * reference, C's gaps untouched, and bit for bit the same cut into panels. */
 static void op_case (tilemm_type type, tilemm_op op_a, tilemm_op op_b, int64_t m, int64_t n,
@@ -1787,17 +1807,9 @@ static void op_case (tilemm_type type, tilemm_op op_a, tilemm_op op_b, int64_t m
   static const char names[] = "NTC";
   CHECK_CASE ("multiply_op: %s %c%c m=%lld n=%lld k=%lld", tilemm_type_name (type), names[op_a],
               names[op_b], (long long) m, (long long) n, (long long) k);
-  const int ta = op_a != TILEMM_OP_NONE, tb = op_b != TILEMM_OP_NONE;
-  const int64_t ra = ta ? k : m, ca = ta ? m : k, rb = tb ? n : k, cb = tb ? k : n;
   test_matrix a, b, c, c2;
-  if (!tm_alloc (&a, type, ra, ca, ra + 3) || !tm_alloc (&b, type, rb, cb, rb + 1)
-      || !tm_alloc (&c, type, m, n, m + 2) || !tm_alloc (&c2, type, m, n, m + 2))
-    {
-      CHECK (0, "out of memory");
-      return;
-    }
-  tm_fill_random (&a);
-  tm_fill_random (&b);
+  if (!op_matrices (type, op_a, op_b, m, n, k, 3, 1, 2, &a, &b, &c, &c2))
+    return;
   tm_poison (&c);
   tm_poison (&c2);
   tilemm_plan whole, panels;
@@ -1899,17 +1911,9 @@ static void variant_case (tilemm_type type, tilemm_op op_a, tilemm_op op_b, int6
   CHECK_CASE ("cpu variants: %s %c%c m=%lld n=%lld k=%lld%s%s", tilemm_type_name (type),
               names[op_a], names[op_b], (long long) m, (long long) n, (long long) k,
               tile ? " odd tiles" : "", specials ? " edge values" : "");
-  const int ta = op_a != TILEMM_OP_NONE, tb = op_b != TILEMM_OP_NONE;
-  const int64_t ra = ta ? k : m, ca = ta ? m : k, rb = tb ? n : k, cb = tb ? k : n;
   test_matrix a, b, c, cv;
-  if (!tm_alloc (&a, type, ra, ca, ra + 1) || !tm_alloc (&b, type, rb, cb, rb + 2)
-      || !tm_alloc (&c, type, m, n, m + 3) || !tm_alloc (&cv, type, m, n, m + 3))
-    {
-      CHECK (0, "out of memory");
-      return;
-    }
-  tm_fill_random (&a);
-  tm_fill_random (&b);
+  if (!op_matrices (type, op_a, op_b, m, n, k, 1, 2, 3, &a, &b, &c, &cv))
+    return;
   if (specials)
     {
       tm_sprinkle_specials (&a);
