@@ -246,7 +246,7 @@ function [ok, why] = compare (C, R, cerr, rerr, c)
   model = [];
   for q = 1:(1 + ! isreal (Rf))
     cp = parts{q} (Cf); rp = parts{q} (Rf);
-    differ = pattern (cp) != pattern (rp);
+    differ = diff_pattern (cp) != diff_pattern (rp);
     if (any (differ(:)) && isempty (model))
       model = ieee_model (c);
     endif
@@ -256,7 +256,7 @@ function [ok, why] = compare (C, R, cerr, rerr, c)
       ## arithmetic (OpenBLAS: NaN for an Inf; syrk skips zero terms, so no 0·NaN): tilemm
       ## gives the IEEE value, the model's, there and only there.
       mp = parts{q} (model);
-      differ &= pattern (cp) != pattern (mp);
+      differ &= diff_pattern (cp) != diff_pattern (mp);
     endif
     if (any (differ(:)))
       at = find (differ, 1);
@@ -268,10 +268,10 @@ function [ok, why] = compare (C, R, cerr, rerr, c)
   ## X'*X and the like: `*` gives an exactly Hermitian (symmetric) result; so must tilemm.
   if (c.same && ! isempty (R))
     herm = isequal (R, R') && ! isequal (R, R.');
-    mirror = ifelse_ (herm, @ctranspose, @transpose);
+    mirror = diff_ifelse (herm, @ctranspose, @transpose);
     if (isequal (R, mirror (R)) && ! isequal (C, mirror (C)))
       why = sprintf ("* gives an exactly %s result, tilemm does not",
-                     ifelse_ (herm, "Hermitian", "symmetric"));
+                     diff_ifelse (herm, "Hermitian", "symmetric"));
       return;
     endif
   endif
@@ -290,19 +290,6 @@ function [ok, why] = compare (C, R, cerr, rerr, c)
     endif
   endif
   ok = true; why = "";
-endfunction
-
-function r = ifelse_ (cond, a, b)
-  if (cond)
-    r = a;
-  else
-    r = b;
-  endif
-endfunction
-
-## 0 finite, 1 NaN, 2 +Inf, 3 -Inf.
-function p = pattern (x)
-  p = isnan (x) + 2 * (x == Inf) + 3 * (x == -Inf);
 endfunction
 
 ## The IEEE value of op(A)·op(B) where `*` hands it to a complex or symmetric BLAS product,
@@ -324,7 +311,7 @@ function M = ieee_model (c)
     M = [];
     return;
   endif
-  a = full_op (A, c.opA); b = full_op (B, c.opB);
+  a = diff_op (A, c.opA, true); b = diff_op (B, c.opB, true);
   if (columns (a) != rows (b))
     M = [];
     return;
@@ -358,17 +345,6 @@ function t = full_kind (x)
            "permutation matrix"}));
 endfunction
 
-## op(x) as a full double (or complex double) array.
-function y = full_op (x, op)
-  y = double (full (x));
-  switch (op)
-    case "transpose"
-      y = y.';
-    case "ctranspose"
-      y = y';
-  endswitch
-endfunction
-
 function k = inner (c)
   A = c.A;
   if (strcmp (c.opA, "none"))
@@ -382,11 +358,11 @@ endfunction
 ## term's size), NaN and Inf as 0 (their entries are held to the pattern, not a tolerance).
 ## Empty when a scalar operand makes it elementwise.
 function M = magnitude_product (c)
-  a = apply_op (mag (c.A), c.opA);
+  a = diff_op (diff_mag (c.A), c.opA);
   if (c.same)
-    b = apply_op (mag (c.A), c.opB);
+    b = diff_op (diff_mag (c.A), c.opB);
   else
-    b = apply_op (mag (c.B), c.opB);
+    b = diff_op (diff_mag (c.B), c.opB);
   endif
   if (isscalar (a) || isscalar (b) || columns (a) != rows (b))
     M = [];
@@ -395,19 +371,3 @@ function M = magnitude_product (c)
   M = a * b;
 endfunction
 
-function y = mag (x)
-  if (ischar (x) || islogical (x) || isinteger (x))
-    x = double (x);
-  endif
-  x = double (full (x));
-  y = abs (real (x)) + abs (imag (x));
-  y(! isfinite (y)) = 0;
-endfunction
-
-function y = apply_op (x, op)
-  if (strcmp (op, "none"))
-    y = x;
-  else
-    y = x.';
-  endif
-endfunction

@@ -102,7 +102,7 @@ function c = make_case ()
   if (rand () < 0.1)
     ## (the arrays as they are now: one array on both sides may have changed the flags)
     xs = size (c.X)(1:2); ys = size (c.Y)(1:2);
-    kx = ifelse_ (strcmp (c.opX, "none"), xs(2), xs(1));
+    kx = diff_ifelse (strcmp (c.opX, "none"), xs(2), xs(1));
     switch (randi (7))
       case 1
         c.Y = values ([stored(kx + 1, max (n, 1), c.opY), py], c.clsY, c.cplxY);
@@ -131,12 +131,12 @@ function c = make_case ()
   endif
   c.desc = sprintf ("%s%s %s %s x %s%s %s %s%s%s", class (c.X), cplx_word (c.X),
                     mat2str (size (c.X)), c.opX, class (c.Y), cplx_word (c.Y),
-                    mat2str (size (c.Y)), c.opY, ifelse_ (c.same, " (one array)", ""),
-                    ifelse_ (isempty (c.expect), "", [" expecting " c.expect]));
+                    mat2str (size (c.Y)), c.opY, diff_ifelse (c.same, " (one array)", ""),
+                    diff_ifelse (isempty (c.expect), "", [" expecting " c.expect]));
 endfunction
 
 function w = cplx_word (x)
-  w = ifelse_ (isnumeric (x) && iscomplex (x), " complex", "");
+  w = diff_ifelse (isnumeric (x) && iscomplex (x), " complex", "");
 endfunction
 
 ## A page of op(P) m×k is stored k×m when op transposes.
@@ -256,9 +256,9 @@ function [R, err] = loop_reference (c)
   try
     X = c.X; Y = c.Y;
     [pz, ix, iy] = page_map (X, Y);
-    m = ifelse_ (strcmp (c.opX, "none"), rows (X), columns (X));
-    n = ifelse_ (strcmp (c.opY, "none"), columns (Y), rows (Y));
-    cls = ifelse_ (isa (X, "single") || isa (Y, "single"), "single", "double");
+    m = diff_ifelse (strcmp (c.opX, "none"), rows (X), columns (X));
+    n = diff_ifelse (strcmp (c.opY, "none"), columns (Y), rows (Y));
+    cls = diff_ifelse (isa (X, "single") || isa (Y, "single"), "single", "double");
     R = zeros ([m, n, pz], cls);
     for i = 1:numel (ix)
       Xp = X(:, :, ix(i));
@@ -282,7 +282,7 @@ function [ok, why] = compare (Z, R, c)
                    mat2str (size (Z)), isreal (Z), class (R), mat2str (size (R)), isreal (R));
     return;
   endif
-  X = c.X; Y = ifelse_ (c.same, c.X, c.Y);
+  X = c.X; Y = diff_ifelse (c.same, c.X, c.Y);
   [~, ix, iy] = page_map (X, Y);
   m = rows (R); n = columns (R);
   parts = {@real, @imag};
@@ -292,14 +292,14 @@ function [ok, why] = compare (Z, R, c)
     model = [];
     for q = 1:(1 + ! isreal (Rp))
       zp = parts{q} (Zp); rp = parts{q} (Rp);
-      differ = pattern (zp) != pattern (rp);
+      differ = diff_pattern (zp) != diff_pattern (rp);
       if (any (differ(:)) && isempty (model))
         model = ieee_model (Xp, c.opX, Yp, c.opY, c.same);
       endif
       if (any (differ(:)) && ! isempty (model))
         ## As tests/differential.m: where `*` takes a complex or symmetric BLAS product, the
         ## BLAS may give another non-finite value than IEEE arithmetic; tilemm gives IEEE's.
-        differ &= pattern (zp) != pattern (parts{q} (model));
+        differ &= diff_pattern (zp) != diff_pattern (parts{q} (model));
       endif
       if (any (differ(:)))
         at = find (differ, 1);
@@ -310,14 +310,14 @@ function [ok, why] = compare (Z, R, c)
     endfor
     if (c.same && ! isempty (Rp))
       herm = isequal (Rp, Rp') && ! isequal (Rp, Rp.');
-      mirror = ifelse_ (herm, @ctranspose, @transpose);
+      mirror = diff_ifelse (herm, @ctranspose, @transpose);
       if (isequal (Rp, mirror (Rp)) && ! isequal (Zp, mirror (Zp)))
         why = sprintf ("page %d: * gives an exactly %s page, pagemtimes does not", i,
-                       ifelse_ (herm, "Hermitian", "symmetric"));
+                       diff_ifelse (herm, "Hermitian", "symmetric"));
         return;
       endif
     endif
-    a = apply_op (mag (Xp), c.opX); b = apply_op (mag (Yp), c.opY);
+    a = diff_op (diff_mag (Xp), c.opX); b = diff_op (diff_mag (Yp), c.opY);
     k = columns (a);
     bound = a * b;
     tol = 4 * (k + 2) * eps (class (R)) * bound + realmin (class (R));
@@ -335,23 +335,10 @@ function [ok, why] = compare (Z, R, c)
   ok = true; why = "";
 endfunction
 
-function r = ifelse_ (cond, a, b)
-  if (cond)
-    r = a;
-  else
-    r = b;
-  endif
-endfunction
-
-## 0 finite, 1 NaN, 2 +Inf, 3 -Inf.
-function p = pattern (x)
-  p = isnan (x) + 2 * (x == Inf) + 3 * (x == -Inf);
-endfunction
-
 ## The IEEE value of one page where `*` hands it to a complex or symmetric BLAS product, else []
 ## (tests/differential.m's rule, for full double or single pages).
 function M = ieee_model (A, opA, B, opB, same)
-  a = full_op (A, opA); b = full_op (B, opB);
+  a = diff_op (A, opA, true); b = diff_op (B, opB, true);
   if (columns (a) != rows (b) || isscalar (a) || isscalar (b))
     M = [];
     return;
@@ -377,26 +364,3 @@ function M = ieee_model (A, opA, B, opB, same)
   endif
 endfunction
 
-function y = full_op (x, op)
-  y = double (x);
-  switch (op)
-    case "transpose"
-      y = y.';
-    case "ctranspose"
-      y = y';
-  endswitch
-endfunction
-
-function y = mag (x)
-  x = double (x);
-  y = abs (real (x)) + abs (imag (x));
-  y(! isfinite (y)) = 0;
-endfunction
-
-function y = apply_op (x, op)
-  if (strcmp (op, "none"))
-    y = x;
-  else
-    y = x.';
-  endif
-endfunction
