@@ -54,19 +54,23 @@
 ## @seealso{tilemm, mtimes, pagetranspose}
 ## @end deftypefn
 
-function Z = pagemtimes (X, varargin)
+function Z = pagemtimes (X, Y, varargin)
   if (nargin < 2)
     print_usage ();
   endif
-  if (ischar (varargin{1}) || isa (varargin{1}, "string"))
+  ## Two operands first, with named arguments only: an Octave function call costs several times
+  ## a small batch's product, and this is the common call.
+  if (nargin == 2 && ! ischar (Y))
+    Z = __tilemm_pages__ (X, "none", Y, "none");
+  elseif (ischar (Y) || isa (Y, "string"))
     ## pagemtimes (X, transpX, Y, transpY, ...): both transposes, or neither.
-    if (nargin < 4 || ! (ischar (varargin{3}) || isa (varargin{3}, "string")))
+    if (nargin < 4 || ! (ischar (varargin{2}) || isa (varargin{2}, "string")))
       error ("tilemm:badtranspose",
              "pagemtimes: give both transpX and transpY (\"none\", \"transpose\" or \"ctranspose\")");
     endif
-    Z = __tilemm_pages__ (X, varargin{1}, varargin{2}, varargin{3}, varargin{4:end});
+    Z = __tilemm_pages__ (X, Y, varargin{1}, varargin{2}, varargin{3:end});
   else
-    Z = __tilemm_pages__ (X, "none", varargin{1}, "none", varargin{2:end});
+    Z = __tilemm_pages__ (X, "none", Y, "none", varargin{:});
   endif
 endfunction
 
