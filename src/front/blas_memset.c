@@ -33,14 +33,22 @@ typedef void *(*memset_fn) (void *, int, size_t);
 /* Blocks from this size are set in parallel; each thread takes at least a slice this large. */
 enum { PARALLEL_MEMSET_MIN_BYTES = 32 << 20, PARALLEL_MEMSET_SLICE = 4 << 20, PAGE = 4096 };
 
+/* What the library does with a large block (TILEMM_BLAS_MEMSET, read once). */
+typedef enum {
+  MEMSET_UNREAD,   /* not read yet                                                     */
+  MEMSET_THREADS,  /* set by the threads (the default)                                 */
+  MEMSET_OFF,      /* "0", and in a child of fork: the C library's memset              */
+  MEMSET_HUGE      /* "huge": the threads, after asking huge pages for the block       */
+} memset_setting;
+
 static _Atomic (memset_fn) next_memset;   /* the C library's, looked up on first use */
-static atomic_int parallel_state;         /* parallel_setting's */
+static atomic_int setting_read;           /* a memset_setting */
 
 /* OpenMP's threads are not in a child of fork, and GNU OpenMP can hang starting a parallel region
  * there once the parent has run one: a child sets its blocks on its own thread. */
 static void in_forked_child (void)
 {
-  atomic_store_explicit (&parallel_state, 2, memory_order_relaxed);
+  atomic_store_explicit (&setting_read, MEMSET_OFF, memory_order_relaxed);
 }
 
 __attribute__ ((constructor)) static void watch_fork (void)
@@ -70,18 +78,32 @@ static memset_fn the_next (void)
   return f;
 }
 
-/* The setting (TILEMM_BLAS_MEMSET, read once): 0 unread, 1 threads (the default), 2 off ("0"),
- * 3 threads after asking huge pages for the block ("huge"). */
-static int parallel_setting (void)
+static memset_setting the_setting (void)
 {
-  int state = atomic_load_explicit (&parallel_state, memory_order_relaxed);
-  if (state == 0)
+  int setting = atomic_load_explicit (&setting_read, memory_order_relaxed);
+  if (setting == MEMSET_UNREAD)
     {
       const char *e = getenv ("TILEMM_BLAS_MEMSET");
-      state = !e ? 1 : (e[0] == '0' && e[1] == '\0') ? 2 : (strcmp (e, "huge") == 0) ? 3 : 1;
-      atomic_store_explicit (&parallel_state, state, memory_order_relaxed);
+      setting = e && strcmp (e, "0") == 0 ? MEMSET_OFF
+                : e && strcmp (e, "huge") == 0 ? MEMSET_HUGE : MEMSET_THREADS;
+      atomic_store_explicit (&setting_read, setting, memory_order_relaxed);
     }
-  return state;
+  return (memset_setting) setting;
+}
+
+/* Where slice t of nt of the block [start, end) begins (t = nt: end): on a page boundary of the
+ * address, so that no page is faulted by two threads; the first slice takes the unaligned
+ * start, the last the unaligned end. */
+static uintptr_t slice_start (uintptr_t start, uintptr_t end, int t, int nt)
+{
+  if (t == 0)
+    return start;
+  if (t == nt)
+    return end;
+  const size_t pages = (size_t) (end - start) / PAGE;
+  const uintptr_t at = (start + (uintptr_t) (pages * (size_t) t / (size_t) nt * PAGE))
+                       & ~(uintptr_t) (PAGE - 1);
+  return at > start ? at : start;
 }
 
 void *memset (void *s, int c, size_t n)
@@ -90,37 +112,27 @@ void *memset (void *s, int c, size_t n)
   if (!next)
     return fill_bytes (s, c, n);
 #ifdef _OPENMP
-  const int setting = n >= PARALLEL_MEMSET_MIN_BYTES && !omp_in_parallel () ? parallel_setting () : 2;
-  if (setting == 1 || setting == 3)
+  /* Small blocks (nearly every call) pay this comparison only. */
+  if (n >= PARALLEL_MEMSET_MIN_BYTES && !omp_in_parallel ())
     {
+      const memset_setting setting = the_setting ();
       int threads = omp_get_max_threads ();
       if ((size_t) threads > n / PARALLEL_MEMSET_SLICE)
         threads = (int) (n / PARALLEL_MEMSET_SLICE);
-      if (threads > 1)
+      if (setting != MEMSET_OFF && threads > 1)
         {
-          unsigned char *const base = (unsigned char *) s;
-          /* Slice boundaries on page boundaries (of the address), so no page is faulted by two
-           * threads; the first and last slices take the unaligned ends. */
-          const uintptr_t start = (uintptr_t) base, end = start + n;
-          const size_t pages = n / PAGE;
+          const uintptr_t start = (uintptr_t) s, end = start + n;
           /* Asked for: huge pages for the block's 2 MiB-aligned interior (advice, as for a GPU
            * product's result: host_pages.h), one fault per 2 MiB instead of per 4 KiB.  Not the
            * default: on the GPU machine the preloaded products were no faster with it, some
            * slower, and a process's first such block can wait for the kernel to compact memory. */
-          if (setting == 3)
+          if (setting == MEMSET_HUGE)
             tilemm_prefault_finish (tilemm_prefault_start (s, n, 1, 0));
 #pragma omp parallel num_threads(threads)
           {
             const int t = omp_get_thread_num (), nt = omp_get_num_threads ();
-            uintptr_t lo = t == 0 ? start
-                                  : ((start + (uintptr_t) ((pages * (size_t) t / (size_t) nt) * PAGE))
-                                     & ~(uintptr_t) (PAGE - 1));
-            uintptr_t hi = t == nt - 1
-                             ? end
-                             : ((start + (uintptr_t) ((pages * (size_t) (t + 1) / (size_t) nt) * PAGE))
-                                & ~(uintptr_t) (PAGE - 1));
-            if (lo < start)
-              lo = start;
+            const uintptr_t lo = slice_start (start, end, t, nt);
+            const uintptr_t hi = slice_start (start, end, t + 1, nt);
             if (hi > lo)
               next ((void *) lo, c, (size_t) (hi - lo));
           }
