@@ -79,7 +79,7 @@ if [ "$mode" = cpu ]; then
   listed=$(tilemm_all_sources | sed "s|^$srcdir/src/||" | sort)
   present=$(cd "$srcdir/src" && find . -type f \( -name '*.c' -o -name '*.cc' -o -name '*.cu' \
               -o -name '*.h' -o -name '*.cuh' -o -name '*.help' -o -name '*.map' -o -name '*.tst' \) \
-              ! -name tilemm_help.h ! -name pagemtimes_help.h ! -name tilemm_pkg_add.cc ! -name confdefs.h ! -name 'conftest*' \
+              ! -name tilemm_help.h ! -name tilemm_pkg_add.cc ! -name confdefs.h ! -name 'conftest*' \
               ! -path './autom4te.cache/*' | sed 's|^\./||' | sort)
   unlisted=$(comm -13 <(echo "$listed") <(echo "$present"))
   missing=$(comm -23 <(echo "$listed") <(echo "$present"))

@@ -77,8 +77,9 @@ typedef struct {
  * gpu_usable); max_device_bytes: 0 for no limit, else the device bytes a panel of pages may
  * hold (device_bytes: the GPU's memory budget, 0 when unknown).  Pages that run alone
  * (per_page: tilemm_batch_page_alone, or TILEMM_PAGES_ALONE=1 for every batch, =0 for none)
- * leave the limit to the page's call plan, which the caller makes (tilemm_decide_batch).  TILEMM_EDEVMEM when one page of a batched GPU product does not fit the
- * limit; TILEMM_ENOGPU when "gpu" and !gpu_usable. */
+ * leave the limit to the page's call plan, which the caller makes (tilemm_decide_batch).
+ * TILEMM_EDEVMEM when one page of a batched GPU product does not fit the limit; TILEMM_ENOGPU
+ * when "gpu" and !gpu_usable. */
 tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, int threads,
                                       tilemm_backend_choice choice, int gpu_usable,
                                       size_t max_device_bytes, size_t device_bytes,

@@ -161,7 +161,8 @@ int tilemm_batch_page_alone (const tilemm_route *route)
   const double flops = batch_flops (route, 1);
   const double bytes = tilemm_batch_page_bytes (route);
   const double alone_s = tilemm_model_gpu_call_s (route->compute_type, bytes, flops);
-  const double in_batch_s = tilemm_model_bus_s (bytes) + tilemm_model_kernel_s (route->compute_type, flops);
+  const double in_batch_s
+    = tilemm_model_bus_s (bytes) + tilemm_model_kernel_s (route->compute_type, flops);
   return alone_s <= PAGE_ALONE_SLOWDOWN * in_batch_s;
 }
 

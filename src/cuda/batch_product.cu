@@ -105,9 +105,10 @@ const double PIPELINE_BYTES = 8.0 * 1024 * 1024;
 const int64_t PIPELINE_PANELS = 4;
 
 /* The panels one after another; where there are several, two in flight: panel i's X and Y go
- * up (slot i mod 2: BUF_X/BUF_Y or BUF_XT/BUF_YT, and half of BUF_C) while panel i-1 computes, and panel i-1's Z comes down while panel i computes.  A
- * slot's operands are overwritten only after the kernel that read them (its EV_COMP event); its
- * part of Z only after that part came down (stage_down returns when it has). */
+ * up (slot i mod 2: BUF_X/BUF_Y or BUF_XT/BUF_YT, and half of BUF_C) while panel i-1 computes,
+ * and panel i-1's Z comes down while panel i computes.  A slot's operands are overwritten only
+ * after the kernel that read them (its EV_COMP event); its part of Z only after that part came
+ * down (stage_down returns when it has). */
 tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t pages_per_panel,
                          const tilemm_stop *stop, tilemm_cuda_stats *st, tilemm_error *err)
 {
@@ -173,8 +174,8 @@ tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t pag
       auto t0 = std::chrono::steady_clock::now ();
       if (i >= 2)   /* the slot's operands were read by panel i-2's kernel */
         CUDA_TRY (cudaStreamWaitEvent (ws.up, ws.ring[EV_COMP][slot], 0), "cudaStreamWaitEvent");
-      if ((status = stage_up (ws, pages_view (job->type, job->x, job->x_page, p.x_lo, p.x_hi), x_dev,
-                              st, err))
+      if ((status = stage_up (ws, pages_view (job->type, job->x, job->x_page, p.x_lo, p.x_hi),
+                              x_dev, st, err))
             != TILEMM_OK
           || (status = stage_up (ws, pages_view (job->type, job->y, job->y_page, p.y_lo, p.y_hi),
                                  y_dev, st, err))
@@ -238,7 +239,7 @@ tilemm_status tilemm_cuda_multiply_batch (const tilemm_batch_job *job, int64_t p
   tilemm_status status = probe (err);
   if (status != TILEMM_OK)
     return status;
-  workspace &ws = ws_pool[0];
+  workspace &ws = ws_pool[0]; /* the caller's thread: worker 0 */
   return recorded_product (ws,
     [&] (tilemm_cuda_stats *st) { return run_batch (ws, job, pages_per_panel, stop, st, err); },
     false);

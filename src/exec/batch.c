@@ -75,8 +75,8 @@ static tilemm_status cpu_page (const tilemm_batch_job *job, const tilemm_plan *p
                                                            job->op_b, &b, &c, NULL, err);
 }
 
-/* Small real pages (TILEMM_BATCH_SMALL_PAGE_WORK multiply-adds or fewer) directly, without the tiled
- * backend's entry, whose fixed cost (its panel, its tile buffers, a parallel region of one
+/* Small real pages (TILEMM_BATCH_SMALL_PAGE_WORK multiply-adds or fewer) directly, without the
+ * tiled backend's entry, whose fixed cost (its panel, its tile buffers, a parallel region of one
  * thread) is many times such a page's work.  The same sums as the backend's: each element from
  * zero, one multiply-add per k in increasing k, in the element's type (no fused multiply-add:
  * the core is compiled as ISO C, without contraction). */
