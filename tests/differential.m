@@ -13,26 +13,7 @@
 ##
 ## Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 function failed = differential (label, backend, count, seed)
-  rand ("state", seed);
-  randn ("state", seed);
-  passed = failed = 0;
-  for t = 1:count
-    c = make_case ();
-    [ok, why] = check_case (c, backend);
-    if (ok)
-      passed += 1;
-    else
-      failed += 1;
-      if (failed <= 20)
-        printf ("FAIL %s case %d: %s\n  %s\n", label, t, c.desc, why);
-      endif
-      ## TILEMM_DIFF_SAVE=DIR keeps each failing case's operands (case_N.mat) for a repro.
-      if (! isempty (getenv ("TILEMM_DIFF_SAVE")))
-        save ("-binary", fullfile (getenv ("TILEMM_DIFF_SAVE"), sprintf ("case_%d.mat", t)), "c");
-      endif
-    endif
-  endfor
-  printf ("%s: %d passed, %d failed, %d skipped\n", label, passed, failed, 0);
+  failed = diff_run (label, backend, count, seed, @make_case, @check_case, "case");
 endfunction
 
 ## ---------------------------------------------------------------- generation

@@ -15,25 +15,7 @@
 ##
 ## Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 function failed = differential_pages (label, backend, count, seed)
-  rand ("state", seed);
-  randn ("state", seed);
-  passed = failed = 0;
-  for t = 1:count
-    c = make_case ();
-    [ok, why] = check_case (c, backend);
-    if (ok)
-      passed += 1;
-    else
-      failed += 1;
-      if (failed <= 20)
-        printf ("FAIL %s case %d: %s\n  %s\n", label, t, c.desc, why);
-      endif
-      if (! isempty (getenv ("TILEMM_DIFF_SAVE")))
-        save ("-binary", fullfile (getenv ("TILEMM_DIFF_SAVE"), sprintf ("pages_%d.mat", t)), "c");
-      endif
-    endif
-  endfor
-  printf ("%s: %d passed, %d failed, %d skipped\n", label, passed, failed, 0);
+  failed = diff_run (label, backend, count, seed, @make_case, @check_case, "pages");
 endfunction
 
 ## ---------------------------------------------------------------- generation
