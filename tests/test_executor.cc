@@ -441,6 +441,57 @@ void auto_decides_before_the_facts ()
          (int) d.backend);
 }
 
+// pagemtimes' "auto": a batch the GPU cannot pay for is decided from its route and page count,
+// without the GPU's lock (held here by another product); a batch it pays for still goes there.
+void auto_batch_decides_before_the_facts ()
+{
+  CHECK_CASE ("decide: \"auto\" keeps a small batch on the CPU before asking the devices");
+  const tilemm_backend_ops *gpu = tilemm_backend_find (TILEMM_BACKEND_CUDA);
+  void *state = NULL;
+  tilemm_error held = { TILEMM_OK, "" };
+  if (!gpu || gpu->begin (NULL, &state, &held) != TILEMM_OK)
+    {
+      CHECK (0, "the stand-in GPU could not be held: %s", held.detail);
+      return;
+    }
+  const tilemm_operand page = { TILEMM_CLASS_DOUBLE, 0, 0, 2, 4, 4, 0, NULL, 0 };
+  const int64_t small_dims[] = { 4, 4, 3 };
+  std::atomic<int> done (0);
+  tilemm_status status = TILEMM_EINVAL;
+  tilemm_batch batch;
+  std::thread asker ([&] {
+    tilemm_options opt;
+    tilemm_options_init (&opt);
+    opt.precision = TILEMM_PRECISION_NATIVE;
+    tilemm_error err = { TILEMM_OK, "" };
+    status = tilemm_decide_batch (&page, 3, small_dims, TILEMM_OP_NONE, &page, 3, small_dims,
+                                  TILEMM_OP_NONE, &opt, &batch, &err);
+    done = 1;
+  });
+  for (int waited = 0; waited < 5000 && !done; waited++)
+    usleep (1000);
+  const int decided = done;
+  gpu->end (state, TILEMM_OK);
+  asker.join ();
+  CHECK (decided, "3 pages of 4x4: the decision waited for the GPU's lock (the devices' facts "
+                  "gathered before the \"auto\" rule)");
+  CHECK (status == TILEMM_OK && batch.action == TILEMM_BATCH_COMPUTE
+           && batch.plan.backend == TILEMM_BACKEND_CPU,
+         "3 pages of 4x4 auto: status %d, action %d, backend %d", (int) status,
+         (int) batch.action, (int) batch.plan.backend);
+  const tilemm_operand big = { TILEMM_CLASS_DOUBLE, 0, 0, 2, 2048, 2048, 0, NULL, 0 };
+  const int64_t big_dims[] = { 2048, 2048, 16 };
+  tilemm_options opt;
+  tilemm_options_init (&opt);
+  opt.precision = TILEMM_PRECISION_NATIVE;
+  tilemm_error err = { TILEMM_OK, "" };
+  status = tilemm_decide_batch (&big, 3, big_dims, TILEMM_OP_NONE, &big, 3, big_dims,
+                                TILEMM_OP_NONE, &opt, &batch, &err);
+  CHECK (status == TILEMM_OK && batch.plan.backend == TILEMM_BACKEND_CUDA,
+         "16 pages of 2048^2 auto: status %d (%s), backend %d", (int) status, err.detail,
+         (int) batch.plan.backend);
+}
+
 // The precision is read once a call (tilemm_precision_in_effect, TILEMM_PRECISION where the
 // options leave it unset), by tilemm_decide_op and by tilemm_decide_batch alike (which hands it
 // to the page's decision), with the same errors for a bad TILEMM_PRECISION and for "moduli"
@@ -519,6 +570,7 @@ int main ()
   mock_cuda_seed (20261125);
   rank_k_decisions ();
   auto_decides_before_the_facts ();
+  auto_batch_decides_before_the_facts ();
   precision_read_once ();
   emulated_passes_on_simulated_devices ();
   static const tilemm_op ops[] = { TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, TILEMM_OP_CTRANSPOSE };

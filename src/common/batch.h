@@ -96,7 +96,7 @@ double tilemm_batch_page_bytes (const tilemm_route *route);
 
 /* Whether a batch of `pages` such products pays on the GPU against the CPU's batched path:
  * the device model's call (fixed cost, bus, kernels) and panels, against the pages on `threads`
- * host threads.  Pure. */
+ * host threads (0: OpenMP's default).  Pure. */
 int tilemm_batch_gpu_pays (const tilemm_route *route, int64_t pages, int threads);
 
 /* One batch of native products as the kernels see it, for a backend: every page of Z is

@@ -180,6 +180,10 @@ int tilemm_batch_gpu_pays (const tilemm_route *route, int64_t pages, int threads
 {
   if (pages <= 0)
     return 0;
+#ifdef _OPENMP
+  if (threads < 1)   /* the host's threads, as tilemm_batch_plan_make counts them */
+    threads = omp_get_max_threads ();
+#endif
   if (threads < 1)
     threads = 1;
   const double flops = batch_flops (route, pages);

@@ -86,12 +86,14 @@ static tilemm_status decide_route (const tilemm_operand *a, tilemm_op op_a,
   return TILEMM_OK;
 }
 
-/* The facts a plan is made of: the CPU's, and the GPU's when it may run the product (its memory
+/* The facts a plan is made of: the CPU's, and the GPU's when it may run the product (`with_gpu`:
+ * not where "cpu" was asked, nor where "auto"'s rule already ruled the GPU out; its memory
  * budgets only where the product's `bytes` near them). */
-static void gather_facts (const tilemm_options *options, double bytes, tilemm_call_facts *facts)
+static void gather_facts (const tilemm_options *options, int with_gpu, double bytes,
+                          tilemm_call_facts *facts)
 {
   tilemm_backend_facts (TILEMM_BACKEND_CPU, 0, &facts->cpu);
-  if (options->backend != TILEMM_CHOOSE_CPU)
+  if (with_gpu && options->backend != TILEMM_CHOOSE_CPU)
     tilemm_backend_facts (TILEMM_BACKEND_CUDA, tilemm_call_plan_needs_budget (bytes),
                           &facts->gpu);
   else
@@ -152,7 +154,7 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
     return TILEMM_OK;
   const double es = (double) tilemm_type_size (r->compute_type);
   tilemm_call_facts facts;
-  gather_facts (options, es * (m * k + k * n + m * n), &facts);
+  gather_facts (options, 1, es * (m * k + k * n + m * n), &facts);
   switch (options->backend)
     {
     case TILEMM_CHOOSE_CPU:
@@ -223,8 +225,13 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
       return tilemm_error_set (err, TILEMM_OK, NULL);
     }
   const tilemm_route *r = &d->route;
+  /* "auto"'s rule for the batch, from its route and page count alone, before the devices are
+   * asked: a batch the GPU would not pay for even where it is usable runs on the CPU without
+   * the GPU's probe and lock (a few small pages must not pay for them: they cost more than the
+   * pages). */
+  const int gpu_may_pay = !chooses_auto (options) || tilemm_batch_gpu_pays (r, s->z_pages, 0);
   tilemm_call_facts facts;
-  gather_facts (options, (double) s->z_pages * tilemm_batch_page_bytes (r), &facts);
+  gather_facts (options, gpu_may_pay, (double) s->z_pages * tilemm_batch_page_bytes (r), &facts);
   if (options->backend == TILEMM_CHOOSE_GPU && !facts.gpu.usable)
     return tilemm_error_set (err, TILEMM_ENOGPU, "%s", facts.gpu.why);
   status = tilemm_batch_plan_make (r, s->z_pages, 0, options->backend, facts.gpu.usable,
