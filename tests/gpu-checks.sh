@@ -41,24 +41,25 @@ echo "== side by side: test_cuda, test_blas, xblat3 (gpu), compute-sanitizer"
 sanitizer_limit=${TILEMM_SANITIZER_LIMIT:-150}
 racecheck_limit=${TILEMM_RACECHECK_LIMIT:-300}
 sanitize () {
-  # One tool on the quick kernel cases (no big shapes); counts as one test: clean or not.  CUDA
-  # API errors are left to test_cuda, which provokes some on purpose (a 102 GB cudaMalloc) and
-  # checks each status itself; the tool reports what happens inside the kernels.  The
-  # tool's own output goes to sanitizer-NAME.txt, the verdict to sanitizer_NAME.log.
-  local tool=$1 variants=$2 name=$3 quick=$4 limit=$5
+  # One tool on a test program's quick cases (no big shapes); counts as one test: clean or not.
+  # CUDA API errors are left to the program, which provokes some on purpose (test_cuda: a 102 GB
+  # cudaMalloc) and checks each status itself; the tool reports what happens inside the kernels.
+  # The tool's own output goes to sanitizer-NAME.txt, the verdict to sanitizer_NAME.log.
+  # PROGRAM defaults to test_cuda (the tiled kernels); test_pages_gpu runs the batched ones.
+  local tool=$1 variants=$2 name=$3 quick=$4 limit=$5 program=${6:-test_cuda}
   local raw="$out/sanitizer-$name.txt" log="$out/sanitizer_$name.log"
   TILEMM_TEST_QUICK=$quick TILEMM_TEST_VARIANTS=$variants timeout "$limit" compute-sanitizer --tool "$tool" \
-    --print-limit 20 --report-api-errors no "$src/test_cuda" > "$raw" 2>&1
+    --print-limit 20 --report-api-errors no "$src/$program" > "$raw" 2>&1
   local rc=$?
-  { grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^test_cuda: [0-9]" "$raw"
+  { grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^$program: [0-9]" "$raw"
     if grep -qE "(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)" "$raw" \
-       && grep -q "^test_cuda: [0-9]* passed, 0 failed" "$raw"; then
+       && grep -q "^$program: [0-9]* passed, 0 failed" "$raw"; then
       echo "sanitizer_$name: 1 passed, 0 failed, 0 skipped"
     elif [ $rc = 124 ]; then
       echo "SKIP: sanitizer $name timed out after $limit s"; echo "sanitizer_$name: 0 passed, 0 failed, 1 skipped"
     else
       echo "sanitizer_$name: 0 passed, 1 failed, 0 skipped"
-    fi; } | sed 's/^test_cuda: /  under the tool: /' > "$log"
+    fi; } | sed "s/^$program: /  under the tool: /" > "$log"
 }
 if command -v compute-sanitizer > /dev/null; then
   sanitize memcheck "1-16" memcheck 1 "$sanitizer_limit" &
@@ -67,6 +68,9 @@ if command -v compute-sanitizer > /dev/null; then
   done
   sanitize synccheck "6,9,10,11,13" synccheck 1 "$sanitizer_limit" &
   sanitize initcheck "6,9,10,11,13" initcheck 1 "$sanitizer_limit" &
+  # the batched kernels of pagemtimes (their shared-memory pages and the packed small pages)
+  sanitize racecheck "" racecheck_pages 1 "$racecheck_limit" test_pages_gpu &
+  sanitize memcheck "" memcheck_pages 1 "$sanitizer_limit" test_pages_gpu &
 fi
 ( timeout 200 "$src/test_emulated_cuda" > "$out/test_emulated_cuda.log" 2>&1 ) &
 # the emulated guarantee against exact products, on the CPU and the GPU backend
