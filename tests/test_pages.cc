@@ -805,6 +805,38 @@ int main (void)
              && plan.threads == 8, "10 pages of 64x64: %d threads", plan.threads);
   }
 
+  CHECK_CASE ("plan: the GPU's host copies overlapped for a large batch, the threads shared");
+  {
+    tilemm_route r = square_route (TILEMM_DOUBLE, 64);
+    tilemm_batch_plan plan;
+    CHECK (tilemm_batch_plan_make (&r, 10000, 16, TILEMM_CHOOSE_GPU, 1, 0, 0, &plan, &err)
+             == TILEMM_OK && plan.overlap_copies && plan.copy_in_threads == 8
+             && plan.copy_out_threads == 8,
+           "10^4 pages of 64x64: overlap %d, %d in, %d out", plan.overlap_copies,
+           plan.copy_in_threads, plan.copy_out_threads);
+    CHECK (tilemm_batch_plan_make (&r, 10000, 1, TILEMM_CHOOSE_GPU, 1, 0, 0, &plan, &err)
+             == TILEMM_OK && !plan.overlap_copies, "one thread: no overlap");
+    CHECK (tilemm_batch_plan_make (&r, 100, 16, TILEMM_CHOOSE_GPU, 1, 0, 0, &plan, &err)
+             == TILEMM_OK && !plan.overlap_copies, "100 pages of 64x64 (10 MB): no overlap");
+    CHECK (tilemm_batch_plan_make (&r, 10000, 16, TILEMM_CHOOSE_CPU, 1, 0, 0, &plan, &err)
+             == TILEMM_OK && !plan.overlap_copies, "the CPU: no overlap");
+    setenv ("TILEMM_PAGES_OVERLAP", "0", 1);
+    CHECK (tilemm_batch_plan_make (&r, 10000, 16, TILEMM_CHOOSE_GPU, 1, 0, 0, &plan, &err)
+             == TILEMM_OK && !plan.overlap_copies, "TILEMM_PAGES_OVERLAP=0");
+    setenv ("TILEMM_PAGES_OVERLAP", "1", 1);
+    setenv ("TILEMM_PAGES_COPY_OUT_THREADS", "5", 1);
+    CHECK (tilemm_batch_plan_make (&r, 100, 16, TILEMM_CHOOSE_GPU, 1, 0, 0, &plan, &err)
+             == TILEMM_OK && plan.overlap_copies && plan.copy_out_threads == 5
+             && plan.copy_in_threads == 11,
+           "TILEMM_PAGES_OVERLAP=1, TILEMM_PAGES_COPY_OUT_THREADS=5: overlap %d, %d in, %d out",
+           plan.overlap_copies, plan.copy_in_threads, plan.copy_out_threads);
+    setenv ("TILEMM_PAGES_COPY_OUT_THREADS", "16", 1);
+    CHECK (tilemm_batch_plan_make (&r, 100, 16, TILEMM_CHOOSE_GPU, 1, 0, 0, &plan, &err)
+             == TILEMM_OK && plan.copy_out_threads == 8, "16 of 16 threads out: ignored");
+    unsetenv ("TILEMM_PAGES_OVERLAP");
+    unsetenv ("TILEMM_PAGES_COPY_OUT_THREADS");
+  }
+
   CHECK_CASE ("plan: a page over the limit on the GPU");
   {
     tilemm_route r = square_route (TILEMM_DOUBLE, 100);
