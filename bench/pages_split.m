@@ -8,10 +8,11 @@
 ## MODES (optional, a cell of strings) compares the batch's host copies serial and overlapped in
 ## one process: each mode sets the overrides the batch's plan reads at every call, "" the plan's
 ## own choice (nothing set), "0" serial (TILEMM_PAGES_OVERLAP=0), "1" overlapped with the plan's
-## split of the threads, "1:T" overlapped with T threads copying out (TILEMM_PAGES_COPY_OUT_THREADS).
+## split of the threads, "1:T" overlapped with T threads copying out (TILEMM_PAGES_COPY_OUT_THREADS),
+## "1:T:P" or "0::P" also at least P panels (TILEMM_PAGES_PANELS; the plan's own: 4).
 ## The modes take turns within each repeat, so drift in the machine reaches them alike; the
 ## overrides are unset at the end.  Example:
-##   pages_split (64, 64, 64, 10000, "double", 9, "gpu", {"0", "1", "1:4", "1:12"})
+##   pages_split (64, 64, 64, 10000, "double", 9, "gpu", {"0", "1", "1:4", "1:12", "1::8"})
 ##
 ## Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 function pages_split (m, k, n, pages, cls, repeats, backend, modes)
@@ -50,8 +51,7 @@ function pages_split (m, k, n, pages, cls, repeats, backend, modes)
       endfor
     endfor
   unwind_protect_cleanup
-    unsetenv ("TILEMM_PAGES_OVERLAP");
-    unsetenv ("TILEMM_PAGES_COPY_OUT_THREADS");
+    set_mode ("");
   end_unwind_protect
   for mi = 1:numel (modes)
     md = median (v(:, :, mi), 2);
@@ -65,16 +65,16 @@ function pages_split (m, k, n, pages, cls, repeats, backend, modes)
   fflush (stdout);
 endfunction
 
-## A mode's overrides (see above): "" none, "0", "1", "1:T".
+## A mode's overrides (see above): "" none, else "OVERLAP[:COPY_OUT_THREADS[:PANELS]]", an
+## empty field leaving that setting to the plan.
 function set_mode (mode)
-  unsetenv ("TILEMM_PAGES_OVERLAP");
-  unsetenv ("TILEMM_PAGES_COPY_OUT_THREADS");
-  if (isempty (mode))
-    return;
-  endif
+  names = {"TILEMM_PAGES_OVERLAP", "TILEMM_PAGES_COPY_OUT_THREADS", "TILEMM_PAGES_PANELS"};
   parts = strsplit (mode, ":");
-  setenv ("TILEMM_PAGES_OVERLAP", parts{1});
-  if (numel (parts) > 1)
-    setenv ("TILEMM_PAGES_COPY_OUT_THREADS", parts{2});
-  endif
+  for j = 1:numel (names)
+    if (j <= numel (parts) && ! isempty (parts{j}))
+      setenv (names{j}, parts{j});
+    else
+      unsetenv (names{j});
+    endif
+  endfor
 endfunction

@@ -571,6 +571,20 @@ void overlap_cases ()
   CHECK (threads_back_to (threads_before), "%d threads after, %d before", thread_count (),
          threads_before);
 
+  CHECK_CASE ("overlapped copies: the plan's least panels, without a limit");
+  {
+    const tilemm_batch_plan kept = ob.batch.plan;
+    ob.batch.plan.pages_per_panel = pages;
+    ob.batch.plan.pipeline_panels = 8;
+    CHECK (ob.run (true, 0xFF, overlapped, 0, &err) == TILEMM_OK, "overlapped: %s", err.detail);
+    tilemm_cuda_last_stats (&st);
+    CHECK (st.panels == 8 && st.copy_out_threads == 1, "%lld panels, copy-out team %d",
+           st.panels, st.copy_out_threads);
+    CHECK (memcmp (serial.data (), overlapped.data (), serial.size ()) == 0,
+           "Z differs from the serial path's");
+    ob.batch.plan = kept;
+  }
+
   CHECK_CASE ("overlapped copies: a stop mid-batch leaves what was computed in Z");
   for (int poll : { 1, 2, 7, 39 })
     {
@@ -811,7 +825,7 @@ int main (void)
     tilemm_batch_plan plan;
     CHECK (tilemm_batch_plan_make (&r, 10000, 16, TILEMM_CHOOSE_GPU, 1, 0, 0, &plan, &err)
              == TILEMM_OK && plan.overlap_copies && plan.copy_in_threads == 8
-             && plan.copy_out_threads == 8,
+             && plan.copy_out_threads == 8 && plan.pipeline_panels == 4,
            "10^4 pages of 64x64: overlap %d, %d in, %d out", plan.overlap_copies,
            plan.copy_in_threads, plan.copy_out_threads);
     CHECK (tilemm_batch_plan_make (&r, 10000, 1, TILEMM_CHOOSE_GPU, 1, 0, 0, &plan, &err)
@@ -831,8 +845,14 @@ int main (void)
            "TILEMM_PAGES_OVERLAP=1, TILEMM_PAGES_COPY_OUT_THREADS=5: overlap %d, %d in, %d out",
            plan.overlap_copies, plan.copy_in_threads, plan.copy_out_threads);
     setenv ("TILEMM_PAGES_COPY_OUT_THREADS", "16", 1);
+    setenv ("TILEMM_PAGES_PANELS", "8", 1);
     CHECK (tilemm_batch_plan_make (&r, 100, 16, TILEMM_CHOOSE_GPU, 1, 0, 0, &plan, &err)
-             == TILEMM_OK && plan.copy_out_threads == 8, "16 of 16 threads out: ignored");
+             == TILEMM_OK && plan.copy_out_threads == 8 && plan.pipeline_panels == 8,
+           "16 of 16 threads out: ignored; TILEMM_PAGES_PANELS=8: %d", plan.pipeline_panels);
+    setenv ("TILEMM_PAGES_PANELS", "1", 1);
+    CHECK (tilemm_batch_plan_make (&r, 100, 16, TILEMM_CHOOSE_GPU, 1, 0, 0, &plan, &err)
+             == TILEMM_OK && plan.pipeline_panels == 4, "TILEMM_PAGES_PANELS=1: ignored");
+    unsetenv ("TILEMM_PAGES_PANELS");
     unsetenv ("TILEMM_PAGES_OVERLAP");
     unsetenv ("TILEMM_PAGES_COPY_OUT_THREADS");
   }

@@ -76,6 +76,10 @@ typedef struct tilemm_batch_plan_s {
   int copy_in_threads;       /* GPU, overlap_copies: the OpenMP team of the caller's copies in
                                 and of the copy-out thread's copies out; they share the      */
   int copy_out_threads;      /* cores, so together they are the plan's threads               */
+  int pipeline_panels;       /* GPU, batched: a batch of over 8 MB is cut into at least this
+                                many panels (two in flight), so that copies and kernels
+                                overlap; the more, the shorter the first panel's copy in and
+                                the last one's copy out, which nothing overlaps            */
 } tilemm_batch_plan;
 
 /* The plan of a batch of `pages` products of one page's route (m, n, k in the route's terms: a
@@ -88,8 +92,9 @@ typedef struct tilemm_batch_plan_s {
  * leave the limit to the page's call plan, which the caller makes (tilemm_decide_batch).
  * A batched GPU product overlaps its host copies (overlap_copies) where its bytes are many
  * enough to pay a thread's start; TILEMM_PAGES_OVERLAP=0 (1) turns that off (on) for every
- * batch, TILEMM_PAGES_COPY_OUT_THREADS=n gives the copy out n of the threads: both read here,
- * once per batch, to time the two paths against each other.
+ * batch, TILEMM_PAGES_COPY_OUT_THREADS=n gives the copy out n of the threads, and
+ * TILEMM_PAGES_PANELS=n (2 to 64) sets pipeline_panels: read here, once per batch, to time the
+ * paths against each other.
  * TILEMM_EDEVMEM when one page of a batched GPU product does not fit the limit; TILEMM_ENOGPU
  * when "gpu" and !gpu_usable. */
 tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, int threads,

@@ -33,6 +33,10 @@ static const double CPU_SERIAL_S = 1.0e-4;
  * starting that thread and its OpenMP team costs, and the batch has one or two panels. */
 static const double OVERLAP_MIN_BYTES = 16.0 * 1024 * 1024;
 
+/* A batched GPU product of over 8 MB is cut into at least this many panels (batch.h:
+ * pipeline_panels). */
+static const int PIPELINE_PANELS = 4;
+
 static void dims_text (char *out, size_t size, int ndims, const int64_t *dims)
 {
   size_t used = 0;
@@ -218,6 +222,18 @@ static int copy_out_override (int threads)
   return *end == '\0' && n >= 1 && n < threads ? (int) n : 0;
 }
 
+/* TILEMM_PAGES_PANELS: the least panels of a pipelined batch, 2 to 64 (0 when unset or out of
+ * range). */
+static int panels_override (void)
+{
+  const char *v = getenv ("TILEMM_PAGES_PANELS");
+  if (!v || !*v)
+    return 0;
+  char *end = NULL;
+  const long n = strtol (v, &end, 10);
+  return *end == '\0' && n >= 2 && n <= 64 ? (int) n : 0;
+}
+
 /* A batched GPU product's host copies: whether the copy out of one panel's results runs on a
  * second thread beside the copy in of the next panel's operands, and how the threads are
  * shared.  Half each: the copy in moves two pages for each page the copy out moves, but the
@@ -253,6 +269,7 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
   plan->backend = TILEMM_BACKEND_CPU;
   plan->overlap_copies = 0;
   plan->copy_in_threads = plan->copy_out_threads = 0;
+  plan->pipeline_panels = PIPELINE_PANELS;
   /* TILEMM_PAGES_ALONE=1 (0) runs every batch's pages alone (none), for tests and to measure
    * both routes; read here, once per batch. */
   const char *alone = getenv ("TILEMM_PAGES_ALONE");
@@ -303,6 +320,9 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
     }
   if (plan->pages_per_panel < 1)
     plan->pages_per_panel = 1;
+  const int panels = panels_override ();
+  if (panels > 0)
+    plan->pipeline_panels = panels;
   plan_copies (pages, page_bytes, threads, plan);
   return tilemm_error_set (err, TILEMM_OK, NULL);
 }

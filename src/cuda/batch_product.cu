@@ -103,10 +103,10 @@ std::vector<panel> cut_panels (const tilemm_batch_shape *s, int64_t per_panel, s
   return out;
 }
 
-/* Batches this large (operands and result) are cut into several panels even where they fit
- * the device whole, so that a panel's pages travel while the one before it computes. */
+/* Batches this large (operands and result) are cut into several panels (the plan's
+ * pipeline_panels or more) even where they fit the device whole, so that a panel's pages travel
+ * while the one before it computes. */
 const double PIPELINE_BYTES = 8.0 * 1024 * 1024;
-const int64_t PIPELINE_PANELS = 4;
 
 /* A batch cut into panels, and its steps on the device: a panel's operands up, its kernel, its
  * results down.  Where there are several panels, two are in flight: panel i's X and Y go up into
@@ -190,7 +190,10 @@ struct batch_run
 class copy_out_thread
 {
 public:
-  copy_out_thread (const batch_run &run, int threads) : run_ (run), threads_ (threads)
+  /* threads: the team of each copy out; the last panel's, which nothing overlaps, takes
+   * last_threads. */
+  copy_out_thread (const batch_run &run, int threads, int last_threads)
+    : run_ (run), threads_ (threads), last_threads_ (last_threads)
   {
     memset (&st_, 0, sizeof st_);
     error_.status = TILEMM_OK;
@@ -256,7 +259,8 @@ private:
           if (j >= handed_ || abandoned_)
             return;
         }
-        status = run_.download (j, threads_, &st_, &e);
+        const bool last = j + 1 == run_.panels.size ();
+        status = run_.download (j, last ? last_threads_ : threads_, &st_, &e);
         {
           std::lock_guard<std::mutex> lock (m_);
           if (status == TILEMM_OK)
@@ -303,7 +307,7 @@ private:
   }
 
   const batch_run &run_;
-  const int threads_;
+  const int threads_, last_threads_;
   std::mutex m_;
   std::condition_variable cv_;
   size_t handed_ = 0, done_ = 0;
@@ -360,12 +364,14 @@ tilemm_status run_serial (const batch_run &run, const tilemm_stop *stop, tilemm_
 
 /* The panels with the host's copies overlapped (the plan's overlap_copies; two panels in
  * flight): panel i's results come down on the copy-out thread while the caller copies panel
- * i+1's operands in, each copy on its share of the threads.  Before panel i+1's kernel writes
+ * i+1's operands in, each copy on its share of the threads; the first panel's copy in and the
+ * last one's copy out, which nothing overlaps, on all of them.  Before panel i+1's kernel writes
  * its slot of Z, the caller waits until panel i-1's part of Z, the slot's last, is in Z. */
 tilemm_status run_overlapped (const batch_run &run, const tilemm_batch_plan *plan,
                               const tilemm_stop *stop, tilemm_cuda_stats *st, tilemm_error *err)
 {
-  copy_out_thread out (run, plan->copy_out_threads);
+  const int all_threads = plan->copy_in_threads + plan->copy_out_threads;
+  copy_out_thread out (run, plan->copy_out_threads, all_threads);
   tilemm_status status = out.start (err);
   if (status != TILEMM_OK)
     return status;
@@ -383,7 +389,8 @@ tilemm_status run_overlapped (const batch_run &run, const tilemm_batch_plan *pla
       st->panels++;
       st->steps++;
       auto t0 = std::chrono::steady_clock::now ();
-      if ((status = run.upload (i, plan->copy_in_threads, st, err)) != TILEMM_OK)
+      if ((status = run.upload (i, i == 0 ? all_threads : plan->copy_in_threads, st, err))
+          != TILEMM_OK)
         return status;
       st->upload_ms += ms_since (t0);
       t0 = std::chrono::steady_clock::now ();
@@ -417,15 +424,16 @@ tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, const tilem
   const size_t z_page = (size_t) job->z_page * es;
   const int64_t pages_per_panel = plan->pages_per_panel < 1 ? 1 : plan->pages_per_panel;
   const double page_bytes = (double) (x_page + y_page + z_page);
-  const bool pipelined = pages >= 2 * PIPELINE_PANELS
+  const int64_t least_panels = plan->pipeline_panels < 2 ? 2 : plan->pipeline_panels;
+  const bool pipelined = pages >= 2 * least_panels
                          && (double) pages * page_bytes > PIPELINE_BYTES && pages_per_panel >= 2;
   int64_t per_panel = pages_per_panel;
   if (pipelined)
     {
       /* Two panels on the device at once: each within half the limit. */
       per_panel = pages_per_panel / 2;
-      const int64_t quarter = (pages + PIPELINE_PANELS - 1) / PIPELINE_PANELS;
-      per_panel = per_panel < quarter ? per_panel : quarter;
+      const int64_t share = (pages + least_panels - 1) / least_panels;
+      per_panel = per_panel < share ? per_panel : share;
     }
   const double budget = (double) per_panel * page_bytes;
   batch_run run = { ws, job, cut_panels (s, per_panel, x_page, y_page, z_page, budget),
