@@ -229,6 +229,13 @@ void grid_case (bool single, bool a_complex, bool b_complex, tilemm_op op_a, til
   if (whole.status != TILEMM_OK || whole.d.action != TILEMM_DO_COMPUTE)
     return;
   check_followed (whole, "whole");
+  if (gpu && !emulated)
+    {
+      // The stand-in kernel sums as the CPU's does: the GPU's result (its device transposes, their
+      // conjugates) is the CPU's, bit for bit.
+      const outcome cpu = call (x, op_a, op_b, TILEMM_CHOOSE_CPU, false, 0, 0, 1);
+      CHECK (cpu.status == TILEMM_OK && cpu.c == whole.c, "whole: not bitwise the CPU's product");
+    }
   // A quarter of the product's data (after pairs and splits) on one device; for the emulated
   // precision, a quarter of what its whole product holds on a device (its residues too).
   const tilemm_call_plan &p = whole.d.plan;
