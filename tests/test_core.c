@@ -2077,7 +2077,7 @@ static void made_up_facts (tilemm_call_facts *facts, int count, int cc)
 /* The launches of a call plan are filled once, when its panels, steps and fallback are final
  * (call_plan.c: fill_launches, the last step of tilemm_call_plan_make, tilemm_call_plan_queue and
  * tilemm_call_plan_part): every plan it holds is current, in the cases where panels, steps or the
- * fallback change after plan.c made a plan: the whole panels of a transposed GPU product under a
+ * fallback change after plan.c made a plan: the panels of a transposed GPU product under a
  * limit, several GPU workers, devices below sm_80, the one-panel steps of TILEMM_STEP_COLS and
  * TILEMM_STEP_ROWS, simulated CPU devices, emulated panels under a limit, the part of an
  * emulated plan, and the queue the low-level entries make (tilemm_call_plan_queue). */
@@ -2100,9 +2100,9 @@ static void test_call_plan_launches (void)
       9, 0, 0, 0, 0, "300", "200" },
     { "gpu, tall-skinny k-heavy (split k)", TILEMM_BACKEND_CUDA, 64, 64, 8192, TILEMM_OP_NONE, 1,
       9, 0, 0, 0, 0, NULL, NULL },
-    { "gpu, A transposed in whole panels", TILEMM_BACKEND_CUDA, 2000, 1500, 700,
+    { "gpu, A transposed under a limit", TILEMM_BACKEND_CUDA, 2000, 1500, 700,
       TILEMM_OP_TRANSPOSE, 1, 9, 0, 0, 0, 8 << 20, NULL, NULL },
-    { "gpu, A transposed in whole panels, sm_70", TILEMM_BACKEND_CUDA, 2000, 1500, 700,
+    { "gpu, A transposed under a limit, sm_70", TILEMM_BACKEND_CUDA, 2000, 1500, 700,
       TILEMM_OP_TRANSPOSE, 1, 7, 0, 0, 0, 8 << 20, NULL, NULL },
     { "gpu, three workers", TILEMM_BACKEND_CUDA, 4096, 4096, 4096, TILEMM_OP_NONE, 3, 9, 0, 0, 0,
       0, NULL, NULL },

@@ -229,6 +229,13 @@ void grid_case (bool single, bool a_complex, bool b_complex, tilemm_op op_a, til
   if (whole.status != TILEMM_OK || whole.d.action != TILEMM_DO_COMPUTE)
     return;
   check_followed (whole, "whole");
+  if (gpu && !emulated)
+    {
+      // The stand-in kernel sums as the CPU's does: the GPU's result (its device transposes, their
+      // conjugates) is the CPU's, bit for bit.
+      const outcome cpu = call (x, op_a, op_b, TILEMM_CHOOSE_CPU, false, 0, 0, 1);
+      CHECK (cpu.status == TILEMM_OK && cpu.c == whole.c, "whole: not bitwise the CPU's product");
+    }
   // A quarter of the product's data (after pairs and splits) on one device; for the emulated
   // precision, a quarter of what its whole product holds on a device (its residues too).
   const tilemm_call_plan &p = whole.d.plan;
@@ -251,6 +258,17 @@ void grid_case (bool single, bool a_complex, bool b_complex, tilemm_op op_a, til
   if (gpu)
     CHECK (limited.peak <= quarter, "limited: the device held %zu bytes, the limit is %zu",
            limited.peak, quarter);
+  if (gpu && devices == 1)
+    {
+      // One device runs the product as one piece through the pipeline, transposed operands too:
+      // the plan's panels and steps inside it (its figures), not a queue of panels run apart.
+      tilemm_cuda_stats st;
+      tilemm_cuda_last_stats (&st);
+      CHECK (limited.ran.panels == 1 && st.panels == panels && st.steps > 1,
+             "limited: %lld piece(s) ran, the pipeline ran %lld panel(s) (the plan has %lld) in "
+             "%lld step(s)", (long long) limited.ran.panels, st.panels, (long long) panels,
+             st.steps);
+    }
 }
 // A plan made from the facts of GPUs of compute capability `cc` (the stand-in's own facts, their
 // compute capability replaced), run on the stand-in: every launch is the plan's variant with the

@@ -227,6 +227,101 @@ void release_case (void)
   CHECK (mock_cuda_live_objects () == 0, "%d streams and events left", mock_cuda_live_objects ());
 }
 
+// x stored as an operand whose op (transpose, conjugated for C) is x: x itself for NONE, else its
+// transpose, at a stride `extra` past its rows (so a piece cut by stored rows is strided).
+host_matrix stored_as (const host_matrix &x, tilemm_op op, int64_t extra)
+{
+  if (op == TILEMM_OP_NONE)
+    return x;
+  const tilemm_type t = x.v.type;
+  const size_t es = tilemm_type_size (t);
+  const bool cplx = tilemm_type_is_complex (t);
+  host_matrix s = make (t, x.v.cols, x.v.rows, x.v.cols + extra, false);
+  for (int64_t j = 0; j < x.v.cols; j++)
+    for (int64_t i = 0; i < x.v.rows; i++)
+      {
+        unsigned char *to = s.bytes.data () + (size_t) (j + i * s.v.stride) * es;
+        memcpy (to, x.bytes.data () + (size_t) (i + j * x.v.stride) * es, es);
+        if (cplx && op == TILEMM_OP_CTRANSPOSE)
+          {
+            if (t == TILEMM_COMPLEX_SINGLE)
+              ((float *) to)[1] = -((float *) to)[1];
+            else
+              ((double *) to)[1] = -((double *) to)[1];
+          }
+      }
+  return s;
+}
+
+// A product with transposed operands through the pipeline (tilemm_cuda_multiply_op): the same
+// panels, steps and slots as the plain product of op(A) and op(B), bitwise its result, the
+// device holding exactly the plan's bytes (its transposed operands' scratch counted) and within
+// the limit, each step's transposed piece transposed on the device.  With no limit the plan's
+// one panel is cut into steps by hand (several steps of A's rows and parts of Bᵀ).
+void transposed_case (tilemm_type t, int64_t m, int64_t n, int64_t k, tilemm_op op_a,
+                      tilemm_op op_b, size_t limit)
+{
+  static const char names[] = "NTC";
+  CHECK_CASE ("pipeline %s %c%c (%lldx%lld)·(%lldx%lld), limit %zu: steps, bitwise the plain "
+              "product", tilemm_type_name (t), names[op_a], names[op_b], (long long) m,
+              (long long) k, (long long) k, (long long) n, limit);
+  const host_matrix a = make (t, m, k, m + 3, true), b = make (t, k, n, k + 1, true);
+  const host_matrix sa = stored_as (a, op_a, 2), sb = stored_as (b, op_b, 5);
+  tilemm_plan plan;
+  const tilemm_limits lim = { limit };
+  tilemm_status s
+    = tilemm_plan_make_op (&plan, TILEMM_BACKEND_CUDA, t, m, n, k, op_a, op_b, &lim);
+  CHECK (s == TILEMM_OK, "plan: %s", tilemm_strerror (s));
+  if (s != TILEMM_OK)
+    return;
+  plan.variant = 3; // the stand-in kernel's only variant
+  if (limit == 0)
+    {
+      plan.step_cols = (m + 2) / 3;
+      plan.step_rows = (n + 1) / 2;
+      plan.slots = (m + plan.step_cols - 1) / plan.step_cols;
+    }
+  tilemm_plan_launches (&plan);
+  CHECK (plan.op_a == op_a && plan.op_b == op_b, "the plan records ops %d %d", (int) plan.op_a,
+         (int) plan.op_b);
+  CHECK (limit == 0 || tilemm_plan_panel_count (&plan) > 1, "limit %zu gives one panel", limit);
+  tilemm_plan plain = plan;
+  plain.op_a = plain.op_b = TILEMM_OP_NONE;
+  tilemm_error err = { TILEMM_OK, "" };
+  host_matrix want = make (t, m, n, m + 2, false), c = make (t, m, n, m + 2, false);
+  tilemm_cuda_release ();
+  mock_cuda_seed (77);
+  s = tilemm_cuda_multiply (&plain, &a.v, &b.v, &want.v, NULL, &err);
+  CHECK (s == TILEMM_OK, "plain: %s (%s)", tilemm_strerror (s), err.detail);
+  tilemm_cuda_stats plain_st;
+  tilemm_cuda_last_stats (&plain_st);
+  tilemm_cuda_release ();
+  mock_cuda_reset_peak ();
+  mock_cuda_seed (78);
+  const unsigned long long transposes = mock_kernels_transposes ();
+  s = tilemm_cuda_multiply_op (&plan, op_a, &sa.v, op_b, &sb.v, &c.v, &err);
+  CHECK (s == TILEMM_OK, "transposed: %s (%s)", tilemm_strerror (s), err.detail);
+  CHECK (same_elements (c, want), "not bitwise the plain product of op(A) and op(B)");
+  long gaps = 0;
+  const long wrong = check_product (a, b, c, &gaps);
+  CHECK (wrong == 0 && gaps == 0, "%ld elements wrong, %ld gap bytes written", wrong, gaps);
+  CHECK (tilemm_cuda_bytes_held () == tilemm_plan_device_bytes (&plan),
+         "holds %zu, the plan says %zu", tilemm_cuda_bytes_held (),
+         tilemm_plan_device_bytes (&plan));
+  if (limit)
+    CHECK (mock_cuda_peak_bytes () <= limit, "the device held %zu bytes, limit %zu",
+           mock_cuda_peak_bytes (), limit);
+  tilemm_cuda_stats st;
+  tilemm_cuda_last_stats (&st);
+  CHECK (st.ok && st.steps == plain_st.steps && st.panels == plain_st.panels && st.steps > 1,
+         "steps %lld panels %lld, the plain product's %lld %lld", st.steps, st.panels,
+         plain_st.steps, plain_st.panels);
+  CHECK (fabs (st.upload_ms + st.compute_ms + st.download_ms - st.total_ms) < 1e-9,
+         "split %g + %g + %g != %g", st.upload_ms, st.compute_ms, st.download_ms, st.total_ms);
+  CHECK (mock_kernels_transposes () - transposes > 1, "%llu device transposes in %lld steps",
+         mock_kernels_transposes () - transposes, st.steps);
+}
+
 // The split-k variant: the workspace gives the launch the scratch its split of k needs (the
 // stand-in kernel refuses a split without it), and holds it as its own device memory.
 void split_case (void)
@@ -594,6 +689,18 @@ int main (int argc, char **argv)
     }
   product_case (TILEMM_DOUBLE, 400, 380, 100, 1u << 18, 1);
   product_case (TILEMM_DOUBLE, 500, 7, 9, 8 * 3000, 3);  // many one-step panels
+  for (tilemm_type t : types)
+    {
+      const size_t es = tilemm_type_size (t);
+      const tilemm_op ops[][2] = { { TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE },
+                                   { TILEMM_OP_NONE, TILEMM_OP_CTRANSPOSE },
+                                   { TILEMM_OP_CTRANSPOSE, TILEMM_OP_TRANSPOSE } };
+      for (const auto &op : ops)
+        {
+          transposed_case (t, 97, 83, 45, op[0], op[1], 0);
+          transposed_case (t, 97, 83, 45, op[0], op[1], es * 5000); // panels, two slots
+        }
+    }
   split_case ();
   steady_case ();
   large_result_case ();

@@ -87,12 +87,12 @@ tilemm_status tilemm_cuda_multiply (const tilemm_plan *plan, const tilemm_view *
                                     const tilemm_view *b, const tilemm_view *c,
                                     const tilemm_stop *stop, tilemm_error *err);
 
-/* C = op_a(A)·op_b(B) for host views with at least one transposed operand: the operands go up as
- * stored through the pinned staging into the device's workspace (src/cuda/), are
- * transposed (and conjugated) there by an O(n²) kernel into the layout the tiled kernels read,
- * multiplied in one launch, and C comes back through the staging.  One piece: A, B, their
- * transposes and C must fit on the device, else TILEMM_EDEVMEM (several workers cut it into
- * panels: tilemm_cuda_multiply_workers_op).  The workspace is kept for the next call. */
+/* C = op_a(A)·op_b(B) for host views, transposed operands too: the plan's panels and steps
+ * through the pipeline (src/cuda/pipeline.cu), a transposed operand's piece of each step up as
+ * stored through the pinned staging and transposed (and conjugated) on the device by an O(n²)
+ * kernel into the layout the tiled kernels read.  The device holds the plan's bytes and a
+ * transposed operand's scratch of one step (counted by a plan made with tilemm_plan_make_op).
+ * The workspace is kept for the next call. */
 tilemm_status tilemm_cuda_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
                                        const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
                                        const tilemm_view *c, tilemm_error *err);

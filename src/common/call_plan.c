@@ -145,14 +145,6 @@ static size_t smaller_limit (size_t a, size_t b)
   return a < b ? a : b;
 }
 
-/* A transposed product on the GPU runs in whole panels (each panel's operands, their transposes
- * and C on the device at once). */
-static int whole_panels (const tilemm_call_plan *p, tilemm_backend backend)
-{
-  return backend == TILEMM_BACKEND_CUDA
-         && (p->op_a != TILEMM_OP_NONE || p->op_b != TILEMM_OP_NONE);
-}
-
 /* Whether the product may spread over several workers (GPUs, or simulated CPU devices). */
 static int several_workers (const tilemm_call_plan *p, tilemm_backend backend)
 {
@@ -171,7 +163,7 @@ static size_t panel_limit_of (const tilemm_call_plan *p, tilemm_backend backend,
 }
 
 /* The plans of the queue's panels: [in the last panel row][in the last panel column]. */
-static tilemm_status plan_subs (tilemm_call_plan *p, int whole_panels, size_t panel_limit)
+static tilemm_status plan_subs (tilemm_call_plan *p, size_t panel_limit)
 {
   const tilemm_plan *q = &p->queue;
   const int64_t rows = q->panel_rows < q->n ? q->panel_rows : q->n;
@@ -189,20 +181,9 @@ static tilemm_status plan_subs (tilemm_call_plan *p, int whole_panels, size_t pa
             *sub = *q;
             continue;
           }
-        if (whole_panels)
-          {
-            /* One piece: the panel's operands, their transposes and C at once, one launch. */
-            *sub = *q;
-            sub->n = sub->panel_rows = sub->step_rows = pr;
-            sub->m = sub->panel_cols = sub->step_cols = pc;
-            sub->slots = 1;   /* (its launches: fill_launches, with the call's others) */
-          }
-        else
-          {
-            const tilemm_status status = tilemm_plan_for_panel (sub, q, pr, pc, &limits);
-            if (status != TILEMM_OK)
-              return status;
-          }
+        const tilemm_status status = tilemm_plan_for_panel (sub, q, pr, pc, &limits);
+        if (status != TILEMM_OK)
+          return status;
       }
   return TILEMM_OK;
 }
@@ -250,7 +231,7 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
  * step of each function that hands out a call plan (tilemm_call_plan_make, tilemm_call_plan_queue,
  * tilemm_call_plan_part), when every panel, step and the fallback are final: before that, the
  * one-panel steps (TILEMM_STEP_*), the fallback (plan_fallback), the queue's panels and the
- * whole panels' sub-plans still change them.  Every plan takes the native plan's fallback: the
+ * queue panels' sub-plans still change them.  Every plan takes the native plan's fallback: the
  * plans the native product runs (native, queue, sub) and, with_emulated, the emulated ones,
  * whose panels a product that falls back to the native one runs under.  (The plans that
  * plan.c's functions return come with launches of their own, filled for their other callers;
@@ -287,11 +268,17 @@ static void plan_fallback (tilemm_call_plan *p, tilemm_backend backend,
 static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
                                  const tilemm_device_facts *gpu)
 {
-  const int gpu_transposed = whole_panels (p, backend);
   const int several = several_workers (p, backend);
   const size_t panel_limit = panel_limit_of (p, backend, gpu);
+  /* The transposed operands the GPU's pipeline transposes, and so its plans count (a low-level
+   * entry's plan is made without them: tilemm_plan_make). */
+  if (backend == TILEMM_BACKEND_CUDA)
+    {
+      p->native.op_a = p->op_a;
+      p->native.op_b = p->op_b;
+    }
   /* The queue: the workers' panels; one device runs the whole plan in one piece (its own panels
-   * and steps), except in whole panels, which it runs one after another. */
+   * and steps). */
   int count = 1;
   p->queue = p->native;
   if (several)
@@ -317,7 +304,7 @@ static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
       p->workers.device[0] = 0;
     }
   plan_fallback (p, backend, gpu);
-  if (count <= 1 && !gpu_transposed)
+  if (count <= 1)
     {
       p->queue.panel_rows = p->n > 0 ? p->n : 1;
       p->queue.panel_cols = p->m > 0 ? p->m : 1;
@@ -326,7 +313,7 @@ static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
           p->sub[r][c] = p->native;
       return TILEMM_OK;
     }
-  return plan_subs (p, gpu_transposed, panel_limit);
+  return plan_subs (p, panel_limit);
 }
 
 tilemm_status tilemm_call_plan_queue (tilemm_call_plan *p, tilemm_backend backend,
@@ -342,18 +329,17 @@ tilemm_status tilemm_call_plan_queue (tilemm_call_plan *p, tilemm_backend backen
 static tilemm_status plan_native (tilemm_call_plan *p, tilemm_backend backend,
                                   const tilemm_device_facts *gpu)
 {
-  const int gpu_transposed = whole_panels (p, backend);
-  const tilemm_limits limits = { gpu_transposed ? panel_limit_of (p, backend, gpu)
-                                                : p->device_limit };
-  tilemm_status status
-    = gpu_transposed ? tilemm_plan_make_whole_panels (&p->native, backend, p->type, p->m, p->n,
-                                                      p->k, p->op_a, p->op_b, &limits)
-                     : tilemm_plan_make (&p->native, backend, p->type, p->m, p->n, p->k, &limits);
+  const tilemm_limits limits = { p->device_limit };
+  tilemm_status status = tilemm_plan_make_op (&p->native, backend, p->type, p->m, p->n, p->k,
+                                              p->op_a, p->op_b, &limits);
   if (status != TILEMM_OK)
     return status;
-  /* TILEMM_STEP_COLS, TILEMM_STEP_ROWS: a one-panel GPU product's steps (measurements). */
+  /* TILEMM_STEP_COLS, TILEMM_STEP_ROWS: a one-panel GPU product's steps (measurements).  A
+   * transposed operand's scratch grows with the steps, so under a limit they stay the plan's. */
   const int one_panel = p->native.panel_rows >= p->n && p->native.panel_cols >= p->m;
-  if (backend == TILEMM_BACKEND_CUDA && one_panel && !gpu_transposed && p->m > 0 && p->n > 0)
+  const int transposed = p->native.op_a != TILEMM_OP_NONE || p->native.op_b != TILEMM_OP_NONE;
+  if (backend == TILEMM_BACKEND_CUDA && one_panel && !(transposed && p->device_limit > 0)
+      && p->m > 0 && p->n > 0)
     {
       const int64_t sc = env_long ("TILEMM_STEP_COLS", 0, 0, 1L << 40);
       const int64_t sr = env_long ("TILEMM_STEP_ROWS", 0, 0, 1L << 40);
@@ -449,6 +435,7 @@ tilemm_status tilemm_call_plan_part (tilemm_call_plan *part, const tilemm_call_p
       tilemm_plan *q = plans[i];
       q->m = rows;
       q->n = cols;
+      q->op_a = q->op_b = TILEMM_OP_NONE;   /* the parts go up as they are */
       if (q->panel_rows > cols)
         q->panel_rows = cols > 0 ? cols : 1;
       if (q->panel_cols > rows)

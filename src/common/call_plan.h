@@ -54,8 +54,8 @@ typedef struct {
                             or the GPU's budget where the product would not fit it (the smaller
                             of the two); 0: no limit                                        */
   tilemm_plan native;    /* the native product: variant, tiles, panels under device_limit (a
-                            transposed product on the GPU in whole panels, each with its
-                            operands, their transposes and C on the device), steps, slots   */
+                            transposed product on the GPU: its ops, their scratch counted),
+                            steps, slots                                                     */
   /* Who runs it.  workers.count 1: one device, the caller's thread. */
   int simulated;         /* the CPU's simulated devices (tests): their count, else 0         */
   tilemm_sim_faults sim_faults;

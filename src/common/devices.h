@@ -69,19 +69,6 @@ int tilemm_plan_workers (tilemm_plan *queue, const tilemm_plan *plan, int availa
 tilemm_status tilemm_plan_for_panel (tilemm_plan *sub, const tilemm_plan *parent, int64_t rows,
                                      int64_t cols, const tilemm_limits *limits);
 
-/* The plan of a product the GPU runs in whole panels (transposed operands: each panel's A and B
- * go up as stored and are transposed on the device, so a panel holds A's piece, B's piece, the
- * transposed ones and C's piece at once): plan_make's variant and tiles, the largest panels
- * (halving the longer side, whole tiles) that fit `limits`.  TILEMM_EDEVMEM when not even one
- * element fits (plan.c). */
-tilemm_status tilemm_plan_make_whole_panels (tilemm_plan *plan, tilemm_backend backend,
-                                             tilemm_type type, int64_t m, int64_t n, int64_t k,
-                                             tilemm_op op_a, tilemm_op op_b,
-                                             const tilemm_limits *limits);
-
-/* Device bytes a whole panel of `plan` holds (tilemm_plan_make_whole_panels' model). */
-size_t tilemm_plan_whole_panel_bytes (const tilemm_plan *plan, tilemm_op op_a, tilemm_op op_b);
-
 /* The budget of device ordinal `device` in *facts (0 when not measured or not there). */
 size_t tilemm_facts_budget (const tilemm_device_facts *facts, int device);
 

@@ -161,8 +161,20 @@ static void plan_whole (tilemm_plan *plan)
   plan->slots = plan->m > 0 ? ceil_div (plan->m, cols) : 1;
 }
 
+/* Elements of the scratch the transposed operands' pieces of one step go up into, as stored,
+ * before the device transposes them into their slots (tilemm.h): step_cols·k for op_a (a step's
+ * rows of op(A)), step_rows·k for op_b (a part of op(B)ᵀ).  None on the CPU (its plans record no
+ * ops). */
+static double transposed_scratch (const tilemm_plan *plan, double step_rows, double step_cols)
+{
+  const double a = plan->op_a != TILEMM_OP_NONE ? step_cols : 0;
+  const double b = plan->op_b != TILEMM_OP_NONE ? step_rows : 0;
+  return (double) plan->k * (a + b);
+}
+
 /* Panels under a limit: Bᵀ's panel (pr rows) on the device, A's rows streamed in steps of sc rows
- * through PLAN_SLOTS slots:  es·(pr·k + PLAN_SLOTS·sc·(k + pr)) <= limit.  A is sent once per
+ * through PLAN_SLOTS slots:  es·(pr·k + PLAN_SLOTS·sc·(k + pr)) <= limit, plus the scratch of a
+ * transposed operand (pr·k for op_b, sc·k for op_a: transposed_scratch).  A is sent once per
  * panel row, B and C once.  Among the largest sc for each pr (a fraction of n in whole tiles),
  * the model picks the shortest time: the bus (copies overlapped with compute) or the kernels
  * (slowed where a step's blocks cannot fill the GPU), whichever is longer, plus uploading each
@@ -175,8 +187,11 @@ static tilemm_status plan_panels (tilemm_plan *plan, const tilemm_limits *limits
   const double es = (double) tilemm_type_size (plan->type);
   const double budget = floor ((double) limits->max_device_bytes / es); /* in elements */
   const double m = (double) plan->m, n = (double) plan->n, k = (double) plan->k;
-  if (m * k + k * n + m * n <= budget)
+  if (m * k + k * n + m * n
+        + transposed_scratch (plan, (double) plan->step_rows, (double) plan->step_cols)
+      <= budget)
     return TILEMM_OK;
+  const double ta = plan->op_a != TILEMM_OP_NONE, tb = plan->op_b != TILEMM_OP_NONE;
   const int64_t tr = plan->tile_rows > 0 ? plan->tile_rows : 1;
   const int64_t tc = plan->tile_cols > 0 ? plan->tile_cols : 1;
   const double flops = tilemm_model_flops (plan->type, m, n, k);
@@ -198,10 +213,10 @@ static tilemm_status plan_panels (tilemm_plan *plan, const tilemm_limits *limits
       if (pr > plan->n || pr < 1 || pr == last_pr)
         continue;
       last_pr = pr;
-      const double avail = budget - (double) pr * k;
+      const double avail = budget - (1 + tb) * (double) pr * k;
       if (avail <= 0)
         continue;
-      double s = floor (avail / (PLAN_SLOTS * (k + (double) pr)));
+      double s = floor (avail / (PLAN_SLOTS * (k + (double) pr) + ta * k));
       if (s < 1)
         continue;
       int64_t sc = s >= m ? plan->m : (int64_t) s;
@@ -236,14 +251,25 @@ static tilemm_status plan_panels (tilemm_plan *plan, const tilemm_limits *limits
   return TILEMM_OK;
 }
 
+/* A step's extent as the pipeline takes it (cuda/pipeline.cu): the plan's, unless it is unset or
+ * not smaller than the panel's, which is never larger than the product's. */
+static int64_t step_extent (int64_t step, int64_t panel, int64_t whole)
+{
+  const int64_t p = panel < whole ? panel : whole;
+  return step >= 1 && step < p ? step : p;
+}
+
 size_t tilemm_plan_device_bytes (const tilemm_plan *plan)
 {
   if (!plan || plan->m == 0 || plan->n == 0)
     return 0;
   const int one_panel = plan->panel_rows >= plan->n && plan->panel_cols >= plan->m;
   const int64_t rows = one_panel ? plan->m : plan->slots * plan->step_cols;
+  const int64_t sr = step_extent (plan->step_rows, plan->panel_rows, plan->n);
+  const int64_t sc = step_extent (plan->step_cols, plan->panel_cols, plan->m);
   return tilemm_type_size (plan->type)
-         * (size_t) (plan->panel_rows * plan->k + rows * (plan->k + plan->panel_rows));
+         * ((size_t) (plan->panel_rows * plan->k + rows * (plan->k + plan->panel_rows))
+            + (size_t) transposed_scratch (plan, (double) sr, (double) sc));
 }
 
 /* Seconds the GPU path takes for the whole product C (m×n) = op(A) (m×k)·op(B) (k×n): A and B up
@@ -273,7 +299,7 @@ int tilemm_plan_gpu_pays (tilemm_type type, int64_t m, int64_t n, int64_t k)
 /* A rank-k update's own decision: the host's `*` (BLAS ?syrk, ?herk) computes one triangle, the
  * n(n+1)k multiply-adds of tilemm_model_rank_k_flops, half the plain product's; the GPU path
  * computes the plain product op(X)·X whole (X up as stored for each operand, the whole C down,
- * transposed on the device: src/cuda/transposed_product.cu), so its time is the plain
+ * transposed on the device: src/cuda/pipeline.cu), so its time is the plain
  * product's.  The crossover is therefore at larger sizes than the plain product's. */
 int tilemm_plan_rank_k_gpu_pays (tilemm_type type, int64_t n, int64_t k)
 {
@@ -291,7 +317,16 @@ int tilemm_plan_auto_gpu_pays (tilemm_type type, int64_t m, int64_t n, int64_t k
 tilemm_status tilemm_plan_make (tilemm_plan *plan, tilemm_backend backend, tilemm_type type,
                                 int64_t m, int64_t n, int64_t k, const tilemm_limits *limits)
 {
-  if (!plan || (int) type < 0 || type >= TILEMM_NTYPES || m < 0 || n < 0 || k < 0)
+  return tilemm_plan_make_op (plan, backend, type, m, n, k, TILEMM_OP_NONE, TILEMM_OP_NONE,
+                              limits);
+}
+
+tilemm_status tilemm_plan_make_op (tilemm_plan *plan, tilemm_backend backend, tilemm_type type,
+                                   int64_t m, int64_t n, int64_t k, tilemm_op op_a, tilemm_op op_b,
+                                   const tilemm_limits *limits)
+{
+  if (!plan || (int) type < 0 || type >= TILEMM_NTYPES || m < 0 || n < 0 || k < 0
+      || (int) op_a < 0 || op_a >= TILEMM_NOPS || (int) op_b < 0 || op_b >= TILEMM_NOPS)
     return TILEMM_EINVAL;
   tilemm_plan p = { 0 };
   p.backend = backend;
@@ -299,6 +334,9 @@ tilemm_status tilemm_plan_make (tilemm_plan *plan, tilemm_backend backend, tilem
   p.m = m;
   p.n = n;
   p.k = k;
+  /* Only the GPU transposes on the device (the CPU reads a transposed operand as it is). */
+  p.op_a = backend == TILEMM_BACKEND_CUDA ? op_a : TILEMM_OP_NONE;
+  p.op_b = backend == TILEMM_BACKEND_CUDA ? op_b : TILEMM_OP_NONE;
   switch (backend)
     {
     case TILEMM_BACKEND_CPU:
@@ -433,66 +471,5 @@ tilemm_status tilemm_plan_for_panel (tilemm_plan *sub, const tilemm_plan *parent
     return status;
   tilemm_plan_launches (&p);   /* the parent's fallback, this panel's launches */
   *sub = p;
-  return TILEMM_OK;
-}
-
-/* ---------------------------------------------------------------- whole panels (transposed) */
-
-static double whole_panel_bytes (const tilemm_plan *plan, int64_t rows, int64_t cols,
-                                 tilemm_op op_a, tilemm_op op_b)
-{
-  const double es = (double) tilemm_type_size (plan->type), k = (double) plan->k;
-  const double tb = op_b != TILEMM_OP_NONE, ta = op_a != TILEMM_OP_NONE;
-  return es * ((1 + tb) * (double) rows * k + (1 + ta) * (double) cols * k
-               + (double) rows * (double) cols);
-}
-
-size_t tilemm_plan_whole_panel_bytes (const tilemm_plan *plan, tilemm_op op_a, tilemm_op op_b)
-{
-  if (!plan || plan->m == 0 || plan->n == 0)
-    return 0;
-  const int64_t rows = plan->panel_rows < plan->n ? plan->panel_rows : plan->n;
-  const int64_t cols = plan->panel_cols < plan->m ? plan->panel_cols : plan->m;
-  return (size_t) whole_panel_bytes (plan, rows, cols, op_a, op_b);
-}
-
-tilemm_status tilemm_plan_make_whole_panels (tilemm_plan *plan, tilemm_backend backend,
-                                             tilemm_type type, int64_t m, int64_t n, int64_t k,
-                                             tilemm_op op_a, tilemm_op op_b,
-                                             const tilemm_limits *limits)
-{
-  tilemm_plan p;
-  tilemm_status status = tilemm_plan_make (&p, backend, type, m, n, k, NULL);
-  if (status != TILEMM_OK)
-    return status;
-  /* One panel whole, one step: the panel is one launch (no steps to overlap). */
-  p.panel_rows = p.step_rows = n > 0 ? n : 1;
-  p.panel_cols = p.step_cols = m > 0 ? m : 1;
-  p.slots = 1;
-  const double budget = limits ? (double) limits->max_device_bytes : 0;
-  if (budget > 0 && m > 0 && n > 0)
-    {
-      const int64_t tr = p.tile_rows > 0 ? p.tile_rows : 1, tc = p.tile_cols > 0 ? p.tile_cols : 1;
-      int64_t rows = n, cols = m; /* of Cᵀ */
-      while (whole_panel_bytes (&p, rows, cols, op_a, op_b) > budget)
-        {
-          if (rows == 1 && cols == 1)
-            return backend == TILEMM_BACKEND_CPU ? TILEMM_ELIMIT : TILEMM_EDEVMEM;
-          /* Halve the longer side (square panels send A and B the fewest times), in whole
-           * tiles while a side is longer than a tile. */
-          if (rows >= cols)
-            rows = rows > tr ? round_up ((rows + 1) / 2, tr) : (rows + 1) / 2;
-          else
-            cols = cols > tc ? round_up ((cols + 1) / 2, tc) : (cols + 1) / 2;
-          if (rows > n)
-            rows = n;
-          if (cols > m)
-            cols = m;
-        }
-      p.panel_rows = p.step_rows = rows;
-      p.panel_cols = p.step_cols = cols;
-    }
-  tilemm_plan_launches (&p);
-  *plan = p;
   return TILEMM_OK;
 }

@@ -123,6 +123,17 @@ typedef enum {
 
 const char *tilemm_backend_name (tilemm_backend backend);
 
+/* How an operand enters the product: as stored, transposed, or conjugate-transposed (BLAS's
+ * 'N', 'T', 'C'; pagemtimes' "none", "transpose", "ctranspose").  Transposing a column-major
+ * view is only the other reading of the same bytes, so no operand is copied to transpose it on
+ * the CPU (see backend_cpu.c); the GPU transposes on the device (transpose.cu). */
+typedef enum {
+  TILEMM_OP_NONE = 0,
+  TILEMM_OP_TRANSPOSE,
+  TILEMM_OP_CTRANSPOSE,   /* the same as TILEMM_OP_TRANSPOSE for a real type */
+  TILEMM_NOPS
+} tilemm_op;
+
 /* The most distinct heights (and widths) of the launches one plan runs. */
 #define TILEMM_PLAN_LAUNCH_SIDES 4
 
@@ -150,6 +161,12 @@ typedef struct {
   int64_t step_rows;    /* rows of Cᵀ (columns of B and C) per step; <= panel_rows          */
   int64_t step_cols;    /* cols of Cᵀ (rows of A and C) per step; <= panel_cols             */
   int64_t slots;        /* steps of A's rows held at once (1 panel: every one of them)      */
+  /* The GPU's transposed operands (TILEMM_OP_NONE on the CPU, which reads a transposed operand
+   * the other way round).  A transposed operand's piece of a step goes up as stored into a
+   * scratch buffer and is transposed from there into its slot, so the device holds one step's
+   * piece more for each: step_cols·k for op_a, step_rows·k for op_b, counted in the panels and
+   * in tilemm_plan_device_bytes. */
+  tilemm_op op_a, op_b;
   /* How the GPU launches the variant on each launch shape the plan runs (the CPU backend ignores
    * these): made in the plan layer (tilemm_plan_launches, ksplit.h) with the steps; the launcher
    * only reads them.  A launch computes C' (launch_rows[i] × launch_cols[j]) with the plan's k:
@@ -180,8 +197,16 @@ typedef struct {
 tilemm_status tilemm_plan_make (tilemm_plan *plan, tilemm_backend backend, tilemm_type type,
                                 int64_t m, int64_t n, int64_t k, const tilemm_limits *limits);
 
+/* tilemm_plan_make for C = op_a(A)·op_b(B): on the GPU (backend CUDA) the plan records the
+ * transposed operands and counts their scratch (a step's piece as stored) in its panels and
+ * device bytes; on the CPU the ops change nothing. */
+tilemm_status tilemm_plan_make_op (tilemm_plan *plan, tilemm_backend backend, tilemm_type type,
+                                   int64_t m, int64_t n, int64_t k, tilemm_op op_a, tilemm_op op_b,
+                                   const tilemm_limits *limits);
+
 /* Device bytes the GPU backend holds to run the plan: Bᵀ's panel plus `slots` steps' rows of A
- * and pieces of C (tilemm_plan_make keeps it within max_device_bytes). */
+ * and pieces of C, and a transposed operand's scratch (tilemm_plan_make keeps it within
+ * max_device_bytes). */
 size_t tilemm_plan_device_bytes (const tilemm_plan *plan);
 
 /* Whether the GPU path pays for C (m×n) = A (m×k)·B (k×n) against Octave's own `*`: the rule
@@ -237,17 +262,6 @@ tilemm_status tilemm_multiply_stoppable (const tilemm_plan *plan, const tilemm_v
 /* Checks that a, b, c form a product the plan describes: types, sizes, strides. */
 tilemm_status tilemm_check_operands (const tilemm_plan *plan, const tilemm_view *a,
                                      const tilemm_view *b, const tilemm_view *c);
-
-/* How an operand enters the product: as stored, transposed, or conjugate-transposed (BLAS's
- * 'N', 'T', 'C'; pagemtimes' "none", "transpose", "ctranspose").  Transposing a column-major
- * view is only the other reading of the same bytes, so no operand is copied to transpose it on
- * the CPU (see backend_cpu.c); the GPU transposes on the device (transpose.cu). */
-typedef enum {
-  TILEMM_OP_NONE = 0,
-  TILEMM_OP_TRANSPOSE,
-  TILEMM_OP_CTRANSPOSE,   /* the same as TILEMM_OP_TRANSPOSE for a real type */
-  TILEMM_NOPS
-} tilemm_op;
 
 /* The rows and columns op(view) has: (rows, cols) for NONE, (cols, rows) otherwise. */
 int64_t tilemm_op_rows (tilemm_op op, const tilemm_view *view);

@@ -164,8 +164,8 @@ void cuda_worker_finish (void *, int worker, int, int failed)
     pool_free (worker);
 }
 
-/* One panel of the native product: the pipeline (panels and steps, stoppable between steps)
- * for untransposed operands, else one piece through the device transpose. */
+/* One panel of the native product: the pipeline (panels and steps, stoppable between steps; a
+ * transposed operand transposed on the device step by step). */
 tilemm_status cuda_product (void *state, int worker, const tilemm_plan *plan, tilemm_op op_a,
                             const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
                             const tilemm_view *c, const tilemm_stop *stop, tilemm_error *err)
@@ -176,12 +176,8 @@ tilemm_status cuda_product (void *state, int worker, const tilemm_plan *plan, ti
   const tilemm_status status = entry_checks (plan, c, &done, err);
   if (done)
     return status;
-  if (op_a == TILEMM_OP_NONE && op_b == TILEMM_OP_NONE)
-    {
-      s->streamed = true;
-      return run_pipeline (ws, plan, a, b, c, stop, &s->st[worker], err);
-    }
-  return op_panel (ws, plan, op_a, a, op_b, b, c, &s->st[worker], err);
+  s->streamed = true;
+  return run_pipeline (ws, plan, op_a, a, op_b, b, c, stop, &s->st[worker], err);
 }
 
 int64_t block_cols_of (const product_state *s)

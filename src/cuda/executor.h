@@ -202,9 +202,10 @@ int idle_prefault_threads (void);
 
 /* ---------------------------------------------------------------- the products */
 
-/* pipeline.cu: one native product of untransposed operands, in panels and steps. */
-tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, const tilemm_view *a,
-                            const tilemm_view *b,
+/* pipeline.cu: one native product C = op_a(A)·op_b(B), in panels and steps (a transposed
+ * operand transposed on the device, step by step). */
+tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op_a,
+                            const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
                             const tilemm_view *c, const tilemm_stop *stop, tilemm_cuda_stats *st,
                             tilemm_error *err);
 /* transposed_product.cu: op(x), packed, of an operand uploaded as stored into ws.buffer[stored]:
@@ -213,11 +214,6 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, const tilemm
 tilemm_status operand_on_device (workspace &ws, tilemm_op op, const tilemm_view *x, int stored,
                                  int transposed,
                                  cudaStream_t s, const void **ready, tilemm_error *err);
-/* transposed_product.cu: one panel of a product with transposed operands. */
-tilemm_status op_panel (workspace &ws, const tilemm_plan *plan, tilemm_op op_a,
-                        const tilemm_view *a,
-                        tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
-                        tilemm_cuda_stats *st, tilemm_error *err);
 /* What one emulated panel does: the whole scheme in one pass (statistics, the plan the caller's
  * decide function makes from them, the product), the statistics only, or the product under a
  * plan made from every panel's; with the int8 GEMM the call's plan chose; C comes back in blocks

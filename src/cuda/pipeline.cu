@@ -1,5 +1,5 @@
-/* pipeline.cu — the native product of untransposed operands through the pinned staging:
- * panels and steps, uploads, kernels and downloads overlapped.
+/* pipeline.cu — the native product C = op_a(A)·op_b(B) through the pinned staging: panels and
+ * steps, uploads, kernels and downloads overlapped.
  *
  * One product, on the untouched column-major buffers, is the row-major product Cᵀ = Bᵀ·Aᵀ
  * (tilemm.h).  The plan cuts Cᵀ into panels and each panel into steps: a panel's piece of Bᵀ
@@ -8,6 +8,15 @@
  * matching block of Cᵀ and downloads it into C at C's own stride, never touching the elements
  * between C's rows and its stride.  Every piece travels PACKED (the same bytes in the same order,
  * the gaps between columns left behind).
+ *
+ * Transposed operands.  The kernels read op(A)ᵀ and op(B)ᵀ in one layout only.  A transposed
+ * operand's piece of a step is cut from it as stored (tilemm_view_op_sub: a step's rows of op(A)
+ * are columns of the stored A, a part's columns of op(B) rows of the stored B), goes up packed
+ * into a scratch buffer, and is transposed (conjugated for 'C') from there into its slot by the
+ * device (kernels/transpose.cu), on the upload stream right after the piece's last chunk and
+ * before the event that says the slot is ready: every wait below holds as for a plain piece, and
+ * the next piece's chunks into the same scratch follow the transpose on that stream, so one
+ * scratch per operand (a step's piece: the plan counts it) suffices.
  *
  * The bus.  Octave's memory is pageable: plain copies from it run at 7–12 GB/s.  So every byte
  * goes through a ring of pinned staging chunks, allocated once and bounded (TILEMM_STAGING_MB ×
@@ -62,10 +71,24 @@ struct step
   bool y_last;  /* the last step of A's rows y: slot y % slots is free once it is done  */
 };
 
+/* A transposed operand's piece, up as stored in `scratch` (packed: the stored view's rows ×
+ * cols, column-major), transposed (conjugated for 'C') into `slot` in the layout the kernels read,
+ * on the upload stream (see the header).  Nothing to do for an untransposed piece, which went
+ * straight into its slot. */
+static tilemm_status transpose_into_slot (workspace &ws, tilemm_op op, const tilemm_view &stored,
+                                          const void *scratch, void *slot, tilemm_error *err)
+{
+  if (op == TILEMM_OP_NONE)
+    return TILEMM_OK;
+  return tilemm_cuda_transpose (stored.type, op == TILEMM_OP_CTRANSPOSE, scratch, stored.rows,
+                                stored.cols, stored.rows > 0 ? stored.rows : 1, slot,
+                                stored.cols > 0 ? stored.cols : 1, ws.up, err);
+}
+
 /* ---------------------------------------------------------------- one product */
 
-tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, const tilemm_view *a,
-                            const tilemm_view *b,
+tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op_a,
+                            const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
                             const tilemm_view *c, const tilemm_stop *stop, tilemm_cuda_stats *st,
                             tilemm_error *err)
 {
@@ -135,9 +158,13 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, const tilemm
       const size_t b = split_scratch_bytes (plan, sp.rows, sp.cols, k);
       scratch = b > scratch ? b : scratch;
     }
+  /* A transposed operand's scratch: one step's piece of it as stored (tilemm_plan_device_bytes
+   * counts the same). */
+  const bool t_a = op_a != TILEMM_OP_NONE, t_b = op_b != TILEMM_OP_NONE;
   const size_t bytes[NBUF] = { (size_t) (panel_rows * k) * es, (size_t) (k * rows_held) * es,
-                               (size_t) (panel_rows * rows_held) * es, 0, 0, scratch,
-                               N > 1 ? scratch : 0 };
+                               (size_t) (panel_rows * rows_held) * es,
+                               t_b ? (size_t) (sr * k) * es : 0, t_a ? (size_t) (sc * k) * es : 0,
+                               scratch, N > 1 ? scratch : 0 };
   const int64_t ring = RY > RC ? RY : RC;
   tilemm_status status = workspace_reserve (ws, bytes, (size_t) (ring > parts ? ring : parts), err);
   if (status != TILEMM_OK)
@@ -150,7 +177,8 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, const tilemm
   prefault.p = prepare_result (c, st, cfg.prefault_threads);
 
   char *const dX = (char *) ws.buffer[BUF_X], *const dY = (char *) ws.buffer[BUF_Y],
-             *const dC = (char *) ws.buffer[BUF_C];
+             *const dC = (char *) ws.buffer[BUF_C], *const dXT = (char *) ws.buffer[BUF_XT],
+             *const dYT = (char *) ws.buffer[BUF_YT];
   unsigned char *const up_stage = ws.pinned;
   unsigned char *const down_stage = ws.pinned + (size_t) cfg.chunks * cfg.chunk_bytes;
   const int nup = cfg.chunks, ndown = cfg.chunks;
@@ -172,14 +200,16 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, const tilemm
     return dC + (size_t) ((steps[j].y % S) * sc * panel_rows + steps[j].part * sr * steps[j].cols)
                   * es;
   };
-  auto y_piece = [&] (int64_t j) {
-    const tilemm_view v = tilemm_view_sub (a, steps[j].col, 0, steps[j].cols, k); /* Aᵀ cols */
-    return piece_of (v, dev_y (j), es);
+  /* Step j's rows of op(A) (op(A)ᵀ's columns) and columns of op(B) (op(B)ᵀ's rows), as stored:
+   * into their slots, or a transposed one into its scratch. */
+  auto y_view = [&] (int64_t j) {
+    return tilemm_view_op_sub (op_a, a, steps[j].col, 0, steps[j].cols, k);
   };
-  auto x_piece = [&] (int64_t j) {
-    const tilemm_view v = tilemm_view_sub (b, 0, steps[j].row, k, steps[j].rows); /* Bᵀ rows */
-    return piece_of (v, dev_x (j), es);
+  auto x_view = [&] (int64_t j) {
+    return tilemm_view_op_sub (op_b, b, 0, steps[j].row, k, steps[j].rows);
   };
+  auto y_piece = [&] (int64_t j) { return piece_of (y_view (j), t_a ? dYT : dev_y (j), es); };
+  auto x_piece = [&] (int64_t j) { return piece_of (x_view (j), t_b ? dXT : dev_x (j), es); };
   auto c_piece = [&] (int64_t j) {
     const tilemm_view v = tilemm_view_sub (c, steps[j].col, steps[j].row, steps[j].cols,
                                            steps[j].rows);
@@ -369,8 +399,13 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, const tilemm
               if (status != TILEMM_OK)
                 return status;
               up_count++;
-              if (ucur.line >= p.lines) /* the piece is up: the next one */
+              if (ucur.line >= p.lines) /* the piece is up (transposed, if so): the next one */
                 {
+                  status = uphase == 0
+                             ? transpose_into_slot (ws, op_b, x_view (uj), dXT, dev_x (uj), err)
+                             : transpose_into_slot (ws, op_a, y_view (uj), dYT, dev_y (uj), err);
+                  if (status != TILEMM_OK)
+                    return status;
                   if (uphase == 0)
                     CUDA_TRY (cudaEventRecord (ev_x[steps[uj].part], ws.up), "cudaEventRecord");
                   else
@@ -430,7 +465,10 @@ tilemm_status tilemm_cuda_multiply (const tilemm_plan *plan, const tilemm_view *
     return status;
   workspace &ws = ws_pool[0]; /* the caller's thread: worker 0 */
   return recorded_product (ws,
-    [&] (tilemm_cuda_stats *st) { return run_pipeline (ws, plan, a, b, c, stop, st, err); }, true);
+    [&] (tilemm_cuda_stats *st) {
+      return run_pipeline (ws, plan, TILEMM_OP_NONE, a, TILEMM_OP_NONE, b, c, stop, st, err);
+    },
+    true);
 }
 
 } /* extern "C" */

@@ -208,25 +208,25 @@ tilemm_status workspace_reserve (workspace &ws, const size_t bytes[NBUF], size_t
   bool grow = false;
   for (int i = 0; i < NBUF; i++)
     grow = grow || ws.capacity[i] < bytes[i];
+  /* Every buffer that changes is freed before any is allocated (growing needs the old bytes no
+   * more): freed and allocated one by one, a buffer that grows would sit beside the old sizes
+   * of those after it, past both panels' need (panels whose steps differ: one buffer grows as
+   * another shrinks). */
+  bool change[NBUF];
   for (int i = 0; i < NBUF; i++)
     {
-      if (ws.capacity[i] >= bytes[i] && !(grow && ws.capacity[i] > bytes[i]))
+      change[i] = ws.capacity[i] < bytes[i] || (grow && ws.capacity[i] > bytes[i]);
+      if (!change[i] || !ws.buffer[i])
         continue;
-      if (bytes[i] == 0)
-        {
-          void *old = ws.buffer[i];
-          ws.buffer[i] = nullptr;
-          ws.capacity[i] = 0;
-          CUDA_TRY (cudaFree (old), "cudaFree(%s)", buffer_name[i]);
-          continue;
-        }
-      if (ws.buffer[i]) /* free first: growing needs the old bytes no more */
-        {
-          void *old = ws.buffer[i];
-          ws.buffer[i] = nullptr;
-          ws.capacity[i] = 0;
-          CUDA_TRY (cudaFree (old), "cudaFree(%s)", buffer_name[i]);
-        }
+      void *old = ws.buffer[i];
+      ws.buffer[i] = nullptr;
+      ws.capacity[i] = 0;
+      CUDA_TRY (cudaFree (old), "cudaFree(%s)", buffer_name[i]);
+    }
+  for (int i = 0; i < NBUF; i++)
+    {
+      if (!change[i] || bytes[i] == 0)
+        continue;
       CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MALLOC, cudaErrorMemoryAllocation,
                                  cudaMalloc (&ws.buffer[i], bytes[i])),
                 "cudaMalloc(%s, %zu bytes)", buffer_name[i], bytes[i]);

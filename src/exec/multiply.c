@@ -43,7 +43,7 @@ tilemm_status tilemm_multiply_op_stoppable (const tilemm_plan *plan, tilemm_op o
   if (!ops)
     return tilemm_exec_no_backend (plan->backend, err);
   /* One device, the whole plan: the backend runs its panels and steps (a transposed product on
-   * the GPU, which it runs in whole panels, through the queue of the plan's panels). */
+   * the GPU too: the pipeline transposes each step's piece on the device). */
   tilemm_call_plan run;
   memset (&run, 0, sizeof run);
   run.type = plan->type;

@@ -829,7 +829,8 @@
 %! assert (! isempty (strfind (p, "emulated_passes: two")))
 %! assert (strtrim (__tilemm_plan__ (3, rnd (3, 3))), "action: delegate to mtimes")
 %!testif ; exist ("__tilemm_plan__") > 0 && gpu_usable ()
-%! ## On the GPU, a transposed product under a quarter of its data: in whole panels that fit.
+%! ## On the GPU, a transposed product under a quarter of its data: in panels that fit (the
+%! ## pipeline's, its device transposes' scratch counted).
 %! A = rnd (700, 600); B = rnd (700, 800);
 %! lim = 8 * (600 * 700 + 700 * 800 + 600 * 800) / 4;
 %! p = __tilemm_plan__ (A, "transpose", B, "none", "backend", "gpu", "max_device_bytes", lim);

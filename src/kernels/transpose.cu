@@ -5,7 +5,8 @@
  * The textbook shared-memory transpose: a block reads a 32×32 tile of src along its columns
  * (coalesced), and writes it to dst along dst's columns (coalesced too), through a tile padded
  * by one element so the column reads of shared memory hit 32 different banks.  O(rows·cols),
- * used once per transposed operand of a product (src/cuda/transposed_product.cu, op_panel).
+ * used for each step's piece of a transposed operand (src/cuda/pipeline.cu) and for an emulated
+ * product's transposed operand (src/cuda/transposed_product.cu, operand_on_device).
  */
 #include <cuda_runtime_api.h>
 
