@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <complex>
 #include <vector>
@@ -39,7 +38,6 @@ extern "C" void mock_cuda_reset_peak (void);
 extern "C" unsigned long long mock_kernels_launches (int variant);
 extern "C" unsigned long long mock_kernels_transposes (void);
 extern "C" unsigned long long mock_batched_launches (void);
-extern "C" void mock_cuda_seed (unsigned long long seed);
 #endif
 #ifndef TILEMM_TEST_MOCK
 static size_t mock_cuda_device_bytes (void) { return 0; }
@@ -422,226 +420,6 @@ void alone_case (const char *label, tilemm_backend_choice choice, bool xc, bool 
   CHECK (tilemm_batch_run (&batch, &stopping, xb.data (), yb.data (), z.data (), &err)
            == TILEMM_EINTERRUPTED, "a stop asked: %s", err.detail);
 }
-
-// ---------------------------------------------------------------- overlapped host copies
-
-// The host threads of this process now (Linux: /proc/self/task); -1 where unknown.
-int thread_count ()
-{
-  FILE *f = fopen ("/proc/self/status", "r");
-  if (!f)
-    return -1;
-  char line[256];
-  int n = -1;
-  while (fgets (line, sizeof line, f))
-    if (sscanf (line, "Threads: %d", &n) == 1)
-      break;
-  fclose (f);
-  return n;
-}
-
-// The threads back to `before`: an OpenMP team's workers leave a moment after their thread.
-bool threads_back_to (int before)
-{
-  for (int tries = 0; tries < 200; tries++)
-    {
-      if (thread_count () <= before)
-        return true;
-      struct timespec pause = { 0, 5000000 };
-      nanosleep (&pause, nullptr);
-    }
-  return false;
-}
-
-// A stop asked at the Nth poll of the batch (the batch polls before each panel after the first).
-int polls_to_stop = 0;
-int stop_at_poll (void *)
-{
-  return --polls_to_stop <= 0;
-}
-
-// One batch of many panels (two in flight) with its plan's overlap set as asked, run into z.
-struct overlap_batch
-{
-  array x, y;
-  tilemm_batch batch;
-  std::vector<unsigned char> xb, yb;
-  size_t z_bytes;
-
-  explicit overlap_batch (int64_t pages)
-    : x{ false, false, { 24, 24, pages }, {}, {}, {} }, y{ false, false, { 24, 24, pages }, {}, {}, {} }
-  {
-    x.fill ();
-    y.fill ();
-    tilemm_error err = { TILEMM_OK, "" };
-    CHECK (tilemm_batch_shape_make (3, x.dims.data (), TILEMM_OP_NONE, 3, y.dims.data (),
-                                    TILEMM_OP_TRANSPOSE, &batch.shape, &err) == TILEMM_OK,
-           "%s", err.detail);
-    tilemm_options options;
-    tilemm_options_init (&options);
-    options.backend = TILEMM_CHOOSE_GPU;
-    const tilemm_operand da = describe (x), db = describe (y);
-    CHECK (tilemm_decide_op (&da, TILEMM_OP_NONE, &db, TILEMM_OP_TRANSPOSE, &options,
-                             &batch.decision, &err) == TILEMM_OK, "%s", err.detail);
-    // 60 pages a panel under the limit: 30 a panel with two in flight.
-    CHECK (tilemm_batch_plan_make (&batch.decision.route, pages, 2, TILEMM_CHOOSE_GPU, 1,
-                                   60 * 3 * 24 * 24 * 8, 0, &batch.plan, &err) == TILEMM_OK
-             && !batch.plan.per_page && batch.plan.pages_per_panel == 60,
-           "plan: %s, %lld pages a panel", err.detail, (long long) batch.plan.pages_per_panel);
-    batch.decision.backend = batch.plan.backend;
-    xb = as_route_reads (x, false, false);
-    yb = as_route_reads (y, false, false);
-    z_bytes = (size_t) pages * 24 * 24 * 8;
-  }
-
-  tilemm_status run (bool overlap, unsigned char poison, std::vector<unsigned char> &z,
-                     int stop_poll, tilemm_error *err)
-  {
-    batch.plan.overlap_copies = overlap;
-    batch.plan.copy_in_threads = batch.plan.copy_out_threads = overlap ? 1 : 0;
-    z.assign (z_bytes, poison);
-    tilemm_options options;
-    tilemm_options_init (&options);
-    options.backend = TILEMM_CHOOSE_GPU;
-    polls_to_stop = stop_poll;
-    if (stop_poll > 0)
-      options.stop.should_stop = stop_at_poll;
-    return tilemm_batch_run (&batch, &options, xb.data (), yb.data (), z.data (), err);
-  }
-};
-
-// The pages of z that are not all `poison` bytes: a prefix; its length in pages (-1: not a
-// prefix).
-int64_t written_prefix (const std::vector<unsigned char> &z, unsigned char poison, size_t page)
-{
-  const int64_t pages = (int64_t) (z.size () / page);
-  int64_t first_unwritten = pages;
-  for (int64_t p = 0; p < pages; p++)
-    {
-      bool untouched = true;
-      for (size_t b = 0; b < page && untouched; b++)
-        untouched = z[(size_t) p * page + b] == poison;
-      if (untouched && first_unwritten == pages)
-        first_unwritten = p;
-      if (!untouched && first_unwritten < pages)
-        return -1;
-    }
-  return first_unwritten;
-}
-
-// The batch's copies out on a second thread (the plan's overlap_copies): 40 panels, several
-// staging chunks a panel, every result page bitwise the serial path's (Z poisoned differently
-// for each, so a page never written shows), in several orders of the stand-in's streams; a stop
-// mid-batch leaves what was computed in Z, as the serial path does; a failure of a copy in the
-// copy-out thread (TILEMM_FAULT=download:N), or of any copy (memcpy:N), is the call's error and
-// leaves no device memory and no thread behind, and the next call is whole again.
-void overlap_cases ()
-{
-  const int64_t pages = 1200;
-  overlap_batch ob (pages);
-  const size_t page = 24 * 24 * 8;
-  tilemm_error err = { TILEMM_OK, "" };
-  std::vector<unsigned char> serial, overlapped;
-  tilemm_cuda_stats st;
-
-  CHECK_CASE ("overlapped copies: bitwise the serial path, every page written");
-  CHECK (ob.run (false, 0x00, serial, 0, &err) == TILEMM_OK, "serial: %s", err.detail);
-  tilemm_cuda_last_stats (&st);
-  CHECK (st.copy_out_threads == 0 && st.panels == 40, "serial: copy-out team %d, %lld panels",
-         st.copy_out_threads, st.panels);
-  CHECK (check_result (ob.x, TILEMM_OP_NONE, ob.y, TILEMM_OP_TRANSPOSE, serial.data (), false,
-                       false, "serial"), "the serial path's values");
-  const int threads_before = thread_count ();
-  for (unsigned long long seed = 1; seed <= 6; seed++)
-    {
-      mock_cuda_seed (seed * 7919);
-      CHECK (ob.run (true, 0xFF, overlapped, 0, &err) == TILEMM_OK, "overlapped: %s", err.detail);
-      tilemm_cuda_last_stats (&st);
-      CHECK (st.copy_out_threads == 1 && st.panels == 40 && st.ok,
-             "overlapped: copy-out team %d, %lld panels", st.copy_out_threads, st.panels);
-      CHECK (memcmp (serial.data (), overlapped.data (), serial.size ()) == 0,
-             "seed %llu: Z differs from the serial path's (first page %lld not equal)", seed,
-             (long long) [&] {
-               for (int64_t p = 0; p < pages; p++)
-                 if (memcmp (&serial[(size_t) p * page], &overlapped[(size_t) p * page], page))
-                   return p;
-               return (int64_t) -1;
-             }());
-    }
-  CHECK (threads_back_to (threads_before), "%d threads after, %d before", thread_count (),
-         threads_before);
-
-  CHECK_CASE ("overlapped copies: the plan's least panels, without a limit");
-  {
-    const tilemm_batch_plan kept = ob.batch.plan;
-    ob.batch.plan.pages_per_panel = pages;
-    ob.batch.plan.pipeline_panels = 8;
-    CHECK (ob.run (true, 0xFF, overlapped, 0, &err) == TILEMM_OK, "overlapped: %s", err.detail);
-    tilemm_cuda_last_stats (&st);
-    CHECK (st.panels == 8 && st.copy_out_threads == 1, "%lld panels, copy-out team %d",
-           st.panels, st.copy_out_threads);
-    CHECK (memcmp (serial.data (), overlapped.data (), serial.size ()) == 0,
-           "Z differs from the serial path's");
-    ob.batch.plan = kept;
-  }
-
-  CHECK_CASE ("overlapped copies: a stop mid-batch leaves what was computed in Z");
-  for (int poll : { 1, 2, 7, 39 })
-    {
-      std::vector<unsigned char> serial_stopped;
-      CHECK (ob.run (false, 0xFF, serial_stopped, poll, &err) == TILEMM_EINTERRUPTED,
-             "serial, stop at poll %d: %s", poll, err.detail);
-      CHECK (ob.run (true, 0xFF, overlapped, poll, &err) == TILEMM_EINTERRUPTED,
-             "overlapped, stop at poll %d: %s", poll, err.detail);
-      const int64_t done = written_prefix (overlapped, 0xFF, page);
-      CHECK (done == poll * 30, "stop at poll %d: %lld pages in Z, a prefix of %d panels expected",
-             poll, (long long) done, poll);
-      CHECK (done > 0 && memcmp (serial.data (), overlapped.data (), (size_t) done * page) == 0,
-             "stop at poll %d: the pages in Z differ from the whole run's", poll);
-      CHECK (memcmp (serial_stopped.data (), overlapped.data (), overlapped.size ()) == 0,
-             "stop at poll %d: Z differs from the serial path's stopped at the same poll", poll);
-    }
-  CHECK (threads_back_to (threads_before), "%d threads after, %d before", thread_count (),
-         threads_before);
-
-  CHECK_CASE ("overlapped copies: a failure in the copy-out thread is the call's; nothing left");
-  // 40 panels, 3 chunks of Z each (138 KB in 64 KB chunks): the first, one mid-batch, the last.
-  for (int nth : { 1, 2, 61, 119, 120 })
-    {
-      char spec[32];
-      snprintf (spec, sizeof spec, "download:%d", nth);
-      setenv ("TILEMM_FAULT", spec, 1);
-      const tilemm_status s = ob.run (true, 0xFF, overlapped, 0, &err);
-      unsetenv ("TILEMM_FAULT");
-      CHECK (s == TILEMM_ECUDA && strstr (err.detail, "device to host"),
-             "%s: status %d, %s", spec, (int) s, err.detail);
-      CHECK (mock_cuda_device_bytes () == 0 && tilemm_cuda_bytes_held () == 0,
-             "%s: %zu device bytes left", spec, mock_cuda_device_bytes ());
-      CHECK (threads_back_to (threads_before), "%s: %d threads after, %d before", spec,
-             thread_count (), threads_before);
-    }
-  CHECK (ob.run (true, 0x00, overlapped, 0, &err) == TILEMM_OK
-           && memcmp (serial.data (), overlapped.data (), serial.size ()) == 0,
-         "the call after the failures: %s", err.detail);
-
-  CHECK_CASE ("overlapped copies: a failure of any copy, either thread's; nothing left");
-  for (int nth : { 1, 3, 50, 150, 300, 359 })
-    {
-      char spec[32];
-      snprintf (spec, sizeof spec, "memcpy:%d", nth);
-      setenv ("TILEMM_FAULT", spec, 1);
-      const tilemm_status s = ob.run (true, 0xFF, overlapped, 0, &err);
-      unsetenv ("TILEMM_FAULT");
-      CHECK (s == TILEMM_ECUDA, "%s: status %d, %s", spec, (int) s, err.detail);
-      CHECK (mock_cuda_device_bytes () == 0, "%s: %zu device bytes left", spec,
-             mock_cuda_device_bytes ());
-      CHECK (threads_back_to (threads_before), "%s: %d threads after, %d before", spec,
-             thread_count (), threads_before);
-    }
-  CHECK (ob.run (true, 0x00, overlapped, 0, &err) == TILEMM_OK
-           && memcmp (serial.data (), overlapped.data (), serial.size ()) == 0,
-         "the call after the failures: %s", err.detail);
-}
 #endif
 } // namespace
 
@@ -661,9 +439,6 @@ int main (void)
   tilemm_error err = { TILEMM_OK, "" };
 #ifdef TILEMM_TEST_MOCK
   const char *program = "test_pages";
-  // Staging chunks smaller than a panel's pages, so that a panel travels in several (read once,
-  // at the first product).
-  setenv ("TILEMM_STAGING_KB", "64", 0);
   CHECK_CASE ("the stand-in runtime is a usable GPU");
   CHECK (tilemm_cuda_probe (&err) == TILEMM_OK, "%s", err.detail);
   const bool gpu = true;
@@ -780,7 +555,6 @@ int main (void)
       alone_case ("X'*X", choice, true, false, { 45, 67, 3 }, TILEMM_OP_CTRANSPOSE, true,
                   { 45, 67, 3 }, TILEMM_OP_NONE, true);
     }
-  overlap_cases ();
 #endif
 
   CHECK_CASE ("plan: which pages run alone");
@@ -817,44 +591,6 @@ int main (void)
     r.m = r.n = r.k = 64;
     CHECK (tilemm_batch_plan_make (&r, 10, 8, TILEMM_CHOOSE_CPU, 0, 0, 0, &plan, &err) == TILEMM_OK
              && plan.threads == 8, "10 pages of 64x64: %d threads", plan.threads);
-  }
-
-  CHECK_CASE ("plan: the GPU's host copies overlapped for a large batch, the threads shared");
-  {
-    tilemm_route r = square_route (TILEMM_DOUBLE, 64);
-    tilemm_batch_plan plan;
-    CHECK (tilemm_batch_plan_make (&r, 10000, 16, TILEMM_CHOOSE_GPU, 1, 0, 0, &plan, &err)
-             == TILEMM_OK && plan.overlap_copies && plan.copy_in_threads == 8
-             && plan.copy_out_threads == 8 && plan.pipeline_panels == 4,
-           "10^4 pages of 64x64: overlap %d, %d in, %d out", plan.overlap_copies,
-           plan.copy_in_threads, plan.copy_out_threads);
-    CHECK (tilemm_batch_plan_make (&r, 10000, 1, TILEMM_CHOOSE_GPU, 1, 0, 0, &plan, &err)
-             == TILEMM_OK && !plan.overlap_copies, "one thread: no overlap");
-    CHECK (tilemm_batch_plan_make (&r, 100, 16, TILEMM_CHOOSE_GPU, 1, 0, 0, &plan, &err)
-             == TILEMM_OK && !plan.overlap_copies, "100 pages of 64x64 (10 MB): no overlap");
-    CHECK (tilemm_batch_plan_make (&r, 10000, 16, TILEMM_CHOOSE_CPU, 1, 0, 0, &plan, &err)
-             == TILEMM_OK && !plan.overlap_copies, "the CPU: no overlap");
-    setenv ("TILEMM_PAGES_OVERLAP", "0", 1);
-    CHECK (tilemm_batch_plan_make (&r, 10000, 16, TILEMM_CHOOSE_GPU, 1, 0, 0, &plan, &err)
-             == TILEMM_OK && !plan.overlap_copies, "TILEMM_PAGES_OVERLAP=0");
-    setenv ("TILEMM_PAGES_OVERLAP", "1", 1);
-    setenv ("TILEMM_PAGES_COPY_OUT_THREADS", "5", 1);
-    CHECK (tilemm_batch_plan_make (&r, 100, 16, TILEMM_CHOOSE_GPU, 1, 0, 0, &plan, &err)
-             == TILEMM_OK && plan.overlap_copies && plan.copy_out_threads == 5
-             && plan.copy_in_threads == 11,
-           "TILEMM_PAGES_OVERLAP=1, TILEMM_PAGES_COPY_OUT_THREADS=5: overlap %d, %d in, %d out",
-           plan.overlap_copies, plan.copy_in_threads, plan.copy_out_threads);
-    setenv ("TILEMM_PAGES_COPY_OUT_THREADS", "16", 1);
-    setenv ("TILEMM_PAGES_PANELS", "8", 1);
-    CHECK (tilemm_batch_plan_make (&r, 100, 16, TILEMM_CHOOSE_GPU, 1, 0, 0, &plan, &err)
-             == TILEMM_OK && plan.copy_out_threads == 8 && plan.pipeline_panels == 8,
-           "16 of 16 threads out: ignored; TILEMM_PAGES_PANELS=8: %d", plan.pipeline_panels);
-    setenv ("TILEMM_PAGES_PANELS", "1", 1);
-    CHECK (tilemm_batch_plan_make (&r, 100, 16, TILEMM_CHOOSE_GPU, 1, 0, 0, &plan, &err)
-             == TILEMM_OK && plan.pipeline_panels == 4, "TILEMM_PAGES_PANELS=1: ignored");
-    unsetenv ("TILEMM_PAGES_PANELS");
-    unsetenv ("TILEMM_PAGES_OVERLAP");
-    unsetenv ("TILEMM_PAGES_COPY_OUT_THREADS");
   }
 
   CHECK_CASE ("plan: a page over the limit on the GPU");

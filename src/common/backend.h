@@ -151,10 +151,6 @@ typedef struct tilemm_cuda_stats_s {
   double copy_in_ms;         /* host time spent copying operands into pinned staging    */
   double copy_out_ms;        /* host time spent copying results out of pinned staging   */
   double result_prep_ms;     /* host time preparing the result's pages (huge pages)     */
-  double copy_wait_ms;       /* a batch whose copies overlap: the caller's time waiting for
-                                its copy-out thread (a slot's results in Z, and at the end)  */
-  int copy_out_threads;      /* such a batch: the copy-out thread's team; 0: the copies out
-                                ran on the caller                                          */
   double bytes_up, bytes_down;
   long long panels, steps;
   /* Sums over every GPU product since load (this one included), so that a caller running many
@@ -174,8 +170,7 @@ void tilemm_cuda_last_stats (tilemm_cuda_stats *stats);
  * one device is the caller's own thread.  `state` is what begin made for this product (its
  * figures, a simulated device's memory): nothing outlives end.  The operations decide nothing:
  * the plan they are given is the one the call's plan holds. */
-struct tilemm_batch_job_s;  /* batch.h */
-struct tilemm_batch_plan_s; /* batch.h */
+struct tilemm_batch_job_s; /* batch.h */
 
 typedef struct tilemm_backend_ops {
   const char *name;          /* "cpu", "gpu", "simulated"                                    */
@@ -220,12 +215,10 @@ typedef struct tilemm_backend_ops {
                               tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
                               const tilemm_stop *stop, tilemm_emu_plan *used,
                               int64_t *exact_entries, tilemm_error *err);
-  /* A batch of pages (pagemtimes, batch.h) as its plan says (panels of pages_per_panel pages,
-   * the host's copies overlapped or not), on the caller's device; NULL where the executor runs
-   * the pages itself through `product` (the CPU). */
-  tilemm_status (*batch) (const struct tilemm_batch_job_s *job,
-                          const struct tilemm_batch_plan_s *plan, const tilemm_stop *stop,
-                          tilemm_error *err);
+  /* A batch of pages (pagemtimes, batch.h) in panels of pages_per_panel pages, on the caller's
+   * device; NULL where the executor runs the pages itself through `product` (the CPU). */
+  tilemm_status (*batch) (const struct tilemm_batch_job_s *job, int64_t pages_per_panel,
+                          const tilemm_stop *stop, tilemm_error *err);
   /* Host-facing facts and housekeeping (NULL where the backend keeps nothing). */
   void (*release) (void);
   size_t (*bytes_held) (void);

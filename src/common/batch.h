@@ -56,7 +56,7 @@ void tilemm_batch_sources (const tilemm_batch_shape *shape, int64_t z_page, int6
 #define TILEMM_BATCH_SMALL_PAGE_WORK 4096
 
 /* How a batch runs. */
-typedef struct tilemm_batch_plan_s {
+typedef struct {
   tilemm_backend backend;
   int per_page;              /* pages one by one, each a plain product (tilemm_run) with the
                                 page's call plan, which the batch's decision holds: pages
@@ -68,18 +68,6 @@ typedef struct tilemm_batch_plan_s {
                                 0: page after page, each spread over the threads            */
   int threads;               /* CPU: the threads (0: OpenMP's default; 1 for a batch too
                                 small to gain from more)                                      */
-  int overlap_copies;        /* GPU, batched: panel i's results copied out of the staging on a
-                                second host thread while the caller copies panel i+1's
-                                operands in (the host's two copies overlap); 0: both on the
-                                caller, one after the other.  Used where the batch has two
-                                panels in flight (batch_product.cu)                          */
-  int copy_in_threads;       /* GPU, overlap_copies: the OpenMP team of the caller's copies in
-                                and of the copy-out thread's copies out; they share the      */
-  int copy_out_threads;      /* cores, so together they are the plan's threads               */
-  int pipeline_panels;       /* GPU, batched: a batch of over 8 MB is cut into at least this
-                                many panels (two in flight), so that copies and kernels
-                                overlap; the more, the shorter the first panel's copy in and
-                                the last one's copy out, which nothing overlaps            */
 } tilemm_batch_plan;
 
 /* The plan of a batch of `pages` products of one page's route (m, n, k in the route's terms: a
@@ -90,11 +78,6 @@ typedef struct tilemm_batch_plan_s {
  * hold (device_bytes: the GPU's memory budget, 0 when unknown).  Pages that run alone
  * (per_page: tilemm_batch_page_alone, or TILEMM_PAGES_ALONE=1 for every batch, =0 for none)
  * leave the limit to the page's call plan, which the caller makes (tilemm_decide_batch).
- * A batched GPU product overlaps its host copies (overlap_copies) where its bytes are many
- * enough to pay a thread's start; TILEMM_PAGES_OVERLAP=0 (1) turns that off (on) for every
- * batch, TILEMM_PAGES_COPY_OUT_THREADS=n gives the copy out n of the threads, and
- * TILEMM_PAGES_PANELS=n (2 to 64) sets pipeline_panels: read here, once per batch, to time the
- * paths against each other.
  * TILEMM_EDEVMEM when one page of a batched GPU product does not fit the limit; TILEMM_ENOGPU
  * when "gpu" and !gpu_usable. */
 tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, int threads,
@@ -132,13 +115,12 @@ typedef struct tilemm_batch_job_s {
 } tilemm_batch_job;
 
 /* The GPU's batched product (src/cuda/batch_product.cu, reached through the GPU's table: its
- * `batch`; a build without CUDA has none): every page of the job, panels of the plan's
- * pages_per_panel pages through the pinned staging and the device workspace, in one launch of
- * the batched kernels a panel (small pages packed several to a block), the host's copies
- * overlapped as the plan says (overlap_copies).  Pages that run alone never come here (the
- * executor runs them as plain products).  stop (may be NULL) is polled between panels. */
-tilemm_status tilemm_cuda_multiply_batch (const tilemm_batch_job *job,
-                                          const tilemm_batch_plan *plan,
+ * `batch`; a build without CUDA has none): every page of the job, panels of pages_per_panel
+ * pages through the pinned staging and the device workspace, in one launch of the batched
+ * kernels a panel (small pages packed several to a block).  Pages that run alone never come
+ * here (the executor runs them as plain products).  stop (may be NULL) is polled between
+ * panels. */
+tilemm_status tilemm_cuda_multiply_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
                                           const tilemm_stop *stop, tilemm_error *err);
 
 #ifdef __cplusplus

@@ -28,15 +28,6 @@ static const double CPU_FLOPS_PER_THREAD_S = 3.0e9;
  * on cores that another process may hold, and a barrier that waits for the slowest). */
 static const double CPU_SERIAL_S = 1.0e-4;
 
-/* A batched GPU product overlaps its host copies (the copy out on a second thread) from this
- * many bytes of pages (operands and results) on: below it the copies take about as long as
- * starting that thread and its OpenMP team costs, and the batch has one or two panels. */
-static const double OVERLAP_MIN_BYTES = 16.0 * 1024 * 1024;
-
-/* A batched GPU product of over 8 MB is cut into at least this many panels (batch.h:
- * pipeline_panels). */
-static const int PIPELINE_PANELS = 4;
-
 static void dims_text (char *out, size_t size, int ndims, const int64_t *dims)
 {
   size_t used = 0;
@@ -207,55 +198,6 @@ int tilemm_batch_gpu_pays (const tilemm_route *route, int64_t pages, int threads
   return gpu_s < cpu_s;
 }
 
-/* TILEMM_PAGES_OVERLAP: 0 or 1 (-1 when unset or anything else). */
-static int overlap_override (void)
-{
-  const char *v = getenv ("TILEMM_PAGES_OVERLAP");
-  return v && (v[0] == '0' || v[0] == '1') && v[1] == '\0' ? v[0] - '0' : -1;
-}
-
-/* TILEMM_PAGES_COPY_OUT_THREADS: the copy out's team, 1 to threads - 1 (0 when unset or out of
- * range: the plan's own split). */
-static int copy_out_override (int threads)
-{
-  const char *v = getenv ("TILEMM_PAGES_COPY_OUT_THREADS");
-  if (!v || !*v)
-    return 0;
-  char *end = NULL;
-  const long n = strtol (v, &end, 10);
-  return *end == '\0' && n >= 1 && n < threads ? (int) n : 0;
-}
-
-/* TILEMM_PAGES_PANELS: the least panels of a pipelined batch, 2 to 64 (0 when unset or out of
- * range). */
-static int panels_override (void)
-{
-  const char *v = getenv ("TILEMM_PAGES_PANELS");
-  if (!v || !*v)
-    return 0;
-  char *end = NULL;
-  const long n = strtol (v, &end, 10);
-  return *end == '\0' && n >= 2 && n <= 64 ? (int) n : 0;
-}
-
-/* A batched GPU product's host copies: whether the copy out of one panel's results runs on a
- * second thread beside the copy in of the next panel's operands, and how the threads are
- * shared.  Half each: the copy in moves two pages for each page the copy out moves, but the
- * copy out writes a fresh result whose memory faults in as it goes, which costs about as
- * much again. */
-static void plan_copies (int64_t pages, double page_bytes, int threads, tilemm_batch_plan *plan)
-{
-  const int forced = overlap_override ();
-  plan->overlap_copies = threads >= 2
-                         && (forced == 1
-                             || (forced == -1 && (double) pages * page_bytes >= OVERLAP_MIN_BYTES));
-  if (!plan->overlap_copies)
-    return;
-  const int out = copy_out_override (threads);
-  plan->copy_out_threads = out > 0 ? out : threads / 2;
-  plan->copy_in_threads = threads - plan->copy_out_threads;
-}
-
 tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, int threads,
                                       tilemm_backend_choice choice, int gpu_usable,
                                       size_t max_device_bytes, size_t device_bytes,
@@ -271,9 +213,6 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
   plan->threads = cpu_one_thread_s (route, pages) < CPU_SERIAL_S ? 1 : threads;
   plan->pages_per_panel = pages;
   plan->backend = TILEMM_BACKEND_CPU;
-  plan->overlap_copies = 0;
-  plan->copy_in_threads = plan->copy_out_threads = 0;
-  plan->pipeline_panels = PIPELINE_PANELS;
   /* TILEMM_PAGES_ALONE=1 (0) runs every batch's pages alone (none), for tests and to measure
    * both routes; read here, once per batch. */
   const char *alone = getenv ("TILEMM_PAGES_ALONE");
@@ -324,9 +263,5 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
     }
   if (plan->pages_per_panel < 1)
     plan->pages_per_panel = 1;
-  const int panels = panels_override ();
-  if (panels > 0)
-    plan->pipeline_panels = panels;
-  plan_copies (pages, page_bytes, threads, plan);
   return tilemm_error_set (err, TILEMM_OK, NULL);
 }

@@ -2,28 +2,26 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fault.h"
 
 static const char *const kind_names[TILEMM_FAULT_NKINDS] = { "malloc", "host", "memcpy",
-                                                              "launch", "download" };
+                                                              "launch" };
 
 /* This product's armed fault (kind < 0: none) and its counts; reset by every begin. */
 static struct {
   int kind;
   long nth;
-  atomic_long count[TILEMM_FAULT_NKINDS];   /* a batch's copy-out thread counts too */
+  long count[TILEMM_FAULT_NKINDS];
 } fault = { -1, 0, { 0 } };
 
 void tilemm_fault_begin (void)
 {
   fault.kind = -1;
   fault.nth = 0;
-  for (int k = 0; k < TILEMM_FAULT_NKINDS; k++)
-    atomic_store (&fault.count[k], 0);
+  memset (fault.count, 0, sizeof fault.count);
   const char *spec = getenv ("TILEMM_FAULT");
   if (!spec || !*spec)
     return;
@@ -48,11 +46,11 @@ int tilemm_fault_hit (tilemm_fault_kind kind)
 {
   if ((int) kind < 0 || kind >= TILEMM_FAULT_NKINDS)
     return 0;
-  const long n = atomic_fetch_add (&fault.count[kind], 1) + 1;
-  return fault.kind == (int) kind && n == fault.nth;
+  fault.count[kind]++;
+  return fault.kind == (int) kind && fault.count[kind] == fault.nth;
 }
 
 long tilemm_fault_count (tilemm_fault_kind kind)
 {
-  return (int) kind >= 0 && kind < TILEMM_FAULT_NKINDS ? atomic_load (&fault.count[kind]) : 0;
+  return (int) kind >= 0 && kind < TILEMM_FAULT_NKINDS ? fault.count[kind] : 0;
 }

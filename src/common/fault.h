@@ -9,12 +9,9 @@
  *   host    pinned host allocations (cudaHostAlloc)  -> TILEMM_ENOMEM
  *   memcpy  copies (cudaMemcpyAsync)                  -> TILEMM_ECUDA
  *   launch  kernel launches (tilemm_cuda_launch)      -> TILEMM_ECUDA
- *   download  device-to-host copies only (each also counts as a memcpy) -> TILEMM_ECUDA: the
- *           copies of a batch's copy-out thread, whose place among all copies varies
- * The counts are atomic: a batch copies its results out on a second thread (batch_product.cu).
  * The variable is read when each product starts (tilemm_fault_begin) and the counts start from
  * zero then, so nothing carries over from one call to the next; unset, a hook costs an increment
- * and a comparison.  Callers hold the CUDA backend's lock.
+ * and a comparison.  Callers hold the CUDA backend's lock, so the counts need no atomics.
  * Plain C, no CUDA header: the hook returns whether to fail, the call site picks the error. */
 #ifndef TILEMM_FAULT_H
 #define TILEMM_FAULT_H
@@ -28,7 +25,6 @@ typedef enum {
   TILEMM_FAULT_HOST,
   TILEMM_FAULT_MEMCPY,
   TILEMM_FAULT_LAUNCH,
-  TILEMM_FAULT_DOWNLOAD,
   TILEMM_FAULT_NKINDS
 } tilemm_fault_kind;
 

@@ -171,22 +171,16 @@ struct cursor
 unit next_unit (const piece &p, cursor &c, size_t most);
 piece piece_of (const tilemm_view &v, void *dev, size_t es);
 tilemm_status send_unit (workspace &ws, const piece &p, const unit &u, int chunk,
-                         unsigned char *stage, int threads,
+                         unsigned char *stage,
                          const char *what, tilemm_cuda_stats *st, tilemm_error *err);
 tilemm_status fetch_unit (workspace &ws, const piece &p, const unit &u, int chunk,
                           unsigned char *stage,
                           tilemm_cuda_stats *st, tilemm_error *err);
-/* The staging's copies on `threads` host threads (tilemm_parallel_copy_2d's count), or on the
- * settings' copy_threads (the forms without).  stage_up uses only the upload half of the
- * staging, stage_down only the download half: one thread may run each at once. */
-tilemm_status stage_up (workspace &ws, const tilemm_view &v, void *dev, int threads,
-                        tilemm_cuda_stats *st, tilemm_error *err);
 tilemm_status stage_up (workspace &ws, const tilemm_view &v, void *dev, tilemm_cuda_stats *st,
                         tilemm_error *err);
 tilemm_status stage_down (workspace &ws, void *dev, const tilemm_view &v, cudaEvent_t ready,
-                          int threads, tilemm_cuda_stats *st, tilemm_error *err);
-tilemm_status stage_down (workspace &ws, void *dev, const tilemm_view &v, cudaEvent_t ready,
-                          tilemm_cuda_stats *st, tilemm_error *err);
+                          tilemm_cuda_stats *st,
+                          tilemm_error *err);
 tilemm_matrix device_matrix (void *elements, int64_t height, int64_t width);
 double ms_since (std::chrono::steady_clock::time_point t0);
 

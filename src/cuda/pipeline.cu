@@ -395,7 +395,7 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
               const piece p = uphase == 0 ? x_piece (uj) : y_piece (uj);
               const unit u = next_unit (p, ucur, up_unit);
               status = send_unit (ws, p, u, chunk, up_stage + (size_t) chunk * cfg.chunk_bytes,
-                                  cfg.copy_threads, uphase == 0 ? "B" : "A", st, err);
+                                  uphase == 0 ? "B" : "A", st, err);
               if (status != TILEMM_OK)
                 return status;
               up_count++;

@@ -83,17 +83,16 @@ piece piece_of (const tilemm_view &v, void *dev, size_t es)
   return p;
 }
 
-/* One unit of a piece through upload chunk `stage` (chunk number `chunk`): `threads` host
- * threads copy it in (tilemm_parallel_copy_2d's count), the copy engine takes it to the device on
- * ws.up, and the chunk's event says when the chunk is free again.  What every upload does, the
- * pipeline's and stage_up's. */
+/* One unit of a piece through upload chunk `stage` (chunk number `chunk`): host threads copy it
+ * in, the copy engine takes it to the device on ws.up, and the chunk's event says when the chunk
+ * is free again.  What every upload does, the pipeline's and stage_up's. */
 tilemm_status send_unit (workspace &ws, const piece &p, const unit &u, int chunk,
-                         unsigned char *stage, int threads,
+                         unsigned char *stage,
                          const char *what, tilemm_cuda_stats *st, tilemm_error *err)
 {
   const auto t0 = std::chrono::steady_clock::now ();
   tilemm_parallel_copy_2d (stage, u.len, p.host + (size_t) u.line * p.pitch + u.off, p.pitch, u.len,
-                           (size_t) u.lines, threads);
+                           (size_t) u.lines, config ().copy_threads);
   st->copy_in_ms += std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now () - t0)
                       .count ();
   CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
@@ -111,12 +110,9 @@ tilemm_status fetch_unit (workspace &ws, const piece &p, const unit &u, int chun
                           unsigned char *stage,
                           tilemm_cuda_stats *st, tilemm_error *err)
 {
-  /* Both kinds counted (no short cut): a download is a memcpy too. */
-  const bool injected = (tilemm_fault_hit (TILEMM_FAULT_DOWNLOAD)
-                         | tilemm_fault_hit (TILEMM_FAULT_MEMCPY)) != 0;
-  CUDA_TRY (injected ? cudaErrorInvalidValue
-                     : cudaMemcpyAsync (stage, p.dev + (size_t) u.line * p.width + u.off,
-                                        u.bytes (), cudaMemcpyDeviceToHost, ws.down),
+  CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
+            cudaMemcpyAsync (stage, p.dev + (size_t) u.line * p.width + u.off, u.bytes (),
+                             cudaMemcpyDeviceToHost, ws.down)),
             "cudaMemcpyAsync(C, %zu bytes, device to host)", u.bytes ());
   CUDA_TRY (cudaEventRecord (ws.down_ev[chunk], ws.down), "cudaEventRecord");
   st->bytes_down += (double) u.bytes ();
@@ -163,10 +159,10 @@ int idle_prefault_threads (void)
   return cores >= 4 ? (int) (cores / 2 < 16 ? cores / 2 : 16) : 1;
 }
 
-/* A whole view into packed device memory through the pinned upload chunks: `threads` host
- * threads fill a chunk while the copy engine sends the ones before it.  Enqueued on ws.up. */
-tilemm_status stage_up (workspace &ws, const tilemm_view &v, void *dev, int threads,
-                        tilemm_cuda_stats *st, tilemm_error *err)
+/* A whole view into packed device memory through the pinned upload chunks: host threads fill a
+ * chunk while the copy engine sends the ones before it.  Enqueued on ws.up. */
+tilemm_status stage_up (workspace &ws, const tilemm_view &v, void *dev, tilemm_cuda_stats *st,
+                        tilemm_error *err)
 {
   const settings &cfg = config ();
   const piece p = piece_of (v, dev, tilemm_type_size (v.type));
@@ -179,26 +175,18 @@ tilemm_status stage_up (workspace &ws, const tilemm_view &v, void *dev, int thre
       unsigned char *const stage = ws.pinned + (size_t) chunk * cfg.chunk_bytes;
       CUDA_TRY (cudaEventSynchronize (ws.up_ev[chunk]), "copying an operand to the device");
       const unit u = next_unit (p, cur, cfg.chunk_bytes);
-      const tilemm_status status
-        = send_unit (ws, p, u, chunk, stage, threads, "an operand", st, err);
+      const tilemm_status status = send_unit (ws, p, u, chunk, stage, "an operand", st, err);
       if (status != TILEMM_OK)
         return status;
     }
   return TILEMM_OK;
 }
 
-tilemm_status stage_up (workspace &ws, const tilemm_view &v, void *dev, tilemm_cuda_stats *st,
-                        tilemm_error *err)
-{
-  return stage_up (ws, v, dev, config ().copy_threads, st, err);
-}
-
 /* Packed device memory into a whole view through the pinned download chunks, once `ready` has
- * happened: the copy engine brings the next chunks while `threads` host threads empty the
- * oldest.  Touches only the download half of the staging (ws.down, ws.down_ev, the download
- * chunks), so one thread may run it while another runs stage_up. */
+ * happened: the copy engine brings the next chunks while host threads empty the oldest. */
 tilemm_status stage_down (workspace &ws, void *dev, const tilemm_view &v, cudaEvent_t ready,
-                          int threads, tilemm_cuda_stats *st, tilemm_error *err)
+                          tilemm_cuda_stats *st,
+                          tilemm_error *err)
 {
   const settings &cfg = config ();
   const piece p = piece_of (v, dev, tilemm_type_size (v.type));
@@ -233,16 +221,10 @@ tilemm_status stage_down (workspace &ws, void *dev, const tilemm_view &v, cudaEv
       const auto t0 = std::chrono::steady_clock::now ();
       tilemm_parallel_copy_2d (p.host + (size_t) f.u.line * p.pitch + f.u.off, p.pitch,
                                stage + (size_t) f.chunk * cfg.chunk_bytes, f.u.len, f.u.len,
-                               (size_t) f.u.lines, threads);
+                               (size_t) f.u.lines, cfg.copy_threads);
       st->copy_out_ms += ms_since (t0);
     }
   return TILEMM_OK;
-}
-
-tilemm_status stage_down (workspace &ws, void *dev, const tilemm_view &v, cudaEvent_t ready,
-                          tilemm_cuda_stats *st, tilemm_error *err)
-{
-  return stage_down (ws, dev, v, ready, config ().copy_threads, st, err);
 }
 
 } /* namespace tilemm_cuda */

@@ -202,7 +202,7 @@ static tilemm_status native_batch (const tilemm_batch_job *job, const tilemm_bat
       const tilemm_backend_ops *gpu = tilemm_backend_find (TILEMM_BACKEND_CUDA);
       if (!gpu || !gpu->batch)
         return tilemm_cuda_probe (err);
-      return gpu->batch (job, plan, &options->stop, err);
+      return gpu->batch (job, plan->pages_per_panel, &options->stop, err);
     }
   return cpu_batch (job, plan, options, err);
 }

@@ -243,9 +243,7 @@ DEFUN_DLD (__tilemm_stats__, args, ,
            "@code{backend_ms} (entry to return of the GPU backend), @code{upload_ms},\n"
            "@code{compute_ms} and @code{download_ms} (its critical path: they sum to\n"
            "@code{backend_ms}), @code{copy_in_ms} and @code{copy_out_ms} (host time in staging\n"
-           "copies), @code{result_prep_ms}, @code{copy_wait_ms} and @code{copy_out_threads} (a batch\n"
-           "of pages whose copy out ran on a second thread: the caller's wait for it, and its team;\n"
-           "0 when the copies out ran on the caller), @code{bytes_up}, @code{bytes_down}, @code{panels},\n"
+           "copies), @code{result_prep_ms}, @code{bytes_up}, @code{bytes_down}, @code{panels},\n"
            "@code{steps}, @code{backend_ms_sum}, @code{copy_in_ms_sum} and @code{copy_out_ms_sum} (sums\n"
            "over every GPU product since load), @code{device_bytes_held}, @code{pinned_bytes_held},\n"
            "@code{device_free} and @code{device_total} (cudaMemGetInfo; -1 without a GPU).\n"
@@ -265,8 +263,6 @@ DEFUN_DLD (__tilemm_stats__, args, ,
   s.assign ("copy_in_ms", octave_value (st.copy_in_ms));
   s.assign ("copy_out_ms", octave_value (st.copy_out_ms));
   s.assign ("result_prep_ms", octave_value (st.result_prep_ms));
-  s.assign ("copy_wait_ms", octave_value (st.copy_wait_ms));
-  s.assign ("copy_out_threads", octave_value ((double) st.copy_out_threads));
   s.assign ("bytes_up", octave_value (st.bytes_up));
   s.assign ("bytes_down", octave_value (st.bytes_down));
   s.assign ("panels", octave_value ((double) st.panels));
