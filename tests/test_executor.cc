@@ -510,6 +510,48 @@ void auto_batch_decides_before_the_facts ()
          (int) batch.plan.backend);
 }
 
+// pagemtimes' "auto" hands pages to the host's own `*` where the model finds the loop of it
+// fastest (a page or a few of 128x128: our CPU team and the GPU's call cost more), and only
+// there: not where "cpu" or "gpu" is asked, not in emulated precision, not for many small
+// pages (the CPU's batched path) nor many large ones (the GPU).
+static tilemm_batch_action batch_action (int64_t rows, int64_t pages, tilemm_backend_choice choice,
+                                         tilemm_precision precision, tilemm_backend *backend)
+{
+  const tilemm_operand page = { TILEMM_CLASS_DOUBLE, 0, 0, 2, rows, rows, 0, NULL, 0 };
+  const int64_t dims[] = { rows, rows, pages };
+  tilemm_options opt;
+  tilemm_options_init (&opt);
+  opt.backend = choice;
+  opt.precision = precision;
+  tilemm_error err = { TILEMM_OK, "" };
+  tilemm_batch batch;
+  if (tilemm_decide_batch (&page, 3, dims, TILEMM_OP_NONE, &page, 3, dims, TILEMM_OP_TRANSPOSE,
+                           &opt, &batch, &err)
+      != TILEMM_OK)
+    return (tilemm_batch_action) -1;
+  *backend = batch.plan.backend;
+  return batch.action;
+}
+
+void auto_batch_hands_pages_to_the_host ()
+{
+  CHECK_CASE ("decide: \"auto\" hands a few mid-size pages to the host's *, and only those");
+  tilemm_backend be = TILEMM_BACKEND_CPU;
+  const tilemm_precision native = TILEMM_PRECISION_NATIVE;
+  CHECK (batch_action (128, 1, TILEMM_CHOOSE_AUTO, native, &be) == TILEMM_BATCH_HOST,
+         "one page of 128x128, auto: not the host's *");
+  CHECK (batch_action (128, 1, TILEMM_CHOOSE_CPU, native, &be) == TILEMM_BATCH_COMPUTE
+           && be == TILEMM_BACKEND_CPU, "one page of 128x128, cpu: not our CPU path");
+  CHECK (batch_action (128, 1, TILEMM_CHOOSE_GPU, native, &be) == TILEMM_BATCH_COMPUTE
+           && be == TILEMM_BACKEND_CUDA, "one page of 128x128, gpu: not the GPU");
+  CHECK (batch_action (128, 1, TILEMM_CHOOSE_AUTO, TILEMM_PRECISION_EMULATED, &be)
+           == TILEMM_BATCH_COMPUTE, "one emulated page of 128x128, auto: handed to the host's *");
+  CHECK (batch_action (4, 10000, TILEMM_CHOOSE_AUTO, native, &be) == TILEMM_BATCH_COMPUTE,
+         "10^4 pages of 4x4, auto: not computed by us");
+  CHECK (batch_action (256, 200, TILEMM_CHOOSE_AUTO, native, &be) == TILEMM_BATCH_COMPUTE
+           && be == TILEMM_BACKEND_CUDA, "200 pages of 256x256, auto: not the GPU");
+}
+
 // The precision is read once a call (tilemm_precision_in_effect, TILEMM_PRECISION where the
 // options leave it unset), by tilemm_decide_op and by tilemm_decide_batch alike (which hands it
 // to the page's decision), with the same errors for a bad TILEMM_PRECISION and for "moduli"
@@ -589,6 +631,7 @@ int main ()
   rank_k_decisions ();
   auto_decides_before_the_facts ();
   auto_batch_decides_before_the_facts ();
+  auto_batch_hands_pages_to_the_host ();
   precision_read_once ();
   emulated_passes_on_simulated_devices ();
   static const tilemm_op ops[] = { TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, TILEMM_OP_CTRANSPOSE };

@@ -99,6 +99,13 @@ double tilemm_batch_page_bytes (const tilemm_route *route);
  * host threads (0: OpenMP's default).  Pure. */
 int tilemm_batch_gpu_pays (const tilemm_route *route, int64_t pages, int threads);
 
+/* Whether the loop of the host's own `*` over the pages (one call a page, from the oct-file:
+ * tilemm_model_host_page_s) beats the CPU's batched path on `threads` threads (0: OpenMP's
+ * default) and, where `gpu_usable`, the GPU's: pages of a few hundred rows, few of them, where
+ * the host BLAS is faster than our CPU kernels and the GPU's call costs more than the pages.
+ * "auto" then hands the pages to `*` (TILEMM_BATCH_HOST).  Pure. */
+int tilemm_batch_host_pays (const tilemm_route *route, int64_t pages, int threads, int gpu_usable);
+
 /* One batch of native products as the kernels see it, for a backend: every page of Z is
  * op_a(X page)·op_b(Y page) in `type`, the pages of X and Y that Z's page reads given by
  * tilemm_batch_sources (shape).  x, y, z hold their pages one after another, x_page, y_page,

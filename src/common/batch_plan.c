@@ -176,26 +176,52 @@ static double cpu_one_thread_s (const tilemm_route *route, int64_t pages)
          + batch_flops (route, pages) / CPU_FLOPS_PER_THREAD_S;
 }
 
+/* The host's threads where `threads` is 0, as tilemm_batch_plan_make counts them. */
+static int threads_or_host (int threads)
+{
+#ifdef _OPENMP
+  if (threads < 1)
+    threads = omp_get_max_threads ();
+#endif
+  return threads < 1 ? 1 : threads;
+}
+
+/* Seconds the CPU's batched path takes on `threads` threads: one thread's time where the plan
+ * keeps the batch on one thread, else that time shared plus a parallel region's start and
+ * barrier (CPU_SERIAL_S). */
+static double cpu_batch_s (const tilemm_route *route, int64_t pages, int threads)
+{
+  const double one = cpu_one_thread_s (route, pages);
+  return one < CPU_SERIAL_S || threads <= 1 ? one : one / (double) threads + CPU_SERIAL_S;
+}
+
+/* Seconds the batch takes on the GPU: pages run alone pay one call each; a batch, one call. */
+static double gpu_batch_s (const tilemm_route *route, int64_t pages)
+{
+  const double flops = batch_flops (route, pages);
+  const double bytes = (double) pages * tilemm_batch_page_bytes (route);
+  return tilemm_batch_page_alone (route)
+           ? (double) pages * tilemm_model_gpu_call_s (route->compute_type, bytes / (double) pages,
+                                                       flops / (double) pages)
+           : tilemm_model_gpu_call_s (route->compute_type, bytes, flops);
+}
+
 int tilemm_batch_gpu_pays (const tilemm_route *route, int64_t pages, int threads)
 {
   if (pages <= 0)
     return 0;
-#ifdef _OPENMP
-  if (threads < 1)   /* the host's threads, as tilemm_batch_plan_make counts them */
-    threads = omp_get_max_threads ();
-#endif
-  if (threads < 1)
-    threads = 1;
-  const double flops = batch_flops (route, pages);
-  const double bytes = (double) pages * tilemm_batch_page_bytes (route);
-  /* Pages run alone pay one call each; a batch, one call. */
-  const double gpu_s
-    = tilemm_batch_page_alone (route)
-        ? (double) pages * tilemm_model_gpu_call_s (route->compute_type, bytes / (double) pages,
-                                                    flops / (double) pages)
-        : tilemm_model_gpu_call_s (route->compute_type, bytes, flops);
-  const double cpu_s = cpu_one_thread_s (route, pages) / (double) threads;
-  return gpu_s < cpu_s;
+  return gpu_batch_s (route, pages) < cpu_batch_s (route, pages, threads_or_host (threads));
+}
+
+int tilemm_batch_host_pays (const tilemm_route *route, int64_t pages, int threads, int gpu_usable)
+{
+  if (pages <= 0)
+    return 0;
+  const double host_s
+    = (double) pages * tilemm_model_host_page_s (route->compute_type, batch_flops (route, 1));
+  if (host_s >= cpu_batch_s (route, pages, threads_or_host (threads)))
+    return 0;
+  return !gpu_usable || host_s < gpu_batch_s (route, pages);
 }
 
 tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, int threads,

@@ -19,6 +19,11 @@ static const tilemm_device_model model = {
   .panel_worth = 10.0,
   .kernel_flops_per_s = { 3.7e13, 1.9e13 },
   .host_flops_per_s = { 2.5e11, 2.0e11 },
+  /* From the loop of `*` over pages of 64x64 to 256x256 in bench/pages.sh's grid on the GPU
+   * machine (bench/RESULTS.md), less the interpreter's own cost a page; single taken as twice
+   * double's rate. */
+  .host_page_s = 2.0e-5,
+  .host_page_flops_per_s = { 1.2e11, 6.0e10 },
 };
 
 const tilemm_device_model *tilemm_device_model_get (void)
@@ -61,6 +66,11 @@ double tilemm_model_gpu_call_s (tilemm_type type, double bytes, double flops)
 double tilemm_model_host_s (tilemm_type type, double flops)
 {
   return flops / model.host_flops_per_s[is_double (type)];
+}
+
+double tilemm_model_host_page_s (tilemm_type type, double flops)
+{
+  return model.host_page_s + flops / model.host_page_flops_per_s[is_double (type)];
 }
 
 double tilemm_model_min_panel_flops (tilemm_type type)

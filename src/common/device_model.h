@@ -32,6 +32,9 @@ typedef struct {
   double panel_worth;        /* a worker's panel pays when its kernels take this many panel_s  */
   double kernel_flops_per_s[2]; /* our kernels: real single, real double                      */
   double host_flops_per_s[2];   /* Octave's `*` near the crossover, where it is far from peak  */
+  double host_page_s;        /* one `*` of a small page called from the oct-file: the call, the
+                                page's views, the host BLAS's own start (its threads)           */
+  double host_page_flops_per_s[2]; /* `*` on pages of up to a few hundred rows                  */
 } tilemm_device_model;
 
 /* The model (one, constant). */
@@ -58,6 +61,10 @@ double tilemm_model_gpu_call_s (tilemm_type type, double bytes, double flops);
 
 /* Seconds Octave's `*` takes for `flops` of `type` near the crossover. */
 double tilemm_model_host_s (tilemm_type type, double flops);
+
+/* Seconds Octave's `*` takes for one page of `flops` of `type` called from the oct-file (the
+ * loop of `*` over pages without the interpreter's own cost). */
+double tilemm_model_host_page_s (tilemm_type type, double flops);
 
 /* The fewest flops a worker's panel of `type` should have to be worth its fixed cost. */
 double tilemm_model_min_panel_flops (tilemm_type type);

@@ -20,8 +20,11 @@ typedef enum {
   TILEMM_BATCH_SCALAR,       /* a page of op(X) or of op(Y) is a scalar (k = 1, m or n = 1):
                                 `*` multiplies element by element, which the host does over the
                                 pages (its IEEE and complex rules are `*`'s own)             */
-  TILEMM_BATCH_BEYOND        /* one page's route computes nothing (too large for the product):
+  TILEMM_BATCH_BEYOND,       /* one page's route computes nothing (too large for the product):
                                 an error for the host to raise                               */
+  TILEMM_BATCH_HOST          /* "auto": the host's own `*` page by page, where the device model
+                                finds the loop of it faster than the CPU's batched path and the
+                                GPU's (tilemm_batch_host_pays); the front end runs that loop  */
 } tilemm_batch_action;
 
 /* A batch decided (tilemm_decide_batch): one page's decision (its route by the rules of `*` —

@@ -242,6 +242,15 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
                                    &batch->plan, err);
   if (status != TILEMM_OK)
     return status;
+  /* "auto" in native precision: the host's own `*` page by page where the model finds the loop
+   * of it faster than both of ours (as a plain product too small for the GPU goes to `*`);
+   * never for emulated pages (`*` is native). */
+  if (chooses_auto (options) && !d->emulated
+      && tilemm_batch_host_pays (r, s->z_pages, 0, facts.gpu.usable))
+    {
+      batch->action = TILEMM_BATCH_HOST;
+      return tilemm_error_set (err, TILEMM_OK, NULL);
+    }
   d->backend = batch->plan.backend;
   /* Pages one by one: each page's call plan, as a plain call of its shape on that backend gets
    * it (the same facts, limit and devices). */

@@ -14,6 +14,7 @@
 #include <octave/parse.h>
 #include <octave/quit.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -138,6 +139,84 @@ octave_value compute (const tilemm_batch &batch, const tilemm_options &options,
   return octave_value (z);
 }
 
+// One page of Z as the loop a user writes computes it: op(X page) * op(Y page) through Octave's
+// own operators, a transposed left side (else right side) as the compound operator the parser
+// makes of X(:,:,i).' * Y(:,:,i) (the host BLAS reads it transposed; X'*X of one page is its
+// rank-k update, exactly symmetric), a transposed right side beside a transposed left one
+// transposed first, as the parser leaves it.
+octave_value page_product (const octave_value &a, tilemm_op op_a, const octave_value &b,
+                           tilemm_op op_b)
+{
+  if (op_a != TILEMM_OP_NONE)
+    return octave::binary_op (op_a == TILEMM_OP_TRANSPOSE ? octave_value::op_trans_mul
+                                                          : octave_value::op_herm_mul,
+                              a, page_op (b, op_b));
+  if (op_b != TILEMM_OP_NONE)
+    return octave::binary_op (op_b == TILEMM_OP_TRANSPOSE ? octave_value::op_mul_trans
+                                                          : octave_value::op_mul_herm,
+                              a, b);
+  return octave::binary_op (octave_value::op_mul, a, b);
+}
+
+// Pages by the host's own `*` (TILEMM_BATCH_HOST: "auto" found the loop of `*` faster than the
+// CPU's batched path and the GPU's): the loop, without the interpreter, into Z; the result's
+// class and realness as compute's (real where every imaginary part is zero).
+template <typename Real, typename Cplx>
+octave_value host_pages (const tilemm_batch &batch, const octave_value &x, tilemm_op op_a,
+                         const octave_value &y, tilemm_op op_b, const dim_vector &z_dims)
+{
+  const tilemm_batch_shape &s = batch.shape;
+  octave_value x3 = x.reshape (dim_vector (s.x_rows, s.x_cols, s.x_pages));
+  octave_value y3 = y.reshape (dim_vector (s.y_rows, s.y_cols, s.y_pages));
+  const bool one_array = &x.get_rep () == &y.get_rep ();
+  const bool cplx = batch.decision.route.result_complex;
+  Real zr;
+  Cplx zc;
+  if (cplx)
+    zc = tilemm_oct_uninitialised<Cplx> (z_dims);
+  else
+    zr = tilemm_oct_uninitialised<Real> (z_dims);
+  const octave_idx_type page = (octave_idx_type) (s.m * s.n);
+  octave_value_list idx (3);
+  idx(0) = idx(1) = octave_value (octave_value::magic_colon_t);
+  for (int64_t p = 0; p < s.z_pages; p++)
+    {
+      octave_quit ();
+      int64_t xp, yp;
+      tilemm_batch_sources (&s, p, &xp, &yp);
+      idx(2) = octave_value ((double) (xp + 1));
+      const octave_value xv = x3.index_op (idx);
+      octave_value yv = xv;   // X'*X of one page: the very same page on both sides
+      if (! one_array || xp != yp)
+        {
+          idx(2) = octave_value ((double) (yp + 1));
+          yv = y3.index_op (idx);
+        }
+      const octave_value zv = page_product (xv, op_a, yv, op_b);
+      if (cplx)
+        {
+          const Cplx zp = octave_value_extract<Cplx> (zv);
+          std::copy (zp.data (), zp.data () + page, zc.fortran_vec () + p * page);
+        }
+      else
+        {
+          const Real zp = octave_value_extract<Real> (zv);
+          std::copy (zp.data (), zp.data () + page, zr.fortran_vec () + p * page);
+        }
+    }
+  if (! cplx)
+    return octave_value (zr);
+  const tilemm_type type = batch.decision.route.result_class == TILEMM_CLASS_SINGLE
+                             ? TILEMM_COMPLEX_SINGLE : TILEMM_COMPLEX_DOUBLE;
+  if (tilemm_imag_all_zero (type, zc.data (), zc.numel ()))
+    {
+      Real real = tilemm_oct_uninitialised<Real> (z_dims);
+      tilemm_copy_real_parts (type, zc.data (), zc.numel (), real.fortran_vec ());
+      return octave_value (real);
+    }
+  return octave_value (zc);
+}
+
 // pagemtimes (X, transpX, Y, transpY, options...) with the transposes given: the whole call.
 octave_value pages (const octave_value_list &args)
 {
@@ -206,6 +285,10 @@ octave_value pages (const octave_value_list &args)
       error_with_id ("tilemm:pages:size", "pagemtimes: pages of %lldx%lld and %lldx%lld are "
                      "beyond what the product takes", (long long) s.x_rows, (long long) s.x_cols,
                      (long long) s.y_rows, (long long) s.y_cols);
+    case TILEMM_BATCH_HOST:
+      if (single)
+        return host_pages<FloatNDArray, FloatComplexNDArray> (batch, x, op_a, y, op_b, z_dims);
+      return host_pages<NDArray, ComplexNDArray> (batch, x, op_a, y, op_b, z_dims);
     case TILEMM_BATCH_COMPUTE:
       break;
     }
