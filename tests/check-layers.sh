@@ -126,7 +126,15 @@ rule_front_calls_no_backend () {
 # decision and follows it (the BLAS library's hand-off to the next BLAS included).
 rule_front_applies_no_rule () {
   code_of $(layer_files front) $(find "$src/front" -type f -name '*.h' | sort) \
-    | grep -E '\btilemm_(plan_[a-z0-9_]*gpu_pays|batch_gpu_pays|model_[a-z0-9_]+)[[:space:]]*\('
+    | grep -E '\btilemm_(plan_[a-z0-9_]*gpu_pays|batch_(gpu|host)_pays|model_[a-z0-9_]+)[[:space:]]*\('
+}
+
+# A call plan's launches are filled once, by fill_launches (common/call_plan.c), when its
+# panels, steps and fallback are final: it is made of plan.c's unfilled plans
+# (plan_unfilled.h), never of the public constructors that fill their own.
+rule_call_plan_fills_launches_once () {
+  code_of "$src/common/call_plan.c" \
+    | grep -E '\btilemm_(plan_make|plan_make_op|plan_workers|plan_for_panel)[[:space:]]*\('
 }
 
 # cuda/ hands each function the workspace it works on (a worker's, ws_pool[w]): no thread_local
@@ -139,7 +147,7 @@ rule_cuda_passes_the_workspace () {
 for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_kernels_read_no_environment rule_kernels_keep_no_state \
             rule_common_calls_nothing_above rule_exec_reaches_backends_through_tables \
-            rule_front_calls_no_backend rule_front_applies_no_rule \
+            rule_front_calls_no_backend rule_front_applies_no_rule rule_call_plan_fills_launches_once \
             rule_cuda_passes_the_workspace; do
   broken=$("$rule")
   if [ -n "$broken" ]; then

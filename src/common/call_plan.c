@@ -11,6 +11,7 @@
 #include "device_model.h"
 #include "front.h"
 #include "ksplit.h"
+#include "plan_unfilled.h"
 
 /* A product below this many bytes never nears a GPU's memory: its plan needs no budget (and
  * the executor asks the device for none: the query costs more than a small product). */
@@ -181,7 +182,7 @@ static tilemm_status plan_subs (tilemm_call_plan *p, size_t panel_limit)
             *sub = *q;
             continue;
           }
-        const tilemm_status status = tilemm_plan_for_panel (sub, q, pr, pc, &limits);
+        const tilemm_status status = tilemm_plan_unfilled_for_panel (sub, q, pr, pc, &limits);
         if (status != TILEMM_OK)
           return status;
       }
@@ -194,8 +195,8 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
                                     const tilemm_device_facts *gpu, size_t chunk_bytes,
                                     const tilemm_workers *available)
 {
-  tilemm_status status
-    = tilemm_plan_make (&p->emu_panels, backend, p->type, p->m, p->n, p->k, NULL);
+  tilemm_status status = tilemm_plan_unfilled_op (&p->emu_panels, backend, p->type, p->m, p->n,
+                                                 p->k, TILEMM_OP_NONE, TILEMM_OP_NONE, NULL);
   if (status != TILEMM_OK)
     return status;
   const size_t limit = limit_for (
@@ -213,7 +214,7 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
       p->emu_devices.device[w] = w;
   const int count = p->simulated > 1 ? p->simulated : available->count;
   if (count > 1)
-    p->emu_workers = tilemm_plan_workers (&p->emu_queue, &p->emu_panels, count,
+    p->emu_workers = tilemm_plan_unfilled_workers (&p->emu_queue, &p->emu_panels, count,
                                           p->simulated > 1 || p->devices_named);
   if (p->emu_workers <= 1 && backend == TILEMM_BACKEND_CUDA && !p->devices_named)
     p->emu_devices.device[0] = gpu->current >= 0 ? gpu->current : p->emu_devices.device[0];
@@ -233,9 +234,9 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
  * one-panel steps (TILEMM_STEP_*), the fallback (plan_fallback), the queue's panels and the
  * queue panels' sub-plans still change them.  Every plan takes the native plan's fallback: the
  * plans the native product runs (native, queue, sub) and, with_emulated, the emulated ones,
- * whose panels a product that falls back to the native one runs under.  (The plans that
- * plan.c's functions return come with launches of their own, filled for their other callers;
- * those of a call plan are these.) */
+ * whose panels a product that falls back to the native one runs under.  (plan.c's public
+ * functions return plans with their launches, for callers that run a plan as they get it; a
+ * call plan is made of plan_unfilled.h's, which leave them to this.) */
 static void fill_launches (tilemm_call_plan *p, int with_emulated)
 {
   tilemm_plan *plans[] = { &p->native,    &p->queue,     &p->sub[0][0], &p->sub[0][1],
@@ -282,7 +283,7 @@ static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
   int count = 1;
   p->queue = p->native;
   if (several)
-    count = tilemm_plan_workers (&p->queue, &p->native,
+    count = tilemm_plan_unfilled_workers (&p->queue, &p->native,
                                  backend == TILEMM_BACKEND_CUDA ? p->workers.count : p->simulated,
                                  backend == TILEMM_BACKEND_CUDA ? p->devices_named : 1);
   if (backend == TILEMM_BACKEND_CUDA)
@@ -330,7 +331,7 @@ static tilemm_status plan_native (tilemm_call_plan *p, tilemm_backend backend,
                                   const tilemm_device_facts *gpu)
 {
   const tilemm_limits limits = { p->device_limit };
-  tilemm_status status = tilemm_plan_make_op (&p->native, backend, p->type, p->m, p->n, p->k,
+  tilemm_status status = tilemm_plan_unfilled_op (&p->native, backend, p->type, p->m, p->n, p->k,
                                               p->op_a, p->op_b, &limits);
   if (status != TILEMM_OK)
     return status;

@@ -10,6 +10,7 @@
 #include "device_model.h"
 #include "devices.h"
 #include "ksplit.h"
+#include "plan_unfilled.h"
 #include "tilemm.h"
 
 const char *tilemm_backend_name (tilemm_backend backend)
@@ -321,9 +322,10 @@ tilemm_status tilemm_plan_make (tilemm_plan *plan, tilemm_backend backend, tilem
                               limits);
 }
 
-tilemm_status tilemm_plan_make_op (tilemm_plan *plan, tilemm_backend backend, tilemm_type type,
-                                   int64_t m, int64_t n, int64_t k, tilemm_op op_a, tilemm_op op_b,
-                                   const tilemm_limits *limits)
+tilemm_status tilemm_plan_unfilled_op (tilemm_plan *plan, tilemm_backend backend,
+                                       tilemm_type type, int64_t m, int64_t n, int64_t k,
+                                       tilemm_op op_a, tilemm_op op_b,
+                                       const tilemm_limits *limits)
 {
   if (!plan || (int) type < 0 || type >= TILEMM_NTYPES || m < 0 || n < 0 || k < 0
       || (int) op_a < 0 || op_a >= TILEMM_NOPS || (int) op_b < 0 || op_b >= TILEMM_NOPS)
@@ -352,9 +354,19 @@ tilemm_status tilemm_plan_make_op (tilemm_plan *plan, tilemm_backend backend, ti
   tilemm_status status = plan_panels (&p, limits);
   if (status != TILEMM_OK)
     return status;
-  tilemm_plan_launches (&p);
   *plan = p;
   return TILEMM_OK;
+}
+
+tilemm_status tilemm_plan_make_op (tilemm_plan *plan, tilemm_backend backend, tilemm_type type,
+                                   int64_t m, int64_t n, int64_t k, tilemm_op op_a, tilemm_op op_b,
+                                   const tilemm_limits *limits)
+{
+  const tilemm_status status
+    = tilemm_plan_unfilled_op (plan, backend, type, m, n, k, op_a, op_b, limits);
+  if (status == TILEMM_OK)
+    tilemm_plan_launches (plan);
+  return status;
 }
 
 int64_t tilemm_plan_panel_count (const tilemm_plan *plan)
@@ -391,7 +403,8 @@ static int plan_shape_dependent (const tilemm_plan *plan)
   return 0;
 }
 
-int tilemm_plan_workers (tilemm_plan *queue, const tilemm_plan *plan, int available, int named)
+int tilemm_plan_unfilled_workers (tilemm_plan *queue, const tilemm_plan *plan, int available,
+                                  int named)
 {
   *queue = *plan;
   if (available > TILEMM_MAX_WORKERS)
@@ -454,12 +467,20 @@ int tilemm_plan_workers (tilemm_plan *queue, const tilemm_plan *plan, int availa
       *queue = *plan;
       return 1;
     }
-  tilemm_plan_launches (queue);
   return workers;
 }
 
-tilemm_status tilemm_plan_for_panel (tilemm_plan *sub, const tilemm_plan *parent, int64_t rows,
-                                     int64_t cols, const tilemm_limits *limits)
+int tilemm_plan_workers (tilemm_plan *queue, const tilemm_plan *plan, int available, int named)
+{
+  const int workers = tilemm_plan_unfilled_workers (queue, plan, available, named);
+  if (workers > 1)
+    tilemm_plan_launches (queue);   /* (one worker: *queue is *plan, launches and all) */
+  return workers;
+}
+
+tilemm_status tilemm_plan_unfilled_for_panel (tilemm_plan *sub, const tilemm_plan *parent,
+                                              int64_t rows, int64_t cols,
+                                              const tilemm_limits *limits)
 {
   if (!sub || !parent || rows < 1 || cols < 1)
     return TILEMM_EINVAL;
@@ -469,7 +490,15 @@ tilemm_status tilemm_plan_for_panel (tilemm_plan *sub, const tilemm_plan *parent
   tilemm_status status = plan_panels (&p, limits);
   if (status != TILEMM_OK)
     return status;
-  tilemm_plan_launches (&p);   /* the parent's fallback, this panel's launches */
   *sub = p;
   return TILEMM_OK;
+}
+
+tilemm_status tilemm_plan_for_panel (tilemm_plan *sub, const tilemm_plan *parent, int64_t rows,
+                                     int64_t cols, const tilemm_limits *limits)
+{
+  const tilemm_status status = tilemm_plan_unfilled_for_panel (sub, parent, rows, cols, limits);
+  if (status == TILEMM_OK)
+    tilemm_plan_launches (sub);   /* the parent's fallback, this panel's launches */
+  return status;
 }
