@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include <atomic>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -406,6 +407,32 @@ void rank_k_decisions ()
         }
 }
 
+// Whether `ask` returns within five seconds while another product holds the GPU (its table's
+// begin: the lock that gathering the devices' facts takes); -1 where the stand-in GPU could not
+// be held.  The GPU is free again when this returns.
+static int decided_while_gpu_held (const std::function<void ()> &ask)
+{
+  const tilemm_backend_ops *gpu = tilemm_backend_find (TILEMM_BACKEND_CUDA);
+  void *state = NULL;
+  tilemm_error held = { TILEMM_OK, "" };
+  if (!gpu || gpu->begin (NULL, &state, &held) != TILEMM_OK)
+    {
+      CHECK (0, "the stand-in GPU could not be held: %s", held.detail);
+      return -1;
+    }
+  std::atomic<int> done (0);
+  std::thread asker ([&] {
+    ask ();
+    done = 1;
+  });
+  for (int waited = 0; waited < 5000 && !done; waited++)
+    usleep (1000);
+  const int decided = done;
+  gpu->end (state, TILEMM_OK);
+  asker.join ();
+  return decided;
+}
+
 // "auto" where the GPU does not pay is decided from the route, before any fact about the devices
 // is gathered (their facts take the GPU's lock and probe): a small product is delegated at once
 // even while a product holds the GPU, and without the lock's cost, which the BLAS library's
@@ -414,31 +441,18 @@ void rank_k_decisions ()
 void auto_decides_before_the_facts ()
 {
   CHECK_CASE ("decide: \"auto\" delegates a small product before asking the devices");
-  const tilemm_backend_ops *gpu = tilemm_backend_find (TILEMM_BACKEND_CUDA);
-  void *state = NULL;
-  tilemm_error held = { TILEMM_OK, "" };
-  if (!gpu || gpu->begin (NULL, &state, &held) != TILEMM_OK)
-    {
-      CHECK (0, "the stand-in GPU could not be held: %s", held.detail);
-      return;
-    }
   const operands x = make (false, false, false, 2, 2, 2, TILEMM_OP_NONE, TILEMM_OP_NONE);
-  std::atomic<int> done (0);
   tilemm_status status = TILEMM_EINVAL;
   tilemm_decision d;
-  std::thread asker ([&] {
+  const int decided = decided_while_gpu_held ([&] {
     tilemm_options opt;
     tilemm_options_init (&opt);
     opt.precision = TILEMM_PRECISION_NATIVE;
     tilemm_error err = { TILEMM_OK, "" };
     status = tilemm_decide_op (&x.a, TILEMM_OP_NONE, &x.b, TILEMM_OP_NONE, &opt, &d, &err);
-    done = 1;
   });
-  for (int waited = 0; waited < 5000 && !done; waited++)
-    usleep (1000);
-  const int decided = done;
-  gpu->end (state, TILEMM_OK);
-  asker.join ();
+  if (decided < 0)
+    return;
   CHECK (decided, "a 2x2 product's decision waited for the GPU's lock (the devices' facts "
                   "gathered before the \"auto\" rule)");
   CHECK (status == TILEMM_OK && d.action == TILEMM_DO_DELEGATE, "2x2 auto: status %d, action %d",
@@ -464,33 +478,20 @@ void auto_decides_before_the_facts ()
 void auto_batch_decides_before_the_facts ()
 {
   CHECK_CASE ("decide: \"auto\" keeps a small batch on the CPU before asking the devices");
-  const tilemm_backend_ops *gpu = tilemm_backend_find (TILEMM_BACKEND_CUDA);
-  void *state = NULL;
-  tilemm_error held = { TILEMM_OK, "" };
-  if (!gpu || gpu->begin (NULL, &state, &held) != TILEMM_OK)
-    {
-      CHECK (0, "the stand-in GPU could not be held: %s", held.detail);
-      return;
-    }
   const tilemm_operand page = { TILEMM_CLASS_DOUBLE, 0, 0, 2, 4, 4, 0, NULL, 0 };
   const int64_t small_dims[] = { 4, 4, 3 };
-  std::atomic<int> done (0);
   tilemm_status status = TILEMM_EINVAL;
   tilemm_batch batch;
-  std::thread asker ([&] {
+  const int decided = decided_while_gpu_held ([&] {
     tilemm_options opt;
     tilemm_options_init (&opt);
     opt.precision = TILEMM_PRECISION_NATIVE;
     tilemm_error err = { TILEMM_OK, "" };
     status = tilemm_decide_batch (&page, 3, small_dims, TILEMM_OP_NONE, &page, 3, small_dims,
                                   TILEMM_OP_NONE, &opt, &batch, &err);
-    done = 1;
   });
-  for (int waited = 0; waited < 5000 && !done; waited++)
-    usleep (1000);
-  const int decided = done;
-  gpu->end (state, TILEMM_OK);
-  asker.join ();
+  if (decided < 0)
+    return;
   CHECK (decided, "3 pages of 4x4: the decision waited for the GPU's lock (the devices' facts "
                   "gathered before the \"auto\" rule)");
   CHECK (status == TILEMM_OK && batch.action == TILEMM_BATCH_COMPUTE
