@@ -553,6 +553,40 @@ void auto_batch_hands_pages_to_the_host ()
            && be == TILEMM_BACKEND_CUDA, "200 pages of 256x256, auto: not the GPU");
 }
 
+// A GPU batch's host copies: one thread for a batch of under 64 MiB (a team's wake-up costs
+// more there, and waits for cores where another library's threads spin), the default team for
+// a large one; the CPU's plan names none.
+void batch_copy_team ()
+{
+  CHECK_CASE ("plan: a small GPU batch copies on one host thread, a large one on the team");
+  const int64_t sizes[][2] = { { 128, 10 }, { 256, 10 }, { 64, 10000 } };
+  const int want[] = { 1, 1, 0 };
+  for (int i = 0; i < 3; i++)
+    {
+      const tilemm_operand page = { TILEMM_CLASS_DOUBLE, 0, 0, 2, sizes[i][0], sizes[i][0], 0,
+                                    NULL, 0 };
+      const int64_t dims[] = { sizes[i][0], sizes[i][0], sizes[i][1] };
+      for (tilemm_backend_choice choice : { TILEMM_CHOOSE_GPU, TILEMM_CHOOSE_CPU })
+        {
+          tilemm_options opt;
+          tilemm_options_init (&opt);
+          opt.backend = choice;
+          opt.precision = TILEMM_PRECISION_NATIVE;
+          tilemm_error err = { TILEMM_OK, "" };
+          tilemm_batch batch;
+          const tilemm_status status
+            = tilemm_decide_batch (&page, 3, dims, TILEMM_OP_NONE, &page, 3, dims, TILEMM_OP_NONE,
+                                   &opt, &batch, &err);
+          const int expected = choice == TILEMM_CHOOSE_GPU ? want[i] : 0;
+          CHECK (status == TILEMM_OK && batch.plan.copy_threads == expected,
+                 "%lld pages of %lldx%lld on %s: status %d, copy threads %d, want %d",
+                 (long long) sizes[i][1], (long long) sizes[i][0], (long long) sizes[i][0],
+                 choice == TILEMM_CHOOSE_GPU ? "gpu" : "cpu", (int) status,
+                 batch.plan.copy_threads, expected);
+        }
+    }
+}
+
 // The precision is read once a call (tilemm_precision_in_effect, TILEMM_PRECISION where the
 // options leave it unset), by tilemm_decide_op and by tilemm_decide_batch alike (which hands it
 // to the page's decision), with the same errors for a bad TILEMM_PRECISION and for "moduli"
@@ -633,6 +667,7 @@ int main ()
   auto_decides_before_the_facts ();
   auto_batch_decides_before_the_facts ();
   auto_batch_hands_pages_to_the_host ();
+  batch_copy_team ();
   precision_read_once ();
   emulated_passes_on_simulated_devices ();
   static const tilemm_op ops[] = { TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, TILEMM_OP_CTRANSPOSE };

@@ -68,6 +68,11 @@ typedef struct {
                                 0: page after page, each spread over the threads            */
   int threads;               /* CPU: the threads (0: OpenMP's default; 1 for a batch too
                                 small to gain from more)                                      */
+  int copy_threads;          /* GPU: the host threads that copy pages into and out of the
+                                staging: 1 for a batch under 64 MiB (a team's wake-up can cost
+                                more than its copies: milliseconds where another library's
+                                threads hold the cores), 0 for the default (TILEMM_COPY_THREADS,
+                                else OpenMP's)                                                */
 } tilemm_batch_plan;
 
 /* The plan of a batch of `pages` products of one page's route (m, n, k in the route's terms: a
@@ -119,6 +124,7 @@ typedef struct tilemm_batch_job_s {
   void *z;
   int64_t x_page, y_page, z_page;
   const tilemm_batch_shape *shape;
+  int copy_threads;          /* the host threads of its staging copies (the plan's copy_threads) */
 } tilemm_batch_job;
 
 /* The GPU's batched product (src/cuda/batch_product.cu, reached through the GPU's table: its

@@ -23,6 +23,12 @@ static const double CPU_PAGE_S = 3.0e-7;
 static const double CPU_SMALL_PAGE_S = 2.0e-8;
 static const double CPU_FLOPS_PER_THREAD_S = 3.0e9;
 
+/* A GPU batch of fewer bytes (operands and results) than this copies them on one host thread:
+ * a team's wake-up costs more than it saves there, and after a call of a multithreaded host BLAS
+ * whose threads spin for a while, a team of even two or five threads waited milliseconds for
+ * cores (bench/RESULTS.md). */
+static const double BATCH_COPY_TEAM_MIN_BYTES = 64.0 * 1024 * 1024;
+
 /* A batch that takes less than this on one thread runs on one thread: spreading it saves at
  * most that, which a parallel region's start and barrier can cost (threads woken from sleep,
  * on cores that another process may hold, and a barrier that waits for the slowest). */
@@ -239,6 +245,7 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
   plan->threads = cpu_one_thread_s (route, pages) < CPU_SERIAL_S ? 1 : threads;
   plan->pages_per_panel = pages;
   plan->backend = TILEMM_BACKEND_CPU;
+  plan->copy_threads = 0;
   /* TILEMM_PAGES_ALONE=1 (0) runs every batch's pages alone (none), for tests and to measure
    * both routes; read here, once per batch. */
   const char *alone = getenv ("TILEMM_PAGES_ALONE");
@@ -265,6 +272,8 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
     }
   plan->backend = TILEMM_BACKEND_CUDA;
   plan->parallel_pages = 0;
+  plan->copy_threads
+    = (double) pages * tilemm_batch_page_bytes (route) < BATCH_COPY_TEAM_MIN_BYTES ? 1 : 0;
   if (plan->per_page)
     {
       /* Each page is a plain product: its call plan cuts it into panels under the limit. */

@@ -172,15 +172,18 @@ unit next_unit (const piece &p, cursor &c, size_t most);
 piece piece_of (const tilemm_view &v, void *dev, size_t es);
 tilemm_status send_unit (workspace &ws, const piece &p, const unit &u, int chunk,
                          unsigned char *stage,
-                         const char *what, tilemm_cuda_stats *st, tilemm_error *err);
+                         const char *what, tilemm_cuda_stats *st, tilemm_error *err,
+                         int threads = -1);
 tilemm_status fetch_unit (workspace &ws, const piece &p, const unit &u, int chunk,
                           unsigned char *stage,
                           tilemm_cuda_stats *st, tilemm_error *err);
+/* threads: the host threads of the copies (a batch's plan: copy_threads); -1 or 0, the
+ * default (TILEMM_COPY_THREADS, else OpenMP's). */
 tilemm_status stage_up (workspace &ws, const tilemm_view &v, void *dev, tilemm_cuda_stats *st,
-                        tilemm_error *err);
+                        tilemm_error *err, int threads = -1);
 tilemm_status stage_down (workspace &ws, void *dev, const tilemm_view &v, cudaEvent_t ready,
                           tilemm_cuda_stats *st,
-                          tilemm_error *err);
+                          tilemm_error *err, int threads = -1);
 tilemm_matrix device_matrix (void *elements, int64_t height, int64_t width);
 double ms_since (std::chrono::steady_clock::time_point t0);
 

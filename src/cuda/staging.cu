@@ -86,13 +86,19 @@ piece piece_of (const tilemm_view &v, void *dev, size_t es)
 /* One unit of a piece through upload chunk `stage` (chunk number `chunk`): host threads copy it
  * in, the copy engine takes it to the device on ws.up, and the chunk's event says when the chunk
  * is free again.  What every upload does, the pipeline's and stage_up's. */
+/* The copies' host threads: the caller's where it names them (a batch's plan), else the setting. */
+static int copy_threads_of (int threads)
+{
+  return threads > 0 ? threads : config ().copy_threads;
+}
+
 tilemm_status send_unit (workspace &ws, const piece &p, const unit &u, int chunk,
                          unsigned char *stage,
-                         const char *what, tilemm_cuda_stats *st, tilemm_error *err)
+                         const char *what, tilemm_cuda_stats *st, tilemm_error *err, int threads)
 {
   const auto t0 = std::chrono::steady_clock::now ();
   tilemm_parallel_copy_2d (stage, u.len, p.host + (size_t) u.line * p.pitch + u.off, p.pitch, u.len,
-                           (size_t) u.lines, config ().copy_threads);
+                           (size_t) u.lines, copy_threads_of (threads));
   st->copy_in_ms += std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now () - t0)
                       .count ();
   CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
@@ -162,7 +168,7 @@ int idle_prefault_threads (void)
 /* A whole view into packed device memory through the pinned upload chunks: host threads fill a
  * chunk while the copy engine sends the ones before it.  Enqueued on ws.up. */
 tilemm_status stage_up (workspace &ws, const tilemm_view &v, void *dev, tilemm_cuda_stats *st,
-                        tilemm_error *err)
+                        tilemm_error *err, int threads)
 {
   const settings &cfg = config ();
   const piece p = piece_of (v, dev, tilemm_type_size (v.type));
@@ -175,7 +181,8 @@ tilemm_status stage_up (workspace &ws, const tilemm_view &v, void *dev, tilemm_c
       unsigned char *const stage = ws.pinned + (size_t) chunk * cfg.chunk_bytes;
       CUDA_TRY (cudaEventSynchronize (ws.up_ev[chunk]), "copying an operand to the device");
       const unit u = next_unit (p, cur, cfg.chunk_bytes);
-      const tilemm_status status = send_unit (ws, p, u, chunk, stage, "an operand", st, err);
+      const tilemm_status status
+        = send_unit (ws, p, u, chunk, stage, "an operand", st, err, threads);
       if (status != TILEMM_OK)
         return status;
     }
@@ -186,7 +193,7 @@ tilemm_status stage_up (workspace &ws, const tilemm_view &v, void *dev, tilemm_c
  * happened: the copy engine brings the next chunks while host threads empty the oldest. */
 tilemm_status stage_down (workspace &ws, void *dev, const tilemm_view &v, cudaEvent_t ready,
                           tilemm_cuda_stats *st,
-                          tilemm_error *err)
+                          tilemm_error *err, int threads)
 {
   const settings &cfg = config ();
   const piece p = piece_of (v, dev, tilemm_type_size (v.type));
@@ -221,7 +228,7 @@ tilemm_status stage_down (workspace &ws, void *dev, const tilemm_view &v, cudaEv
       const auto t0 = std::chrono::steady_clock::now ();
       tilemm_parallel_copy_2d (p.host + (size_t) f.u.line * p.pitch + f.u.off, p.pitch,
                                stage + (size_t) f.chunk * cfg.chunk_bytes, f.u.len, f.u.len,
-                               (size_t) f.u.lines, cfg.copy_threads);
+                               (size_t) f.u.lines, copy_threads_of (threads));
       st->copy_out_ms += ms_since (t0);
     }
   return TILEMM_OK;

@@ -251,6 +251,7 @@ static tilemm_status split_batch (const tilemm_batch *batch, const tilemm_option
   tilemm_batch_job job;
   job.type = type;
   job.shape = s;
+  job.copy_threads = batch->plan.copy_threads;
   job.k = r->k;
   job.z = product;
   if (split_y)
@@ -390,6 +391,7 @@ tilemm_status tilemm_batch_run (const tilemm_batch *batch, const tilemm_options 
       job.y_page = (int64_t) (y_bytes / tilemm_type_size (type));
       job.z_page = (int64_t) (z_bytes / tilemm_type_size (type));
       job.shape = s;
+      job.copy_threads = batch->plan.copy_threads;
       status = native_batch (&job, &batch->plan, options, err);
     }
   if (status == TILEMM_OK && r->mirror != TILEMM_MIRROR_NONE)
