@@ -407,6 +407,16 @@ void rank_k_decisions ()
         }
 }
 
+// Options as a plain call gets them, with the backend `choice`, in native precision.
+static tilemm_options native_options (tilemm_backend_choice choice)
+{
+  tilemm_options opt;
+  tilemm_options_init (&opt);
+  opt.backend = choice;
+  opt.precision = TILEMM_PRECISION_NATIVE;
+  return opt;
+}
+
 // Whether `ask` returns within five seconds while another product holds the GPU (its table's
 // begin: the lock that gathering the devices' facts takes); -1 where the stand-in GPU could not
 // be held.  The GPU is free again when this returns.
@@ -445,9 +455,7 @@ void auto_decides_before_the_facts ()
   tilemm_status status = TILEMM_EINVAL;
   tilemm_decision d;
   const int decided = decided_while_gpu_held ([&] {
-    tilemm_options opt;
-    tilemm_options_init (&opt);
-    opt.precision = TILEMM_PRECISION_NATIVE;
+    const tilemm_options opt = native_options (TILEMM_CHOOSE_AUTO);
     tilemm_error err = { TILEMM_OK, "" };
     status = tilemm_decide_op (&x.a, TILEMM_OP_NONE, &x.b, TILEMM_OP_NONE, &opt, &d, &err);
   });
@@ -483,9 +491,7 @@ void auto_batch_decides_before_the_facts ()
   tilemm_status status = TILEMM_EINVAL;
   tilemm_batch batch;
   const int decided = decided_while_gpu_held ([&] {
-    tilemm_options opt;
-    tilemm_options_init (&opt);
-    opt.precision = TILEMM_PRECISION_NATIVE;
+    const tilemm_options opt = native_options (TILEMM_CHOOSE_AUTO);
     tilemm_error err = { TILEMM_OK, "" };
     status = tilemm_decide_batch (&page, 3, small_dims, TILEMM_OP_NONE, &page, 3, small_dims,
                                   TILEMM_OP_NONE, &opt, &batch, &err);
@@ -520,9 +526,7 @@ static tilemm_batch_action batch_action (int64_t rows, int64_t pages, tilemm_bac
 {
   const tilemm_operand page = { TILEMM_CLASS_DOUBLE, 0, 0, 2, rows, rows, 0, NULL, 0 };
   const int64_t dims[] = { rows, rows, pages };
-  tilemm_options opt;
-  tilemm_options_init (&opt);
-  opt.backend = choice;
+  tilemm_options opt = native_options (choice);
   opt.precision = precision;
   tilemm_error err = { TILEMM_OK, "" };
   tilemm_batch batch;
@@ -568,10 +572,7 @@ void batch_copy_team ()
       const int64_t dims[] = { sizes[i][0], sizes[i][0], sizes[i][1] };
       for (tilemm_backend_choice choice : { TILEMM_CHOOSE_GPU, TILEMM_CHOOSE_CPU })
         {
-          tilemm_options opt;
-          tilemm_options_init (&opt);
-          opt.backend = choice;
-          opt.precision = TILEMM_PRECISION_NATIVE;
+          const tilemm_options opt = native_options (choice);
           tilemm_error err = { TILEMM_OK, "" };
           tilemm_batch batch;
           const tilemm_status status
