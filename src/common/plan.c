@@ -162,10 +162,8 @@ static void plan_whole (tilemm_plan *plan)
   plan->slots = plan->m > 0 ? ceil_div (plan->m, cols) : 1;
 }
 
-/* Elements of the scratch the transposed operands' pieces of one step go up into, as stored,
- * before the device transposes them into their slots (tilemm.h): step_cols·k for op_a (a step's
- * rows of op(A)), step_rows·k for op_b (a part of op(B)ᵀ).  None on the CPU (its plans record no
- * ops). */
+/* Elements of the transposed operands' scratch for steps of step_rows × step_cols (see
+ * tilemm_plan_transposed_scratch).  None on the CPU (its plans record no ops). */
 static double transposed_scratch (const tilemm_plan *plan, double step_rows, double step_cols)
 {
   const double a = plan->op_a != TILEMM_OP_NONE ? step_cols : 0;
@@ -252,12 +250,27 @@ static tilemm_status plan_panels (tilemm_plan *plan, const tilemm_limits *limits
   return TILEMM_OK;
 }
 
-/* A step's extent as the pipeline takes it (cuda/pipeline.cu): the plan's, unless it is unset or
- * not smaller than the panel's, which is never larger than the product's. */
+/* A step's extent: the plan's, unless it is unset or not smaller than the panel's, which is
+ * never larger than the product's. */
 static int64_t step_extent (int64_t step, int64_t panel, int64_t whole)
 {
   const int64_t p = panel < whole ? panel : whole;
   return step >= 1 && step < p ? step : p;
+}
+
+void tilemm_plan_steps (const tilemm_plan *plan, int64_t *step_rows, int64_t *step_cols)
+{
+  *step_rows = step_extent (plan->step_rows, plan->panel_rows, plan->n);
+  *step_cols = step_extent (plan->step_cols, plan->panel_cols, plan->m);
+}
+
+void tilemm_plan_transposed_scratch (const tilemm_plan *plan, tilemm_op op_a, tilemm_op op_b,
+                                     int64_t *a_elements, int64_t *b_elements)
+{
+  int64_t sr, sc;
+  tilemm_plan_steps (plan, &sr, &sc);
+  *a_elements = op_a != TILEMM_OP_NONE ? sc * plan->k : 0;
+  *b_elements = op_b != TILEMM_OP_NONE ? sr * plan->k : 0;
 }
 
 size_t tilemm_plan_device_bytes (const tilemm_plan *plan)
@@ -266,11 +279,11 @@ size_t tilemm_plan_device_bytes (const tilemm_plan *plan)
     return 0;
   const int one_panel = plan->panel_rows >= plan->n && plan->panel_cols >= plan->m;
   const int64_t rows = one_panel ? plan->m : plan->slots * plan->step_cols;
-  const int64_t sr = step_extent (plan->step_rows, plan->panel_rows, plan->n);
-  const int64_t sc = step_extent (plan->step_cols, plan->panel_cols, plan->m);
+  int64_t scratch_a, scratch_b;
+  tilemm_plan_transposed_scratch (plan, plan->op_a, plan->op_b, &scratch_a, &scratch_b);
   return tilemm_type_size (plan->type)
          * ((size_t) (plan->panel_rows * plan->k + rows * (plan->k + plan->panel_rows))
-            + (size_t) transposed_scratch (plan, (double) sr, (double) sc));
+            + (size_t) (scratch_a + scratch_b));
 }
 
 /* Seconds the GPU path takes for the whole product C (m×n) = op(A) (m×k)·op(B) (k×n): A and B up

@@ -209,6 +209,16 @@ tilemm_status tilemm_plan_make_op (tilemm_plan *plan, tilemm_backend backend, ti
  * max_device_bytes). */
 size_t tilemm_plan_device_bytes (const tilemm_plan *plan);
 
+/* The steps as the GPU's pipeline takes them: the plan's, where set and smaller than a panel
+ * (itself never larger than the product), else the panel's extent. */
+void tilemm_plan_steps (const tilemm_plan *plan, int64_t *step_rows, int64_t *step_cols);
+
+/* Elements of the scratch a transposed operand's piece of one step of `plan` goes up into, as
+ * stored, before the device transposes it into its slot: step_cols·k where op_a transposes,
+ * step_rows·k where op_b does, else 0 (steps as tilemm_plan_steps takes them). */
+void tilemm_plan_transposed_scratch (const tilemm_plan *plan, tilemm_op op_a, tilemm_op op_b,
+                                     int64_t *a_elements, int64_t *b_elements);
+
 /* Whether the GPU path pays for C (m×n) = A (m×k)·B (k×n) against Octave's own `*`: the rule
  * "auto" follows.  A model measured on the device (bench/RESULTS.md, "End to end, with
  * staging"): the GPU's time is a fixed cost per call, the bytes over the bus and the flops at

@@ -98,8 +98,8 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
   const int64_t panel_rows = plan->panel_rows < n ? plan->panel_rows : n;
   const int64_t panel_cols = plan->panel_cols < m ? plan->panel_cols : m;
   const bool one_panel = panel_rows >= n && panel_cols >= m;
-  int64_t sc = plan->step_cols >= 1 && plan->step_cols < panel_cols ? plan->step_cols : panel_cols;
-  int64_t sr = plan->step_rows >= 1 && plan->step_rows < panel_rows ? plan->step_rows : panel_rows;
+  int64_t sr, sc;
+  tilemm_plan_steps (plan, &sr, &sc);
   /* One panel: every step of A's rows its own slot.  Panels: the plan's slots, in turn. */
   const int64_t slots = one_panel ? (m + sc - 1) / sc : (plan->slots >= 1 ? plan->slots : 1);
   const int64_t rows_held = one_panel ? m : slots * sc;
@@ -159,12 +159,13 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
       scratch = b > scratch ? b : scratch;
     }
   /* A transposed operand's scratch: one step's piece of it as stored (tilemm_plan_device_bytes
-   * counts the same). */
+   * counts the same; the ops are the call's: a low-level entry's plan may not record them). */
   const bool t_a = op_a != TILEMM_OP_NONE, t_b = op_b != TILEMM_OP_NONE;
+  int64_t scratch_a, scratch_b;
+  tilemm_plan_transposed_scratch (plan, op_a, op_b, &scratch_a, &scratch_b);
   const size_t bytes[NBUF] = { (size_t) (panel_rows * k) * es, (size_t) (k * rows_held) * es,
-                               (size_t) (panel_rows * rows_held) * es,
-                               t_b ? (size_t) (sr * k) * es : 0, t_a ? (size_t) (sc * k) * es : 0,
-                               scratch, N > 1 ? scratch : 0 };
+                               (size_t) (panel_rows * rows_held) * es, (size_t) scratch_b * es,
+                               (size_t) scratch_a * es, scratch, N > 1 ? scratch : 0 };
   const int64_t ring = RY > RC ? RY : RC;
   tilemm_status status = workspace_reserve (ws, bytes, (size_t) (ring > parts ? ring : parts), err);
   if (status != TILEMM_OK)
