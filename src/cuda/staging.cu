@@ -83,15 +83,15 @@ piece piece_of (const tilemm_view &v, void *dev, size_t es)
   return p;
 }
 
-/* One unit of a piece through upload chunk `stage` (chunk number `chunk`): host threads copy it
- * in, the copy engine takes it to the device on ws.up, and the chunk's event says when the chunk
- * is free again.  What every upload does, the pipeline's and stage_up's. */
 /* The copies' host threads: the caller's where it names them (a batch's plan), else the setting. */
 static int copy_threads_of (int threads)
 {
   return threads > 0 ? threads : config ().copy_threads;
 }
 
+/* One unit of a piece through upload chunk `stage` (chunk number `chunk`): host threads copy it
+ * in, the copy engine takes it to the device on ws.up, and the chunk's event says when the chunk
+ * is free again.  What every upload does, the pipeline's and stage_up's. */
 tilemm_status send_unit (workspace &ws, const piece &p, const unit &u, int chunk,
                          unsigned char *stage,
                          const char *what, tilemm_cuda_stats *st, tilemm_error *err, int threads)
