@@ -13,11 +13,7 @@
 /* Below this many bytes a single thread is faster than waking a team. */
 enum { PARALLEL_COPY_MIN_BYTES = 1 << 20, PARALLEL_COPY_PIECE = 1 << 20 };
 
-/* The team for `items` pieces of work: `threads` (0: OpenMP's default), never more than the
- * pieces.  A thread beyond them only wakes to wait at the barrier, and where another library's
- * threads hold the cores (a BLAS whose threads spin after each call) the barrier then waits for
- * it to be scheduled: milliseconds for a copy of a few. */
-static int team_for (int threads, int64_t items)
+int tilemm_team_size (int threads, int64_t items)
 {
 #ifdef _OPENMP
   if (threads <= 0)
@@ -44,7 +40,7 @@ void tilemm_parallel_copy_2d (void *dst, size_t dst_pitch, const void *src, size
       /* Contiguous: cut into 1 MiB pieces so every thread gets work whatever the shape. */
       const int64_t pieces = (int64_t) ((total + PARALLEL_COPY_PIECE - 1) / PARALLEL_COPY_PIECE);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(team_for (threads, pieces)) if (total >= PARALLEL_COPY_MIN_BYTES && threads != 1)
+#pragma omp parallel for schedule(static) num_threads(tilemm_team_size (threads, pieces)) if (total >= PARALLEL_COPY_MIN_BYTES && threads != 1)
 #endif
       for (int64_t p = 0; p < pieces; p++)
         {
@@ -55,7 +51,7 @@ void tilemm_parallel_copy_2d (void *dst, size_t dst_pitch, const void *src, size
       return;
     }
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(team_for (threads, (int64_t) cols)) if (total >= PARALLEL_COPY_MIN_BYTES && threads != 1)
+#pragma omp parallel for schedule(static) num_threads(tilemm_team_size (threads, (int64_t) cols)) if (total >= PARALLEL_COPY_MIN_BYTES && threads != 1)
 #endif
   for (int64_t j = 0; j < (int64_t) cols; j++)
     memcpy (d + (size_t) j * dst_pitch, s + (size_t) j * src_pitch, row_bytes);

@@ -20,6 +20,13 @@ extern "C" {
 void tilemm_parallel_copy_2d (void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
                               size_t row_bytes, size_t cols, int threads);
 
+/* The team of host threads for `items` pieces of work: `threads` (0 or less: OpenMP's default),
+ * never more than the pieces (at least 1).  A thread beyond them only wakes to wait at the
+ * barrier, and where another library's threads hold the cores (a BLAS whose threads spin after
+ * each call) the barrier then waits for it to be scheduled: milliseconds.  The copies here and
+ * the CPU backend's tiles take their teams from it. */
+int tilemm_team_size (int threads, int64_t items);
+
 #ifdef __cplusplus
 }
 #endif

@@ -29,6 +29,7 @@
 
 #include "backend.h"
 #include "cpu_isa.h"
+#include "parallel_copy.h"
 #include "tilemm.h"
 
 #ifdef __clang__
@@ -190,10 +191,9 @@ static int cpu_panel (const cpu_operands *op, cpu_tile_fn *tile, const tilemm_st
       if (first > 0 && tilemm_stop_requested (stop))
         return 1;
       const int64_t last = ntiles - first < batch ? ntiles : first + batch;
-      /* No more threads than tiles: one without a tile would only wait at the barrier, and wait
-       * to be scheduled where another library's threads hold the cores. */
+      /* No more threads than tiles (tilemm_team_size). */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic) num_threads(last - first < op->threads ? (int) (last - first) : op->threads) if (last - first > 1)
+#pragma omp parallel for schedule(dynamic) num_threads(tilemm_team_size (op->threads, last - first)) if (last - first > 1)
 #endif
       for (int64_t t = first; t < last; t++)
         {
