@@ -94,6 +94,21 @@ octave_value scalar_pages (const octave_value &x, tilemm_op op_a, const octave_v
   return z;
 }
 
+// A complex result as a loop of `*` leaves it: a loop of `*` leaves real pages where every
+// imaginary part is zero, and Octave narrows a complex array whose imaginary parts are all zero,
+// so the whole result is real then.
+template <typename Real, typename Cplx>
+octave_value narrowed (const tilemm_batch &batch, const Cplx &z, const dim_vector &z_dims)
+{
+  const tilemm_type type = batch.decision.route.result_class == TILEMM_CLASS_SINGLE
+                             ? TILEMM_COMPLEX_SINGLE : TILEMM_COMPLEX_DOUBLE;
+  if (! tilemm_imag_all_zero (type, z.data (), z.numel ()))
+    return octave_value (z);
+  Real real = tilemm_oct_uninitialised<Real> (z_dims);
+  tilemm_copy_real_parts (type, z.data (), z.numel (), real.fortran_vec ());
+  return octave_value (real);
+}
+
 template <typename Real, typename Cplx>
 octave_value compute (const tilemm_batch &batch, const tilemm_options &options,
                       const octave_value &x, const octave_value &y, const dim_vector &z_dims)
@@ -126,17 +141,7 @@ octave_value compute (const tilemm_batch &batch, const tilemm_options &options,
   if (tilemm_batch_run (&batch, &o, px, py, z.fortran_vec (), &err) != TILEMM_OK)
     tilemm_oct_fail (err);
   tilemm_oct_raise_notice (notice);
-  // A loop of `*` leaves real pages where every imaginary part is zero, and Octave narrows a
-  // complex array whose imaginary parts are all zero: the whole result is real then.
-  const tilemm_type type = r.result_class == TILEMM_CLASS_SINGLE ? TILEMM_COMPLEX_SINGLE
-                                                                  : TILEMM_COMPLEX_DOUBLE;
-  if (tilemm_imag_all_zero (type, z.data (), z.numel ()))
-    {
-      Real real = tilemm_oct_uninitialised<Real> (z_dims);
-      tilemm_copy_real_parts (type, z.data (), z.numel (), real.fortran_vec ());
-      return octave_value (real);
-    }
-  return octave_value (z);
+  return narrowed<Real, Cplx> (batch, z, z_dims);
 }
 
 // One page of Z as the loop a user writes computes it: op(X page) * op(Y page) through Octave's
@@ -160,7 +165,7 @@ octave_value page_product (const octave_value &a, tilemm_op op_a, const octave_v
 
 // Pages by the host's own `*` (TILEMM_BATCH_HOST: "auto" found the loop of `*` faster than the
 // CPU's batched path and the GPU's): the loop, without the interpreter, into Z; the result's
-// class and realness as compute's (real where every imaginary part is zero).
+// class and realness as compute's (narrowed).
 template <typename Real, typename Cplx>
 octave_value host_pages (const tilemm_batch &batch, const octave_value &x, tilemm_op op_a,
                          const octave_value &y, tilemm_op op_b, const dim_vector &z_dims)
@@ -206,15 +211,7 @@ octave_value host_pages (const tilemm_batch &batch, const octave_value &x, tilem
     }
   if (! cplx)
     return octave_value (zr);
-  const tilemm_type type = batch.decision.route.result_class == TILEMM_CLASS_SINGLE
-                             ? TILEMM_COMPLEX_SINGLE : TILEMM_COMPLEX_DOUBLE;
-  if (tilemm_imag_all_zero (type, zc.data (), zc.numel ()))
-    {
-      Real real = tilemm_oct_uninitialised<Real> (z_dims);
-      tilemm_copy_real_parts (type, zc.data (), zc.numel (), real.fortran_vec ());
-      return octave_value (real);
-    }
-  return octave_value (zc);
+  return narrowed<Real, Cplx> (batch, zc, z_dims);
 }
 
 // pagemtimes (X, transpX, Y, transpY, options...) with the transposes given: the whole call.
