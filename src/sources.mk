@@ -34,12 +34,13 @@ TILEMM_INCLUDE_DIRS = common exec cpu cuda kernels front
 TILEMM_CORE = common/status.c common/view.c common/device_model.c common/plan.c common/route.c \
   common/options.c common/call_plan.c common/parallel_copy.c common/host_pages.c \
   common/fault.c common/emulated_plan.c common/emulated_sizing.c common/exact_dot.c \
-  common/batch_plan.c common/ksplit.c common/emulated_arena.c
+  common/batch_plan.c common/ksplit.c common/emulated_arena.c common/machine_facts.c
 
 # The executor: the decision (facts gathered, the plan made), the plan run, the queue and its
 # workers, the emulated passes, the backends' tables, the GPU's public facts.  Plain C11.
 TILEMM_EXEC = exec/decide.c exec/run.c exec/native.c exec/workers.c exec/emulated_passes.c \
-  exec/multiply.c exec/backends.c exec/devices.c exec/batch.c exec/parts.c
+  exec/multiply.c exec/backends.c exec/devices.c exec/batch.c exec/parts.c exec/machine.c \
+  exec/calibrate.c
 
 # The CPU backend (OpenMP), its simulated devices and the emulated precision's CPU scheme.
 TILEMM_CPU = cpu/backend_cpu.c cpu/simulated.c cpu/emulated_cpu.c
@@ -49,7 +50,7 @@ TILEMM_CPU = cpu/backend_cpu.c cpu/simulated.c cpu/emulated_cpu.c
 # products on host views, its table (backend.h).  A build without it has no GPU table at all.
 TILEMM_CUDA_HOST = cuda/device.cu cuda/workspace.cu cuda/staging.cu cuda/pipeline.cu \
   cuda/transposed_product.cu cuda/emulated_product.cu cuda/backend_ops.cu cuda/batch_product.cu \
-  cuda/kernel_launch.cu
+  cuda/kernel_launch.cu cuda/links.cu
 
 # Code on device pointers beside the tiled kernels: the device transpose, the emulated
 # precision's device scheme.
@@ -65,22 +66,23 @@ TILEMM_KERNELS_SM90A = kernels/imma_wgmma.cu
 
 # The mex front ends: each gateway is its own mex file; TILEMM_MEX_COMMON is linked into each.
 TILEMM_MEX_GATEWAYS = front/tilemm.c front/tilemm_info.c
-TILEMM_MEX_COMMON = front/mex_common.c
+TILEMM_MEX_COMMON = front/mex_common.c front/mex_host.c
 
 # The Octave-native front end (tilemm.oct).
-TILEMM_OCT = front/tilemm_oct.cc front/pages_oct.cc front/oct_shared.cc
+TILEMM_OCT = front/tilemm_oct.cc front/pages_oct.cc front/oct_shared.cc front/oct_host.cc
 
 # The BLAS library (libtilemm_blas.so, installed beside the oct-file): its entry points, where a
 # call's product runs, the next BLAS in the process, the per-process trace, and large zero fills
 # on all cores (Octave fills every result before it calls dgemm_).
 TILEMM_BLAS = front/blas_shim.c front/blas_product.c front/blas_next.c front/blas_trace.c \
-  front/blas_memset.c
+  front/blas_memset.c front/blas_host.c
 
 # Headers, by the layer that owns them.  (Not *_HEADERS: automake, which reads this file for the
 # tarball, gives that suffix a meaning of its own.)
 TILEMM_CORE_H = common/tilemm.h common/device_model.h common/backend.h common/front.h common/parallel_copy.h common/host_pages.h \
   common/fault.h common/devices.h common/call_plan.h common/emulated.h common/cuda_variants.h \
-  common/cuda_variant_list.h common/exact_dot.h common/batch.h common/ksplit.h common/plan_unfilled.h common/emulated_arena.h
+  common/cuda_variant_list.h common/exact_dot.h common/batch.h common/ksplit.h common/plan_unfilled.h common/emulated_arena.h \
+  common/machine_facts.h
 TILEMM_EXEC_H = exec/multi.h exec/emulated_passes.h exec/batch_run.h exec/parts.h
 TILEMM_CPU_H = cpu/backend_cpu_tile.h cpu/backend_cpu_variant.h cpu/cpu_isa.h
 TILEMM_CUDA_H = cuda/cuda_try.h cuda/executor.h kernels/transpose.h kernels/emulated_cuda.h \

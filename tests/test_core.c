@@ -779,7 +779,7 @@ static void test_plan_launches (void)
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     {
       tilemm_plan plan;
-      const tilemm_limits lim = { cases[i].limit };
+      const tilemm_limits lim = { cases[i].limit, NULL };
       CHECK_CASE ("plan: launches of %s %s %lldx%lldx%lld, limit %zu",
                   tilemm_backend_name (cases[i].backend), tilemm_type_name (cases[i].type),
                   (long long) cases[i].m, (long long) cases[i].n, (long long) cases[i].k,
@@ -826,8 +826,8 @@ static void test_plan_one_panel (void)
 {
   tilemm_plan plan;
   tilemm_panel panel;
-  const tilemm_limits none = { 0 };
-  const tilemm_limits roomy = { 8 * (37 * 41 + 41 * 53 + 37 * 53) };
+  const tilemm_limits none = { 0, NULL };
+  const tilemm_limits roomy = { 8 * (37 * 41 + 41 * 53 + 37 * 53), NULL };
 
   CHECK_CASE ("plan: no limit, a zero limit or a roomy one give one whole panel");
   const tilemm_limits *limits[] = { NULL, &none, &roomy };
@@ -866,7 +866,7 @@ static void check_panel_cover (tilemm_backend backend, tilemm_type type, int64_t
   CHECK_CASE ("plan: %s %s %lldx%lldx%lld in %zu bytes: panels cover C once, each fits",
               tilemm_backend_name (backend), tilemm_type_name (type), (long long) m,
               (long long) k, (long long) n, limit);
-  const tilemm_limits limits = { limit };
+  const tilemm_limits limits = { limit, NULL };
   tilemm_plan plan;
   tilemm_status status = tilemm_plan_make (&plan, backend, type, m, n, k, &limits);
   CHECK (status == TILEMM_OK, "status %d", (int) status);
@@ -927,14 +927,14 @@ static void test_plan_panels (void)
   tilemm_plan plan;
   memset (&plan, 0x5A, sizeof plan);
   tilemm_plan before = plan;
-  const tilemm_limits tiny = { 8 * 3001 };
+  const tilemm_limits tiny = { 8 * 3001, NULL };
   CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 5, 7, 1000, &tiny)
            == TILEMM_ELIMIT, "3k+1 doubles cannot hold a row and two slots");
   CHECK (memcmp (&plan, &before, sizeof plan) == 0, "a failed plan leaves *plan alone");
-  const tilemm_limits one_byte = { 1 };
+  const tilemm_limits one_byte = { 1, NULL };
   CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_SINGLE, 2, 2, 2, &one_byte)
            == TILEMM_EDEVMEM, "one byte");
-  const tilemm_limits whole_k = { 16 * 3002 };
+  const tilemm_limits whole_k = { 16 * 3002, NULL };
   CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_COMPLEX_DOUBLE, 3, 3, 1000, &tiny)
            == TILEMM_ELIMIT, "complex elements are 16 bytes");
   CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 5, 7, 1000, &tiny)
@@ -1016,7 +1016,7 @@ static void test_plan_streaming (void)
       tilemm_plan plan;
       CHECK_CASE ("plan: gpu double %lld^3 in a quarter of its data streams A a few times",
                   (long long) s);
-      const tilemm_limits lim = { quarter };
+      const tilemm_limits lim = { quarter, NULL };
       CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, s, s, s, &lim)
                == TILEMM_OK, "plan");
       const int64_t passes = (s + plan.panel_rows - 1) / plan.panel_rows;
@@ -1030,7 +1030,7 @@ static void test_plan_streaming (void)
     }
   CHECK_CASE ("plan: a limit the whole product fits in gives one panel, as no limit does");
   tilemm_plan a, b;
-  const tilemm_limits exact = { 8 * (size_t) (3 * 300 * 300) };
+  const tilemm_limits exact = { 8 * (size_t) (3 * 300 * 300), NULL };
   CHECK (tilemm_plan_make (&a, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 300, 300, 300, &exact)
            == TILEMM_OK && tilemm_plan_make (&b, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 300, 300,
                                               300, NULL) == TILEMM_OK, "plans");
@@ -1039,42 +1039,48 @@ static void test_plan_streaming (void)
          tilemm_plan_device_bytes (&a));
 }
 
-/* The one device model (device_model.h) every time-weighing decision reads: its parts add up,
- * and its rates say what they are named for. */
+/* The one cost model (device_model.h) every time-weighing decision reads, on the built-in facts:
+ * its parts add up, and its rates say what they are named for. */
 static void test_device_model (void)
 {
   CHECK_CASE ("device model: its parts add up, double is the slower kernel, complex counts 4x");
-  const tilemm_device_model *md = tilemm_device_model_get ();
+  const tilemm_machine_facts *md = tilemm_facts_builtin ();
   const double f = 1e12;
   CHECK (tilemm_model_flops (TILEMM_COMPLEX_DOUBLE, 10, 20, 30)
            == 4 * tilemm_model_flops (TILEMM_DOUBLE, 10, 20, 30)
          && tilemm_model_flops (TILEMM_SINGLE, 10, 20, 30) == 12000, "flops");
-  CHECK (tilemm_model_kernel_s (TILEMM_DOUBLE, f) > tilemm_model_kernel_s (TILEMM_SINGLE, f)
-           && tilemm_model_kernel_s (TILEMM_COMPLEX_DOUBLE, f) == tilemm_model_kernel_s (TILEMM_DOUBLE, f),
-         "kernels: double %.3g s, single %.3g s", tilemm_model_kernel_s (TILEMM_DOUBLE, f),
-         tilemm_model_kernel_s (TILEMM_SINGLE, f));
-  CHECK (tilemm_model_host_s (TILEMM_DOUBLE, f) > tilemm_model_host_s (TILEMM_SINGLE, f), "host");
-  CHECK (tilemm_model_gpu_call_s (TILEMM_DOUBLE, 0, 0) == md->call_s, "an empty call");
+  CHECK (tilemm_model_kernel_s (NULL, TILEMM_DOUBLE, f) > tilemm_model_kernel_s (NULL, TILEMM_SINGLE, f)
+           && tilemm_model_kernel_s (NULL, TILEMM_COMPLEX_DOUBLE, f)
+                == tilemm_model_kernel_s (NULL, TILEMM_DOUBLE, f),
+         "kernels: double %.3g s, single %.3g s", tilemm_model_kernel_s (NULL, TILEMM_DOUBLE, f),
+         tilemm_model_kernel_s (NULL, TILEMM_SINGLE, f));
+  CHECK (tilemm_model_host_s (NULL, TILEMM_DOUBLE, f) > tilemm_model_host_s (NULL, TILEMM_SINGLE, f),
+         "host");
+  CHECK (tilemm_model_gpu_call_s (NULL, TILEMM_DOUBLE, 0, 0) == md->gpu_call_s, "an empty call");
   const double bytes = 1e9;
-  const double parts = md->call_s + md->first_bytes / md->first_bytes_per_s
-                       + tilemm_model_bus_s (bytes - md->first_bytes)
-                       + tilemm_model_kernel_s (TILEMM_SINGLE, f);
-  CHECK (fabs (tilemm_model_gpu_call_s (TILEMM_SINGLE, bytes, f) - parts) <= 1e-12 * parts,
-         "a call: %.6g s, its parts %.6g s", tilemm_model_gpu_call_s (TILEMM_SINGLE, bytes, f), parts);
+  const double parts = md->gpu_call_s + md->gpu_first_bytes / md->gpu_first_bytes_per_s
+                       + tilemm_model_bus_s (NULL, bytes - md->gpu_first_bytes)
+                       + tilemm_model_kernel_s (NULL, TILEMM_SINGLE, f);
+  CHECK (fabs (tilemm_model_gpu_call_s (NULL, TILEMM_SINGLE, bytes, f) - parts) <= 1e-12 * parts,
+         "a call: %.6g s, its parts %.6g s", tilemm_model_gpu_call_s (NULL, TILEMM_SINGLE, bytes, f),
+         parts);
   for (int t = 0; t < 2; t++)
     {
       const tilemm_type type = t ? TILEMM_DOUBLE : TILEMM_SINGLE;
-      const double panel = tilemm_model_kernel_s (type, tilemm_model_min_panel_flops (type));
-      CHECK (fabs (panel - md->panel_worth * md->panel_s) <= 1e-12 * panel,
+      const double panel
+        = tilemm_model_kernel_s (NULL, type, tilemm_model_min_panel_flops (NULL, type));
+      CHECK (fabs (panel - md->gpu_panel_worth * md->gpu_panel_s) <= 1e-12 * panel,
              "%s: a worker's least panel takes %.3g s of kernels", tilemm_type_name (type), panel);
     }
-  /* The crossover is the model's comparison, nothing else. */
+  /* The crossover is the model's comparison, nothing else: the GPU where it beats the host's
+   * product by more than a twentieth (the built-in model knows no CPU backend). */
   for (int64_t s = 64; s <= 2048; s += 64)
     {
       const double b = 8.0 * 3 * (double) s * (double) s;
       const double fl = tilemm_model_flops (TILEMM_DOUBLE, s, s, s);
       CHECK (tilemm_plan_gpu_pays (TILEMM_DOUBLE, s, s, s)
-               == (tilemm_model_gpu_call_s (TILEMM_DOUBLE, b, fl) < tilemm_model_host_s (TILEMM_DOUBLE, fl)),
+               == (tilemm_model_gpu_call_s (NULL, TILEMM_DOUBLE, b, fl)
+                   < tilemm_model_host_s (NULL, TILEMM_DOUBLE, fl) / 1.05),
              "n %lld: the crossover is not the model's", (long long) s);
     }
 }
@@ -1119,8 +1125,9 @@ static void test_plan_rank_k_gpu_pays (void)
           const double es = (double) tilemm_type_size (ty);
           const double fl = tilemm_model_flops (ty, s, s, s);
           const int pays = tilemm_plan_rank_k_gpu_pays (ty, s, s);
-          CHECK (pays == (tilemm_model_gpu_call_s (ty, es * 3 * (double) s * s, fl)
-                          < tilemm_model_host_s (ty, tilemm_model_rank_k_flops (ty, s, s))),
+          CHECK (pays == (tilemm_model_gpu_call_s (NULL, ty, es * 3 * (double) s * s, fl)
+                          < tilemm_model_host_s (NULL, ty, tilemm_model_rank_k_flops (ty, s, s))
+                              / 1.05),
                  "%s n %lld: the rank-k crossover is not the model's", name, (long long) s);
           flips += pays != paid;
           paid = pays;
@@ -1494,7 +1501,7 @@ static void check_bitwise_plans (tilemm_type type, int64_t m, int64_t k, int64_t
       memcpy (first, p.c.view.data, p.c.bytes);
       for (int i = 0; i < nlimits; i++)
         {
-          const tilemm_limits lim = { limits[i] * es };
+          const tilemm_limits lim = { limits[i] * es, NULL };
           CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, type, m, n, k, &lim) == TILEMM_OK,
                  "plan");
           CHECK (tilemm_plan_panel_count (&plan) > 1, "limit %zu gives one panel", limits[i]);
@@ -1816,7 +1823,8 @@ static void op_case (tilemm_type type, tilemm_op op_a, tilemm_op op_b, int64_t m
   tilemm_error err = { TILEMM_OK, "" };
   const size_t es = tilemm_type_size (type);
   /* A limit of about a third of the data: several panels. */
-  const tilemm_limits limit = { es * (size_t) (m * k + k * n + m * n) / 3 + 64 * es };
+  const tilemm_limits limit
+    = { es * (size_t) (m * k + k * n + m * n) / 3 + 64 * es, NULL };
   CHECK (tilemm_plan_make (&whole, TILEMM_BACKEND_CPU, type, m, n, k, NULL) == TILEMM_OK, "plan");
   CHECK (tilemm_plan_make (&panels, TILEMM_BACKEND_CPU, type, m, n, k, &limit) == TILEMM_OK,
          "plan with a limit");

@@ -660,6 +660,47 @@ void emulated_passes_on_simulated_devices ()
   CHECK (fine.status == TILEMM_OK, "no fault: status %d (%s)", (int) fine.status, fine.detail);
 }
 
+// The machine's facts measured on the stand-in runtime: every part of the GPU's calibration runs
+// through the same path a product takes (its numbers are the stand-in's, not a GPU's), and
+// nothing is left held; a GPU that fails while it is measured is an error, never half the facts.
+void calibration_on_the_stand_in ()
+{
+  CHECK_CASE ("calibration: the stand-in GPU measured through the product's own path");
+  const size_t device0 = mock_cuda_device_bytes (), pinned0 = mock_cuda_pinned_bytes ();
+  tilemm_machine_facts f;
+  tilemm_error err = { TILEMM_OK, "" };
+  const tilemm_status st = tilemm_calibrate (NULL, &f, &err);
+  CHECK (st == TILEMM_OK, "%s", err.detail);
+  CHECK (f.gpu_measured && f.gpus == 1 && f.gpu_all_count == 0, "one GPU measured (%d)", f.gpus);
+  CHECK (f.gpu_call_s > 0 && f.gpu_bus_bytes_per_s > 0, "the fit: %g s a call, %g B/s",
+         f.gpu_call_s, f.gpu_bus_bytes_per_s);
+  bool rates = true;
+  for (int t = 0; t < TILEMM_NTYPES; t++)
+    rates = rates && f.gpu_kernel_flops_per_s[t] > 0 && isfinite (f.gpu_kernel_flops_per_s[t])
+            && f.gpu_batch_flops_per_s[t] > 0;
+  CHECK (rates, "every type's kernels and batch measured");
+  CHECK (f.gpu[0].up_bytes_per_s > 0 && f.gpu[0].down_bytes_per_s > 0
+           && f.gpu[0].up_busy_bytes_per_s > 0 && f.gpu[0].down_busy_bytes_per_s > 0,
+         "the links: %g %g %g %g", f.gpu[0].up_bytes_per_s, f.gpu[0].down_bytes_per_s,
+         f.gpu[0].up_busy_bytes_per_s, f.gpu[0].down_busy_bytes_per_s);
+  CHECK (f.cpu_measured && !f.host_measured, "the CPU's curves; no host product given");
+  tilemm_cuda_release ();
+  CHECK (mock_cuda_device_bytes () == device0 && mock_cuda_pinned_bytes () == pinned0,
+         "nothing held: %zu device bytes (%zu before), %zu pinned (%zu)",
+         mock_cuda_device_bytes (), device0, mock_cuda_pinned_bytes (), pinned0);
+
+  CHECK_CASE ("calibration: a GPU that fails while measured: an error, nothing held");
+  // The stand-in refuses allocations over 1 MiB, as a GPU that another process fills would.
+  mock_cuda_fail_malloc_over ((size_t) 1 << 20);
+  tilemm_error e2 = { TILEMM_OK, "" };
+  const tilemm_status failed = tilemm_calibrate (NULL, &f, &e2);
+  mock_cuda_fail_malloc_over (0);
+  CHECK (failed != TILEMM_OK && e2.detail[0], "status %d: %s", (int) failed, e2.detail);
+  tilemm_cuda_release ();
+  CHECK (mock_cuda_device_bytes () == device0 && mock_cuda_pinned_bytes () == pinned0,
+         "nothing held after the failure: %zu device bytes", mock_cuda_device_bytes ());
+}
+
 int main ()
 {
   setvbuf (stdout, NULL, _IOLBF, 0);
@@ -671,6 +712,7 @@ int main ()
   batch_copy_team ();
   precision_read_once ();
   emulated_passes_on_simulated_devices ();
+  calibration_on_the_stand_in ();
   static const tilemm_op ops[] = { TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, TILEMM_OP_CTRANSPOSE };
   struct kind { bool single, a_complex, b_complex; } kinds[] = {
     { false, false, false }, { false, true, true }, { true, false, false }, { true, true, true },

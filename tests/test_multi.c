@@ -94,12 +94,12 @@ static void test_crossover (void)
   tilemm_plan plan, queue;
   CHECK_CASE ("crossover: one available worker, or a small product, stays on one device");
   tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 4096, 4096, 4096, NULL);
-  CHECK (tilemm_plan_workers (&queue, &plan, 1, 0) == 1, "one worker");
+  CHECK (tilemm_plan_workers (&queue, &plan, 1, 0, NULL) == 1, "one worker");
   CHECK (memcmp (&queue, &plan, sizeof plan) == 0, "the queue is the plan");
   tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 1000, 1000, 1000, NULL);
-  CHECK (tilemm_plan_workers (&queue, &plan, 2, 0) == 1, "2e9 flops: too little to gain");
+  CHECK (tilemm_plan_workers (&queue, &plan, 2, 0, NULL) == 1, "2e9 flops: too little to gain");
 
-  const double min_flops = tilemm_model_min_panel_flops (TILEMM_DOUBLE);
+  const double min_flops = tilemm_model_min_panel_flops (NULL, TILEMM_DOUBLE);
   CHECK_CASE ("crossover: each worker gets at least %d panels of %.0e flops",
               TILEMM_MULTI_MIN_PANELS, min_flops);
   const int64_t sizes[] = { 2048, 4096, 8192, 16384 };
@@ -108,7 +108,7 @@ static void test_crossover (void)
       {
         const int64_t n = sizes[i];
         tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, n, n, n, NULL);
-        const int w = tilemm_plan_workers (&queue, &plan, avail, 0);
+        const int w = tilemm_plan_workers (&queue, &plan, avail, 0, NULL);
         const double flops = 2.0 * (double) n * (double) n * (double) n;
         const int64_t panels = tilemm_plan_panel_count (&queue);
         CHECK (w >= 1 && w <= avail, "n %lld: %d workers of %d", (long long) n, w, avail);
@@ -130,19 +130,19 @@ static void test_crossover (void)
                (long long) n, avail, w);
       }
   tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 16384, 16384, 16384, NULL);
-  CHECK (tilemm_plan_workers (&queue, &plan, 2, 0) == 2, "n = 16384 uses both GPUs");
+  CHECK (tilemm_plan_workers (&queue, &plan, 2, 0, NULL) == 2, "n = 16384 uses both GPUs");
 
   CHECK_CASE ("crossover: named devices are all used while each gets a panel of one tile");
   tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 100, 100, 10, NULL);
-  CHECK (tilemm_plan_workers (&queue, &plan, 4, 1) == 4, "2x2 tiles: 4 workers");
+  CHECK (tilemm_plan_workers (&queue, &plan, 4, 1, NULL) == 4, "2x2 tiles: 4 workers");
   CHECK (tilemm_plan_panel_count (&queue) == 4, "4 panels");
-  CHECK (tilemm_plan_workers (&queue, &plan, 16, 1) == 4, "no more workers than panels");
+  CHECK (tilemm_plan_workers (&queue, &plan, 16, 1, NULL) == 4, "no more workers than panels");
   tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 10, 10, 10, NULL);
-  CHECK (tilemm_plan_workers (&queue, &plan, 4, 1) == 1, "one tile: one worker");
+  CHECK (tilemm_plan_workers (&queue, &plan, 4, 1, NULL) == 1, "one tile: one worker");
 
   CHECK_CASE ("crossover: the split-k variant (sums by the launch's shape) is never split");
   tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 64, 64, 8192, NULL);
-  CHECK (tilemm_plan_workers (&queue, &plan, 4, 1) == 1, "variant %d stays whole", plan.variant);
+  CHECK (tilemm_plan_workers (&queue, &plan, 4, 1, NULL) == 1, "variant %d stays whole", plan.variant);
 
   CHECK_CASE ("plan of a panel: the parent's variant and tiles, its own size and limits");
   tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_SINGLE, 8192, 8192, 8192, NULL);
@@ -153,7 +153,7 @@ static void test_crossover (void)
          "same kernel");
   CHECK (sub.n == 1000 && sub.m == 3000 && sub.k == 8192, "its size");
   CHECK (tilemm_plan_panel_count (&sub) == 1, "one panel without a limit");
-  const tilemm_limits small = { (size_t) 64 << 20 };
+  const tilemm_limits small = { (size_t) 64 << 20, NULL };
   CHECK (tilemm_plan_for_panel (&sub, &plan, 4000, 4000, &small) == TILEMM_OK, "under a limit");
   CHECK (tilemm_plan_panel_count (&sub) > 1 && tilemm_plan_device_bytes (&sub) <= small.max_device_bytes,
          "%lld panels in %zu bytes", (long long) tilemm_plan_panel_count (&sub),

@@ -230,6 +230,10 @@ typedef struct tilemm_backend_ops {
   /* The variant of the backend's code that runs here (the CPU's instruction set: "default",
    * "avx2", "avx512"; src/cpu/cpu_isa.h); NULL where there is one only. */
   const char *(*code_variant) (void);
+  /* The pinned copies of each device of `devices` (rates[i] for devices->device[i]): alone and
+   * all at once, for the machine's facts; NULL where the backend has no bus. */
+  tilemm_status (*links) (const tilemm_workers *devices, tilemm_link_rates *rates,
+                          tilemm_error *err);
 } tilemm_backend_ops;
 
 /* The tables the build has (src/exec/backends.c): the CPU's always, the GPU's in a CUDA build,

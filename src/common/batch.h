@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "front.h"
+#include "machine_facts.h"
 #include "tilemm.h"
 
 #ifdef __cplusplus
@@ -68,6 +69,8 @@ typedef struct {
                                 0: page after page, each spread over the threads            */
   int threads;               /* CPU: the threads (0: OpenMP's default; 1 for a batch too
                                 small to gain from more)                                      */
+  int64_t pages_per_poll;    /* CPU: pages between two polls of the host's stop (each group a
+                                parallel region of about 20 ms of work a thread)             */
   int copy_threads;          /* GPU: the host threads that copy pages into and out of the
                                 staging: 1 for a batch under 64 MiB (a team's wake-up can cost
                                 more than its copies: milliseconds where another library's
@@ -88,12 +91,18 @@ typedef struct {
 tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, int threads,
                                       tilemm_backend_choice choice, int gpu_usable,
                                       size_t max_device_bytes, size_t device_bytes,
+                                      const tilemm_machine_facts *facts,
                                       tilemm_batch_plan *plan, tilemm_error *err);
 
 /* Whether pages of this route run alone, one plain product each (on either backend): where a
  * page's own GPU call costs, in the device model, little more than its share of a batched one.
  * Pure. */
-int tilemm_batch_page_alone (const tilemm_route *route);
+int tilemm_batch_page_alone (const tilemm_route *route, const tilemm_machine_facts *facts);
+
+/* Seconds one page of `type`, m×k·k×n (in the kernels' terms), takes on one thread of the CPU's
+ * batched path while every thread works: the model's page cost and thread rate.  Pure. */
+double tilemm_batch_cpu_page_s (const tilemm_machine_facts *facts, tilemm_type type, double m,
+                                double n, double k);
 
 /* Device bytes one page takes on the GPU: its X, Y and Z pages in the route's compute type
  * (read as pairs or split: the real pages the kernels see). */
@@ -102,14 +111,16 @@ double tilemm_batch_page_bytes (const tilemm_route *route);
 /* Whether a batch of `pages` such products pays on the GPU against the CPU's batched path:
  * the device model's call (fixed cost, bus, kernels) and panels, against the pages on `threads`
  * host threads (0: OpenMP's default).  Pure. */
-int tilemm_batch_gpu_pays (const tilemm_route *route, int64_t pages, int threads);
+int tilemm_batch_gpu_pays (const tilemm_route *route, int64_t pages, int threads,
+                           const tilemm_machine_facts *facts);
 
 /* Whether the loop of the host's own `*` over the pages (one call a page, from the oct-file:
  * tilemm_model_host_page_s) beats the CPU's batched path on `threads` threads (0: OpenMP's
  * default) and, where `gpu_usable`, the GPU's: pages of a few hundred rows, few of them, where
  * the host BLAS is faster than our CPU kernels and the GPU's call costs more than the pages.
  * "auto" then hands the pages to `*` (TILEMM_BATCH_HOST).  Pure. */
-int tilemm_batch_host_pays (const tilemm_route *route, int64_t pages, int threads, int gpu_usable);
+int tilemm_batch_host_pays (const tilemm_route *route, int64_t pages, int threads, int gpu_usable,
+                            const tilemm_machine_facts *facts);
 
 /* One batch of native products as the kernels see it, for a backend: every page of Z is
  * op_a(X page)·op_b(Y page) in `type`, the pages of X and Y that Z's page reads given by

@@ -13,15 +13,12 @@
 #include "batch.h"
 #include "device_model.h"
 
-/* The CPU's batched path in the device model's terms: a page's fixed cost on one thread (the
- * page's views and the tiled backend's entry; a small real page, computed directly, has
- * almost none), and the tiled C backend's rate on one thread while every thread works (below
- * its rate on one thread alone: the threads share the caches and the memory bus).  "auto"
- * reads them to weigh the whole batch on the GPU against the pages on the host threads, and
- * the plan to keep a tiny batch on one thread; bench/pages.m measures both sides. */
-static const double CPU_PAGE_S = 3.0e-7;
-static const double CPU_SMALL_PAGE_S = 2.0e-8;
-static const double CPU_FLOPS_PER_THREAD_S = 3.0e9;
+/* The CPU's batched path is costed by the model (device_model.h): a page's fixed cost on one
+ * thread (a small real page, computed directly, has almost none) and the tiled C backend's rate
+ * on one thread while every thread works (below its rate on one thread alone: the threads share
+ * the caches and the memory bus), from the machine's facts.  "auto" reads them to weigh the whole
+ * batch on the GPU against the pages on the host threads, and the plan to keep a tiny batch on
+ * one thread and to choose how many pages run between two polls of the host's stop. */
 
 /* A GPU batch of fewer bytes (operands and results) than this copies them on one host thread:
  * a team's wake-up costs more than it saves there, and after a call of a multithreaded host BLAS
@@ -162,24 +159,34 @@ static double batch_flops (const tilemm_route *route, int64_t pages)
  * run alone too: each page is then large enough to keep every thread busy by itself. */
 static const double PAGE_ALONE_SLOWDOWN = 1.5;
 
-int tilemm_batch_page_alone (const tilemm_route *route)
+int tilemm_batch_page_alone (const tilemm_route *route, const tilemm_machine_facts *facts)
 {
   const double flops = batch_flops (route, 1);
   const double bytes = tilemm_batch_page_bytes (route);
-  const double alone_s = tilemm_model_gpu_call_s (route->compute_type, bytes, flops);
+  const double alone_s = tilemm_model_gpu_call_s (facts, route->compute_type, bytes, flops);
   const double in_batch_s
-    = tilemm_model_bus_s (bytes) + tilemm_model_kernel_s (route->compute_type, flops);
+    = tilemm_model_bus_s (facts, bytes) + tilemm_model_kernel_s (facts, route->compute_type, flops);
   return alone_s <= PAGE_ALONE_SLOWDOWN * in_batch_s;
 }
 
-/* Seconds the batch takes on the CPU on one thread. */
-static double cpu_one_thread_s (const tilemm_route *route, int64_t pages)
+/* Seconds one page of `type`, m×k·k×n, takes on one thread of the CPU's batched path while every
+ * thread works. */
+double tilemm_batch_cpu_page_s (const tilemm_machine_facts *facts, tilemm_type type, double m,
+                                double n, double k)
 {
-  const int small = !tilemm_type_is_complex (route->compute_type)
-                    && route_rows (route) * route_cols (route) * (double) route->k
-                         <= TILEMM_BATCH_SMALL_PAGE_WORK;
-  return (double) pages * (small ? CPU_SMALL_PAGE_S : CPU_PAGE_S)
-         + batch_flops (route, pages) / CPU_FLOPS_PER_THREAD_S;
+  const int small
+    = !tilemm_type_is_complex (type) && m * n * k <= TILEMM_BATCH_SMALL_PAGE_WORK;
+  return tilemm_model_cpu_page_s (facts, small)
+         + tilemm_model_flops (type, m, n, k) / tilemm_model_cpu_thread_flops_per_s (facts);
+}
+
+/* Seconds the batch takes on the CPU on one thread. */
+static double cpu_one_thread_s (const tilemm_route *route, int64_t pages,
+                                const tilemm_machine_facts *facts)
+{
+  return (double) pages
+         * tilemm_batch_cpu_page_s (facts, route->compute_type, route_rows (route),
+                                    route_cols (route), (double) route->k);
 }
 
 /* The host's threads where `threads` is 0, as tilemm_batch_plan_make counts them. */
@@ -195,44 +202,66 @@ static int threads_or_host (int threads)
 /* Seconds the CPU's batched path takes on `threads` threads: one thread's time where the plan
  * keeps the batch on one thread, else that time shared plus a parallel region's start and
  * barrier (CPU_SERIAL_S). */
-static double cpu_batch_s (const tilemm_route *route, int64_t pages, int threads)
+static double cpu_batch_s (const tilemm_route *route, int64_t pages, int threads,
+                           const tilemm_machine_facts *facts)
 {
-  const double one = cpu_one_thread_s (route, pages);
+  const double one = cpu_one_thread_s (route, pages, facts);
   return one < CPU_SERIAL_S || threads <= 1 ? one : one / (double) threads + CPU_SERIAL_S;
 }
 
 /* Seconds the batch takes on the GPU: pages run alone pay one call each; a batch, one call. */
-static double gpu_batch_s (const tilemm_route *route, int64_t pages)
+static double gpu_batch_s (const tilemm_route *route, int64_t pages,
+                           const tilemm_machine_facts *facts)
 {
   const double flops = batch_flops (route, pages);
   const double bytes = (double) pages * tilemm_batch_page_bytes (route);
-  return tilemm_batch_page_alone (route)
-           ? (double) pages * tilemm_model_gpu_call_s (route->compute_type, bytes / (double) pages,
+  return tilemm_batch_page_alone (route, facts)
+           ? (double) pages * tilemm_model_gpu_call_s (facts, route->compute_type,
+                                                       bytes / (double) pages,
                                                        flops / (double) pages)
-           : tilemm_model_gpu_call_s (route->compute_type, bytes, flops);
+           : tilemm_model_gpu_batch_s (facts, route->compute_type, bytes, flops);
 }
 
-int tilemm_batch_gpu_pays (const tilemm_route *route, int64_t pages, int threads)
+int tilemm_batch_gpu_pays (const tilemm_route *route, int64_t pages, int threads,
+                           const tilemm_machine_facts *facts)
 {
   if (pages <= 0)
     return 0;
-  return gpu_batch_s (route, pages) < cpu_batch_s (route, pages, threads_or_host (threads));
+  return gpu_batch_s (route, pages, facts)
+         < cpu_batch_s (route, pages, threads_or_host (threads), facts);
 }
 
-int tilemm_batch_host_pays (const tilemm_route *route, int64_t pages, int threads, int gpu_usable)
+int tilemm_batch_host_pays (const tilemm_route *route, int64_t pages, int threads, int gpu_usable,
+                            const tilemm_machine_facts *facts)
 {
   if (pages <= 0)
     return 0;
   const double host_s
-    = (double) pages * tilemm_model_host_page_s (route->compute_type, batch_flops (route, 1));
-  if (host_s >= cpu_batch_s (route, pages, threads_or_host (threads)))
+    = (double) pages
+      * tilemm_model_host_page_s (facts, route->compute_type, batch_flops (route, 1));
+  if (host_s >= cpu_batch_s (route, pages, threads_or_host (threads), facts))
     return 0;
-  return !gpu_usable || host_s < gpu_batch_s (route, pages);
+  return !gpu_usable || host_s < gpu_batch_s (route, pages, facts);
+}
+
+/* Pages between two polls of the host's stop on the CPU: about 20 ms of work on every thread
+ * (each group is a parallel region: its start and barrier cost threads that wait by spinning,
+ * which on a busy machine take the cores from the threads that work), and at least a few pages
+ * a thread. */
+static int64_t pages_per_poll (const tilemm_route *route, int threads,
+                               const tilemm_machine_facts *facts)
+{
+  const double page_s = tilemm_batch_cpu_page_s (facts, route->compute_type, route_rows (route),
+                                                 route_cols (route), (double) route->k);
+  const double per_thread = 2.0e-2 / (page_s > 0 ? page_s : 1e-9);
+  const int64_t pages = (int64_t) (per_thread < 4.0 ? 4.0 : per_thread > 1.0e6 ? 1.0e6 : per_thread);
+  return pages * (threads > 0 ? threads : 1);
 }
 
 tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, int threads,
                                       tilemm_backend_choice choice, int gpu_usable,
                                       size_t max_device_bytes, size_t device_bytes,
+                                      const tilemm_machine_facts *facts,
                                       tilemm_batch_plan *plan, tilemm_error *err)
 {
 #ifdef _OPENMP
@@ -242,7 +271,8 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
   if (threads <= 0)
     threads = 1;
   /* On the CPU (the backend may yet be the GPU: "auto" weighs the CPU on every thread). */
-  plan->threads = cpu_one_thread_s (route, pages) < CPU_SERIAL_S ? 1 : threads;
+  plan->threads = cpu_one_thread_s (route, pages, facts) < CPU_SERIAL_S ? 1 : threads;
+  plan->pages_per_poll = pages_per_poll (route, plan->threads, facts);
   plan->pages_per_panel = pages;
   plan->backend = TILEMM_BACKEND_CPU;
   plan->copy_threads = 0;
@@ -251,7 +281,7 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
   const char *alone = getenv ("TILEMM_PAGES_ALONE");
   plan->per_page = alone && (alone[0] == '0' || alone[0] == '1') && alone[1] == '\0'
                      ? alone[0] == '1'
-                     : tilemm_batch_page_alone (route);
+                     : tilemm_batch_page_alone (route, facts);
   /* Pages over the threads when there are enough of them to keep every thread busy; else page
    * after page, each one cut into tiles over the threads (a few large pages). */
   plan->parallel_pages
@@ -266,7 +296,7 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
       break;
     case TILEMM_CHOOSE_AUTO:
     default:
-      if (!gpu_usable || !tilemm_batch_gpu_pays (route, pages, threads))
+      if (!gpu_usable || !tilemm_batch_gpu_pays (route, pages, threads, facts))
         return tilemm_error_set (err, TILEMM_OK, NULL);
       break;
     }

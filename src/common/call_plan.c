@@ -171,7 +171,7 @@ static tilemm_status plan_subs (tilemm_call_plan *p, size_t panel_limit)
   const int64_t cols = q->panel_cols < q->m ? q->panel_cols : q->m;
   const int64_t last_rows = q->n - (ceil_div (q->n, rows > 0 ? rows : 1) - 1) * rows;
   const int64_t last_cols = q->m - (ceil_div (q->m, cols > 0 ? cols : 1) - 1) * cols;
-  const tilemm_limits limits = { panel_limit };
+  const tilemm_limits limits = { panel_limit, p->facts };
   for (int r = 0; r < 2; r++)
     for (int c = 0; c < 2; c++)
       {
@@ -215,7 +215,7 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
   const int count = p->simulated > 1 ? p->simulated : available->count;
   if (count > 1)
     p->emu_workers = tilemm_plan_unfilled_workers (&p->emu_queue, &p->emu_panels, count,
-                                          p->simulated > 1 || p->devices_named);
+                                          p->simulated > 1 || p->devices_named, p->facts);
   if (p->emu_workers <= 1 && backend == TILEMM_BACKEND_CUDA && !p->devices_named)
     p->emu_devices.device[0] = gpu->current >= 0 ? gpu->current : p->emu_devices.device[0];
   p->emu_devices.count = p->emu_workers;
@@ -265,6 +265,29 @@ static void plan_fallback (tilemm_call_plan *p, tilemm_backend backend,
   p->queue.kernel_fallback = p->native.kernel_fallback;
 }
 
+/* How many of the call's GPUs its product runs on when the user named none: the count the cost
+ * model finds fastest (tilemm_model_gpus_call_s: several GPUs only where the machine's facts
+ * measured a gain, so a model that has not seen two GPUs pay keeps the product on one). */
+static int gpus_that_pay (const tilemm_call_plan *p)
+{
+  const int available = p->workers.count;
+  if (available < 2 || p->devices_named)
+    return available;
+  const double es = (double) tilemm_type_size (p->type);
+  const double m = (double) p->m, n = (double) p->n, k = (double) p->k;
+  const double bytes = es * (m * k + k * n + m * n);
+  const double flops = tilemm_model_flops (p->type, m, n, k);
+  int best = 1;
+  double best_s = tilemm_model_gpus_call_s (p->facts, p->type, bytes, flops, 1);
+  for (int d = 2; d <= available; d++)
+    {
+      const double s = tilemm_model_gpus_call_s (p->facts, p->type, bytes, flops, d);
+      if (s < best_s)
+        best = d, best_s = s;
+    }
+  return best;
+}
+
 /* The queue of the native plan's panels, their launches not yet filled (fill_launches). */
 static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
                                  const tilemm_device_facts *gpu)
@@ -284,8 +307,10 @@ static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
   p->queue = p->native;
   if (several)
     count = tilemm_plan_unfilled_workers (&p->queue, &p->native,
-                                 backend == TILEMM_BACKEND_CUDA ? p->workers.count : p->simulated,
-                                 backend == TILEMM_BACKEND_CUDA ? p->devices_named : 1);
+                                 backend == TILEMM_BACKEND_CUDA ? gpus_that_pay (p)
+                                                                : p->simulated,
+                                 backend == TILEMM_BACKEND_CUDA ? p->devices_named : 1,
+                                 p->facts);
   if (backend == TILEMM_BACKEND_CUDA)
     {
       /* One worker: the caller's device, or the one device the user named. */
@@ -330,7 +355,7 @@ tilemm_status tilemm_call_plan_queue (tilemm_call_plan *p, tilemm_backend backen
 static tilemm_status plan_native (tilemm_call_plan *p, tilemm_backend backend,
                                   const tilemm_device_facts *gpu)
 {
-  const tilemm_limits limits = { p->device_limit };
+  const tilemm_limits limits = { p->device_limit, p->facts };
   tilemm_status status = tilemm_plan_unfilled_op (&p->native, backend, p->type, p->m, p->n, p->k,
                                               p->op_a, p->op_b, &limits);
   if (status != TILEMM_OK)
@@ -362,6 +387,7 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
                                      const tilemm_call_facts *facts, tilemm_error *err)
 {
   memset (p, 0, sizeof *p);
+  p->facts = facts->machine;
   p->type = route->compute_type;
   p->m = route->a_as_pairs ? 2 * route->m : route->m;
   p->n = route->n;

@@ -75,6 +75,8 @@ typedef struct {
   tilemm_emu_gemm emu_gemm;      /* the int8 GEMM: wgmma where the device runs it, unless
                                     TILEMM_EMU_IMMA names another (read once)               */
   int64_t emu_block_cols;        /* the GPU brings C back in blocks of these many columns    */
+  /* The machine's facts the plan's costs were read from (NULL: the built-in model's). */
+  const struct tilemm_machine_facts_s *facts;
 } tilemm_call_plan;
 
 /* What the executor ran for one call (where a host asks: tilemm_options.report): the workers
@@ -88,9 +90,12 @@ typedef struct {
   int emu_workers;                   /* workers of the last emulated pass                  */
 } tilemm_run_report;
 
-/* What the plan was made of besides the route and the options (src/exec/decide.c gathers it). */
+/* What the plan was made of besides the route and the options (src/exec/decide.c gathers it):
+ * the backends' devices, and the machine's facts the cost model reads (NULL: the built-in
+ * model's; they outlive every plan made of them). */
 typedef struct {
   tilemm_device_facts cpu, gpu;
+  const struct tilemm_machine_facts_s *machine;
 } tilemm_call_facts;
 
 /* The plan of a product of the route `route` (action COMPUTE) on `backend` with transposes

@@ -1,39 +1,20 @@
-/* device_model.c — the one model of a product's costs (see device_model.h).
+/* device_model.c — the one cost model, read from the machine's facts (see device_model.h).
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
+#include <math.h>
+
 #include "device_model.h"
 
-/* H100, from Octave (bench/RESULTS.md): the crossover sweep gave the call's fixed cost, the slow
- * first megabytes and `*`'s rates near the crossover; the staged bus and the preferred kernels'
- * rates come from the end-to-end table (the kernels: 19 TF/s double, 37 single at 4096); a
- * worker's panel costs ~0.1–0.2 ms (its copies, its pipeline filled and drained), so a panel of
- * ten times that keeps the cost under a tenth. */
-static const tilemm_device_model model = {
-  .call_s = 1.0e-4,
-  .first_bytes = 4.0e6,
-  .first_bytes_per_s = 6.0e9,
-  .bus_bytes_per_s = 3.0e10,
-  .step_s = 2.0e-5,
-  .panel_s = 2.0e-4,
-  .panel_worth = 10.0,
-  .kernel_flops_per_s = { 3.7e13, 1.9e13 },
-  .host_flops_per_s = { 2.5e11, 2.0e11 },
-  /* From the loop of `*` over pages of 64x64 to 256x256 in bench/pages.sh's grid on the GPU
-   * machine (bench/RESULTS.md), less the interpreter's own cost a page; single taken as twice
-   * double's rate. */
-  .host_page_s = 2.0e-5,
-  .host_page_flops_per_s = { 1.2e11, 6.0e10 },
-};
-
-const tilemm_device_model *tilemm_device_model_get (void)
+static const tilemm_machine_facts *facts_or_builtin (const tilemm_machine_facts *f)
 {
-  return &model;
+  return f ? f : tilemm_facts_builtin ();
 }
 
-static int is_double (tilemm_type type)
+/* A rate the facts hold, or the built-in model's where they hold none (a type not measured). */
+static double rate_or_builtin (double rate, double builtin)
 {
-  return type == TILEMM_DOUBLE || type == TILEMM_COMPLEX_DOUBLE;
+  return rate > 0 ? rate : builtin;
 }
 
 double tilemm_model_flops (tilemm_type type, double m, double n, double k)
@@ -46,34 +27,157 @@ double tilemm_model_rank_k_flops (tilemm_type type, double n, double k)
   return n * (n + 1.0) * k * (tilemm_type_is_complex (type) ? 4.0 : 1.0);
 }
 
-double tilemm_model_kernel_s (tilemm_type type, double flops)
+static int type_index (tilemm_type type)
 {
-  return flops / model.kernel_flops_per_s[is_double (type)];
+  return (int) type >= 0 && type < TILEMM_NTYPES ? (int) type : TILEMM_DOUBLE;
 }
 
-double tilemm_model_bus_s (double bytes)
+double tilemm_model_kernel_s (const tilemm_machine_facts *facts, tilemm_type type, double flops)
 {
-  return bytes / model.bus_bytes_per_s;
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  const int t = type_index (type);
+  return flops / rate_or_builtin (f->gpu_kernel_flops_per_s[t],
+                                  tilemm_facts_builtin ()->gpu_kernel_flops_per_s[t]);
 }
 
-double tilemm_model_gpu_call_s (tilemm_type type, double bytes, double flops)
+double tilemm_model_bus_s (const tilemm_machine_facts *facts, double bytes)
 {
-  const double first = bytes < model.first_bytes ? bytes : model.first_bytes;
-  return model.call_s + first / model.first_bytes_per_s + tilemm_model_bus_s (bytes - first)
-         + tilemm_model_kernel_s (type, flops);
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  return bytes / rate_or_builtin (f->gpu_bus_bytes_per_s,
+                                  tilemm_facts_builtin ()->gpu_bus_bytes_per_s);
 }
 
-double tilemm_model_host_s (tilemm_type type, double flops)
+double tilemm_model_step_s (const tilemm_machine_facts *facts)
 {
-  return flops / model.host_flops_per_s[is_double (type)];
+  return facts_or_builtin (facts)->gpu_step_s;
 }
 
-double tilemm_model_host_page_s (tilemm_type type, double flops)
+double tilemm_model_gpu_call_s (const tilemm_machine_facts *facts, tilemm_type type, double bytes,
+                                double flops)
 {
-  return model.host_page_s + flops / model.host_page_flops_per_s[is_double (type)];
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  const double first = bytes < f->gpu_first_bytes ? bytes : f->gpu_first_bytes;
+  const double first_s = f->gpu_first_bytes_per_s > 0 ? first / f->gpu_first_bytes_per_s : 0;
+  return f->gpu_call_s + first_s + tilemm_model_bus_s (f, bytes - first)
+         + tilemm_model_kernel_s (f, type, flops);
 }
 
-double tilemm_model_min_panel_flops (tilemm_type type)
+double tilemm_model_gpus_call_s (const tilemm_machine_facts *facts, tilemm_type type,
+                                 double bytes, double flops, int devices)
 {
-  return model.panel_worth * model.panel_s * model.kernel_flops_per_s[is_double (type)];
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  const double one = tilemm_model_gpu_call_s (f, type, bytes, flops);
+  if (devices <= 1 || f->gpu_all_count < 2 || !(f->gpu_all_speedup > 0))
+    return one;
+  /* Measured on gpu_all_count GPUs; fewer than that (a user's list) gain in proportion. */
+  const int d = devices < f->gpu_all_count ? devices : f->gpu_all_count;
+  const double speedup = 1.0 + (f->gpu_all_speedup - 1.0) * (double) (d - 1)
+                                 / (double) (f->gpu_all_count - 1);
+  const double rest = one - f->gpu_call_s;
+  return f->gpu_all_call_s + (rest > 0 ? rest : 0) / speedup;
+}
+
+double tilemm_model_gpu_batch_s (const tilemm_machine_facts *facts, tilemm_type type,
+                                 double bytes, double flops)
+{
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  const tilemm_machine_facts *b = tilemm_facts_builtin ();
+  const int t = type_index (type);
+  const double first = bytes < f->gpu_first_bytes ? bytes : f->gpu_first_bytes;
+  const double first_s = f->gpu_first_bytes_per_s > 0 ? first / f->gpu_first_bytes_per_s : 0;
+  return rate_or_builtin (f->gpu_batch_call_s, b->gpu_batch_call_s) + first_s
+         + tilemm_model_bus_s (f, bytes - first)
+         + flops / rate_or_builtin (f->gpu_batch_flops_per_s[t], b->gpu_batch_flops_per_s[t]);
+}
+
+double tilemm_model_host_s (const tilemm_machine_facts *facts, tilemm_type type, double flops)
+{
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  const double s = tilemm_curve_seconds (&f->host[type_index (type)], flops);
+  return isfinite (s) ? s : tilemm_curve_seconds (&tilemm_facts_builtin ()->host[type_index (type)],
+                                                  flops);
+}
+
+double tilemm_model_host_page_s (const tilemm_machine_facts *facts, tilemm_type type,
+                                 double flops)
+{
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  const double s = tilemm_curve_seconds (&f->host_page[type_index (type)], flops);
+  return isfinite (s) ? s
+                      : tilemm_curve_seconds (&tilemm_facts_builtin ()->host_page[type_index (type)],
+                                              flops);
+}
+
+double tilemm_model_cpu_s (const tilemm_machine_facts *facts, tilemm_type type, double flops)
+{
+  return tilemm_curve_seconds (&facts_or_builtin (facts)->cpu[type_index (type)], flops);
+}
+
+double tilemm_model_cpu_page_s (const tilemm_machine_facts *facts, int small)
+{
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  return small ? f->cpu_small_page_s : f->cpu_page_s;
+}
+
+double tilemm_model_cpu_thread_flops_per_s (const tilemm_machine_facts *facts)
+{
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  return rate_or_builtin (f->cpu_thread_flops_per_s, tilemm_facts_builtin ()->cpu_thread_flops_per_s);
+}
+
+double tilemm_model_min_panel_flops (const tilemm_machine_facts *facts, tilemm_type type)
+{
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  return f->gpu_panel_worth * f->gpu_panel_s / tilemm_model_kernel_s (f, type, 1.0);
+}
+
+int tilemm_model_copy_team (const tilemm_machine_facts *facts, int teams, int threads)
+{
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  if (teams < 1)
+    teams = 1;
+  if (threads < 1)
+    threads = 1;
+  int share = threads / teams;
+  if (share < 1)
+    share = 1;
+  const int gain = tilemm_facts_copy_saturation (f, share);
+  return gain < share ? gain : share;
+}
+
+void tilemm_model_ways (const tilemm_machine_facts *facts, tilemm_type type, double bytes,
+                        double flops, double host_flops, int gpus, tilemm_way_costs *costs)
+{
+  costs->seconds[TILEMM_WAY_HOST] = tilemm_model_host_s (facts, type, host_flops);
+  costs->seconds[TILEMM_WAY_CPU] = tilemm_model_cpu_s (facts, type, flops);
+  /* The GPU way on as many of the GPUs as pay (the plan takes that many). */
+  costs->seconds[TILEMM_WAY_GPU] = INFINITY;
+  for (int d = 1; d <= gpus; d++)
+    {
+      const double s = tilemm_model_gpus_call_s (facts, type, bytes, flops, d);
+      if (s < costs->seconds[TILEMM_WAY_GPU])
+        costs->seconds[TILEMM_WAY_GPU] = s;
+    }
+  costs->best = TILEMM_WAY_HOST;
+  double best = costs->seconds[TILEMM_WAY_HOST] / 1.05;
+  for (int w = TILEMM_WAY_CPU; w < TILEMM_NWAYS; w++)
+    if (costs->seconds[w] < best)
+      {
+        best = costs->seconds[w];
+        costs->best = (tilemm_way) w;
+      }
+}
+
+const char *tilemm_way_name (tilemm_way way)
+{
+  switch (way)
+    {
+    case TILEMM_WAY_CPU:
+      return "cpu";
+    case TILEMM_WAY_GPU:
+      return "gpu";
+    case TILEMM_WAY_HOST:
+    default:
+      return "host";
+    }
 }

@@ -1,44 +1,26 @@
-/* device_model.h — the one model of what a product costs on a GPU and in Octave's `*`, which
- * every decision of the plan that weighs time reads: whether the GPU pays ("auto", plan.c),
- * the panels under a device limit (plan.c), and whether a product gains from several workers
- * (tilemm_plan_workers, plan.c).
+/* device_model.h — the one cost model: what a product costs each way it can run (Octave's `*` or
+ * the next BLAS, tilemm's CPU backend, one GPU or several, a batch of pages on each), read from
+ * the machine's facts (machine_facts.h: measured on this machine, or the built-in model's).
+ * Every decision that weighs time reads it: the way "auto" takes (plan.c, batch_plan.c), the
+ * devices a product uses, the panels under a device limit and the pipeline's steps (plan.c),
+ * whether a product gains from several workers, the host copy teams.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *
- * The rates were measured from Octave on the GPU machine (bench/RESULTS.md, "End to end, with
- * staging" and its crossover sweep; H100, 16 cores, OpenBLAS).  Decisions read the model's
- * times, so only their ratios matter to the panels and the workers; the crossover compares the
- * GPU's time with `*`'s and needs the absolute rates.  One set of numbers: a change of device is
- * one edit here, remeasured with bench/e2e.sh.
+ * Every function takes the facts; NULL means the built-in model (tilemm_facts_builtin), which is
+ * what a plan made without facts (a low-level entry's, a test's) reads.
  */
 #ifndef TILEMM_DEVICE_MODEL_H
 #define TILEMM_DEVICE_MODEL_H
 
 #include <stdint.h>
 
+#include "machine_facts.h"
 #include "tilemm.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef struct {
-  double call_s;             /* a GPU call's fixed cost: launches, events, the staging's start */
-  double first_bytes;        /* the first bytes of a call cross the bus slowly ...             */
-  double first_bytes_per_s;  /* ... at this rate (latency of small copies)                     */
-  double bus_bytes_per_s;    /* the rest, through the pinned staging, host copies included     */
-  double step_s;             /* one pipeline step (events, a launch)                          */
-  double panel_s;            /* one worker's panel: its own copies started, its pipeline drained */
-  double panel_worth;        /* a worker's panel pays when its kernels take this many panel_s  */
-  double kernel_flops_per_s[2]; /* our kernels: real single, real double                      */
-  double host_flops_per_s[2];   /* Octave's `*` near the crossover, where it is far from peak  */
-  double host_page_s;        /* one `*` of a small page called from the oct-file: the call, the
-                                page's views, the host BLAS's own start (its threads)           */
-  double host_page_flops_per_s[2]; /* `*` on pages of up to a few hundred rows                  */
-} tilemm_device_model;
-
-/* The model (one, constant). */
-const tilemm_device_model *tilemm_device_model_get (void);
 
 /* The flops of C (m×n) = A (m×k) · B (k×n) of `type`: 2mnk, four times that for a complex type
  * (four real multiply-adds an element). */
@@ -50,24 +32,86 @@ double tilemm_model_flops (tilemm_type type, double m, double n, double k);
 double tilemm_model_rank_k_flops (tilemm_type type, double n, double k);
 
 /* Seconds our kernels take for `flops` of `type`, with the GPU filled. */
-double tilemm_model_kernel_s (tilemm_type type, double flops);
+double tilemm_model_kernel_s (const tilemm_machine_facts *facts, tilemm_type type, double flops);
 
 /* Seconds `bytes` take through the staging to or from the GPU (after the call's first bytes). */
-double tilemm_model_bus_s (double bytes);
+double tilemm_model_bus_s (const tilemm_machine_facts *facts, double bytes);
 
-/* Seconds a whole GPU call of `type` moving `bytes` and computing `flops` takes: the fixed cost,
- * the first bytes at latency, the rest at the bus rate, the flops at the kernels' rate. */
-double tilemm_model_gpu_call_s (tilemm_type type, double bytes, double flops);
+/* Seconds one pipeline step costs beside its copies and kernels (events, a launch). */
+double tilemm_model_step_s (const tilemm_machine_facts *facts);
 
-/* Seconds Octave's `*` takes for `flops` of `type` near the crossover. */
-double tilemm_model_host_s (tilemm_type type, double flops);
+/* Seconds a whole call on one GPU of `type` moving `bytes` and computing `flops` takes: the fixed
+ * cost, the first bytes at latency, the rest at the bus rate, the flops at the kernels' rate. */
+double tilemm_model_gpu_call_s (const tilemm_machine_facts *facts, tilemm_type type, double bytes,
+                                double flops);
 
-/* Seconds Octave's `*` takes for one page of `flops` of `type` called from the oct-file (the
- * loop of `*` over pages without the interpreter's own cost). */
-double tilemm_model_host_page_s (tilemm_type type, double flops);
+/* The same call spread over `devices` GPUs: where the facts measured the call on every GPU, its
+ * fixed cost and the rest sped up as measured (faster or slower); where they did not, the one
+ * GPU's time (the model claims no gain it has not seen). */
+double tilemm_model_gpus_call_s (const tilemm_machine_facts *facts, tilemm_type type,
+                                 double bytes, double flops, int devices);
+
+/* Seconds a batch of pages takes on one GPU (the batched kernels): its fixed cost, its bytes
+ * over the bus, its flops at the batched kernels' rate. */
+double tilemm_model_gpu_batch_s (const tilemm_machine_facts *facts, tilemm_type type,
+                                 double bytes, double flops);
+
+/* Seconds the host's own product (Octave's `*`, the next BLAS) takes for one call of `flops`. */
+double tilemm_model_host_s (const tilemm_machine_facts *facts, tilemm_type type, double flops);
+
+/* Seconds one page of the host's loop of `*` (called from the oct-file) takes. */
+double tilemm_model_host_page_s (const tilemm_machine_facts *facts, tilemm_type type,
+                                 double flops);
+
+/* Seconds tilemm's CPU backend takes for one plain product on the host's threads; INFINITY
+ * where the facts do not know (the built-in model). */
+double tilemm_model_cpu_s (const tilemm_machine_facts *facts, tilemm_type type, double flops);
+
+/* The CPU's batched path: seconds one page's fixed cost takes on one thread (`small`: a small
+ * real page, computed directly), and one thread's rate while every thread works. */
+double tilemm_model_cpu_page_s (const tilemm_machine_facts *facts, int small);
+double tilemm_model_cpu_thread_flops_per_s (const tilemm_machine_facts *facts);
 
 /* The fewest flops a worker's panel of `type` should have to be worth its fixed cost. */
-double tilemm_model_min_panel_flops (tilemm_type type);
+double tilemm_model_min_panel_flops (const tilemm_machine_facts *facts, tilemm_type type);
+
+/* Host threads a copy team should have where `teams` teams copy at once on `threads` threads:
+ * no more than the host's share of each, and no more than the copies gain from (the facts' copy
+ * rates by thread count; all of its share where they were not measured).  At least 1. */
+int tilemm_model_copy_team (const tilemm_machine_facts *facts, int teams, int threads);
+
+/* The ways a plain product can run, and what the model says each costs (seconds; INFINITY where
+ * that way is unknown or ruled out). */
+typedef enum {
+  TILEMM_WAY_HOST = 0,   /* the host's own product: `*`, the next BLAS */
+  TILEMM_WAY_CPU,        /* tilemm's CPU backend                       */
+  TILEMM_WAY_GPU,        /* tilemm's GPU path                          */
+  TILEMM_NWAYS
+} tilemm_way;
+
+typedef struct {
+  double seconds[TILEMM_NWAYS];
+  tilemm_way best;
+} tilemm_way_costs;
+
+/* The costs of the native product of `type` of `flops` moving `bytes` to and from a GPU: the host's
+ * own product of `host_flops` (fewer for a rank-k update, ?syrk/?herk, which computes one
+ * triangle), the CPU backend, and `gpus` GPUs where gpus > 0; and the best of them: the host
+ * unless another is faster by more than a twentieth (a product as `*` gives it is worth that
+ * much). */
+void tilemm_model_ways (const tilemm_machine_facts *facts, tilemm_type type, double bytes,
+                        double flops, double host_flops, int gpus, tilemm_way_costs *costs);
+
+/* The way "auto" takes for the native product C (m×n) = op(A) (m×k)·op(B) (k×n) of `type` (a
+ * rank-k update X'·X of one X where rank_k: the host computes one triangle), weighing the host's
+ * product, the CPU backend and `gpus` GPUs (0: none may run it) by tilemm_model_ways; *costs
+ * (may be NULL) gets the costs.  An empty or bad product: the host.  Pure (plan.c). */
+tilemm_way tilemm_plan_auto_way (const tilemm_machine_facts *facts, tilemm_type type, int64_t m,
+                                 int64_t n, int64_t k, int rank_k, int gpus,
+                                 tilemm_way_costs *costs);
+
+/* "host", "cpu", "gpu". */
+const char *tilemm_way_name (tilemm_way way);
 
 #ifdef __cplusplus
 }

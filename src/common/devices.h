@@ -62,12 +62,19 @@ typedef struct {
  * at least one panel of one tile; otherwise the crossover above decides.  Returns 1 when the
  * product stays on one worker (then *queue is *plan).  Variants whose arithmetic depends on the
  * launch's shape (the split-k one) are never split, so results stay bitwise.  Pure (plan.c). */
-int tilemm_plan_workers (tilemm_plan *queue, const tilemm_plan *plan, int available, int named);
+int tilemm_plan_workers (tilemm_plan *queue, const tilemm_plan *plan, int available, int named,
+                         const struct tilemm_machine_facts_s *facts);
 
 /* The plan of one queue panel (rows × cols of Cᵀ): the parent's kernel choice, its own steps
  * and, under `limits` (may be NULL), its own panels (plan.c). */
 tilemm_status tilemm_plan_for_panel (tilemm_plan *sub, const tilemm_plan *parent, int64_t rows,
                                      int64_t cols, const tilemm_limits *limits);
+
+/* One GPU's pinned copies, bytes/s: each way alone, and each way while every GPU of the list
+ * copies both ways at once (the GPU table's `links`, for the machine's facts). */
+typedef struct {
+  double up, down, up_busy, down_busy;
+} tilemm_link_rates;
 
 /* The budget of device ordinal `device` in *facts (0 when not measured or not there). */
 size_t tilemm_facts_budget (const tilemm_device_facts *facts, int device);

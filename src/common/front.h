@@ -9,8 +9,10 @@
 #define TILEMM_FRONT_H
 
 #include "call_plan.h"
+#include "device_model.h"
 #include "devices.h"
 #include "emulated.h"
+#include "machine_facts.h"
 #include "tilemm.h"
 
 #ifdef __cplusplus
@@ -47,6 +49,23 @@ typedef struct {
  * 3'), at the type's target bits. */
 #define TILEMM_ACCURACY_NATIVE (-1)
 
+/* The host's own product, as a front end can run it (Octave's `*` from the oct-file or the mex
+ * gateway, the next BLAS from the BLAS library): for the machine's facts (exec/calibrate.c). */
+typedef struct tilemm_host_product_s {
+  /* Runs the host's product of `type`, an m×k by a k×n matrix of random values (made before the
+   * first run, not timed), `runs` times; returns the fewest seconds one run took (the front end
+   * times each with tilemm_now_s), or a negative number where it cannot. */
+  double (*seconds) (void *ctx, tilemm_type type, int64_t m, int64_t n, int64_t k, int runs);
+  /* The same for `pages` pages of that product, as the loop of the host's `*` over the pages of
+   * pagemtimes runs them (NULL: a page costs what one product does): the fewest seconds of one
+   * run over all of them. */
+  double (*pages_seconds) (void *ctx, tilemm_type type, int64_t m, int64_t n, int64_t k,
+                           int64_t pages, int runs);
+  void *ctx;
+  /* The file of the BLAS library the host's product calls (for the facts' key); "" unknown. */
+  char library[512];
+} tilemm_host_product;
+
 typedef struct tilemm_options_s {
   tilemm_backend_choice backend;
   tilemm_precision precision; /* "precision"                                              */
@@ -67,6 +86,12 @@ typedef struct tilemm_options_s {
   int one_triangle;          /* not a user option: the host reads one triangle of a product of
                                 one object (op(X)·X or X·op(X): BLAS ?syrk, ?herk), so it is
                                 decided as that rank-k update but not mirrored (0: mirrored) */
+  const tilemm_host_product *host; /* not a user option: the host's own product, which the
+                                machine's facts measure where they are measured in this call
+                                (NULL: the host's product is not measured: the model's)       */
+  const struct tilemm_machine_facts_s *facts; /* not a user option: the facts every decision of
+                                the call reads (NULL: the process's, tilemm_machine_facts_for;
+                                calibration's own products read the built-in model's)         */
 } tilemm_options;
 
 /* An option value as a front end sees it: a string, a real scalar, or something else. */
@@ -103,6 +128,11 @@ typedef struct {
   int emulated;             /* TILEMM_DO_COMPUTE in emulated precision, with emu's settings */
   tilemm_emu_options emu;
   tilemm_call_plan plan;    /* TILEMM_DO_COMPUTE: everything else (call_plan.h) */
+  /* "auto": what the cost model said each way costs (way_costs.best the way taken before the
+   * GPU's facts; `auto_weighed` 0 where no way was weighed: a backend the user named). */
+  int auto_weighed;
+  tilemm_way_costs way_costs;
+  const struct tilemm_machine_facts_s *facts; /* the facts the decision read */
 } tilemm_decision;
 
 /* The transpose a keyword names, case-insensitive: "none", "transpose" or "ctranspose" (as
@@ -126,6 +156,47 @@ extern const char tilemm_badtranspose_id[];   /* "tilemm:badtranspose" */
  * read at every call), else native.  TILEMM_EOPTION for a bad TILEMM_PRECISION. */
 tilemm_status tilemm_precision_in_effect (const tilemm_options *options,
                                           tilemm_precision *precision, tilemm_error *err);
+
+/* ---------------------------------------------------------------- the machine's facts */
+
+/* The facts every decision of a call reads (device_model.h): options->facts where set; else the
+ * process's: read from the store (tilemm_calibration_settings' folder, one file per key) while
+ * what they depend on is unchanged (tilemm_machine_key), else measured now, once
+ * (tilemm_calibrate, about a second or two, with options->host for the host's product) and
+ * stored; the built-in model where calibration is off or cannot run (then with one warning,
+ * through options->notice where the call has one, else on stderr).  Never NULL; they live as
+ * long as the process (exec/machine.c). */
+const tilemm_machine_facts *tilemm_machine_facts_for (const tilemm_options *options);
+
+/* The same, measured again now whatever the store holds, and stored (tilemm_info ("calibrate")). */
+const tilemm_machine_facts *tilemm_machine_facts_measure (const tilemm_options *options);
+
+/* What the facts depend on, one "name=value" a line: tilemm's version and build, the CPU's model
+ * and count, the host's threads and the settings that change them, the GPUs and driver (from
+ * the driver's files, with no CUDA call), and the host product's library (host may be NULL). */
+void tilemm_machine_key (const tilemm_host_product *host, char *key, size_t size);
+
+/* Measures the machine's facts (exec/calibrate.c): the host's product through `host` (may be
+ * NULL: the model's), tilemm's CPU backend and batched path, host copies by thread count, and
+ * every usable GPU (one alone end to end, all together, a batch of pages, each one's kernels).
+ * TILEMM_OK, or the status of what failed (a GPU busy or failing, memory short) with the reason
+ * in err; *facts then holds nothing to keep. */
+tilemm_status tilemm_calibrate (const tilemm_host_product *host, tilemm_machine_facts *facts,
+                                tilemm_error *err);
+
+/* The calibration's settings (read at every call): whether the machine's facts are measured and
+ * kept (TILEMM_CALIBRATION: "off", "0" or "no" for the built-in model), and in `dir` the folder
+ * they are kept in (TILEMM_CALIBRATION_DIR, else $XDG_CACHE_HOME/tilemm, else ~/.cache/tilemm;
+ * "" where there is none).  Returns 1 where calibration is on. */
+int tilemm_calibration_settings (char *dir, size_t size);
+
+/* Whether calibration is on (TILEMM_CALIBRATION), alone: read at every call. */
+int tilemm_calibration_enabled (void);
+
+/* The settings that change how many threads the host's products run on (OMP_NUM_THREADS,
+ * OPENBLAS_NUM_THREADS, MKL_NUM_THREADS, GOTO_NUM_THREADS) and which GPUs a process sees
+ * (CUDA_VISIBLE_DEVICES), as "NAME=value ..." for the facts' key. */
+void tilemm_host_threads_setting (char *text, size_t size);
 
 /* What tilemm (a, b, options...) does.  TILEMM_ENOGPU (with the reason) when "gpu" was asked
  * for and no GPU is usable; "auto" without a GPU delegates to mtimes, except in emulated

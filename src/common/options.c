@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "front.h"
@@ -28,6 +29,8 @@ void tilemm_options_init (tilemm_options *options)
   options->notice = NULL;
   options->report = NULL;
   options->one_triangle = 0;
+  options->host = NULL;
+  options->facts = NULL;
 }
 
 static int same_ignoring_case (const char *a, const char *b)
@@ -298,6 +301,48 @@ tilemm_status tilemm_devices_of_call (const tilemm_options *options,
                                options->devices.count > 0 ? "option \"devices\"" : "TILEMM_DEVICES",
                                w->device[i], count == 1 ? "is" : "are", count, count - 1);
   return TILEMM_OK;
+}
+
+/* ---------------------------------------------------------------- the machine's facts */
+
+int tilemm_calibration_enabled (void)
+{
+  const char *on = getenv ("TILEMM_CALIBRATION");
+  return !(on && (same_ignoring_case (on, "off") || same_ignoring_case (on, "0")
+                  || same_ignoring_case (on, "no")));
+}
+
+int tilemm_calibration_settings (char *dir, size_t size)
+{
+  const int enabled = tilemm_calibration_enabled ();
+  if (size > 0)
+    dir[0] = '\0';
+  const char *own = getenv ("TILEMM_CALIBRATION_DIR");
+  const char *cache = getenv ("XDG_CACHE_HOME");
+  const char *home = getenv ("HOME");
+  if (own && *own)
+    snprintf (dir, size, "%s", own);
+  else if (cache && cache[0] == '/')
+    snprintf (dir, size, "%s/tilemm", cache);
+  else if (home && home[0] == '/')
+    snprintf (dir, size, "%s/.cache/tilemm", home);
+  return enabled;
+}
+
+void tilemm_host_threads_setting (char *text, size_t size)
+{
+  static const char *const names[] = { "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                       "MKL_NUM_THREADS", "GOTO_NUM_THREADS",
+                                       "CUDA_VISIBLE_DEVICES" };
+  size_t used = 0;
+  if (size > 0)
+    text[0] = '\0';
+  for (size_t i = 0; i < sizeof names / sizeof names[0] && used < size; i++)
+    {
+      const char *v = getenv (names[i]);
+      used += (size_t) snprintf (text + used, size - used, "%s%s=%s", i ? " " : "", names[i],
+                                 v ? v : "");
+    }
 }
 
 int tilemm_simulated_of_call (const tilemm_options *options)

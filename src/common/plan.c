@@ -194,7 +194,7 @@ static tilemm_status plan_panels (tilemm_plan *plan, const tilemm_limits *limits
   const int64_t tr = plan->tile_rows > 0 ? plan->tile_rows : 1;
   const int64_t tc = plan->tile_cols > 0 ? plan->tile_cols : 1;
   const double flops = tilemm_model_flops (plan->type, m, n, k);
-  const tilemm_device_model *model = tilemm_device_model_get ();
+  const tilemm_machine_facts *facts = limits->facts;
   double best = -1;
   int64_t best_pr = 0, best_sc = 0, last_pr = -1;
   for (int64_t q = 1; q <= 64 + 12; q++)
@@ -224,13 +224,14 @@ static tilemm_status plan_panels (tilemm_plan *plan, const tilemm_limits *limits
       const double passes = (double) ceil_div (plan->n, pr);
       const double steps = passes * (double) ceil_div (plan->m, sc);
       const double up = es * (k * n + passes * k * m), down = es * m * n;
-      const double bus = tilemm_model_bus_s (up > down ? up : down);
+      const double bus = tilemm_model_bus_s (facts, up > down ? up : down);
       double fill = (double) (ceil_div (pr, tr) * ceil_div (sc, tc)) / TILEMM_CUDA_SMALL_BLOCKS;
       if (fill > 1)
         fill = 1;
-      const double compute = tilemm_model_kernel_s (plan->type, flops) / fill;
+      const double compute = tilemm_model_kernel_s (facts, plan->type, flops) / fill;
       const double t = (bus > compute ? bus : compute)
-                       + tilemm_model_bus_s (passes * es * (double) pr * k) + steps * model->step_s;
+                       + tilemm_model_bus_s (facts, passes * es * (double) pr * k)
+                       + steps * tilemm_model_step_s (facts);
       if (best < 0 || t < best)
         {
           best = t;
@@ -286,46 +287,43 @@ size_t tilemm_plan_device_bytes (const tilemm_plan *plan)
             + (size_t) (scratch_a + scratch_b));
 }
 
-/* Seconds the GPU path takes for the whole product C (m×n) = op(A) (m×k)·op(B) (k×n): A and B up
- * as stored, the flops of the whole product, C down whole. */
-static double gpu_product_s (tilemm_type type, int64_t m, int64_t n, int64_t k)
+tilemm_way tilemm_plan_auto_way (const tilemm_machine_facts *facts, tilemm_type type, int64_t m,
+                                 int64_t n, int64_t k, int rank_k, int gpus,
+                                 tilemm_way_costs *costs)
 {
+  tilemm_way_costs local;
+  if (!costs)
+    costs = &local;
+  if ((int) type < 0 || type >= TILEMM_NTYPES || m <= 0 || n <= 0 || k <= 0)
+    {
+      for (int w = 0; w < TILEMM_NWAYS; w++)
+        costs->seconds[w] = 0;
+      costs->best = TILEMM_WAY_HOST;
+      return TILEMM_WAY_HOST;
+    }
   const double es = (double) tilemm_type_size (type);
   const double flops = tilemm_model_flops (type, (double) m, (double) n, (double) k);
-  const double bytes = es * ((double) m * k + (double) k * n + (double) m * n);
-  return tilemm_model_gpu_call_s (type, bytes, flops);
+  /* The GPU path moves A and B up as stored and the whole C down, and computes the whole
+   * product even for a rank-k update (transposed on the device); the host's ?syrk/?herk computes
+   * one triangle, so its crossover comes at larger sizes. */
+  const double bytes = es * ((double) m * (double) k + (double) k * (double) n
+                             + (double) m * (double) n);
+  const double host_flops
+    = rank_k ? tilemm_model_rank_k_flops (type, (double) n, (double) k) : flops;
+  tilemm_model_ways (facts, type, bytes, flops, host_flops, gpus, costs);
+  return costs->best;
 }
 
-/* "auto": the GPU where it beats Octave's `*`, by the device model (device_model.h): the GPU's
- * time is the call's fixed cost, its bytes over the bus (the first slowly) and its flops at the
- * kernels' rate; `*`'s is the flops at the CPU BLAS's rate near the crossover (where it is far
- * from its peak).  Conservative for large products (the CPU's rate there is higher, but the
- * GPU's time far lower), and for products with little arithmetic per byte. */
 int tilemm_plan_gpu_pays (tilemm_type type, int64_t m, int64_t n, int64_t k)
 {
-  if ((int) type < 0 || type >= TILEMM_NTYPES || m <= 0 || n <= 0 || k <= 0)
-    return 0;
-  return gpu_product_s (type, m, n, k)
-         < tilemm_model_host_s (type, tilemm_model_flops (type, (double) m, (double) n,
-                                                            (double) k));
+  return (int) type >= 0 && type < TILEMM_NTYPES && m > 0 && n > 0 && k > 0
+         && tilemm_plan_auto_way (NULL, type, m, n, k, 0, 1, NULL) == TILEMM_WAY_GPU;
 }
 
-/* A rank-k update's own decision: the host's `*` (BLAS ?syrk, ?herk) computes one triangle, the
- * n(n+1)k multiply-adds of tilemm_model_rank_k_flops, half the plain product's; the GPU path
- * computes the plain product op(X)·X whole (X up as stored for each operand, the whole C down,
- * transposed on the device: src/cuda/pipeline.cu), so its time is the plain
- * product's.  The crossover is therefore at larger sizes than the plain product's. */
 int tilemm_plan_rank_k_gpu_pays (tilemm_type type, int64_t n, int64_t k)
 {
-  if ((int) type < 0 || type >= TILEMM_NTYPES || n <= 0 || k <= 0)
-    return 0;
-  return gpu_product_s (type, n, n, k)
-         < tilemm_model_host_s (type, tilemm_model_rank_k_flops (type, (double) n, (double) k));
-}
-
-int tilemm_plan_auto_gpu_pays (tilemm_type type, int64_t m, int64_t n, int64_t k, int rank_k)
-{
-  return rank_k ? tilemm_plan_rank_k_gpu_pays (type, n, k) : tilemm_plan_gpu_pays (type, m, n, k);
+  return (int) type >= 0 && type < TILEMM_NTYPES && n > 0 && k > 0
+         && tilemm_plan_auto_way (NULL, type, n, n, k, 1, 1, NULL) == TILEMM_WAY_GPU;
 }
 
 tilemm_status tilemm_plan_make (tilemm_plan *plan, tilemm_backend backend, tilemm_type type,
@@ -417,7 +415,7 @@ static int plan_shape_dependent (const tilemm_plan *plan)
 }
 
 int tilemm_plan_unfilled_workers (tilemm_plan *queue, const tilemm_plan *plan, int available,
-                                  int named)
+                                  int named, const tilemm_machine_facts *facts)
 {
   *queue = *plan;
   if (available > TILEMM_MAX_WORKERS)
@@ -435,7 +433,7 @@ int tilemm_plan_unfilled_workers (tilemm_plan *queue, const tilemm_plan *plan, i
     {
       const double flops
         = tilemm_model_flops (plan->type, (double) plan->m, (double) plan->n, (double) plan->k);
-      const double by_work = floor (flops / tilemm_model_min_panel_flops (plan->type));
+      const double by_work = floor (flops / tilemm_model_min_panel_flops (facts, plan->type));
       if (by_work < most)
         most = by_work;
     }
@@ -483,9 +481,10 @@ int tilemm_plan_unfilled_workers (tilemm_plan *queue, const tilemm_plan *plan, i
   return workers;
 }
 
-int tilemm_plan_workers (tilemm_plan *queue, const tilemm_plan *plan, int available, int named)
+int tilemm_plan_workers (tilemm_plan *queue, const tilemm_plan *plan, int available, int named,
+                         const tilemm_machine_facts *facts)
 {
-  const int workers = tilemm_plan_unfilled_workers (queue, plan, available, named);
+  const int workers = tilemm_plan_unfilled_workers (queue, plan, available, named, facts);
   if (workers > 1)
     tilemm_plan_launches (queue);   /* (one worker: *queue is *plan, launches and all) */
   return workers;

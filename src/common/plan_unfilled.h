@@ -24,7 +24,7 @@ tilemm_status tilemm_plan_unfilled_op (tilemm_plan *plan, tilemm_backend backend
 
 /* tilemm_plan_workers without the queue's launches (*queue is *plan where it returns 1). */
 int tilemm_plan_unfilled_workers (tilemm_plan *queue, const tilemm_plan *plan, int available,
-                                  int named);
+                                  int named, const struct tilemm_machine_facts_s *facts);
 
 /* tilemm_plan_for_panel without the panel's launches. */
 tilemm_status tilemm_plan_unfilled_for_panel (tilemm_plan *sub, const tilemm_plan *parent,

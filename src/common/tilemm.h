@@ -185,6 +185,9 @@ typedef struct {
   size_t max_device_bytes;   /* what the GPU holds for one product (Bᵀ's panel plus the slots
                                 of A's rows and C's pieces) stays within this many bytes, so
                                 each panel's A, B and C pieces fit in it too                  */
+  const struct tilemm_machine_facts_s *facts; /* the machine's facts the cost model reads to
+                                choose panels and steps (machine_facts.h); NULL: the built-in
+                                model's                                                       */
 } tilemm_limits;
 
 /* Chooses variant, tiles, padding and panels for the product.  Pure: no allocation, no device
@@ -219,21 +222,16 @@ void tilemm_plan_steps (const tilemm_plan *plan, int64_t *step_rows, int64_t *st
 void tilemm_plan_transposed_scratch (const tilemm_plan *plan, tilemm_op op_a, tilemm_op op_b,
                                      int64_t *a_elements, int64_t *b_elements);
 
-/* Whether the GPU path pays for C (m×n) = A (m×k)·B (k×n) against Octave's own `*`: the rule
- * "auto" follows.  A model measured on the device (bench/RESULTS.md, "End to end, with
- * staging"): the GPU's time is a fixed cost per call, the bytes over the bus and the flops at
- * the kernels' rate; `*`'s is the flops at the CPU BLAS's rate.  Pure. */
+/* Whether the GPU path pays for C (m×n) = A (m×k)·B (k×n) against Octave's own `*` in the built-in
+ * model (device_model.h, tilemm_plan_auto_way with no facts): the GPU's time is a fixed cost per
+ * call, the bytes over the bus and the flops at the kernels' rate; `*`'s is the flops at the CPU
+ * BLAS's rate near the crossover on the machine the model was tuned on.  Pure. */
 int tilemm_plan_gpu_pays (tilemm_type type, int64_t m, int64_t n, int64_t k);
 
-/* The same rule for a rank-k update C (n×n) = op(X)·X or X·op(X) of one X (k the inner
- * dimension): what the host computes as BLAS ?syrk or ?herk, one triangle, half the flops of
- * the plain product, against the GPU path's time for the product it runs (the plain one, whole).
- * The decision of a symmetric or Hermitian product (route.mirror, tilemm_decide_op). Pure. */
+/* The same for a rank-k update C (n×n) = op(X)·X or X·op(X) of one X (k the inner dimension):
+ * what the host computes as BLAS ?syrk or ?herk, one triangle, half the flops of the plain
+ * product, against the GPU path's time for the product it runs (the plain one, whole).  Pure. */
 int tilemm_plan_rank_k_gpu_pays (tilemm_type type, int64_t n, int64_t k);
-
-/* The rule "auto" follows, in one place for every front end: tilemm_plan_rank_k_gpu_pays (type,
- * n, k) for a rank-k update (m == n), else tilemm_plan_gpu_pays (type, m, n, k).  Pure. */
-int tilemm_plan_auto_gpu_pays (tilemm_type type, int64_t m, int64_t n, int64_t k, int rank_k);
 
 /* A panel: rows × cols of Cᵀ starting at (row, col); in C's terms, C(col : col+cols-1,
  * row : row+rows-1), computed from A(col…, :) and B(:, row…). */

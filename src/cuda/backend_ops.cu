@@ -257,6 +257,7 @@ const tilemm_backend_ops tilemm_cuda_backend_ops = {
   device_info,
   current_device,
   nullptr, /* one variant of the GPU's code */
+  cuda_links,
 };
 
 } /* extern "C" */

@@ -96,6 +96,9 @@ int current_device (void);
 tilemm_status device_info (int index, tilemm_device_info *info, tilemm_error *err);
 size_t memory_budget (int device);
 int usable_devices (tilemm_workers *workers, int *cc_major, int *total);
+/* links.cu: each GPU's pinned copies alone and all at once (takes ws_mutex). */
+tilemm_status cuda_links (const tilemm_workers *devices, tilemm_link_rates *rates,
+                          tilemm_error *err);
 /* workspace.cu: what a host asks (each takes ws_mutex). */
 void release_all (void);
 size_t bytes_held (void);

@@ -41,19 +41,6 @@ static int max_threads (void)
 
 static int small_real_pages (const tilemm_batch_job *job);
 
-/* The pages of a group between two polls of the stop callback: about 20 ms of work on every
- * thread (each group is a parallel region: its start and its barrier cost threads that wait
- * by spinning, which on a busy machine take the cores from the threads that work), and at
- * least a few pages a thread. */
-static int64_t pages_per_poll (const tilemm_batch_job *job, int threads)
-{
-  const double page_s = (small_real_pages (job) ? 1.0e-8 : 3.0e-7) + 2.0 * (double) job->m * (double) job->n * (double) job->k
-                                   * (tilemm_type_is_complex (job->type) ? 4.0 : 1.0) / 4.0e9;
-  const double per_thread = 2.0e-2 / page_s;
-  const int64_t pages = (int64_t) (per_thread < 4.0 ? 4.0 : per_thread > 1.0e6 ? 1.0e6 : per_thread);
-  return pages * (threads > 0 ? threads : 1);
-}
-
 /* One page of a job on the CPU: views of its pages (a transposed page as stored), the tiled
  * backend on `plan`. */
 static tilemm_status cpu_page (const tilemm_batch_job *job, const tilemm_plan *plan, int64_t page,
@@ -119,7 +106,7 @@ static tilemm_status cpu_batch (const tilemm_batch_job *job, const tilemm_batch_
                                 const tilemm_options *options, tilemm_error *err)
 {
   const int64_t pages = job->shape->z_pages;
-  const tilemm_limits limits = { options->max_device_bytes };
+  const tilemm_limits limits = { options->max_device_bytes, NULL };
   tilemm_plan plan;
   tilemm_status status
     = tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, job->type, job->m, job->n, job->k, &limits);
@@ -142,7 +129,7 @@ static tilemm_status cpu_batch (const tilemm_batch_job *job, const tilemm_batch_
     }
   /* Many pages: each on one thread (the backend's own tile loop runs on that thread alone). */
   plan.threads = 1;
-  const int64_t group = pages_per_poll (job, threads);
+  const int64_t group = bplan->pages_per_poll > 0 ? bplan->pages_per_poll : (int64_t) threads;
   for (int64_t first = 0; first < pages; first += group)
     {
       if (first > 0 && tilemm_stop_requested (&options->stop))

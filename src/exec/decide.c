@@ -109,24 +109,37 @@ static int chooses_auto (const tilemm_options *options)
   return options->backend != TILEMM_CHOOSE_CPU && options->backend != TILEMM_CHOOSE_GPU;
 }
 
-/* The "auto" rule, applied where it is known from the route alone, before any fact about the
- * devices is gathered: the GPU only where it beats `*` (tilemm_plan_auto_gpu_pays: the device
- * model, a rank-k update (syrk, herk: X'·X of one object) as one).  A native product it does not
- * pay for is delegated to `*` (mtimes, the next BLAS) at once: gathering the facts takes the
- * GPU's lock and probes, which a 2x2 product must not pay for.  *gpu_pays: the rule's answer,
- * for the backend once the facts are in.  Returns 1 where the decision is made (delegate). */
-static int auto_delegates (const tilemm_options *options, tilemm_decision *decision,
-                           int64_t m, int64_t n, int rank_k, int *gpu_pays)
+/* "auto": the way the cost model finds fastest for this product, from the machine's facts
+ * (device_model.h: the host's own product, tilemm's CPU backend, the GPUs the facts know of),
+ * weighed before any fact about the devices is gathered, so that a product the GPU would not win
+ * pays no probe and no lock.  A native product whose best way is the host's is delegated to `*`
+ * (mtimes, the next BLAS) at once.  Emulated precision is never delegated (`*` is not emulated):
+ * where the GPU does not win it runs on the CPU.  Returns 1 where the decision is made. */
+static int auto_weighs (const tilemm_options *options, tilemm_decision *decision, int64_t m,
+                        int64_t n, int rank_k)
 {
   const tilemm_route *r = &decision->route;
-  *gpu_pays = chooses_auto (options)
-              && tilemm_plan_auto_gpu_pays (r->compute_type, m, n, r->k, rank_k);
-  /* Emulated precision is never delegated (`*` is not emulated): it runs on the CPU where the
-   * GPU does not pay. */
-  if (!chooses_auto (options) || *gpu_pays || decision->emulated)
-    return 0;
-  decision->action = TILEMM_DO_DELEGATE;
-  return 1;
+  const tilemm_machine_facts *f = decision->facts;
+  decision->auto_weighed = 1;
+  tilemm_plan_auto_way (f, r->compute_type, m, n, r->k, rank_k, f->gpus, &decision->way_costs);
+  (void) options;
+  if (decision->way_costs.best == TILEMM_WAY_HOST && !decision->emulated)
+    {
+      decision->action = TILEMM_DO_DELEGATE;
+      return 1;
+    }
+  return 0;
+}
+
+/* The way "auto" takes once the GPU's facts are in: the GPU where the model chose it and it is
+ * usable; else the best of the others (the host's product where it is best, or the CPU). */
+static tilemm_way auto_way_after_facts (const tilemm_decision *decision, int gpu_usable)
+{
+  const tilemm_way_costs *c = &decision->way_costs;
+  if (c->best != TILEMM_WAY_GPU || gpu_usable)
+    return c->best;
+  return c->seconds[TILEMM_WAY_CPU] < c->seconds[TILEMM_WAY_HOST] / 1.05 ? TILEMM_WAY_CPU
+                                                                        : TILEMM_WAY_HOST;
 }
 
 tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const tilemm_operand *b,
@@ -135,26 +148,31 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
 {
   /* The precision is read (and checked) at every call, whatever the route. */
   tilemm_precision precision;
+  decision->auto_weighed = 0;
+  decision->facts = NULL;
   tilemm_status status = tilemm_precision_in_effect (options, &precision, err);
   if (status == TILEMM_OK)
     status = decide_route (a, op_a, b, op_b, options, precision, decision, err);
   if (status != TILEMM_OK || decision->action != TILEMM_DO_COMPUTE)
     return status;
   /* A product of one object with one side transposed is the host's rank-k update (syrk, herk):
-   * decided as one (tilemm_plan_rank_k_gpu_pays); a host that reads one triangle only (the BLAS
-   * library) gets no mirror. */
+   * decided as one (tilemm_plan_auto_way's rank_k); a host that reads one triangle only (the
+   * BLAS library) gets no mirror. */
   const int rank_k = decision->route.mirror != TILEMM_MIRROR_NONE;
   if (options->one_triangle)
     decision->route.mirror = TILEMM_MIRROR_NONE;
   const tilemm_route *r = &decision->route;
   const double m = (double) (r->a_as_pairs || r->a_split ? 2 * r->m : r->m);
   const double n = (double) (r->b_split ? 2 * r->n : r->n), k = (double) r->k;
-  int gpu_pays;
-  if (auto_delegates (options, decision, (int64_t) m, (int64_t) n, rank_k, &gpu_pays))
+  decision->facts = tilemm_machine_facts_for (options);
+  if (chooses_auto (options)
+      && auto_weighs (options, decision, (int64_t) m, (int64_t) n, rank_k))
     return TILEMM_OK;
+  const int gpu_may_run = !chooses_auto (options) || decision->way_costs.best == TILEMM_WAY_GPU;
   const double es = (double) tilemm_type_size (r->compute_type);
   tilemm_call_facts facts;
-  gather_facts (options, 1, es * (m * k + k * n + m * n), &facts);
+  gather_facts (options, gpu_may_run, es * (m * k + k * n + m * n), &facts);
+  facts.machine = decision->facts;
   switch (options->backend)
     {
     case TILEMM_CHOOSE_CPU:
@@ -166,15 +184,22 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
       break;
     case TILEMM_CHOOSE_AUTO:
     default:
-      /* The GPU where the rule says it pays and it is usable; else a native product goes to
-       * `*` as where it does not pay, and an emulated one to the CPU (auto_delegates): the
-       * answer is bitwise the same on both. */
-      if (gpu_pays && facts.gpu.usable)
-        decision->backend = TILEMM_BACKEND_CUDA;
-      else if (!decision->emulated)
+      switch (auto_way_after_facts (decision, facts.gpu.usable))
         {
-          decision->action = TILEMM_DO_DELEGATE;
-          return TILEMM_OK;
+        case TILEMM_WAY_GPU:
+          decision->backend = TILEMM_BACKEND_CUDA;
+          break;
+        case TILEMM_WAY_HOST:
+          /* An emulated product runs on the CPU (bitwise the same as on the GPU). */
+          if (!decision->emulated)
+            {
+              decision->action = TILEMM_DO_DELEGATE;
+              return TILEMM_OK;
+            }
+          break;
+        case TILEMM_WAY_CPU:
+        default:
+          break;
         }
       break;
     }
@@ -217,6 +242,8 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
   b.rows = s->y_rows, b.cols = s->y_cols;
   tilemm_decision *d = &batch->decision;
   memset (&d->plan, 0, sizeof d->plan);
+  d->auto_weighed = 0;
+  d->facts = NULL;
   if ((status = decide_route (&a, op_a, &b, op_b, options, precision, d, err)) != TILEMM_OK)
     return status;
   if (d->action != TILEMM_DO_COMPUTE)
@@ -229,9 +256,13 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
    * asked: a batch the GPU would not pay for even where it is usable runs on the CPU without
    * the GPU's probe and lock (a few small pages must not pay for them: they cost more than the
    * pages). */
-  const int gpu_may_pay = !chooses_auto (options) || tilemm_batch_gpu_pays (r, s->z_pages, 0);
+  const tilemm_machine_facts *machine = tilemm_machine_facts_for (options);
+  d->facts = machine;
+  const int gpu_may_pay
+    = !chooses_auto (options) || (machine->gpus > 0 && tilemm_batch_gpu_pays (r, s->z_pages, 0, machine));
   tilemm_call_facts facts;
   gather_facts (options, gpu_may_pay, (double) s->z_pages * tilemm_batch_page_bytes (r), &facts);
+  facts.machine = machine;
   if (options->backend == TILEMM_CHOOSE_GPU && !facts.gpu.usable)
     return tilemm_error_set (err, TILEMM_ENOGPU, "%s", facts.gpu.why);
   status = tilemm_batch_plan_make (r, s->z_pages, 0, options->backend, facts.gpu.usable,
@@ -239,14 +270,14 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
                                    facts.gpu.usable ? tilemm_facts_budget (&facts.gpu,
                                                                            facts.gpu.current)
                                                     : 0,
-                                   &batch->plan, err);
+                                   machine, &batch->plan, err);
   if (status != TILEMM_OK)
     return status;
   /* "auto" in native precision: the host's own `*` page by page where the model finds the loop
    * of it faster than both of ours (as a plain product too small for the GPU goes to `*`);
    * never for emulated pages (`*` is native). */
   if (chooses_auto (options) && !d->emulated
-      && tilemm_batch_host_pays (r, s->z_pages, 0, facts.gpu.usable))
+      && tilemm_batch_host_pays (r, s->z_pages, 0, facts.gpu.usable, machine))
     {
       batch->action = TILEMM_BATCH_HOST;
       return tilemm_error_set (err, TILEMM_OK, NULL);
@@ -260,14 +291,34 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
   return tilemm_error_set (err, TILEMM_OK, NULL);
 }
 
+/* The facts a decision read and, for "auto", what each way cost in the model: a line each. */
+static size_t describe_facts (const tilemm_decision *decision, char *buf, size_t size)
+{
+  size_t used = 0;
+  const tilemm_machine_facts *f = decision->facts;
+  if (f && size > 0)
+    used += (size_t) snprintf (buf, size, "facts: %s (%s)\n", tilemm_facts_origin_name (f->origin),
+                               f->where);
+  if (decision->auto_weighed && used < size)
+    {
+      const tilemm_way_costs *c = &decision->way_costs;
+      used += (size_t) snprintf (buf + used, size - used, "auto: host %.4g ms, cpu %.4g ms, "
+                                 "gpu %.4g ms: %s\n",
+                                 1e3 * c->seconds[TILEMM_WAY_HOST], 1e3 * c->seconds[TILEMM_WAY_CPU],
+                                 1e3 * c->seconds[TILEMM_WAY_GPU], tilemm_way_name (c->best));
+    }
+  return used < size ? used : size;
+}
+
 void tilemm_decision_describe (const tilemm_decision *decision, char *buf, size_t size)
 {
   if (size > 0)
     buf[0] = '\0';
+  const size_t used = describe_facts (decision, buf, size);
   if (decision->action == TILEMM_DO_COMPUTE)
     tilemm_call_plan_describe (&decision->plan, decision->backend, decision->emulated,
-                               &decision->emu, buf, size);
-  else if (size > 0)
-    snprintf (buf, size, "action: %s\n",
+                               &decision->emu, buf + used, size - used);
+  else if (size > used)
+    snprintf (buf + used, size - used, "action: %s\n",
               decision->action == TILEMM_DO_DELEGATE ? "delegate to mtimes" : "fill");
 }

@@ -128,7 +128,7 @@ tilemm_status tilemm_emu_multiply_panels (const tilemm_plan *plan,
       p.emu_devices = *workers;
       if (plan->backend == TILEMM_BACKEND_CPU)
         p.simulated = workers->count;
-      p.emu_workers = tilemm_plan_workers (&p.emu_queue, plan, workers->count, named);
+      p.emu_workers = tilemm_plan_workers (&p.emu_queue, plan, workers->count, named, NULL);
       p.emu_devices.count = p.emu_workers;
     }
   tilemm_sim_faults_from_env (&p.sim_faults);

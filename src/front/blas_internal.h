@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "front.h"
 #include "tilemm.h"
 
 /* The routines the library exports, in the order of their names in blas_trace.c. */
@@ -74,6 +75,10 @@ void *blas_next (blas_routine routine);
 
 /* The file the next BLAS was loaded from, for messages ("" when unknown). */
 const char *blas_next_file (blas_routine routine);
+
+/* The next BLAS as the host's product the machine's facts measure (blas_host.c); NULL where the
+ * process has no next BLAS. */
+const tilemm_host_product *blas_host_product (void);
 
 /* Hands the whole call, unchanged, to the next BLAS (blas_next (call->routine) must not be
  * NULL). */

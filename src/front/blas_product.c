@@ -297,6 +297,7 @@ static void call_options (const blas_call *call, tilemm_options *options)
 {
   tilemm_options_init (options);
   options->precision = TILEMM_PRECISION_NATIVE;   /* (set, not parsed: every call pays it) */
+  options->host = blas_host_product ();
   const char *want = getenv ("TILEMM_BLAS_BACKEND");
   tilemm_backend_choice choice;
   if (!want || !*want)

@@ -29,3 +29,16 @@ void tilemm_mex_register_cleanup (void)
       registered = 1;
     }
 }
+
+mxArray *tilemm_mex_create_uninit (int64_t m, int64_t n, mxClassID cls, int is_complex)
+{
+#ifndef MATLAB_MEX_FILE
+  if (is_complex)
+    {
+      mxArray *c = mxCreateUninitNumericMatrix ((mwSize) m, (mwSize) (2 * n), cls, mxCOMPLEX);
+      mxSetN (c, (mwSize) n);
+      return c;
+    }
+#endif
+  return mxCreateUninitNumericMatrix ((mwSize) m, (mwSize) n, cls, is_complex ? mxCOMPLEX : mxREAL);
+}

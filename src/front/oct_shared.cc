@@ -24,6 +24,7 @@ tilemm_options tilemm_oct_options (const octave_value_list &args, int first, con
   tilemm_options o;
   tilemm_options_init (&o);
   o.stop.should_stop = tilemm_oct_interrupt_pending;
+  o.host = tilemm_oct_host_product ();
   const int nopt = args.length () - first;
   if (nopt % 2 != 0)
     error_with_id ("tilemm:badoption", "options come in name, value pairs; %s", usage);

@@ -61,6 +61,15 @@ A tilemm_oct_uninitialised (const dim_vector &dims)
   return A (Array<T> (data, dims));
 }
 
+// Octave's own `*` for the machine's facts (oct_host.cc): one product through Octave's binary
+// operator, and the loop of it over pages as pagemtimes' "auto" runs it where the host's `*` is
+// fastest; the BLAS library it calls.
+const tilemm_host_product *tilemm_oct_host_product (void);
+
+// Seconds the loop of Octave's `*` over the pages of X and Y (3-D arrays of one class, as many
+// pages each) takes, as pagemtimes runs it (pages_oct.cc: host_pages); -1 where it cannot.
+double tilemm_oct_host_pages_s (const octave_value &x, const octave_value &y);
+
 // A warning the product left (tilemm_notice), raised with its id.
 void tilemm_oct_raise_notice (const tilemm_notice &notice);
 

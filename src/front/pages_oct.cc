@@ -296,6 +296,29 @@ octave_value pages (const octave_value_list &args)
 
 } // namespace
 
+double tilemm_oct_host_pages_s (const octave_value &x, const octave_value &y)
+{
+  const std::vector<int64_t> xd = dims_of (x), yd = dims_of (y);
+  tilemm_batch batch;
+  std::memset (&batch, 0, sizeof batch);
+  tilemm_error err = { TILEMM_OK, "" };
+  if (tilemm_batch_shape_make ((int) xd.size (), xd.data (), TILEMM_OP_NONE, (int) yd.size (),
+                               yd.data (), TILEMM_OP_NONE, &batch.shape, &err)
+      != TILEMM_OK)
+    return -1;
+  batch.decision.route.result_complex = x.iscomplex () || y.iscomplex ();
+  const tilemm_batch_shape &s = batch.shape;
+  dim_vector z_dims (s.m, s.n, s.z_pages);
+  const double t0 = tilemm_now_s ();
+  if (x.is_single_type ())
+    host_pages<FloatNDArray, FloatComplexNDArray> (batch, x, TILEMM_OP_NONE, y, TILEMM_OP_NONE,
+                                                   z_dims);
+  else
+    host_pages<NDArray, ComplexNDArray> (batch, x, TILEMM_OP_NONE, y, TILEMM_OP_NONE, z_dims);
+  return tilemm_now_s () - t0;
+}
+
+
 // pagemtimes itself is inst/compat/pagemtimes.m (on the path only where Octave has none): its
 // help, demo and tests, and a call of __tilemm_pages__ below.  It is not autoloaded from here:
 // a function handle to an oct-file function autoloaded under a second name (@pagemtimes) ran

@@ -44,6 +44,7 @@ static tilemm_options parse_options (int nopt, const mxArray *opt[])
 {
   tilemm_options o;
   tilemm_options_init (&o);
+  o.host = tilemm_mex_host_product ();
   if (nopt % 2 != 0)
     mexErrMsgIdAndTxt ("tilemm:badoption", "options come in name, value pairs; %s",
                        tilemm_usage);
@@ -161,17 +162,7 @@ static mxArray *prepare_operand (const mxArray *x, tilemm_operand_use use, tilem
  * (Where the allocation is right, the unused half is never touched and costs no page.) */
 static mxArray *create_result (int64_t m, int64_t n, tilemm_class cls, int is_complex)
 {
-#ifndef MATLAB_MEX_FILE
-  if (is_complex)
-    {
-      mxArray *c = mxCreateUninitNumericMatrix ((mwSize) m, (mwSize) (2 * n), mx_class (cls),
-                                                mxCOMPLEX);
-      mxSetN (c, (mwSize) n);
-      return c;
-    }
-#endif
-  return mxCreateUninitNumericMatrix ((mwSize) m, (mwSize) n, mx_class (cls),
-                                      is_complex ? mxCOMPLEX : mxREAL);
+  return tilemm_mex_create_uninit (m, n, mx_class (cls), is_complex);
 }
 
 /* `*` gives a real result when every imaginary part is zero: so do we. */

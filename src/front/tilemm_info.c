@@ -132,18 +132,162 @@ static mxArray *blas_library_path (void)
   return mxCreateString (path);
 }
 
+/* ---------------------------------------------------------------- the machine's facts */
+
+static mxArray *row (const double *x, int count, double scale)
+{
+  mxArray *a = mxCreateDoubleMatrix (1, (mwSize) (count > 0 ? count : 0), mxREAL);
+  for (int i = 0; i < count; i++)
+    ((double *) mxGetData (a))[i] = x[i] * scale;
+  return a;
+}
+
+/* A curve of the facts by type: its products' flops, their seconds and rates (GFLOP/s). */
+static mxArray *curves_struct (const tilemm_curve *curves)
+{
+  static const char *fields[] = { "type", "flops", "seconds", "gflops" };
+  mxArray *s = mxCreateStructMatrix (1, TILEMM_NTYPES, 4, fields);
+  for (int t = 0; t < TILEMM_NTYPES; t++)
+    {
+      const tilemm_curve *c = &curves[t];
+      double rate[TILEMM_CURVE_POINTS];
+      for (int i = 0; i < c->points; i++)
+        rate[i] = c->flops[i] / c->seconds[i] * 1e-9;
+      mxSetField (s, (mwIndex) t, "type", mxCreateString (tilemm_type_name ((tilemm_type) t)));
+      mxSetField (s, (mwIndex) t, "flops", row (c->flops, c->points, 1));
+      mxSetField (s, (mwIndex) t, "seconds", row (c->seconds, c->points, 1));
+      mxSetField (s, (mwIndex) t, "gflops", row (rate, c->points, 1));
+    }
+  return s;
+}
+
+/* The key's "name=value" lines as a struct of strings. */
+static mxArray *key_struct (const char *key)
+{
+  const char *names[16];
+  char copy[sizeof ((tilemm_machine_facts *) 0)->key];
+  char *values[16];
+  int count = 0;
+  snprintf (copy, sizeof copy, "%s", key);
+  for (char *line = strtok (copy, "\n"); line && count < 16; line = strtok (NULL, "\n"))
+    {
+      char *eq = strchr (line, '=');
+      if (!eq)
+        continue;
+      *eq = '\0';
+      names[count] = line;
+      values[count++] = eq + 1;
+    }
+  mxArray *s = mxCreateStructMatrix (1, 1, count, names);
+  for (int i = 0; i < count; i++)
+    mxSetField (s, 0, names[i], mxCreateString (values[i]));
+  return s;
+}
+
+static mxArray *gpu_struct (const tilemm_machine_facts *f)
+{
+  static const char *fields[] = { "measured", "count", "call_seconds", "bus_gbytes_per_s",
+                                  "kernel_tflops", "all_count", "all_call_seconds", "all_speedup",
+                                  "batch_call_seconds", "batch_tflops", "devices" };
+  mxArray *s = mxCreateStructMatrix (1, 1, (int) (sizeof fields / sizeof fields[0]), fields);
+  mxSetField (s, 0, "measured", logical (f->gpu_measured));
+  mxSetField (s, 0, "count", mxCreateDoubleScalar (f->gpus));
+  mxSetField (s, 0, "call_seconds", mxCreateDoubleScalar (f->gpu_call_s));
+  mxSetField (s, 0, "bus_gbytes_per_s", mxCreateDoubleScalar (f->gpu_bus_bytes_per_s * 1e-9));
+  mxSetField (s, 0, "kernel_tflops", row (f->gpu_kernel_flops_per_s, TILEMM_NTYPES, 1e-12));
+  mxSetField (s, 0, "all_count", mxCreateDoubleScalar (f->gpu_all_count));
+  mxSetField (s, 0, "all_call_seconds", mxCreateDoubleScalar (f->gpu_all_call_s));
+  mxSetField (s, 0, "all_speedup", mxCreateDoubleScalar (f->gpu_all_speedup));
+  mxSetField (s, 0, "batch_call_seconds", mxCreateDoubleScalar (f->gpu_batch_call_s));
+  mxSetField (s, 0, "batch_tflops", row (f->gpu_batch_flops_per_s, TILEMM_NTYPES, 1e-12));
+  static const char *dev_fields[] = { "ordinal", "name", "kernel_tflops", "up_gbytes_per_s",
+                                      "down_gbytes_per_s", "up_busy_gbytes_per_s",
+                                      "down_busy_gbytes_per_s" };
+  const int count = f->gpu_measured ? f->gpus : 0;
+  mxArray *d = mxCreateStructMatrix (1, (mwSize) count, 7, dev_fields);
+  for (int i = 0; i < count; i++)
+    {
+      const tilemm_gpu_facts *g = &f->gpu[i];
+      mxSetField (d, (mwIndex) i, "ordinal", mxCreateDoubleScalar (g->ordinal));
+      mxSetField (d, (mwIndex) i, "name", mxCreateString (g->name));
+      mxSetField (d, (mwIndex) i, "kernel_tflops", row (g->kernel_flops_per_s, TILEMM_NTYPES, 1e-12));
+      mxSetField (d, (mwIndex) i, "up_gbytes_per_s", mxCreateDoubleScalar (g->up_bytes_per_s * 1e-9));
+      mxSetField (d, (mwIndex) i, "down_gbytes_per_s",
+                  mxCreateDoubleScalar (g->down_bytes_per_s * 1e-9));
+      mxSetField (d, (mwIndex) i, "up_busy_gbytes_per_s",
+                  mxCreateDoubleScalar (g->up_busy_bytes_per_s * 1e-9));
+      mxSetField (d, (mwIndex) i, "down_busy_gbytes_per_s",
+                  mxCreateDoubleScalar (g->down_busy_bytes_per_s * 1e-9));
+    }
+  mxSetField (s, 0, "devices", d);
+  return s;
+}
+
+/* What the machine's facts are, where they came from and what they depend on. */
+static mxArray *calibration_struct (const tilemm_machine_facts *f)
+{
+  static const char *fields[] = { "origin", "where", "key", "measured_seconds", "host_measured",
+                                  "host", "host_page", "cpu_measured", "cpu", "cpu_batch",
+                                  "threads", "copy", "gpu" };
+  mxArray *s = mxCreateStructMatrix (1, 1, (int) (sizeof fields / sizeof fields[0]), fields);
+  mxSetField (s, 0, "origin", mxCreateString (tilemm_facts_origin_name (f->origin)));
+  mxSetField (s, 0, "where", mxCreateString (f->where));
+  mxSetField (s, 0, "key", key_struct (f->key));
+  mxSetField (s, 0, "measured_seconds", mxCreateDoubleScalar (f->measured_s));
+  mxSetField (s, 0, "host_measured", logical (f->host_measured));
+  mxSetField (s, 0, "host", curves_struct (f->host));
+  mxSetField (s, 0, "host_page", curves_struct (f->host_page));
+  mxSetField (s, 0, "cpu_measured", logical (f->cpu_measured));
+  mxSetField (s, 0, "cpu", curves_struct (f->cpu));
+  static const char *batch_fields[] = { "small_page_seconds", "page_seconds", "thread_gflops" };
+  mxArray *b = mxCreateStructMatrix (1, 1, 3, batch_fields);
+  mxSetField (b, 0, "small_page_seconds", mxCreateDoubleScalar (f->cpu_small_page_s));
+  mxSetField (b, 0, "page_seconds", mxCreateDoubleScalar (f->cpu_page_s));
+  mxSetField (b, 0, "thread_gflops", mxCreateDoubleScalar (f->cpu_thread_flops_per_s * 1e-9));
+  mxSetField (s, 0, "cpu_batch", b);
+  mxSetField (s, 0, "threads", mxCreateDoubleScalar (f->threads));
+  static const char *copy_fields[] = { "threads", "gbytes_per_s" };
+  mxArray *c = mxCreateStructMatrix (1, 1, 2, copy_fields);
+  double threads[TILEMM_COPY_POINTS];
+  for (int i = 0; i < f->copy_points; i++)
+    threads[i] = f->copy_threads[i];
+  mxSetField (c, 0, "threads", row (threads, f->copy_points, 1));
+  mxSetField (c, 0, "gbytes_per_s", row (f->copy_bytes_per_s, f->copy_points, 1e-9));
+  mxSetField (s, 0, "copy", c);
+  mxSetField (s, 0, "gpu", gpu_struct (f));
+  return s;
+}
+
+/* The text of argument 0 when it is a char row ("" otherwise), in `out`. */
+static const char *command_of (int nrhs, const mxArray *prhs[], char *out, size_t size)
+{
+  out[0] = '\0';
+  if (nrhs >= 1 && mxIsChar (prhs[0]) && mxGetM (prhs[0]) <= 1)
+    mxGetString (prhs[0], out, (mwSize) size);
+  return out;
+}
+
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
-  (void) prhs;
   tilemm_mex_register_cleanup ();
-  if (nrhs != 0)
-    mexErrMsgIdAndTxt ("tilemm:nargin", "no arguments; usage: s = tilemm_info ()");
+  char command[32];
+  command_of (nrhs, prhs, command, sizeof command);
+  const int calibrate = nrhs == 1 && strcmp (command, "calibrate") == 0;
+  if (nrhs != 0 && !calibrate)
+    mexErrMsgIdAndTxt ("tilemm:nargin",
+                       "usage: s = tilemm_info () or tilemm_info (\"calibrate\") (measure the "
+                       "machine's facts again now)");
   if (nlhs > 1)
     mexErrMsgIdAndTxt ("tilemm:nargout", "one output only");
   static const char *fields[] = { "version", "cuda_built", "openmp", "cpu_variant", "gpu_usable",
                                   "gpu_reason",
                                   "devices", "device_in_use", "devices_in_use", "plans",
-                                  "precision", "blas_library" };
+                                  "precision", "blas_library", "calibration" };
+  tilemm_options options;
+  tilemm_options_init (&options);
+  options.host = tilemm_mex_host_product ();
+  const tilemm_machine_facts *facts = calibrate ? tilemm_machine_facts_measure (&options)
+                                                : tilemm_machine_facts_for (&options);
   tilemm_error err = { TILEMM_OK, "" };
   const int usable = tilemm_cuda_probe (&err) == TILEMM_OK;
   /* The GPUs a large product uses (TILEMM_DEVICES, else every usable one), one entry a worker. */
@@ -172,5 +316,6 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   mxSetField (s, 0, "plans", plans_struct ());
   mxSetField (s, 0, "precision", precision_struct (usable));
   mxSetField (s, 0, "blas_library", blas_library_path ());
+  mxSetField (s, 0, "calibration", calibration_struct (facts));
   plhs[0] = s;
 }

@@ -8,7 +8,7 @@
 %! s = tilemm_info ();
 %! assert (fieldnames (s), {"version"; "cuda_built"; "openmp"; "cpu_variant"; "gpu_usable";
 %!                          "gpu_reason"; "devices"; "device_in_use"; "devices_in_use"; "plans";
-%!                          "precision"; "blas_library"});
+%!                          "precision"; "blas_library"; "calibration"});
 %! assert (any (strcmp (s.cpu_variant, {"default", "avx2", "avx512"})));
 %! assert (! isempty (regexp (s.version, '^\d+\.\d+\.\d+', "once")));
 %!test
@@ -75,3 +75,77 @@
 %! unwind_protect_cleanup
 %!   setenv ("TILEMM_DEVICES", old);
 %! end_unwind_protect
+%!test
+%! ## The machine's facts the decisions read: where they came from, what they depend on, and
+%! ## (measured) curves that grow with the work.
+%! c = tilemm_info ().calibration;
+%! assert (any (strcmp (c.origin, {"model", "measured", "stored"})));
+%! assert (ischar (c.where) && ! isempty (c.where));
+%! assert (all (isfield (c.key, {"tilemm", "build", "cpu", "threads", "env", "gpus", ...
+%!                               "host_product"})));
+%! assert (c.key.tilemm, tilemm_info ().version);
+%! if (! strcmp (c.origin, "model"))
+%!   assert (c.host_measured && c.cpu_measured);
+%!   assert ({c.host.type}, {"single", "double", "complex single", "complex double"});
+%!   for t = 1:4
+%!     for curve = {c.host(t), c.host_page(t), c.cpu(t)}
+%!       x = curve{1};
+%!       assert (numel (x.flops) >= 3 && all (diff (x.flops) > 0));
+%!       assert (all (x.seconds > 0) && all (diff (x.seconds) >= 0));
+%!       assert (x.gflops, x.flops ./ x.seconds * 1e-9, 1e-12 * max (x.gflops));
+%!     endfor
+%!   endfor
+%!   assert (numel (c.copy.threads) >= 1 && all (c.copy.gbytes_per_s > 0));
+%!   assert (c.cpu_batch.thread_gflops > 0 && c.cpu_batch.page_seconds > 0);
+%!   assert (c.gpu.measured, getfield (tilemm_info (), "gpu_usable"));
+%!   if (c.gpu.measured)
+%!     assert (c.gpu.count >= 1 && all (c.gpu.kernel_tflops > 0));
+%!     assert (numel (c.gpu.devices), c.gpu.count);
+%!   endif
+%! endif
+%!test
+%! ## TILEMM_CALIBRATION=off: the built-in model at once, saying why.
+%! old = getenv ("TILEMM_CALIBRATION");
+%! unwind_protect
+%!   setenv ("TILEMM_CALIBRATION", "off");
+%!   c = tilemm_info ().calibration;
+%!   assert (c.origin, "model");
+%!   assert (! isempty (strfind (c.where, "TILEMM_CALIBRATION")));
+%!   assert (! c.host_measured && ! c.cpu_measured && ! c.gpu.measured);
+%! unwind_protect_cleanup
+%!   setenv ("TILEMM_CALIBRATION", old);
+%! end_unwind_protect
+%!error id=tilemm:nargin tilemm_info ("bogus")
+%!function t = timed (f)
+%!  tic;  f ();  t = toc;
+%!endfunction
+%!testif ; ! strcmp (tilemm_info ().calibration.origin, "model")
+%! ## The facts are true of this machine: the model's times of `*` and of the CPU backend for a
+%! ## product of mid size are within a factor of 3 of the same products timed now, and "auto"
+%! ## takes a way within 1.5x (and 0.2 ms) of the fastest one timed now.  A wrong fact (`*`
+%! ## stored 10 times faster than it is) fails here.
+%! n = 256;  A = rand (n);  B = rand (n);
+%! text = __tilemm_plan__ (A, B);
+%! tok = regexp (text, 'auto: host ([^ ]+) ms, cpu ([^ ]+) ms, gpu ([^ ]+) ms', "tokens", "once");
+%! assert (numel (tok), 3, text);
+%! model = str2double (tok) / 1e3;
+%! ways = {@() A * B, @() tilemm (A, B, "backend", "cpu"), @() tilemm (A, B)};
+%! if (getfield (tilemm_info (), "gpu_usable"))
+%!   ways{end+1} = @() tilemm (A, B, "backend", "gpu");
+%! endif
+%! ## Round after round, each way once a round, so that what else the machine runs slows all
+%! ## alike; each way's best.
+%! t = inf (1, numel (ways));
+%! for round = 1:9
+%!   for w = 1:numel (ways)
+%!     t(w) = min (t(w), timed (ways{w}));
+%!   endfor
+%! endfor
+%! host = t(1);  cpu = t(2);  auto = t(3);  ways = t([1 2 4:end]);
+%! assert (model(1) / host > 1/3 && model(1) / host < 3,
+%!         sprintf ("`*`: the model says %.3g ms, it takes %.3g ms", 1e3 * model(1), 1e3 * host));
+%! assert (model(2) / cpu > 1/3 && model(2) / cpu < 3,
+%!         sprintf ("cpu: the model says %.3g ms, it takes %.3g ms", 1e3 * model(2), 1e3 * cpu));
+%! assert (auto <= 1.5 * min (ways) + 2e-4,
+%!         sprintf ("auto %.3g ms, the fastest way %.3g ms (%s)", 1e3 * auto, 1e3 * min (ways),
+%!                  text));

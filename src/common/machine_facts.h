@@ -1,0 +1,134 @@
+/* machine_facts.h — what this machine does, as the cost model (device_model.h) needs it: the
+ * host's own product (Octave's `*`, or the BLAS a program calls), tilemm's CPU backend, the host's
+ * copies by thread count and, for each GPU, its transfers and kernels.  Measured once per machine
+ * (exec/calibrate.c), kept in a small file per user (facts_store.c) and read again while what
+ * they depend on (the key) is unchanged; the built-in model's where nothing was measured.
+ * Plain data: every decision that weighs time reads these, through device_model.h.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#ifndef TILEMM_MACHINE_FACTS_H
+#define TILEMM_MACHINE_FACTS_H
+
+#include "devices.h"
+#include "tilemm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Seconds against work: a few measured points (flops increasing, seconds never decreasing),
+ * read between them on a log-log line, below the first as the first (a call's fixed cost), past
+ * the last at the last point's rate.  Without points, the built-in model's line fixed_s +
+ * flops / flops_per_s; with neither, not known. */
+#define TILEMM_CURVE_POINTS 8
+typedef struct {
+  int points;
+  double flops[TILEMM_CURVE_POINTS];
+  double seconds[TILEMM_CURVE_POINTS];
+  double fixed_s, flops_per_s;
+} tilemm_curve;
+
+/* Seconds `flops` take on the curve; INFINITY where it is not known. */
+double tilemm_curve_seconds (const tilemm_curve *curve, double flops);
+
+/* Adds a point (kept in order of flops; seconds made non-decreasing, the smaller product's lowered:
+ * a larger product never takes less time, whatever a noisy measurement said).  0 when the curve is full or the point is not
+ * a finite positive pair. */
+int tilemm_curve_add (tilemm_curve *curve, double flops, double seconds);
+
+typedef enum {
+  TILEMM_FACTS_MODEL = 0,   /* the built-in model (calibration off, or it could not run) */
+  TILEMM_FACTS_MEASURED,    /* measured by this process                                  */
+  TILEMM_FACTS_STORED       /* read from the store, measured earlier on this machine     */
+} tilemm_facts_origin;
+
+/* The most host thread counts whose copy rate is kept. */
+#define TILEMM_COPY_POINTS 8
+
+/* One GPU's own figures (device time; informative, and the links of a product on several). */
+typedef struct {
+  int ordinal;
+  char name[128];
+  double up_bytes_per_s, down_bytes_per_s;           /* pinned copies, this GPU alone       */
+  double up_busy_bytes_per_s, down_busy_bytes_per_s; /* ... while every GPU copies both ways */
+  double kernel_flops_per_s[TILEMM_NTYPES];          /* our kernels, from CUDA events      */
+  double emulated_flops_per_s;                       /* a double product in the emulated
+                                                        precision, from the same events    */
+} tilemm_gpu_facts;
+
+typedef struct tilemm_machine_facts_s {
+  tilemm_facts_origin origin;
+  char where[512];      /* the store's file; or, for the model, why it serves              */
+  char key[1024];       /* what the facts depend on ("name=value" lines): measured again when
+                           any of it changes                                               */
+  double measured_s;    /* how long measuring them took (0: the model)                     */
+
+  /* The host's own product of square operands, one call from the front end (Octave's `*` as
+   * the oct-file calls it, or the next BLAS), by type; host_page one page of a loop of it. */
+  int host_measured;
+  tilemm_curve host[TILEMM_NTYPES];
+  tilemm_curve host_page[TILEMM_NTYPES];
+
+  /* tilemm's CPU backend, one plain product on the host's threads (not known: never chosen by
+   * "auto"). */
+  int cpu_measured;
+  tilemm_curve cpu[TILEMM_NTYPES];
+  /* The CPU's batched path (pages): one page's fixed cost (small real pages, computed directly,
+   * and the others), and one thread's rate while every thread works. */
+  double cpu_small_page_s, cpu_page_s, cpu_thread_flops_per_s;
+  int threads;          /* the host's threads (OpenMP's)                                  */
+
+  /* Host memory copies (the pinned staging's host side), bytes/s by team size. */
+  int copy_points;
+  int copy_threads[TILEMM_COPY_POINTS];
+  double copy_bytes_per_s[TILEMM_COPY_POINTS];
+
+  /* GPUs: a call on one GPU end to end (the plan's unit): its fixed cost, its first bytes at
+   * the bus's latency, the rest through the staging (host copies included), the kernels' rate
+   * by type, a pipeline step's and a worker panel's fixed costs. */
+  int gpu_measured;
+  int gpus;             /* GPUs measured (0 where none is usable)                          */
+  double gpu_call_s, gpu_first_bytes, gpu_first_bytes_per_s, gpu_bus_bytes_per_s;
+  double gpu_step_s, gpu_panel_s, gpu_panel_worth;
+  double gpu_kernel_flops_per_s[TILEMM_NTYPES];
+  /* The same call on every GPU (gpu_all_count > 1): its fixed cost, and how many times faster
+   * the rest of it runs than on one (below 1: slower).  gpu_all_count 0: not measured. */
+  int gpu_all_count;
+  double gpu_all_call_s, gpu_all_speedup;
+  /* A batch of pages on one GPU (the batched kernels): its fixed cost and rate by type. */
+  double gpu_batch_call_s;
+  double gpu_batch_flops_per_s[TILEMM_NTYPES];
+  tilemm_gpu_facts gpu[TILEMM_MAX_WORKERS];
+} tilemm_machine_facts;
+
+/* The built-in model (one, constant): the facts of the machine tilemm was first tuned on (an
+ * H100 with 16 cores and OpenBLAS), where nothing was measured. */
+const tilemm_machine_facts *tilemm_facts_builtin (void);
+
+/* *facts = the built-in model, its `where` saying why it serves. */
+void tilemm_facts_model (tilemm_machine_facts *facts, const char *why);
+
+/* The copy team size past which the host's copies get no faster (the fewest threads within a
+ * tenth of the best rate measured); `most` where nothing was measured. */
+int tilemm_facts_copy_saturation (const tilemm_machine_facts *facts, int most);
+
+/* The facts as text, one "name value..." a line (the store's format: facts_store.c reads it
+ * back); `size` bytes at most, always terminated.  Returns the length it needed. */
+size_t tilemm_facts_print (const tilemm_machine_facts *facts, char *buf, size_t size);
+
+/* Reads what tilemm_facts_print wrote.  TILEMM_OK, or TILEMM_EINVAL where the text is not such
+ * facts (its format line missing or another, a line malformed). */
+tilemm_status tilemm_facts_parse (const char *text, tilemm_machine_facts *facts);
+
+/* Seconds on the monotonic clock (the facts' and their front ends' one timer). */
+double tilemm_now_s (void);
+
+/* The name of the facts' origin: "model", "measured", "stored". */
+const char *tilemm_facts_origin_name (tilemm_facts_origin origin);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILEMM_MACHINE_FACTS_H */

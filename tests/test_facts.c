@@ -1,0 +1,468 @@
+/* test_facts.c — the machine's facts and the decisions made from them: the facts' curves, their
+ * text (the store's format) read back, the cost model reading them, "auto" following them (a
+ * wrong fact makes a wrong decision, which these cases see), the devices and copy teams they
+ * give, and the process's facts: measured once, kept in the store under their key, read back,
+ * off where asked, measured but not kept where the store cannot be written.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "call_plan.h"
+#include "check.h"
+#include "device_model.h"
+#include "front.h"
+#include "machine_facts.h"
+#include "tilemm.h"
+
+static int near (double a, double b, double rel)
+{
+  return fabs (a - b) <= rel * fabs (b);
+}
+
+/* ---------------------------------------------------------------- curves */
+
+static void test_curves (void)
+{
+  CHECK_CASE ("facts: a curve is read at its points, between them on a log-log line, past them "
+              "at the last point's rate");
+  tilemm_curve c;
+  memset (&c, 0, sizeof c);
+  CHECK (isinf (tilemm_curve_seconds (&c, 1e6)), "an empty curve is not known");
+  CHECK (tilemm_curve_add (&c, 1e6, 1e-3) && tilemm_curve_add (&c, 1e2, 1e-6)
+           && tilemm_curve_add (&c, 1e4, 1e-5),
+         "points in any order");
+  CHECK (c.points == 3 && c.flops[0] == 1e2 && c.flops[1] == 1e4 && c.flops[2] == 1e6,
+         "kept in order of flops");
+  CHECK (near (tilemm_curve_seconds (&c, 1e4), 1e-5, 1e-12), "at a point: %g",
+         tilemm_curve_seconds (&c, 1e4));
+  CHECK (near (tilemm_curve_seconds (&c, 1e5), 1e-4, 1e-12),
+         "between 1e4 (1e-5 s) and 1e6 (1e-3 s) on a log-log line: %g",
+         tilemm_curve_seconds (&c, 1e5));
+  CHECK (near (tilemm_curve_seconds (&c, 1e3), sqrt (1e-6 * 1e-5), 1e-12),
+         "between the first two: %g", tilemm_curve_seconds (&c, 1e3));
+  CHECK (tilemm_curve_seconds (&c, 1) == 1e-6, "below the first: the first (a fixed cost)");
+  CHECK (near (tilemm_curve_seconds (&c, 4e6), 4e-3, 1e-12), "past the last at its rate");
+  CHECK (!tilemm_curve_add (&c, 1e4, 2e-5), "a second point at the same work is refused");
+  CHECK (!tilemm_curve_add (&c, -1, 1) && !tilemm_curve_add (&c, 1, 0)
+           && !tilemm_curve_add (&c, 1, NAN) && !tilemm_curve_add (&c, INFINITY, 1),
+         "points that are not finite positive pairs are refused");
+  /* A noisy point: a smaller product measured slower than a larger one was the outlier. */
+  CHECK (tilemm_curve_add (&c, 1e7, 5e-4), "a larger product measured faster");
+  CHECK (c.seconds[2] == 5e-4 && c.seconds[3] == 5e-4 && c.seconds[1] == 1e-5,
+         "the slower, smaller one lowered to it: %g %g", c.seconds[2], c.seconds[3]);
+  for (int i = c.points; i < TILEMM_CURVE_POINTS; i++)
+    tilemm_curve_add (&c, 1e8 * (i + 1), 1.0 * (i + 1));
+  CHECK (c.points == TILEMM_CURVE_POINTS && !tilemm_curve_add (&c, 1e20, 1e9), "a full curve");
+  tilemm_curve line;
+  memset (&line, 0, sizeof line);
+  line.fixed_s = 1e-5;
+  line.flops_per_s = 1e9;
+  CHECK (near (tilemm_curve_seconds (&line, 1e6), 1e-5 + 1e-3, 1e-12), "the model's line");
+}
+
+/* ---------------------------------------------------------------- the facts as text */
+
+/* Facts of a made-up machine: every field set, none the built-in model's. */
+static void made_up (tilemm_machine_facts *f)
+{
+  tilemm_facts_model (f, NULL);
+  f->origin = TILEMM_FACTS_MEASURED;
+  snprintf (f->key, sizeof f->key, "tilemm=9.9.9\ncpu=Made Up CPU x8\nthreads=8\n");
+  f->measured_s = 1.25;
+  f->host_measured = f->cpu_measured = f->gpu_measured = 1;
+  for (int t = 0; t < TILEMM_NTYPES; t++)
+    {
+      memset (&f->host[t], 0, sizeof f->host[t]);
+      memset (&f->host_page[t], 0, sizeof f->host_page[t]);
+      memset (&f->cpu[t], 0, sizeof f->cpu[t]);
+      for (int i = 0; i < 5; i++)
+        {
+          const double flops = pow (10, 2 + 2 * i);
+          tilemm_curve_add (&f->host[t], flops, 1e-6 + flops / (1e9 * (t + 1)));
+          tilemm_curve_add (&f->host_page[t], flops, 2e-6 + flops / (1e9 * (t + 1)));
+          tilemm_curve_add (&f->cpu[t], flops, 3e-6 + flops / (4e9 * (t + 1)));
+        }
+    }
+  f->cpu_small_page_s = 1.5e-8;
+  f->cpu_page_s = 2.5e-7;
+  f->cpu_thread_flops_per_s = 7e9;
+  f->threads = 8;
+  f->copy_points = 4;
+  for (int i = 0; i < 4; i++)
+    {
+      f->copy_threads[i] = 1 << i;
+      f->copy_bytes_per_s[i] = i == 0 ? 1e10 : i == 1 ? 1.5e10 : 2.05e10;
+    }
+  f->gpus = 2;
+  f->gpu_call_s = 1.5e-4;
+  f->gpu_first_bytes = 0;
+  f->gpu_first_bytes_per_s = 0;
+  f->gpu_bus_bytes_per_s = 2.5e10;
+  f->gpu_kernel_flops_per_s[0] = 4e13;
+  f->gpu_kernel_flops_per_s[1] = 2e13;
+  f->gpu_kernel_flops_per_s[2] = 4.1e13;
+  f->gpu_kernel_flops_per_s[3] = 2.1e13;
+  f->gpu_all_count = 2;
+  f->gpu_all_call_s = 3e-4;
+  f->gpu_all_speedup = 1.8;
+  f->gpu_batch_call_s = 2e-4;
+  for (int t = 0; t < TILEMM_NTYPES; t++)
+    f->gpu_batch_flops_per_s[t] = 5e12 * (t + 1);
+  for (int g = 0; g < 2; g++)
+    {
+      f->gpu[g].ordinal = g;
+      snprintf (f->gpu[g].name, sizeof f->gpu[g].name, "Made Up GPU %d", g);
+      f->gpu[g].up_bytes_per_s = 5e10 + g;
+      f->gpu[g].down_bytes_per_s = 5.1e10;
+      f->gpu[g].up_busy_bytes_per_s = 4.5e10;
+      f->gpu[g].down_busy_bytes_per_s = 4.6e10;
+      for (int t = 0; t < TILEMM_NTYPES; t++)
+        f->gpu[g].kernel_flops_per_s[t] = 5e13 + t;
+      f->gpu[g].emulated_flops_per_s = 6e13;
+    }
+}
+
+static int same_curve (const tilemm_curve *a, const tilemm_curve *b)
+{
+  if (a->points != b->points || !near (a->fixed_s, b->fixed_s, 1e-8)
+      || !near (a->flops_per_s, b->flops_per_s, 1e-8))
+    return 0;
+  for (int i = 0; i < a->points; i++)
+    if (!near (a->flops[i], b->flops[i], 1e-8) || !near (a->seconds[i], b->seconds[i], 1e-8))
+      return 0;
+  return 1;
+}
+
+static void test_text (void)
+{
+  CHECK_CASE ("facts: printed as text and read back, every field");
+  tilemm_machine_facts f, g;
+  made_up (&f);
+  const size_t need = tilemm_facts_print (&f, NULL, 0);
+  char *text = malloc (need + 1);
+  CHECK (text && tilemm_facts_print (&f, text, need + 1) == need && strlen (text) == need,
+         "the length it needs: %zu", need);
+  CHECK (tilemm_facts_parse (text, &g) == TILEMM_OK, "read back");
+  CHECK (g.origin == TILEMM_FACTS_STORED && strcmp (g.key, f.key) == 0, "origin and key: %s",
+         g.key);
+  int curves = 1;
+  for (int t = 0; t < TILEMM_NTYPES; t++)
+    curves = curves && same_curve (&f.host[t], &g.host[t])
+             && same_curve (&f.host_page[t], &g.host_page[t]) && same_curve (&f.cpu[t], &g.cpu[t]);
+  CHECK (curves, "the curves");
+  CHECK (near (g.measured_s, 1.25, 1e-9) && g.host_measured && g.cpu_measured && g.gpu_measured
+           && g.threads == 8 && near (g.cpu_thread_flops_per_s, 7e9, 1e-9)
+           && near (g.cpu_page_s, 2.5e-7, 1e-8) && near (g.cpu_small_page_s, 1.5e-8, 1e-8),
+         "the CPU's facts");
+  CHECK (g.copy_points == 4 && g.copy_threads[3] == 8 && near (g.copy_bytes_per_s[3], 2.05e10, 1e-8),
+         "the copies");
+  CHECK (g.gpus == 2 && near (g.gpu_call_s, 1.5e-4, 1e-8) && near (g.gpu_bus_bytes_per_s, 2.5e10, 1e-8)
+           && near (g.gpu_kernel_flops_per_s[3], 2.1e13, 1e-8) && g.gpu_all_count == 2
+           && near (g.gpu_all_speedup, 1.8, 1e-8) && near (g.gpu_batch_flops_per_s[2], 1.5e13, 1e-8),
+         "the GPUs' figures");
+  CHECK (strcmp (g.gpu[1].name, "Made Up GPU 1") == 0 && g.gpu[1].ordinal == 1
+           && near (g.gpu[1].up_bytes_per_s, 5e10 + 1, 1e-9)
+           && near (g.gpu[0].emulated_flops_per_s, 6e13, 1e-9),
+         "each GPU: %s", g.gpu[1].name);
+  CHECK_CASE ("facts: text that is not facts is refused");
+  CHECK (tilemm_facts_parse ("", &g) == TILEMM_EINVAL, "empty");
+  CHECK (tilemm_facts_parse ("tilemm-machine-facts 2\n", &g) == TILEMM_EINVAL, "another format");
+  char *bad = malloc (need + 64);
+  snprintf (bad, need + 64, "%s", text);
+  char *at = strstr (bad, "curve host 1");
+  if (at)
+    memcpy (at, "curve host 9", 12);
+  CHECK (tilemm_facts_parse (bad, &g) == TILEMM_EINVAL, "a curve of no type");
+  snprintf (bad, need + 64, "%scopy 99\n", text);
+  CHECK (tilemm_facts_parse (bad, &g) == TILEMM_EINVAL, "too many copy points");
+  snprintf (bad, need + 64, "%sa_later_line 1 2 3\n", text);
+  CHECK (tilemm_facts_parse (bad, &g) == TILEMM_OK, "a line of a later version is ignored");
+  free (bad);
+  free (text);
+}
+
+/* ---------------------------------------------------------------- the model and "auto" */
+
+/* A square native product's decision under the options' facts. */
+static tilemm_status decide_square (const tilemm_options *options, tilemm_type type, int64_t n,
+                                    tilemm_decision *d)
+{
+  static double data[1];
+  tilemm_operand a, b;
+  memset (&a, 0, sizeof a);
+  a.cls = type == TILEMM_SINGLE || type == TILEMM_COMPLEX_SINGLE ? TILEMM_CLASS_SINGLE
+                                                                 : TILEMM_CLASS_DOUBLE;
+  a.is_complex = tilemm_type_is_complex (type);
+  a.ndims = 2;
+  a.rows = a.cols = n;
+  b = a;
+  a.identity = data;
+  b.identity = data + 1;
+  tilemm_error err = { TILEMM_OK, "" };
+  return tilemm_decide (&a, &b, options, d, &err);
+}
+
+static void test_auto_follows_facts (void)
+{
+  CHECK_CASE ("auto: the way the facts find fastest; a wrong fact, a wrong way");
+  tilemm_machine_facts f;
+  made_up (&f);
+  f.gpus = 0;   /* no GPU here: host or CPU */
+  tilemm_options o;
+  tilemm_options_init (&o);
+  o.facts = &f;
+  tilemm_decision d;
+  /* The made-up CPU backend is 4x the made-up host at large sizes: auto computes on the CPU. */
+  CHECK (decide_square (&o, TILEMM_DOUBLE, 512, &d) == TILEMM_OK
+           && d.action == TILEMM_DO_COMPUTE && d.backend == TILEMM_BACKEND_CPU && d.auto_weighed
+           && d.way_costs.best == TILEMM_WAY_CPU && d.facts == &f,
+         "512: CPU (action %d, backend %d)", d.action, d.backend);
+  /* The host 10x faster than it was: the same product is delegated. */
+  for (int t = 0; t < TILEMM_NTYPES; t++)
+    for (int i = 0; i < f.host[t].points; i++)
+      f.host[t].seconds[i] /= 10;
+  CHECK (decide_square (&o, TILEMM_DOUBLE, 512, &d) == TILEMM_OK
+           && d.action == TILEMM_DO_DELEGATE && d.way_costs.best == TILEMM_WAY_HOST,
+         "the host 10x faster: delegated (action %d)", d.action);
+  /* A product where the host's fixed cost is less than the CPU backend's: delegated. */
+  made_up (&f);
+  f.gpus = 0;
+  CHECK (decide_square (&o, TILEMM_DOUBLE, 2, &d) == TILEMM_OK && d.action == TILEMM_DO_DELEGATE,
+         "2x2: the host's call is cheaper");
+  /* Ties go to the host: a CPU backend 4% faster is not worth a result other than `*`'s. */
+  for (int t = 0; t < TILEMM_NTYPES; t++)
+    {
+      f.cpu[t] = f.host[t];
+      for (int i = 0; i < f.cpu[t].points; i++)
+        f.cpu[t].seconds[i] *= 0.96;
+    }
+  CHECK (decide_square (&o, TILEMM_DOUBLE, 512, &d) == TILEMM_OK && d.action == TILEMM_DO_DELEGATE,
+         "4%% faster: the host still");
+  /* Emulated precision is never delegated: where the host would win, the CPU runs it. */
+  o.precision = TILEMM_PRECISION_EMULATED;
+  CHECK (decide_square (&o, TILEMM_DOUBLE, 512, &d) == TILEMM_OK && d.action == TILEMM_DO_COMPUTE
+           && d.backend == TILEMM_BACKEND_CPU && d.emulated,
+         "emulated: on the CPU");
+  o.precision = TILEMM_PRECISION_UNSET;
+  /* A named backend weighs nothing. */
+  o.backend = TILEMM_CHOOSE_CPU;
+  CHECK (decide_square (&o, TILEMM_DOUBLE, 512, &d) == TILEMM_OK && d.action == TILEMM_DO_COMPUTE
+           && !d.auto_weighed,
+         "\"cpu\": computed, nothing weighed");
+  o.backend = TILEMM_CHOOSE_AUTO;
+  /* The decision says what it read: a line of facts and one of costs. */
+  char text[4096];
+  made_up (&f);
+  f.gpus = 0;
+  decide_square (&o, TILEMM_DOUBLE, 512, &d);
+  tilemm_decision_describe (&d, text, sizeof text);
+  CHECK (strstr (text, "facts: measured") && strstr (text, "auto: host ")
+           && strstr (text, ": cpu\n"),
+         "described: %s", text);
+
+  CHECK_CASE ("auto: the built-in model never takes the CPU backend (it has not measured it)");
+  tilemm_options none;
+  tilemm_options_init (&none);
+  none.facts = tilemm_facts_builtin ();
+  for (int64_t n = 1; n <= 4096; n *= 4)
+    CHECK (decide_square (&none, TILEMM_DOUBLE, n, &d) == TILEMM_OK
+             && (d.action == TILEMM_DO_DELEGATE || d.backend == TILEMM_BACKEND_CUDA),
+           "n %lld: action %d backend %d", (long long) n, d.action, d.backend);
+}
+
+static void test_ways (void)
+{
+  CHECK_CASE ("model: the ways' costs are the facts', the GPU on as many GPUs as pay");
+  tilemm_machine_facts f;
+  made_up (&f);
+  tilemm_way_costs c;
+  const double flops = tilemm_model_flops (TILEMM_DOUBLE, 8192, 8192, 8192);
+  const double bytes = 8.0 * 3 * 8192.0 * 8192.0;
+  tilemm_model_ways (&f, TILEMM_DOUBLE, bytes, flops, flops, 2, &c);
+  const double one = tilemm_model_gpu_call_s (&f, TILEMM_DOUBLE, bytes, flops);
+  const double two = f.gpu_all_call_s + (one - f.gpu_call_s) / f.gpu_all_speedup;
+  CHECK (near (c.seconds[TILEMM_WAY_GPU], two, 1e-12) && c.best == TILEMM_WAY_GPU,
+         "two GPUs where they pay: %g s (one: %g s)", c.seconds[TILEMM_WAY_GPU], one);
+  CHECK (near (c.seconds[TILEMM_WAY_HOST], tilemm_curve_seconds (&f.host[TILEMM_DOUBLE], flops),
+               1e-12)
+           && near (c.seconds[TILEMM_WAY_CPU], tilemm_curve_seconds (&f.cpu[TILEMM_DOUBLE], flops),
+                    1e-12),
+         "host and CPU from their curves");
+  f.gpu_all_speedup = 0.5;
+  tilemm_model_ways (&f, TILEMM_DOUBLE, bytes, flops, flops, 2, &c);
+  CHECK (near (c.seconds[TILEMM_WAY_GPU], one, 1e-12), "two GPUs slower: one GPU's time");
+  tilemm_model_ways (&f, TILEMM_DOUBLE, bytes, flops, flops, 0, &c);
+  CHECK (isinf (c.seconds[TILEMM_WAY_GPU]) && c.best == TILEMM_WAY_CPU, "no GPU: not a way");
+
+  CHECK_CASE ("model: copy teams share the host and stop where the copies stop gaining");
+  made_up (&f);   /* copies gain up to 4 threads (1.0, 1.5, then 2.05 GB/s) */
+  CHECK (tilemm_facts_copy_saturation (&f, 16) == 4, "saturates at %d",
+         tilemm_facts_copy_saturation (&f, 16));
+  CHECK (tilemm_model_copy_team (&f, 1, 16) == 4 && tilemm_model_copy_team (&f, 2, 16) == 4
+           && tilemm_model_copy_team (&f, 8, 16) == 2 && tilemm_model_copy_team (&f, 32, 16) == 1,
+         "teams of 1, 2, 8, 32: %d %d %d %d", tilemm_model_copy_team (&f, 1, 16),
+         tilemm_model_copy_team (&f, 2, 16), tilemm_model_copy_team (&f, 8, 16),
+         tilemm_model_copy_team (&f, 32, 16));
+  CHECK (tilemm_model_copy_team (NULL, 2, 16) == 8, "not measured: an even share");
+}
+
+/* The call plan of a square double product on two GPUs under `facts`. */
+static int gpu_workers (const tilemm_machine_facts *facts, int64_t n, int named)
+{
+  tilemm_route r;
+  memset (&r, 0, sizeof r);
+  r.action = TILEMM_ROUTE_COMPUTE;
+  r.compute_type = TILEMM_DOUBLE;
+  r.result_class = TILEMM_CLASS_DOUBLE;
+  r.m = r.n = r.k = n;
+  tilemm_call_facts cf;
+  memset (&cf, 0, sizeof cf);
+  cf.cpu.current = -1;
+  cf.gpu.usable = 1;
+  cf.gpu.total = cf.gpu.count = 2;
+  cf.gpu.device[1] = 1;
+  cf.gpu.cc_major[0] = cf.gpu.cc_major[1] = 9;
+  cf.gpu.current = 0;
+  cf.gpu.staging_chunk_bytes = 16 << 20;
+  cf.machine = facts;
+  tilemm_options o;
+  tilemm_options_init (&o);
+  if (named)
+    {
+      o.devices.count = 2;
+      o.devices.device[0] = 0;
+      o.devices.device[1] = 1;
+    }
+  tilemm_emu_options emu;
+  tilemm_emu_default_options (&emu, TILEMM_DOUBLE);
+  static tilemm_call_plan p;
+  tilemm_error err = { TILEMM_OK, "" };
+  if (tilemm_call_plan_make (&p, &r, TILEMM_BACKEND_CUDA, TILEMM_OP_NONE, TILEMM_OP_NONE, 0, &emu,
+                             &o, &cf, &err)
+      != TILEMM_OK)
+    return -1;
+  return p.workers.count;
+}
+
+static void test_devices_follow_facts (void)
+{
+  CHECK_CASE ("devices: two GPUs only where the facts measured them beating one");
+  tilemm_machine_facts f;
+  made_up (&f);
+  CHECK (gpu_workers (&f, 16384, 0) == 2, "16384, two GPUs 1.8x: %d", gpu_workers (&f, 16384, 0));
+  CHECK (gpu_workers (&f, 256, 0) == 1, "256: the second GPU's fixed cost outweighs: %d",
+         gpu_workers (&f, 256, 0));
+  f.gpu_all_speedup = 0.6;
+  CHECK (gpu_workers (&f, 16384, 0) == 1, "two GPUs measured slower: one (%d)",
+         gpu_workers (&f, 16384, 0));
+  CHECK (gpu_workers (&f, 16384, 1) == 2, "named, both whatever the facts say");
+  CHECK (gpu_workers (NULL, 16384, 0) == 1, "the built-in model has seen no gain: one");
+}
+
+/* ---------------------------------------------------------------- the process's facts */
+
+static int file_count (const char *dir)
+{
+  char cmd[600];
+  snprintf (cmd, sizeof cmd, "ls -1 '%s' 2>/dev/null | grep -c '^facts-.*\\.txt$'", dir);
+  FILE *p = popen (cmd, "r");
+  int n = -1;
+  if (p)
+    {
+      if (fscanf (p, "%d", &n) != 1)
+        n = -1;
+      pclose (p);
+    }
+  return n;
+}
+
+static void test_store (void)
+{
+  CHECK_CASE ("store: measured once, kept under the key, read back by the next reader");
+  char dir[] = "/tmp/tilemm-facts-XXXXXX";
+  if (!mkdtemp (dir))
+    {
+      CHECK (0, "no temporary folder");
+      return;
+    }
+  char sub[600];
+  snprintf (sub, sizeof sub, "%s/cache/tilemm", dir);
+  setenv ("TILEMM_CALIBRATION_DIR", sub, 1);
+  setenv ("TILEMM_CALIBRATION", "on", 1);
+  tilemm_options o;
+  tilemm_options_init (&o);
+  const tilemm_machine_facts *f = tilemm_machine_facts_for (&o);
+  CHECK (f && f->origin == TILEMM_FACTS_MEASURED && f->cpu_measured && !f->host_measured,
+         "measured (the CPU's; no host product given): origin %s, %s",
+         tilemm_facts_origin_name (f->origin), f->where);
+  CHECK (strncmp (f->where, sub, strlen (sub)) == 0 && file_count (sub) == 1,
+         "kept in %s (%d files)", f->where, file_count (sub));
+  char key[1024];
+  tilemm_machine_key (NULL, key, sizeof key);
+  CHECK (strcmp (f->key, key) == 0 && strstr (key, "tilemm=") && strstr (key, "cpu=")
+           && strstr (key, "gpus=") && strstr (key, "host_product=none"),
+         "the key: %s", key);
+  CHECK (tilemm_machine_facts_for (&o) == f, "the same facts at the next call");
+  const double measured_s = f->measured_s;
+  CHECK (measured_s > 0 && measured_s < 30, "measuring took %.2f s", measured_s);
+  const tilemm_machine_facts *again = tilemm_machine_facts_measure (&o);
+  CHECK (again != f && again->origin == TILEMM_FACTS_MEASURED && file_count (sub) == 1,
+         "measured again on demand, the same file (%d)", file_count (sub));
+  CHECK (f->cpu_measured && f->cpu[TILEMM_DOUBLE].points > 0, "the first facts still readable");
+
+  CHECK_CASE ("store: another key, another file; a store of another key is never read");
+  setenv ("OMP_NUM_THREADS", "1", 1);
+  /* (The key reads the setting; the facts are made again at most once a second.) */
+  sleep (1);
+  const tilemm_machine_facts *other = tilemm_machine_facts_for (&o);
+  CHECK (other != again && strstr (other->key, "OMP_NUM_THREADS=1") && file_count (sub) == 2,
+         "%d files, key %s", file_count (sub), other->key);
+  unsetenv ("OMP_NUM_THREADS");
+  sleep (1);
+  const tilemm_machine_facts *back = tilemm_machine_facts_for (&o);
+  CHECK (back->origin == TILEMM_FACTS_STORED && strcmp (back->key, again->key) == 0,
+         "the first key again: read from its file (%s)", tilemm_facts_origin_name (back->origin));
+
+  CHECK_CASE ("store: off at once; where it cannot be written, measured and used, not kept");
+  setenv ("TILEMM_CALIBRATION", "off", 1);
+  const tilemm_machine_facts *off = tilemm_machine_facts_for (&o);
+  CHECK (off->origin == TILEMM_FACTS_MODEL && strstr (off->where, "TILEMM_CALIBRATION"),
+         "off: %s", off->where);
+  setenv ("TILEMM_CALIBRATION", "on", 1);
+  char blocked[700];
+  snprintf (blocked, sizeof blocked, "%s/file", dir);
+  FILE *plug = fopen (blocked, "w");   /* a file where the folder should be */
+  if (plug)
+    fclose (plug);
+  snprintf (sub, sizeof sub, "%s/file/tilemm", dir);
+  setenv ("TILEMM_CALIBRATION_DIR", sub, 1);
+  sleep (1);
+  const tilemm_machine_facts *unkept = tilemm_machine_facts_for (&o);
+  CHECK (unkept->origin == TILEMM_FACTS_MEASURED && strstr (unkept->where, "not kept"),
+         "measured, not kept: %s", unkept->where);
+  char cmd[700];
+  snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system (cmd) != 0)
+    printf ("  (could not remove %s)\n", dir);
+  unsetenv ("TILEMM_CALIBRATION_DIR");
+}
+
+int main (void)
+{
+  test_curves ();
+  test_text ();
+  test_ways ();
+  test_auto_follows_facts ();
+  test_devices_follow_facts ();
+  test_store ();
+  return check_summary ("test_facts");
+}
