@@ -2,3 +2,4 @@
 // PKG_ADD: autoload ("__tilemm_plan__", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct"));
 // PKG_ADD: autoload ("__tilemm_stats__", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct"));
 // PKG_ADD: autoload ("__tilemm_pages__", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct"));
+// PKG_ADD: autoload ("__tilemm_pages_plan__", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct"));

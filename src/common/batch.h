@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "device_model.h"
 #include "front.h"
 #include "machine_facts.h"
 #include "tilemm.h"
@@ -121,6 +122,12 @@ int tilemm_batch_gpu_pays (const tilemm_route *route, int64_t pages, int threads
  * "auto" then hands the pages to `*` (TILEMM_BATCH_HOST).  Pure. */
 int tilemm_batch_host_pays (const tilemm_route *route, int64_t pages, int threads, int gpu_usable,
                             const tilemm_machine_facts *facts);
+
+/* The seconds the model gives each way of running the batch (indexed by tilemm_way: the host's
+ * loop of `*`, the CPU's batched path, the GPU's where gpu_usable, else INFINITY), for the
+ * batch's description.  Pure. */
+void tilemm_batch_ways (const tilemm_route *route, int64_t pages, int threads, int gpu_usable,
+                        const tilemm_machine_facts *facts, double *seconds);
 
 /* One batch of native products as the kernels see it, for a backend: every page of Z is
  * op_a(X page)·op_b(Y page) in `type`, the pages of X and Y that Z's page reads given by

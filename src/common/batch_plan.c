@@ -3,6 +3,7 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -242,6 +243,15 @@ int tilemm_batch_host_pays (const tilemm_route *route, int64_t pages, int thread
   if (host_s >= cpu_batch_s (route, pages, threads_or_host (threads), facts))
     return 0;
   return !gpu_usable || host_s < gpu_batch_s (route, pages, facts);
+}
+
+void tilemm_batch_ways (const tilemm_route *route, int64_t pages, int threads, int gpu_usable,
+                        const tilemm_machine_facts *facts, double *seconds)
+{
+  seconds[TILEMM_WAY_HOST]
+    = (double) pages * tilemm_model_host_page_s (facts, route->compute_type, batch_flops (route, 1));
+  seconds[TILEMM_WAY_CPU] = cpu_batch_s (route, pages, threads_or_host (threads), facts);
+  seconds[TILEMM_WAY_GPU] = gpu_usable ? gpu_batch_s (route, pages, facts) : INFINITY;
 }
 
 /* Pages between two polls of the host's stop on the CPU: about 20 ms of work on every thread

@@ -37,6 +37,11 @@ typedef struct {
   tilemm_decision decision;
   tilemm_batch_shape shape;
   tilemm_batch_plan plan;
+  /* "auto": what the cost model said each way costs (seconds: the host's loop of `*`, the CPU's
+   * batched path, the GPU's; INFINITY where a way could not run); ways_weighed 0 where none was
+   * weighed (a backend named, emulated pages, or no pages to weigh). */
+  int ways_weighed;
+  double way_s[TILEMM_NWAYS];
 } tilemm_batch;
 
 /* Decides a batch Z = pagemtimes (X, op_a, Y, op_b) under `options`, once: the shape (x_dims,
@@ -52,6 +57,10 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
                                    const int64_t *y_dims, tilemm_op op_b,
                                    const tilemm_options *options, tilemm_batch *batch,
                                    tilemm_error *err);
+
+/* What a batch decided, one decision a line (the hidden __tilemm_pages_plan__ prints it): the
+ * action, the facts and the ways' costs, the plan and, for pages one by one, the page's plan. */
+void tilemm_batch_describe (const tilemm_batch *batch, char *buf, size_t size);
 
 /* Runs every page of a batch whose route computes (m, n, k > 0): x and y hold X's and Y's pages
  * after the route's conversions (its class; complex when the operand is complex or the route

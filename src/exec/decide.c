@@ -244,6 +244,7 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
   memset (&d->plan, 0, sizeof d->plan);
   d->auto_weighed = 0;
   d->facts = NULL;
+  batch->ways_weighed = 0;
   if ((status = decide_route (&a, op_a, &b, op_b, options, precision, d, err)) != TILEMM_OK)
     return status;
   if (d->action != TILEMM_DO_COMPUTE)
@@ -273,6 +274,11 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
                                    machine, &batch->plan, err);
   if (status != TILEMM_OK)
     return status;
+  if (chooses_auto (options) && !d->emulated)
+    {
+      batch->ways_weighed = 1;
+      tilemm_batch_ways (r, s->z_pages, 0, facts.gpu.usable, machine, batch->way_s);
+    }
   /* "auto" in native precision: the host's own `*` page by page where the model finds the loop
    * of it faster than both of ours (as a plain product too small for the GPU goes to `*`);
    * never for emulated pages (`*` is native). */
@@ -321,4 +327,47 @@ void tilemm_decision_describe (const tilemm_decision *decision, char *buf, size_
   else if (size > used)
     snprintf (buf + used, size - used, "action: %s\n",
               decision->action == TILEMM_DO_DELEGATE ? "delegate to mtimes" : "fill");
+}
+
+void tilemm_batch_describe (const tilemm_batch *batch, char *buf, size_t size)
+{
+  static const char *const actions[] = { "compute", "fill (zeros)", "scalar pages (the host)",
+                                         "beyond the product", "the host's * page by page" };
+  if (size == 0)
+    return;
+  buf[0] = '\0';
+  size_t used = describe_facts (&batch->decision, buf, size);
+  const tilemm_batch_shape *s = &batch->shape;
+  if (used < size)
+    used += (size_t) snprintf (buf + used, size - used, "pages: %lld of %lld x %lld x %lld\n",
+                               (long long) s->z_pages, (long long) s->m, (long long) s->n,
+                               (long long) s->k);
+  if (batch->ways_weighed && used < size)
+    used += (size_t) snprintf (buf + used, size - used,
+                               "auto: host loop %.4g ms, cpu batch %.4g ms, gpu batch %.4g ms\n",
+                               1e3 * batch->way_s[TILEMM_WAY_HOST],
+                               1e3 * batch->way_s[TILEMM_WAY_CPU],
+                               1e3 * batch->way_s[TILEMM_WAY_GPU]);
+  if (used < size)
+    used += (size_t) snprintf (buf + used, size - used, "action: %s\n",
+                               (int) batch->action >= 0 && (int) batch->action < 5
+                                 ? actions[batch->action] : "?");
+  if (batch->action != TILEMM_BATCH_COMPUTE || used >= size)
+    return;
+  const tilemm_batch_plan *p = &batch->plan;
+  used += (size_t) snprintf (buf + used, size - used,
+                             "backend: %s\nper_page: %d\npages_per_panel: %lld\n"
+                             "parallel_pages: %d\nthreads: %d\ncopy_threads: %d\n"
+                             "pages_per_poll: %lld\n",
+                             tilemm_backend_name (p->backend), p->per_page,
+                             (long long) p->pages_per_panel, p->parallel_pages, p->threads,
+                             p->copy_threads, (long long) p->pages_per_poll);
+  if ((p->per_page || batch->decision.emulated) && used < size)
+    {
+      used += (size_t) snprintf (buf + used, size - used, "each page:\n");
+      if (used < size)
+        tilemm_call_plan_describe (&batch->decision.plan, batch->decision.backend,
+                                   batch->decision.emulated, &batch->decision.emu, buf + used,
+                                   size - used);
+    }
 }

@@ -214,8 +214,9 @@ octave_value host_pages (const tilemm_batch &batch, const octave_value &x, tilem
   return narrowed<Real, Cplx> (batch, zc, z_dims);
 }
 
-// pagemtimes (X, transpX, Y, transpY, options...) with the transposes given: the whole call.
-octave_value pages (const octave_value_list &args)
+// pagemtimes (X, transpX, Y, transpY, options...) with the transposes given: the whole call;
+// or, where `plan_only`, its decision as text (__tilemm_pages_plan__).
+octave_value pages (const octave_value_list &args, bool plan_only)
 {
   if (args.length () < 4)
     error_with_id ("tilemm:nargin", "%s", pages_usage);
@@ -260,6 +261,12 @@ octave_value pages (const octave_value_list &args)
                                                 : "tilemm:pages:pagedims",
                        "%s", err.detail);
       tilemm_oct_fail (err);
+    }
+  if (plan_only)
+    {
+      std::vector<char> text (1 << 16);
+      tilemm_batch_describe (&batch, text.data (), text.size ());
+      return octave_value (std::string (text.data ()));
     }
   const tilemm_batch_shape &s = batch.shape;
   dim_vector z_dims = dim_vector::alloc (s.page_ndims + 2);
@@ -333,5 +340,18 @@ DEFUN_DLD (__tilemm_pages__, args, ,
            "@var{Y} multiplied, transposed as @var{tX} and @var{tY} say, with tilemm's options.\n"
            "@end deftypefn")
 {
-  return pages (args);
+  return pages (args, false);
+}
+
+// PKG_ADD: autoload ("__tilemm_pages_plan__", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct"));
+DEFUN_DLD (__tilemm_pages_plan__, args, ,
+           "-*- texinfo -*-\n"
+           "@deftypefn {} {@var{text} =} __tilemm_pages_plan__ (@var{X}, @var{tX}, @var{Y}, "
+           "@var{tY}, @dots{})\n"
+           "Undocumented internal function of pagemtimes (tilemm): what the batch "
+           "@code{__tilemm_pages__} would run decided, one decision a line (the machine's "
+           "facts, each way's cost, the action, the plan), nothing computed.\n"
+           "@end deftypefn")
+{
+  return pages (args, true);
 }

@@ -1,0 +1,136 @@
+## -*- texinfo -*-
+## @deftypefn {} {@var{cells} =} auto_grid (@var{out}, @var{plain_sizes}, @var{page_sizes}, @var{page_counts}, @var{most_bytes})
+## "auto" against every way it chooses among, in one process: for plain products of
+## @var{plain_sizes} (double and single, real and complex) Octave's own @code{*}, tilemm's
+## @code{"cpu"} and @code{"gpu"} (where a GPU is usable) and @code{"auto"}; for page batches of
+## @var{page_sizes} × @var{page_counts} (no more than @var{most_bytes} of operands and result)
+## the loop of @code{*} over the pages, @code{pagemtimes} on @code{"cpu"}, @code{"gpu"} and
+## @code{"auto"}.  Each way is timed in rounds (one run of each way a round, so that whatever
+## else the machine does slows all alike; the first run of each not counted), until a way has
+## run @code{7} times or for a second; the median of each way.  A cell passes where auto is
+## within 10% (or 0.1 ms) of the fastest explicit way and no slower than @code{*} (or its
+## loop) by more than that.  Prints a line a cell and writes them to @var{out}@code{.txt}
+## (a header line, then one line a cell), returns them as a struct array.
+## @end deftypefn
+##
+## Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+
+function cells = auto_grid (out, plain_sizes, page_sizes, page_counts, most_bytes)
+  if (nargin < 5)
+    most_bytes = 2^31;
+  endif
+  info = tilemm_info ();
+  gpu = info.gpu_usable;
+  printf ("auto_grid: tilemm %s, facts %s (%s), GPU %s, %d threads\n", info.version,
+          info.calibration.origin, info.calibration.where,
+          ifelse_text (gpu, "usable", "none"), info.calibration.threads);
+  fid = fopen ([out ".txt"], "w");
+  fprintf (fid, "kind class complexity size pages host_ms cpu_ms gpu_ms auto_ms best ratio_best ratio_host pass\n");
+  cells = struct ("kind", {}, "cls", {}, "cplx", {}, "size", {}, "pages", {}, "t", {},
+                  "best", {}, "ratio_best", {}, "ratio_host", {}, "pass", {});
+  rand ("seed", 1);
+  classes = {"double", "single"};
+  for c = 1:2
+    for cplx = 0:1
+      for n = plain_sizes
+        A = operand (n, n, 1, classes{c}, cplx);  B = operand (n, n, 1, classes{c}, cplx);
+        ways = {@() A * B, @() tilemm (A, B, "backend", "cpu"), [], @() tilemm (A, B)};
+        if (gpu)
+          ways{3} = @() tilemm (A, B, "backend", "gpu");
+        endif
+        cells(end+1) = cell_of ("plain", classes{c}, cplx, n, 1, time_ways (ways));
+        report (fid, cells(end));
+      endfor
+    endfor
+  endfor
+  for n = page_sizes
+    for p = page_counts
+      if (3 * n * n * p * 8 > most_bytes)
+        continue;
+      endif
+      X = operand (n, n, p, "double", 0);  Y = operand (n, n, p, "double", 0);
+      ways = {@() page_loop (X, Y), @() pagemtimes (X, Y, "backend", "cpu"), [], ...
+              @() pagemtimes (X, Y)};
+      if (gpu)
+        ways{3} = @() pagemtimes (X, Y, "backend", "gpu");
+      endif
+      cells(end+1) = cell_of ("pages", "double", 0, n, p, time_ways (ways));
+      report (fid, cells(end));
+    endfor
+  endfor
+  fclose (fid);
+  pass = sum ([cells.pass]);
+  printf (["auto_grid: %d of %d cells pass (auto within 10%% or 0.1 ms of the fastest way, " ...
+           "never slower than * by more)\n"], pass, numel (cells));
+endfunction
+
+function t = ifelse_text (c, a, b)
+  if (c)
+    t = a;
+  else
+    t = b;
+  endif
+endfunction
+
+## Uniform random values in [-1, 1) (never zeros), complex where asked.
+function x = operand (m, n, p, cls, cplx)
+  x = 2 * rand (m, n, p) - 1;
+  if (cplx)
+    x = complex (x, 2 * rand (m, n, p) - 1);
+  endif
+  x = cast (x, cls);
+endfunction
+
+function Z = page_loop (X, Y)
+  p = size (X, 3);
+  Z = zeros (size (X, 1), size (Y, 2), p);
+  for i = 1:p
+    Z(:,:,i) = X(:,:,i) * Y(:,:,i);
+  endfor
+endfunction
+
+## Median seconds of each way (NaN where a way is absent), in rounds.
+function med = time_ways (ways)
+  k = numel (ways);
+  runs = cell (1, k);
+  for w = 1:k
+    if (! isempty (ways{w}))
+      ways{w} ();   # not counted: first touch, workspaces, the facts
+    endif
+  endfor
+  start = tic ();
+  for round = 1:7
+    for w = 1:k
+      if (! isempty (ways{w}))
+        t0 = tic ();  ways{w} ();  runs{w}(end+1) = toc (t0);
+      endif
+    endfor
+    if (round >= 3 && toc (start) > 1)
+      break;
+    endif
+  endfor
+  med = NaN (1, k);
+  for w = 1:k
+    if (! isempty (runs{w}))
+      med(w) = median (runs{w});
+    endif
+  endfor
+endfunction
+
+function c = cell_of (kind, cls, cplx, n, p, t)
+  names = {"host", "cpu", "gpu"};
+  [fastest, b] = min (t(1:3));
+  slack = @(x) max (0.10 * x, 1e-4);
+  c = struct ("kind", kind, "cls", cls, "cplx", cplx, "size", n, "pages", p, "t", t,
+              "best", names{b}, "ratio_best", t(4) / fastest, "ratio_host", t(4) / t(1),
+              "pass", t(4) <= fastest + slack (fastest) && t(4) <= t(1) + slack (t(1)));
+endfunction
+
+function report (fid, c)
+  line = sprintf ("%s %s %s %d %d %.4g %.4g %.4g %.4g %s %.3f %.3f %d", c.kind, c.cls,
+                  ifelse_text (c.cplx, "complex", "real"), c.size, c.pages, 1e3 * c.t, c.best,
+                  c.ratio_best, c.ratio_host, c.pass);
+  fprintf (fid, "%s\n", line);
+  printf ("%s%s\n", line, ifelse_text (c.pass, "", "   <-- auto not within 10% / 0.1 ms"));
+  fflush (stdout);
+endfunction
