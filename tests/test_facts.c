@@ -95,6 +95,7 @@ static void made_up (tilemm_machine_facts *f)
   f->cpu_small_page_s = 1.5e-8;
   f->cpu_page_s = 2.5e-7;
   f->cpu_thread_flops_per_s = 7e9;
+  f->cpu_region_s = 3.5e-5;
   f->threads = 8;
   f->copy_points = 4;
   for (int i = 0; i < 4; i++)
@@ -161,7 +162,8 @@ static void test_text (void)
   CHECK (curves, "the curves");
   CHECK (near (g.measured_s, 1.25, 1e-9) && g.host_measured && g.cpu_measured && g.gpu_measured
            && g.threads == 8 && near (g.cpu_thread_flops_per_s, 7e9, 1e-9)
-           && near (g.cpu_page_s, 2.5e-7, 1e-8) && near (g.cpu_small_page_s, 1.5e-8, 1e-8),
+           && near (g.cpu_page_s, 2.5e-7, 1e-8) && near (g.cpu_small_page_s, 1.5e-8, 1e-8)
+           && near (g.cpu_region_s, 3.5e-5, 1e-8),
          "the CPU's facts");
   CHECK (g.copy_points == 4 && g.copy_threads[3] == 8 && near (g.copy_bytes_per_s[3], 2.05e10, 1e-8),
          "the copies");

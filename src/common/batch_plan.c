@@ -27,11 +27,6 @@
  * cores (bench/RESULTS.md). */
 static const double BATCH_COPY_TEAM_MIN_BYTES = 64.0 * 1024 * 1024;
 
-/* A batch that takes less than this on one thread runs on one thread: spreading it saves at
- * most that, which a parallel region's start and barrier can cost (threads woken from sleep,
- * on cores that another process may hold, and a barrier that waits for the slowest). */
-static const double CPU_SERIAL_S = 1.0e-4;
-
 static void dims_text (char *out, size_t size, int ndims, const int64_t *dims)
 {
   size_t used = 0;
@@ -150,24 +145,21 @@ static double batch_flops (const tilemm_route *route, int64_t pages)
                                (double) route->k);
 }
 
-/* Pages run alone (one plain product each) where a page's own GPU call, in the device model,
- * takes at most this many times its share of a batched call.  A page's own call pays a fixed
- * part that a batch pays once (the call itself, its first bytes at the bus's latency), and
- * gains the plain product's tiled kernels (tensor cores), its pipeline (copies beside compute),
- * panels under the device limit and several GPUs.  The model credits both paths with the tiled
- * kernels' rate, where the batched kernels (kernels/batched.cu: 32x32 tiles through shared
- * memory) are slower; the half again allowed here stands for that.  On the CPU the same pages
- * run alone too: each page is then large enough to keep every thread busy by itself. */
-static const double PAGE_ALONE_SLOWDOWN = 1.5;
-
+/* Pages run alone (one plain product each) where a page's own GPU call, in the cost model, takes
+ * little more than its share of a batched call (tilemm_model_page_alone_allowance).  A page's
+ * own call pays a fixed part that a batch pays once (the call itself, its first bytes at the
+ * bus's latency), and gains the plain product's tiled kernels (tensor cores), its pipeline
+ * (copies beside compute), panels under the device limit and several GPUs.  On the CPU the same
+ * pages run alone too: each page is then large enough to keep every thread busy by itself. */
 int tilemm_batch_page_alone (const tilemm_route *route, const tilemm_machine_facts *facts)
 {
   const double flops = batch_flops (route, 1);
   const double bytes = tilemm_batch_page_bytes (route);
   const double alone_s = tilemm_model_gpu_call_s (facts, route->compute_type, bytes, flops);
-  const double in_batch_s
-    = tilemm_model_bus_s (facts, bytes) + tilemm_model_kernel_s (facts, route->compute_type, flops);
-  return alone_s <= PAGE_ALONE_SLOWDOWN * in_batch_s;
+  /* Its share of a batch: its bytes over the bus and its flops on the batched kernels. */
+  const double in_batch_s = tilemm_model_bus_s (facts, bytes)
+                            + tilemm_model_gpu_batch_kernel_s (facts, route->compute_type, flops);
+  return alone_s <= tilemm_model_page_alone_allowance (facts) * in_batch_s;
 }
 
 /* Seconds one page of `type`, m×k·k×n, takes on one thread of the CPU's batched path while every
@@ -202,12 +194,13 @@ static int threads_or_host (int threads)
 
 /* Seconds the CPU's batched path takes on `threads` threads: one thread's time where the plan
  * keeps the batch on one thread, else that time shared plus a parallel region's start and
- * barrier (CPU_SERIAL_S). */
+ * barrier (tilemm_model_cpu_region_s). */
 static double cpu_batch_s (const tilemm_route *route, int64_t pages, int threads,
                            const tilemm_machine_facts *facts)
 {
   const double one = cpu_one_thread_s (route, pages, facts);
-  return one < CPU_SERIAL_S || threads <= 1 ? one : one / (double) threads + CPU_SERIAL_S;
+  const double region = tilemm_model_cpu_region_s (facts);
+  return one < region || threads <= 1 ? one : one / (double) threads + region;
 }
 
 /* Seconds the batch takes on the GPU: pages run alone pay one call each; a batch, one call. */
@@ -281,7 +274,8 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
   if (threads <= 0)
     threads = 1;
   /* On the CPU (the backend may yet be the GPU: "auto" weighs the CPU on every thread). */
-  plan->threads = cpu_one_thread_s (route, pages, facts) < CPU_SERIAL_S ? 1 : threads;
+  plan->threads
+    = cpu_one_thread_s (route, pages, facts) < tilemm_model_cpu_region_s (facts) ? 1 : threads;
   plan->pages_per_poll = pages_per_poll (route, plan->threads, facts);
   plan->pages_per_panel = pages;
   plan->backend = TILEMM_BACKEND_CPU;

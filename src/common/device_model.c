@@ -77,17 +77,23 @@ double tilemm_model_gpus_call_s (const tilemm_machine_facts *facts, tilemm_type 
   return f->gpu_all_call_s + (rest > 0 ? rest : 0) / speedup;
 }
 
+double tilemm_model_gpu_batch_kernel_s (const tilemm_machine_facts *facts, tilemm_type type,
+                                        double flops)
+{
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  const int t = type_index (type);
+  return flops / rate_or_builtin (f->gpu_batch_flops_per_s[t],
+                                  tilemm_facts_builtin ()->gpu_batch_flops_per_s[t]);
+}
+
 double tilemm_model_gpu_batch_s (const tilemm_machine_facts *facts, tilemm_type type,
                                  double bytes, double flops)
 {
   const tilemm_machine_facts *f = facts_or_builtin (facts);
-  const tilemm_machine_facts *b = tilemm_facts_builtin ();
-  const int t = type_index (type);
   const double first = bytes < f->gpu_first_bytes ? bytes : f->gpu_first_bytes;
   const double first_s = f->gpu_first_bytes_per_s > 0 ? first / f->gpu_first_bytes_per_s : 0;
-  return rate_or_builtin (f->gpu_batch_call_s, b->gpu_batch_call_s) + first_s
-         + tilemm_model_bus_s (f, bytes - first)
-         + flops / rate_or_builtin (f->gpu_batch_flops_per_s[t], b->gpu_batch_flops_per_s[t]);
+  return rate_or_builtin (f->gpu_batch_call_s, tilemm_facts_builtin ()->gpu_batch_call_s) + first_s
+         + tilemm_model_bus_s (f, bytes - first) + tilemm_model_gpu_batch_kernel_s (f, type, flops);
 }
 
 double tilemm_model_host_s (const tilemm_machine_facts *facts, tilemm_type type, double flops)
@@ -123,6 +129,17 @@ double tilemm_model_cpu_thread_flops_per_s (const tilemm_machine_facts *facts)
 {
   const tilemm_machine_facts *f = facts_or_builtin (facts);
   return rate_or_builtin (f->cpu_thread_flops_per_s, tilemm_facts_builtin ()->cpu_thread_flops_per_s);
+}
+
+double tilemm_model_cpu_region_s (const tilemm_machine_facts *facts)
+{
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  return rate_or_builtin (f->cpu_region_s, tilemm_facts_builtin ()->cpu_region_s);
+}
+
+double tilemm_model_page_alone_allowance (const tilemm_machine_facts *facts)
+{
+  return facts_or_builtin (facts)->gpu_measured ? 1.0 : 1.5;
 }
 
 double tilemm_model_min_panel_flops (const tilemm_machine_facts *facts, tilemm_type type)

@@ -56,6 +56,10 @@ double tilemm_model_gpus_call_s (const tilemm_machine_facts *facts, tilemm_type 
 double tilemm_model_gpu_batch_s (const tilemm_machine_facts *facts, tilemm_type type,
                                  double bytes, double flops);
 
+/* Seconds the batched kernels take for `flops` of `type` (a batch's flops, its copies aside). */
+double tilemm_model_gpu_batch_kernel_s (const tilemm_machine_facts *facts, tilemm_type type,
+                                        double flops);
+
 /* Seconds the host's own product (Octave's `*`, the next BLAS) takes for one call of `flops`. */
 double tilemm_model_host_s (const tilemm_machine_facts *facts, tilemm_type type, double flops);
 
@@ -71,6 +75,16 @@ double tilemm_model_cpu_s (const tilemm_machine_facts *facts, tilemm_type type, 
  * real page, computed directly), and one thread's rate while every thread works. */
 double tilemm_model_cpu_page_s (const tilemm_machine_facts *facts, int small);
 double tilemm_model_cpu_thread_flops_per_s (const tilemm_machine_facts *facts);
+
+/* Seconds a parallel region's start and barrier take on the host's threads (work shorter than
+ * this on one thread is not worth spreading). */
+double tilemm_model_cpu_region_s (const tilemm_machine_facts *facts);
+
+/* A page runs alone (one plain GPU call of its own) where its own call takes at most this many
+ * times its share of a batched call: the model credits the batch with its kernels' measured
+ * rate, where the built-in model credits both with the tiled kernels' (the batched ones are
+ * slower: half again allowed for that there). */
+double tilemm_model_page_alone_allowance (const tilemm_machine_facts *facts);
 
 /* The fewest flops a worker's panel of `type` should have to be worth its fixed cost. */
 double tilemm_model_min_panel_flops (const tilemm_machine_facts *facts, tilemm_type type);

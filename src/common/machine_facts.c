@@ -77,6 +77,7 @@ static const tilemm_machine_facts builtin = {
   .cpu_small_page_s = 2.0e-8,
   .cpu_page_s = 3.0e-7,
   .cpu_thread_flops_per_s = 3.0e9,
+  .cpu_region_s = 1.0e-4,
   .gpus = 1,
   .gpu_call_s = 1.0e-4,
   .gpu_first_bytes = 4.0e6,
@@ -206,6 +207,7 @@ size_t tilemm_facts_print (const tilemm_machine_facts *f, char *buf, size_t size
       }
   out (&o, "cpu_batch %.9g %.9g %.9g\n", f->cpu_small_page_s, f->cpu_page_s,
        f->cpu_thread_flops_per_s);
+  out (&o, "cpu_region %.9g\n", f->cpu_region_s);
   out (&o, "threads %d\n", f->threads);
   out (&o, "copy %d", f->copy_points);
   for (int i = 0; i < f->copy_points; i++)
@@ -350,6 +352,8 @@ static int parse_line (tilemm_machine_facts *f, const char *line, size_t *key_us
       f->cpu_small_page_s = x[0], f->cpu_page_s = x[1], f->cpu_thread_flops_per_s = x[2];
       return 1;
     }
+  if (NAMED ("cpu_region"))
+    return read_doubles (&p, &f->cpu_region_s, 1);
   if (NAMED ("threads"))
     return read_int (&p, &f->threads);
   if (NAMED ("copy"))

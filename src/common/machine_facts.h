@@ -77,6 +77,8 @@ typedef struct tilemm_machine_facts_s {
   /* The CPU's batched path (pages): one page's fixed cost (small real pages, computed directly,
    * and the others), and one thread's rate while every thread works. */
   double cpu_small_page_s, cpu_page_s, cpu_thread_flops_per_s;
+  double cpu_region_s;  /* a parallel region's start and barrier on every thread, its threads
+                           woken from a pause (work shorter than this stays on one thread)   */
   int threads;          /* the host's threads (OpenMP's)                                  */
 
   /* Host memory copies (the pinned staging's host side), bytes/s by team size. */

@@ -9,10 +9,13 @@
  * CURVE_BUDGET_S, so a slow host (the reference BLAS on two cores) and a fast one (OpenBLAS on
  * many) both finish in about a second, and each curve reaches the sizes where its rate settles.
  */
+#define _POSIX_C_SOURCE 200809L   /* nanosleep */
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -317,6 +320,43 @@ static int measure_cpu_batch (tilemm_machine_facts *f, tilemm_error *err)
                     - tilemm_model_flops (TILEMM_DOUBLE, 4, 4, 4) * per_flop;
   f->cpu_small_page_s = ps > 1e-10 ? ps : 1e-10;
   return 1;
+}
+
+/* ---------------------------------------------------------------- a parallel region */
+
+static int compare_doubles (const void *a, const void *b)
+{
+  const double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* A parallel region on every thread, each time after a pause long enough for idle threads to
+ * sleep (as between the groups of a batch, or a script's calls): its start and barrier, the
+ * median of several. */
+static void measure_region (tilemm_machine_facts *f)
+{
+  enum { ROUNDS = 7 };
+  double s[ROUNDS];
+  volatile int sink = 0;
+  for (int r = 0; r < ROUNDS; r++)
+    {
+      const struct timespec pause = { 0, 5 * 1000 * 1000 };
+      nanosleep (&pause, NULL);
+      const double t0 = tilemm_now_s ();
+#ifdef _OPENMP
+#pragma omp parallel num_threads (f->threads)
+      {
+#pragma omp atomic
+        sink += 1;
+      }
+#else
+      sink += 1;
+#endif
+      s[r] = tilemm_now_s () - t0;
+    }
+  (void) sink;
+  qsort (s, ROUNDS, sizeof s[0], compare_doubles);
+  f->cpu_region_s = s[ROUNDS / 2] > 1e-7 ? s[ROUNDS / 2] : 1e-7;
 }
 
 /* ---------------------------------------------------------------- host copies */
@@ -658,6 +698,7 @@ tilemm_status tilemm_calibrate (const tilemm_host_product *host, tilemm_machine_
   f->threads = 1;
 #endif
   measure_copies (f);
+  measure_region (f);
   f->host_measured = 0;
   if (host && host->seconds)
     {
