@@ -5,9 +5,9 @@
 ## @code{"cpu"} and @code{"gpu"} (where a GPU is usable) and @code{"auto"}; for page batches of
 ## @var{page_sizes} × @var{page_counts} (no more than @var{most_bytes} of operands and result)
 ## the loop of @code{*} over the pages, @code{pagemtimes} on @code{"cpu"}, @code{"gpu"} and
-## @code{"auto"}.  Each way is timed in rounds (one run of each way a round, so that whatever
-## else the machine does slows all alike; the first run of each not counted), until a way has
-## run @code{7} times or for a second; the median of each way.  A cell passes where auto is
+## @code{"auto"}.  Each way is timed on its own (its first run not counted: first touch,
+## workspaces, and the threads of the way before it, which a multithreaded BLAS keeps spinning
+## for a while), until it has run @code{7} times or for a second; the median of each way.  A cell passes where auto is
 ## within 10% (or 0.1 ms) of the fastest explicit way and no slower than @code{*} (or its
 ## loop) by more than that.  Prints a line a cell and writes them to @var{out}@code{.txt}
 ## (a header line, then one line a cell), returns them as a struct array.
@@ -89,31 +89,23 @@ function Z = page_loop (X, Y)
   endfor
 endfunction
 
-## Median seconds of each way (NaN where a way is absent), in rounds.
+## Median seconds of each way (NaN where a way is absent): each way on its own, its first run
+## not counted (first touch, workspaces, the facts, the threads of the way before it), then
+## until it has run 7 times or for a second.
 function med = time_ways (ways)
   k = numel (ways);
-  runs = cell (1, k);
-  for w = 1:k
-    if (! isempty (ways{w}))
-      ways{w} ();   # not counted: first touch, workspaces, the facts
-    endif
-  endfor
-  start = tic ();
-  for round = 1:7
-    for w = 1:k
-      if (! isempty (ways{w}))
-        t0 = tic ();  ways{w} ();  runs{w}(end+1) = toc (t0);
-      endif
-    endfor
-    if (round >= 3 && toc (start) > 1)
-      break;
-    endif
-  endfor
   med = NaN (1, k);
   for w = 1:k
-    if (! isempty (runs{w}))
-      med(w) = median (runs{w});
+    if (isempty (ways{w}))
+      continue;
     endif
+    ways{w} ();
+    runs = [];
+    start = tic ();
+    while (numel (runs) < 7 && (numel (runs) < 3 || toc (start) < 1))
+      t0 = tic ();  ways{w} ();  runs(end+1) = toc (t0);
+    endwhile
+    med(w) = median (runs);
   endfor
 endfunction
 

@@ -116,6 +116,7 @@ static void made_up (tilemm_machine_facts *f)
   f->gpu_all_call_s = 3e-4;
   f->gpu_all_speedup = 1.8;
   f->gpu_batch_call_s = 2e-4;
+  f->gpu_batch_bus_bytes_per_s = 1.7e10;
   for (int t = 0; t < TILEMM_NTYPES; t++)
     f->gpu_batch_flops_per_s[t] = 5e12 * (t + 1);
   for (int g = 0; g < 2; g++)
@@ -169,7 +170,8 @@ static void test_text (void)
          "the copies");
   CHECK (g.gpus == 2 && near (g.gpu_call_s, 1.5e-4, 1e-8) && near (g.gpu_bus_bytes_per_s, 2.5e10, 1e-8)
            && near (g.gpu_kernel_flops_per_s[3], 2.1e13, 1e-8) && g.gpu_all_count == 2
-           && near (g.gpu_all_speedup, 1.8, 1e-8) && near (g.gpu_batch_flops_per_s[2], 1.5e13, 1e-8),
+           && near (g.gpu_all_speedup, 1.8, 1e-8) && near (g.gpu_batch_flops_per_s[2], 1.5e13, 1e-8)
+           && near (g.gpu_batch_bus_bytes_per_s, 1.7e10, 1e-8),
          "the GPUs' figures");
   CHECK (strcmp (g.gpu[1].name, "Made Up GPU 1") == 0 && g.gpu[1].ordinal == 1
            && near (g.gpu[1].up_bytes_per_s, 5e10 + 1, 1e-9)

@@ -92,8 +92,10 @@ double tilemm_model_gpu_batch_s (const tilemm_machine_facts *facts, tilemm_type 
   const tilemm_machine_facts *f = facts_or_builtin (facts);
   const double first = bytes < f->gpu_first_bytes ? bytes : f->gpu_first_bytes;
   const double first_s = f->gpu_first_bytes_per_s > 0 ? first / f->gpu_first_bytes_per_s : 0;
+  const double bus_s = f->gpu_batch_bus_bytes_per_s > 0 ? (bytes - first) / f->gpu_batch_bus_bytes_per_s
+                                                       : tilemm_model_bus_s (f, bytes - first);
   return rate_or_builtin (f->gpu_batch_call_s, tilemm_facts_builtin ()->gpu_batch_call_s) + first_s
-         + tilemm_model_bus_s (f, bytes - first) + tilemm_model_gpu_batch_kernel_s (f, type, flops);
+         + bus_s + tilemm_model_gpu_batch_kernel_s (f, type, flops);
 }
 
 double tilemm_model_host_s (const tilemm_machine_facts *facts, tilemm_type type, double flops)

@@ -223,6 +223,7 @@ size_t tilemm_facts_print (const tilemm_machine_facts *f, char *buf, size_t size
   out (&o, "gpu_batch %.9g %.9g %.9g %.9g %.9g\n", f->gpu_batch_call_s,
        f->gpu_batch_flops_per_s[0], f->gpu_batch_flops_per_s[1], f->gpu_batch_flops_per_s[2],
        f->gpu_batch_flops_per_s[3]);
+  out (&o, "gpu_batch_bus %.9g\n", f->gpu_batch_bus_bytes_per_s);
   for (int g = 0; g < f->gpus && g < TILEMM_MAX_WORKERS; g++)
     {
       const tilemm_gpu_facts *d = &f->gpu[g];
@@ -386,6 +387,8 @@ static int parse_line (tilemm_machine_facts *f, const char *line, size_t *key_us
   if (NAMED ("gpu_batch"))
     return read_doubles (&p, &f->gpu_batch_call_s, 1)
            && read_doubles (&p, f->gpu_batch_flops_per_s, TILEMM_NTYPES);
+  if (NAMED ("gpu_batch_bus"))
+    return read_doubles (&p, &f->gpu_batch_bus_bytes_per_s, 1);
   if (NAMED ("gpu"))
     return parse_gpu (f, p);
 #undef NAMED

@@ -21,7 +21,7 @@ extern "C" {
  * read between them on a log-log line, below the first as the first (a call's fixed cost), past
  * the last at the last point's rate.  Without points, the built-in model's line fixed_s +
  * flops / flops_per_s; with neither, not known. */
-#define TILEMM_CURVE_POINTS 8
+#define TILEMM_CURVE_POINTS 10
 typedef struct {
   int points;
   double flops[TILEMM_CURVE_POINTS];
@@ -98,8 +98,9 @@ typedef struct tilemm_machine_facts_s {
    * the rest of it runs than on one (below 1: slower).  gpu_all_count 0: not measured. */
   int gpu_all_count;
   double gpu_all_call_s, gpu_all_speedup;
-  /* A batch of pages on one GPU (the batched kernels): its fixed cost and rate by type. */
-  double gpu_batch_call_s;
+  /* A batch of pages on one GPU (the batched kernels): its fixed cost, its pages' bytes through
+   * the staging (0: the plain call's bus), its kernels' rate by type. */
+  double gpu_batch_call_s, gpu_batch_bus_bytes_per_s;
   double gpu_batch_flops_per_s[TILEMM_NTYPES];
   tilemm_gpu_facts gpu[TILEMM_MAX_WORKERS];
 } tilemm_machine_facts;

@@ -29,16 +29,17 @@
 #include "parallel_copy.h"
 
 /* A curve stops growing past a product that takes this long in one run ... */
-static const double CURVE_RUN_S = 0.02;
+static const double CURVE_RUN_S = 0.03;
 /* ... or once its measurements took this long in all. */
-static const double CURVE_BUDGET_S = 0.1;
+static const double CURVE_BUDGET_S = 0.2;
 /* A point's runs take about this long in all (at least 3 runs, at most 50). */
 static const double POINT_S = 0.004;
 /* The pages of the host's loop are measured up to this size: larger pages cost what one product
  * of theirs does, and a few of them are too few to time as a loop. */
 static const int64_t PAGE_LARGEST = 256;
-/* The square sizes a curve grows through. */
-static const int64_t CURVE_SIZES[] = { 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048 };
+/* The square sizes a curve grows through (up to where a multithreaded BLAS's rate settles: a
+ * curve read past its last point keeps that point's rate). */
+static const int64_t CURVE_SIZES[] = { 4, 16, 64, 128, 256, 512, 1024, 2048, 4096 };
 
 /* ---------------------------------------------------------------- operands */
 
@@ -494,12 +495,16 @@ static tilemm_status failed (tilemm_error *err)
   return err->status != TILEMM_OK ? err->status : TILEMM_ECUDA;
 }
 
-/* One GPU end to end over doubling sizes of double, fitted: fixed cost, bus, kernels. */
-static tilemm_status measure_one_gpu (tilemm_machine_facts *f, gpu_run *g, tilemm_error *err)
+/* One GPU end to end over doubling sizes of double: its kernels' rate from CUDA events (the
+ * best of the sizes: the largest pipelines stall on their copies), then the call's fixed cost
+ * and the bus fitted to what is left of each product's time.  The other types' kernels from one
+ * product each. */
+static tilemm_status measure_one_gpu (tilemm_machine_facts *f, gpu_run *g, int largest,
+                                      tilemm_error *err)
 {
-  double compute_ms;
+  double compute_ms, kernel = 0, left[GPU_NSIZES], zero[GPU_NSIZES];
   g->count = 0;
-  for (int i = 0; i < GPU_NSIZES; i++)
+  for (int i = 0; i < GPU_NSIZES && GPU_SIZES[i] <= largest; i++)
     {
       const int64_t n = GPU_SIZES[i];
       g->bytes[i] = product_bytes (TILEMM_DOUBLE, (double) n);
@@ -509,37 +514,44 @@ static tilemm_status measure_one_gpu (tilemm_machine_facts *f, gpu_run *g, tilem
       if (!(g->s1[i] > 0))
         return failed (err);
       g->count = i + 1;
-      if (compute_ms > 0)
-        f->gpu[0].kernel_flops_per_s[TILEMM_DOUBLE] = g->flops[i] / (compute_ms * 1e-3);
+      if (compute_ms > 0 && g->flops[i] / (compute_ms * 1e-3) > kernel)
+        kernel = g->flops[i] / (compute_ms * 1e-3);
       if (i + 1 >= GPU_LEAST && g->s1[i] > GPU_RUN_S)
         break;
     }
-  double c, b, per_flop;
-  fit_call (g->bytes, g->flops, g->s1, g->count, &c, &b, &per_flop);
+  if (!(kernel > 0))
+    return tilemm_error_set (err, TILEMM_ECUDA, "the GPU's kernels were not timed");
+  f->gpu_kernel_flops_per_s[TILEMM_DOUBLE] = kernel;
+  f->gpu[0].kernel_flops_per_s[TILEMM_DOUBLE] = kernel;
+  for (int i = 0; i < g->count; i++)
+    {
+      left[i] = g->s1[i] - g->flops[i] / kernel;
+      if (left[i] < 0.05 * g->s1[i])
+        left[i] = 0.05 * g->s1[i];
+      zero[i] = 0;
+    }
+  double c, b, unused;
+  fit_call (g->bytes, zero, left, g->count, &c, &b, &unused);
   f->gpu_call_s = c > 1e-6 ? c : 1e-6;
   f->gpu_first_bytes = 0;
   f->gpu_first_bytes_per_s = 0;
   f->gpu_bus_bytes_per_s = b > 0 ? 1.0 / b : 1e12;
-  f->gpu_kernel_flops_per_s[TILEMM_DOUBLE] = per_flop > 0 ? 1.0 / per_flop : 1e15;
   g->bus_s_per_byte = b;
-  /* The other types: their kernels' rate from one product each (complex at half the side),
-   * beside the fitted fixed cost and bus. */
   static const tilemm_type others[] = { TILEMM_SINGLE, TILEMM_COMPLEX_SINGLE,
                                         TILEMM_COMPLEX_DOUBLE };
-  const int64_t largest = GPU_SIZES[g->count - 1] < 2048 ? GPU_SIZES[g->count - 1] : 2048;
+  const int64_t side = GPU_SIZES[g->count - 1] < 2048 ? GPU_SIZES[g->count - 1] : 2048;
   for (int t = 0; t < 3; t++)
     {
       const tilemm_type ty = others[t];
-      const int64_t n = tilemm_type_is_complex (ty) ? largest / 2 : largest;
+      const int64_t n = tilemm_type_is_complex (ty) ? side / 2 : side;
       const double s
         = own_product_s (TILEMM_CHOOSE_GPU, &g->one, g->pool, 0, ty, n, n, n, 3, &compute_ms, err);
       if (!(s > 0))
         return failed (err);
       const double fl = tilemm_model_flops (ty, (double) n, (double) n, (double) n);
-      const double kernel_s = s - f->gpu_call_s - product_bytes (ty, (double) n) * b;
-      f->gpu_kernel_flops_per_s[ty] = fl / (kernel_s > 0.1 * s ? kernel_s : 0.1 * s);
-      if (compute_ms > 0)
-        f->gpu[0].kernel_flops_per_s[ty] = fl / (compute_ms * 1e-3);
+      const double rate = compute_ms > 0 ? fl / (compute_ms * 1e-3) : kernel;
+      f->gpu_kernel_flops_per_s[ty] = rate;
+      f->gpu[0].kernel_flops_per_s[ty] = rate;
     }
   return TILEMM_OK;
 }
@@ -577,29 +589,32 @@ static tilemm_status measure_all_gpus (tilemm_machine_facts *f, const gpu_run *g
   return TILEMM_OK;
 }
 
-/* A batch of pages on one GPU: small pages (the batched kernels' fixed cost) and mid ones (their
- * rate).  Not measured where a batch cannot run (the model's figures stay). */
-static void measure_gpu_batch (tilemm_machine_facts *f, const gpu_run *g)
+/* A batch of pages on one GPU at four points (few and many small pages, mid and larger pages):
+ * its fixed cost, its bytes' rate and its kernels' rate fitted.  Not measured where a batch
+ * cannot run (the model's figures stay). */
+static void measure_gpu_batch (tilemm_machine_facts *f)
 {
-  const int64_t sp = 2000, mp = 200;
-  tilemm_error err = { TILEMM_OK, "" };
-  const double small = own_batch_s (TILEMM_CHOOSE_GPU, TILEMM_DOUBLE, 16, 16, 16, sp, 3, &err);
-  const double mid = own_batch_s (TILEMM_CHOOSE_GPU, TILEMM_DOUBLE, 128, 128, 128, mp, 3, &err);
-  if (!(small > 0 && mid > 0))
-    return;
-  const double bs = (double) sp * product_bytes (TILEMM_DOUBLE, 16);
-  const double bm = (double) mp * product_bytes (TILEMM_DOUBLE, 128);
-  const double fs = (double) sp * tilemm_model_flops (TILEMM_DOUBLE, 16, 16, 16);
-  const double fm = (double) mp * tilemm_model_flops (TILEMM_DOUBLE, 128, 128, 128);
-  const double ks = small - bs * g->bus_s_per_byte, km = mid - bm * g->bus_s_per_byte;
-  double pf = (km - ks) / (fm - fs);
-  if (!(pf > 0))
-    pf = km > 0 ? km / fm : 1.0 / f->gpu_kernel_flops_per_s[TILEMM_DOUBLE];
-  const double call = ks - fs * pf;
-  f->gpu_batch_call_s = call > 1e-6 ? call : 1e-6;
+  static const int64_t side[4] = { 16, 16, 64, 128 }, pages[4] = { 200, 4000, 500, 200 };
+  double bytes[4], flops[4], s[4];
+  for (int i = 0; i < 4; i++)
+    {
+      tilemm_error err = { TILEMM_OK, "" };
+      const double n = (double) side[i];
+      s[i] = own_batch_s (TILEMM_CHOOSE_GPU, TILEMM_DOUBLE, side[i], side[i], side[i], pages[i], 3,
+                          &err);
+      if (!(s[i] > 0))
+        return;
+      bytes[i] = (double) pages[i] * product_bytes (TILEMM_DOUBLE, n);
+      flops[i] = (double) pages[i] * tilemm_model_flops (TILEMM_DOUBLE, n, n, n);
+    }
+  double c, b, pf;
+  fit_call (bytes, flops, s, 4, &c, &b, &pf);
+  f->gpu_batch_call_s = c > 1e-6 ? c : 1e-6;
+  f->gpu_batch_bus_bytes_per_s = b > 0 ? 1.0 / b : 0;
+  const double rate = pf > 0 ? 1.0 / pf : f->gpu_kernel_flops_per_s[TILEMM_DOUBLE];
   for (int t = 0; t < TILEMM_NTYPES; t++)
     f->gpu_batch_flops_per_s[t]
-      = 1.0 / pf * (f->gpu_kernel_flops_per_s[t] / f->gpu_kernel_flops_per_s[TILEMM_DOUBLE]);
+      = rate * (f->gpu_kernel_flops_per_s[t] / f->gpu_kernel_flops_per_s[TILEMM_DOUBLE]);
 }
 
 /* Each GPU's links alone and all together, its kernels' rate of double (device time), its name;
@@ -668,12 +683,14 @@ static tilemm_status measure_gpus (tilemm_machine_facts *f, tilemm_error *err)
   if (!operands_make (&pool, TILEMM_DOUBLE, most, most, most, 1))
     return tilemm_error_set (err, TILEMM_ENOMEM, "out of memory for the GPU's calibration");
   g.pool = &pool;
-  tilemm_status status = measure_one_gpu (f, &g, err);
+  /* Past 4096 only where several GPUs are to be weighed against one: their fit needs the
+   * products where a second GPU pays. */
+  tilemm_status status = measure_one_gpu (f, &g, g.all.count > 1 ? 8192 : 4096, err);
   if (status == TILEMM_OK && g.all.count > 1)
     status = measure_all_gpus (f, &g, err);
   if (status == TILEMM_OK)
     {
-      measure_gpu_batch (f, &g);
+      measure_gpu_batch (f);
       status = measure_each_gpu (f, &g, err);
     }
   operands_free (&pool);
