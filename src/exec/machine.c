@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -387,12 +388,26 @@ static const tilemm_machine_facts *facts_when_off (void)
   return &off_facts;
 }
 
+/* What calls read without the lock while the copy is fresh (made again under the lock at most
+ * once a second): a small product's call, from any thread, pays two atomic loads. */
+static _Atomic (const tilemm_machine_facts *) fresh_facts;
+static atomic_llong fresh_until_ns;
+
+static long long ns_of (double s)
+{
+  return (long long) (s * 1e9);
+}
+
 const tilemm_machine_facts *tilemm_machine_facts_for (const tilemm_options *options)
 {
   if (options->facts)
     return options->facts;
   if (!tilemm_calibration_enabled ())
     return facts_when_off ();
+  const tilemm_machine_facts *facts = atomic_load_explicit (&fresh_facts, memory_order_acquire);
+  if (facts && ns_of (tilemm_now_s ()) < atomic_load_explicit (&fresh_until_ns,
+                                                                memory_order_relaxed))
+    return facts;
   pthread_mutex_lock (&cache.lock);
   const double now = tilemm_now_s ();
   if (!cache.facts || now - cache.checked_s >= 1.0)
@@ -400,7 +415,9 @@ const tilemm_machine_facts *tilemm_machine_facts_for (const tilemm_options *opti
       refresh (options, 0);
       cache.checked_s = tilemm_now_s ();
     }
-  const tilemm_machine_facts *facts = cache.facts;
+  facts = cache.facts;
+  atomic_store_explicit (&fresh_facts, facts, memory_order_release);
+  atomic_store_explicit (&fresh_until_ns, ns_of (cache.checked_s + 1.0), memory_order_relaxed);
   pthread_mutex_unlock (&cache.lock);
   return facts;
 }
@@ -415,6 +432,8 @@ const tilemm_machine_facts *tilemm_machine_facts_measure (const tilemm_options *
   refresh (options, 1);
   cache.checked_s = tilemm_now_s ();
   const tilemm_machine_facts *facts = cache.facts;
+  atomic_store_explicit (&fresh_facts, facts, memory_order_release);
+  atomic_store_explicit (&fresh_until_ns, ns_of (cache.checked_s + 1.0), memory_order_relaxed);
   pthread_mutex_unlock (&cache.lock);
   return facts;
 }
