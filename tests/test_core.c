@@ -1189,11 +1189,11 @@ static void test_host_pages (void)
   for (size_t mode = 0; mode < 5; mode++)
     {
       tilemm_prefault *p = tilemm_prefault_start (buffer + 3, bytes - 5, modes[mode][0],
-                                                  modes[mode][1]);
+                                                  modes[mode][1], NULL);
       tilemm_prefault_finish (p);
     }
-  tilemm_prefault_finish (tilemm_prefault_start (NULL, 100, 1, 2));
-  tilemm_prefault_finish (tilemm_prefault_start (buffer, 0, 1, 2));
+  tilemm_prefault_finish (tilemm_prefault_start (NULL, 100, 1, 2, NULL));
+  tilemm_prefault_finish (tilemm_prefault_start (buffer, 0, 1, 2, NULL));
   size_t changed = 0;
   for (size_t i = 0; i < bytes + 3; i++)
     changed += buffer[i] != (unsigned char) (i * 2654435761u >> 13);
@@ -1680,14 +1680,23 @@ static void test_operand_errors (void)
     }
 }
 
-/* Parallel staging copies: every byte of the block arrives, nothing beside it is touched. */
+/* Parallel staging copies: every byte of the block arrives, nothing beside it is touched; on a
+ * team of 4 (every other case) or the calling thread alone. */
 static void test_parallel_copy (void)
 {
+  tilemm_host_facts host;
+  tilemm_host_facts_gather (&host);
+  tilemm_host_team *team = tilemm_host_team_start (4, &host.cpus);
+  CHECK_CASE ("parallel copy: a team of 4 on the process's CPUs");
+  CHECK (team && tilemm_host_team_size (team) == 4 && tilemm_host_team_fits (team, 3, &host.cpus)
+           && !tilemm_host_team_fits (team, 5, &host.cpus),
+         "team of %d", tilemm_host_team_size (team));
   static const struct {
     size_t row_bytes, cols, src_pitch, dst_pitch;
     int threads;
   } cases[] = {
     { 1000, 7, 1000, 1000, 0 },        /* contiguous, small: one thread                 */
+    { 5 << 20, 2, 5 << 20, 5 << 20, 0 }, /* contiguous, 10 MiB on the team                */
     { 3 << 20, 3, 3 << 20, 3 << 20, 0 }, /* contiguous, 9 MiB in 1 MiB pieces            */
     { 4096, 600, 4104, 4096, 2 },      /* packing columns (host stride > rows)          */
     { 4093, 700, 4093, 4100, 0 },      /* unpacking into a strided destination           */
@@ -1711,8 +1720,8 @@ static void test_parallel_copy (void)
       for (size_t i = 0; i < src_len; i++)
         src[i] = (unsigned char) (i * 2654435761u >> 13);
       memset (dst, 0xA5, dst_len);
-      tilemm_parallel_copy_2d (dst, cases[c].dst_pitch, src, cases[c].src_pitch,
-                               cases[c].row_bytes, cases[c].cols, cases[c].threads);
+      tilemm_parallel_copy_2d (c % 2 ? team : NULL, cases[c].threads, dst, cases[c].dst_pitch,
+                               src, cases[c].src_pitch, cases[c].row_bytes, cases[c].cols);
       size_t wrong = 0, touched = 0;
       for (size_t j = 0; j < cases[c].cols; j++)
         {
@@ -1726,6 +1735,7 @@ static void test_parallel_copy (void)
       free (src);
       free (dst);
     }
+  tilemm_host_team_stop (team);
 }
 
 static double wall_seconds (void)
@@ -2184,7 +2194,7 @@ static void test_call_plan_launches (void)
       q.workers = p.workers;
       q.devices_named = p.devices_named;
       q.simulated = p.simulated;
-      CHECK (tilemm_call_plan_queue (&q, cases[i].backend, &facts.gpu) == TILEMM_OK,
+      CHECK (tilemm_call_plan_queue (&q, cases[i].backend, &facts) == TILEMM_OK,
              "tilemm_call_plan_queue");
       check_call_launches (&q, 0, "tilemm_call_plan_queue");
     }

@@ -19,13 +19,21 @@ namespace {
 struct product_state
 {
   const tilemm_call_plan *plan;           /* the call's plan (NULL: a low-level entry's)   */
+  unsigned long long serial;              /* this product's number (what a worker kept
+                                             between its panels is this product's only)    */
   std::chrono::steady_clock::time_point t0;
   int caller_device;
   int used[TILEMM_MAX_WORKERS];           /* the device each worker started on, or -1     */
   tilemm_cuda_stats st[TILEMM_MAX_WORKERS];
+  int threads[TILEMM_MAX_WORKERS];        /* each worker's copy team's members            */
+  std::chrono::steady_clock::time_point started[TILEMM_MAX_WORKERS], ended[TILEMM_MAX_WORKERS];
+  long long taken[TILEMM_MAX_WORKERS];    /* queue panels each worker took                */
   bool streamed;                          /* a panel went through the pipeline: its download
                                              is what is left of the total                 */
 };
+
+/* Products numbered from 1 (under ws_mutex). */
+unsigned long long products_begun = 0;
 
 tilemm_status cuda_probe (tilemm_error *err)
 {
@@ -46,7 +54,7 @@ void cuda_facts (int with_budgets, tilemm_device_facts *facts)
     }
   facts->usable = 1;
   tilemm_workers usable;
-  usable_devices (&usable, facts->cc_major, &facts->total);
+  usable_devices (&usable, facts->cc_major, &facts->total, facts->numa_node, facts->local_cpus);
   facts->count = usable.count;
   for (int i = 0; i < usable.count; i++)
     facts->device[i] = usable.device[i];
@@ -55,6 +63,7 @@ void cuda_facts (int with_budgets, tilemm_device_facts *facts)
     facts->current = current;
   cudaGetLastError ();
   facts->staging_chunk_bytes = config ().chunk_bytes;
+  facts->copy_threads = config ().copy_threads;
   facts->wgmma = tilemm_emu_cuda_wgmma_runs ();
   if (with_budgets)
     {
@@ -86,12 +95,77 @@ tilemm_status cuda_begin (const void *config, void **state, tilemm_error *err)
       return status;
     }
   s->plan = (const tilemm_call_plan *) config;
+  s->serial = ++products_begun;
   s->t0 = std::chrono::steady_clock::now ();
   s->caller_device = caller;
   for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
     s->used[w] = -1;
   *state = s;
   return TILEMM_OK;
+}
+
+/* The figures of a product that ended with `status` on `workers` workers: one worker's as it
+ * counted them (its download what is left of the total, where a panel streamed); on several,
+ * each device's own, the sums of the copies and bytes, and the split of the device busy
+ * longest (backend.h). */
+tilemm_cuda_stats product_stats (const product_state *s, int workers, tilemm_status status)
+{
+  tilemm_cuda_stats st;
+  memset (&st, 0, sizeof st);
+  if (workers <= 1)
+    st = s->st[0];
+  double longest = -1;
+  for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
+    {
+      if (s->used[w] < 0)
+        continue;
+      const tilemm_cuda_stats &x = s->st[w];
+      tilemm_cuda_device_stats &d = st.device[st.devices++];
+      d.device = s->used[w];
+      d.copy_threads = s->threads[w];
+      d.panels = s->taken[w];
+      d.steps = x.steps;
+      d.busy_ms = s->taken[w] > 0 ? std::chrono::duration<double, std::milli> (
+                                      s->ended[w] - s->started[w]).count ()
+                                  : 0;
+      d.upload_ms = x.upload_ms;
+      d.compute_ms = x.compute_ms;
+      d.download_ms = x.download_ms;
+      d.copy_in_ms = x.copy_in_ms;
+      d.copy_out_ms = x.copy_out_ms;
+      d.result_prep_ms = x.result_prep_ms;
+      d.bytes_up = x.bytes_up;
+      d.bytes_down = x.bytes_down;
+      if (workers > 1)
+        {
+          st.copy_in_ms += x.copy_in_ms;
+          st.copy_out_ms += x.copy_out_ms;
+          st.result_prep_ms += x.result_prep_ms;
+          st.bytes_up += x.bytes_up;
+          st.bytes_down += x.bytes_down;
+          st.panels += x.panels;
+          st.steps += x.steps;
+          if (d.busy_ms > longest)
+            {
+              longest = d.busy_ms;
+              st.upload_ms = d.upload_ms;
+              st.compute_ms = d.compute_ms;
+              st.download_ms = d.download_ms;
+            }
+        }
+    }
+  st.calls = last_stats.calls + 1;
+  st.ok = status == TILEMM_OK;
+  st.total_ms = ms_since (s->t0);
+  if (workers <= 1 && s->streamed)
+    st.download_ms = st.ok ? st.total_ms - st.upload_ms - st.compute_ms : 0;
+  if (workers <= 1 && st.devices == 1)
+    {
+      st.device[0].busy_ms = st.total_ms;
+      st.device[0].download_ms = st.download_ms;
+    }
+  accumulate_stats (st);
+  return st;
 }
 
 /* The product's end: a stopped product's workspaces drained and kept, a failed one's freed (and
@@ -121,39 +195,37 @@ void cuda_end (void *state, tilemm_status status)
     }
   cudaSetDevice (s->caller_device);
   cudaGetLastError ();
-  tilemm_cuda_stats st;
-  memset (&st, 0, sizeof st);
-  if (workers <= 1)
-    st = s->st[0];
-  else /* copies and kernels overlap across devices: only the sums are kept */
-    for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
-      {
-        st.copy_in_ms += s->st[w].copy_in_ms;
-        st.copy_out_ms += s->st[w].copy_out_ms;
-        st.result_prep_ms += s->st[w].result_prep_ms;
-        st.bytes_up += s->st[w].bytes_up;
-        st.bytes_down += s->st[w].bytes_down;
-        st.panels += s->st[w].panels;
-        st.steps += s->st[w].steps;
-      }
-  st.calls = last_stats.calls + 1;
-  st.ok = status == TILEMM_OK;
-  st.total_ms = ms_since (s->t0);
-  if (workers <= 1 && s->streamed)
-    st.download_ms = st.ok ? st.total_ms - st.upload_ms - st.compute_ms : 0;
-  accumulate_stats (st);
-  last_stats = st;
+  last_stats = product_stats (s, workers, status);
   free (s);
   ws_mutex.unlock ();
 }
 
-/* On the worker's thread: its device (its workspace, ws_pool[worker], is handed to each panel). */
-tilemm_status cuda_worker_start (void *state, int worker, int device, tilemm_error *err)
+/* On the worker's thread: its device (its workspace, ws_pool[worker], is handed to each panel)
+ * and its workspace's copy team, the plan's. */
+tilemm_status cuda_worker_start (void *state, int worker, int device,
+                                 const tilemm_copy_team *team, tilemm_error *err)
 {
   product_state *s = (product_state *) state;
   s->used[worker] = device;
+  s->started[worker] = s->ended[worker] = std::chrono::steady_clock::now ();
   CUDA_TRY (cudaSetDevice (device), "cudaSetDevice(%d)", device);
+  workspace_team (ws_pool[worker], team);
+  s->threads[worker] = ws_pool[worker].team_threads;
   return TILEMM_OK;
+}
+
+/* A panel done on worker w: when its work ended, how many it took, and (where the panel's own
+ * split left the rest of its time uncounted) its download. */
+void panel_done (product_state *s, int worker, std::chrono::steady_clock::time_point t0,
+                 double up_before, double comp_before, double down_before)
+{
+  const auto t1 = std::chrono::steady_clock::now ();
+  s->ended[worker] = t1;
+  s->taken[worker]++;
+  tilemm_cuda_stats &st = s->st[worker];
+  if (st.download_ms == down_before)   /* the pipeline times its uploads and kernels only */
+    st.download_ms += std::chrono::duration<double, std::milli> (t1 - t0).count ()
+                      - (st.upload_ms - up_before) - (st.compute_ms - comp_before);
 }
 
 /* After every worker stopped: a failed product frees the worker's workspace (kept otherwise, so
@@ -173,11 +245,19 @@ tilemm_status cuda_product (void *state, int worker, const tilemm_plan *plan, ti
   product_state *s = (product_state *) state;
   workspace &ws = ws_pool[worker];
   bool done;
-  const tilemm_status status = entry_checks (plan, c, &done, err);
+  tilemm_status status = entry_checks (plan, c, &done, err);
   if (done)
     return status;
   s->streamed = true;
-  return run_pipeline (ws, plan, op_a, a, op_b, b, c, stop, &s->st[worker], err);
+  const auto t0 = std::chrono::steady_clock::now ();
+  const tilemm_cuda_stats before = s->st[worker];
+  /* What the call's plan says each worker keeps between its panels (a low-level entry's plan
+   * runs its own panels, whole). */
+  const tilemm_keep keep = s->plan ? s->plan->queue_keeps : TILEMM_KEEP_NONE;
+  status = run_pipeline (ws, plan, op_a, a, op_b, b, c, stop, &s->st[worker], err, keep,
+                         s->serial);
+  panel_done (s, worker, t0, before.upload_ms, before.compute_ms, before.download_ms);
+  return status;
 }
 
 int64_t block_cols_of (const product_state *s)
@@ -199,8 +279,12 @@ tilemm_status cuda_emu_stats (void *state, int worker, const tilemm_emu_options 
   product_state *s = (product_state *) state;
   emu_stage stage = { emu_stage::STATS, options, nullptr, 0, gemm_of (s), nullptr, nullptr };
   tilemm_emu_plan used;
-  return emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, nullptr, nullptr, stats, &used,
-                    &s->st[worker], err);
+  const auto t0 = std::chrono::steady_clock::now ();
+  const tilemm_cuda_stats before = s->st[worker];
+  const tilemm_status status = emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, nullptr,
+                                          nullptr, stats, &used, &s->st[worker], err);
+  panel_done (s, worker, t0, before.upload_ms, before.compute_ms, before.download_ms);
+  return status;
 }
 
 tilemm_status cuda_emu_product (void *state, int worker, const tilemm_emu_plan *plan,
@@ -211,8 +295,12 @@ tilemm_status cuda_emu_product (void *state, int worker, const tilemm_emu_plan *
   product_state *s = (product_state *) state;
   emu_stage stage = { emu_stage::PRODUCT, nullptr, plan, block_cols_of (s), gemm_of (s), nullptr,
                       nullptr };
-  return emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, c, stop, nullptr, used,
-                    &s->st[worker], err);
+  const auto t0 = std::chrono::steady_clock::now ();
+  const tilemm_cuda_stats before = s->st[worker];
+  const tilemm_status status = emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, c, stop,
+                                          nullptr, used, &s->st[worker], err);
+  panel_done (s, worker, t0, before.upload_ms, before.compute_ms, before.download_ms);
+  return status;
 }
 
 tilemm_status cuda_emu_whole (void *state, int worker, const tilemm_emu_options *options,
@@ -224,8 +312,12 @@ tilemm_status cuda_emu_whole (void *state, int worker, const tilemm_emu_options 
   product_state *s = (product_state *) state;
   emu_stage stage = { emu_stage::WHOLE, options, nullptr, block_cols_of (s), gemm_of (s), decide,
                       decide_ctx };
-  return emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, c, stop, nullptr, used,
-                    &s->st[worker], err);
+  const auto t0 = std::chrono::steady_clock::now ();
+  const tilemm_cuda_stats before = s->st[worker];
+  const tilemm_status status = emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, c, stop,
+                                          nullptr, used, &s->st[worker], err);
+  panel_done (s, worker, t0, before.upload_ms, before.compute_ms, before.download_ms);
+  return status;
 }
 
 } /* namespace */

@@ -149,7 +149,7 @@ tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t pag
    * staging fault one page per 2 MiB rather than per 4 KiB. */
   prefault_guard prefault;
   const tilemm_view z_all = pages_view (job->type, job->z, job->z_page, 0, pages - 1);
-  prefault.p = prepare_result (&z_all, st, config ().prefault_threads);
+  prefault.p = prepare_result (ws, &z_all, st);
   cudaStream_t cs = ws.comp[0];
   const size_t count = panels.size ();
   for (size_t i = 0; i < count; i++)
@@ -162,7 +162,7 @@ tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t pag
             stage_down (ws, (unsigned char *) ws.buffer[BUF_C] + ((i - 1) % 2) * most_z,
                         pages_view (job->type, job->z, job->z_page, panels[i - 1].first,
                                     panels[i - 1].first + panels[i - 1].count - 1),
-                        ws.ring[EV_COMP][(i - 1) % 2], st, err, job->copy_threads);
+                        ws.ring[EV_COMP][(i - 1) % 2], st, err);
           return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted at page %lld of %lld",
                                    (long long) p.first + 1, (long long) pages);
         }
@@ -175,10 +175,10 @@ tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t pag
       if (i >= 2)   /* the slot's operands were read by panel i-2's kernel */
         CUDA_TRY (cudaStreamWaitEvent (ws.up, ws.ring[EV_COMP][slot], 0), "cudaStreamWaitEvent");
       if ((status = stage_up (ws, pages_view (job->type, job->x, job->x_page, p.x_lo, p.x_hi),
-                              x_dev, st, err, job->copy_threads))
+                              x_dev, st, err))
             != TILEMM_OK
           || (status = stage_up (ws, pages_view (job->type, job->y, job->y_page, p.y_lo, p.y_hi),
-                                 y_dev, st, err, job->copy_threads))
+                                 y_dev, st, err))
                != TILEMM_OK)
         return status;
       st->upload_ms += ms_since (t0);
@@ -200,7 +200,7 @@ tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t pag
           status = stage_down (ws, (unsigned char *) ws.buffer[BUF_C] + (size_t) down_slot * most_z,
                                pages_view (job->type, job->z, job->z_page, down->first,
                                            down->first + down->count - 1),
-                               ws.ring[EV_COMP][down_slot], st, err, job->copy_threads);
+                               ws.ring[EV_COMP][down_slot], st, err);
           if (status != TILEMM_OK)
             return status;
         }
@@ -213,7 +213,7 @@ tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t pag
       status = stage_down (ws, (unsigned char *) ws.buffer[BUF_C] + (size_t) slot * most_z,
                            pages_view (job->type, job->z, job->z_page, last.first,
                                        last.first + last.count - 1),
-                           ws.ring[EV_COMP][slot], st, err, job->copy_threads);
+                           ws.ring[EV_COMP][slot], st, err);
       if (status != TILEMM_OK)
         return status;
     }

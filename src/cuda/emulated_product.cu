@@ -97,7 +97,7 @@ tilemm_status emu_panel (workspace &ws, const emu_stage &stage, tilemm_op op_a,
    * before the launches: page faults by the thousand hold up the host's own calls into the
    * driver (statistics back, launches), and the device would wait for those. */
   prefault_guard prefault;
-  prefault.p = prepare_result (c, st, config ().prefault_threads);
+  prefault.p = prepare_result (ws, c, st);
   for (int j = 0; j < blocks && status == TILEMM_OK; j++)
     {
       if (j > 0 && tilemm_stop_requested (stop)) /* the device's work is drained by the caller */

@@ -22,7 +22,9 @@
 #include "host_pages.h"
 #include "kernels.h"
 #include "call_plan.h"
+#include "copy_team.h"
 #include "devices.h"
+#include "host_team.h"
 #include "parallel_copy.h"
 #include "tilemm.h"
 #include "transpose.h"
@@ -55,6 +57,18 @@ enum { NCOMP = 2, MAX_CHUNKS = 16 };
 enum { BUF_X, BUF_Y, BUF_C, BUF_XT, BUF_YT, BUF_SPLIT, NBUF = BUF_SPLIT + NCOMP };
 enum { EV_Y, EV_COMP, EV_CFREE, EV_X, NRING };
 
+/* An operand a worker's pipeline left on its device for the worker's next panel of the same
+ * product (tilemm_call_plan.queue_keeps): which one, of which product, and where it came from
+ * and lies (the view as stored, its transpose, its steps).  product 0: nothing kept. */
+struct kept_operand
+{
+  unsigned long long product;
+  tilemm_keep which;
+  const void *data;
+  int64_t rows, cols, stride, step, k;
+  tilemm_op op;
+};
+
 /* The streams, events and buffers kept between calls, on device `device`. */
 struct workspace
 {
@@ -76,6 +90,13 @@ struct workspace
   unsigned char *pinned;             /* 2·chunks staging chunks: uploads, then downloads */
   size_t pinned_bytes;
   tilemm_emu_cuda_arena emu;         /* the emulated precision's residues and statistics */
+  kept_operand kept;                 /* what buffer BUF_X or BUF_Y holds for the next panel */
+  /* The host side, kept between products like the rest: the team of threads that copies into
+   * and out of the pinned chunks (made as the plan's copy team says, kept while the plan says
+   * the same), and the members one copy of this product uses. */
+  tilemm_host_team *team;
+  tilemm_copy_team team_plan;
+  int team_threads;
 };
 
 size_t workspace_bytes (const workspace &w);
@@ -95,12 +116,34 @@ int device_count (void);
 int current_device (void);
 tilemm_status device_info (int index, tilemm_device_info *info, tilemm_error *err);
 size_t memory_budget (int device);
-int usable_devices (tilemm_workers *workers, int *cc_major, int *total);
+int usable_devices (tilemm_workers *workers, int *cc_major, int *total, int *numa_node,
+                    tilemm_cpu_set *local_cpus);
 /* workspace.cu: what a host asks (each takes ws_mutex). */
 void release_all (void);
 size_t bytes_held (void);
 size_t pinned_bytes_held (void);
 void copy_last_stats (tilemm_cuda_stats *stats);
+
+/* A product on one workspace: its figures are its device's (tilemm_cuda_stats.device). */
+inline void one_device_stats (tilemm_cuda_stats &st, const workspace &ws)
+{
+  st.devices = 1;
+  tilemm_cuda_device_stats &d = st.device[0];
+  memset (&d, 0, sizeof d);
+  d.device = ws.device;
+  d.copy_threads = ws.team_threads;
+  d.panels = 1;
+  d.steps = st.steps;
+  d.busy_ms = st.total_ms;
+  d.upload_ms = st.upload_ms;
+  d.compute_ms = st.compute_ms;
+  d.download_ms = st.download_ms;
+  d.copy_in_ms = st.copy_in_ms;
+  d.copy_out_ms = st.copy_out_ms;
+  d.result_prep_ms = st.result_prep_ms;
+  d.bytes_up = st.bytes_up;
+  d.bytes_down = st.bytes_down;
+}
 
 /* Adds the sums since load (last_stats') to st, the figures of the product just ended. */
 inline void accumulate_stats (tilemm_cuda_stats &st)
@@ -111,6 +154,9 @@ inline void accumulate_stats (tilemm_cuda_stats &st)
 }
 
 void workspace_free (workspace &ws);
+/* Makes ws's copy team the plan's `team` (NULL: a low-level entry's, the whole host's), kept
+ * when it already is (workspace.cu). */
+void workspace_team (workspace &ws, const tilemm_copy_team *team);
 void workspace_recover (void);
 void workspace_drain (workspace &ws);
 tilemm_status workspace_reserve (workspace &ws, const size_t bytes[NBUF], size_t ring,
@@ -172,18 +218,19 @@ unit next_unit (const piece &p, cursor &c, size_t most);
 piece piece_of (const tilemm_view &v, void *dev, size_t es);
 tilemm_status send_unit (workspace &ws, const piece &p, const unit &u, int chunk,
                          unsigned char *stage,
-                         const char *what, tilemm_cuda_stats *st, tilemm_error *err,
-                         int threads = -1);
+                         const char *what, tilemm_cuda_stats *st, tilemm_error *err);
 tilemm_status fetch_unit (workspace &ws, const piece &p, const unit &u, int chunk,
                           unsigned char *stage,
                           tilemm_cuda_stats *st, tilemm_error *err);
-/* threads: the host threads of the copies (a batch's plan: copy_threads); -1 or 0, the
- * default (TILEMM_COPY_THREADS, else OpenMP's). */
+/* The host copies of the staging run on ws's copy team (workspace_team), ws.team_threads
+ * members at most. */
+void copy_on_team (workspace &ws, void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
+                   size_t row_bytes, size_t cols);
 tilemm_status stage_up (workspace &ws, const tilemm_view &v, void *dev, tilemm_cuda_stats *st,
-                        tilemm_error *err, int threads = -1);
+                        tilemm_error *err);
 tilemm_status stage_down (workspace &ws, void *dev, const tilemm_view &v, cudaEvent_t ready,
                           tilemm_cuda_stats *st,
-                          tilemm_error *err, int threads = -1);
+                          tilemm_error *err);
 tilemm_matrix device_matrix (void *elements, int64_t height, int64_t width);
 double ms_since (std::chrono::steady_clock::time_point t0);
 
@@ -194,17 +241,22 @@ struct prefault_guard
   ~prefault_guard () { tilemm_prefault_finish (p); }
 };
 
-tilemm_prefault *prepare_result (const tilemm_view *c, tilemm_cuda_stats *st, int threads);
-int idle_prefault_threads (void);
+/* The result's pages prepared (huge pages; TILEMM_PREFAULT_THREADS threads faulting them in, no
+ * more than ws's copy team, on its CPUs). */
+tilemm_prefault *prepare_result (workspace &ws, const tilemm_view *c, tilemm_cuda_stats *st);
 
 /* ---------------------------------------------------------------- the products */
 
 /* pipeline.cu: one native product C = op_a(A)·op_b(B), in panels and steps (a transposed
  * operand transposed on the device, step by step). */
+/* keep, product: what the plan says the worker keeps between its panels of product `product`
+ * (tilemm_call_plan.queue_keeps; TILEMM_KEEP_NONE and 0 for a panel run alone): a kept operand
+ * this worker's previous panel of the product left on the device is not sent again. */
 tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op_a,
                             const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
                             const tilemm_view *c, const tilemm_stop *stop, tilemm_cuda_stats *st,
-                            tilemm_error *err);
+                            tilemm_error *err, tilemm_keep keep = TILEMM_KEEP_NONE,
+                            unsigned long long product = 0);
 /* transposed_product.cu: op(x), packed, of an operand uploaded as stored into ws.buffer[stored]:
  * that buffer itself, or its transpose (conjugated for 'C') made in ws.buffer[transposed] on
  * stream s. */
@@ -245,6 +297,7 @@ tilemm_status recorded_product (workspace &ws, Product product, bool download_is
   tilemm_cuda_stats st;
   memset (&st, 0, sizeof st);
   st.calls = last_stats.calls + 1;
+  workspace_team (ws, nullptr);
   const tilemm_status status = product (&st);
   if (status == TILEMM_EINTERRUPTED)
     workspace_drain (ws);
@@ -254,6 +307,7 @@ tilemm_status recorded_product (workspace &ws, Product product, bool download_is
   st.total_ms = ms_since (t0);
   if (download_is_the_rest)
     st.download_ms = st.ok ? st.total_ms - st.upload_ms - st.compute_ms : 0;
+  one_device_stats (st, ws);
   accumulate_stats (st);
   last_stats = st;
   return status;

@@ -87,10 +87,35 @@ static tilemm_status transpose_into_slot (workspace &ws, tilemm_op op, const til
 
 /* ---------------------------------------------------------------- one product */
 
+/* What the pipeline keeps of an operand (a view as stored, its transpose, its steps) for the
+ * next panel of `product`. */
+static kept_operand kept_of (unsigned long long product, tilemm_keep which, tilemm_op op,
+                             const tilemm_view *v, int64_t step, int64_t k)
+{
+  kept_operand kept;
+  kept.product = product;
+  kept.which = which;
+  kept.data = v->data;
+  kept.rows = v->rows;
+  kept.cols = v->cols;
+  kept.stride = v->stride;
+  kept.step = step;
+  kept.k = k;
+  kept.op = op;
+  return kept;
+}
+
+static bool same_kept (const kept_operand &x, const kept_operand &y)
+{
+  return x.product != 0 && x.product == y.product && x.which == y.which && x.data == y.data
+         && x.rows == y.rows && x.cols == y.cols && x.stride == y.stride && x.step == y.step
+         && x.k == y.k && x.op == y.op;
+}
+
 tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op_a,
                             const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
                             const tilemm_view *c, const tilemm_stop *stop, tilemm_cuda_stats *st,
-                            tilemm_error *err)
+                            tilemm_error *err, tilemm_keep keep, unsigned long long product)
 {
   const settings &cfg = config ();
   const size_t es = tilemm_type_size (plan->type);
@@ -170,12 +195,22 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
   tilemm_status status = workspace_reserve (ws, bytes, (size_t) (ring > parts ? ring : parts), err);
   if (status != TILEMM_OK)
     return status;
+  /* The operand the plan keeps between this worker's panels: all of op(A)'s rows (or op(B)'s
+   * columns), left in its slots (its parts) by this worker's previous panel of the product, the
+   * same rows in the same steps; then its uploads and transposes are not made again.  Anything
+   * else that goes up into those buffers ends what they kept. */
+  const bool keeping = one_panel && product != 0 && keep != TILEMM_KEEP_NONE;
+  const kept_operand mine = keep == TILEMM_KEEP_A ? kept_of (product, keep, op_a, a, sc, k)
+                                                  : kept_of (product, keep, op_b, b, sr, k);
+  const bool kept_y = keeping && keep == TILEMM_KEEP_A && same_kept (ws.kept, mine);
+  const bool kept_x = keeping && keep == TILEMM_KEEP_B && same_kept (ws.kept, mine);
+  ws.kept.product = 0;
 
   /* The result's pages: huge, faulted in by the copies into them (or, if asked for, by other
    * threads while the operands go up: slower on the GPU machine, as those faults compete with
    * the staging copies). */
   prefault_guard prefault;
-  prefault.p = prepare_result (c, st, cfg.prefault_threads);
+  prefault.p = prepare_result (ws, c, st);
 
   char *const dX = (char *) ws.buffer[BUF_X], *const dY = (char *) ws.buffer[BUF_Y],
              *const dC = (char *) ws.buffer[BUF_C], *const dXT = (char *) ws.buffer[BUF_XT],
@@ -183,7 +218,6 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
   unsigned char *const up_stage = ws.pinned;
   unsigned char *const down_stage = ws.pinned + (size_t) cfg.chunks * cfg.chunk_bytes;
   const int nup = cfg.chunks, ndown = cfg.chunks;
-  const int threads = cfg.copy_threads;
   /* Units: about 16 per operand, so small products pipeline too; at most a chunk. */
   auto unit_size = [&] (double total) {
     double u = total / 16;
@@ -274,8 +308,8 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
             break;
           CUDA_TRY (q, "copying C to the host (step %lld)", (long long) dj);
           const auto t0 = std::chrono::steady_clock::now ();
-          tilemm_parallel_copy_2d (f.host, f.pitch, down_stage + (size_t) f.chunk * cfg.chunk_bytes,
-                                   f.u.len, f.u.len, (size_t) f.u.lines, threads);
+          copy_on_team (ws, f.host, f.pitch, down_stage + (size_t) f.chunk * cfg.chunk_bytes,
+                        f.u.len, f.u.len, (size_t) f.u.lines);
           st->copy_out_ms += ms_since (t0);
           fifo_head = (fifo_head + 1) % MAX_CHUNKS;
           fifo_count--;
@@ -351,7 +385,19 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
           progress = true;
         }
 
-      /* 4. Stage one more upload chunk, if one is free and its place may be overwritten. */
+      /* 4. Pieces the device kept from this worker's previous panel are there already: ready
+       * (in the upload stream's order) without a copy. */
+      while (uj < N && !ucur.started && ((uphase == 0 && kept_x) || (uphase == 1 && kept_y)))
+        {
+          if (uphase == 0)
+            CUDA_TRY (cudaEventRecord (ev_x[steps[uj].part], ws.up), "cudaEventRecord");
+          else
+            CUDA_TRY (cudaEventRecord (ev_y[steps[uj].y % RY], ws.up), "cudaEventRecord");
+          next_upload_phase ();
+          progress = true;
+        }
+
+      /* 5. Stage one more upload chunk, if one is free and its place may be overwritten. */
       if (uj < N)
         {
           const int chunk = (int) (up_count % (unsigned long long) nup);
@@ -431,14 +477,16 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
   float up_ms = 0, comp_ms = 0;
   CUDA_TRY (cudaEventElapsedTime (&up_ms, ws.t_begin, ws.t_first), "cudaEventElapsedTime");
   CUDA_TRY (cudaEventElapsedTime (&comp_ms, ws.t_first, ws.t_last), "cudaEventElapsedTime");
-  st->upload_ms = up_ms;
-  st->compute_ms = comp_ms;
+  st->upload_ms += up_ms;
+  st->compute_ms += comp_ms;
   {
     const auto t0 = std::chrono::steady_clock::now ();
     tilemm_prefault_finish (prefault.p);
     prefault.p = nullptr;
     st->result_prep_ms += ms_since (t0);
   }
+  if (keeping)
+    ws.kept = mine;
   return TILEMM_OK;
 }
 

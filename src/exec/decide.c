@@ -93,6 +93,7 @@ static void gather_facts (const tilemm_options *options, int with_gpu, double by
                           tilemm_call_facts *facts)
 {
   tilemm_backend_facts (TILEMM_BACKEND_CPU, 0, &facts->cpu);
+  tilemm_host_facts_gather (&facts->host);
   if (with_gpu && options->backend != TILEMM_CHOOSE_CPU)
     tilemm_backend_facts (TILEMM_BACKEND_CUDA, tilemm_call_plan_needs_budget (bytes),
                           &facts->gpu);

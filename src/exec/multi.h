@@ -53,6 +53,13 @@ typedef struct {
   const tilemm_plan (*sub)[2];             /* [last panel row][last panel column]; NULL for
                                                the emulated stages                      */
   const tilemm_workers *workers;
+  const tilemm_copy_team *teams;           /* each worker's copy team, where it runs (NULL:
+                                              none, the workers' threads anywhere)      */
+  const int *owner;                        /* NULL: the queue, each panel to the first
+                                              worker free; else panel i to worker
+                                              owner[i] (a pass that follows another's)   */
+  int *took;                               /* NULL, or where each panel's worker is
+                                              written (a panel none took: -1)            */
   const tilemm_emu_options *emu_options;   /* TILEMM_JOB_EMU_STATS                     */
   tilemm_emu_stats *emu_stats;             /* TILEMM_JOB_EMU_STATS: one per worker     */
   const tilemm_emu_plan *emu_plan;         /* TILEMM_JOB_EMU_PRODUCT                   */

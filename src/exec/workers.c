@@ -112,13 +112,31 @@ static tilemm_status job_panel (multi_run *run, int w, int64_t i, const tilemm_s
     }
 }
 
+/* The next panel for worker w: the queue's next, or where panels have owners, w's own next
+ * (from its last: a worker's last panel of the pass before is the one its device still holds);
+ * -1 when there is none left. */
+static long long next_panel (multi_run *run, int w, long long *own)
+{
+  const int *owner = run->job->owner;
+  if (!owner)
+    {
+      const long long i = atomic_fetch_add (&run->next, 1);
+      return i < run->panels ? i : -1;
+    }
+  while (--*own >= 0)
+    if (owner[*own] == w)
+      return *own;
+  return -1;
+}
+
 static void worker_work (multi_run *run, int w)
 {
   const tilemm_job *job = run->job;
   const int device = job->workers->device[w];
   tilemm_error e = { TILEMM_OK, "" };
   if (job->ops->worker_start
-      && job->ops->worker_start (job->state, w, device, &e) != TILEMM_OK)
+      && job->ops->worker_start (job->state, w, device, job->teams ? &job->teams[w] : NULL, &e)
+           != TILEMM_OK)
     {
       run->started[w] = 1;   /* a half-made start is freed by finish too */
       multi_fail (run, w, &e);
@@ -129,12 +147,15 @@ static void worker_work (multi_run *run, int w)
    * seen by the caller, which sets run->stop). */
   static const tilemm_stop stopping = { tilemm_multi_stopping, NULL };
   const tilemm_stop *stop = run->host_stop ? run->host_stop : &stopping;
+  long long own = run->panels, taken = 0;
   while (!atomic_load (&run->stop))
     {
-      const long long i = atomic_fetch_add (&run->next, 1);
-      if (i >= run->panels)
+      const long long i = next_panel (run, w, &own);
+      if (i < 0)
         break;
-      if (i > 0 && run->host_stop && tilemm_stop_requested (run->host_stop))
+      if (job->took)
+        job->took[i] = w;
+      if (taken++ > 0 && run->host_stop && tilemm_stop_requested (run->host_stop))
         {
           tilemm_error_set (&e, TILEMM_EINTERRUPTED, "interrupted before panel %lld of %lld",
                             i + 1, (long long) run->panels);
@@ -159,6 +180,9 @@ static void *multi_worker (void *p)
 {
   const worker_arg *arg = (const worker_arg *) p;
   multi_run *run = arg->run;
+  /* Where the plan puts this worker's copies (its thread is one of its team). */
+  if (run->job->teams)
+    tilemm_pin_thread (&run->job->teams[arg->worker].cpus);
   worker_run = run;
   worker_work (run, arg->worker);
   worker_run = NULL;
@@ -220,6 +244,9 @@ tilemm_status tilemm_job_run (const tilemm_job *job, const tilemm_stop *stop,
     }
   const int count = job->workers->count;
   int running = 0, interrupted = 0;
+  if (job->took)
+    for (int64_t i = 0; i < run.panels; i++)
+      job->took[i] = -1;
   if (count == 1)
     {
       /* One worker: the caller's own thread, which may poll the host itself. */
