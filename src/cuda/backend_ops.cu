@@ -254,8 +254,10 @@ tilemm_status cuda_product (void *state, int worker, const tilemm_plan *plan, ti
   /* What the call's plan says each worker keeps between its panels (a low-level entry's plan
    * runs its own panels, whole). */
   const tilemm_keep keep = s->plan ? s->plan->queue_keeps : TILEMM_KEEP_NONE;
+  /* The workspace made once for the largest panel of the queue this worker may take. */
+  const bool queue = s->plan && s->plan->workers.count > 1;
   status = run_pipeline (ws, plan, op_a, a, op_b, b, c, stop, &s->st[worker], err, keep,
-                         s->serial);
+                         s->serial, queue ? &s->plan->sub[0][0] : nullptr, queue ? 4 : 0);
   panel_done (s, worker, t0, before.upload_ms, before.compute_ms, before.download_ms);
   return status;
 }
@@ -263,6 +265,22 @@ tilemm_status cuda_product (void *state, int worker, const tilemm_plan *plan, ti
 int64_t block_cols_of (const product_state *s)
 {
   return s->plan ? s->plan->emu_block_cols : 0;
+}
+
+/* The largest panel of the emulated queue (rows, columns of C), for a workspace made once, and
+ * the product whose panels stay on their devices from the pass of statistics to the pass of
+ * products (the emulated passes give each panel to the worker that took it first). */
+void emulated_most (const product_state *s, emu_stage &stage)
+{
+  stage.most_m = stage.most_n = 0;
+  stage.product = 0;
+  if (s->plan && s->plan->emu_workers > 1)
+    {
+      stage.product = s->serial;
+      const tilemm_plan &q = s->plan->emu_queue;
+      stage.most_m = q.panel_cols < q.m ? q.panel_cols : q.m;
+      stage.most_n = q.panel_rows < q.n ? q.panel_rows : q.n;
+    }
 }
 
 /* The int8 GEMM the call's plan chose (a low-level entry's: wgmma where it runs). */
@@ -278,6 +296,7 @@ tilemm_status cuda_emu_stats (void *state, int worker, const tilemm_emu_options 
 {
   product_state *s = (product_state *) state;
   emu_stage stage = { emu_stage::STATS, options, nullptr, 0, gemm_of (s), nullptr, nullptr };
+  emulated_most (s, stage);
   tilemm_emu_plan used;
   const auto t0 = std::chrono::steady_clock::now ();
   const tilemm_cuda_stats before = s->st[worker];
@@ -295,6 +314,7 @@ tilemm_status cuda_emu_product (void *state, int worker, const tilemm_emu_plan *
   product_state *s = (product_state *) state;
   emu_stage stage = { emu_stage::PRODUCT, nullptr, plan, block_cols_of (s), gemm_of (s), nullptr,
                       nullptr };
+  emulated_most (s, stage);
   const auto t0 = std::chrono::steady_clock::now ();
   const tilemm_cuda_stats before = s->st[worker];
   const tilemm_status status = emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, c, stop,

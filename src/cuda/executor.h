@@ -57,9 +57,11 @@ enum { NCOMP = 2, MAX_CHUNKS = 16 };
 enum { BUF_X, BUF_Y, BUF_C, BUF_XT, BUF_YT, BUF_SPLIT, NBUF = BUF_SPLIT + NCOMP };
 enum { EV_Y, EV_COMP, EV_CFREE, EV_X, NRING };
 
-/* An operand a worker's pipeline left on its device for the worker's next panel of the same
- * product (tilemm_call_plan.queue_keeps): which one, of which product, and where it came from
- * and lies (the view as stored, its transpose, its steps).  product 0: nothing kept. */
+/* An operand a worker left on its device for the worker's next panel of the same product: the
+ * pipeline's kept operand (tilemm_call_plan.queue_keeps) in its steps, or an emulated panel's
+ * operand whole (step -1) from the pass of statistics for the pass of products.  Which one, of
+ * which product, and where it came from and lies (the view as stored, its transpose, its
+ * steps).  product 0: nothing kept. */
 struct kept_operand
 {
   unsigned long long product;
@@ -90,7 +92,7 @@ struct workspace
   unsigned char *pinned;             /* 2·chunks staging chunks: uploads, then downloads */
   size_t pinned_bytes;
   tilemm_emu_cuda_arena emu;         /* the emulated precision's residues and statistics */
-  kept_operand kept;                 /* what buffer BUF_X or BUF_Y holds for the next panel */
+  kept_operand kept_x, kept_y;       /* what buffers BUF_X and BUF_Y hold for the next panel */
   /* The host side, kept between products like the rest: the team of threads that copies into
    * and out of the pinned chunks (made as the plan's copy team says, kept while the plan says
    * the same), and the members one copy of this product uses. */
@@ -251,12 +253,15 @@ tilemm_prefault *prepare_result (workspace &ws, const tilemm_view *c, tilemm_cud
  * operand transposed on the device, step by step). */
 /* keep, product: what the plan says the worker keeps between its panels of product `product`
  * (tilemm_call_plan.queue_keeps; TILEMM_KEEP_NONE and 0 for a panel run alone): a kept operand
- * this worker's previous panel of the product left on the device is not sent again. */
+ * this worker's previous panel of the product left on the device is not sent again.  also: the
+ * plans of the other panels the worker may take (also_count of them; the call plan's sub), the
+ * workspace made for the largest of them at once. */
 tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op_a,
                             const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
                             const tilemm_view *c, const tilemm_stop *stop, tilemm_cuda_stats *st,
                             tilemm_error *err, tilemm_keep keep = TILEMM_KEEP_NONE,
-                            unsigned long long product = 0);
+                            unsigned long long product = 0, const tilemm_plan *also = nullptr,
+                            int also_count = 0);
 /* transposed_product.cu: op(x), packed, of an operand uploaded as stored into ws.buffer[stored]:
  * that buffer itself, or its transpose (conjugated for 'C') made in ws.buffer[transposed] on
  * stream s. */
@@ -276,7 +281,16 @@ struct emu_stage
   tilemm_emu_gemm gemm;
   tilemm_emu_decide_fn decide;        /* WHOLE        */
   void *decide_ctx;
+  int64_t most_m = 0, most_n = 0;     /* the largest panel the worker may take (0: this one's):
+                                         its workspace made for it at once                  */
+  unsigned long long product = 0;     /* STATS, PRODUCT of several workers: the product whose
+                                         panel's operands stay on the device from the one pass
+                                         to the other (0: none)                              */
 };
+/* What a workspace keeps of an operand: see kept_operand. */
+kept_operand kept_of (unsigned long long product, tilemm_keep which, tilemm_op op,
+                      const tilemm_view *v, int64_t step, int64_t k);
+bool same_kept (const kept_operand &x, const kept_operand &y);
 /* emulated_product.cu: one panel of an emulated product C = op_a(A)·op_b(B) (stats: STATS's
  * statistics). */
 tilemm_status emu_panel (workspace &ws, const emu_stage &stage, tilemm_op op_a,

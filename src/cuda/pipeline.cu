@@ -87,9 +87,7 @@ static tilemm_status transpose_into_slot (workspace &ws, tilemm_op op, const til
 
 /* ---------------------------------------------------------------- one product */
 
-/* What the pipeline keeps of an operand (a view as stored, its transpose, its steps) for the
- * next panel of `product`. */
-static kept_operand kept_of (unsigned long long product, tilemm_keep which, tilemm_op op,
+kept_operand kept_of (unsigned long long product, tilemm_keep which, tilemm_op op,
                              const tilemm_view *v, int64_t step, int64_t k)
 {
   kept_operand kept;
@@ -105,94 +103,130 @@ static kept_operand kept_of (unsigned long long product, tilemm_keep which, tile
   return kept;
 }
 
-static bool same_kept (const kept_operand &x, const kept_operand &y)
+bool same_kept (const kept_operand &x, const kept_operand &y)
 {
   return x.product != 0 && x.product == y.product && x.which == y.which && x.data == y.data
          && x.rows == y.rows && x.cols == y.cols && x.stride == y.stride && x.step == y.step
          && x.k == y.k && x.op == y.op;
 }
 
-tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op_a,
-                            const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
-                            const tilemm_view *c, const tilemm_stop *stop, tilemm_cuda_stats *st,
-                            tilemm_error *err, tilemm_keep keep, unsigned long long product)
+/* How a plan goes through the pipeline: its panels' steps and slots, and what it holds on the
+ * device (its buffers, its rings of events). */
+struct layout
 {
-  const settings &cfg = config ();
+  int64_t panel_rows, panel_cols, sr, sc, slots, rows_held, parts, ysteps;
+  bool one_panel;
+  std::vector<step> steps;
+  size_t bytes[NBUF];
+  size_t ring;
+};
+
+static void layout_of (const tilemm_plan *plan, tilemm_op op_a, tilemm_op op_b, layout &l)
+{
   const size_t es = tilemm_type_size (plan->type);
   const int64_t k = plan->k, m = plan->m, n = plan->n;
-  const int64_t panel_rows = plan->panel_rows < n ? plan->panel_rows : n;
-  const int64_t panel_cols = plan->panel_cols < m ? plan->panel_cols : m;
-  const bool one_panel = panel_rows >= n && panel_cols >= m;
-  int64_t sr, sc;
-  tilemm_plan_steps (plan, &sr, &sc);
+  l.panel_rows = plan->panel_rows < n ? plan->panel_rows : n;
+  l.panel_cols = plan->panel_cols < m ? plan->panel_cols : m;
+  l.one_panel = l.panel_rows >= n && l.panel_cols >= m;
+  tilemm_plan_steps (plan, &l.sr, &l.sc);
+  const int64_t sr = l.sr, sc = l.sc;
   /* One panel: every step of A's rows its own slot.  Panels: the plan's slots, in turn. */
-  const int64_t slots = one_panel ? (m + sc - 1) / sc : (plan->slots >= 1 ? plan->slots : 1);
-  const int64_t rows_held = one_panel ? m : slots * sc;
-  const int64_t parts = (panel_rows + sr - 1) / sr;
-
-  std::vector<step> steps;
-  int64_t ysteps = 0;
-  {
-    const int64_t count = tilemm_plan_panel_count (plan);
-    int64_t prev_row = -1, panel_row = -1;
-    std::vector<bool> part_up;
-    for (int64_t i = 0; i < count; i++)
-      {
-        tilemm_panel p;
-        tilemm_plan_panel (plan, i, &p);
-        if (p.row != prev_row)
+  l.slots = l.one_panel ? (m + sc - 1) / sc : (plan->slots >= 1 ? plan->slots : 1);
+  l.rows_held = l.one_panel ? m : l.slots * sc;
+  l.parts = (l.panel_rows + sr - 1) / sr;
+  l.steps.clear ();
+  l.ysteps = 0;
+  const int64_t count = tilemm_plan_panel_count (plan);
+  int64_t prev_row = -1, panel_row = -1;
+  std::vector<bool> part_up;
+  for (int64_t i = 0; i < count; i++)
+    {
+      tilemm_panel p;
+      tilemm_plan_panel (plan, i, &p);
+      if (p.row != prev_row)
+        {
+          panel_row++;
+          part_up.assign ((size_t) l.parts, false);
+          prev_row = p.row;
+        }
+      for (int64_t c0 = p.col; c0 < p.col + p.cols; c0 += sc, l.ysteps++)
+        for (int64_t r0 = p.row; r0 < p.row + p.rows; r0 += sr)
           {
-            panel_row++;
-            part_up.assign ((size_t) parts, false);
-            prev_row = p.row;
+            step s;
+            s.row = r0;
+            s.rows = p.row + p.rows - r0 < sr ? p.row + p.rows - r0 : sr;
+            s.col = c0;
+            s.cols = p.col + p.cols - c0 < sc ? p.col + p.cols - c0 : sc;
+            s.y = l.ysteps;
+            s.part = (r0 - p.row) / sr;
+            s.x_new = !part_up[(size_t) s.part];
+            s.x_reuse = s.x_new && panel_row > 0;
+            part_up[(size_t) s.part] = true;
+            s.y_first = r0 == p.row;
+            s.y_last = r0 + sr >= p.row + p.rows;
+            l.steps.push_back (s);
           }
-        for (int64_t c0 = p.col; c0 < p.col + p.cols; c0 += sc, ysteps++)
-          for (int64_t r0 = p.row; r0 < p.row + p.rows; r0 += sr)
-            {
-              step s;
-              s.row = r0;
-              s.rows = p.row + p.rows - r0 < sr ? p.row + p.rows - r0 : sr;
-              s.col = c0;
-              s.cols = p.col + p.cols - c0 < sc ? p.col + p.cols - c0 : sc;
-              s.y = ysteps;
-              s.part = (r0 - p.row) / sr;
-              s.x_new = !part_up[(size_t) s.part];
-              s.x_reuse = s.x_new && panel_row > 0;
-              part_up[(size_t) s.part] = true;
-              s.y_first = r0 == p.row;
-              s.y_last = r0 + sr >= p.row + p.rows;
-              steps.push_back (s);
-            }
-        st->panels++;
-      }
-  }
-  const int64_t N = (int64_t) steps.size (), S = slots;
-  /* Event rings: per step of A's rows (uploaded, slot downloaded) and per step (kernel done),
-   * long enough that no event is recorded again before every wait on its last record is
-   * enqueued (see the gates below). */
-  const int64_t RY = S + 2, RC = one_panel ? N + 2 : S * parts + 2;
-  st->steps = N;
-  /* The first step of each step of A's rows, and one past the last. */
-  std::vector<int64_t> y_begin ((size_t) ysteps + 1, N);
-  for (int64_t j = N - 1; j >= 0; j--)
-    y_begin[(size_t) steps[j].y] = j;
-
+    }
+  const int64_t N = (int64_t) l.steps.size ();
   size_t scratch = 0; /* the split-k kernel's partial sums: the most any step asks */
-  for (const step &sp : steps)
+  for (const step &sp : l.steps)
     {
       const size_t b = split_scratch_bytes (plan, sp.rows, sp.cols, k);
       scratch = b > scratch ? b : scratch;
     }
   /* A transposed operand's scratch: one step's piece of it as stored (tilemm_plan_device_bytes
    * counts the same; the ops are the call's: a low-level entry's plan may not record them). */
-  const bool t_a = op_a != TILEMM_OP_NONE, t_b = op_b != TILEMM_OP_NONE;
   int64_t scratch_a, scratch_b;
   tilemm_plan_transposed_scratch (plan, op_a, op_b, &scratch_a, &scratch_b);
-  const size_t bytes[NBUF] = { (size_t) (panel_rows * k) * es, (size_t) (k * rows_held) * es,
-                               (size_t) (panel_rows * rows_held) * es, (size_t) scratch_b * es,
+  const size_t bytes[NBUF] = { (size_t) (l.panel_rows * k) * es, (size_t) (k * l.rows_held) * es,
+                               (size_t) (l.panel_rows * l.rows_held) * es, (size_t) scratch_b * es,
                                (size_t) scratch_a * es, scratch, N > 1 ? scratch : 0 };
+  memcpy (l.bytes, bytes, sizeof bytes);
+  /* Event rings: per step of A's rows (uploaded, slot downloaded) and per step (kernel done),
+   * long enough that no event is recorded again before every wait on its last record is
+   * enqueued (see the gates below); per part of Bᵀ (up). */
+  const int64_t RY = l.slots + 2, RC = l.one_panel ? N + 2 : l.slots * l.parts + 2;
   const int64_t ring = RY > RC ? RY : RC;
-  tilemm_status status = workspace_reserve (ws, bytes, (size_t) (ring > parts ? ring : parts), err);
+  l.ring = (size_t) (ring > l.parts ? ring : l.parts);
+}
+
+tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op_a,
+                            const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
+                            const tilemm_view *c, const tilemm_stop *stop, tilemm_cuda_stats *st,
+                            tilemm_error *err, tilemm_keep keep, unsigned long long product,
+                            const tilemm_plan *also, int also_count)
+{
+  const settings &cfg = config ();
+  const size_t es = tilemm_type_size (plan->type);
+  const int64_t k = plan->k, m = plan->m, n = plan->n;
+  layout l;
+  layout_of (plan, op_a, op_b, l);
+  const int64_t panel_rows = l.panel_rows, sr = l.sr, sc = l.sc, parts = l.parts;
+  const bool one_panel = l.one_panel;
+  const std::vector<step> &steps = l.steps;
+  st->panels += tilemm_plan_panel_count (plan);
+  const int64_t N = (int64_t) steps.size (), S = l.slots;
+  const int64_t RY = S + 2, RC = one_panel ? N + 2 : S * parts + 2;
+  st->steps += N;
+  /* The first step of each step of A's rows, and one past the last. */
+  std::vector<int64_t> y_begin ((size_t) l.ysteps + 1, N);
+  for (int64_t j = N - 1; j >= 0; j--)
+    y_begin[(size_t) steps[j].y] = j;
+  const bool t_a = op_a != TILEMM_OP_NONE, t_b = op_b != TILEMM_OP_NONE;
+  /* The workspace holds what the largest of `also` (the other panels this worker may take)
+   * asks, so that it is made once, whichever panel it meets first. */
+  size_t bytes[NBUF];
+  memcpy (bytes, l.bytes, sizeof bytes);
+  size_t ring = l.ring;
+  for (int i = 0; i < also_count; i++)
+    {
+      layout other;
+      layout_of (&also[i], op_a, op_b, other);
+      for (int j = 0; j < NBUF; j++)
+        bytes[j] = other.bytes[j] > bytes[j] ? other.bytes[j] : bytes[j];
+      ring = other.ring > ring ? other.ring : ring;
+    }
+  tilemm_status status = workspace_reserve (ws, bytes, ring, err);
   if (status != TILEMM_OK)
     return status;
   /* The operand the plan keeps between this worker's panels: all of op(A)'s rows (or op(B)'s
@@ -202,9 +236,9 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
   const bool keeping = one_panel && product != 0 && keep != TILEMM_KEEP_NONE;
   const kept_operand mine = keep == TILEMM_KEEP_A ? kept_of (product, keep, op_a, a, sc, k)
                                                   : kept_of (product, keep, op_b, b, sr, k);
-  const bool kept_y = keeping && keep == TILEMM_KEEP_A && same_kept (ws.kept, mine);
-  const bool kept_x = keeping && keep == TILEMM_KEEP_B && same_kept (ws.kept, mine);
-  ws.kept.product = 0;
+  const bool kept_y = keeping && keep == TILEMM_KEEP_A && same_kept (ws.kept_y, mine);
+  const bool kept_x = keeping && keep == TILEMM_KEEP_B && same_kept (ws.kept_x, mine);
+  ws.kept_x.product = ws.kept_y.product = 0;
 
   /* The result's pages: huge, faulted in by the copies into them (or, if asked for, by other
    * threads while the operands go up: slower on the GPU machine, as those faults compete with
@@ -486,7 +520,7 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
     st->result_prep_ms += ms_since (t0);
   }
   if (keeping)
-    ws.kept = mine;
+    (keep == TILEMM_KEEP_A ? ws.kept_y : ws.kept_x) = mine;
   return TILEMM_OK;
 }
 

@@ -90,7 +90,7 @@ void workspace_free (workspace &ws)
       *s = nullptr;
     }
   ws.device = -1;
-  ws.kept.product = 0;
+  ws.kept_x.product = ws.kept_y.product = 0;
   cudaGetLastError ();
 }
 
@@ -240,7 +240,7 @@ tilemm_status workspace_reserve (workspace &ws, const size_t bytes[NBUF], size_t
    * another shrinks). */
   bool change[NBUF];
   if (grow)
-    ws.kept.product = 0;   /* the buffers it lay in are made anew */
+    ws.kept_x.product = ws.kept_y.product = 0;   /* the buffers they lay in are made anew */
   for (int i = 0; i < NBUF; i++)
     {
       change[i] = ws.capacity[i] < bytes[i] || (grow && ws.capacity[i] > bytes[i]);

@@ -117,13 +117,15 @@ void mock_cuda_set_devices (int count);
 /* Device bytes allocated and not freed on one device. */
 size_t mock_cuda_device_bytes_on (int device);
 /* Makes every host wait on device `device`'s streams and events (queries, synchronisations)
- * take `us` microseconds longer: a slower device (-1: none). */
+ * take `us` microseconds longer: a slower device (one call per device; -1: none slow). */
 void mock_cuda_slow_device (int device, unsigned us);
 /* Makes the copy number `after` (0: the next) enqueued on device `device` fail with
  * cudaErrorIllegalAddress, once (-1: none). */
 void mock_cuda_fail_device (int device, int after);
 /* Operations run so far, and the most that were ever queued at once on all streams. */
 unsigned long long mock_cuda_ops_run (void);
+/* Device and pinned allocations made so far (cudaMalloc, cudaHostAlloc). */
+unsigned long long mock_cuda_allocations (void);
 /* Operations enqueued on all streams and not yet run (0: the device is idle). */
 size_t mock_cuda_pending_ops (void);
 /* Launches of the stand-in kernel (mock_kernels.cc) with inconsistent shapes. */

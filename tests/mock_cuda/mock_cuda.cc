@@ -54,13 +54,13 @@ std::map<void *, int> block_device;   // the device each device block lives on
 enum { MOST_DEVICES = 8 };
 int device_count = 1;
 thread_local int current = 0;          // this host thread's device (cudaSetDevice)
-int slow_device = -1, fail_device = -1, fail_after = 0;
-unsigned slow_us = 0;
+int fail_device = -1, fail_after = 0;
+unsigned slow_us[MOST_DEVICES];   // what each device's host waits take longer
 // One lock for the whole stand-in runtime: the workers of a product spread over several devices
 // (src/exec/workers.c) call it from their own threads, as they do the real one.  Recursive:
 // some calls make others (cudaFreeHost synchronises).
 std::recursive_mutex mock_mutex;
-unsigned long long rng = 88172645463325252ull, ops_run = 0;
+unsigned long long rng = 88172645463325252ull, ops_run = 0, allocations = 0;
 size_t fail_over = 0;
 // Each device's memory: what cudaMemGetInfo reports as total, and a cudaMalloc that would take
 // the bytes held there past it fails (as a real device's would); the most each device ever held
@@ -75,8 +75,8 @@ bool valid_device (int d) { return d >= 0 && d < device_count; }
 // devices' host threads go on meanwhile).
 void wait_slowly (int device)
 {
-  if (device == slow_device && slow_us > 0)
-    usleep (slow_us);
+  if (valid_device (device) && slow_us[device] > 0)
+    usleep (slow_us[device]);
 }
 
 unsigned long long next_random ()
@@ -250,6 +250,7 @@ cudaError_t cudaMalloc (void **p, size_t bytes)
   *p = malloc (bytes ? bytes : 1);
   if (!*p)
     return cudaErrorMemoryAllocation;
+  allocations++;
   memset (*p, 0xFF, bytes); // NaN everywhere: data never written shows
   device_blocks[*p] = bytes;
   block_device[*p] = current;
@@ -278,6 +279,7 @@ cudaError_t cudaHostAlloc (void **p, size_t bytes, unsigned)
   *p = malloc (bytes);
   if (!*p)
     return cudaErrorMemoryAllocation;
+  allocations++;
   memset (*p, 0xFF, bytes);
   pinned_blocks[*p] = bytes;
   return cudaSuccess;
@@ -491,8 +493,9 @@ void mock_cuda_set_devices (int count)
 void mock_cuda_slow_device (int device, unsigned us)
 {
   std::lock_guard<std::recursive_mutex> lock (mock_mutex);
-  slow_device = device;
-  slow_us = us;
+  for (int d = 0; d < MOST_DEVICES; d++)
+    if (d == device || device < 0)
+      slow_us[d] = device < 0 ? 0 : us;
 }
 void mock_cuda_fail_device (int device, int after)
 {
@@ -530,6 +533,11 @@ void mock_cuda_reset_peak (void)
     device_peak[d] = device_held[d];
 }
 unsigned long long mock_cuda_ops_run (void) { return ops_run; }
+unsigned long long mock_cuda_allocations (void)
+{
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
+  return allocations;
+}
 size_t mock_cuda_pending_ops (void)
 {
   size_t n = 0;
