@@ -505,6 +505,63 @@ void multi_gpu_trouble_case (int devices)
              next.detail, next.c == one.c);
     }
 }
+// A batch of pages over `devices` stand-in GPUs against the same on GPU 0: X rows x rows x pages
+// (complex where asked), Y one page or as many (expansion), op_b; batched (the batched kernels,
+// chunks of pages from one queue) or alone (TILEMM_PAGES_ALONE=1: each page a plain product,
+// the pages spread over the devices).  Bitwise one GPU's, the plan's devices and chunks, each
+// device's figures.
+void multi_gpu_pages_case (int devices, bool alone, bool x_complex, bool y_one_page,
+                           tilemm_op op_b, int64_t rows, int64_t pages)
+{
+  CHECK_CASE ("%d GPUs: %lld pages of %lldx%lld%s x %s%s, %s: bitwise one GPU's", devices,
+              (long long) pages, (long long) rows, (long long) rows, x_complex ? " complex" : "",
+              op_name (op_b), y_one_page ? " (one page, expanded)" : "",
+              alone ? "alone" : "batched");
+  const int64_t dims_x[] = { rows, rows, pages }, dims_y[] = { rows, rows, y_one_page ? 1 : pages };
+  const tilemm_operand ox = { TILEMM_CLASS_DOUBLE, x_complex, 0, 3, rows, rows, 0, NULL, 0 };
+  const tilemm_operand oy = { TILEMM_CLASS_DOUBLE, 0, 0, 3, rows, rows, 0, NULL, 0 };
+  const std::vector<unsigned char> x = random_data ((size_t) (rows * rows * pages) * (x_complex ? 2 : 1), false);
+  const std::vector<unsigned char> y = random_data ((size_t) (rows * rows * dims_y[2]), false);
+  setenv ("TILEMM_PAGES_ALONE", alone ? "1" : "0", 1);
+  std::vector<unsigned char> z[2];
+  tilemm_batch batch[2];
+  for (int i = 0; i < 2; i++)
+    {
+      tilemm_options opt;
+      tilemm_options_init (&opt);
+      opt.backend = TILEMM_CHOOSE_GPU;
+      opt.precision = TILEMM_PRECISION_NATIVE;
+      opt.devices.count = i == 0 ? 1 : devices;
+      for (int d = 0; d < opt.devices.count; d++)
+        opt.devices.device[d] = d;
+      tilemm_error err = { TILEMM_OK, "" };
+      tilemm_status st = tilemm_decide_batch (&ox, 3, dims_x, TILEMM_OP_NONE, &oy, 3, dims_y, op_b,
+                                              &opt, &batch[i], &err);
+      CHECK (st == TILEMM_OK && batch[i].action == TILEMM_BATCH_COMPUTE, "decide: %s", err.detail);
+      if (st != TILEMM_OK || batch[i].action != TILEMM_BATCH_COMPUTE)
+        break;
+      const tilemm_route &r = batch[i].decision.route;
+      z[i].assign ((size_t) (r.m * r.n * pages) * 8 * (r.result_complex ? 2 : 1), 0x5A);
+      st = tilemm_batch_run (&batch[i], &opt, x.data (), y.data (), z[i].data (), &err);
+      CHECK (st == TILEMM_OK, "run on %d GPU(s): %s", opt.devices.count, err.detail);
+    }
+  unsetenv ("TILEMM_PAGES_ALONE");
+  CHECK (!z[0].empty () && z[0] == z[1], "not bitwise one GPU's pages");
+  const tilemm_batch_plan &p = batch[1].plan;
+  CHECK (p.backend == TILEMM_BACKEND_CUDA && p.per_page == alone && p.workers.count == devices
+           && p.pages_over_devices == alone,
+         "the plan: backend %d, alone %d, %d GPUs, over devices %d", (int) p.backend, p.per_page,
+         p.workers.count, p.pages_over_devices);
+  tilemm_cuda_stats st;
+  tilemm_cuda_last_stats (&st);
+  long long items = 0;
+  for (int i = 0; i < st.devices; i++)
+    items += st.device[i].panels;
+  const int64_t per_item = alone ? 1 : p.pages_per_chunk;
+  CHECK (st.ok && st.devices == devices && items == (pages + per_item - 1) / per_item,
+         "the figures: %d devices, %lld items of %lld pages", st.devices, items,
+         (long long) per_item);
+}
 } // namespace
 
 // "auto" for X'*X and X*X' of one object (the BLAS library's syrk/herk, Octave's A'*A): decided as
@@ -737,7 +794,9 @@ void batch_copy_team ()
             = tilemm_decide_batch (&page, 3, dims, TILEMM_OP_NONE, &page, 3, dims, TILEMM_OP_NONE,
                                    &opt, &batch, &err);
           const int expected = choice == TILEMM_CHOOSE_GPU ? want[i] : 0;
-          CHECK (status == TILEMM_OK && batch.plan.copy_threads == expected,
+          // (The GPU's copy teams follow it: one thread where the plan copies on one.)
+          CHECK (status == TILEMM_OK && batch.plan.copy_threads == expected
+                   && (expected != 1 || batch.plan.teams[0].threads == 1),
                  "%lld pages of %lldx%lld on %s: status %d, copy threads %d, want %d",
                  (long long) sizes[i][1], (long long) sizes[i][0], (long long) sizes[i][0],
                  choice == TILEMM_CHOOSE_GPU ? "gpu" : "cpu", (int) status,
@@ -881,6 +940,10 @@ int main ()
       multi_gpu_case (false, false, false, TILEMM_OP_NONE, TILEMM_OP_NONE, true, 200, 600, 40,
                       devices);
       multi_gpu_trouble_case (devices);
+      multi_gpu_pages_case (devices, false, false, false, TILEMM_OP_NONE, 48, 200);
+      multi_gpu_pages_case (devices, false, true, true, TILEMM_OP_TRANSPOSE, 40, 150);
+      multi_gpu_pages_case (devices, true, false, false, TILEMM_OP_NONE, 70, 12);
+      multi_gpu_pages_case (devices, true, true, false, TILEMM_OP_CTRANSPOSE, 50, 9);
     }
   tilemm_cuda_release ();
   CHECK_CASE ("nothing held at the end");

@@ -236,10 +236,12 @@ typedef struct tilemm_backend_ops {
                               tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
                               const tilemm_stop *stop, tilemm_emu_plan *used,
                               int64_t *exact_entries, tilemm_error *err);
-  /* A batch of pages (pagemtimes, batch.h) in panels of pages_per_panel pages, on the caller's
-   * device; NULL where the executor runs the pages itself through `product` (the CPU). */
-  tilemm_status (*batch) (const struct tilemm_batch_job_s *job, int64_t pages_per_panel,
-                          const tilemm_stop *stop, tilemm_error *err);
+  /* A chunk of a batch of pages (pagemtimes, batch.h): `count` pages of the job from page
+   * `first`, in the panels its plan says (tilemm_batch_chunk_panels), on worker `worker`; NULL
+   * where the executor runs the pages itself through `product` (the CPU). */
+  tilemm_status (*batch) (void *state, int worker, const struct tilemm_batch_job_s *job,
+                          int64_t first, int64_t count, const tilemm_stop *stop,
+                          tilemm_error *err);
   /* Host-facing facts and housekeeping (NULL where the backend keeps nothing). */
   void (*release) (void);
   size_t (*bytes_held) (void);

@@ -340,6 +340,19 @@ tilemm_status cuda_emu_whole (void *state, int worker, const tilemm_emu_options 
   return status;
 }
 
+/* A chunk of a batch's pages on worker `worker` (its panels the plan's). */
+tilemm_status cuda_batch (void *state, int worker, const tilemm_batch_job *job, int64_t first,
+                          int64_t count, const tilemm_stop *stop, tilemm_error *err)
+{
+  product_state *s = (product_state *) state;
+  const auto t0 = std::chrono::steady_clock::now ();
+  const tilemm_cuda_stats before = s->st[worker];
+  const tilemm_status status = batch_chunk (ws_pool[worker], job, first, count, stop,
+                                            &s->st[worker], err);
+  panel_done (s, worker, t0, before.upload_ms, before.compute_ms, before.download_ms);
+  return status;
+}
+
 } /* namespace */
 
 extern "C" {
@@ -360,7 +373,7 @@ const tilemm_backend_ops tilemm_cuda_backend_ops = {
   cuda_emu_product,
   cuda_emu_whole,
   nullptr, /* the exact part of an emulated product runs on the CPU's table */
-  tilemm_cuda_multiply_batch,
+  cuda_batch,
   release_all,
   bytes_held,
   pinned_bytes_held,

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "batch.h"
 #include "cuda_try.h"
 #include "emulated_cuda.h"
 #include "fault.h"
@@ -291,6 +292,11 @@ struct emu_stage
 kept_operand kept_of (unsigned long long product, tilemm_keep which, tilemm_op op,
                       const tilemm_view *v, int64_t step, int64_t k);
 bool same_kept (const kept_operand &x, const kept_operand &y);
+/* batch_product.cu: `pages` pages of a batch from page `first` (a chunk of its queue), in the
+ * panels the batch's plan cuts them into. */
+tilemm_status batch_chunk (workspace &ws, const tilemm_batch_job *job, int64_t first,
+                           int64_t pages, const tilemm_stop *stop, tilemm_cuda_stats *st,
+                           tilemm_error *err);
 /* emulated_product.cu: one panel of an emulated product C = op_a(A)·op_b(B) (stats: STATS's
  * statistics). */
 tilemm_status emu_panel (workspace &ws, const emu_stage &stage, tilemm_op op_a,

@@ -68,11 +68,37 @@ int tilemm_multi_stopping (void *unused)
   return worker_run && atomic_load (&worker_run->stop);
 }
 
+/* An item of a batch's job on worker w: a chunk of pages through the backend's batch, or one
+ * page (its pages of X, Y and Z as views) as a plain product under the page's plan. */
+static tilemm_status job_pages (const tilemm_job *job, int w, int64_t i, const tilemm_stop *stop,
+                                tilemm_error *e)
+{
+  const tilemm_batch_job *b = job->batch;
+  const int64_t pages = b->shape->z_pages, first = i * job->pages_per_item;
+  const int64_t count = pages - first < job->pages_per_item ? pages - first : job->pages_per_item;
+  if (job->kind == TILEMM_JOB_BATCH)
+    return job->ops->batch (job->state, w, b, first, count, stop, e);
+  int64_t xp, yp;
+  tilemm_batch_sources (b->shape, first, &xp, &yp);
+  const size_t es = tilemm_type_size (b->type);
+  const int ta = b->op_a != TILEMM_OP_NONE, tb = b->op_b != TILEMM_OP_NONE;
+  tilemm_view a, v, c;
+  tilemm_view_init (&a, b->type, ta ? b->k : b->m, ta ? b->m : b->k, ta ? b->k : b->m,
+                    (unsigned char *) b->x + (size_t) xp * (size_t) b->x_page * es);
+  tilemm_view_init (&v, b->type, tb ? b->n : b->k, tb ? b->k : b->n, tb ? b->n : b->k,
+                    (unsigned char *) b->y + (size_t) yp * (size_t) b->y_page * es);
+  tilemm_view_init (&c, b->type, b->m, b->n, b->m,
+                    (unsigned char *) b->z + (size_t) first * (size_t) b->z_page * es);
+  return job->ops->product (job->state, w, job->page_plan, b->op_a, &a, b->op_b, &v, &c, stop, e);
+}
+
 /* One panel of the job on worker w: its views, its plan, the backend's operation. */
 static tilemm_status job_panel (multi_run *run, int w, int64_t i, const tilemm_stop *stop,
                                 tilemm_error *e)
 {
   const tilemm_job *job = run->job;
+  if (job->kind == TILEMM_JOB_BATCH || job->kind == TILEMM_JOB_PAGES)
+    return job_pages (job, w, i, stop, e);
   const tilemm_plan *q = job->queue;
   tilemm_panel panel;
   if (!tilemm_plan_panel (q, i, &panel))
@@ -225,13 +251,14 @@ static int multi_watch (multi_run *run, int running, const tilemm_stop *stop)
 tilemm_status tilemm_job_run (const tilemm_job *job, const tilemm_stop *stop,
                               tilemm_multi_report *report, tilemm_error *err)
 {
-  if (!job || !job->ops || !job->queue || !job->workers || job->workers->count < 1
-      || job->workers->count > TILEMM_MAX_WORKERS)
+  const int of_pages = job && (job->kind == TILEMM_JOB_BATCH || job->kind == TILEMM_JOB_PAGES);
+  if (!job || !job->ops || (of_pages ? !job->batch || job->pages_per_item < 1 : !job->queue)
+      || !job->workers || job->workers->count < 1 || job->workers->count > TILEMM_MAX_WORKERS)
     return tilemm_error_set (err, TILEMM_EINVAL, "tilemm_job_run: bad arguments");
   multi_run run;
   memset (&run, 0, sizeof run);
   run.job = job;
-  run.panels = tilemm_plan_panel_count (job->queue);
+  run.panels = of_pages ? job->items : tilemm_plan_panel_count (job->queue);
   atomic_init (&run.next, 0);
   atomic_init (&run.stop, 0);
   run.failed_worker = -1;
