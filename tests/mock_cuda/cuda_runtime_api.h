@@ -112,7 +112,8 @@ unsigned long long mock_kernels_transposes (void);
  * register-tiled fallback, and the pieces of k of all launches (1 for an unsplit one). */
 unsigned long long mock_kernels_fallback_launches (void);
 unsigned long long mock_kernels_split_pieces (void);
-/* Devices the runtime shows (1 to 8; default 1): set before the first call into it. */
+/* Devices the runtime shows (1 to 8; default 1, or the environment's MOCK_CUDA_DEVICES): set
+ * before the first call into it. */
 void mock_cuda_set_devices (int count);
 /* Device bytes allocated and not freed on one device. */
 size_t mock_cuda_device_bytes_on (int device);

@@ -71,6 +71,15 @@ size_t device_held[MOST_DEVICES];
 
 bool valid_device (int d) { return d >= 0 && d < device_count; }
 
+// MOCK_CUDA_DEVICES, where a program set none itself (the BLAS library's test, from a script).
+[[maybe_unused]] const bool devices_from_environment = [] {
+  const char *v = getenv ("MOCK_CUDA_DEVICES");
+  const int n = v ? atoi (v) : 0;
+  if (n >= 1)
+    device_count = n > MOST_DEVICES ? MOST_DEVICES : n;
+  return true;
+} ();
+
 // A host wait on a slow device's work takes longer (outside the runtime's lock, so the other
 // devices' host threads go on meanwhile).
 void wait_slowly (int device)
