@@ -30,7 +30,8 @@
 TILEMM_INCLUDE_DIRS = common exec cpu cuda kernels front
 
 # The bottom layer: status, views, the device model, the plan of a product and of a call, routing,
-# options, host copy helpers, fault injection, the emulated precision's plan and sizes.  Plain C11.
+# options, host copy helpers (the host's CPUs, a team of threads, each GPU's copy team), fault
+# injection, the emulated precision's plan and sizes.  Plain C11.
 TILEMM_CORE = common/status.c common/view.c common/device_model.c common/plan.c common/route.c \
   common/options.c common/call_plan.c common/parallel_copy.c common/host_pages.c \
   common/fault.c common/emulated_plan.c common/emulated_sizing.c common/exact_dot.c \

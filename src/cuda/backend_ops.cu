@@ -120,22 +120,11 @@ tilemm_cuda_stats product_stats (const product_state *s, int workers, tilemm_sta
       if (s->used[w] < 0)
         continue;
       const tilemm_cuda_stats &x = s->st[w];
+      const double busy = s->taken[w] > 0 ? std::chrono::duration<double, std::milli> (
+                                              s->ended[w] - s->started[w]).count ()
+                                          : 0;
       tilemm_cuda_device_stats &d = st.device[st.devices++];
-      d.device = s->used[w];
-      d.copy_threads = s->threads[w];
-      d.panels = s->taken[w];
-      d.steps = x.steps;
-      d.busy_ms = s->taken[w] > 0 ? std::chrono::duration<double, std::milli> (
-                                      s->ended[w] - s->started[w]).count ()
-                                  : 0;
-      d.upload_ms = x.upload_ms;
-      d.compute_ms = x.compute_ms;
-      d.download_ms = x.download_ms;
-      d.copy_in_ms = x.copy_in_ms;
-      d.copy_out_ms = x.copy_out_ms;
-      d.result_prep_ms = x.result_prep_ms;
-      d.bytes_up = x.bytes_up;
-      d.bytes_down = x.bytes_down;
+      d = device_stats (x, s->used[w], s->threads[w], s->taken[w], busy);
       if (workers > 1)
         {
           st.copy_in_ms += x.copy_in_ms;
@@ -214,18 +203,23 @@ tilemm_status cuda_worker_start (void *state, int worker, int device,
   return TILEMM_OK;
 }
 
-/* A panel done on worker w: when its work ended, how many it took, and (where the panel's own
- * split left the rest of its time uncounted) its download. */
-void panel_done (product_state *s, int worker, std::chrono::steady_clock::time_point t0,
-                 double up_before, double comp_before, double down_before)
+/* One panel (or chunk) of worker w, run by `panel` (tilemm_status (tilemm_cuda_stats *)) on the
+ * worker's figures: when its work ended, how many it took, and (where the panel's own split
+ * left the rest of its time uncounted: the pipeline times its uploads and kernels only) its
+ * download. */
+template <typename Panel> tilemm_status timed_panel (product_state *s, int worker, Panel panel)
 {
+  tilemm_cuda_stats &st = s->st[worker];
+  const double up = st.upload_ms, comp = st.compute_ms, down = st.download_ms;
+  const auto t0 = std::chrono::steady_clock::now ();
+  const tilemm_status status = panel (&st);
   const auto t1 = std::chrono::steady_clock::now ();
   s->ended[worker] = t1;
   s->taken[worker]++;
-  tilemm_cuda_stats &st = s->st[worker];
-  if (st.download_ms == down_before)   /* the pipeline times its uploads and kernels only */
+  if (st.download_ms == down)
     st.download_ms += std::chrono::duration<double, std::milli> (t1 - t0).count ()
-                      - (st.upload_ms - up_before) - (st.compute_ms - comp_before);
+                      - (st.upload_ms - up) - (st.compute_ms - comp);
+  return status;
 }
 
 /* After every worker stopped: a failed product frees the worker's workspace (kept otherwise, so
@@ -249,17 +243,15 @@ tilemm_status cuda_product (void *state, int worker, const tilemm_plan *plan, ti
   if (done)
     return status;
   s->streamed = true;
-  const auto t0 = std::chrono::steady_clock::now ();
-  const tilemm_cuda_stats before = s->st[worker];
   /* What the call's plan says each worker keeps between its panels (a low-level entry's plan
    * runs its own panels, whole). */
   const tilemm_keep keep = s->plan ? s->plan->queue_keeps : TILEMM_KEEP_NONE;
   /* The workspace made once for the largest panel of the queue this worker may take. */
   const bool queue = s->plan && s->plan->workers.count > 1;
-  status = run_pipeline (ws, plan, op_a, a, op_b, b, c, stop, &s->st[worker], err, keep,
-                         s->serial, queue ? &s->plan->sub[0][0] : nullptr, queue ? 4 : 0);
-  panel_done (s, worker, t0, before.upload_ms, before.compute_ms, before.download_ms);
-  return status;
+  return timed_panel (s, worker, [&] (tilemm_cuda_stats *st) {
+    return run_pipeline (ws, plan, op_a, a, op_b, b, c, stop, st, err, keep, s->serial,
+                         queue ? &s->plan->sub[0][0] : nullptr, queue ? 4 : 0);
+  });
 }
 
 int64_t block_cols_of (const product_state *s)
@@ -298,12 +290,10 @@ tilemm_status cuda_emu_stats (void *state, int worker, const tilemm_emu_options 
   emu_stage stage = { emu_stage::STATS, options, nullptr, 0, gemm_of (s), nullptr, nullptr };
   emulated_most (s, stage);
   tilemm_emu_plan used;
-  const auto t0 = std::chrono::steady_clock::now ();
-  const tilemm_cuda_stats before = s->st[worker];
-  const tilemm_status status = emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, nullptr,
-                                          nullptr, stats, &used, &s->st[worker], err);
-  panel_done (s, worker, t0, before.upload_ms, before.compute_ms, before.download_ms);
-  return status;
+  return timed_panel (s, worker, [&] (tilemm_cuda_stats *st) {
+    return emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, nullptr, nullptr, stats, &used,
+                      st, err);
+  });
 }
 
 tilemm_status cuda_emu_product (void *state, int worker, const tilemm_emu_plan *plan,
@@ -315,12 +305,9 @@ tilemm_status cuda_emu_product (void *state, int worker, const tilemm_emu_plan *
   emu_stage stage = { emu_stage::PRODUCT, nullptr, plan, block_cols_of (s), gemm_of (s), nullptr,
                       nullptr };
   emulated_most (s, stage);
-  const auto t0 = std::chrono::steady_clock::now ();
-  const tilemm_cuda_stats before = s->st[worker];
-  const tilemm_status status = emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, c, stop,
-                                          nullptr, used, &s->st[worker], err);
-  panel_done (s, worker, t0, before.upload_ms, before.compute_ms, before.download_ms);
-  return status;
+  return timed_panel (s, worker, [&] (tilemm_cuda_stats *st) {
+    return emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, c, stop, nullptr, used, st, err);
+  });
 }
 
 tilemm_status cuda_emu_whole (void *state, int worker, const tilemm_emu_options *options,
@@ -332,12 +319,9 @@ tilemm_status cuda_emu_whole (void *state, int worker, const tilemm_emu_options 
   product_state *s = (product_state *) state;
   emu_stage stage = { emu_stage::WHOLE, options, nullptr, block_cols_of (s), gemm_of (s), decide,
                       decide_ctx };
-  const auto t0 = std::chrono::steady_clock::now ();
-  const tilemm_cuda_stats before = s->st[worker];
-  const tilemm_status status = emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, c, stop,
-                                          nullptr, used, &s->st[worker], err);
-  panel_done (s, worker, t0, before.upload_ms, before.compute_ms, before.download_ms);
-  return status;
+  return timed_panel (s, worker, [&] (tilemm_cuda_stats *st) {
+    return emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, c, stop, nullptr, used, st, err);
+  });
 }
 
 /* A chunk of a batch's pages on worker `worker` (its panels the plan's). */
@@ -345,12 +329,9 @@ tilemm_status cuda_batch (void *state, int worker, const tilemm_batch_job *job, 
                           int64_t count, const tilemm_stop *stop, tilemm_error *err)
 {
   product_state *s = (product_state *) state;
-  const auto t0 = std::chrono::steady_clock::now ();
-  const tilemm_cuda_stats before = s->st[worker];
-  const tilemm_status status = batch_chunk (ws_pool[worker], job, first, count, stop,
-                                            &s->st[worker], err);
-  panel_done (s, worker, t0, before.upload_ms, before.compute_ms, before.download_ms);
-  return status;
+  return timed_panel (s, worker, [&] (tilemm_cuda_stats *st) {
+    return batch_chunk (ws_pool[worker], job, first, count, stop, st, err);
+  });
 }
 
 } /* namespace */

@@ -127,25 +127,27 @@ size_t bytes_held (void);
 size_t pinned_bytes_held (void);
 void copy_last_stats (tilemm_cuda_stats *stats);
 
-/* A product on one workspace: its figures are its device's (tilemm_cuda_stats.device). */
-inline void one_device_stats (tilemm_cuda_stats &st, const workspace &ws)
+/* A device's figures (tilemm_cuda_stats.device) from its worker's: on `device`, its copy team of
+ * `threads`, the queue panels it took, its busy time. */
+inline tilemm_cuda_device_stats device_stats (const tilemm_cuda_stats &x, int device, int threads,
+                                              long long panels, double busy_ms)
 {
-  st.devices = 1;
-  tilemm_cuda_device_stats &d = st.device[0];
+  tilemm_cuda_device_stats d;
   memset (&d, 0, sizeof d);
-  d.device = ws.device;
-  d.copy_threads = ws.team_threads;
-  d.panels = 1;
-  d.steps = st.steps;
-  d.busy_ms = st.total_ms;
-  d.upload_ms = st.upload_ms;
-  d.compute_ms = st.compute_ms;
-  d.download_ms = st.download_ms;
-  d.copy_in_ms = st.copy_in_ms;
-  d.copy_out_ms = st.copy_out_ms;
-  d.result_prep_ms = st.result_prep_ms;
-  d.bytes_up = st.bytes_up;
-  d.bytes_down = st.bytes_down;
+  d.device = device;
+  d.copy_threads = threads;
+  d.panels = panels;
+  d.steps = x.steps;
+  d.busy_ms = busy_ms;
+  d.upload_ms = x.upload_ms;
+  d.compute_ms = x.compute_ms;
+  d.download_ms = x.download_ms;
+  d.copy_in_ms = x.copy_in_ms;
+  d.copy_out_ms = x.copy_out_ms;
+  d.result_prep_ms = x.result_prep_ms;
+  d.bytes_up = x.bytes_up;
+  d.bytes_down = x.bytes_down;
+  return d;
 }
 
 /* Adds the sums since load (last_stats') to st, the figures of the product just ended. */
@@ -327,7 +329,8 @@ tilemm_status recorded_product (workspace &ws, Product product, bool download_is
   st.total_ms = ms_since (t0);
   if (download_is_the_rest)
     st.download_ms = st.ok ? st.total_ms - st.upload_ms - st.compute_ms : 0;
-  one_device_stats (st, ws);
+  st.devices = 1;   /* a product on one workspace: its figures are its device's */
+  st.device[0] = device_stats (st, ws.device, ws.team_threads, 1, st.total_ms);
   accumulate_stats (st);
   last_stats = st;
   return status;

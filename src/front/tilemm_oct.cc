@@ -17,6 +17,8 @@
 #include <memory>
 #include <string>
 
+#include <dlfcn.h>
+
 #include "backend.h"
 #include "front.h"
 #include "oct_shared.h"
@@ -236,8 +238,11 @@ DEFUN_DLD (__tilemm_plan__, args, ,
 // PKG_ADD: autoload ("__tilemm_stats__", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct"));
 DEFUN_DLD (__tilemm_stats__, args, ,
            "-*- texinfo -*-\n"
-           "@deftypefn {} {@var{s} =} __tilemm_stats__ ()\n"
-           "Undocumented internal function: where the time of tilemm's last GPU product went.\n"
+           "@deftypefn  {} {@var{s} =} __tilemm_stats__ ()\n"
+           "@deftypefnx {} {@var{s} =} __tilemm_stats__ (\"blas\")\n"
+           "Undocumented internal function: where the time of tilemm's last GPU product went\n"
+           "(with @qcode{\"blas\"}: the last GPU product of libtilemm_blas.so preloaded into\n"
+           "this process, its device fields those of the oct-file).\n"
            "\n"
            "Fields: @code{calls} (GPU products since tilemm.oct was loaded), @code{ok},\n"
            "@code{backend_ms} (entry to return of the GPU backend), @code{upload_ms},\n"
@@ -258,10 +263,24 @@ DEFUN_DLD (__tilemm_stats__, args, ,
            "the copies and bytes are sums over the devices.\n"
            "@end deftypefn")
 {
-  if (args.length () != 0)
+  // "blas": the figures of the BLAS library preloaded into this process (its own copy of the
+  // GPU backend), where it is.
+  const bool of_blas = args.length () == 1 && args(0).is_string ()
+                       && args(0).string_value () == "blas";
+  if (args.length () > 1 || (args.length () == 1 && !of_blas))
     print_usage ();
   tilemm_cuda_stats st;
-  tilemm_cuda_last_stats (&st);
+  if (of_blas)
+    {
+      typedef void stats_fn (tilemm_cuda_stats *);
+      stats_fn *blas = (stats_fn *) dlsym (RTLD_DEFAULT, "tilemm_blas_last_stats");
+      if (!blas)
+        error_with_id ("tilemm:noblas",
+                       "__tilemm_stats__: libtilemm_blas.so is not loaded in this process");
+      blas (&st);
+    }
+  else
+    tilemm_cuda_last_stats (&st);
   octave_scalar_map s;
   s.assign ("calls", octave_value ((double) st.calls));
   s.assign ("ok", octave_value (st.ok != 0));
