@@ -2,11 +2,13 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *
- * One job at a time: the caller writes the job, then moves `generation` on; every helper sees
- * the new generation (spinning for a while after its last job, else asleep on `wake`), does its
- * share when it is a member of the job, and counts itself off `remaining`; the caller, once its
- * own share is done, waits for `remaining` to reach 0.  Every helper counts itself off every job,
- * so none can miss one, and none reads a job once its caller has returned.
+ * Each helper has a slot of its own: the caller writes a job into the slots of the job's members
+ * only, then moves each one's `jobs` on; a member sees it (spinning for a while after its last
+ * job, else asleep on its own condition), does its share and counts itself off `remaining`; the
+ * caller, once its own share is done, waits for `remaining` to reach 0.  A helper outside the job
+ * is neither woken nor waited for (a woken thread that must find a core before the job can end
+ * costs milliseconds where another library's threads hold the cores), and a slot is written again
+ * only after its helper has counted itself off the job before.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -40,45 +42,45 @@ static int64_t now_ns (void)
   return (int64_t) t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* One helper's slot: its job, written by the caller before `jobs` moves on. */
 typedef struct {
   tilemm_host_team *team;
   int member;
-} helper_arg;
+  pthread_t thread;
+  atomic_uint_fast64_t jobs;     /* jobs given to this helper so far (and one more to stop) */
+  pthread_cond_t wake;           /* where it sleeps, under the team's lock                  */
+  int sleeping;                  /* under the team's lock                                   */
+  tilemm_team_fn fn;
+  void *arg;
+  int members;
+} helper_slot;
 
 struct tilemm_host_team {
   int threads;                   /* members: the caller and the helpers started             */
   tilemm_cpu_set cpus;
   pid_t pid;                     /* the process the helpers live in                         */
-  pthread_t *helper;
-  helper_arg *args;
-  pthread_mutex_t lock;          /* guards `sleepers` and the sleep on `wake`               */
-  pthread_cond_t wake;
-  int sleepers;
-  atomic_uint_fast64_t generation;   /* moved on by each job (and by the stop)              */
-  atomic_int remaining;          /* helpers yet to count themselves off the current job     */
+  helper_slot *slot;             /* threads - 1 of them: member i is slot[i - 1]            */
+  pthread_mutex_t lock;          /* guards the slots' `sleeping` and the sleeps             */
+  atomic_int remaining;          /* members yet to count themselves off the current job     */
   atomic_int quit;
-  /* The current job, written before `generation` moves on. */
-  tilemm_team_fn fn;
-  void *arg;
-  int members;
 };
 
 static void *helper_main (void *p)
 {
-  const helper_arg *a = (const helper_arg *) p;
-  tilemm_host_team *t = a->team;
+  helper_slot *s = (helper_slot *) p;
+  tilemm_host_team *t = s->team;
   tilemm_pin_thread (&t->cpus);
   uint_fast64_t seen = 0;
   for (;;)
     {
-      uint_fast64_t g = atomic_load (&t->generation);
+      uint_fast64_t g = atomic_load (&s->jobs);
       if (g == seen)
         {
           const int64_t until = now_ns () + SPIN_NS;
           for (unsigned spins = 1; g == seen; spins++)
             {
               relax ();
-              g = atomic_load (&t->generation);
+              g = atomic_load (&s->jobs);
               if (g == seen && (spins & 1023) == 0 && now_ns () > until)
                 break;
             }
@@ -86,19 +88,18 @@ static void *helper_main (void *p)
       if (g == seen)
         {
           pthread_mutex_lock (&t->lock);
-          while ((g = atomic_load (&t->generation)) == seen)
+          while ((g = atomic_load (&s->jobs)) == seen)
             {
-              t->sleepers++;
-              pthread_cond_wait (&t->wake, &t->lock);
-              t->sleepers--;
+              s->sleeping = 1;
+              pthread_cond_wait (&s->wake, &t->lock);
             }
+          s->sleeping = 0;
           pthread_mutex_unlock (&t->lock);
         }
       seen = g;
       if (atomic_load (&t->quit))
         return NULL;
-      if (a->member < t->members)
-        t->fn (t->arg, a->member, t->members);
+      s->fn (s->arg, s->member, s->members);
       atomic_fetch_sub (&t->remaining, 1);
     }
 }
@@ -114,7 +115,6 @@ tilemm_host_team *tilemm_host_team_start (int threads, const tilemm_cpu_set *cpu
     t->cpus = *cpus;
   t->pid = getpid ();
   t->threads = 1;
-  atomic_init (&t->generation, 0);
   atomic_init (&t->remaining, 0);
   atomic_init (&t->quit, 0);
   if (pthread_mutex_init (&t->lock, NULL) != 0)
@@ -122,33 +122,30 @@ tilemm_host_team *tilemm_host_team_start (int threads, const tilemm_cpu_set *cpu
       free (t);
       return NULL;
     }
-  if (pthread_cond_init (&t->wake, NULL) != 0)
-    {
-      pthread_mutex_destroy (&t->lock);
-      free (t);
-      return NULL;
-    }
   if (threads > 1)
+    t->slot = (helper_slot *) calloc ((size_t) threads - 1, sizeof *t->slot);
+  pthread_attr_t attr;
+  const int attr_ok = pthread_attr_init (&attr) == 0;
+  if (attr_ok)
+    pthread_attr_setstacksize (&attr, HELPER_STACK);
+  /* As many helpers as the system gives: a team of fewer members still works. */
+  for (int i = 1; t->slot && i < threads; i++)
     {
-      t->helper = (pthread_t *) calloc ((size_t) threads - 1, sizeof *t->helper);
-      t->args = (helper_arg *) calloc ((size_t) threads - 1, sizeof *t->args);
-      pthread_attr_t attr;
-      const int attr_ok = pthread_attr_init (&attr) == 0;
-      if (attr_ok)
-        pthread_attr_setstacksize (&attr, HELPER_STACK);
-      /* As many helpers as the system gives: a team of fewer members still works. */
-      for (int i = 1; t->helper && t->args && i < threads; i++)
+      helper_slot *s = &t->slot[i - 1];
+      s->team = t;
+      s->member = i;
+      atomic_init (&s->jobs, 0);
+      if (pthread_cond_init (&s->wake, NULL) != 0)
+        break;
+      if (pthread_create (&s->thread, attr_ok ? &attr : NULL, helper_main, s) != 0)
         {
-          t->args[i - 1].team = t;
-          t->args[i - 1].member = i;
-          if (pthread_create (&t->helper[i - 1], attr_ok ? &attr : NULL, helper_main,
-                              &t->args[i - 1]) != 0)
-            break;
-          t->threads = i + 1;
+          pthread_cond_destroy (&s->wake);
+          break;
         }
-      if (attr_ok)
-        pthread_attr_destroy (&attr);
+      t->threads = i + 1;
     }
+  if (attr_ok)
+    pthread_attr_destroy (&attr);
   return t;
 }
 
@@ -159,18 +156,20 @@ void tilemm_host_team_stop (tilemm_host_team *t)
   if (t->pid == getpid ())
     {
       atomic_store (&t->quit, 1);
-      atomic_fetch_add (&t->generation, 1);
+      for (int i = 1; i < t->threads; i++)
+        atomic_fetch_add (&t->slot[i - 1].jobs, 1);
       pthread_mutex_lock (&t->lock);
-      pthread_cond_broadcast (&t->wake);
+      for (int i = 1; i < t->threads; i++)
+        pthread_cond_signal (&t->slot[i - 1].wake);
       pthread_mutex_unlock (&t->lock);
       for (int i = 1; i < t->threads; i++)
-        pthread_join (t->helper[i - 1], NULL);
+        pthread_join (t->slot[i - 1].thread, NULL);
     }
   /* (In a forked child the helpers do not exist: only the memory is given back.) */
-  pthread_cond_destroy (&t->wake);
+  for (int i = 1; i < t->threads; i++)
+    pthread_cond_destroy (&t->slot[i - 1].wake);
   pthread_mutex_destroy (&t->lock);
-  free (t->helper);
-  free (t->args);
+  free (t->slot);
   free (t);
 }
 
@@ -197,20 +196,25 @@ void tilemm_host_team_run (tilemm_host_team *t, int members, tilemm_team_fn fn, 
     }
   if (members > t->threads)
     members = t->threads;
-  t->fn = fn;
-  t->arg = arg;
-  t->members = members;
-  atomic_store (&t->remaining, t->threads - 1);
-  atomic_fetch_add (&t->generation, 1);
+  atomic_store (&t->remaining, members - 1);
+  for (int i = 1; i < members; i++)
+    {
+      helper_slot *s = &t->slot[i - 1];
+      s->fn = fn;
+      s->arg = arg;
+      s->members = members;
+      atomic_fetch_add (&s->jobs, 1);
+    }
   pthread_mutex_lock (&t->lock);
-  if (t->sleepers > 0)
-    pthread_cond_broadcast (&t->wake);
+  for (int i = 1; i < members; i++)
+    if (t->slot[i - 1].sleeping)
+      pthread_cond_signal (&t->slot[i - 1].wake);
   pthread_mutex_unlock (&t->lock);
   fn (arg, 0, members);
   for (unsigned spins = 1; atomic_load (&t->remaining) > 0; spins++)
     {
       relax ();
       if ((spins & 4095) == 0)
-        sched_yield ();   /* a helper descheduled by another process: give it the core */
+        sched_yield ();   /* a member descheduled by another process: give it the core */
     }
 }

@@ -11,8 +11,9 @@
  * and on the CPUs its plan says (copy_team.h), and kept: the next product wakes it.
  *
  * The caller of tilemm_host_team_run is member 0 and works too; the helpers wait for work by
- * spinning a little (work comes back to back while a product streams), then sleep.  After a
- * fork the child has no helpers: a team run there does all the work on the calling thread.
+ * spinning a little (work comes back to back while a product streams), then sleep.  A job of
+ * fewer members than the team wakes and waits for those only.  After a fork the child has no
+ * helpers: a team run there does all the work on the calling thread.
  */
 #ifndef TILEMM_HOST_TEAM_H
 #define TILEMM_HOST_TEAM_H
