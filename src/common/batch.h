@@ -73,8 +73,8 @@ typedef struct {
   int copy_threads;          /* GPU: the host threads that copy pages into and out of the
                                 staging: 1 for a batch under 64 MiB (a team's wake-up can cost
                                 more than its copies: milliseconds where another library's
-                                threads hold the cores), 0 for the default (TILEMM_COPY_THREADS,
-                                else OpenMP's)                                                */
+                                threads hold the cores), 0 for each GPU's share of the host
+                                (its copy team, teams below)                                  */
   /* The GPU's devices (tilemm_batch_plan_devices; one: the caller's). */
   tilemm_workers workers;    /* the GPUs the pages are spread over                            */
   int devices_named;         /* the user named them                                           */

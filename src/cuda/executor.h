@@ -38,7 +38,8 @@ struct settings
 {
   size_t chunk_bytes;    /* one pinned staging chunk                               */
   int chunks;            /* chunks for uploads, and as many for downloads          */
-  int copy_threads;      /* host threads per staging copy (0: OpenMP's default)    */
+  int copy_threads;      /* TILEMM_COPY_THREADS, handed to the plan as a fact: each
+                            GPU's copy team's threads (0: its share of the host)    */
   int huge_pages;        /* ask huge pages for a large result                      */
   int prefault_threads;  /* threads faulting a large result's pages in (0: none)   */
 };

@@ -43,8 +43,8 @@
  * starts clean.  A mutex makes concurrent calls safe (they take turns).
  *
  * Settings (environment, read once; the manual, Performance > Settings): TILEMM_STAGING_MB (chunk size, 16),
- * TILEMM_STAGING_CHUNKS (chunks each way, 4), TILEMM_COPY_THREADS (host copy threads, 0 = the
- * OpenMP default), TILEMM_HUGEPAGES (1: ask huge pages for the result), TILEMM_PREFAULT_THREADS
+ * TILEMM_STAGING_CHUNKS (chunks each way, 4), TILEMM_COPY_THREADS (the threads of each GPU's
+ * copy team, 0 = its share of the host: the plan's copy_team.c decides), TILEMM_HUGEPAGES (1: ask huge pages for the result), TILEMM_PREFAULT_THREADS
  * (threads faulting the result in, 0: none).  (TILEMM_STEP_COLS and TILEMM_STEP_ROWS are read
  * by the plan: src/common/call_plan.c.)
  *
