@@ -509,7 +509,7 @@ void multi_gpu_trouble_case (int devices)
 // (complex where asked), Y one page or as many (expansion), op_b; batched (the batched kernels,
 // chunks of pages from one queue) or alone (TILEMM_PAGES_ALONE=1: each page a plain product,
 // the pages spread over the devices).  Bitwise one GPU's, the plan's devices and chunks, each
-// device's figures.
+// device's figures; a GPU failing part way fails the batch cleanly.
 void multi_gpu_pages_case (int devices, bool alone, bool x_complex, bool y_one_page,
                            tilemm_op op_b, int64_t rows, int64_t pages)
 {
@@ -552,6 +552,40 @@ void multi_gpu_pages_case (int devices, bool alone, bool x_complex, bool y_one_p
            && p.pages_over_devices == alone,
          "the plan: backend %d, alone %d, %d GPUs, over devices %d", (int) p.backend, p.per_page,
          p.workers.count, p.pages_over_devices);
+  // The last GPU failing part way (the others slow, so it takes pages): the batch fails naming
+  // it, nothing is left that tilemm does not hold, and the batch runs again bitwise.
+  if (!z[0].empty ())
+    {
+      tilemm_options opt;
+      tilemm_options_init (&opt);
+      opt.backend = TILEMM_CHOOSE_GPU;
+      opt.precision = TILEMM_PRECISION_NATIVE;
+      opt.devices.count = devices;
+      for (int d = 0; d < devices; d++)
+        opt.devices.device[d] = d;
+      std::vector<unsigned char> again (z[0].size (), 0x5A);
+      tilemm_error err = { TILEMM_OK, "" };
+      setenv ("TILEMM_PAGES_ALONE", alone ? "1" : "0", 1);
+      for (int d = 0; d + 1 < devices; d++)
+        mock_cuda_slow_device (d, 3000);
+      mock_cuda_fail_device (devices - 1, 1);
+      const tilemm_status failed = tilemm_batch_run (&batch[1], &opt, x.data (), y.data (),
+                                                     again.data (), &err);
+      mock_cuda_fail_device (-1, 0);
+      mock_cuda_slow_device (-1, 0);
+      char name[32];
+      snprintf (name, sizeof name, "GPU %d", devices - 1);
+      CHECK (failed == TILEMM_ECUDA && strstr (err.detail, name) != NULL,
+             "a failing GPU: %s (%s)", tilemm_strerror (failed), err.detail);
+      CHECK (tilemm_cuda_bytes_held () == mock_cuda_device_bytes ()
+               && tilemm_cuda_pinned_bytes_held () == mock_cuda_pinned_bytes (),
+             "after the failure: tilemm holds %zu, the devices %zu", tilemm_cuda_bytes_held (),
+             mock_cuda_device_bytes ());
+      const tilemm_status next = tilemm_batch_run (&batch[1], &opt, x.data (), y.data (),
+                                                   again.data (), &err);
+      unsetenv ("TILEMM_PAGES_ALONE");
+      CHECK (next == TILEMM_OK && again == z[0], "the batch again: %s", err.detail);
+    }
   tilemm_cuda_stats st;
   tilemm_cuda_last_stats (&st);
   long long items = 0;
