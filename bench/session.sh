@@ -5,7 +5,7 @@
 #              $OUT/facts.txt, with the decisions "auto" then makes for a few products
 #   facts      tests/test_facts.c and the tilemm_info BIST (the facts true of this machine)
 #   grid       bench/auto_grid.sh (PLAIN, PAGE_SIZES, PAGE_COUNTS as there; GRID_OUT names it)
-#   multi      bench/multi-gpu.sh (its own environment variables)
+#   multi      bench/multi-gpu.sh on this build (its own environment variables; OUT/multi)
 #   e2e        bench/e2e.sh's plain and NVBLAS parts (PARTS), where the script is there
 # Usage (from the repository root, .gpu and the tarball carried):
 #   source .gpu/setup.sh && bench/session.sh tilemm-0.1.0.tar.gz calibrate grid ...
@@ -79,8 +79,8 @@ for step in "$@"; do
       tail -4 "$out/${GRID_OUT:-grid}.log"
       ;;
     multi)
-      "$here/multi-gpu.sh" "$top/src" > "$out/multi.log" 2>&1
-      tail -30 "$out/multi.log"
+      OUT=$out/multi "$here/multi-gpu.sh" --from-build "$top" > "$out/multi.log" 2>&1
+      tail -40 "$out/multi.log"
       ;;
     e2e)
       if [ -x "$here/e2e.sh" ]; then

@@ -23,7 +23,11 @@
 ## (first kernel start to last kernel end) and @emph{download} (the rest: the last pieces of
 ## the result coming back into Octave's array), and @emph{hand-back}, the whole call's time
 ## less the backend's (options, the result's allocation, returning it to Octave).  The split
-## needs the Octave front end (@file{tilemm.oct}); elsewhere its columns are NaN.
+## needs the Octave front end (@file{tilemm.oct}); elsewhere its columns are NaN.  Where the
+## product ran on several GPUs, a line under each size gives each device's own figures
+## (medians, ms): the queue panels it took, its busy time, its upload, compute and download,
+## its host copies in and out, and its copy team's threads; the split above is then that of the
+## device busy longest, beside the wall time of the whole.
 ##
 ## Options:
 ## @table @asis
@@ -34,6 +38,9 @@
 ## @item @qcode{"max_device_bytes"}
 ## passed to tilemm (default 0, no limit): a smaller value streams the product through the GPU
 ## in panels.
+## @item @qcode{"devices"}
+## passed to tilemm (default @code{[]}: tilemm's default, every usable GPU where its plan says
+## they pay): the GPUs the product may use, e.g. @code{[0 1]}.
 ## @item @qcode{"plot"}
 ## a file name: save a PNG plot of GFLOP/s against n there (Octave's graphics; without a display,
 ## @code{graphics_toolkit ("gnuplot")} first where gnuplot is installed).
@@ -50,9 +57,12 @@
 ##
 ## With an output, @var{results} is a struct array with fields @code{n}, @code{class},
 ## @code{tilemm_ms}, @code{mtimes_ms}, @code{tilemm_gflops}, @code{mtimes_gflops},
-## @code{speedup}, @code{reldiff}, and the split of tilemm's time @code{upload_ms},
+## @code{speedup}, @code{reldiff}, the split of tilemm's time @code{upload_ms},
 ## @code{compute_ms}, @code{download_ms} and @code{handback_ms} (NaN where the product did not
-## run on the GPU).
+## run on the GPU), and @code{devices}, a struct array of each GPU's medians (fields
+## @code{device}, @code{panels}, @code{busy_ms}, @code{upload_ms}, @code{compute_ms},
+## @code{download_ms}, @code{copy_in_ms}, @code{copy_out_ms}, @code{copy_threads}; empty where
+## the product did not run on the GPU).
 ##
 ## Example:
 ## @c runs: this example is run by the test suite (tests/check_doc_examples.m)
@@ -68,9 +78,9 @@
 ## @end deftypefn
 
 function results = tilemm_bench (varargin)
-  [sizes, classes, backend, repeats, plotfile, limit] = parse_args (varargin{:});
+  [sizes, classes, backend, repeats, plotfile, limit, devices] = parse_args (varargin{:});
   ## Everything that could fail after the measurements is tried before them.
-  tilemm (ones (2, classes{1}), ones (2, classes{1}), "backend", backend);
+  tilemm (ones (2, classes{1}), ones (2, classes{1}), "backend", backend, "devices", devices);
   if (! isempty (plotfile))
     check_plot (plotfile);
   endif
@@ -88,15 +98,16 @@ function results = tilemm_bench (varargin)
           "compute", "download", "hand-back");
   results = struct ("n", {}, "class", {}, "tilemm_ms", {}, "mtimes_ms", {},
                     "tilemm_gflops", {}, "mtimes_gflops", {}, "speedup", {}, "reldiff", {},
-                    "upload_ms", {}, "compute_ms", {}, "download_ms", {}, "handback_ms", {});
+                    "upload_ms", {}, "compute_ms", {}, "download_ms", {}, "handback_ms", {},
+                    "devices", {});
   for c = 1:numel (classes)
     for n = sizes(:)'
       A = cast (2 * rand (n) - 1, classes{c});
       B = cast (2 * rand (n) - 1, classes{c});
-      f = @() tilemm (A, B, "backend", backend, "max_device_bytes", limit);
+      f = @() tilemm (A, B, "backend", backend, "max_device_bytes", limit, "devices", devices);
       C = f ();   # warm-up: first use sets up buffers
       R = A * B;
-      [t_tilemm, split] = time_median (f, repeats, stats);
+      [t_tilemm, split, per_device] = time_median (f, repeats, stats);
       t_mtimes = time_median (@() A * B, repeats, []);
       reldiff = double (max (abs (C(:) - R(:))) / max (abs (R(:))));
       gf = @(t) 2 * n^3 / t / 1e9;
@@ -105,10 +116,19 @@ function results = tilemm_bench (varargin)
                   "mtimes_gflops", gf (t_mtimes), "speedup", t_mtimes / t_tilemm,
                   "reldiff", reldiff, "upload_ms", split(1), "compute_ms", split(2),
                   "download_ms", split(3), "handback_ms", split(4));
+      r.devices = per_device;
       results(end+1) = r;
       printf ("%6d %-7s %10.2f %10.2f %11.1f %11.1f %7.2fx %9.2g | %8.2f %8.2f %8.2f %9.2f\n",
               n, classes{c}, r.tilemm_ms, r.mtimes_ms, r.tilemm_gflops, r.mtimes_gflops,
               r.speedup, reldiff, split);
+      if (numel (per_device) > 1)
+        for d = per_device
+          printf (["%17s GPU %d: %d panel(s), busy %.2f ms: upload %.2f, compute %.2f, " ...
+                   "download %.2f; host copies in %.2f, out %.2f on %d thread(s)\n"], "",
+                  d.device, d.panels, d.busy_ms, d.upload_ms, d.compute_ms, d.download_ms,
+                  d.copy_in_ms, d.copy_out_ms, d.copy_threads);
+        endfor
+      endif
     endfor
   endfor
   if (! isempty (plotfile))
@@ -125,10 +145,14 @@ function results = tilemm_bench (varargin)
 endfunction
 
 ## The median time of f (), and with a stats function, the medians of the GPU backend's split
-## [upload compute download hand-back] in ms (NaN where a run did not reach the GPU).
-function [t, split] = time_median (f, repeats, stats)
+## [upload compute download hand-back] in ms (NaN where a run did not reach the GPU) and of each
+## device's figures (a struct array; empty where no run reached the GPU).
+function [t, split, per_device] = time_median (f, repeats, stats)
   times = zeros (repeats, 1);
   parts = NaN (repeats, 4);
+  fields = {"device", "panels", "busy_ms", "upload_ms", "compute_ms", "download_ms", ...
+            "copy_in_ms", "copy_out_ms", "copy_threads"};
+  runs = {};
   for i = 1:repeats
     before = [];
     if (! isempty (stats))
@@ -141,11 +165,29 @@ function [t, split] = time_median (f, repeats, stats)
       s = stats ();
       if (s.calls > before && s.ok)
         parts(i,:) = [s.upload_ms, s.compute_ms, s.download_ms, 1e3 * times(i) - s.backend_ms];
+        if (isfield (s, "devices") && ! isempty (s.devices))
+          runs{end+1} = cell2mat (cellfun (@(name) [s.devices.(name)]', fields,
+                                           "uniformoutput", false));
+        endif
       endif
     endif
   endfor
   t = median (times);
   split = median (parts, 1);
+  per_device = struct ("device", {}, "panels", {}, "busy_ms", {}, "upload_ms", {},
+                       "compute_ms", {}, "download_ms", {}, "copy_in_ms", {},
+                       "copy_out_ms", {}, "copy_threads", {});
+  ## The runs that ran on the same devices as the last one: each figure's median, a row a device.
+  if (! isempty (runs))
+    same = runs(cellfun (@(x) isequal (size (x), size (runs{end})) && isequal (x(:,1), runs{end}(:,1)),
+                         runs));
+    m = median (cat (3, same{:}), 3);
+    for d = 1:rows (m)
+      for j = 1:numel (fields)
+        per_device(d).(fields{j}) = m(d,j);
+      endfor
+    endfor
+  endif
 endfunction
 
 ## __tilemm_stats__, when tilemm is the oct-file that defines it; [] otherwise.
@@ -157,18 +199,20 @@ function f = stats_function ()
   endif
 endfunction
 
-function [sizes, classes, backend, repeats, plotfile, limit] = parse_args (varargin)
+function [sizes, classes, backend, repeats, plotfile, limit, devices] = parse_args (varargin)
   sizes = [1024 2048 4096];
   classes = {"double", "single"};
   backend = "auto";
   repeats = 5;
   plotfile = "";
   limit = 0;
+  devices = [];
   pos = 0;
   i = 1;
   while (i <= numel (varargin))
     v = varargin{i};
-    if (ischar (v) && any (strcmpi (v, {"backend", "repeats", "plot", "max_device_bytes"})))
+    if (ischar (v) && any (strcmpi (v, {"backend", "repeats", "plot", "max_device_bytes", ...
+                                        "devices"})))
       if (i == numel (varargin))
         error ("tilemm:badoption", "tilemm_bench: option \"%s\" needs a value", v);
       endif
@@ -197,6 +241,13 @@ function [sizes, classes, backend, repeats, plotfile, limit] = parse_args (varar
                    "tilemm_bench: \"max_device_bytes\" must be a whole number of bytes >= 0");
           endif
           limit = value;
+        case "devices"
+          if (! (isnumeric (value) && (isempty (value) || isvector (value))
+                 && all (value(:) >= 0) && all (value(:) == fix (value(:)))))
+            error ("tilemm:badoption",
+                   "tilemm_bench: \"devices\" must list CUDA device ordinals (or be [])");
+          endif
+          devices = value;
       endswitch
       i += 2;
       continue;
@@ -232,7 +283,7 @@ function [sizes, classes, backend, repeats, plotfile, limit] = parse_args (varar
 endfunction
 
 function s = known_options ()
-  s = "\"backend\", \"repeats\", \"max_device_bytes\", \"plot\"";
+  s = "\"backend\", \"repeats\", \"max_device_bytes\", \"devices\", \"plot\"";
 endfunction
 
 ## That the plot can be written, before anything is measured: its folder exists, the file (or
@@ -318,6 +369,7 @@ endfunction
 %! assert (all ([r.tilemm_ms] > 0 & [r.mtimes_ms] > 0));
 %! assert (all ([r.reldiff] < 1e-4));
 %! assert (all (isnan ([r.upload_ms, r.compute_ms, r.download_ms, r.handback_ms])));
+%! assert (isempty ([r.devices]));
 %!test
 %! ## On the GPU: the split of tilemm's time, its parts adding up to no more than the whole.
 %! if (! getfield (tilemm_info (), "gpu_usable"))
@@ -334,6 +386,8 @@ endfunction
 %! r = tilemm_bench (300, "single", "backend", "gpu", "repeats", 2, "max_device_bytes", 2e5);
 %! assert (r.reldiff < 1e-4);
 %!error id=tilemm:badoption tilemm_bench (10, "max_device_bytes", -1)
+%!error id=tilemm:badoption tilemm_bench (10, "devices", -1)
+%!error id=tilemm:badoption tilemm_bench (10, "devices", "0")
 %!error id=tilemm:badoption tilemm_bench ([10 20], {"int8"})
 %!error id=tilemm:badoption tilemm_bench ([10 20], "repeats", 0)
 %!error id=tilemm:badoption tilemm_bench (-3)

@@ -30,11 +30,13 @@
 TILEMM_INCLUDE_DIRS = common exec cpu cuda kernels front
 
 # The bottom layer: status, views, the device model, the plan of a product and of a call, routing,
-# options, host copy helpers, fault injection, the emulated precision's plan and sizes.  Plain C11.
+# options, host copy helpers (the host's CPUs, a team of threads, each GPU's copy team), fault
+# injection, the emulated precision's plan and sizes.  Plain C11.
 TILEMM_CORE = common/status.c common/view.c common/device_model.c common/plan.c common/route.c \
   common/options.c common/call_plan.c common/parallel_copy.c common/host_pages.c \
   common/fault.c common/emulated_plan.c common/emulated_sizing.c common/exact_dot.c \
-  common/batch_plan.c common/ksplit.c common/emulated_arena.c common/machine_facts.c
+  common/batch_plan.c common/ksplit.c common/emulated_arena.c common/machine_facts.c \
+  common/host_cpus.c common/host_team.c common/copy_team.c
 
 # The executor: the decision (facts gathered, the plan made), the plan run, the queue and its
 # workers, the emulated passes, the backends' tables, the GPU's public facts.  Plain C11.
@@ -82,7 +84,7 @@ TILEMM_BLAS = front/blas_shim.c front/blas_product.c front/blas_next.c front/bla
 TILEMM_CORE_H = common/tilemm.h common/device_model.h common/backend.h common/front.h common/parallel_copy.h common/host_pages.h \
   common/fault.h common/devices.h common/call_plan.h common/emulated.h common/cuda_variants.h \
   common/cuda_variant_list.h common/exact_dot.h common/batch.h common/ksplit.h common/plan_unfilled.h common/emulated_arena.h \
-  common/machine_facts.h
+  common/machine_facts.h common/host_cpus.h common/host_team.h common/copy_team.h
 TILEMM_EXEC_H = exec/multi.h exec/emulated_passes.h exec/batch_run.h exec/parts.h
 TILEMM_CPU_H = cpu/backend_cpu_tile.h cpu/backend_cpu_variant.h cpu/cpu_isa.h
 TILEMM_CUDA_H = cuda/cuda_try.h cuda/executor.h kernels/transpose.h kernels/emulated_cuda.h \

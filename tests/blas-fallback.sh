@@ -7,6 +7,9 @@
 #     device transpose), silently; with TILEMM_FAULT=memcpy:2 and launch:1 every GPU product
 #     fails part way, and each failure must be computed again by tilemm's CPU backend, with
 #     exactly one line on stderr for the whole run;
+#   - test_blas_devices: the same objects on three stand-in GPUs (MOCK_CUDA_DEVICES=3): products
+#     over the devices TILEMM_DEVICES names bitwise GPU 0's, a GPU failing part way computed
+#     again by the CPU backend;
 #   - test_blas_next: the library with the reference BLAS preloaded after it (its next BLAS):
 #     without a GPU (this machine) every product is a device failure handed to the reference
 #     dgemm_, dsyrk_, ... with beta and all; with TILEMM_BLAS_BACKEND=auto, the products the GPU
@@ -49,6 +52,10 @@ if [ -x "$src/test_blas_mock" ]; then
     run "test_blas_mock_${fault%%:*}" "$lines" TILEMM_STAGING_KB=64 TILEMM_FAULT="$f" \
       TILEMM_BLAS_BACKEND=gpu "$src/test_blas_mock"
   done
+  # Three stand-in GPUs: the library's products over the devices TILEMM_DEVICES names, bitwise
+  # GPU 0's; one failing part way computed again on the CPU (one line on stderr).
+  run test_blas_devices 1 MOCK_CUDA_DEVICES=3 TEST_BLAS_DEVICES=1 TILEMM_STAGING_KB=64 \
+    TILEMM_BLAS_BACKEND=gpu "$src/test_blas_mock"
   # "auto" on the stand-in GPU: the plain product of 512 (300 complex) pays there, the rank-k
   # update of the same size (syrk, herk: half the host's flops) does not, that of 640 (400) does.
   # Without a next BLAS, what auto leaves to `*` is tilemm's CPU backend in the trace.

@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "blas_shim.h"
 #include "check.h"
 
@@ -786,6 +787,85 @@ static void decision_calls (void)
   free (c);
 }
 
+/* TEST_BLAS_DEVICES=1 (tests/blas-fallback.sh, on three stand-in GPUs: MOCK_CUDA_DEVICES=3,
+ * TILEMM_BLAS_BACKEND=gpu): the library's products spread over the devices TILEMM_DEVICES names,
+ * as the plan of tilemm (A, B) spreads them, bitwise the products on GPU 0 alone; the figures
+ * say every device ran; then a GPU failing part way: the product is computed again by the CPU
+ * backend (one line on stderr, said once), bitwise the same, and nothing is left on the devices
+ * that tilemm does not hold.  The stand-in's and the library's own functions are found in this
+ * program (linked in, -rdynamic). */
+typedef struct tilemm_cuda_stats_s stats_t;
+static void devices_cases (void)
+{
+  void (*last_stats) (stats_t *) = (void (*) (stats_t *)) dlsym (RTLD_DEFAULT, "tilemm_cuda_last_stats");
+  size_t (*held) (void) = (size_t (*) (void)) dlsym (RTLD_DEFAULT, "tilemm_cuda_bytes_held");
+  size_t (*mock_held) (void) = (size_t (*) (void)) dlsym (RTLD_DEFAULT, "mock_cuda_device_bytes");
+  void (*fail) (int, int) = (void (*) (int, int)) dlsym (RTLD_DEFAULT, "mock_cuda_fail_device");
+  void (*slow) (int, unsigned) = (void (*) (int, unsigned)) dlsym (RTLD_DEFAULT, "mock_cuda_slow_device");
+  CHECK_CASE ("devices: the library over three stand-in GPUs");
+  CHECK (last_stats && held && mock_held && fail && slow, "not linked with the stand-in runtime");
+  if (!last_stats || !held || !mock_held || !fail || !slow)
+    return;
+  static const struct { int t; const char *ta, *tb; int m, n, k; } cases[] = {
+    { D, "N", "N", 300, 900, 50 }, { S, "T", "T", 700, 260, 33 }, { Z, "C", "N", 200, 500, 40 },
+    { C, "N", "T", 260, 300, 20 } };
+  const double one[2] = { 1, 0 }, zero[2] = { 0, 0 };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      const int t = cases[i].t, m = cases[i].m, n = cases[i].n, k = cases[i].k;
+      const int ta = cases[i].ta[0] != 'N', tb = cases[i].tb[0] != 'N';
+      const int lda = ta ? k : m, ldb = tb ? n : k;
+      const size_t es = elem_size (t), reals = is_complex (t) ? 2 : 1;
+      const size_t na = (size_t) m * (size_t) k, nb = (size_t) k * (size_t) n;
+      const size_t nc = (size_t) m * (size_t) n;
+      unsigned char *a = malloc (na * es), *b = malloc (nb * es), *c[3];
+      for (int j = 0; j < 3; j++)
+        c[j] = malloc (nc * es);
+      if (!a || !b || !c[0] || !c[1] || !c[2])
+        exit (2);
+      for (size_t j = 0; j < na * reals; j++)
+        put (t == C || t == S ? S : D, a, j, uniform (), 0);
+      for (size_t j = 0; j < nb * reals; j++)
+        put (t == C || t == S ? S : D, b, j, uniform (), 0);
+      CHECK_CASE ("devices: %s %s%s %dx%dx%d on [0 1 2] is bitwise GPU 0's", type_name[t],
+                  cases[i].ta, cases[i].tb, m, n, k);
+      static const char *const lists[] = { "0", "0,1,2" };
+      for (int j = 0; j < 2; j++)
+        {
+          setenv ("TILEMM_DEVICES", lists[j], 1);
+          memset (c[j], 0x5A, nc * es);
+          call_gemm (t, cases[i].ta, cases[i].tb, m, n, k, one, a, lda, b, ldb, zero, c[j], m);
+          stats_t st;
+          last_stats (&st);
+          CHECK (st.ok && st.devices == (j ? 3 : 1), "TILEMM_DEVICES=%s: %d device(s) ran",
+                 lists[j], st.devices);
+        }
+      CHECK (memcmp (c[0], c[1], nc * es) == 0, "not bitwise GPU 0's");
+      if (i == 0)
+        {
+          CHECK_CASE ("devices: GPU 2 failing part way: computed again, nothing left");
+          slow (0, 3000);
+          slow (1, 3000);
+          fail (2, 2);
+          memset (c[2], 0x5A, nc * es);
+          call_gemm (t, cases[i].ta, cases[i].tb, m, n, k, one, a, lda, b, ldb, zero, c[2], m);
+          fail (-1, 0);
+          slow (-1, 0);
+          stats_t st;
+          last_stats (&st);
+          CHECK (!st.ok, "the figures say the failed product succeeded");
+          CHECK (memcmp (c[0], c[2], nc * es) == 0, "the product computed again differs");
+          CHECK (held () == mock_held (), "tilemm holds %zu device bytes, the devices %zu",
+                 held (), mock_held ());
+        }
+      unsetenv ("TILEMM_DEVICES");
+      free (a);
+      free (b);
+      for (int j = 0; j < 3; j++)
+        free (c[j]);
+    }
+}
+
 int main (int argc, char **argv)
 {
   const char *name = argc > 1 ? argv[1] : "test_blas";
@@ -793,6 +873,11 @@ int main (int argc, char **argv)
     {
       decision_calls ();
       return 0;
+    }
+  if (getenv ("TEST_BLAS_DEVICES"))
+    {
+      devices_cases ();
+      return check_summary (name);
     }
   static const char *const ops[] = { "N", "T", "C" };
   static const int sizes[][3] = { { 1, 1, 1 }, { 3, 5, 2 }, { 7, 1, 9 }, { 17, 9, 33 },

@@ -27,6 +27,7 @@
 #include "front.h"
 #include "ksplit.h"
 #include "host_pages.h"
+#include "host_team.h"
 #include "parallel_copy.h"
 #include "tilemm.h"
 
@@ -1196,11 +1197,11 @@ static void test_host_pages (void)
   for (size_t mode = 0; mode < 5; mode++)
     {
       tilemm_prefault *p = tilemm_prefault_start (buffer + 3, bytes - 5, modes[mode][0],
-                                                  modes[mode][1]);
+                                                  modes[mode][1], NULL);
       tilemm_prefault_finish (p);
     }
-  tilemm_prefault_finish (tilemm_prefault_start (NULL, 100, 1, 2));
-  tilemm_prefault_finish (tilemm_prefault_start (buffer, 0, 1, 2));
+  tilemm_prefault_finish (tilemm_prefault_start (NULL, 100, 1, 2, NULL));
+  tilemm_prefault_finish (tilemm_prefault_start (buffer, 0, 1, 2, NULL));
   size_t changed = 0;
   for (size_t i = 0; i < bytes + 3; i++)
     changed += buffer[i] != (unsigned char) (i * 2654435761u >> 13);
@@ -1687,14 +1688,71 @@ static void test_operand_errors (void)
     }
 }
 
-/* Parallel staging copies: every byte of the block arrives, nothing beside it is touched. */
+/* A team's jobs: every member's share run once, by as many members as asked (no more than the
+ * team has), job after job, some after the helpers have gone to sleep. */
+typedef struct {
+  int hits[8];
+  int members;
+  int wrong_members;
+} team_job;
+
+static void team_share (void *arg, int member, int members)
+{
+  team_job *j = (team_job *) arg;
+  j->hits[member]++;
+  j->wrong_members += members != j->members;
+}
+
+static void test_host_team (void)
+{
+  CHECK_CASE ("host team: each member's share once, job after job");
+  tilemm_cpu_set anywhere;
+  tilemm_cpu_set_clear (&anywhere);
+  tilemm_host_team *team = tilemm_host_team_start (5, &anywhere);
+  CHECK (team && tilemm_host_team_size (team) == 5, "a team of %d", tilemm_host_team_size (team));
+  int bad = 0;
+  for (int i = 0; i < 20000 && team; i++)
+    {
+      team_job j;
+      memset (&j, 0, sizeof j);
+      const int asked = 1 + i % 7;
+      j.members = asked < 5 ? asked : 5;
+      if (i % 5000 == 4999)
+        {
+          const struct timespec pause = { 0, 2 * 1000 * 1000 };   /* the helpers fall asleep */
+          nanosleep (&pause, NULL);
+        }
+      tilemm_host_team_run (team, asked, team_share, &j);
+      for (int m = 0; m < 8; m++)
+        bad += j.hits[m] != (m < j.members);
+      bad += j.wrong_members;
+    }
+  CHECK (bad == 0, "%d shares run other than once, or told the wrong members", bad);
+  team_job alone;
+  memset (&alone, 0, sizeof alone);
+  alone.members = 1;
+  tilemm_host_team_run (NULL, 4, team_share, &alone);
+  CHECK (alone.hits[0] == 1 && alone.hits[1] == 0, "no team: the caller alone");
+  tilemm_host_team_stop (team);
+}
+
+/* Parallel staging copies: every byte of the block arrives, nothing beside it is touched; on a
+ * team of 4 (every other case) or the calling thread alone. */
 static void test_parallel_copy (void)
 {
+  tilemm_host_facts host;
+  tilemm_host_facts_gather (&host);
+  tilemm_host_team *team = tilemm_host_team_start (4, &host.cpus);
+  CHECK_CASE ("parallel copy: a team of 4 on the process's CPUs");
+  CHECK (team && tilemm_host_team_size (team) == 4 && tilemm_host_team_fits (team, 3, &host.cpus)
+           && !tilemm_host_team_fits (team, 5, &host.cpus),
+         "team of %d", tilemm_host_team_size (team));
   static const struct {
     size_t row_bytes, cols, src_pitch, dst_pitch;
     int threads;
   } cases[] = {
     { 1000, 7, 1000, 1000, 0 },        /* contiguous, small: one thread                 */
+    { 5 << 20, 2, 5 << 20, 5 << 20, 0 }, /* contiguous, 10 MiB on the team                */
     { 3 << 20, 3, 3 << 20, 3 << 20, 0 }, /* contiguous, 9 MiB in 1 MiB pieces            */
     { 4096, 600, 4104, 4096, 2 },      /* packing columns (host stride > rows)          */
     { 4093, 700, 4093, 4100, 0 },      /* unpacking into a strided destination           */
@@ -1718,8 +1776,8 @@ static void test_parallel_copy (void)
       for (size_t i = 0; i < src_len; i++)
         src[i] = (unsigned char) (i * 2654435761u >> 13);
       memset (dst, 0xA5, dst_len);
-      tilemm_parallel_copy_2d (dst, cases[c].dst_pitch, src, cases[c].src_pitch,
-                               cases[c].row_bytes, cases[c].cols, cases[c].threads);
+      tilemm_parallel_copy_2d (c % 2 ? team : NULL, cases[c].threads, dst, cases[c].dst_pitch,
+                               src, cases[c].src_pitch, cases[c].row_bytes, cases[c].cols);
       size_t wrong = 0, touched = 0;
       for (size_t j = 0; j < cases[c].cols; j++)
         {
@@ -1733,6 +1791,7 @@ static void test_parallel_copy (void)
       free (src);
       free (dst);
     }
+  tilemm_host_team_stop (team);
 }
 
 static double wall_seconds (void)
@@ -2192,7 +2251,7 @@ static void test_call_plan_launches (void)
       q.workers = p.workers;
       q.devices_named = p.devices_named;
       q.simulated = p.simulated;
-      CHECK (tilemm_call_plan_queue (&q, cases[i].backend, &facts.gpu) == TILEMM_OK,
+      CHECK (tilemm_call_plan_queue (&q, cases[i].backend, &facts) == TILEMM_OK,
              "tilemm_call_plan_queue");
       check_call_launches (&q, 0, "tilemm_call_plan_queue");
     }
@@ -2232,6 +2291,7 @@ int main (void)
   test_random_shapes ();
   test_exhaustive_small_double ();
   test_large_products ();
+  test_host_team ();
   test_parallel_copy ();
   printf ("test_core: %.1f s\n", wall_seconds () - start);
   return check_summary ("test_core");

@@ -6,12 +6,13 @@
 //
 // The grid: native and emulated, A and B as stored or transposed (none, transpose, ctranspose on
 // each side), real and complex (and a real times a complex operand, which the route may split),
-// whole or under a quarter of the data, on one device or three (GPU workers sharing the stand-in
-// device, or simulated CPU devices).  Each call goes through the front ends' path (tilemm_decide_op,
-// then tilemm_run).  The stand-in runtime refuses an allocation beyond its memory; a GPU product's
-// peak of device memory is read from it.  The emulated precision runs on the CPU backend here
-// (its device side is not part of the stand-in): whole, in panels under the limit, over three
-// simulated devices.
+// whole or under a quarter of the data, on one device or three (three stand-in GPUs, or simulated
+// CPU devices).  Each call goes through the front ends' path (tilemm_decide_op, then tilemm_run).
+// The stand-in runtime refuses an allocation beyond a device's memory; a GPU product's peak of
+// device memory is read from it.  The emulated precision's stand-in device side is the CPU's
+// scheme (tests/mock_cuda/cuda_op_none.c).  Then several GPUs as a product uses them: the queue's
+// strips and what each worker keeps, its copy team, each device's figures, a slow device, a
+// device failing part way, the workspaces kept from one call to the next.
 
 #include <math.h>
 #include <stdint.h>
@@ -114,7 +115,12 @@ struct outcome
   char detail[384];
 };
 
-// One call through the front ends' path, on a clean device (so the peak is this call's).
+// Whether call () starts from clean devices (so the peak is the call's); off to see what a
+// call reuses of the one before.
+bool release_before_call = true;
+
+// One call through the front ends' path, on a clean device (so the peak is this call's); on
+// gpu_workers > 1 the stand-in devices 0, 1, ... (the first `gpu_workers` of them).
 outcome call (const operands &x, tilemm_op op_a, tilemm_op op_b, tilemm_backend_choice backend,
               bool emulated, size_t limit, int simulated, int gpu_workers)
 {
@@ -130,7 +136,7 @@ outcome call (const operands &x, tilemm_op op_a, tilemm_op op_b, tilemm_backend_
     {
       opt.devices.count = gpu_workers;
       for (int w = 0; w < gpu_workers; w++)
-        opt.devices.device[w] = 0; // workers sharing the one stand-in device
+        opt.devices.device[w] = w;
     }
   opt.report = &o.ran;
   tilemm_error err = { TILEMM_OK, "" };
@@ -156,7 +162,8 @@ outcome call (const operands &x, tilemm_op op_a, tilemm_op op_b, tilemm_backend_
     widen (a);
   if (r.use_b == TILEMM_OPERAND_TO_COMPLEX && !x.b.is_complex)
     widen (b);
-  tilemm_cuda_release ();
+  if (release_before_call)
+    tilemm_cuda_release ();
   mock_cuda_reset_peak ();
   unsigned long long before = 0;
   for (int v = 1; v <= 16; v++)
@@ -204,8 +211,15 @@ void check_followed (const outcome &o, const char *what)
       CHECK (o.planned == o.launches && o.launches >= (unsigned long long) o.ran.panels,
              "%s: %llu launches (%llu of the plan's variant %d) for %lld panels", what,
              o.launches, o.planned, p.native.variant, (long long) o.ran.panels);
+      // (An operand a worker keeps between its panels is transposed once by that worker.)
       const bool transposed = p.op_a != TILEMM_OP_NONE || p.op_b != TILEMM_OP_NONE;
-      CHECK (transposed ? o.transposes >= (unsigned long long) o.ran.panels : o.transposes == 0,
+      const bool kept_only = (p.op_a == TILEMM_OP_NONE || p.queue_keeps == TILEMM_KEEP_A)
+                             && (p.op_b == TILEMM_OP_NONE || p.queue_keeps == TILEMM_KEEP_B);
+      unsigned long long least = (unsigned long long) o.ran.panels;
+      if (kept_only)
+        for (int w = 0, took = 0; w < TILEMM_MAX_WORKERS; w++)
+          least = (unsigned long long) (took += o.ran.done[w] > 0);
+      CHECK (transposed ? o.transposes >= least : o.transposes == 0,
              "%s: %llu device transposes for %lld panels", what, o.transposes,
              (long long) o.ran.panels);
     }
@@ -230,11 +244,12 @@ void grid_case (bool single, bool a_complex, bool b_complex, tilemm_op op_a, til
   if (whole.status != TILEMM_OK || whole.d.action != TILEMM_DO_COMPUTE)
     return;
   check_followed (whole, "whole");
-  if (gpu && !emulated)
+  if (gpu)
     {
       // The stand-in kernel sums as the CPU's does: the GPU's result (its device transposes, their
-      // conjugates) is the CPU's, bit for bit.
-      const outcome cpu = call (x, op_a, op_b, TILEMM_CHOOSE_CPU, false, 0, 0, 1);
+      // conjugates) is the CPU's, bit for bit; the stand-in emulated device side is the CPU's
+      // scheme, so an emulated GPU product is the CPU's too.
+      const outcome cpu = call (x, op_a, op_b, TILEMM_CHOOSE_CPU, emulated, 0, 0, 1);
       CHECK (cpu.status == TILEMM_OK && cpu.c == whole.c, "whole: not bitwise the CPU's product");
     }
   // A quarter of the product's data (after pairs and splits) on one device; for the emulated
@@ -259,7 +274,7 @@ void grid_case (bool single, bool a_complex, bool b_complex, tilemm_op op_a, til
   if (gpu)
     CHECK (limited.peak <= quarter, "limited: the device held %zu bytes, the limit is %zu",
            limited.peak, quarter);
-  if (gpu && devices == 1)
+  if (gpu && devices == 1 && !emulated)
     {
       // One device runs the product as one piece through the pipeline, transposed operands too:
       // the plan's panels and steps inside it (its figures), not a queue of panels run apart.
@@ -293,6 +308,7 @@ void plan_launch_case (int cc, int64_t m, int64_t n, int64_t k, bool unsplit_by_
   if (status != TILEMM_OK || d.action != TILEMM_DO_COMPUTE)
     return;
   tilemm_call_facts facts;
+  memset (&facts, 0, sizeof facts);
   tilemm_backend_facts (TILEMM_BACKEND_CPU, 0, &facts.cpu);
   tilemm_backend_facts (TILEMM_BACKEND_CUDA, 0, &facts.gpu);
   for (int i = 0; i < facts.gpu.count; i++)
@@ -346,6 +362,240 @@ void plan_launch_case (int cc, int64_t m, int64_t n, int64_t k, bool unsplit_by_
   if (!unsplit_by_hand && cc >= 8 && p.variant == 11)
     CHECK (pieces > steps, "a tall-skinny k-heavy product: the plan splits no k (%llu pieces)",
            pieces);
+}
+// Device bytes of the product's operands as the backends run them (after pairs and splits).
+double operand_bytes (const tilemm_call_plan &p, bool of_a)
+{
+  return (double) tilemm_type_size (p.type) * (double) p.k * (double) (of_a ? p.m : p.n);
+}
+
+int devices_that_took (const outcome &o)
+{
+  int used = 0;
+  for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
+    used += o.ran.done[w] > 0;
+  return used;
+}
+
+// One kind of product over `devices` stand-in GPUs against the same on GPU 0 alone: bitwise the
+// one-device result, the plan's workers and strips, what each worker keeps sent once per worker
+// (the bytes up), each device's figures and copy team, the workspaces reused by the next call.
+void multi_gpu_case (bool single, bool a_complex, bool b_complex, tilemm_op op_a, tilemm_op op_b,
+                     bool emulated, int64_t m, int64_t n, int64_t k, int devices)
+{
+  CHECK_CASE ("%d GPUs: %s %s%s x %s%s %lldx%lldx%lld%s is bitwise one GPU's, as planned",
+              devices, single ? "single" : "double", a_complex ? "complex " : "", op_name (op_a),
+              b_complex ? "complex " : "", op_name (op_b), (long long) m, (long long) n,
+              (long long) k, emulated ? ", emulated" : "");
+  const operands x = make (single, a_complex, b_complex, m, n, k, op_a, op_b);
+  const outcome one = call (x, op_a, op_b, TILEMM_CHOOSE_GPU, emulated, 0, 0, 1);
+  CHECK (one.status == TILEMM_OK, "one GPU: %s (%s)", tilemm_strerror (one.status), one.detail);
+  release_before_call = false;
+  const outcome many = call (x, op_a, op_b, TILEMM_CHOOSE_GPU, emulated, 0, 0, devices);
+  tilemm_cuda_stats st;
+  tilemm_cuda_last_stats (&st);
+  const unsigned long long allocated = mock_cuda_allocations ();
+  const size_t pinned = mock_cuda_pinned_bytes ();
+  size_t held[8];
+  for (int d = 0; d < devices; d++)
+    held[d] = mock_cuda_device_bytes_on (d);
+  const outcome again = call (x, op_a, op_b, TILEMM_CHOOSE_GPU, emulated, 0, 0, devices);
+  release_before_call = true;
+  CHECK (many.status == TILEMM_OK && again.status == TILEMM_OK, "%d GPUs: %s (%s)", devices,
+         tilemm_strerror (many.status), many.detail);
+  if (one.status != TILEMM_OK || many.status != TILEMM_OK)
+    return;
+  CHECK (many.c == one.c && again.c == one.c, "not bitwise one GPU's product");
+  check_followed (many, "several GPUs");
+  const tilemm_call_plan &p = many.d.plan;
+  const int workers = emulated ? p.emu_workers : p.workers.count;
+  CHECK (workers == devices, "the plan takes %d of %d named GPUs", workers, devices);
+  // What the plan says each worker keeps goes up once per worker that took a panel.
+  if (!emulated && p.queue_keeps != TILEMM_KEEP_NONE)
+    {
+      const bool keep_a = p.queue_keeps == TILEMM_KEEP_A;
+      const double want = devices_that_took (many) * operand_bytes (p, keep_a)
+                          + operand_bytes (p, !keep_a);
+      CHECK (st.bytes_up == want, "keeping %s: %.0f bytes up, %.0f sent once a worker",
+             keep_a ? "A" : "B", st.bytes_up, want);
+    }
+  // Each device's figures: its panels add up to the queue's, its team no larger than its share.
+  CHECK (st.ok && st.devices == workers, "the figures of %d devices, %d ran", st.devices, workers);
+  long long panels = 0;
+  for (int i = 0; i < st.devices; i++)
+    {
+      const tilemm_cuda_device_stats &d = st.device[i];
+      panels += d.panels;
+      CHECK (d.device == (emulated ? p.emu_devices.device[i] : p.workers.device[i])
+               && d.copy_threads >= 1
+               && d.copy_threads == (emulated ? p.emu_teams[i] : p.teams[i]).threads,
+             "device %d: GPU %d, %d copy threads", i, d.device, d.copy_threads);
+      CHECK (d.panels == 0 || (d.busy_ms > 0 && d.bytes_up > 0),
+             "device %d: %lld panels in %.3f ms, %.0f bytes up", i, d.panels, d.busy_ms,
+             d.bytes_up);
+    }
+  const int64_t queued = emulated ? 2 * tilemm_plan_panel_count (&p.emu_queue)
+                                  : tilemm_plan_panel_count (&p.queue);
+  CHECK (panels == queued, "the devices took %lld panels, the queue has %lld", panels,
+         (long long) queued);
+  // The next call finds every worker's buffers and pinned ring: nothing allocated anew (where a
+  // worker took no panel the first time, it makes its workspace the second).
+  for (int d = 0; d < devices; d++)
+    {
+      CHECK (held[d] > 0 || many.ran.done[d] == 0, "GPU %d holds no workspace after its panels",
+             d);
+      CHECK (held[d] == 0 || mock_cuda_device_bytes_on (d) == held[d],
+             "the same call again: GPU %d held %zu bytes, now %zu", d, held[d],
+             mock_cuda_device_bytes_on (d));
+    }
+  if (devices_that_took (many) == devices)
+    CHECK (mock_cuda_allocations () == allocated && mock_cuda_pinned_bytes () == pinned,
+           "the same call again allocated %llu buffers", mock_cuda_allocations () - allocated);
+}
+
+// A slow GPU takes fewer of the queue's panels, the product still bitwise; a GPU failing part
+// way fails the product naming it, frees what every worker holds (nothing left that tilemm does
+// not account for, nothing queued on a device), and the next product is right.
+void multi_gpu_trouble_case (int devices)
+{
+  CHECK_CASE ("%d GPUs: a slow one takes fewer panels; one failing part way fails it cleanly",
+              devices);
+  const int64_t m = 200, n = 1500, k = 40;
+  const operands x = make (false, false, false, m, n, k, TILEMM_OP_NONE, TILEMM_OP_NONE);
+  const outcome one = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, TILEMM_CHOOSE_GPU, false, 0, 0, 1);
+  mock_cuda_slow_device (devices - 1, 4000);
+  const outcome slow = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, TILEMM_CHOOSE_GPU, false, 0, 0,
+                             devices);
+  mock_cuda_slow_device (-1, 0);
+  CHECK (slow.status == TILEMM_OK && slow.c == one.c, "slow: %s, bitwise %d", slow.detail,
+         slow.c == one.c);
+  CHECK (slow.ran.panels >= 2 * devices
+           && slow.ran.done[devices - 1] * devices < slow.ran.panels,
+         "the slow GPU took %lld panels of %lld, no fewer than its share",
+         (long long) slow.ran.done[devices - 1], (long long) slow.ran.panels);
+  for (int after : { 0, 3 })
+    {
+      // The others slow, so the failing GPU surely takes panels (and copies) before the queue
+      // is empty.
+      for (int d = 0; d + 1 < devices; d++)
+        mock_cuda_slow_device (d, 3000);
+      mock_cuda_fail_device (devices - 1, after);
+      const outcome failed = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, TILEMM_CHOOSE_GPU, false, 0,
+                                   0, devices);
+      mock_cuda_fail_device (-1, 0);
+      mock_cuda_slow_device (-1, 0);
+      char name[64];
+      snprintf (name, sizeof name, "GPU %d (worker %d)", devices - 1, devices - 1);
+      CHECK (failed.status == TILEMM_ECUDA && strstr (failed.detail, name) != NULL,
+             "failing after %d copies: %s (%s)", after, tilemm_strerror (failed.status),
+             failed.detail);
+      CHECK (tilemm_cuda_bytes_held () == mock_cuda_device_bytes ()
+               && tilemm_cuda_pinned_bytes_held () == mock_cuda_pinned_bytes ()
+               && mock_cuda_pending_ops () == 0,
+             "after the failure: tilemm holds %zu device bytes, the devices %zu; pinned %zu, %zu; "
+             "%zu operations queued", tilemm_cuda_bytes_held (), mock_cuda_device_bytes (),
+             tilemm_cuda_pinned_bytes_held (), mock_cuda_pinned_bytes (), mock_cuda_pending_ops ());
+      tilemm_cuda_stats st;
+      tilemm_cuda_last_stats (&st);
+      CHECK (!st.ok, "the figures say the failed product succeeded");
+      release_before_call = false;
+      const outcome next = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, TILEMM_CHOOSE_GPU, false, 0, 0,
+                                 devices);
+      release_before_call = true;
+      CHECK (next.status == TILEMM_OK && next.c == one.c, "the next product: %s, bitwise %d",
+             next.detail, next.c == one.c);
+    }
+}
+// A batch of pages over `devices` stand-in GPUs against the same on GPU 0: X rows x rows x pages
+// (complex where asked), Y one page or as many (expansion), op_b; batched (the batched kernels,
+// chunks of pages from one queue) or alone (TILEMM_PAGES_ALONE=1: each page a plain product,
+// the pages spread over the devices).  Bitwise one GPU's, the plan's devices and chunks, each
+// device's figures; a GPU failing part way fails the batch cleanly.
+void multi_gpu_pages_case (int devices, bool alone, bool x_complex, bool y_one_page,
+                           tilemm_op op_b, int64_t rows, int64_t pages)
+{
+  CHECK_CASE ("%d GPUs: %lld pages of %lldx%lld%s x %s%s, %s: bitwise one GPU's", devices,
+              (long long) pages, (long long) rows, (long long) rows, x_complex ? " complex" : "",
+              op_name (op_b), y_one_page ? " (one page, expanded)" : "",
+              alone ? "alone" : "batched");
+  const int64_t dims_x[] = { rows, rows, pages }, dims_y[] = { rows, rows, y_one_page ? 1 : pages };
+  const tilemm_operand ox = { TILEMM_CLASS_DOUBLE, x_complex, 0, 3, rows, rows, 0, NULL, 0 };
+  const tilemm_operand oy = { TILEMM_CLASS_DOUBLE, 0, 0, 3, rows, rows, 0, NULL, 0 };
+  const std::vector<unsigned char> x = random_data ((size_t) (rows * rows * pages) * (x_complex ? 2 : 1), false);
+  const std::vector<unsigned char> y = random_data ((size_t) (rows * rows * dims_y[2]), false);
+  setenv ("TILEMM_PAGES_ALONE", alone ? "1" : "0", 1);
+  std::vector<unsigned char> z[2];
+  tilemm_batch batch[2];
+  for (int i = 0; i < 2; i++)
+    {
+      tilemm_options opt;
+      tilemm_options_init (&opt);
+      opt.backend = TILEMM_CHOOSE_GPU;
+      opt.precision = TILEMM_PRECISION_NATIVE;
+      opt.devices.count = i == 0 ? 1 : devices;
+      for (int d = 0; d < opt.devices.count; d++)
+        opt.devices.device[d] = d;
+      tilemm_error err = { TILEMM_OK, "" };
+      tilemm_status st = tilemm_decide_batch (&ox, 3, dims_x, TILEMM_OP_NONE, &oy, 3, dims_y, op_b,
+                                              &opt, &batch[i], &err);
+      CHECK (st == TILEMM_OK && batch[i].action == TILEMM_BATCH_COMPUTE, "decide: %s", err.detail);
+      if (st != TILEMM_OK || batch[i].action != TILEMM_BATCH_COMPUTE)
+        break;
+      const tilemm_route &r = batch[i].decision.route;
+      z[i].assign ((size_t) (r.m * r.n * pages) * 8 * (r.result_complex ? 2 : 1), 0x5A);
+      st = tilemm_batch_run (&batch[i], &opt, x.data (), y.data (), z[i].data (), &err);
+      CHECK (st == TILEMM_OK, "run on %d GPU(s): %s", opt.devices.count, err.detail);
+    }
+  unsetenv ("TILEMM_PAGES_ALONE");
+  CHECK (!z[0].empty () && z[0] == z[1], "not bitwise one GPU's pages");
+  const tilemm_batch_plan &p = batch[1].plan;
+  CHECK (p.backend == TILEMM_BACKEND_CUDA && p.per_page == alone && p.workers.count == devices
+           && p.pages_over_devices == alone,
+         "the plan: backend %d, alone %d, %d GPUs, over devices %d", (int) p.backend, p.per_page,
+         p.workers.count, p.pages_over_devices);
+  // The last GPU failing part way (the others slow, so it takes pages): the batch fails naming
+  // it, nothing is left that tilemm does not hold, and the batch runs again bitwise.
+  if (!z[0].empty ())
+    {
+      tilemm_options opt;
+      tilemm_options_init (&opt);
+      opt.backend = TILEMM_CHOOSE_GPU;
+      opt.precision = TILEMM_PRECISION_NATIVE;
+      opt.devices.count = devices;
+      for (int d = 0; d < devices; d++)
+        opt.devices.device[d] = d;
+      std::vector<unsigned char> again (z[0].size (), 0x5A);
+      tilemm_error err = { TILEMM_OK, "" };
+      setenv ("TILEMM_PAGES_ALONE", alone ? "1" : "0", 1);
+      for (int d = 0; d + 1 < devices; d++)
+        mock_cuda_slow_device (d, 3000);
+      mock_cuda_fail_device (devices - 1, 1);
+      const tilemm_status failed = tilemm_batch_run (&batch[1], &opt, x.data (), y.data (),
+                                                     again.data (), &err);
+      mock_cuda_fail_device (-1, 0);
+      mock_cuda_slow_device (-1, 0);
+      char name[32];
+      snprintf (name, sizeof name, "GPU %d", devices - 1);
+      CHECK (failed == TILEMM_ECUDA && strstr (err.detail, name) != NULL,
+             "a failing GPU: %s (%s)", tilemm_strerror (failed), err.detail);
+      CHECK (tilemm_cuda_bytes_held () == mock_cuda_device_bytes ()
+               && tilemm_cuda_pinned_bytes_held () == mock_cuda_pinned_bytes (),
+             "after the failure: tilemm holds %zu, the devices %zu", tilemm_cuda_bytes_held (),
+             mock_cuda_device_bytes ());
+      const tilemm_status next = tilemm_batch_run (&batch[1], &opt, x.data (), y.data (),
+                                                   again.data (), &err);
+      unsetenv ("TILEMM_PAGES_ALONE");
+      CHECK (next == TILEMM_OK && again == z[0], "the batch again: %s", err.detail);
+    }
+  tilemm_cuda_stats st;
+  tilemm_cuda_last_stats (&st);
+  long long items = 0;
+  for (int i = 0; i < st.devices; i++)
+    items += st.device[i].panels;
+  const int64_t per_item = alone ? 1 : p.pages_per_chunk;
+  CHECK (st.ok && st.devices == devices && items == (pages + per_item - 1) / per_item,
+         "the figures: %d devices, %lld items of %lld pages", st.devices, items,
+         (long long) per_item);
 }
 } // namespace
 
@@ -579,7 +829,9 @@ void batch_copy_team ()
             = tilemm_decide_batch (&page, 3, dims, TILEMM_OP_NONE, &page, 3, dims, TILEMM_OP_NONE,
                                    &opt, &batch, &err);
           const int expected = choice == TILEMM_CHOOSE_GPU ? want[i] : 0;
-          CHECK (status == TILEMM_OK && batch.plan.copy_threads == expected,
+          // (The GPU's copy teams follow it: one thread where the plan copies on one.)
+          CHECK (status == TILEMM_OK && batch.plan.copy_threads == expected
+                   && (expected != 1 || batch.plan.teams[0].threads == 1),
                  "%lld pages of %lldx%lld on %s: status %d, copy threads %d, want %d",
                  (long long) sizes[i][1], (long long) sizes[i][0], (long long) sizes[i][0],
                  choice == TILEMM_CHOOSE_GPU ? "gpu" : "cpu", (int) status,
@@ -665,13 +917,17 @@ void emulated_passes_on_simulated_devices ()
 // nothing is left held; a GPU that fails while it is measured is an error, never half the facts.
 void calibration_on_the_stand_in ()
 {
-  CHECK_CASE ("calibration: the stand-in GPU measured through the product's own path");
+  CHECK_CASE ("calibration: the stand-in GPUs measured through the product's own path");
   const size_t device0 = mock_cuda_device_bytes (), pinned0 = mock_cuda_pinned_bytes ();
   tilemm_machine_facts f;
   tilemm_error err = { TILEMM_OK, "" };
   const tilemm_status st = tilemm_calibrate (NULL, &f, &err);
   CHECK (st == TILEMM_OK, "%s", err.detail);
-  CHECK (f.gpu_measured && f.gpus == 1 && f.gpu_all_count == 0, "one GPU measured (%d)", f.gpus);
+  const int gpus = tilemm_cuda_device_count ();
+  CHECK (f.gpu_measured && f.gpus == gpus && f.gpu_all_count == (gpus > 1 ? gpus : 0)
+           && (gpus < 2 || f.gpu_all_speedup > 0),
+         "%d GPUs measured of %d, together %d (speedup %g)", f.gpus, gpus, f.gpu_all_count,
+         f.gpu_all_speedup);
   CHECK (f.gpu_call_s > 0 && f.gpu_bus_bytes_per_s > 0, "the fit: %g s a call, %g B/s",
          f.gpu_call_s, f.gpu_bus_bytes_per_s);
   bool rates = true;
@@ -679,10 +935,12 @@ void calibration_on_the_stand_in ()
     rates = rates && f.gpu_kernel_flops_per_s[t] > 0 && isfinite (f.gpu_kernel_flops_per_s[t])
             && f.gpu_batch_flops_per_s[t] > 0;
   CHECK (rates, "every type's kernels and batch measured");
-  CHECK (f.gpu[0].up_bytes_per_s > 0 && f.gpu[0].down_bytes_per_s > 0
-           && f.gpu[0].up_busy_bytes_per_s > 0 && f.gpu[0].down_busy_bytes_per_s > 0,
-         "the links: %g %g %g %g", f.gpu[0].up_bytes_per_s, f.gpu[0].down_bytes_per_s,
-         f.gpu[0].up_busy_bytes_per_s, f.gpu[0].down_busy_bytes_per_s);
+  for (int g = 0; g < f.gpus; g++)
+    CHECK (f.gpu[g].ordinal == g && f.gpu[g].up_bytes_per_s > 0 && f.gpu[g].down_bytes_per_s > 0
+             && f.gpu[g].up_busy_bytes_per_s > 0 && f.gpu[g].down_busy_bytes_per_s > 0
+             && f.gpu[g].kernel_flops_per_s[TILEMM_DOUBLE] > 0,
+           "GPU %d: links %g %g %g %g", g, f.gpu[g].up_bytes_per_s, f.gpu[g].down_bytes_per_s,
+           f.gpu[g].up_busy_bytes_per_s, f.gpu[g].down_busy_bytes_per_s);
   CHECK (f.cpu_measured && !f.host_measured, "the CPU's curves; no host product given");
   tilemm_cuda_release ();
   CHECK (mock_cuda_device_bytes () == device0 && mock_cuda_pinned_bytes () == pinned0,
@@ -705,6 +963,7 @@ int main ()
 {
   setvbuf (stdout, NULL, _IOLBF, 0);
   mock_cuda_seed (20261125);
+  mock_cuda_set_devices (3);   // before the backend first asks (it asks once)
   rank_k_decisions ();
   auto_decides_before_the_facts ();
   auto_batch_decides_before_the_facts ();
@@ -732,8 +991,12 @@ int main ()
             // mixed pairs (a conjugate on either side).
             const bool pair = (!t.a_complex && !t.b_complex) || oa + ob == 0 || oa * ob == 2;
             if (!t.single && pair && getenv ("TILEMM_TEST_NO_EMULATED") == NULL)
-              grid_case (t.single, t.a_complex, t.b_complex, ops[oa], ops[ob], true,
-                         TILEMM_CHOOSE_CPU, devices);
+              {
+                grid_case (t.single, t.a_complex, t.b_complex, ops[oa], ops[ob], true,
+                           TILEMM_CHOOSE_CPU, devices);
+                grid_case (t.single, t.a_complex, t.b_complex, ops[oa], ops[ob], true,
+                           TILEMM_CHOOSE_GPU, devices);
+              }
           }
   // The variant's fallback and the split of k are the plan's (a DMMA variant below sm_80; the
   // split-k variant for a small C' with a long k, which falls back unsplit below sm_80).
@@ -743,6 +1006,28 @@ int main ()
       plan_launch_case (cc, 64, 64, 8192, false);
     }
   plan_launch_case (9, 64, 64, 8192, true);
+  // Several GPUs: strips along n (A kept) and along m (B kept), transposed and complex
+  // operands, a real times a complex one (split), emulated; then a slow and a failing GPU.
+  for (int devices : { 2, 3 })
+    {
+      multi_gpu_case (false, false, false, TILEMM_OP_NONE, TILEMM_OP_NONE, false, 300, 900, 50,
+                      devices);
+      multi_gpu_case (true, false, false, TILEMM_OP_NONE, TILEMM_OP_NONE, false, 900, 260, 70,
+                      devices);
+      multi_gpu_case (false, false, false, TILEMM_OP_TRANSPOSE, TILEMM_OP_TRANSPOSE, false, 260,
+                      700, 33, devices);
+      multi_gpu_case (false, true, true, TILEMM_OP_CTRANSPOSE, TILEMM_OP_NONE, false, 300, 500, 40,
+                      devices);
+      multi_gpu_case (false, false, true, TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, false, 200, 400,
+                      30, devices);
+      multi_gpu_case (false, false, false, TILEMM_OP_NONE, TILEMM_OP_NONE, true, 200, 600, 40,
+                      devices);
+      multi_gpu_trouble_case (devices);
+      multi_gpu_pages_case (devices, false, false, false, TILEMM_OP_NONE, 48, 200);
+      multi_gpu_pages_case (devices, false, true, true, TILEMM_OP_TRANSPOSE, 40, 150);
+      multi_gpu_pages_case (devices, true, false, false, TILEMM_OP_NONE, 70, 12);
+      multi_gpu_pages_case (devices, true, true, false, TILEMM_OP_CTRANSPOSE, 50, 9);
+    }
   tilemm_cuda_release ();
   CHECK_CASE ("nothing held at the end");
   CHECK (mock_cuda_device_bytes () == 0, "%zu device bytes held", mock_cuda_device_bytes ());

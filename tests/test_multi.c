@@ -21,6 +21,7 @@
 #include "backend.h"
 #include "check.h"
 #include "front.h"
+#include "copy_team.h"
 #include "device_model.h"
 #include "multi.h"
 #include "tilemm.h"
@@ -159,6 +160,175 @@ static void test_crossover (void)
          "%lld panels in %zu bytes", (long long) tilemm_plan_panel_count (&sub),
          tilemm_plan_device_bytes (&sub));
   CHECK (tilemm_plan_for_panel (&sub, &plan, 0, 10, NULL) == TILEMM_EINVAL, "empty panel");
+}
+
+/* ---------------------------------------------------------------- copy teams */
+
+/* Host facts of `cpus` ("0-31") and `threads`. */
+static tilemm_host_facts host_of (const char *cpus, int threads)
+{
+  tilemm_host_facts h;
+  tilemm_cpu_set_parse (cpus, &h.cpus);
+  h.threads = threads;
+  return h;
+}
+
+/* GPU facts of `count` devices, device i near CPUs near[i] (NULL: unknown). */
+static tilemm_device_facts gpus_near (int count, const char *const *near)
+{
+  tilemm_device_facts g;
+  memset (&g, 0, sizeof g);
+  g.usable = 1;
+  g.count = g.total = count;
+  for (int i = 0; i < count; i++)
+    {
+      g.device[i] = i;
+      g.numa_node[i] = near && near[i] ? i : -1;
+      if (near && near[i])
+        tilemm_cpu_set_parse (near[i], &g.local_cpus[i]);
+    }
+  return g;
+}
+
+/* The teams of `w` together: no CPU in two teams, every team inside `within`, no more threads in
+ * all than the host's, none larger than its CPUs; *sum gets the threads. */
+static int teams_fit (const tilemm_copy_team *t, const tilemm_workers *w,
+                      const tilemm_host_facts *h, int *sum)
+{
+  int ok = 1;
+  *sum = 0;
+  for (int i = 0; i < w->count; i++)
+    {
+      *sum += t[i].threads;
+      const int cpus = tilemm_cpu_set_count (&t[i].cpus);
+      ok = ok && t[i].threads >= 1 && (cpus == 0 || t[i].threads <= cpus);
+      tilemm_cpu_set outside;
+      tilemm_cpu_set_minus (&t[i].cpus, &h->cpus, &outside);
+      ok = ok && tilemm_cpu_set_count (&outside) == 0;
+      for (int j = 0; j < i; j++)
+        ok = ok && (!tilemm_cpu_set_meet (&t[i].cpus, &t[j].cpus)
+                    || tilemm_cpu_set_count (&h->cpus) < w->count);
+    }
+  return ok && *sum <= (h->threads > w->count ? h->threads : w->count);
+}
+
+static void test_copy_teams (void)
+{
+  tilemm_copy_team t[TILEMM_MAX_WORKERS];
+  int sum;
+  const tilemm_workers one = { 1, { 0 } }, two = { 2, { 0, 1 } }, three = { 3, { 0, 1, 2 } },
+                       same = { 2, { 0, 0 } };
+
+  CHECK_CASE ("copy teams: one GPU copies on the whole host, as before");
+  tilemm_host_facts h = host_of ("0-31", 32);
+  tilemm_device_facts g = gpus_near (2, NULL);
+  tilemm_plan_copy_teams (&h, &g, &one, 0, 0, t);
+  CHECK (t[0].threads == 32 && tilemm_cpu_set_equal (&t[0].cpus, &h.cpus), "%d threads",
+         t[0].threads);
+
+  CHECK_CASE ("copy teams: two GPUs of one node share the host in halves, disjoint");
+  tilemm_plan_copy_teams (&h, &g, &two, 0, 0, t);
+  CHECK (teams_fit (t, &two, &h, &sum) && sum == 32, "%d threads in all", sum);
+  CHECK (t[0].threads == 16 && t[1].threads == 16 && tilemm_cpu_set_has (&t[0].cpus, 0)
+           && tilemm_cpu_set_has (&t[1].cpus, 31),
+         "%d and %d threads", t[0].threads, t[1].threads);
+  tilemm_plan_copy_teams (&h, &g, &same, 0, 0, t);
+  CHECK (teams_fit (t, &same, &h, &sum) && t[0].threads == 16, "two workers on GPU 0: %d, %d",
+         t[0].threads, t[1].threads);
+  tilemm_plan_copy_teams (&h, &g, &three, 0, 0, t);
+  CHECK (teams_fit (t, &three, &h, &sum) && sum <= 32 && t[2].threads == 10,
+         "three: %d %d %d", t[0].threads, t[1].threads, t[2].threads);
+
+  CHECK_CASE ("copy teams: a restricted mask (taskset) and OMP_NUM_THREADS are kept");
+  h = host_of ("4-11", 8);
+  tilemm_plan_copy_teams (&h, &g, &two, 0, 0, t);
+  CHECK (teams_fit (t, &two, &h, &sum) && t[0].threads == 4 && t[1].threads == 4
+           && tilemm_cpu_set_nth (&t[0].cpus, 0) == 4,
+         "%d, %d threads", t[0].threads, t[1].threads);
+  h = host_of ("0-31", 6);
+  tilemm_plan_copy_teams (&h, &g, &two, 0, 0, t);
+  CHECK (teams_fit (t, &two, &h, &sum) && sum == 6, "6 threads asked: %d in all", sum);
+  h = host_of ("0-31", 32);
+  tilemm_plan_copy_teams (&h, &g, &two, 4, 0, t);
+  CHECK (t[0].threads == 4 && t[1].threads == 4, "TILEMM_COPY_THREADS=4: %d, %d", t[0].threads,
+         t[1].threads);
+  tilemm_plan_copy_teams (&h, &g, &two, 0, 6, t);
+  CHECK (t[0].threads == 6 && t[1].threads == 6, "saturating at 6: %d, %d", t[0].threads,
+         t[1].threads);
+  h = host_of ("3", 1);
+  tilemm_plan_copy_teams (&h, &g, &three, 0, 0, t);
+  CHECK (teams_fit (t, &three, &h, &sum) && t[0].threads == 1 && t[2].threads == 1
+           && tilemm_cpu_set_has (&t[2].cpus, 3),
+         "one CPU, three workers: %d %d %d", t[0].threads, t[1].threads, t[2].threads);
+
+  CHECK_CASE ("copy teams: with NUMA nodes, each GPU's team on its node");
+  static const char *const crossed[] = { "16-31", "0-15" };
+  h = host_of ("0-31", 32);
+  g = gpus_near (2, crossed);
+  tilemm_plan_copy_teams (&h, &g, &two, 0, 0, t);
+  tilemm_cpu_set node1, node0;
+  tilemm_cpu_set_parse ("16-31", &node1);
+  tilemm_cpu_set_parse ("0-15", &node0);
+  CHECK (tilemm_cpu_set_equal (&t[0].cpus, &node1) && tilemm_cpu_set_equal (&t[1].cpus, &node0)
+           && t[0].threads == 16,
+         "GPU 0's team not on node 1");
+  tilemm_plan_copy_teams (&h, &g, &one, 0, 0, t);
+  CHECK (tilemm_cpu_set_equal (&t[0].cpus, &node1), "one GPU: not on its node");
+  static const char *const both_on_1[] = { "16-31", "16-31" };
+  g = gpus_near (2, both_on_1);
+  tilemm_plan_copy_teams (&h, &g, &two, 0, 0, t);
+  CHECK (teams_fit (t, &two, &h, &sum) && t[0].threads == 8 && t[1].threads == 8
+           && tilemm_cpu_set_nth (&t[1].cpus, 0) == 24,
+         "two GPUs of node 1: %d, %d", t[0].threads, t[1].threads);
+  h = host_of ("0-7", 8);   /* the node's CPUs outside the mask: the mask's */
+  tilemm_plan_copy_teams (&h, &g, &two, 0, 0, t);
+  CHECK (teams_fit (t, &two, &h, &sum) && t[0].threads == 4, "mask outside the node: %d",
+         t[0].threads);
+
+  CHECK_CASE ("copy teams: unknown CPUs: unpinned, the host's threads shared");
+  h = host_of ("", 16);
+  g = gpus_near (2, NULL);
+  tilemm_plan_copy_teams (&h, &g, &two, 0, 0, t);
+  CHECK (t[0].threads == 8 && t[1].threads == 8 && tilemm_cpu_set_count (&t[0].cpus) == 0,
+         "%d, %d", t[0].threads, t[1].threads);
+
+  CHECK_CASE ("host CPUs: lists, sysfs and the process's mask");
+  tilemm_cpu_set set;
+  char text[64];
+  CHECK (tilemm_cpu_set_parse ("0-3,8,10-11\n", &set) && tilemm_cpu_set_count (&set) == 7,
+         "parse");
+  tilemm_cpu_set_format (&set, text, sizeof text);
+  CHECK (strcmp (text, "0-3,8,10-11") == 0, "format: %s", text);
+  CHECK (!tilemm_cpu_set_parse ("0-", &set) && !tilemm_cpu_set_parse ("x", &set)
+           && !tilemm_cpu_set_parse ("3-1", &set) && tilemm_cpu_set_count (&set) == 0,
+         "malformed lists");
+  char root[] = "/tmp/tilemm-sysfs-XXXXXX";
+  if (mkdtemp (root))
+    {
+      char path[256];
+      snprintf (path, sizeof path, "mkdir -p %s/bus/pci/devices/0000:41:00.0 && "
+                "echo 1 > %s/bus/pci/devices/0000:41:00.0/numa_node && "
+                "echo 16-31 > %s/bus/pci/devices/0000:41:00.0/local_cpulist", root, root, root);
+      CHECK (system (path) == 0, "making a sysfs tree");
+      int node = -2;
+      CHECK (tilemm_pci_local_cpus (root, "0000:41:00.0", &set, &node) && node == 1
+               && tilemm_cpu_set_equal (&set, &node1),
+             "sysfs: node %d", node);
+      CHECK (tilemm_pci_local_cpus (root, "0000:41:00.0", &set, &node), "upper case as CUDA");
+      CHECK (!tilemm_pci_local_cpus (root, "0000:42:00.0", &set, &node) && node == -1
+               && tilemm_cpu_set_count (&set) == 0,
+             "a device sysfs does not list");
+      CHECK (!tilemm_pci_local_cpus (root, "../../etc", &set, &node), "a path, not a bus id");
+      snprintf (path, sizeof path, "rm -rf %s", root);
+      CHECK (system (path) == 0, "removing the sysfs tree");
+    }
+  tilemm_host_facts mine;
+  tilemm_host_facts_gather (&mine);
+  CHECK (mine.threads >= 1
+           && (tilemm_cpu_set_count (&mine.cpus) == 0
+               || mine.threads <= tilemm_cpu_set_count (&mine.cpus)),
+         "this process: %d threads on %d CPUs", mine.threads, tilemm_cpu_set_count (&mine.cpus));
+  CHECK (tilemm_pin_thread (&mine.cpus), "pinning to the process's own mask");
 }
 
 /* ---------------------------------------------------------------- simulated devices */
@@ -601,6 +771,7 @@ static void test_stop (void)
 int main (void)
 {
   test_crossover ();
+  test_copy_teams ();
   test_bitwise ();
   test_bitwise_op ();
   test_balance ();

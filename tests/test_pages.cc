@@ -606,6 +606,76 @@ int main (void)
            (long long) plan.pages_per_panel);
   }
 
+  CHECK_CASE ("plan: the GPUs of a batch, its chunks, pages alone one device each");
+  {
+    tilemm_host_facts host;
+    tilemm_cpu_set_parse ("0-31", &host.cpus);
+    host.threads = 32;
+    tilemm_device_facts gpu;
+    memset (&gpu, 0, sizeof gpu);
+    gpu.usable = 1;
+    gpu.count = 2;
+    gpu.device[0] = 0, gpu.device[1] = 1;
+    gpu.current = 1;
+    const tilemm_workers two = { 2, { 0, 1 } };
+    tilemm_route r = square_route (TILEMM_DOUBLE, 256);
+    tilemm_batch_plan plan;
+    CHECK (tilemm_batch_plan_make (&r, 200, 8, TILEMM_CHOOSE_GPU, 1, 0, 0, NULL, &plan, &err)
+             == TILEMM_OK && !plan.per_page, "200 pages of 256x256 batched");
+    tilemm_batch_plan_devices (&plan, &r, 200, &two, 1, &host, &gpu, NULL);
+    CHECK (plan.workers.count == 2 && plan.pages_per_chunk == 25 && !plan.pages_over_devices
+             && plan.teams[0].threads == 16 && plan.teams[1].threads == 16,
+           "named [0 1]: %d GPUs, chunks of %lld, teams %d and %d", plan.workers.count,
+           (long long) plan.pages_per_chunk, plan.teams[0].threads, plan.teams[1].threads);
+    r = square_route (TILEMM_DOUBLE, 8);
+    tilemm_batch_plan_make (&r, 10, 8, TILEMM_CHOOSE_GPU, 1, 0, 0, NULL, &plan, &err);
+    tilemm_batch_plan_devices (&plan, &r, 10, &two, 0, &host, &gpu, NULL);
+    CHECK (plan.workers.count == 1 && plan.workers.device[0] == 1 && plan.pages_per_chunk == 10
+             && plan.teams[0].threads == 1,
+           "10 pages of 8x8, not named: %d GPU(s), GPU %d, %d copy thread(s)",
+           plan.workers.count, plan.workers.device[0], plan.teams[0].threads);
+    r = square_route (TILEMM_DOUBLE, 2048);
+    for (int64_t pages : { 3, 4, 9 })
+      {
+        tilemm_batch_plan_make (&r, pages, 8, TILEMM_CHOOSE_GPU, 1, 0, 0, NULL, &plan, &err);
+        tilemm_batch_plan_devices (&plan, &r, pages, &two, 1, &host, &gpu, NULL);
+        const int over = pages != 3;
+        CHECK (plan.per_page && plan.pages_over_devices == over
+                 && plan.workers.count == (over ? 2 : 1),
+               "%lld pages of 2048^2 on [0 1]: over devices %d, %d GPU(s)", (long long) pages,
+               plan.pages_over_devices, plan.workers.count);
+      }
+  }
+
+  CHECK_CASE ("plan: a batch's panels of pages, two in flight, cut where expansion widens them");
+  {
+    tilemm_route r = square_route (TILEMM_DOUBLE, 64);
+    tilemm_batch_plan plan;
+    tilemm_batch_plan_make (&r, 1000, 8, TILEMM_CHOOSE_GPU, 1, 0, 0, NULL, &plan, &err);
+    const double page = 3.0 * 8 * 64 * 64;
+    int64_t per_panel;
+    int pipelined;
+    tilemm_batch_chunk_panels (&plan, page, 1000, &per_panel, &pipelined);
+    CHECK (pipelined && per_panel == 250, "1000 pages of 64^2: pipelined %d, %lld a panel",
+           pipelined, (long long) per_panel);
+    tilemm_batch_chunk_panels (&plan, page, 6, &per_panel, &pipelined);
+    CHECK (!pipelined && per_panel == 1000, "a chunk of 6 pages: pipelined %d", pipelined);
+    /* X of 10 pages against Y expanded (one page): a panel of 4 pages reads 4 of X, 1 of Y. */
+    const int64_t xd[] = { 64, 64, 10 }, yd[] = { 64, 64, 1 };
+    tilemm_batch_shape shape;
+    tilemm_batch_shape_make (3, xd, TILEMM_OP_NONE, 3, yd, TILEMM_OP_NONE, &shape, &err);
+    int64_t xl, xh, yl, yh;
+    const double pb = 8.0 * 64 * 64;
+    CHECK (tilemm_batch_panel_at (&shape, 2, 10, 4, pb, pb, pb, 100 * pb, &xl, &xh, &yl, &yh) == 4
+             && xl == 2 && xh == 5 && yl == 0 && yh == 0,
+           "panel at 2: X %lld..%lld, Y %lld..%lld", (long long) xl, (long long) xh,
+           (long long) yl, (long long) yh);
+    CHECK (tilemm_batch_panel_at (&shape, 8, 10, 4, pb, pb, pb, 100 * pb, &xl, &xh, &yl, &yh) == 2,
+           "the chunk's end");
+    CHECK (tilemm_batch_panel_at (&shape, 0, 10, 8, pb, pb, pb, 6 * pb, &xl, &xh, &yl, &yh) == 2,
+           "halved to its budget");
+  }
+
   CHECK_CASE ("device memory given back");
   tilemm_cuda_release ();
   CHECK (mock_cuda_device_bytes () == 0 && tilemm_cuda_bytes_held () == 0, "%zu bytes left",

@@ -137,12 +137,28 @@ size_t tilemm_device_limit (tilemm_backend backend, double whole_bytes, size_t a
  * usable and the product pays on it (tilemm_plan_gpu_pays), else the CPU (core.c). */
 tilemm_backend tilemm_gpu_if_it_pays (tilemm_type type, int64_t m, int64_t n, int64_t k);
 
+/* What one device (one worker) of the last GPU product did, for tilemm_bench and
+ * __tilemm_stats__ (tilemm_cuda_stats.device). */
+typedef struct {
+  int device;                /* its CUDA ordinal                                        */
+  int copy_threads;          /* the members of its host copy team                       */
+  long long panels, steps;   /* queue panels it took; pipeline panels and steps in them  */
+  double busy_ms;            /* its first panel's start to its last panel's end         */
+  double upload_ms, compute_ms, download_ms;  /* its panels' splits, summed (below)    */
+  double copy_in_ms, copy_out_ms, result_prep_ms;
+  double bytes_up, bytes_down;
+} tilemm_cuda_device_stats;
+
 /* Where the time of the last GPU product went (tilemm_cuda_multiply), for tilemm_bench and the
  * hidden Octave function __tilemm_stats__.  Copies, compute and downloads overlap; the split
  * below follows the critical path, so upload + compute + download = total:
  *   upload   = from entry until the first kernel starts (the GPU waits for data),
  *   compute  = from the first kernel's start to the last kernel's end (CUDA events),
- *   download = the rest: the last pieces of C coming back and copied into the result. */
+ *   download = the rest: the last pieces of C coming back and copied into the result.
+ * On several devices each device's own panels are split so (device[], summed over its panels:
+ * they add up to its busy time), and the product's upload, compute and download are those of
+ * the device busy longest; total is the wall time of the whole, the copies and bytes the sums
+ * over the devices. */
 typedef struct tilemm_cuda_stats_s {
   unsigned long long calls;  /* GPU products run since load (successful or not)        */
   int ok;                    /* 1 when the last one succeeded                           */
@@ -156,6 +172,8 @@ typedef struct tilemm_cuda_stats_s {
   /* Sums over every GPU product since load (this one included), so that a caller running many
    * products in one call (pagemtimes' pages that run alone) can take the difference. */
   double sum_total_ms, sum_copy_in_ms, sum_copy_out_ms;
+  int devices;               /* devices (workers) that ran it: device[0 .. devices - 1]  */
+  tilemm_cuda_device_stats device[TILEMM_MAX_WORKERS];
 } tilemm_cuda_stats;
 
 /* Fills *stats with the last GPU product's figures (all zero before the first). */
@@ -171,6 +189,7 @@ void tilemm_cuda_last_stats (tilemm_cuda_stats *stats);
  * figures, a simulated device's memory): nothing outlives end.  The operations decide nothing:
  * the plan they are given is the one the call's plan holds. */
 struct tilemm_batch_job_s; /* batch.h */
+struct tilemm_copy_team_s; /* copy_team.h */
 
 typedef struct tilemm_backend_ops {
   const char *name;          /* "cpu", "gpu", "simulated"                                    */
@@ -184,9 +203,11 @@ typedef struct tilemm_backend_ops {
    * for this backend it reads: the simulated devices' faults, the GPU's emulated blocks). */
   tilemm_status (*begin) (const void *config, void **state, tilemm_error *err);
   void (*end) (void *state, tilemm_status status);  /* the product's status: OK, stopped or failed */
-  /* On the worker's thread before its first panel (bind it to `device`) and, on the caller's
-   * thread after every worker stopped, for each that started (failed: free what it holds). */
-  tilemm_status (*worker_start) (void *state, int worker, int device, tilemm_error *err);
+  /* On the worker's thread before its first panel (bind it to `device`, its host copies to the
+   * plan's `team`: NULL where the plan has none) and, on the caller's thread after every worker
+   * stopped, for each that started (failed: free what it holds). */
+  tilemm_status (*worker_start) (void *state, int worker, int device,
+                                 const struct tilemm_copy_team_s *team, tilemm_error *err);
   void (*worker_finish) (void *state, int worker, int device, int failed);
   /* One panel of the native product C = op_a(A)·op_b(B) under `plan` (its variant, steps and
    * slots; a and b as stored), on worker `worker`.  stop: polled between steps (may be NULL). */
@@ -215,10 +236,12 @@ typedef struct tilemm_backend_ops {
                               tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
                               const tilemm_stop *stop, tilemm_emu_plan *used,
                               int64_t *exact_entries, tilemm_error *err);
-  /* A batch of pages (pagemtimes, batch.h) in panels of pages_per_panel pages, on the caller's
-   * device; NULL where the executor runs the pages itself through `product` (the CPU). */
-  tilemm_status (*batch) (const struct tilemm_batch_job_s *job, int64_t pages_per_panel,
-                          const tilemm_stop *stop, tilemm_error *err);
+  /* A chunk of a batch of pages (pagemtimes, batch.h): `count` pages of the job from page
+   * `first`, in the panels its plan says (tilemm_batch_chunk_panels), on worker `worker`; NULL
+   * where the executor runs the pages itself through `product` (the CPU). */
+  tilemm_status (*batch) (void *state, int worker, const struct tilemm_batch_job_s *job,
+                          int64_t first, int64_t count, const tilemm_stop *stop,
+                          tilemm_error *err);
   /* Host-facing facts and housekeeping (NULL where the backend keeps nothing). */
   void (*release) (void);
   size_t (*bytes_held) (void);

@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #include "device_model.h"
+#include "copy_team.h"
+#include "devices.h"
 #include "front.h"
 #include "machine_facts.h"
 #include "tilemm.h"
@@ -75,8 +77,18 @@ typedef struct {
   int copy_threads;          /* GPU: the host threads that copy pages into and out of the
                                 staging: 1 for a batch under 64 MiB (a team's wake-up can cost
                                 more than its copies: milliseconds where another library's
-                                threads hold the cores), 0 for the default (TILEMM_COPY_THREADS,
-                                else OpenMP's)                                                */
+                                threads hold the cores), 0 for each GPU's share of the host
+                                (its copy team, teams below)                                  */
+  /* The GPU's devices (tilemm_batch_plan_devices; one: the caller's). */
+  tilemm_workers workers;    /* the GPUs the pages are spread over                            */
+  int devices_named;         /* the user named them                                           */
+  int64_t pages_per_chunk;   /* the queue's item, several GPUs: a worker takes this many pages
+                                at a time (its own panels of pages_per_panel within them, two
+                                in flight); one GPU: every page                               */
+  int pages_over_devices;    /* per_page on several GPUs: each page a plain product on one GPU,
+                                the pages from one queue (else each page over the devices its
+                                own call plan takes, one page after another)                  */
+  tilemm_copy_team teams[TILEMM_MAX_WORKERS];   /* each GPU worker's host copy team           */
 } tilemm_batch_plan;
 
 /* The plan of a batch of `pages` products of one page's route (m, n, k in the route's terms: a
@@ -94,6 +106,32 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
                                       size_t max_device_bytes, size_t device_bytes,
                                       const tilemm_machine_facts *facts,
                                       tilemm_batch_plan *plan, tilemm_error *err);
+
+/* The GPU's devices of a batch planned for the GPU (backend CUDA): how many of `available`
+ * (named: the user named them) it is spread over, its queue's chunks of pages, whether pages
+ * that run alone go to one device each, and the workers' copy teams (copy_team.h: 1 thread
+ * each where the plan copies on one, copy_threads).  Every device gets at least
+ * TILEMM_MULTI_MIN_PANELS chunks (named: one) worth a worker's fixed cost in the device model.
+ * Pure. */
+void tilemm_batch_plan_devices (tilemm_batch_plan *plan, const tilemm_route *route,
+                                int64_t pages, const tilemm_workers *available, int named,
+                                const tilemm_host_facts *host, const tilemm_device_facts *gpu,
+                                const tilemm_machine_facts *facts);
+
+/* The GPU's panels of a batch's chunk of `count` pages from page `first`: its pages a panel
+ * (*per_panel) and whether two panels are in flight (*pipelined: each then within half the
+ * plan's pages_per_panel).  page_bytes: one page's X, Y and Z bytes.  Pure. */
+void tilemm_batch_chunk_panels (const tilemm_batch_plan *plan, double page_bytes, int64_t count,
+                                int64_t *per_panel, int *pipelined);
+
+/* The panel of pages from Z's page `first` of a chunk ending before page `end`: at most `most`
+ * pages, fewer where expansion makes the stored pages of X and Y it reads (*x_lo..*x_hi,
+ * *y_lo..*y_hi) wider than its own, down to one, so that its bytes (x_page, y_page, z_page a
+ * page) stay within `budget`.  Returns its pages.  Pure. */
+int64_t tilemm_batch_panel_at (const tilemm_batch_shape *shape, int64_t first, int64_t end,
+                               int64_t most, double x_page, double y_page, double z_page,
+                               double budget, int64_t *x_lo, int64_t *x_hi, int64_t *y_lo,
+                               int64_t *y_hi);
 
 /* Whether pages of this route run alone, one plain product each (on either backend): where a
  * page's own GPU call costs, in the device model, little more than its share of a batched one.
@@ -142,17 +180,8 @@ typedef struct tilemm_batch_job_s {
   void *z;
   int64_t x_page, y_page, z_page;
   const tilemm_batch_shape *shape;
-  int copy_threads;          /* the host threads of its staging copies (the plan's copy_threads) */
+  const tilemm_batch_plan *plan;   /* its plan: panels of pages (tilemm_batch_chunk_panels) */
 } tilemm_batch_job;
-
-/* The GPU's batched product (src/cuda/batch_product.cu, reached through the GPU's table: its
- * `batch`; a build without CUDA has none): every page of the job, panels of pages_per_panel
- * pages through the pinned staging and the device workspace, in one launch of the batched
- * kernels a panel (small pages packed several to a block).  Pages that run alone never come
- * here (the executor runs them as plain products).  stop (may be NULL) is polled between
- * panels. */
-tilemm_status tilemm_cuda_multiply_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
-                                          const tilemm_stop *stop, tilemm_error *err);
 
 #ifdef __cplusplus
 }

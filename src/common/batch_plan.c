@@ -4,8 +4,10 @@
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -13,6 +15,7 @@
 
 #include "batch.h"
 #include "device_model.h"
+#include "devices.h"
 
 /* The CPU's batched path is costed by the model (device_model.h): a page's fixed cost on one
  * thread (a small real page, computed directly, has almost none) and the tiled C backend's rate
@@ -280,6 +283,12 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
   plan->pages_per_panel = pages;
   plan->backend = TILEMM_BACKEND_CPU;
   plan->copy_threads = 0;
+  memset (&plan->workers, 0, sizeof plan->workers);
+  plan->workers.count = 1;
+  plan->devices_named = 0;
+  plan->pages_per_chunk = pages;
+  plan->pages_over_devices = 0;
+  memset (plan->teams, 0, sizeof plan->teams);
   /* TILEMM_PAGES_ALONE=1 (0) runs every batch's pages alone (none), for tests and to measure
    * both routes; read here, once per batch. */
   const char *alone = getenv ("TILEMM_PAGES_ALONE");
@@ -333,4 +342,155 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
   if (plan->pages_per_panel < 1)
     plan->pages_per_panel = 1;
   return tilemm_error_set (err, TILEMM_OK, NULL);
+}
+
+/* ---------------------------------------------------------------- several GPUs, panels */
+
+/* A batch this large (operands and results) is cut into several panels even where it fits the
+ * device whole, so that a panel's pages travel while the one before it computes; into at least
+ * BATCH_PIPELINE_PANELS of them. */
+static const double BATCH_PIPELINE_BYTES = 8.0 * 1024 * 1024;
+enum { BATCH_PIPELINE_PANELS = 4 };
+
+/* Seconds the batch's pages take on one GPU in the cost model, without the call's fixed cost
+ * (pages run alone: each page's own call). */
+static double gpu_pages_s (const tilemm_route *route, int64_t pages,
+                           const tilemm_machine_facts *facts)
+{
+  const double flops = batch_flops (route, pages);
+  const double bytes = (double) pages * tilemm_batch_page_bytes (route);
+  return tilemm_batch_page_alone (route, facts)
+           ? gpu_batch_s (route, pages, facts)
+           : tilemm_model_bus_s (facts, bytes)
+               + tilemm_model_gpu_batch_kernel_s (facts, route->compute_type, flops);
+}
+
+/* How many of `count` GPUs an unnamed batch is spread over: the count the cost model finds
+ * fastest (several only where the machine's facts measured them beating one). */
+static int batch_gpus_that_pay (const tilemm_route *route, int64_t pages, int count,
+                                const tilemm_machine_facts *facts)
+{
+  const double one = gpu_batch_s (route, pages, facts);
+  const double fixed = one - gpu_pages_s (route, pages, facts);
+  int best = 1;
+  double best_s = one;
+  for (int d = 2; d <= count; d++)
+    {
+      const double s = tilemm_model_spread_s (facts, one, fixed, d);
+      if (s < best_s)
+        best = d, best_s = s;
+    }
+  return best;
+}
+
+void tilemm_batch_plan_devices (tilemm_batch_plan *plan, const tilemm_route *route,
+                                int64_t pages, const tilemm_workers *available, int named,
+                                const tilemm_host_facts *host, const tilemm_device_facts *gpu,
+                                const tilemm_machine_facts *facts)
+{
+  plan->workers = *available;
+  plan->devices_named = named;
+  plan->pages_per_chunk = pages;
+  plan->pages_over_devices = 0;
+  int count = available->count > TILEMM_MAX_WORKERS ? TILEMM_MAX_WORKERS : available->count;
+  if (!named && count > 1)
+    count = batch_gpus_that_pay (route, pages, count, facts);
+  /* The chunks the batch can give: a page each where the devices are named, else each worth a
+   * worker's fixed cost (the seconds of a panel of tilemm_model_min_panel_flops). */
+  const double worth_s
+    = tilemm_model_kernel_s (facts, route->compute_type,
+                             tilemm_model_min_panel_flops (facts, route->compute_type));
+  double most = (double) pages;
+  if (!named && worth_s > 0)
+    {
+      const double by_time = floor (gpu_pages_s (route, pages, facts) / worth_s);
+      most = by_time < most ? by_time : most;
+    }
+  const int per_worker = named ? 1 : TILEMM_MULTI_MIN_PANELS;
+  while (count > 1 && (double) count * per_worker > most)
+    count--;
+  if (count < 1)
+    count = 1;
+  if (count > 1)
+    {
+      /* About TILEMM_MULTI_PANELS_PER_WORKER chunks a worker, so a slower device ends at most
+       * about a chunk late. */
+      double chunks = (double) count * TILEMM_MULTI_PANELS_PER_WORKER;
+      chunks = chunks > most ? most : chunks;
+      chunks = chunks < count ? count : chunks;
+      plan->pages_per_chunk = (int64_t) ceil ((double) pages / chunks);
+      if (plan->pages_per_chunk < 1)
+        plan->pages_per_chunk = 1;
+      if ((pages + plan->pages_per_chunk - 1) / plan->pages_per_chunk < count)
+        count = (int) ((pages + plan->pages_per_chunk - 1) / plan->pages_per_chunk);
+      /* Pages that run alone, one device each, where every device gets two, or as many each:
+       * else a page's own plan spreads it over the devices, which keeps them even. */
+      plan->pages_over_devices
+        = plan->per_page && count > 1 && (pages >= 2 * (int64_t) count || pages % count == 0);
+      if (plan->per_page && !plan->pages_over_devices)
+        {
+          count = 1;
+          plan->pages_per_chunk = pages;
+        }
+      if (plan->pages_over_devices)
+        plan->pages_per_chunk = 1;
+    }
+  if (count <= 1)
+    {
+      count = 1;
+      plan->pages_per_chunk = pages;
+      if (!named)
+        plan->workers.device[0] = gpu && gpu->current >= 0 ? gpu->current : available->device[0];
+    }
+  plan->workers.count = count;
+  tilemm_plan_copy_teams (host, gpu, &plan->workers, gpu ? gpu->copy_threads : 0,
+                          tilemm_model_copy_saturating_threads (facts), plan->teams);
+  /* A small batch copies on one thread (BATCH_COPY_TEAM_MIN_BYTES). */
+  if (plan->copy_threads == 1)
+    for (int w = 0; w < count; w++)
+      plan->teams[w].threads = 1;
+}
+
+void tilemm_batch_chunk_panels (const tilemm_batch_plan *plan, double page_bytes, int64_t count,
+                                int64_t *per_panel, int *pipelined)
+{
+  const int64_t most = plan->pages_per_panel > 0 ? plan->pages_per_panel : 1;
+  *pipelined = count >= 2 * BATCH_PIPELINE_PANELS
+               && (double) count * page_bytes > BATCH_PIPELINE_BYTES && most >= 2;
+  *per_panel = most;
+  if (*pipelined)
+    {
+      /* Two panels on the device at once: each within half the limit. */
+      const int64_t quarter = (count + BATCH_PIPELINE_PANELS - 1) / BATCH_PIPELINE_PANELS;
+      *per_panel = most / 2 < quarter ? most / 2 : quarter;
+    }
+}
+
+int64_t tilemm_batch_panel_at (const tilemm_batch_shape *shape, int64_t first, int64_t end,
+                               int64_t most, double x_page, double y_page, double z_page,
+                               double budget, int64_t *x_lo, int64_t *x_hi, int64_t *y_lo,
+                               int64_t *y_hi)
+{
+  int64_t count = end - first < most ? end - first : most;
+  if (count < 1)
+    count = 1;
+  for (;;)
+    {
+      *x_lo = *y_lo = INT64_MAX;
+      *x_hi = *y_hi = -1;
+      for (int64_t p = first; p < first + count; p++)
+        {
+          int64_t xp, yp;
+          tilemm_batch_sources (shape, p, &xp, &yp);
+          *x_lo = xp < *x_lo ? xp : *x_lo;
+          *x_hi = xp > *x_hi ? xp : *x_hi;
+          *y_lo = yp < *y_lo ? yp : *y_lo;
+          *y_hi = yp > *y_hi ? yp : *y_hi;
+        }
+      const double bytes = (double) (*x_hi - *x_lo + 1) * x_page
+                           + (double) (*y_hi - *y_lo + 1) * y_page + (double) count * z_page;
+      if (count == 1 || bytes <= budget)
+        return count;
+      count /= 2;
+    }
 }

@@ -189,10 +189,48 @@ static tilemm_status plan_subs (tilemm_call_plan *p, size_t panel_limit)
   return TILEMM_OK;
 }
 
+/* What each GPU worker keeps between its panels: the operand every panel of the queue holds
+ * whole (strips: tilemm_plan_unfilled_queue), where every panel runs whole on its device (one
+ * panel of its own, no slots taken in turn); and then the kept operand's steps made the same in
+ * every panel's plan, so that it lies on the device the same way for each. */
+static void plan_keep (tilemm_call_plan *p)
+{
+  p->queue_keeps = TILEMM_KEEP_NONE;
+  const tilemm_plan *q = &p->queue;
+  if (p->workers.count < 2 || q->m == 0 || q->n == 0)
+    return;
+  for (int r = 0; r < 2; r++)
+    for (int c = 0; c < 2; c++)
+      if (tilemm_plan_panel_count (&p->sub[r][c]) != 1)
+        return;
+  if (q->panel_cols >= q->m)
+    {
+      /* Every panel all of op(A)'s rows: its steps of them as the first panel's. */
+      p->queue_keeps = TILEMM_KEEP_A;
+      const int64_t step = p->sub[0][1].step_cols;
+      for (int r = 0; r < 2; r++)
+        for (int c = 0; c < 2; c++)
+          {
+            p->sub[r][c].step_cols = step;
+            p->sub[r][c].slots = step > 0 ? ceil_div (p->sub[r][c].m, step) : 1;
+          }
+    }
+  else if (q->panel_rows >= q->n)
+    {
+      /* Every panel all of op(B)'s columns: its parts of them as the first panel's. */
+      p->queue_keeps = TILEMM_KEEP_B;
+      const int64_t step = p->sub[1][0].step_rows;
+      for (int r = 0; r < 2; r++)
+        for (int c = 0; c < 2; c++)
+          p->sub[r][c].step_rows = step;
+    }
+}
+
 /* The emulated precision's panels, workers and passes for the product p->m × p->n × p->k. */
 static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
                                     const tilemm_emu_options *emu, size_t asked,
-                                    const tilemm_device_facts *gpu, size_t chunk_bytes,
+                                    const tilemm_device_facts *gpu,
+                                    const tilemm_host_facts *host, size_t chunk_bytes,
                                     const tilemm_workers *available)
 {
   tilemm_status status = tilemm_plan_unfilled_op (&p->emu_panels, backend, p->type, p->m, p->n,
@@ -213,12 +251,17 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
     for (int w = 0; w < p->simulated; w++)
       p->emu_devices.device[w] = w;
   const int count = p->simulated > 1 ? p->simulated : available->count;
+  /* A panel a worker: the pass of products finds each worker's panel still on its device. */
   if (count > 1)
-    p->emu_workers = tilemm_plan_unfilled_workers (&p->emu_queue, &p->emu_panels, count,
-                                          p->simulated > 1 || p->devices_named, p->facts);
+    p->emu_workers = tilemm_plan_unfilled_queue (&p->emu_queue, &p->emu_panels, count,
+                                                 p->simulated > 1 || p->devices_named, 1,
+                                                 p->facts);
   if (p->emu_workers <= 1 && backend == TILEMM_BACKEND_CUDA && !p->devices_named)
     p->emu_devices.device[0] = gpu->current >= 0 ? gpu->current : p->emu_devices.device[0];
   p->emu_devices.count = p->emu_workers;
+  if (backend == TILEMM_BACKEND_CUDA)
+    tilemm_plan_copy_teams (host, gpu, &p->emu_devices, gpu->copy_threads,
+                            tilemm_model_copy_saturating_threads (p->facts), p->emu_teams);
   p->emu_one_pass = (p->emu_workers <= 1 && tilemm_plan_panel_count (&p->emu_panels) <= 1)
                     || p->k == 0;
   const int64_t panel_rows = p->emu_panels.panel_cols < p->m ? p->emu_panels.panel_cols : p->m;
@@ -290,8 +333,9 @@ static int gpus_that_pay (const tilemm_call_plan *p)
 
 /* The queue of the native plan's panels, their launches not yet filled (fill_launches). */
 static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
-                                 const tilemm_device_facts *gpu)
+                                 const tilemm_call_facts *facts)
 {
+  const tilemm_device_facts *gpu = &facts->gpu;
   const int several = several_workers (p, backend);
   const size_t panel_limit = panel_limit_of (p, backend, gpu);
   /* The transposed operands the GPU's pipeline transposes, and so its plans count (a low-level
@@ -330,6 +374,11 @@ static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
       p->workers.device[0] = 0;
     }
   plan_fallback (p, backend, gpu);
+  /* Each GPU worker's host copy team, all of them copying at once. */
+  if (backend == TILEMM_BACKEND_CUDA)
+    tilemm_plan_copy_teams (&facts->host, gpu, &p->workers, gpu->copy_threads,
+                            tilemm_model_copy_saturating_threads (p->facts), p->teams);
+  p->queue_keeps = TILEMM_KEEP_NONE;
   if (count <= 1)
     {
       p->queue.panel_rows = p->n > 0 ? p->n : 1;
@@ -339,13 +388,16 @@ static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
           p->sub[r][c] = p->native;
       return TILEMM_OK;
     }
-  return plan_subs (p, panel_limit);
+  const tilemm_status status = plan_subs (p, panel_limit);
+  if (status == TILEMM_OK && backend == TILEMM_BACKEND_CUDA)
+    plan_keep (p);
+  return status;
 }
 
 tilemm_status tilemm_call_plan_queue (tilemm_call_plan *p, tilemm_backend backend,
-                                      const tilemm_device_facts *gpu)
+                                      const tilemm_call_facts *facts)
 {
-  const tilemm_status status = plan_queue (p, backend, gpu);
+  const tilemm_status status = plan_queue (p, backend, facts);
   if (status == TILEMM_OK)
     fill_launches (p, 0);
   return status;
@@ -353,7 +405,7 @@ tilemm_status tilemm_call_plan_queue (tilemm_call_plan *p, tilemm_backend backen
 
 /* The native product's plan, its queue of panels and their plans. */
 static tilemm_status plan_native (tilemm_call_plan *p, tilemm_backend backend,
-                                  const tilemm_device_facts *gpu)
+                                  const tilemm_call_facts *facts)
 {
   const tilemm_limits limits = { p->device_limit, p->facts };
   tilemm_status status = tilemm_plan_unfilled_op (&p->native, backend, p->type, p->m, p->n, p->k,
@@ -377,7 +429,7 @@ static tilemm_status plan_native (tilemm_call_plan *p, tilemm_backend backend,
       if (sr > 0)
         p->native.step_rows = sr < p->n ? sr : p->n;
     }
-  return plan_queue (p, backend, gpu);
+  return plan_queue (p, backend, facts);
 }
 
 tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *route,
@@ -435,9 +487,9 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
                                      + (double) p->m * (double) p->n),
                                options->max_device_bytes);
   const tilemm_workers available = p->workers;
-  tilemm_status status = plan_native (p, backend, gpu);
+  tilemm_status status = plan_native (p, backend, facts);
   if (status == TILEMM_OK && emulated)
-    status = plan_emulated (p, backend, emu, options->max_device_bytes, gpu,
+    status = plan_emulated (p, backend, emu, options->max_device_bytes, gpu, &facts->host,
                             gpu->staging_chunk_bytes, &available);
   if (status != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
@@ -474,6 +526,7 @@ tilemm_status tilemm_call_plan_part (tilemm_call_plan *part, const tilemm_call_p
     }
   /* Its native product (should its moduli not carry it) on the parent's first device, whole. */
   part->workers.count = 1;
+  part->queue_keeps = TILEMM_KEEP_NONE;
   part->queue.panel_rows = cols > 0 ? cols : 1;
   part->queue.panel_cols = rows > 0 ? rows : 1;
   for (int r = 0; r < 2; r++)
@@ -523,6 +576,21 @@ static void say_panels (text *t, const char *name, const tilemm_plan *q)
        (long long) q->panel_rows);
 }
 
+/* Each worker's copy team: "name: GPU d: t thread(s) on cpus, ..." */
+static void say_teams (text *t, const char *name, const tilemm_copy_team *teams,
+                       const tilemm_workers *w)
+{
+  say (t, "%s:", name);
+  for (int i = 0; i < w->count; i++)
+    {
+      char cpus[128];
+      tilemm_cpu_set_format (&teams[i].cpus, cpus, sizeof cpus);
+      say (t, "%s GPU %d: %d thread(s)%s%s", i ? "," : "", w->device[i], teams[i].threads,
+           cpus[0] ? " on CPUs " : " (unpinned)", cpus);
+    }
+  say (t, "\n");
+}
+
 void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backend, int emulated,
                                 const tilemm_emu_options *emu, char *buf, size_t size)
 {
@@ -558,6 +626,14 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
   say (&t, "%s%s\n", p->devices_named ? " (named)" : "",
        p->simulated > 1 ? " (simulated devices)" : "");
   say_panels (&t, "queue", &p->queue);
+  if (backend == TILEMM_BACKEND_CUDA)
+    {
+      say (&t, "queue_keeps: %s\n",
+           p->queue_keeps == TILEMM_KEEP_A   ? "op(A) on each device between its panels"
+           : p->queue_keeps == TILEMM_KEEP_B ? "op(B) on each device between its panels"
+                                             : "nothing");
+      say_teams (&t, "copy_teams", p->teams, &p->workers);
+    }
   if (emulated)
     {
       say (&t, "emulated_rule: %s, moduli %s%d, target %d bits\n",
@@ -576,6 +652,9 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
            : p->emu_gemm == TILEMM_EMU_GEMM_SMALL ? "small (mma.sync)"
                                                   : "wgmma");
       if (backend == TILEMM_BACKEND_CUDA)
-        say (&t, "emulated_blocks: %lld columns\n", (long long) p->emu_block_cols);
+        {
+          say (&t, "emulated_blocks: %lld columns\n", (long long) p->emu_block_cols);
+          say_teams (&t, "emulated_copy_teams", p->emu_teams, &p->emu_devices);
+        }
     }
 }

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "copy_team.h"
 #include "devices.h"
 #include "emulated.h"
 #include "emulated_arena.h"
@@ -43,6 +44,11 @@ void tilemm_sim_faults_from_env (tilemm_sim_faults *faults);
  * route.a_split): its parts copied apart into one real matrix, one real product, joined. */
 typedef enum { TILEMM_SPLIT_NONE = 0, TILEMM_SPLIT_B, TILEMM_SPLIT_A } tilemm_split;
 
+/* What a GPU worker keeps on its device from one of its queue's panels to the next: the queue
+ * cut into strips (every panel all of op(A)'s rows, or all of op(B)'s columns) whose panels each
+ * run whole on a device, so that operand goes up once per worker, not once per panel. */
+typedef enum { TILEMM_KEEP_NONE = 0, TILEMM_KEEP_A, TILEMM_KEEP_B } tilemm_keep;
+
 typedef struct {
   /* The product the backends run: the route's, a complex A times a real B read as a real
    * (2m)×k one, a split operand's parts side by side (n or m doubled, real). */
@@ -63,12 +69,20 @@ typedef struct {
   tilemm_workers workers;
   tilemm_plan queue;     /* the queue's panels (panel_rows × panel_cols of Cᵀ) */
   tilemm_plan sub[2][2]; /* the plan of a queue panel: [in the last panel row][in the last
-                            panel column] (their sizes differ only there)                   */
+                            panel column] (their sizes differ only there; the kept operand's
+                            steps the same in all)                                          */
+  tilemm_keep queue_keeps;   /* what each GPU worker keeps between its panels                */
+  tilemm_copy_team teams[TILEMM_MAX_WORKERS];   /* GPU worker w's host copy team (its
+                            threads also where its own thread runs): copy_team.h            */
   /* The emulated precision. */
   tilemm_plan emu_panels;        /* its panels under device_limit (panel_rows, panel_cols)    */
   int emu_workers;               /* workers of its passes (1: one device) ...                */
   tilemm_workers emu_devices;    /* ... on these devices                                     */
-  tilemm_plan emu_queue;         /* their queue (tilemm_plan_workers of emu_panels)          */
+  tilemm_plan emu_queue;         /* their queue: a strip a worker (tilemm_plan_unfilled_queue of
+                                    emu_panels), which the pass of products gives to the worker
+                                    that took it in the pass of statistics (its data kept on its
+                                    device between the passes)                              */
+  tilemm_copy_team emu_teams[TILEMM_MAX_WORKERS];  /* the emulated workers' copy teams      */
   int emu_one_pass;              /* one panel on one device: statistics, plan and product on
                                     data uploaded once; else a pass of statistics over every
                                     panel, the plan, a pass of products                      */
@@ -96,6 +110,7 @@ typedef struct {
 typedef struct {
   tilemm_device_facts cpu, gpu;
   const struct tilemm_machine_facts_s *machine;
+  tilemm_host_facts host;   /* the host's CPUs and threads, for the copy teams */
 } tilemm_call_facts;
 
 /* The plan of a product of the route `route` (action COMPUTE) on `backend` with transposes
@@ -111,9 +126,10 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *plan, const tilemm_route 
                                      const tilemm_call_facts *facts, tilemm_error *err);
 
 /* The queue of a plan whose native plan, workers, simulated devices, devices_named, ops and
- * device_limit are set: how many workers run it, the queue's panels and their plans. */
+ * device_limit are set: how many workers run it, the queue's panels and their plans, what each
+ * worker keeps, the copy teams. */
 tilemm_status tilemm_call_plan_queue (tilemm_call_plan *plan, tilemm_backend backend,
-                                      const tilemm_device_facts *gpu);
+                                      const tilemm_call_facts *facts);
 
 /* The plan of a part of a planned product (rows × cols of C, the same k: the finite block of an
  * emulated product whose operands hold NaN or Inf), with every decision of `parent` kept. */

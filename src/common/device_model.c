@@ -62,19 +62,26 @@ double tilemm_model_gpu_call_s (const tilemm_machine_facts *facts, tilemm_type t
          + tilemm_model_kernel_s (f, type, flops);
 }
 
-double tilemm_model_gpus_call_s (const tilemm_machine_facts *facts, tilemm_type type,
-                                 double bytes, double flops, int devices)
+double tilemm_model_spread_s (const tilemm_machine_facts *facts, double one_s, double fixed_s,
+                              int devices)
 {
   const tilemm_machine_facts *f = facts_or_builtin (facts);
-  const double one = tilemm_model_gpu_call_s (f, type, bytes, flops);
   if (devices <= 1 || f->gpu_all_count < 2 || !(f->gpu_all_speedup > 0))
-    return one;
+    return one_s;
   /* Measured on gpu_all_count GPUs; fewer than that (a user's list) gain in proportion. */
   const int d = devices < f->gpu_all_count ? devices : f->gpu_all_count;
   const double speedup = 1.0 + (f->gpu_all_speedup - 1.0) * (double) (d - 1)
                                  / (double) (f->gpu_all_count - 1);
-  const double rest = one - f->gpu_call_s;
+  const double rest = one_s - fixed_s;
   return f->gpu_all_call_s + (rest > 0 ? rest : 0) / speedup;
+}
+
+double tilemm_model_gpus_call_s (const tilemm_machine_facts *facts, tilemm_type type,
+                                 double bytes, double flops, int devices)
+{
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  return tilemm_model_spread_s (f, tilemm_model_gpu_call_s (f, type, bytes, flops), f->gpu_call_s,
+                                devices);
 }
 
 double tilemm_model_gpu_batch_kernel_s (const tilemm_machine_facts *facts, tilemm_type type,
@@ -162,6 +169,12 @@ int tilemm_model_copy_team (const tilemm_machine_facts *facts, int teams, int th
     share = 1;
   const int gain = tilemm_facts_copy_saturation (f, share);
   return gain < share ? gain : share;
+}
+
+int tilemm_model_copy_saturating_threads (const tilemm_machine_facts *facts)
+{
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  return f->copy_points > 0 ? tilemm_facts_copy_saturation (f, 0) : 0;
 }
 
 void tilemm_model_ways (const tilemm_machine_facts *facts, tilemm_type type, double bytes,

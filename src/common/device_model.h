@@ -51,6 +51,11 @@ double tilemm_model_gpu_call_s (const tilemm_machine_facts *facts, tilemm_type t
 double tilemm_model_gpus_call_s (const tilemm_machine_facts *facts, tilemm_type type,
                                  double bytes, double flops, int devices);
 
+/* Seconds work that takes `one_s` on one GPU (`fixed_s` of it its call's fixed cost) takes on
+ * `devices` GPUs: as tilemm_model_gpus_call_s. */
+double tilemm_model_spread_s (const tilemm_machine_facts *facts, double one_s, double fixed_s,
+                              int devices);
+
 /* Seconds a batch of pages takes on one GPU (the batched kernels): its fixed cost, its bytes
  * over the bus, its flops at the batched kernels' rate. */
 double tilemm_model_gpu_batch_s (const tilemm_machine_facts *facts, tilemm_type type,
@@ -93,6 +98,11 @@ double tilemm_model_min_panel_flops (const tilemm_machine_facts *facts, tilemm_t
  * no more than the host's share of each, and no more than the copies gain from (the facts' copy
  * rates by thread count; all of its share where they were not measured).  At least 1. */
 int tilemm_model_copy_team (const tilemm_machine_facts *facts, int teams, int threads);
+
+/* The host threads past which a copy team's copies get no faster (the facts' copy rates by thread
+ * count); 0 where they were not measured (no cap).  Each GPU's copy team (copy_team.h) is no
+ * larger. */
+int tilemm_model_copy_saturating_threads (const tilemm_machine_facts *facts);
 
 /* The ways a plain product can run, and what the model says each costs (seconds; INFINITY where
  * that way is unknown or ruled out). */

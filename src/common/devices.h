@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 
+#include "host_cpus.h"
 #include "tilemm.h"
 
 #ifdef __cplusplus
@@ -53,7 +54,12 @@ typedef struct {
                                           now: its free memory plus what tilemm's workspaces
                                           hold there, less a margin for the driver          */
   size_t staging_chunk_bytes;          /* one pinned staging chunk (the GPU's bus unit)     */
+  int copy_threads;                    /* the staging's setting of host copy threads
+                                          (TILEMM_COPY_THREADS; 0: none)                    */
   int wgmma;                           /* the build's Hopper int8 GEMM runs on the device    */
+  int numa_node[TILEMM_MAX_WORKERS];   /* device[i]'s NUMA node (-1: unknown or none) ...    */
+  tilemm_cpu_set local_cpus[TILEMM_MAX_WORKERS]; /* ... and the CPUs near it (sysfs of its
+                                          PCI device; empty: unknown)                        */
 } tilemm_device_facts;
 
 /* How many of `available` workers the product `plan` (a plan for one device) gains from, and the

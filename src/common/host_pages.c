@@ -26,10 +26,12 @@ typedef struct {
   uintptr_t begin, end; /* page-aligned */
   pthread_t thread;
   int started;
+  const tilemm_cpu_set *cpus;
 } prefault_slice;
 
 struct tilemm_prefault {
   int count;
+  tilemm_cpu_set cpus;
   prefault_slice slice[PREFAULT_MAX_THREADS];
 };
 
@@ -46,7 +48,17 @@ static void *populate (void *arg)
   return NULL;
 }
 
-tilemm_prefault *tilemm_prefault_start (void *data, size_t bytes, int huge, int threads)
+/* A thread of its own: on the CPUs asked for, then its slice. */
+static void *populate_thread (void *arg)
+{
+  const prefault_slice *s = (const prefault_slice *) arg;
+  if (s->cpus)
+    tilemm_pin_thread (s->cpus);
+  return populate (arg);
+}
+
+tilemm_prefault *tilemm_prefault_start (void *data, size_t bytes, int huge, int threads,
+                                        const tilemm_cpu_set *cpus)
 {
   if (!data || bytes == 0)
     return NULL;
@@ -72,6 +84,8 @@ tilemm_prefault *tilemm_prefault_start (void *data, size_t bytes, int huge, int 
   tilemm_prefault *p = (tilemm_prefault *) calloc (1, sizeof *p);
   if (!p)
     return NULL;
+  if (cpus)
+    p->cpus = *cpus;
   /* Slices that meet at huge-page boundaries where possible, so no two threads fault one. */
   const uintptr_t grain = huge ? HUGE_PAGE : page;
   if ((uintptr_t) threads > (b - a) / page)
@@ -93,9 +107,10 @@ tilemm_prefault *tilemm_prefault_start (void *data, size_t bytes, int huge, int 
         }
       s->begin = from;
       s->end = to;
+      s->cpus = &p->cpus;
       from = to;
       if (s->end > s->begin)
-        s->started = pthread_create (&s->thread, NULL, populate, s) == 0;
+        s->started = pthread_create (&s->thread, NULL, populate_thread, s) == 0;
       if (!s->started) /* no thread: do this slice here, so the work is still done */
         populate (s);
     }
@@ -115,12 +130,14 @@ void tilemm_prefault_finish (tilemm_prefault *p)
 
 #else /* not Linux */
 
-tilemm_prefault *tilemm_prefault_start (void *data, size_t bytes, int huge, int threads)
+tilemm_prefault *tilemm_prefault_start (void *data, size_t bytes, int huge, int threads,
+                                        const tilemm_cpu_set *cpus)
 {
   (void) data;
   (void) bytes;
   (void) huge;
   (void) threads;
+  (void) cpus;
   return NULL;
 }
 

@@ -16,6 +16,8 @@
 
 #include <stddef.h>
 
+#include "host_cpus.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -23,9 +25,11 @@ extern "C" {
 typedef struct tilemm_prefault tilemm_prefault;
 
 /* Advises huge pages for the whole 2 MiB-aligned part of [data, data + bytes) when `huge` is set,
- * then starts `threads` threads (0: none) that fault the range's pages in, each its own slice.
- * Returns a handle to pass to tilemm_prefault_finish (NULL when no thread was started). */
-tilemm_prefault *tilemm_prefault_start (void *data, size_t bytes, int huge, int threads);
+ * then starts `threads` threads (0: none) that fault the range's pages in, each its own slice,
+ * on `cpus` (NULL or empty: anywhere).  Returns a handle to pass to tilemm_prefault_finish (NULL
+ * when no thread was started). */
+tilemm_prefault *tilemm_prefault_start (void *data, size_t bytes, int huge, int threads,
+                                        const tilemm_cpu_set *cpus);
 
 /* Waits for the threads of tilemm_prefault_start and frees the handle; NULL is fine. */
 void tilemm_prefault_finish (tilemm_prefault *prefault);

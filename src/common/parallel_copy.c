@@ -1,4 +1,4 @@
-/* parallel_copy.c — host copies spread over threads (see parallel_copy.h).
+/* parallel_copy.c — host copies spread over a team of threads (see parallel_copy.h).
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
@@ -24,35 +24,51 @@ int tilemm_team_size (int threads, int64_t items)
   return items < (int64_t) threads ? (int) (items > 0 ? items : 1) : threads;
 }
 
-void tilemm_parallel_copy_2d (void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
-                              size_t row_bytes, size_t cols, int threads)
+/* One copy, cut into pieces: 1 MiB of a contiguous block, or a column. */
+typedef struct {
+  char *dst;
+  const char *src;
+  size_t dst_pitch, src_pitch, row_bytes, cols, total;
+  int contiguous;
+  int64_t pieces;
+} copy_job;
+
+/* Member `member` of `members` copies its share: consecutive pieces, as a static schedule. */
+static void copy_share (void *arg, int member, int members)
 {
-  char *d = (char *) dst;
-  const char *s = (const char *) src;
-  const size_t total = row_bytes * cols;
-#ifndef _OPENMP
-  (void) threads;
-#endif
-  if (total == 0)
+  const copy_job *j = (const copy_job *) arg;
+  const int64_t first = j->pieces * member / members, last = j->pieces * (member + 1) / members;
+  for (int64_t p = first; p < last; p++)
+    if (j->contiguous)
+      {
+        const size_t at = (size_t) p * PARALLEL_COPY_PIECE;
+        const size_t len = j->total - at < PARALLEL_COPY_PIECE ? j->total - at : PARALLEL_COPY_PIECE;
+        memcpy (j->dst + at, j->src + at, len);
+      }
+    else
+      memcpy (j->dst + (size_t) p * j->dst_pitch, j->src + (size_t) p * j->src_pitch,
+              j->row_bytes);
+}
+
+void tilemm_parallel_copy_2d (tilemm_host_team *team, int threads, void *dst, size_t dst_pitch,
+                              const void *src, size_t src_pitch, size_t row_bytes, size_t cols)
+{
+  copy_job j;
+  j.dst = (char *) dst;
+  j.src = (const char *) src;
+  j.dst_pitch = dst_pitch;
+  j.src_pitch = src_pitch;
+  j.row_bytes = row_bytes;
+  j.cols = cols;
+  j.total = row_bytes * cols;
+  if (j.total == 0)
     return;
-  if (dst_pitch == row_bytes && src_pitch == row_bytes)
-    {
-      /* Contiguous: cut into 1 MiB pieces so every thread gets work whatever the shape. */
-      const int64_t pieces = (int64_t) ((total + PARALLEL_COPY_PIECE - 1) / PARALLEL_COPY_PIECE);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(tilemm_team_size (threads, pieces)) if (total >= PARALLEL_COPY_MIN_BYTES && threads != 1)
-#endif
-      for (int64_t p = 0; p < pieces; p++)
-        {
-          const size_t at = (size_t) p * PARALLEL_COPY_PIECE;
-          const size_t len = total - at < PARALLEL_COPY_PIECE ? total - at : PARALLEL_COPY_PIECE;
-          memcpy (d + at, s + at, len);
-        }
-      return;
-    }
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(tilemm_team_size (threads, (int64_t) cols)) if (total >= PARALLEL_COPY_MIN_BYTES && threads != 1)
-#endif
-  for (int64_t j = 0; j < (int64_t) cols; j++)
-    memcpy (d + (size_t) j * dst_pitch, s + (size_t) j * src_pitch, row_bytes);
+  /* Contiguous: cut into 1 MiB pieces so every member gets work whatever the shape. */
+  j.contiguous = dst_pitch == row_bytes && src_pitch == row_bytes;
+  j.pieces = j.contiguous ? (int64_t) ((j.total + PARALLEL_COPY_PIECE - 1) / PARALLEL_COPY_PIECE)
+                          : (int64_t) cols;
+  if (threads < 1)
+    threads = tilemm_host_team_size (team);
+  const int members = j.total < PARALLEL_COPY_MIN_BYTES ? 1 : tilemm_team_size (threads, j.pieces);
+  tilemm_host_team_run (team, members, copy_share, &j);
 }

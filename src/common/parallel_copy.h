@@ -1,5 +1,6 @@
-/* parallel_copy.h — host copies spread over threads, for staging data between Octave's pageable
- * memory and pinned buffers: one thread copies 2.5 GB/s on the GPU machine, 16 about 32 GB/s.
+/* parallel_copy.h — host copies spread over a team of threads, for staging data between Octave's
+ * pageable memory and pinned buffers: one thread copies 2.5 GB/s on the GPU machine, 16 about
+ * 32 GB/s.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
@@ -9,16 +10,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "host_team.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* Copies `cols` columns of `row_bytes` bytes each, column j from src + j*src_pitch to
- * dst + j*dst_pitch (a 2-D block, like cudaMemcpy2D), on up to `threads` threads (0: the
- * OpenMP default; 1, or a build without OpenMP: the calling thread).  Regions must not
- * overlap. */
-void tilemm_parallel_copy_2d (void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
-                              size_t row_bytes, size_t cols, int threads);
+ * dst + j*dst_pitch (a 2-D block, like cudaMemcpy2D), on up to `threads` members of `team` (the
+ * calling thread is one of them; a NULL team, or threads 1: the calling thread alone).  A copy
+ * under 1 MiB takes the calling thread alone, and no more members than it has pieces (1 MiB of
+ * a contiguous block, or a column: tilemm_team_size).  Regions must not overlap. */
+void tilemm_parallel_copy_2d (tilemm_host_team *team, int threads, void *dst, size_t dst_pitch,
+                              const void *src, size_t src_pitch, size_t row_bytes, size_t cols);
 
 /* The team of host threads for `items` pieces of work: `threads` (0 or less: OpenMP's default),
  * never more than the pieces (at least 1).  A thread beyond them only wakes to wait at the

@@ -414,41 +414,69 @@ static int plan_shape_dependent (const tilemm_plan *plan)
   return 0;
 }
 
-int tilemm_plan_unfilled_workers (tilemm_plan *queue, const tilemm_plan *plan, int available,
-                                  int named, const tilemm_machine_facts *facts)
+/* How many of `available` workers the product gains from (the crossover, devices.h), and the
+ * most panels it can give (*most): one tile each when named, else each worth a worker's fixed
+ * cost (tilemm_model_min_panel_flops, from the machine's facts).  1: one worker. */
+static int workers_worth (const tilemm_plan *plan, int available, int named,
+                          const tilemm_machine_facts *facts, double *most)
 {
-  *queue = *plan;
   if (available > TILEMM_MAX_WORKERS)
     available = TILEMM_MAX_WORKERS;
+  *most = 1;
   if (available < 2 || plan->m == 0 || plan->n == 0 || plan->k == 0
       || plan_shape_dependent (plan))
     return 1;
   const int64_t tr = plan->tile_rows > 0 ? plan->tile_rows : 1;
   const int64_t tc = plan->tile_cols > 0 ? plan->tile_cols : 1;
   const int64_t row_tiles = ceil_div (plan->n, tr), col_tiles = ceil_div (plan->m, tc);
-  /* Panels the product can give: one tile each when named, else each worth a worker's fixed
-   * cost (tilemm_model_min_panel_flops). */
-  double most = (double) row_tiles * (double) col_tiles;
+  *most = (double) row_tiles * (double) col_tiles;
   if (!named)
     {
       const double flops
         = tilemm_model_flops (plan->type, (double) plan->m, (double) plan->n, (double) plan->k);
       const double by_work = floor (flops / tilemm_model_min_panel_flops (facts, plan->type));
-      if (by_work < most)
-        most = by_work;
+      if (by_work < *most)
+        *most = by_work;
     }
   int workers = available;
   const int per_worker = named ? 1 : TILEMM_MULTI_MIN_PANELS;
-  while (workers > 1 && (double) workers * per_worker > most)
+  while (workers > 1 && (double) workers * per_worker > *most)
     workers--;
-  if (workers < 2)
-    return 1;
-  /* The queue: about PANELS_PER_WORKER panels a worker (no more than the product gives), in a
-   * grid as square as the tiles allow, since each panel sends its rows of A and its columns of B:
-   * cut the longer side each time. */
-  double target = (double) workers * TILEMM_MULTI_PANELS_PER_WORKER;
-  if (target > most)
-    target = most;
+  return workers;
+}
+
+/* The queue's panels as strips: every panel the whole of one operand (all of op(A)'s rows when
+ * cut along n, all of op(B)'s columns when cut along m, the longer side cut), `target` strips of
+ * whole tiles, so that a worker keeps that operand on its device from one of its panels to the
+ * next (tilemm_call_plan.queue_keeps) and sends it once, whatever panels it takes.  0 where the
+ * longer side has fewer tiles than `workers` (no strip for every worker). */
+static int strips (tilemm_plan *queue, const tilemm_plan *plan, int workers, double target)
+{
+  const int along_n = plan->n >= plan->m;
+  const int64_t side = along_n ? plan->n : plan->m;
+  const int64_t tile = along_n ? (plan->tile_rows > 0 ? plan->tile_rows : 1)
+                               : (plan->tile_cols > 0 ? plan->tile_cols : 1);
+  if (ceil_div (side, tile) < workers)
+    return 0;
+  int64_t parts = (int64_t) target;
+  if (parts < workers)
+    parts = workers;
+  int64_t width = round_up (ceil_div (side, parts), tile);
+  if (width > side)
+    width = side;
+  queue->panel_rows = along_n ? width : plan->n;
+  queue->panel_cols = along_n ? plan->m : width;
+  return 1;
+}
+
+/* The queue's panels as a grid as square as the tiles allow, `target` of them, since each panel
+ * sends its rows of A and its columns of B: cut the longer side each time.  No larger than the
+ * plan's own panels (a plan already cut to fit the device keeps them). */
+static void grid (tilemm_plan *queue, const tilemm_plan *plan, double target)
+{
+  const int64_t tr = plan->tile_rows > 0 ? plan->tile_rows : 1;
+  const int64_t tc = plan->tile_cols > 0 ? plan->tile_cols : 1;
+  const int64_t row_tiles = ceil_div (plan->n, tr), col_tiles = ceil_div (plan->m, tc);
   int64_t parts_n = 1, parts_m = 1;
   while ((double) (parts_n * parts_m) < target)
     {
@@ -463,13 +491,31 @@ int tilemm_plan_unfilled_workers (tilemm_plan *queue, const tilemm_plan *plan, i
     }
   int64_t rows = round_up (ceil_div (plan->n, parts_n), tr);
   int64_t cols = round_up (ceil_div (plan->m, parts_m), tc);
-  /* A plan already cut to fit the device keeps its smaller panels. */
   if (rows > plan->panel_rows)
     rows = plan->panel_rows;
   if (cols > plan->panel_cols)
     cols = plan->panel_cols;
   queue->panel_rows = rows < plan->n ? rows : plan->n;
   queue->panel_cols = cols < plan->m ? cols : plan->m;
+}
+
+int tilemm_plan_unfilled_queue (tilemm_plan *queue, const tilemm_plan *plan, int available,
+                                int named, int per_worker, const tilemm_machine_facts *facts)
+{
+  *queue = *plan;
+  double most;
+  int workers = workers_worth (plan, available, named, facts, &most);
+  if (workers < 2)
+    return 1;
+  /* About per_worker panels a worker (no more than the product gives), so a slower device ends
+   * at most about its last panel late.  A plan of one panel (the whole product fits a device) is
+   * cut into strips; one already cut to fit the device, into a grid of its panels. */
+  double target = (double) workers * (per_worker > 0 ? per_worker : 1);
+  if (target > most)
+    target = most;
+  const int one_panel = plan->panel_rows >= plan->n && plan->panel_cols >= plan->m;
+  if (!one_panel || !strips (queue, plan, workers, target))
+    grid (queue, plan, target);
   const int64_t panels = tilemm_plan_panel_count (queue);
   if (panels < workers)
     workers = (int) panels;
@@ -479,6 +525,13 @@ int tilemm_plan_unfilled_workers (tilemm_plan *queue, const tilemm_plan *plan, i
       return 1;
     }
   return workers;
+}
+
+int tilemm_plan_unfilled_workers (tilemm_plan *queue, const tilemm_plan *plan, int available,
+                                  int named, const tilemm_machine_facts *facts)
+{
+  return tilemm_plan_unfilled_queue (queue, plan, available, named,
+                                     TILEMM_MULTI_PANELS_PER_WORKER, facts);
 }
 
 int tilemm_plan_workers (tilemm_plan *queue, const tilemm_plan *plan, int available, int named,

@@ -26,6 +26,13 @@ tilemm_status tilemm_plan_unfilled_op (tilemm_plan *plan, tilemm_backend backend
 int tilemm_plan_unfilled_workers (tilemm_plan *queue, const tilemm_plan *plan, int available,
                                   int named, const struct tilemm_machine_facts_s *facts);
 
+/* The same with about `per_worker` panels a worker (tilemm_plan_workers: TILEMM_MULTI_PANELS_
+ * PER_WORKER; the emulated passes: 1, each worker's panel kept on its device from the pass of
+ * statistics to the pass of products). */
+int tilemm_plan_unfilled_queue (tilemm_plan *queue, const tilemm_plan *plan, int available,
+                                int named, int per_worker,
+                                const struct tilemm_machine_facts_s *facts);
+
 /* tilemm_plan_for_panel without the panel's launches. */
 tilemm_status tilemm_plan_unfilled_for_panel (tilemm_plan *sub, const tilemm_plan *parent,
                                               int64_t rows, int64_t cols,

@@ -111,9 +111,11 @@ static void sim_copy (const tilemm_view *v, void *packed, int to_packed)
 /* A device set to fail after 0 panels fails as its worker starts, before it takes one: so the
  * failure happens however the other workers drain the queue (on a machine of 2 CPUs they could
  * take every panel first, and a failure at the first panel would then never come). */
-static tilemm_status sim_worker_start (void *state, int worker, int device, tilemm_error *err)
+static tilemm_status sim_worker_start (void *state, int worker, int device,
+                                       const tilemm_copy_team *team, tilemm_error *err)
 {
   (void) worker;
+  (void) team;
   const sim_state *s = state;
   if (device == s->faults.fail_device && s->faults.fail_after == 0)
     return tilemm_error_set (err, TILEMM_ECUDA, "simulated failure after 0 panels");

@@ -19,13 +19,21 @@ namespace {
 struct product_state
 {
   const tilemm_call_plan *plan;           /* the call's plan (NULL: a low-level entry's)   */
+  unsigned long long serial;              /* this product's number (what a worker kept
+                                             between its panels is this product's only)    */
   std::chrono::steady_clock::time_point t0;
   int caller_device;
   int used[TILEMM_MAX_WORKERS];           /* the device each worker started on, or -1     */
   tilemm_cuda_stats st[TILEMM_MAX_WORKERS];
+  int threads[TILEMM_MAX_WORKERS];        /* each worker's copy team's members            */
+  std::chrono::steady_clock::time_point started[TILEMM_MAX_WORKERS], ended[TILEMM_MAX_WORKERS];
+  long long taken[TILEMM_MAX_WORKERS];    /* queue panels each worker took                */
   bool streamed;                          /* a panel went through the pipeline: its download
                                              is what is left of the total                 */
 };
+
+/* Products numbered from 1 (under ws_mutex). */
+unsigned long long products_begun = 0;
 
 tilemm_status cuda_probe (tilemm_error *err)
 {
@@ -46,7 +54,7 @@ void cuda_facts (int with_budgets, tilemm_device_facts *facts)
     }
   facts->usable = 1;
   tilemm_workers usable;
-  usable_devices (&usable, facts->cc_major, &facts->total);
+  usable_devices (&usable, facts->cc_major, &facts->total, facts->numa_node, facts->local_cpus);
   facts->count = usable.count;
   for (int i = 0; i < usable.count; i++)
     facts->device[i] = usable.device[i];
@@ -55,6 +63,7 @@ void cuda_facts (int with_budgets, tilemm_device_facts *facts)
     facts->current = current;
   cudaGetLastError ();
   facts->staging_chunk_bytes = config ().chunk_bytes;
+  facts->copy_threads = config ().copy_threads;
   facts->wgmma = tilemm_emu_cuda_wgmma_runs ();
   if (with_budgets)
     {
@@ -86,12 +95,66 @@ tilemm_status cuda_begin (const void *config, void **state, tilemm_error *err)
       return status;
     }
   s->plan = (const tilemm_call_plan *) config;
+  s->serial = ++products_begun;
   s->t0 = std::chrono::steady_clock::now ();
   s->caller_device = caller;
   for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
     s->used[w] = -1;
   *state = s;
   return TILEMM_OK;
+}
+
+/* The figures of a product that ended with `status` on `workers` workers: one worker's as it
+ * counted them (its download what is left of the total, where a panel streamed); on several,
+ * each device's own, the sums of the copies and bytes, and the split of the device busy
+ * longest (backend.h). */
+tilemm_cuda_stats product_stats (const product_state *s, int workers, tilemm_status status)
+{
+  tilemm_cuda_stats st;
+  memset (&st, 0, sizeof st);
+  if (workers <= 1)
+    st = s->st[0];
+  double longest = -1;
+  for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
+    {
+      if (s->used[w] < 0)
+        continue;
+      const tilemm_cuda_stats &x = s->st[w];
+      const double busy = s->taken[w] > 0 ? std::chrono::duration<double, std::milli> (
+                                              s->ended[w] - s->started[w]).count ()
+                                          : 0;
+      tilemm_cuda_device_stats &d = st.device[st.devices++];
+      d = device_stats (x, s->used[w], s->threads[w], s->taken[w], busy);
+      if (workers > 1)
+        {
+          st.copy_in_ms += x.copy_in_ms;
+          st.copy_out_ms += x.copy_out_ms;
+          st.result_prep_ms += x.result_prep_ms;
+          st.bytes_up += x.bytes_up;
+          st.bytes_down += x.bytes_down;
+          st.panels += x.panels;
+          st.steps += x.steps;
+          if (d.busy_ms > longest)
+            {
+              longest = d.busy_ms;
+              st.upload_ms = d.upload_ms;
+              st.compute_ms = d.compute_ms;
+              st.download_ms = d.download_ms;
+            }
+        }
+    }
+  st.calls = last_stats.calls + 1;
+  st.ok = status == TILEMM_OK;
+  st.total_ms = ms_since (s->t0);
+  if (workers <= 1 && s->streamed)
+    st.download_ms = st.ok ? st.total_ms - st.upload_ms - st.compute_ms : 0;
+  if (workers <= 1 && st.devices == 1)
+    {
+      st.device[0].busy_ms = st.total_ms;
+      st.device[0].download_ms = st.download_ms;
+    }
+  accumulate_stats (st);
+  return st;
 }
 
 /* The product's end: a stopped product's workspaces drained and kept, a failed one's freed (and
@@ -121,39 +184,42 @@ void cuda_end (void *state, tilemm_status status)
     }
   cudaSetDevice (s->caller_device);
   cudaGetLastError ();
-  tilemm_cuda_stats st;
-  memset (&st, 0, sizeof st);
-  if (workers <= 1)
-    st = s->st[0];
-  else /* copies and kernels overlap across devices: only the sums are kept */
-    for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
-      {
-        st.copy_in_ms += s->st[w].copy_in_ms;
-        st.copy_out_ms += s->st[w].copy_out_ms;
-        st.result_prep_ms += s->st[w].result_prep_ms;
-        st.bytes_up += s->st[w].bytes_up;
-        st.bytes_down += s->st[w].bytes_down;
-        st.panels += s->st[w].panels;
-        st.steps += s->st[w].steps;
-      }
-  st.calls = last_stats.calls + 1;
-  st.ok = status == TILEMM_OK;
-  st.total_ms = ms_since (s->t0);
-  if (workers <= 1 && s->streamed)
-    st.download_ms = st.ok ? st.total_ms - st.upload_ms - st.compute_ms : 0;
-  accumulate_stats (st);
-  last_stats = st;
+  last_stats = product_stats (s, workers, status);
   free (s);
   ws_mutex.unlock ();
 }
 
-/* On the worker's thread: its device (its workspace, ws_pool[worker], is handed to each panel). */
-tilemm_status cuda_worker_start (void *state, int worker, int device, tilemm_error *err)
+/* On the worker's thread: its device (its workspace, ws_pool[worker], is handed to each panel)
+ * and its workspace's copy team, the plan's. */
+tilemm_status cuda_worker_start (void *state, int worker, int device,
+                                 const tilemm_copy_team *team, tilemm_error *err)
 {
   product_state *s = (product_state *) state;
   s->used[worker] = device;
+  s->started[worker] = s->ended[worker] = std::chrono::steady_clock::now ();
   CUDA_TRY (cudaSetDevice (device), "cudaSetDevice(%d)", device);
+  workspace_team (ws_pool[worker], team);
+  s->threads[worker] = ws_pool[worker].team_threads;
   return TILEMM_OK;
+}
+
+/* One panel (or chunk) of worker w, run by `panel` (tilemm_status (tilemm_cuda_stats *)) on the
+ * worker's figures: when its work ended, how many it took, and (where the panel's own split
+ * left the rest of its time uncounted: the pipeline times its uploads and kernels only) its
+ * download. */
+template <typename Panel> tilemm_status timed_panel (product_state *s, int worker, Panel panel)
+{
+  tilemm_cuda_stats &st = s->st[worker];
+  const double up = st.upload_ms, comp = st.compute_ms, down = st.download_ms;
+  const auto t0 = std::chrono::steady_clock::now ();
+  const tilemm_status status = panel (&st);
+  const auto t1 = std::chrono::steady_clock::now ();
+  s->ended[worker] = t1;
+  s->taken[worker]++;
+  if (st.download_ms == down)
+    st.download_ms += std::chrono::duration<double, std::milli> (t1 - t0).count ()
+                      - (st.upload_ms - up) - (st.compute_ms - comp);
+  return status;
 }
 
 /* After every worker stopped: a failed product frees the worker's workspace (kept otherwise, so
@@ -173,16 +239,40 @@ tilemm_status cuda_product (void *state, int worker, const tilemm_plan *plan, ti
   product_state *s = (product_state *) state;
   workspace &ws = ws_pool[worker];
   bool done;
-  const tilemm_status status = entry_checks (plan, c, &done, err);
+  tilemm_status status = entry_checks (plan, c, &done, err);
   if (done)
     return status;
   s->streamed = true;
-  return run_pipeline (ws, plan, op_a, a, op_b, b, c, stop, &s->st[worker], err);
+  /* What the call's plan says each worker keeps between its panels (a low-level entry's plan
+   * runs its own panels, whole). */
+  const tilemm_keep keep = s->plan ? s->plan->queue_keeps : TILEMM_KEEP_NONE;
+  /* The workspace made once for the largest panel of the queue this worker may take. */
+  const bool queue = s->plan && s->plan->workers.count > 1;
+  return timed_panel (s, worker, [&] (tilemm_cuda_stats *st) {
+    return run_pipeline (ws, plan, op_a, a, op_b, b, c, stop, st, err, keep, s->serial,
+                         queue ? &s->plan->sub[0][0] : nullptr, queue ? 4 : 0);
+  });
 }
 
 int64_t block_cols_of (const product_state *s)
 {
   return s->plan ? s->plan->emu_block_cols : 0;
+}
+
+/* The largest panel of the emulated queue (rows, columns of C), for a workspace made once, and
+ * the product whose panels stay on their devices from the pass of statistics to the pass of
+ * products (the emulated passes give each panel to the worker that took it first). */
+void emulated_most (const product_state *s, emu_stage &stage)
+{
+  stage.most_m = stage.most_n = 0;
+  stage.product = 0;
+  if (s->plan && s->plan->emu_workers > 1)
+    {
+      stage.product = s->serial;
+      const tilemm_plan &q = s->plan->emu_queue;
+      stage.most_m = q.panel_cols < q.m ? q.panel_cols : q.m;
+      stage.most_n = q.panel_rows < q.n ? q.panel_rows : q.n;
+    }
 }
 
 /* The int8 GEMM the call's plan chose (a low-level entry's: wgmma where it runs). */
@@ -198,9 +288,12 @@ tilemm_status cuda_emu_stats (void *state, int worker, const tilemm_emu_options 
 {
   product_state *s = (product_state *) state;
   emu_stage stage = { emu_stage::STATS, options, nullptr, 0, gemm_of (s), nullptr, nullptr };
+  emulated_most (s, stage);
   tilemm_emu_plan used;
-  return emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, nullptr, nullptr, stats, &used,
-                    &s->st[worker], err);
+  return timed_panel (s, worker, [&] (tilemm_cuda_stats *st) {
+    return emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, nullptr, nullptr, stats, &used,
+                      st, err);
+  });
 }
 
 tilemm_status cuda_emu_product (void *state, int worker, const tilemm_emu_plan *plan,
@@ -211,8 +304,10 @@ tilemm_status cuda_emu_product (void *state, int worker, const tilemm_emu_plan *
   product_state *s = (product_state *) state;
   emu_stage stage = { emu_stage::PRODUCT, nullptr, plan, block_cols_of (s), gemm_of (s), nullptr,
                       nullptr };
-  return emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, c, stop, nullptr, used,
-                    &s->st[worker], err);
+  emulated_most (s, stage);
+  return timed_panel (s, worker, [&] (tilemm_cuda_stats *st) {
+    return emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, c, stop, nullptr, used, st, err);
+  });
 }
 
 tilemm_status cuda_emu_whole (void *state, int worker, const tilemm_emu_options *options,
@@ -224,8 +319,19 @@ tilemm_status cuda_emu_whole (void *state, int worker, const tilemm_emu_options 
   product_state *s = (product_state *) state;
   emu_stage stage = { emu_stage::WHOLE, options, nullptr, block_cols_of (s), gemm_of (s), decide,
                       decide_ctx };
-  return emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, c, stop, nullptr, used,
-                    &s->st[worker], err);
+  return timed_panel (s, worker, [&] (tilemm_cuda_stats *st) {
+    return emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, c, stop, nullptr, used, st, err);
+  });
+}
+
+/* A chunk of a batch's pages on worker `worker` (its panels the plan's). */
+tilemm_status cuda_batch (void *state, int worker, const tilemm_batch_job *job, int64_t first,
+                          int64_t count, const tilemm_stop *stop, tilemm_error *err)
+{
+  product_state *s = (product_state *) state;
+  return timed_panel (s, worker, [&] (tilemm_cuda_stats *st) {
+    return batch_chunk (ws_pool[worker], job, first, count, stop, st, err);
+  });
 }
 
 } /* namespace */
@@ -248,7 +354,7 @@ const tilemm_backend_ops tilemm_cuda_backend_ops = {
   cuda_emu_product,
   cuda_emu_whole,
   nullptr, /* the exact part of an emulated product runs on the CPU's table */
-  tilemm_cuda_multiply_batch,
+  cuda_batch,
   release_all,
   bytes_held,
   pinned_bytes_held,

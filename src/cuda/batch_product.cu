@@ -1,7 +1,8 @@
-/* batch_product.cu — the GPU's batched product (batch.h: tilemm_cuda_multiply_batch): panels of
- * pages through the pinned staging into the calling thread's workspace, one launch of the
+/* batch_product.cu — the GPU's batched product (the GPU table's `batch`): a chunk of a batch's
+ * pages in panels through the pinned staging into the worker's workspace, one launch of the
  * batched kernels (src/kernels/batched.cu) per panel of small and medium pages (large pages run
  * alone, as plain products: the batch's plan), each panel's results back through the staging.
+ * The panels are the plan's (common/batch_plan.c); several GPUs take chunks from one queue.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
@@ -15,25 +16,6 @@
 using namespace tilemm_cuda;
 
 namespace {
-
-/* The pages of X and Y the panel of Z's pages [first, first + count) reads: each lies in a
- * range of stored pages (consecutive pages of Z read ranges of X and Y without gaps wider than
- * the expansion). */
-void panel_ranges (const tilemm_batch_shape *s, int64_t first, int64_t count, int64_t *x_lo,
-                   int64_t *x_hi, int64_t *y_lo, int64_t *y_hi)
-{
-  *x_lo = *y_lo = INT64_MAX;
-  *x_hi = *y_hi = -1;
-  for (int64_t p = first; p < first + count; p++)
-    {
-      int64_t xp, yp;
-      tilemm_batch_sources (s, p, &xp, &yp);
-      *x_lo = xp < *x_lo ? xp : *x_lo;
-      *x_hi = xp > *x_hi ? xp : *x_hi;
-      *y_lo = yp < *y_lo ? yp : *y_lo;
-      *y_hi = yp > *y_hi ? yp : *y_hi;
-    }
-}
 
 /* The host's pages [lo, hi] of an operand as one view: a column per page. */
 tilemm_view pages_view (tilemm_type type, const void *base, int64_t page, int64_t lo, int64_t hi)
@@ -71,67 +53,38 @@ struct panel
   int64_t first, count, x_lo, x_hi, y_lo, y_hi;
 };
 
-/* The panels of a batch: `per_panel` pages each, fewer where expansion makes the ranges of X
- * and Y a panel reads wider than its own pages, down to one, so that a panel's bytes stay
- * within `budget`. */
-std::vector<panel> cut_panels (const tilemm_batch_shape *s, int64_t per_panel, size_t x_page,
-                               size_t y_page, size_t z_page, double budget)
-{
-  std::vector<panel> out;
-  for (int64_t first = 0; first < s->z_pages;)
-    {
-      panel p;
-      p.first = first;
-      p.count = s->z_pages - first < per_panel ? s->z_pages - first : per_panel;
-      for (;;)
-        {
-          panel_ranges (s, first, p.count, &p.x_lo, &p.x_hi, &p.y_lo, &p.y_hi);
-          const double bytes = (double) (p.x_hi - p.x_lo + 1) * (double) x_page
-                               + (double) (p.y_hi - p.y_lo + 1) * (double) y_page
-                               + (double) p.count * (double) z_page;
-          if (p.count == 1 || bytes <= budget)
-            break;
-          p.count /= 2;
-        }
-      out.push_back (p);
-      first += p.count;
-    }
-  return out;
-}
-
-/* Batches this large (operands and result) are cut into several panels even where they fit
- * the device whole, so that a panel's pages travel while the one before it computes. */
-const double PIPELINE_BYTES = 8.0 * 1024 * 1024;
-const int64_t PIPELINE_PANELS = 4;
-
-/* The panels one after another; where there are several, two in flight: panel i's X and Y go
- * up (slot i mod 2: BUF_X/BUF_Y or BUF_XT/BUF_YT, and half of BUF_C) while panel i-1 computes,
- * and panel i-1's Z comes down while panel i computes.  A slot's operands are overwritten only
- * after the kernel that read them (its EV_COMP event); its part of Z only after that part came
- * down (stage_down returns when it has). */
-tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t pages_per_panel,
+/* The panels of the job's pages [first, first + pages) one after another, as the batch's plan
+ * cuts them (tilemm_batch_chunk_panels, tilemm_batch_panel_at); where there are several, two in
+ * flight: panel i's X and Y go up (slot i mod 2: BUF_X/BUF_Y or BUF_XT/BUF_YT, and half of
+ * BUF_C) while panel i-1 computes, and panel i-1's Z comes down while panel i computes.  A
+ * slot's operands are overwritten only after the kernel that read them (its EV_COMP event); its
+ * part of Z only after that part came down (stage_down returns when it has). */
+tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t first, int64_t pages,
                          const tilemm_stop *stop, tilemm_cuda_stats *st, tilemm_error *err)
 {
   const tilemm_batch_shape *s = job->shape;
   const size_t es = tilemm_type_size (job->type);
-  const int64_t pages = s->z_pages;
   const size_t x_page = (size_t) job->x_page * es, y_page = (size_t) job->y_page * es;
   const size_t z_page = (size_t) job->z_page * es;
-  if (pages_per_panel < 1)
-    pages_per_panel = 1;
   const double page_bytes = (double) (x_page + y_page + z_page);
-  const bool pipelined = pages >= 2 * PIPELINE_PANELS
-                         && (double) pages * page_bytes > PIPELINE_BYTES && pages_per_panel >= 2;
-  int64_t per_panel = pages_per_panel;
-  if (pipelined)
-    {
-      /* Two panels on the device at once: each within half the limit. */
-      per_panel = pages_per_panel / 2;
-      const int64_t quarter = (pages + PIPELINE_PANELS - 1) / PIPELINE_PANELS;
-      per_panel = per_panel < quarter ? per_panel : quarter;
-    }
+  int64_t per_panel;
+  int pipelined_plan;
+  tilemm_batch_chunk_panels (job->plan, page_bytes, pages, &per_panel, &pipelined_plan);
+  const bool pipelined = pipelined_plan != 0;
   const double budget = (double) per_panel * page_bytes;
-  const std::vector<panel> panels = cut_panels (s, per_panel, x_page, y_page, z_page, budget);
+  std::vector<panel> panels;
+  for (int64_t at = first; at < first + pages;)
+    {
+      panel p;
+      p.first = at;
+      p.count = tilemm_batch_panel_at (s, at, first + pages, per_panel, (double) x_page,
+                                       (double) y_page, (double) z_page, budget, &p.x_lo, &p.x_hi,
+                                       &p.y_lo, &p.y_hi);
+      panels.push_back (p);
+      at += p.count;
+    }
+  /* The workspace for the chunk's largest panel, or for the plan's: a worker's chunks (the
+   * last one smaller) then make it once. */
   size_t most_x = 0, most_y = 0, most_z = 0;
   for (const panel &p : panels)
     {
@@ -148,8 +101,8 @@ tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t pag
   /* The result's pages: huge, as a plain product's (prepare_result), so the copies out of the
    * staging fault one page per 2 MiB rather than per 4 KiB. */
   prefault_guard prefault;
-  const tilemm_view z_all = pages_view (job->type, job->z, job->z_page, 0, pages - 1);
-  prefault.p = prepare_result (&z_all, st, config ().prefault_threads);
+  const tilemm_view z_all = pages_view (job->type, job->z, job->z_page, first, first + pages - 1);
+  prefault.p = prepare_result (ws, &z_all, st);
   cudaStream_t cs = ws.comp[0];
   const size_t count = panels.size ();
   for (size_t i = 0; i < count; i++)
@@ -162,9 +115,9 @@ tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t pag
             stage_down (ws, (unsigned char *) ws.buffer[BUF_C] + ((i - 1) % 2) * most_z,
                         pages_view (job->type, job->z, job->z_page, panels[i - 1].first,
                                     panels[i - 1].first + panels[i - 1].count - 1),
-                        ws.ring[EV_COMP][(i - 1) % 2], st, err, job->copy_threads);
+                        ws.ring[EV_COMP][(i - 1) % 2], st, err);
           return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted at page %lld of %lld",
-                                   (long long) p.first + 1, (long long) pages);
+                                   (long long) p.first + 1, (long long) s->z_pages);
         }
       const int slot = pipelined ? (int) (i % 2) : 0;
       void *x_dev = ws.buffer[slot ? BUF_XT : BUF_X], *y_dev = ws.buffer[slot ? BUF_YT : BUF_Y];
@@ -175,10 +128,10 @@ tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t pag
       if (i >= 2)   /* the slot's operands were read by panel i-2's kernel */
         CUDA_TRY (cudaStreamWaitEvent (ws.up, ws.ring[EV_COMP][slot], 0), "cudaStreamWaitEvent");
       if ((status = stage_up (ws, pages_view (job->type, job->x, job->x_page, p.x_lo, p.x_hi),
-                              x_dev, st, err, job->copy_threads))
+                              x_dev, st, err))
             != TILEMM_OK
           || (status = stage_up (ws, pages_view (job->type, job->y, job->y_page, p.y_lo, p.y_hi),
-                                 y_dev, st, err, job->copy_threads))
+                                 y_dev, st, err))
                != TILEMM_OK)
         return status;
       st->upload_ms += ms_since (t0);
@@ -200,7 +153,7 @@ tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t pag
           status = stage_down (ws, (unsigned char *) ws.buffer[BUF_C] + (size_t) down_slot * most_z,
                                pages_view (job->type, job->z, job->z_page, down->first,
                                            down->first + down->count - 1),
-                               ws.ring[EV_COMP][down_slot], st, err, job->copy_threads);
+                               ws.ring[EV_COMP][down_slot], st, err);
           if (status != TILEMM_OK)
             return status;
         }
@@ -213,7 +166,7 @@ tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t pag
       status = stage_down (ws, (unsigned char *) ws.buffer[BUF_C] + (size_t) slot * most_z,
                            pages_view (job->type, job->z, job->z_page, last.first,
                                        last.first + last.count - 1),
-                           ws.ring[EV_COMP][slot], st, err, job->copy_threads);
+                           ws.ring[EV_COMP][slot], st, err);
       if (status != TILEMM_OK)
         return status;
     }
@@ -222,27 +175,18 @@ tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t pag
 
 } // namespace
 
-extern "C" {
+namespace tilemm_cuda {
 
-tilemm_status tilemm_cuda_multiply_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
-                                          const tilemm_stop *stop, tilemm_error *err)
+tilemm_status batch_chunk (workspace &ws, const tilemm_batch_job *job, int64_t first,
+                           int64_t pages, const tilemm_stop *stop, tilemm_cuda_stats *st,
+                           tilemm_error *err)
 {
-  if (!job || !job->shape)
-    return tilemm_error_set (err, TILEMM_EINVAL, "tilemm_cuda_multiply_batch: null argument");
   if (job->shape->page_ndims > TILEMM_BATCHED_MAX_DIMS)
     return tilemm_error_set (err, TILEMM_EINVAL, "batched product: %d page dimensions",
                              job->shape->page_ndims);
-  if (job->shape->z_pages == 0 || job->m == 0 || job->n == 0)
+  if (pages <= 0 || job->m == 0 || job->n == 0)
     return tilemm_error_set (err, TILEMM_OK, NULL);
-  std::lock_guard<std::mutex> lock (ws_mutex);
-  tilemm_fault_begin ();
-  tilemm_status status = probe (err);
-  if (status != TILEMM_OK)
-    return status;
-  workspace &ws = ws_pool[0]; /* the caller's thread: worker 0 */
-  return recorded_product (ws,
-    [&] (tilemm_cuda_stats *st) { return run_batch (ws, job, pages_per_panel, stop, st, err); },
-    false);
+  return run_batch (ws, job, first, pages, stop, st, err);
 }
 
-} /* extern "C" */
+} // namespace tilemm_cuda

@@ -183,14 +183,31 @@ size_t memory_budget (int device)
   return usable > margin ? usable - margin : 1;
 }
 
-/* The usable devices (compute capability new enough) and their capabilities, asked once like
- * the probe (the devices a process sees do not change): every GPU call asks, and a properties
- * query costs far more than a small product takes.  *total: every device seen.  Called with
- * ws_mutex held. */
-int usable_devices (tilemm_workers *workers, int *cc_major, int *total)
+/* Where device `device` sits: its PCI device's NUMA node and the CPUs near it, from sysfs; -1
+ * and an empty set where the system does not say (no sysfs, a virtual machine's flat view). */
+static void locality (int device, int *node, tilemm_cpu_set *cpus)
+{
+  char bus_id[64];
+  if (cudaDeviceGetPCIBusId (bus_id, (int) sizeof bus_id, device) != cudaSuccess
+      || !tilemm_pci_local_cpus ("/sys", bus_id, cpus, node))
+    {
+      cudaGetLastError ();
+      *node = -1;
+      tilemm_cpu_set_clear (cpus);
+    }
+}
+
+/* The usable devices (compute capability new enough), their capabilities and where they sit
+ * (NUMA node, near CPUs), asked once like the probe (the devices a process sees do not
+ * change): every GPU call asks, and a properties query costs far more than a small product
+ * takes.  *total: every device seen.  Called with ws_mutex held. */
+int usable_devices (tilemm_workers *workers, int *cc_major, int *total, int *numa_node,
+                    tilemm_cpu_set *local_cpus)
 {
   static tilemm_workers usable;
   static int usable_cc[TILEMM_MAX_WORKERS];
+  static int usable_node[TILEMM_MAX_WORKERS];
+  static tilemm_cpu_set usable_cpus[TILEMM_MAX_WORKERS];
   static int seen = 0;
   static bool asked = false;
   workers->count = 0;
@@ -211,6 +228,7 @@ int usable_devices (tilemm_workers *workers, int *cc_major, int *total)
               && prop.major * 10 + prop.minor >= TILEMM_CUDA_MIN_CC)
             {
               usable_cc[usable.count] = prop.major;
+              locality (d, &usable_node[usable.count], &usable_cpus[usable.count]);
               usable.device[usable.count++] = d;
             }
         }
@@ -220,7 +238,13 @@ int usable_devices (tilemm_workers *workers, int *cc_major, int *total)
   *workers = usable;
   *total = seen;
   for (int i = 0; i < usable.count; i++)
-    cc_major[i] = usable_cc[i];
+    {
+      cc_major[i] = usable_cc[i];
+      if (numa_node)
+        numa_node[i] = usable_node[i];
+      if (local_cpus)
+        local_cpus[i] = usable_cpus[i];
+    }
   return workers->count;
 }
 

@@ -33,20 +33,31 @@ tilemm_status emu_panel (workspace &ws, const emu_stage &stage, tilemm_op op_a,
   memset (used, 0, sizeof *used);
   if (m == 0 || n == 0)
     return TILEMM_OK;
-  const size_t b_bytes = es * (size_t) ka * (size_t) n, a_bytes = es * (size_t) m * (size_t) ka;
-  const size_t bytes[NBUF] = { b_bytes, a_bytes, stats_only ? 0 : es * (size_t) m * (size_t) n,
+  /* The workspace for the largest panel the worker may take (stage.most_*), and with C from the
+   * pass of statistics on: the pass of products then grows nothing, and finds the operands. */
+  const int64_t mm = m > stage.most_m ? m : stage.most_m, nn = n > stage.most_n ? n : stage.most_n;
+  const size_t b_bytes = es * (size_t) ka * (size_t) nn, a_bytes = es * (size_t) mm * (size_t) ka;
+  const bool keeping = stage.product != 0;
+  const size_t bytes[NBUF] = { b_bytes, a_bytes,
+                               stats_only && !keeping ? 0 : es * (size_t) mm * (size_t) nn,
                                op_b != TILEMM_OP_NONE ? b_bytes : 0,
                                op_a != TILEMM_OP_NONE ? a_bytes : 0 };
   /* C's blocks: one event each, from the ring the pipeline's steps use. */
   const int64_t block_cols = stage.block_cols > 0 && stage.block_cols < n ? stage.block_cols : n;
-  const int blocks = (int) ((n + block_cols - 1) / block_cols);
+  const int blocks = (int) ((nn + block_cols - 1) / block_cols);
   tilemm_status status = workspace_reserve (ws, bytes, (size_t) blocks, err);
   if (status != TILEMM_OK)
     return status;
-  /* The scheme's arena, sized for this call before it (the scheme allocates nothing). */
+  /* This panel's operands, still on the device from this worker's pass of statistics: not sent
+   * (nor transposed) again.  Anything else sent ends what the buffers kept. */
+  const kept_operand mine_a = kept_of (stage.product, TILEMM_KEEP_A, op_a, a, -1, k);
+  const kept_operand mine_b = kept_of (stage.product, TILEMM_KEEP_B, op_b, b, -1, k);
+  const bool kept = keeping && same_kept (ws.kept_y, mine_a) && same_kept (ws.kept_x, mine_b);
+  ws.kept_x.product = ws.kept_y.product = 0;
+  /* The scheme's arena, sized before it (the scheme allocates nothing), for the largest panel. */
   const tilemm_emu_cuda_setup setup = { stage.gemm, 0, stage.decide, stage.decide_ctx };
   size_t arena[4];
-  tilemm_emu_cuda_arena_need (type, m, n, k, stage.options,
+  tilemm_emu_cuda_arena_need (type, mm, nn, k, stage.options,
                               stage.kind == emu_stage::PRODUCT ? stage.plan->moduli : 0,
                               stage.kind == emu_stage::WHOLE   ? TILEMM_EMU_RUN_WHOLE
                               : stats_only                     ? TILEMM_EMU_RUN_STATS
@@ -62,20 +73,27 @@ tilemm_status emu_panel (workspace &ws, const emu_stage &stage, tilemm_op op_a,
    * scheme until its last block is enqueued (it waits for the tail of the uploads and for the
    * statistics), C coming back (while the device computes its later blocks). */
   auto t0 = std::chrono::steady_clock::now ();
-  if (k > 0 && ((status = stage_up (ws, *a, ws.buffer[BUF_Y], st, err)) != TILEMM_OK
-                || (status = stage_up (ws, *b, ws.buffer[BUF_X], st, err)) != TILEMM_OK))
+  if (k > 0 && !kept
+      && ((status = stage_up (ws, *a, ws.buffer[BUF_Y], st, err)) != TILEMM_OK
+          || (status = stage_up (ws, *b, ws.buffer[BUF_X], st, err)) != TILEMM_OK))
     return status;
   st->upload_ms += ms_since (t0);
   t0 = std::chrono::steady_clock::now ();
   cudaStream_t s = ws.comp[0];
   CUDA_TRY (cudaEventRecord (ws.t_begin, ws.up), "cudaEventRecord");
   CUDA_TRY (cudaStreamWaitEvent (s, ws.t_begin, 0), "cudaStreamWaitEvent");
-  const void *a_ready = ws.buffer[BUF_Y], *b_ready = ws.buffer[BUF_X];
-  if (k > 0
+  const void *a_ready = ws.buffer[op_a != TILEMM_OP_NONE ? BUF_YT : BUF_Y];
+  const void *b_ready = ws.buffer[op_b != TILEMM_OP_NONE ? BUF_XT : BUF_X];
+  if (k > 0 && !kept
       && ((status = operand_on_device (ws, op_a, a, BUF_Y, BUF_YT, s, &a_ready, err)) != TILEMM_OK
           || (status = operand_on_device (ws, op_b, b, BUF_X, BUF_XT, s, &b_ready,
                                           err)) != TILEMM_OK))
     return status;
+  if (keeping)
+    {
+      ws.kept_y = mine_a;
+      ws.kept_x = mine_b;
+    }
   void *const dA = (void *) a_ready, *const dB = (void *) b_ready;
   const int64_t ld = m > 1 ? m : 1;
   if (stage.kind == emu_stage::WHOLE)
@@ -97,7 +115,7 @@ tilemm_status emu_panel (workspace &ws, const emu_stage &stage, tilemm_op op_a,
    * before the launches: page faults by the thousand hold up the host's own calls into the
    * driver (statistics back, launches), and the device would wait for those. */
   prefault_guard prefault;
-  prefault.p = prepare_result (c, st, config ().prefault_threads);
+  prefault.p = prepare_result (ws, c, st);
   for (int j = 0; j < blocks && status == TILEMM_OK; j++)
     {
       if (j > 0 && tilemm_stop_requested (stop)) /* the device's work is drained by the caller */

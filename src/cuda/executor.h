@@ -16,13 +16,16 @@
 #include <string.h>
 
 #include "backend.h"
+#include "batch.h"
 #include "cuda_try.h"
 #include "emulated_cuda.h"
 #include "fault.h"
 #include "host_pages.h"
 #include "kernels.h"
 #include "call_plan.h"
+#include "copy_team.h"
 #include "devices.h"
+#include "host_team.h"
 #include "parallel_copy.h"
 #include "tilemm.h"
 #include "transpose.h"
@@ -35,7 +38,8 @@ struct settings
 {
   size_t chunk_bytes;    /* one pinned staging chunk                               */
   int chunks;            /* chunks for uploads, and as many for downloads          */
-  int copy_threads;      /* host threads per staging copy (0: OpenMP's default)    */
+  int copy_threads;      /* TILEMM_COPY_THREADS, handed to the plan as a fact: each
+                            GPU's copy team's threads (0: its share of the host)    */
   int huge_pages;        /* ask huge pages for a large result                      */
   int prefault_threads;  /* threads faulting a large result's pages in (0: none)   */
 };
@@ -54,6 +58,20 @@ enum { NCOMP = 2, MAX_CHUNKS = 16 };
 /* BUF_SPLIT + i: the split-k kernel's partial sums for compute stream i (kernel_launch.cu). */
 enum { BUF_X, BUF_Y, BUF_C, BUF_XT, BUF_YT, BUF_SPLIT, NBUF = BUF_SPLIT + NCOMP };
 enum { EV_Y, EV_COMP, EV_CFREE, EV_X, NRING };
+
+/* An operand a worker left on its device for the worker's next panel of the same product: the
+ * pipeline's kept operand (tilemm_call_plan.queue_keeps) in its steps, or an emulated panel's
+ * operand whole (step -1) from the pass of statistics for the pass of products.  Which one, of
+ * which product, and where it came from and lies (the view as stored, its transpose, its
+ * steps).  product 0: nothing kept. */
+struct kept_operand
+{
+  unsigned long long product;
+  tilemm_keep which;
+  const void *data;
+  int64_t rows, cols, stride, step, k;
+  tilemm_op op;
+};
 
 /* The streams, events and buffers kept between calls, on device `device`. */
 struct workspace
@@ -76,6 +94,13 @@ struct workspace
   unsigned char *pinned;             /* 2·chunks staging chunks: uploads, then downloads */
   size_t pinned_bytes;
   tilemm_emu_cuda_arena emu;         /* the emulated precision's residues and statistics */
+  kept_operand kept_x, kept_y;       /* what buffers BUF_X and BUF_Y hold for the next panel */
+  /* The host side, kept between products like the rest: the team of threads that copies into
+   * and out of the pinned chunks (made as the plan's copy team says, kept while the plan says
+   * the same), and the members one copy of this product uses. */
+  tilemm_host_team *team;
+  tilemm_copy_team team_plan;
+  int team_threads;
 };
 
 size_t workspace_bytes (const workspace &w);
@@ -95,15 +120,39 @@ int device_count (void);
 int current_device (void);
 tilemm_status device_info (int index, tilemm_device_info *info, tilemm_error *err);
 size_t memory_budget (int device);
-int usable_devices (tilemm_workers *workers, int *cc_major, int *total);
 /* links.cu: each GPU's pinned copies alone and all at once (takes ws_mutex). */
 tilemm_status cuda_links (const tilemm_workers *devices, tilemm_link_rates *rates,
                           tilemm_error *err);
+int usable_devices (tilemm_workers *workers, int *cc_major, int *total, int *numa_node,
+                    tilemm_cpu_set *local_cpus);
 /* workspace.cu: what a host asks (each takes ws_mutex). */
 void release_all (void);
 size_t bytes_held (void);
 size_t pinned_bytes_held (void);
 void copy_last_stats (tilemm_cuda_stats *stats);
+
+/* A device's figures (tilemm_cuda_stats.device) from its worker's: on `device`, its copy team of
+ * `threads`, the queue panels it took, its busy time. */
+inline tilemm_cuda_device_stats device_stats (const tilemm_cuda_stats &x, int device, int threads,
+                                              long long panels, double busy_ms)
+{
+  tilemm_cuda_device_stats d;
+  memset (&d, 0, sizeof d);
+  d.device = device;
+  d.copy_threads = threads;
+  d.panels = panels;
+  d.steps = x.steps;
+  d.busy_ms = busy_ms;
+  d.upload_ms = x.upload_ms;
+  d.compute_ms = x.compute_ms;
+  d.download_ms = x.download_ms;
+  d.copy_in_ms = x.copy_in_ms;
+  d.copy_out_ms = x.copy_out_ms;
+  d.result_prep_ms = x.result_prep_ms;
+  d.bytes_up = x.bytes_up;
+  d.bytes_down = x.bytes_down;
+  return d;
+}
 
 /* Adds the sums since load (last_stats') to st, the figures of the product just ended. */
 inline void accumulate_stats (tilemm_cuda_stats &st)
@@ -114,6 +163,9 @@ inline void accumulate_stats (tilemm_cuda_stats &st)
 }
 
 void workspace_free (workspace &ws);
+/* Makes ws's copy team the plan's `team` (NULL: a low-level entry's, the whole host's), kept
+ * when it already is (workspace.cu). */
+void workspace_team (workspace &ws, const tilemm_copy_team *team);
 void workspace_recover (void);
 void workspace_drain (workspace &ws);
 tilemm_status workspace_reserve (workspace &ws, const size_t bytes[NBUF], size_t ring,
@@ -175,18 +227,19 @@ unit next_unit (const piece &p, cursor &c, size_t most);
 piece piece_of (const tilemm_view &v, void *dev, size_t es);
 tilemm_status send_unit (workspace &ws, const piece &p, const unit &u, int chunk,
                          unsigned char *stage,
-                         const char *what, tilemm_cuda_stats *st, tilemm_error *err,
-                         int threads = -1);
+                         const char *what, tilemm_cuda_stats *st, tilemm_error *err);
 tilemm_status fetch_unit (workspace &ws, const piece &p, const unit &u, int chunk,
                           unsigned char *stage,
                           tilemm_cuda_stats *st, tilemm_error *err);
-/* threads: the host threads of the copies (a batch's plan: copy_threads); -1 or 0, the
- * default (TILEMM_COPY_THREADS, else OpenMP's). */
+/* The host copies of the staging run on ws's copy team (workspace_team), ws.team_threads
+ * members at most. */
+void copy_on_team (workspace &ws, void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
+                   size_t row_bytes, size_t cols);
 tilemm_status stage_up (workspace &ws, const tilemm_view &v, void *dev, tilemm_cuda_stats *st,
-                        tilemm_error *err, int threads = -1);
+                        tilemm_error *err);
 tilemm_status stage_down (workspace &ws, void *dev, const tilemm_view &v, cudaEvent_t ready,
                           tilemm_cuda_stats *st,
-                          tilemm_error *err, int threads = -1);
+                          tilemm_error *err);
 tilemm_matrix device_matrix (void *elements, int64_t height, int64_t width);
 double ms_since (std::chrono::steady_clock::time_point t0);
 
@@ -197,17 +250,25 @@ struct prefault_guard
   ~prefault_guard () { tilemm_prefault_finish (p); }
 };
 
-tilemm_prefault *prepare_result (const tilemm_view *c, tilemm_cuda_stats *st, int threads);
-int idle_prefault_threads (void);
+/* The result's pages prepared (huge pages; TILEMM_PREFAULT_THREADS threads faulting them in, no
+ * more than ws's copy team, on its CPUs). */
+tilemm_prefault *prepare_result (workspace &ws, const tilemm_view *c, tilemm_cuda_stats *st);
 
 /* ---------------------------------------------------------------- the products */
 
 /* pipeline.cu: one native product C = op_a(A)·op_b(B), in panels and steps (a transposed
  * operand transposed on the device, step by step). */
+/* keep, product: what the plan says the worker keeps between its panels of product `product`
+ * (tilemm_call_plan.queue_keeps; TILEMM_KEEP_NONE and 0 for a panel run alone): a kept operand
+ * this worker's previous panel of the product left on the device is not sent again.  also: the
+ * plans of the other panels the worker may take (also_count of them; the call plan's sub), the
+ * workspace made for the largest of them at once. */
 tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op_a,
                             const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
                             const tilemm_view *c, const tilemm_stop *stop, tilemm_cuda_stats *st,
-                            tilemm_error *err);
+                            tilemm_error *err, tilemm_keep keep = TILEMM_KEEP_NONE,
+                            unsigned long long product = 0, const tilemm_plan *also = nullptr,
+                            int also_count = 0);
 /* transposed_product.cu: op(x), packed, of an operand uploaded as stored into ws.buffer[stored]:
  * that buffer itself, or its transpose (conjugated for 'C') made in ws.buffer[transposed] on
  * stream s. */
@@ -227,7 +288,21 @@ struct emu_stage
   tilemm_emu_gemm gemm;
   tilemm_emu_decide_fn decide;        /* WHOLE        */
   void *decide_ctx;
+  int64_t most_m = 0, most_n = 0;     /* the largest panel the worker may take (0: this one's):
+                                         its workspace made for it at once                  */
+  unsigned long long product = 0;     /* STATS, PRODUCT of several workers: the product whose
+                                         panel's operands stay on the device from the one pass
+                                         to the other (0: none)                              */
 };
+/* What a workspace keeps of an operand: see kept_operand. */
+kept_operand kept_of (unsigned long long product, tilemm_keep which, tilemm_op op,
+                      const tilemm_view *v, int64_t step, int64_t k);
+bool same_kept (const kept_operand &x, const kept_operand &y);
+/* batch_product.cu: `pages` pages of a batch from page `first` (a chunk of its queue), in the
+ * panels the batch's plan cuts them into. */
+tilemm_status batch_chunk (workspace &ws, const tilemm_batch_job *job, int64_t first,
+                           int64_t pages, const tilemm_stop *stop, tilemm_cuda_stats *st,
+                           tilemm_error *err);
 /* emulated_product.cu: one panel of an emulated product C = op_a(A)·op_b(B) (stats: STATS's
  * statistics). */
 tilemm_status emu_panel (workspace &ws, const emu_stage &stage, tilemm_op op_a,
@@ -248,6 +323,7 @@ tilemm_status recorded_product (workspace &ws, Product product, bool download_is
   tilemm_cuda_stats st;
   memset (&st, 0, sizeof st);
   st.calls = last_stats.calls + 1;
+  workspace_team (ws, nullptr);
   const tilemm_status status = product (&st);
   if (status == TILEMM_EINTERRUPTED)
     workspace_drain (ws);
@@ -257,6 +333,8 @@ tilemm_status recorded_product (workspace &ws, Product product, bool download_is
   st.total_ms = ms_since (t0);
   if (download_is_the_rest)
     st.download_ms = st.ok ? st.total_ms - st.upload_ms - st.compute_ms : 0;
+  st.devices = 1;   /* a product on one workspace: its figures are its device's */
+  st.device[0] = device_stats (st, ws.device, ws.team_threads, 1, st.total_ms);
   accumulate_stats (st);
   last_stats = st;
   return status;

@@ -43,8 +43,8 @@
  * starts clean.  A mutex makes concurrent calls safe (they take turns).
  *
  * Settings (environment, read once; the manual, Performance > Settings): TILEMM_STAGING_MB (chunk size, 16),
- * TILEMM_STAGING_CHUNKS (chunks each way, 4), TILEMM_COPY_THREADS (host copy threads, 0 = the
- * OpenMP default), TILEMM_HUGEPAGES (1: ask huge pages for the result), TILEMM_PREFAULT_THREADS
+ * TILEMM_STAGING_CHUNKS (chunks each way, 4), TILEMM_COPY_THREADS (the threads of each GPU's
+ * copy team, 0 = its share of the host: the plan's copy_team.c decides), TILEMM_HUGEPAGES (1: ask huge pages for the result), TILEMM_PREFAULT_THREADS
  * (threads faulting the result in, 0: none).  (TILEMM_STEP_COLS and TILEMM_STEP_ROWS are read
  * by the plan: src/common/call_plan.c.)
  *
@@ -87,95 +87,164 @@ static tilemm_status transpose_into_slot (workspace &ws, tilemm_op op, const til
 
 /* ---------------------------------------------------------------- one product */
 
-tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op_a,
-                            const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
-                            const tilemm_view *c, const tilemm_stop *stop, tilemm_cuda_stats *st,
-                            tilemm_error *err)
+kept_operand kept_of (unsigned long long product, tilemm_keep which, tilemm_op op,
+                             const tilemm_view *v, int64_t step, int64_t k)
 {
-  const settings &cfg = config ();
+  kept_operand kept;
+  kept.product = product;
+  kept.which = which;
+  kept.data = v->data;
+  kept.rows = v->rows;
+  kept.cols = v->cols;
+  kept.stride = v->stride;
+  kept.step = step;
+  kept.k = k;
+  kept.op = op;
+  return kept;
+}
+
+bool same_kept (const kept_operand &x, const kept_operand &y)
+{
+  return x.product != 0 && x.product == y.product && x.which == y.which && x.data == y.data
+         && x.rows == y.rows && x.cols == y.cols && x.stride == y.stride && x.step == y.step
+         && x.k == y.k && x.op == y.op;
+}
+
+/* How a plan goes through the pipeline: its panels' steps and slots, and what it holds on the
+ * device (its buffers, its rings of events). */
+struct layout
+{
+  int64_t panel_rows, panel_cols, sr, sc, slots, rows_held, parts, ysteps;
+  bool one_panel;
+  std::vector<step> steps;
+  size_t bytes[NBUF];
+  size_t ring;
+};
+
+static void layout_of (const tilemm_plan *plan, tilemm_op op_a, tilemm_op op_b, layout &l)
+{
   const size_t es = tilemm_type_size (plan->type);
   const int64_t k = plan->k, m = plan->m, n = plan->n;
-  const int64_t panel_rows = plan->panel_rows < n ? plan->panel_rows : n;
-  const int64_t panel_cols = plan->panel_cols < m ? plan->panel_cols : m;
-  const bool one_panel = panel_rows >= n && panel_cols >= m;
-  int64_t sr, sc;
-  tilemm_plan_steps (plan, &sr, &sc);
+  l.panel_rows = plan->panel_rows < n ? plan->panel_rows : n;
+  l.panel_cols = plan->panel_cols < m ? plan->panel_cols : m;
+  l.one_panel = l.panel_rows >= n && l.panel_cols >= m;
+  tilemm_plan_steps (plan, &l.sr, &l.sc);
+  const int64_t sr = l.sr, sc = l.sc;
   /* One panel: every step of A's rows its own slot.  Panels: the plan's slots, in turn. */
-  const int64_t slots = one_panel ? (m + sc - 1) / sc : (plan->slots >= 1 ? plan->slots : 1);
-  const int64_t rows_held = one_panel ? m : slots * sc;
-  const int64_t parts = (panel_rows + sr - 1) / sr;
-
-  std::vector<step> steps;
-  int64_t ysteps = 0;
-  {
-    const int64_t count = tilemm_plan_panel_count (plan);
-    int64_t prev_row = -1, panel_row = -1;
-    std::vector<bool> part_up;
-    for (int64_t i = 0; i < count; i++)
-      {
-        tilemm_panel p;
-        tilemm_plan_panel (plan, i, &p);
-        if (p.row != prev_row)
+  l.slots = l.one_panel ? (m + sc - 1) / sc : (plan->slots >= 1 ? plan->slots : 1);
+  l.rows_held = l.one_panel ? m : l.slots * sc;
+  l.parts = (l.panel_rows + sr - 1) / sr;
+  l.steps.clear ();
+  l.ysteps = 0;
+  const int64_t count = tilemm_plan_panel_count (plan);
+  int64_t prev_row = -1, panel_row = -1;
+  std::vector<bool> part_up;
+  for (int64_t i = 0; i < count; i++)
+    {
+      tilemm_panel p;
+      tilemm_plan_panel (plan, i, &p);
+      if (p.row != prev_row)
+        {
+          panel_row++;
+          part_up.assign ((size_t) l.parts, false);
+          prev_row = p.row;
+        }
+      for (int64_t c0 = p.col; c0 < p.col + p.cols; c0 += sc, l.ysteps++)
+        for (int64_t r0 = p.row; r0 < p.row + p.rows; r0 += sr)
           {
-            panel_row++;
-            part_up.assign ((size_t) parts, false);
-            prev_row = p.row;
+            step s;
+            s.row = r0;
+            s.rows = p.row + p.rows - r0 < sr ? p.row + p.rows - r0 : sr;
+            s.col = c0;
+            s.cols = p.col + p.cols - c0 < sc ? p.col + p.cols - c0 : sc;
+            s.y = l.ysteps;
+            s.part = (r0 - p.row) / sr;
+            s.x_new = !part_up[(size_t) s.part];
+            s.x_reuse = s.x_new && panel_row > 0;
+            part_up[(size_t) s.part] = true;
+            s.y_first = r0 == p.row;
+            s.y_last = r0 + sr >= p.row + p.rows;
+            l.steps.push_back (s);
           }
-        for (int64_t c0 = p.col; c0 < p.col + p.cols; c0 += sc, ysteps++)
-          for (int64_t r0 = p.row; r0 < p.row + p.rows; r0 += sr)
-            {
-              step s;
-              s.row = r0;
-              s.rows = p.row + p.rows - r0 < sr ? p.row + p.rows - r0 : sr;
-              s.col = c0;
-              s.cols = p.col + p.cols - c0 < sc ? p.col + p.cols - c0 : sc;
-              s.y = ysteps;
-              s.part = (r0 - p.row) / sr;
-              s.x_new = !part_up[(size_t) s.part];
-              s.x_reuse = s.x_new && panel_row > 0;
-              part_up[(size_t) s.part] = true;
-              s.y_first = r0 == p.row;
-              s.y_last = r0 + sr >= p.row + p.rows;
-              steps.push_back (s);
-            }
-        st->panels++;
-      }
-  }
-  const int64_t N = (int64_t) steps.size (), S = slots;
-  /* Event rings: per step of A's rows (uploaded, slot downloaded) and per step (kernel done),
-   * long enough that no event is recorded again before every wait on its last record is
-   * enqueued (see the gates below). */
-  const int64_t RY = S + 2, RC = one_panel ? N + 2 : S * parts + 2;
-  st->steps = N;
-  /* The first step of each step of A's rows, and one past the last. */
-  std::vector<int64_t> y_begin ((size_t) ysteps + 1, N);
-  for (int64_t j = N - 1; j >= 0; j--)
-    y_begin[(size_t) steps[j].y] = j;
-
+    }
+  const int64_t N = (int64_t) l.steps.size ();
   size_t scratch = 0; /* the split-k kernel's partial sums: the most any step asks */
-  for (const step &sp : steps)
+  for (const step &sp : l.steps)
     {
       const size_t b = split_scratch_bytes (plan, sp.rows, sp.cols, k);
       scratch = b > scratch ? b : scratch;
     }
   /* A transposed operand's scratch: one step's piece of it as stored (tilemm_plan_device_bytes
    * counts the same; the ops are the call's: a low-level entry's plan may not record them). */
-  const bool t_a = op_a != TILEMM_OP_NONE, t_b = op_b != TILEMM_OP_NONE;
   int64_t scratch_a, scratch_b;
   tilemm_plan_transposed_scratch (plan, op_a, op_b, &scratch_a, &scratch_b);
-  const size_t bytes[NBUF] = { (size_t) (panel_rows * k) * es, (size_t) (k * rows_held) * es,
-                               (size_t) (panel_rows * rows_held) * es, (size_t) scratch_b * es,
+  const size_t bytes[NBUF] = { (size_t) (l.panel_rows * k) * es, (size_t) (k * l.rows_held) * es,
+                               (size_t) (l.panel_rows * l.rows_held) * es, (size_t) scratch_b * es,
                                (size_t) scratch_a * es, scratch, N > 1 ? scratch : 0 };
+  memcpy (l.bytes, bytes, sizeof bytes);
+  /* Event rings: per step of A's rows (uploaded, slot downloaded) and per step (kernel done),
+   * long enough that no event is recorded again before every wait on its last record is
+   * enqueued (see the gates below); per part of Bᵀ (up). */
+  const int64_t RY = l.slots + 2, RC = l.one_panel ? N + 2 : l.slots * l.parts + 2;
   const int64_t ring = RY > RC ? RY : RC;
-  tilemm_status status = workspace_reserve (ws, bytes, (size_t) (ring > parts ? ring : parts), err);
+  l.ring = (size_t) (ring > l.parts ? ring : l.parts);
+}
+
+tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op_a,
+                            const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
+                            const tilemm_view *c, const tilemm_stop *stop, tilemm_cuda_stats *st,
+                            tilemm_error *err, tilemm_keep keep, unsigned long long product,
+                            const tilemm_plan *also, int also_count)
+{
+  const settings &cfg = config ();
+  const size_t es = tilemm_type_size (plan->type);
+  const int64_t k = plan->k, m = plan->m, n = plan->n;
+  layout l;
+  layout_of (plan, op_a, op_b, l);
+  const int64_t panel_rows = l.panel_rows, sr = l.sr, sc = l.sc, parts = l.parts;
+  const bool one_panel = l.one_panel;
+  const std::vector<step> &steps = l.steps;
+  st->panels += tilemm_plan_panel_count (plan);
+  const int64_t N = (int64_t) steps.size (), S = l.slots;
+  const int64_t RY = S + 2, RC = one_panel ? N + 2 : S * parts + 2;
+  st->steps += N;
+  /* The first step of each step of A's rows, and one past the last. */
+  std::vector<int64_t> y_begin ((size_t) l.ysteps + 1, N);
+  for (int64_t j = N - 1; j >= 0; j--)
+    y_begin[(size_t) steps[j].y] = j;
+  const bool t_a = op_a != TILEMM_OP_NONE, t_b = op_b != TILEMM_OP_NONE;
+  /* The workspace holds what the largest of `also` (the other panels this worker may take)
+   * asks, so that it is made once, whichever panel it meets first. */
+  size_t bytes[NBUF];
+  memcpy (bytes, l.bytes, sizeof bytes);
+  size_t ring = l.ring;
+  for (int i = 0; i < also_count; i++)
+    {
+      layout other;
+      layout_of (&also[i], op_a, op_b, other);
+      for (int j = 0; j < NBUF; j++)
+        bytes[j] = other.bytes[j] > bytes[j] ? other.bytes[j] : bytes[j];
+      ring = other.ring > ring ? other.ring : ring;
+    }
+  tilemm_status status = workspace_reserve (ws, bytes, ring, err);
   if (status != TILEMM_OK)
     return status;
+  /* The operand the plan keeps between this worker's panels: all of op(A)'s rows (or op(B)'s
+   * columns), left in its slots (its parts) by this worker's previous panel of the product, the
+   * same rows in the same steps; then its uploads and transposes are not made again.  Anything
+   * else that goes up into those buffers ends what they kept. */
+  const bool keeping = one_panel && product != 0 && keep != TILEMM_KEEP_NONE;
+  const kept_operand mine = keep == TILEMM_KEEP_A ? kept_of (product, keep, op_a, a, sc, k)
+                                                  : kept_of (product, keep, op_b, b, sr, k);
+  const bool kept_y = keeping && keep == TILEMM_KEEP_A && same_kept (ws.kept_y, mine);
+  const bool kept_x = keeping && keep == TILEMM_KEEP_B && same_kept (ws.kept_x, mine);
+  ws.kept_x.product = ws.kept_y.product = 0;
 
   /* The result's pages: huge, faulted in by the copies into them (or, if asked for, by other
    * threads while the operands go up: slower on the GPU machine, as those faults compete with
    * the staging copies). */
   prefault_guard prefault;
-  prefault.p = prepare_result (c, st, cfg.prefault_threads);
+  prefault.p = prepare_result (ws, c, st);
 
   char *const dX = (char *) ws.buffer[BUF_X], *const dY = (char *) ws.buffer[BUF_Y],
              *const dC = (char *) ws.buffer[BUF_C], *const dXT = (char *) ws.buffer[BUF_XT],
@@ -183,7 +252,6 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
   unsigned char *const up_stage = ws.pinned;
   unsigned char *const down_stage = ws.pinned + (size_t) cfg.chunks * cfg.chunk_bytes;
   const int nup = cfg.chunks, ndown = cfg.chunks;
-  const int threads = cfg.copy_threads;
   /* Units: about 16 per operand, so small products pipeline too; at most a chunk. */
   auto unit_size = [&] (double total) {
     double u = total / 16;
@@ -274,8 +342,8 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
             break;
           CUDA_TRY (q, "copying C to the host (step %lld)", (long long) dj);
           const auto t0 = std::chrono::steady_clock::now ();
-          tilemm_parallel_copy_2d (f.host, f.pitch, down_stage + (size_t) f.chunk * cfg.chunk_bytes,
-                                   f.u.len, f.u.len, (size_t) f.u.lines, threads);
+          copy_on_team (ws, f.host, f.pitch, down_stage + (size_t) f.chunk * cfg.chunk_bytes,
+                        f.u.len, f.u.len, (size_t) f.u.lines);
           st->copy_out_ms += ms_since (t0);
           fifo_head = (fifo_head + 1) % MAX_CHUNKS;
           fifo_count--;
@@ -351,7 +419,19 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
           progress = true;
         }
 
-      /* 4. Stage one more upload chunk, if one is free and its place may be overwritten. */
+      /* 4. Pieces the device kept from this worker's previous panel are there already: ready
+       * (in the upload stream's order) without a copy. */
+      while (uj < N && !ucur.started && ((uphase == 0 && kept_x) || (uphase == 1 && kept_y)))
+        {
+          if (uphase == 0)
+            CUDA_TRY (cudaEventRecord (ev_x[steps[uj].part], ws.up), "cudaEventRecord");
+          else
+            CUDA_TRY (cudaEventRecord (ev_y[steps[uj].y % RY], ws.up), "cudaEventRecord");
+          next_upload_phase ();
+          progress = true;
+        }
+
+      /* 5. Stage one more upload chunk, if one is free and its place may be overwritten. */
       if (uj < N)
         {
           const int chunk = (int) (up_count % (unsigned long long) nup);
@@ -431,14 +511,16 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
   float up_ms = 0, comp_ms = 0;
   CUDA_TRY (cudaEventElapsedTime (&up_ms, ws.t_begin, ws.t_first), "cudaEventElapsedTime");
   CUDA_TRY (cudaEventElapsedTime (&comp_ms, ws.t_first, ws.t_last), "cudaEventElapsedTime");
-  st->upload_ms = up_ms;
-  st->compute_ms = comp_ms;
+  st->upload_ms += up_ms;
+  st->compute_ms += comp_ms;
   {
     const auto t0 = std::chrono::steady_clock::now ();
     tilemm_prefault_finish (prefault.p);
     prefault.p = nullptr;
     st->result_prep_ms += ms_since (t0);
   }
+  if (keeping)
+    (keep == TILEMM_KEEP_A ? ws.kept_y : ws.kept_x) = mine;
   return TILEMM_OK;
 }
 

@@ -4,8 +4,6 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
-#include <thread>
-
 #include <stdlib.h>
 
 #include "executor.h"
@@ -83,10 +81,11 @@ piece piece_of (const tilemm_view &v, void *dev, size_t es)
   return p;
 }
 
-/* The copies' host threads: the caller's where it names them (a batch's plan), else the setting. */
-static int copy_threads_of (int threads)
+void copy_on_team (workspace &ws, void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
+                   size_t row_bytes, size_t cols)
 {
-  return threads > 0 ? threads : config ().copy_threads;
+  tilemm_parallel_copy_2d (ws.team, ws.team_threads, dst, dst_pitch, src, src_pitch, row_bytes,
+                           cols);
 }
 
 /* One unit of a piece through upload chunk `stage` (chunk number `chunk`): host threads copy it
@@ -94,11 +93,11 @@ static int copy_threads_of (int threads)
  * is free again.  What every upload does, the pipeline's and stage_up's. */
 tilemm_status send_unit (workspace &ws, const piece &p, const unit &u, int chunk,
                          unsigned char *stage,
-                         const char *what, tilemm_cuda_stats *st, tilemm_error *err, int threads)
+                         const char *what, tilemm_cuda_stats *st, tilemm_error *err)
 {
   const auto t0 = std::chrono::steady_clock::now ();
-  tilemm_parallel_copy_2d (stage, u.len, p.host + (size_t) u.line * p.pitch + u.off, p.pitch, u.len,
-                           (size_t) u.lines, copy_threads_of (threads));
+  copy_on_team (ws, stage, u.len, p.host + (size_t) u.line * p.pitch + u.off, p.pitch, u.len,
+                (size_t) u.lines);
   st->copy_in_ms += std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now () - t0)
                       .count ();
   CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
@@ -138,37 +137,30 @@ double ms_since (std::chrono::steady_clock::time_point t0)
 }
 
 
-/* Asks for the result's pages as huge pages (and has `threads` threads fault them in) before any
- * copy into it; tilemm_prefault_finish (prefault_guard) waits for those threads. */
-tilemm_prefault *prepare_result (const tilemm_view *c, tilemm_cuda_stats *st, int threads)
+/* Asks for the result's pages as huge pages (and has TILEMM_PREFAULT_THREADS threads fault them
+ * in, no more than ws's copy team and on its CPUs: they take the team's cores while it waits)
+ * before any copy into it; tilemm_prefault_finish (prefault_guard) waits for those threads. */
+tilemm_prefault *prepare_result (workspace &ws, const tilemm_view *c, tilemm_cuda_stats *st)
 {
   const settings &cfg = config ();
   if (c->rows == 0 || c->cols == 0)
     return nullptr;
   const auto t0 = std::chrono::steady_clock::now ();
   const size_t extent = (size_t) ((c->cols - 1) * c->stride + c->rows) * tilemm_type_size (c->type);
+  const int threads = cfg.prefault_threads < ws.team_threads ? cfg.prefault_threads
+                                                             : ws.team_threads;
   tilemm_prefault *p = extent >= PREPARE_RESULT_BYTES
-                         ? tilemm_prefault_start (c->data, extent, cfg.huge_pages, threads)
+                         ? tilemm_prefault_start (c->data, extent, cfg.huge_pages, threads,
+                                                  &ws.team_plan.cpus)
                          : nullptr;
   st->result_prep_ms += ms_since (t0);
   return p;
 }
 
-/* Threads that fault the result's pages in while the device computes a product whose host
- * thread would only wait (the emulated scheme, a transposed product): copies out of the staging
- * then meet faulted pages.  TILEMM_PREFAULT_THREADS, when set, is the count. */
-int idle_prefault_threads (void)
-{
-  if (config ().prefault_threads > 0)
-    return config ().prefault_threads;
-  const unsigned cores = std::thread::hardware_concurrency ();
-  return cores >= 4 ? (int) (cores / 2 < 16 ? cores / 2 : 16) : 1;
-}
-
 /* A whole view into packed device memory through the pinned upload chunks: host threads fill a
  * chunk while the copy engine sends the ones before it.  Enqueued on ws.up. */
 tilemm_status stage_up (workspace &ws, const tilemm_view &v, void *dev, tilemm_cuda_stats *st,
-                        tilemm_error *err, int threads)
+                        tilemm_error *err)
 {
   const settings &cfg = config ();
   const piece p = piece_of (v, dev, tilemm_type_size (v.type));
@@ -182,7 +174,7 @@ tilemm_status stage_up (workspace &ws, const tilemm_view &v, void *dev, tilemm_c
       CUDA_TRY (cudaEventSynchronize (ws.up_ev[chunk]), "copying an operand to the device");
       const unit u = next_unit (p, cur, cfg.chunk_bytes);
       const tilemm_status status
-        = send_unit (ws, p, u, chunk, stage, "an operand", st, err, threads);
+        = send_unit (ws, p, u, chunk, stage, "an operand", st, err);
       if (status != TILEMM_OK)
         return status;
     }
@@ -193,7 +185,7 @@ tilemm_status stage_up (workspace &ws, const tilemm_view &v, void *dev, tilemm_c
  * happened: the copy engine brings the next chunks while host threads empty the oldest. */
 tilemm_status stage_down (workspace &ws, void *dev, const tilemm_view &v, cudaEvent_t ready,
                           tilemm_cuda_stats *st,
-                          tilemm_error *err, int threads)
+                          tilemm_error *err)
 {
   const settings &cfg = config ();
   const piece p = piece_of (v, dev, tilemm_type_size (v.type));
@@ -226,9 +218,9 @@ tilemm_status stage_down (workspace &ws, void *dev, const tilemm_view &v, cudaEv
       count--;
       CUDA_TRY (cudaEventSynchronize (ws.down_ev[f.chunk]), "copying C to the host");
       const auto t0 = std::chrono::steady_clock::now ();
-      tilemm_parallel_copy_2d (p.host + (size_t) f.u.line * p.pitch + f.u.off, p.pitch,
-                               stage + (size_t) f.chunk * cfg.chunk_bytes, f.u.len, f.u.len,
-                               (size_t) f.u.lines, copy_threads_of (threads));
+      copy_on_team (ws, p.host + (size_t) f.u.line * p.pitch + f.u.off, p.pitch,
+                    stage + (size_t) f.chunk * cfg.chunk_bytes, f.u.len, f.u.len,
+                    (size_t) f.u.lines);
       st->copy_out_ms += ms_since (t0);
     }
   return TILEMM_OK;

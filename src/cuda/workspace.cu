@@ -90,7 +90,33 @@ void workspace_free (workspace &ws)
       *s = nullptr;
     }
   ws.device = -1;
+  ws.kept_x.product = ws.kept_y.product = 0;
   cudaGetLastError ();
+}
+
+void workspace_team (workspace &ws, const tilemm_copy_team *team)
+{
+  tilemm_copy_team whole;
+  if (!team || team->threads <= 0)
+    {
+      /* No team in the plan (a low-level entry's): the plan of one worker on the whole host
+       * (no GPU facts). */
+      tilemm_host_facts host;
+      tilemm_host_facts_gather (&host);
+      tilemm_workers one = { 1, { 0 } };
+      tilemm_plan_copy_teams (&host, nullptr, &one, config ().copy_threads,
+                              TILEMM_COPY_SATURATING_THREADS, &whole);
+      team = &whole;
+    }
+  const int threads = team->threads > 0 ? team->threads : 1;
+  /* A team of one is the worker's own thread: the kept team stays for the products after. */
+  if (threads > 1 && !tilemm_host_team_fits (ws.team, threads, &team->cpus))
+    {
+      tilemm_host_team_stop (ws.team);
+      ws.team = tilemm_host_team_start (threads, &team->cpus);
+      ws.team_plan = *team;
+    }
+  ws.team_threads = threads;
 }
 
 
@@ -213,6 +239,8 @@ tilemm_status workspace_reserve (workspace &ws, const size_t bytes[NBUF], size_t
    * of those after it, past both panels' need (panels whose steps differ: one buffer grows as
    * another shrinks). */
   bool change[NBUF];
+  if (grow)
+    ws.kept_x.product = ws.kept_y.product = 0;   /* the buffers they lay in are made anew */
   for (int i = 0; i < NBUF; i++)
     {
       change[i] = ws.capacity[i] < bytes[i] || (grow && ws.capacity[i] > bytes[i]);
@@ -347,6 +375,13 @@ void release_all (void)
 {
   std::lock_guard<std::mutex> lock (ws_mutex);
   pool_free_all ();
+  /* The host side too: no thread of tilemm's may outlive the code it runs (the module's unload). */
+  for (workspace &w : ws_pool)
+    {
+      tilemm_host_team_stop (w.team);
+      w.team = nullptr;
+      w.team_threads = 0;
+    }
 }
 
 size_t bytes_held (void)

@@ -15,6 +15,7 @@
 
 #include "backend.h"
 #include "batch_run.h"
+#include "multi.h"
 #include "parts.h"
 
 static tilemm_type real_of (tilemm_type type)
@@ -181,17 +182,44 @@ static tilemm_status cpu_batch (const tilemm_batch_job *job, const tilemm_batch_
   return tilemm_error_set (err, TILEMM_OK, NULL);
 }
 
-static tilemm_status native_batch (const tilemm_batch_job *job, const tilemm_batch_plan *plan,
+/* The batch on the plan's GPUs: its queue of chunks (the batched kernels) or, for pages that
+ * run alone spread over the devices, of pages (each a plain product under the page's plan),
+ * drained by a worker a device, in one turn on the GPU's table. */
+static tilemm_status gpu_batch (const tilemm_batch_job *job, const tilemm_batch *batch,
+                                const tilemm_options *options, tilemm_error *err)
+{
+  const tilemm_batch_plan *plan = &batch->plan;
+  if (job->shape->z_pages == 0 || job->m == 0 || job->n == 0)
+    return tilemm_error_set (err, TILEMM_OK, NULL);
+  const tilemm_backend_ops *gpu = tilemm_backend_find (TILEMM_BACKEND_CUDA);
+  if (!gpu || !gpu->batch)
+    return tilemm_exec_no_backend (TILEMM_BACKEND_CUDA, err);
+  tilemm_job j;
+  memset (&j, 0, sizeof j);
+  j.ops = gpu;
+  tilemm_status status = gpu->begin (NULL, &j.state, err);
+  if (status != TILEMM_OK)
+    return status;
+  j.kind = plan->per_page ? TILEMM_JOB_PAGES : TILEMM_JOB_BATCH;
+  j.op_a = job->op_a;
+  j.op_b = job->op_b;
+  j.batch = job;
+  j.workers = &plan->workers;
+  j.teams = plan->teams;
+  j.pages_per_item = plan->per_page ? 1 : (plan->pages_per_chunk > 0 ? plan->pages_per_chunk : 1);
+  j.items = (job->shape->z_pages + j.pages_per_item - 1) / j.pages_per_item;
+  j.page_plan = &batch->decision.plan.native;
+  status = tilemm_job_run (&j, &options->stop, NULL, err);
+  gpu->end (j.state, status);
+  return status;
+}
+
+static tilemm_status native_batch (const tilemm_batch_job *job, const tilemm_batch *batch,
                                    const tilemm_options *options, tilemm_error *err)
 {
-  if (plan->backend == TILEMM_BACKEND_CUDA)
-    {
-      const tilemm_backend_ops *gpu = tilemm_backend_find (TILEMM_BACKEND_CUDA);
-      if (!gpu || !gpu->batch)
-        return tilemm_cuda_probe (err);
-      return gpu->batch (job, plan->pages_per_panel, &options->stop, err);
-    }
-  return cpu_batch (job, plan, options, err);
+  if (batch->plan.backend == TILEMM_BACKEND_CUDA)
+    return gpu_batch (job, batch, options, err);
+  return cpu_batch (job, &batch->plan, options, err);
 }
 
 /* ---------------------------------------------------------------- real and complex pages */
@@ -238,7 +266,7 @@ static tilemm_status split_batch (const tilemm_batch *batch, const tilemm_option
   tilemm_batch_job job;
   job.type = type;
   job.shape = s;
-  job.copy_threads = batch->plan.copy_threads;
+  job.plan = &batch->plan;
   job.k = r->k;
   job.z = product;
   if (split_y)
@@ -258,7 +286,7 @@ static tilemm_status split_batch (const tilemm_batch *batch, const tilemm_option
       job.y = y, job.y_page = s->y_rows * s->y_cols;
     }
   job.z_page = (int64_t) product_page;
-  const tilemm_status status = native_batch (&job, &batch->plan, options, err);
+  const tilemm_status status = native_batch (&job, batch, options, err);
   if (status == TILEMM_OK)
     {
 #ifdef _OPENMP
@@ -356,7 +384,9 @@ tilemm_status tilemm_batch_run (const tilemm_batch *batch, const tilemm_options 
   const size_t x_bytes = (size_t) s->x_rows * (size_t) s->x_cols * tilemm_type_size (x_type);
   const size_t y_bytes = (size_t) s->y_rows * (size_t) s->y_cols * tilemm_type_size (y_type);
   const size_t z_bytes = (size_t) r->m * (size_t) r->n * tilemm_type_size (z_type);
-  if (batch->decision.emulated || batch->plan.per_page)
+  /* (Pages that run alone spread over several GPUs take the batch's path below: their splits
+   * and mirror once for the batch, each page a plain product on one device.) */
+  if (batch->decision.emulated || (batch->plan.per_page && !batch->plan.pages_over_devices))
     return pages_alone (batch, options, x, y, z, x_bytes, y_bytes, z_bytes, err);
 
   tilemm_status status;
@@ -378,8 +408,8 @@ tilemm_status tilemm_batch_run (const tilemm_batch *batch, const tilemm_options 
       job.y_page = (int64_t) (y_bytes / tilemm_type_size (type));
       job.z_page = (int64_t) (z_bytes / tilemm_type_size (type));
       job.shape = s;
-      job.copy_threads = batch->plan.copy_threads;
-      status = native_batch (&job, &batch->plan, options, err);
+      job.plan = &batch->plan;
+      status = native_batch (&job, batch, options, err);
     }
   if (status == TILEMM_OK && r->mirror != TILEMM_MIRROR_NONE)
     mirror_pages (r->result_complex ? complex_of (type) : real_of (type), z, r->m, s->z_pages,

@@ -362,32 +362,38 @@ static void measure_region (tilemm_machine_facts *f)
 
 /* ---------------------------------------------------------------- host copies */
 
+/* Host copies of 64 MiB by the staging's own copy team (host_team.h), by team size: what a GPU
+ * worker's copies get from as many threads. */
 static void measure_copies (tilemm_machine_facts *f)
 {
   const size_t bytes = (size_t) 64 << 20;
   unsigned char *src = malloc (bytes), *dst = malloc (bytes);
+  const tilemm_cpu_set anywhere = { 0 };
+  tilemm_host_team *team = f->threads > 1 ? tilemm_host_team_start (f->threads, &anywhere) : NULL;
+  const int most = team ? tilemm_host_team_size (team) : 1;
   f->copy_points = 0;
   if (src && dst)
     {
       memset (src, 1, bytes);
       memset (dst, 2, bytes);
-      for (int t = 1; t <= f->threads && f->copy_points < TILEMM_COPY_POINTS; t *= 2)
+      for (int t = 1; t <= most && f->copy_points < TILEMM_COPY_POINTS; t *= 2)
         {
           double best = -1;
           for (int r = 0; r < 3; r++)
             {
               const double t0 = tilemm_now_s ();
-              tilemm_parallel_copy_2d (dst, bytes, src, bytes, bytes, 1, t);
+              tilemm_parallel_copy_2d (team, t, dst, bytes, src, bytes, bytes, 1);
               const double s = tilemm_now_s () - t0;
               if (best < 0 || s < best)
                 best = s;
             }
           f->copy_threads[f->copy_points] = t;
           f->copy_bytes_per_s[f->copy_points++] = (double) bytes / best;
-          if (t < f->threads && 2 * t > f->threads)
-            t = f->threads / 2;   /* the host's own count last */
+          if (t < most && 2 * t > most)
+            t = most / 2;   /* the team's whole size last */
         }
     }
+  tilemm_host_team_stop (team);
   free (src);
   free (dst);
 }

@@ -92,7 +92,9 @@ static tilemm_status decide_route (const tilemm_operand *a, tilemm_op op_a,
 static void gather_facts (const tilemm_options *options, int with_gpu, double bytes,
                           tilemm_call_facts *facts)
 {
+  facts->machine = NULL;
   tilemm_backend_facts (TILEMM_BACKEND_CPU, 0, &facts->cpu);
+  tilemm_host_facts_gather (&facts->host);
   if (with_gpu && options->backend != TILEMM_CHOOSE_CPU)
     tilemm_backend_facts (TILEMM_BACKEND_CUDA, tilemm_call_plan_needs_budget (bytes),
                           &facts->gpu);
@@ -289,6 +291,22 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
       return tilemm_error_set (err, TILEMM_OK, NULL);
     }
   d->backend = batch->plan.backend;
+  /* The GPUs of a native batch: the call's devices, as many as the batch gains from. */
+  if (d->backend == TILEMM_BACKEND_CUDA && !d->emulated)
+    {
+      tilemm_workers available;
+      int named = 0;
+      if ((status = tilemm_devices_of_call (options, &facts.gpu, &available, &named, err))
+          != TILEMM_OK)
+        return status;
+      if (available.count < 1)
+        {
+          available.count = 1;
+          available.device[0] = facts.gpu.current >= 0 ? facts.gpu.current : 0;
+        }
+      tilemm_batch_plan_devices (&batch->plan, r, s->z_pages, &available, named, &facts.host,
+                                 &facts.gpu, machine);
+    }
   /* Pages one by one: each page's call plan, as a plain call of its shape on that backend gets
    * it (the same facts, limit and devices). */
   if (batch->plan.per_page || d->emulated)

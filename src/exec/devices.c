@@ -148,7 +148,7 @@ tilemm_status tilemm_sim_multiply_op (const tilemm_plan *plan, const tilemm_sim_
   p.sim_faults.fail_after = config->fail_after;
   p.sim_faults.slow_device = config->slow_device;
   p.sim_faults.slow_ms = config->slow_ms;
-  tilemm_device_facts none;
+  tilemm_call_facts none;
   memset (&none, 0, sizeof none);
   if ((status = tilemm_call_plan_queue (&p, TILEMM_BACKEND_CPU, &none)) != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
@@ -191,8 +191,10 @@ tilemm_status tilemm_cuda_multiply_workers_op (const tilemm_plan *plan,
   plan_around (&p, plan, op_a, op_b, limits ? limits->max_device_bytes : 0);
   p.workers = *workers;
   p.devices_named = named;
-  tilemm_device_facts facts;
-  tilemm_backend_facts (TILEMM_BACKEND_CUDA, workers->count > 1, &facts);
+  tilemm_call_facts facts;
+  memset (&facts, 0, sizeof facts);
+  tilemm_backend_facts (TILEMM_BACKEND_CUDA, workers->count > 1, &facts.gpu);
+  tilemm_host_facts_gather (&facts.host);
   if ((status = tilemm_call_plan_queue (&p, TILEMM_BACKEND_CUDA, &facts)) != TILEMM_OK)
     return tilemm_error_set (err, status,
                              "no panel of this product fits each worker's share of the device "

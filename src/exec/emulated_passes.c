@@ -46,7 +46,8 @@ tilemm_status tilemm_exec_emulated (tilemm_backend backend, const tilemm_call_pl
   if (p->emu_one_pass || c->rows == 0 || c->cols == 0)
     {
       const int device = p->emu_devices.count > 0 ? p->emu_devices.device[0] : 0;
-      status = ops->worker_start ? ops->worker_start (state, 0, device, err) : TILEMM_OK;
+      status = ops->worker_start ? ops->worker_start (state, 0, device, &p->emu_teams[0], err)
+                                 : TILEMM_OK;
       if (status == TILEMM_OK)
         status = ops->emu_whole (state, 0, options, tilemm_emu_decide_by_rule, NULL, p->op_a, a,
                                  p->op_b, b, c, stop, used, err);
@@ -57,18 +58,26 @@ tilemm_status tilemm_exec_emulated (tilemm_backend backend, const tilemm_call_pl
       ops->end (state, status);
       return status;
     }
-  tilemm_emu_stats *stats = calloc (TILEMM_MAX_WORKERS, sizeof *stats);
-  if (!stats)
-    {
-      ops->end (state, TILEMM_ENOMEM);
-      return tilemm_error_set (err, TILEMM_ENOMEM, "%s", tilemm_strerror (TILEMM_ENOMEM));
-    }
   tilemm_workers devices = p->emu_devices;
   devices.count = p->emu_workers > 1 ? p->emu_workers : 1;
   job.queue = p->emu_workers > 1 ? &p->emu_queue : &p->emu_panels;
+  /* Which worker took each panel in the pass of statistics: the pass of products gives it the
+   * same panels, whose data its device still holds (the last of them at least). */
+  const int64_t panels = tilemm_plan_panel_count (job.queue);
+  tilemm_emu_stats *stats = calloc (TILEMM_MAX_WORKERS, sizeof *stats);
+  int *took = malloc (sizeof (int) * (size_t) (panels > 0 ? panels : 1));
+  if (!stats || !took)
+    {
+      free (stats);
+      free (took);
+      ops->end (state, TILEMM_ENOMEM);
+      return tilemm_error_set (err, TILEMM_ENOMEM, "%s", tilemm_strerror (TILEMM_ENOMEM));
+    }
   job.workers = &devices;
+  job.teams = p->emu_teams;
   job.emu_options = options;
   job.emu_stats = stats;
+  job.took = took;
   tilemm_multi_report report;
   status = tilemm_job_run (&job, stop, &report, err);
   ran->emu_passes = 1;
@@ -88,12 +97,15 @@ tilemm_status tilemm_exec_emulated (tilemm_backend backend, const tilemm_call_pl
         {
           job.kind = TILEMM_JOB_EMU_PRODUCT;
           job.emu_plan = used;
+          job.owner = took;
+          job.took = NULL;
           status = tilemm_job_run (&job, stop, &report, err);
           ran->emu_passes = 2;
           ran->emu_workers = report.workers;
         }
     }
   free (stats);
+  free (took);
   ops->end (state, status);
   return status;
 }

@@ -17,6 +17,7 @@
 #define TILEMM_MULTI_H
 
 #include "backend.h"
+#include "batch.h"
 #include "call_plan.h"
 #include "devices.h"
 #include "emulated.h"
@@ -38,7 +39,9 @@ typedef struct {
 typedef enum {
   TILEMM_JOB_NATIVE = 0,   /* the native product under the panel's plan                  */
   TILEMM_JOB_EMU_STATS,    /* the emulated precision's statistics (merged per worker)    */
-  TILEMM_JOB_EMU_PRODUCT   /* the emulated product under the one plan of every panel     */
+  TILEMM_JOB_EMU_PRODUCT,  /* the emulated product under the one plan of every panel     */
+  TILEMM_JOB_BATCH,        /* chunks of a batch of pages through the backend's `batch`     */
+  TILEMM_JOB_PAGES         /* pages that run alone, each a plain product on one device     */
 } tilemm_job_kind;
 
 /* One queue run by the workers: the backend's table and this product's state (its begin), the
@@ -53,9 +56,21 @@ typedef struct {
   const tilemm_plan (*sub)[2];             /* [last panel row][last panel column]; NULL for
                                                the emulated stages                      */
   const tilemm_workers *workers;
+  const tilemm_copy_team *teams;           /* each worker's copy team, where it runs (NULL:
+                                              none, the workers' threads anywhere)      */
+  const int *owner;                        /* NULL: the queue, each panel to the first
+                                              worker free; else panel i to worker
+                                              owner[i] (a pass that follows another's)   */
+  int *took;                               /* NULL, or where each panel's worker is
+                                              written (a panel none took: -1)            */
   const tilemm_emu_options *emu_options;   /* TILEMM_JOB_EMU_STATS                     */
   tilemm_emu_stats *emu_stats;             /* TILEMM_JOB_EMU_STATS: one per worker     */
   const tilemm_emu_plan *emu_plan;         /* TILEMM_JOB_EMU_PRODUCT                   */
+  /* TILEMM_JOB_BATCH, TILEMM_JOB_PAGES: the batch, its queue's items (chunks of pages_per_item
+   * pages; PAGES: a page each) and (PAGES) the plan of one page on one device.  queue NULL. */
+  const tilemm_batch_job *batch;
+  int64_t items, pages_per_item;
+  const tilemm_plan *page_plan;
 } tilemm_job;
 
 /* Runs the job: one worker on the caller's thread (stop polled between panels and by the

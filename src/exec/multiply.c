@@ -56,13 +56,14 @@ tilemm_status tilemm_multiply_op_stoppable (const tilemm_plan *plan, tilemm_op o
   run.workers.count = 1;
   /* The GPU's facts (the caller's device, its compute capability for the plan's fallback),
    * asked once: it takes the GPU's lock. */
-  tilemm_device_facts facts;
+  tilemm_call_facts facts;
   memset (&facts, 0, sizeof facts);
-  facts.current = -1;
+  facts.gpu.current = -1;
   if (plan->backend == TILEMM_BACKEND_CUDA)
-    tilemm_backend_facts (TILEMM_BACKEND_CUDA, 0, &facts);
-  run.workers.device[0] = facts.current >= 0 ? facts.current : 0;
-  facts.current = run.workers.device[0];
+    tilemm_backend_facts (TILEMM_BACKEND_CUDA, 0, &facts.gpu);
+  tilemm_host_facts_gather (&facts.host);
+  run.workers.device[0] = facts.gpu.current >= 0 ? facts.gpu.current : 0;
+  facts.gpu.current = run.workers.device[0];
   if ((status = tilemm_call_plan_queue (&run, plan->backend, &facts)) != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
   return tilemm_exec_native (plan->backend, &run, a, b, c, stop, NULL, err);

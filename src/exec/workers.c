@@ -68,11 +68,37 @@ int tilemm_multi_stopping (void *unused)
   return worker_run && atomic_load (&worker_run->stop);
 }
 
+/* An item of a batch's job on worker w: a chunk of pages through the backend's batch, or one
+ * page (its pages of X, Y and Z as views) as a plain product under the page's plan. */
+static tilemm_status job_pages (const tilemm_job *job, int w, int64_t i, const tilemm_stop *stop,
+                                tilemm_error *e)
+{
+  const tilemm_batch_job *b = job->batch;
+  const int64_t pages = b->shape->z_pages, first = i * job->pages_per_item;
+  const int64_t count = pages - first < job->pages_per_item ? pages - first : job->pages_per_item;
+  if (job->kind == TILEMM_JOB_BATCH)
+    return job->ops->batch (job->state, w, b, first, count, stop, e);
+  int64_t xp, yp;
+  tilemm_batch_sources (b->shape, first, &xp, &yp);
+  const size_t es = tilemm_type_size (b->type);
+  const int ta = b->op_a != TILEMM_OP_NONE, tb = b->op_b != TILEMM_OP_NONE;
+  tilemm_view a, v, c;
+  tilemm_view_init (&a, b->type, ta ? b->k : b->m, ta ? b->m : b->k, ta ? b->k : b->m,
+                    (unsigned char *) b->x + (size_t) xp * (size_t) b->x_page * es);
+  tilemm_view_init (&v, b->type, tb ? b->n : b->k, tb ? b->k : b->n, tb ? b->n : b->k,
+                    (unsigned char *) b->y + (size_t) yp * (size_t) b->y_page * es);
+  tilemm_view_init (&c, b->type, b->m, b->n, b->m,
+                    (unsigned char *) b->z + (size_t) first * (size_t) b->z_page * es);
+  return job->ops->product (job->state, w, job->page_plan, b->op_a, &a, b->op_b, &v, &c, stop, e);
+}
+
 /* One panel of the job on worker w: its views, its plan, the backend's operation. */
 static tilemm_status job_panel (multi_run *run, int w, int64_t i, const tilemm_stop *stop,
                                 tilemm_error *e)
 {
   const tilemm_job *job = run->job;
+  if (job->kind == TILEMM_JOB_BATCH || job->kind == TILEMM_JOB_PAGES)
+    return job_pages (job, w, i, stop, e);
   const tilemm_plan *q = job->queue;
   tilemm_panel panel;
   if (!tilemm_plan_panel (q, i, &panel))
@@ -112,13 +138,31 @@ static tilemm_status job_panel (multi_run *run, int w, int64_t i, const tilemm_s
     }
 }
 
+/* The next panel for worker w: the queue's next, or where panels have owners, w's own next
+ * (from its last: a worker's last panel of the pass before is the one its device still holds);
+ * -1 when there is none left. */
+static long long next_panel (multi_run *run, int w, long long *own)
+{
+  const int *owner = run->job->owner;
+  if (!owner)
+    {
+      const long long i = atomic_fetch_add (&run->next, 1);
+      return i < run->panels ? i : -1;
+    }
+  while (--*own >= 0)
+    if (owner[*own] == w)
+      return *own;
+  return -1;
+}
+
 static void worker_work (multi_run *run, int w)
 {
   const tilemm_job *job = run->job;
   const int device = job->workers->device[w];
   tilemm_error e = { TILEMM_OK, "" };
   if (job->ops->worker_start
-      && job->ops->worker_start (job->state, w, device, &e) != TILEMM_OK)
+      && job->ops->worker_start (job->state, w, device, job->teams ? &job->teams[w] : NULL, &e)
+           != TILEMM_OK)
     {
       run->started[w] = 1;   /* a half-made start is freed by finish too */
       multi_fail (run, w, &e);
@@ -129,12 +173,15 @@ static void worker_work (multi_run *run, int w)
    * seen by the caller, which sets run->stop). */
   static const tilemm_stop stopping = { tilemm_multi_stopping, NULL };
   const tilemm_stop *stop = run->host_stop ? run->host_stop : &stopping;
+  long long own = run->panels, taken = 0;
   while (!atomic_load (&run->stop))
     {
-      const long long i = atomic_fetch_add (&run->next, 1);
-      if (i >= run->panels)
+      const long long i = next_panel (run, w, &own);
+      if (i < 0)
         break;
-      if (i > 0 && run->host_stop && tilemm_stop_requested (run->host_stop))
+      if (job->took)
+        job->took[i] = w;
+      if (taken++ > 0 && run->host_stop && tilemm_stop_requested (run->host_stop))
         {
           tilemm_error_set (&e, TILEMM_EINTERRUPTED, "interrupted before panel %lld of %lld",
                             i + 1, (long long) run->panels);
@@ -159,6 +206,9 @@ static void *multi_worker (void *p)
 {
   const worker_arg *arg = (const worker_arg *) p;
   multi_run *run = arg->run;
+  /* Where the plan puts this worker's copies (its thread is one of its team). */
+  if (run->job->teams)
+    tilemm_pin_thread (&run->job->teams[arg->worker].cpus);
   worker_run = run;
   worker_work (run, arg->worker);
   worker_run = NULL;
@@ -201,13 +251,14 @@ static int multi_watch (multi_run *run, int running, const tilemm_stop *stop)
 tilemm_status tilemm_job_run (const tilemm_job *job, const tilemm_stop *stop,
                               tilemm_multi_report *report, tilemm_error *err)
 {
-  if (!job || !job->ops || !job->queue || !job->workers || job->workers->count < 1
-      || job->workers->count > TILEMM_MAX_WORKERS)
+  const int of_pages = job && (job->kind == TILEMM_JOB_BATCH || job->kind == TILEMM_JOB_PAGES);
+  if (!job || !job->ops || (of_pages ? !job->batch || job->pages_per_item < 1 : !job->queue)
+      || !job->workers || job->workers->count < 1 || job->workers->count > TILEMM_MAX_WORKERS)
     return tilemm_error_set (err, TILEMM_EINVAL, "tilemm_job_run: bad arguments");
   multi_run run;
   memset (&run, 0, sizeof run);
   run.job = job;
-  run.panels = tilemm_plan_panel_count (job->queue);
+  run.panels = of_pages ? job->items : tilemm_plan_panel_count (job->queue);
   atomic_init (&run.next, 0);
   atomic_init (&run.stop, 0);
   run.failed_worker = -1;
@@ -220,6 +271,9 @@ tilemm_status tilemm_job_run (const tilemm_job *job, const tilemm_stop *stop,
     }
   const int count = job->workers->count;
   int running = 0, interrupted = 0;
+  if (job->took)
+    for (int64_t i = 0; i < run.panels; i++)
+      job->took[i] = -1;
   if (count == 1)
     {
       /* One worker: the caller's own thread, which may poll the host itself. */

@@ -127,7 +127,7 @@ void *memset (void *s, int c, size_t n)
            * default: on the GPU machine the preloaded products were no faster with it, some
            * slower, and a process's first such block can wait for the kernel to compact memory. */
           if (setting == MEMSET_HUGE)
-            tilemm_prefault_finish (tilemm_prefault_start (s, n, 1, 0));
+            tilemm_prefault_finish (tilemm_prefault_start (s, n, 1, 0, NULL));
 #pragma omp parallel num_threads(threads)
           {
             const int t = omp_get_thread_num (), nt = omp_get_num_threads ();

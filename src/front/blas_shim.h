@@ -47,6 +47,13 @@ void cherk_ (const char *uplo, const char *trans, const int *n, const int *k, co
 void zherk_ (const char *uplo, const char *trans, const int *n, const int *k, const double *alpha,
              const double *a, const int *lda, const double *beta, double *c, const int *ldc);
 
+/* The figures of the library's last GPU product (backend.h: a struct tilemm_cuda_stats_s, each
+ * device's among them), for a host in the same process that asks what the library's copy of
+ * the GPU backend did (Octave's __tilemm_stats__ ("blas"), found with dlsym: the oct-file has a
+ * copy of its own). */
+struct tilemm_cuda_stats_s;
+void tilemm_blas_last_stats (struct tilemm_cuda_stats_s *stats);
+
 /* The BLAS error handler the library calls for a bad argument: the process's own, found with
  * dlsym (RTLD_DEFAULT) (the program's, Octave's, the next BLAS's; a program linked to this
  * library alone must export it, -rdynamic), else the library prints the reference message to

@@ -30,7 +30,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "blas_internal.h"
+#include "blas_shim.h"
 
 static const char *const routine_names[BLAS_NROUTINES]
   = { "sgemm", "dgemm", "cgemm", "zgemm", "ssyrk", "dsyrk", "csyrk", "zsyrk", "cherk", "zherk" };
@@ -184,4 +186,9 @@ __attribute__ ((destructor)) static void trace_write (void)
     }
   errno = saved_errno;
   free (buf);
+}
+
+void tilemm_blas_last_stats (struct tilemm_cuda_stats_s *stats)
+{
+  tilemm_cuda_last_stats (stats);
 }

@@ -17,6 +17,8 @@
 #include <memory>
 #include <string>
 
+#include <dlfcn.h>
+
 #include "backend.h"
 #include "front.h"
 #include "oct_shared.h"
@@ -236,8 +238,11 @@ DEFUN_DLD (__tilemm_plan__, args, ,
 // PKG_ADD: autoload ("__tilemm_stats__", fullfile (fileparts (mfilename ("fullpath")), "tilemm.oct"));
 DEFUN_DLD (__tilemm_stats__, args, ,
            "-*- texinfo -*-\n"
-           "@deftypefn {} {@var{s} =} __tilemm_stats__ ()\n"
-           "Undocumented internal function: where the time of tilemm's last GPU product went.\n"
+           "@deftypefn  {} {@var{s} =} __tilemm_stats__ ()\n"
+           "@deftypefnx {} {@var{s} =} __tilemm_stats__ (\"blas\")\n"
+           "Undocumented internal function: where the time of tilemm's last GPU product went\n"
+           "(with @qcode{\"blas\"}: the last GPU product of libtilemm_blas.so preloaded into\n"
+           "this process, its device fields those of the oct-file).\n"
            "\n"
            "Fields: @code{calls} (GPU products since tilemm.oct was loaded), @code{ok},\n"
            "@code{backend_ms} (entry to return of the GPU backend), @code{upload_ms},\n"
@@ -246,13 +251,36 @@ DEFUN_DLD (__tilemm_stats__, args, ,
            "copies), @code{result_prep_ms}, @code{bytes_up}, @code{bytes_down}, @code{panels},\n"
            "@code{steps}, @code{backend_ms_sum}, @code{copy_in_ms_sum} and @code{copy_out_ms_sum} (sums\n"
            "over every GPU product since load), @code{device_bytes_held}, @code{pinned_bytes_held},\n"
-           "@code{device_free} and @code{device_total} (cudaMemGetInfo; -1 without a GPU).\n"
+           "@code{device_free} and @code{device_total} (cudaMemGetInfo; -1 without a GPU), and\n"
+           "@code{devices}, a struct array with a row per device that ran the product:\n"
+           "@code{device} (its CUDA ordinal), @code{copy_threads} (its host copy team),\n"
+           "@code{panels} (queue panels it took), @code{steps}, @code{busy_ms} (its first panel's\n"
+           "start to its last one's end), @code{upload_ms}, @code{compute_ms} and\n"
+           "@code{download_ms} (its panels' splits, summed), @code{copy_in_ms},\n"
+           "@code{copy_out_ms}, @code{result_prep_ms}, @code{bytes_up} and @code{bytes_down}.  On\n"
+           "several devices @code{backend_ms} is the wall time of the whole, @code{upload_ms},\n"
+           "@code{compute_ms} and @code{download_ms} are those of the device busy longest, and\n"
+           "the copies and bytes are sums over the devices.\n"
            "@end deftypefn")
 {
-  if (args.length () != 0)
+  // "blas": the figures of the BLAS library preloaded into this process (its own copy of the
+  // GPU backend), where it is.
+  const bool of_blas = args.length () == 1 && args(0).is_string ()
+                       && args(0).string_value () == "blas";
+  if (args.length () > 1 || (args.length () == 1 && !of_blas))
     print_usage ();
   tilemm_cuda_stats st;
-  tilemm_cuda_last_stats (&st);
+  if (of_blas)
+    {
+      typedef void stats_fn (tilemm_cuda_stats *);
+      stats_fn *blas = (stats_fn *) dlsym (RTLD_DEFAULT, "tilemm_blas_last_stats");
+      if (!blas)
+        error_with_id ("tilemm:noblas",
+                       "__tilemm_stats__: libtilemm_blas.so is not loaded in this process");
+      blas (&st);
+    }
+  else
+    tilemm_cuda_last_stats (&st);
   octave_scalar_map s;
   s.assign ("calls", octave_value ((double) st.calls));
   s.assign ("ok", octave_value (st.ok != 0));
@@ -284,5 +312,28 @@ DEFUN_DLD (__tilemm_stats__, args, ,
     }
   s.assign ("device_free", octave_value (free_bytes));
   s.assign ("device_total", octave_value (total_bytes));
+  // Each device's own figures, a row each (1×0 before any GPU product).
+  static const char *const fields[] = { "device", "copy_threads", "panels", "steps", "busy_ms",
+                                        "upload_ms", "compute_ms", "download_ms", "copy_in_ms",
+                                        "copy_out_ms", "result_prep_ms", "bytes_up",
+                                        "bytes_down" };
+  const int count = st.devices > 0 && st.devices <= TILEMM_MAX_WORKERS ? st.devices : 0;
+  octave_map devices (dim_vector (1, count));
+  for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
+    {
+      Cell values (dim_vector (1, count));
+      for (int i = 0; i < count; i++)
+        {
+          const tilemm_cuda_device_stats &d = st.device[i];
+          const double v[] = { (double) d.device,    (double) d.copy_threads, (double) d.panels,
+                               (double) d.steps,     d.busy_ms,               d.upload_ms,
+                               d.compute_ms,         d.download_ms,           d.copy_in_ms,
+                               d.copy_out_ms,        d.result_prep_ms,        d.bytes_up,
+                               d.bytes_down };
+          values(i) = octave_value (v[f]);
+        }
+      devices.assign (fields[f], values);
+    }
+  s.assign ("devices", octave_value (devices));
   return octave_value (s);
 }

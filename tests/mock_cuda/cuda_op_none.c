@@ -1,10 +1,16 @@
-/* tests/mock_cuda/cuda_op_none.c — test_pipeline tests the host side of src/cuda/ on a
- * stand-in CUDA runtime; the emulated precision's device side (emulated_cuda.cu), which launches
- * kernels of its own, is not part of it, so it answers TILEMM_ENOGPU there.  (The device
- * transpose has a stand-in: mock_kernels.cc.)
+/* tests/mock_cuda/cuda_op_none.c — the emulated precision's device side (emulated_cuda.h) on the
+ * stand-in CUDA runtime: the CPU's scheme (src/cpu/emulated_cpu.c) on the "device" buffers (host
+ * memory there), run in the stream's order, so that the GPU's emulated products, on one device
+ * or several, are tested where there is no GPU; bitwise the CPU's, as the real device side is.
+ * (The device transpose has a stand-in too: mock_kernels.cc.)
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
 #include "backend.h"
 #include "emulated_cuda.h"
 
@@ -12,6 +18,74 @@
 int tilemm_emu_cuda_wgmma_runs (void)
 {
   return 0;
+}
+
+/* Device operands as views: A m×k (lda), B k×n (ldb), C m×n (ldc), column-major. */
+static void views (tilemm_type type, int64_t m, int64_t n, int64_t k, const void *a, int64_t lda,
+                   const void *b, int64_t ldb, void *c, int64_t ldc, tilemm_view *va,
+                   tilemm_view *vb, tilemm_view *vc)
+{
+  tilemm_view_init (va, type, m, k, lda > 0 ? lda : 1, (void *) a);
+  tilemm_view_init (vb, type, k, n, ldb > 0 ? ldb : 1, (void *) b);
+  if (vc)
+    tilemm_view_init (vc, type, m, n, ldc > 0 ? ldc : 1, c);
+}
+
+/* The product under a plan, as a "kernel" in the stream's order. */
+typedef struct {
+  tilemm_emu_plan plan;
+  tilemm_view a, b, c;
+} product_job;
+
+static void run_product (void *arg)
+{
+  product_job *j = (product_job *) arg;
+  tilemm_error err;
+  if (j->c.rows > 0 && j->c.cols > 0)
+    tilemm_emu_run_cpu_op (&j->plan, TILEMM_OP_NONE, &j->a, TILEMM_OP_NONE, &j->b, &j->c, &err);
+  free (j);
+}
+
+/* The statistics of device operands, once the stream has brought them (the device side hands
+ * its statistics back waited for). */
+static tilemm_status stats_now (tilemm_type type, int64_t m, int64_t n, int64_t k, const void *a,
+                                int64_t lda, const void *b, int64_t ldb, void *stream,
+                                tilemm_emu_stats *stats, tilemm_error *err)
+{
+  if (cudaStreamSynchronize ((cudaStream_t) stream) != cudaSuccess)
+    return tilemm_error_set (err, TILEMM_ECUDA, "mock emulated: cudaStreamSynchronize");
+  tilemm_view va, vb;
+  views (type, m, n, k, a, lda, b, ldb, NULL, 0, &va, &vb, NULL);
+  memset (stats, 0, sizeof *stats);
+  return tilemm_emu_stats_cpu_op (TILEMM_OP_NONE, &va, TILEMM_OP_NONE, &vb, stats, err);
+}
+
+/* The product under `plan` enqueued, then C's blocks marked done (all at once: the stand-in
+ * computes C whole), or, without block events, waited for. */
+static tilemm_status enqueue_product (const tilemm_emu_plan *plan, tilemm_type type, int64_t m,
+                                      int64_t n, int64_t k, const void *a, int64_t lda,
+                                      const void *b, int64_t ldb, void *c, int64_t ldc,
+                                      void *stream, const tilemm_emu_cuda_blocks *blocks,
+                                      tilemm_error *err)
+{
+  product_job *j = (product_job *) malloc (sizeof *j);
+  if (!j)
+    return tilemm_error_set (err, TILEMM_ENOMEM, "mock emulated: no memory");
+  j->plan = *plan;
+  views (type, m, n, k, a, lda, b, ldb, c, ldc, &j->a, &j->b, &j->c);
+  mock_cuda_enqueue ((cudaStream_t) stream, run_product, j);
+  if (blocks && blocks->done)
+    {
+      const int64_t cols = blocks->cols > 0 && blocks->cols < n ? blocks->cols : n;
+      const int64_t count = cols > 0 ? (n + cols - 1) / cols : 0;
+      for (int64_t i = 0; i < count && i < blocks->count; i++)
+        if (cudaEventRecord ((cudaEvent_t) blocks->done[i], (cudaStream_t) stream) != cudaSuccess)
+          return tilemm_error_set (err, TILEMM_ECUDA, "mock emulated: cudaEventRecord");
+      return TILEMM_OK;
+    }
+  if (cudaStreamSynchronize ((cudaStream_t) stream) != cudaSuccess)
+    return tilemm_error_set (err, TILEMM_ECUDA, "mock emulated: cudaStreamSynchronize");
+  return TILEMM_OK;
 }
 
 tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options,
@@ -23,12 +97,23 @@ tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options,
                                    const tilemm_emu_cuda_arena *arena,
                                    const tilemm_emu_cuda_blocks *blocks, tilemm_error *err)
 {
-  (void) options; (void) setup; (void) type; (void) m; (void) n; (void) k; (void) a; (void) lda;
-  (void) b; (void) ldb; (void) c; (void) ldc; (void) stream; (void) stop; (void) stats;
-  (void) times; (void) arena; (void) blocks;
-  if (used)
-    used->verdict = TILEMM_EMU_OK;
-  return tilemm_error_set (err, TILEMM_ENOGPU, "emulated precision: not in the pipeline test");
+  (void) stop; (void) arena;
+  if (times)
+    memset (times, 0, sizeof *times);
+  tilemm_emu_stats st;
+  tilemm_status status = stats_now (type, m, n, k, a, lda, b, ldb, stream, &st, err);
+  if (status != TILEMM_OK)
+    return status;
+  if (stats)
+    *stats = st;
+  memset (used, 0, sizeof *used);
+  if (st.nonfinite)
+    used->verdict = TILEMM_EMU_NONFINITE;
+  else
+    setup->decide (setup->decide_ctx, options, &st, used);
+  if (used->verdict != TILEMM_EMU_OK)
+    return TILEMM_OK;
+  return enqueue_product (used, type, m, n, k, a, lda, b, ldb, c, ldc, stream, blocks, err);
 }
 
 tilemm_status tilemm_emu_cuda_stats (const tilemm_emu_options *options,
@@ -37,9 +122,8 @@ tilemm_status tilemm_emu_cuda_stats (const tilemm_emu_options *options,
                                      int64_t ldb, void *stream, tilemm_emu_stats *stats,
                                      const tilemm_emu_cuda_arena *arena, tilemm_error *err)
 {
-  (void) options; (void) setup; (void) type; (void) m; (void) n; (void) k; (void) a; (void) lda;
-  (void) b; (void) ldb; (void) stream; (void) stats; (void) arena;
-  return tilemm_error_set (err, TILEMM_ENOGPU, "emulated precision: not in the pipeline test");
+  (void) options; (void) setup; (void) arena;
+  return stats_now (type, m, n, k, a, lda, b, ldb, stream, stats, err);
 }
 
 tilemm_status tilemm_emu_cuda_run_plan (const tilemm_emu_plan *plan,
@@ -51,8 +135,9 @@ tilemm_status tilemm_emu_cuda_run_plan (const tilemm_emu_plan *plan,
                                         const tilemm_emu_cuda_arena *arena,
                                         const tilemm_emu_cuda_blocks *blocks, tilemm_error *err)
 {
-  (void) plan; (void) setup; (void) type; (void) m; (void) n; (void) k; (void) a; (void) lda;
-  (void) b; (void) ldb; (void) c; (void) ldc; (void) stream; (void) stop; (void) used;
-  (void) times; (void) arena; (void) blocks;
-  return tilemm_error_set (err, TILEMM_ENOGPU, "emulated precision: not in the pipeline test");
+  (void) setup; (void) stop; (void) arena;
+  if (times)
+    memset (times, 0, sizeof *times);
+  *used = *plan;
+  return enqueue_product (plan, type, m, n, k, a, lda, b, ldb, c, ldc, stream, blocks, err);
 }

@@ -10,6 +10,12 @@
  * the runtime something (an event query, a synchronisation).  So a missing wait, an early reuse
  * of a staging chunk or a slot, or a read of data not yet arrived gives a wrong result in some
  * order, and the test runs many orders.
+ *
+ * Several devices (mock_cuda_set_devices, before the first call: the backend asks once): each
+ * host thread has its current device (cudaSetDevice), every buffer, stream and event belongs to
+ * the device current when it was made, and a copy or a record that mixes devices aborts, as a
+ * real runtime would refuse it.  One device can be made slow (its host waits take longer) or
+ * fail part way through a product (a copy on it answers an error).
  */
 #ifndef TILEMM_MOCK_CUDA_RUNTIME_API_H
 #define TILEMM_MOCK_CUDA_RUNTIME_API_H
@@ -57,6 +63,7 @@ cudaError_t cudaGetDevice (int *d);
 cudaError_t cudaSetDevice (int d);
 cudaError_t cudaGetDeviceProperties (struct cudaDeviceProp *p, int d);
 cudaError_t cudaDeviceGetAttribute (int *value, enum cudaDeviceAttr attr, int d);
+cudaError_t cudaDeviceGetPCIBusId (char *id, int len, int d);
 cudaError_t cudaMemGetInfo (size_t *free_bytes, size_t *total_bytes);
 cudaError_t cudaDeviceSynchronize (void);
 cudaError_t cudaDeviceReset (void);
@@ -93,7 +100,8 @@ void mock_cuda_fail_malloc_over (size_t bytes);
 /* The device's memory (0: the default, 1 GiB): cudaMemGetInfo's total, and the most that
  * cudaMalloc gives out (beyond it, cudaErrorMemoryAllocation). */
 void mock_cuda_set_memory (size_t bytes);
-/* The most device bytes ever held since the last reset, and the reset (to what is held now). */
+/* The most device bytes one device ever held since the last reset (the largest of the devices'
+ * peaks), and the reset (to what each holds now). */
 size_t mock_cuda_peak_bytes (void);
 void mock_cuda_reset_peak (void);
 /* Launches of the stand-in kernel per variant (1..16) since the start, and the device
@@ -104,8 +112,21 @@ unsigned long long mock_kernels_transposes (void);
  * register-tiled fallback, and the pieces of k of all launches (1 for an unsplit one). */
 unsigned long long mock_kernels_fallback_launches (void);
 unsigned long long mock_kernels_split_pieces (void);
+/* Devices the runtime shows (1 to 8; default 1, or the environment's MOCK_CUDA_DEVICES): set
+ * before the first call into it. */
+void mock_cuda_set_devices (int count);
+/* Device bytes allocated and not freed on one device. */
+size_t mock_cuda_device_bytes_on (int device);
+/* Makes every host wait on device `device`'s streams and events (queries, synchronisations)
+ * take `us` microseconds longer: a slower device (one call per device; -1: none slow). */
+void mock_cuda_slow_device (int device, unsigned us);
+/* Makes the copy number `after` (0: the next) enqueued on device `device` fail with
+ * cudaErrorIllegalAddress, once (-1: none). */
+void mock_cuda_fail_device (int device, int after);
 /* Operations run so far, and the most that were ever queued at once on all streams. */
 unsigned long long mock_cuda_ops_run (void);
+/* Device and pinned allocations made so far (cudaMalloc, cudaHostAlloc). */
+unsigned long long mock_cuda_allocations (void);
 /* Operations enqueued on all streams and not yet run (0: the device is idle). */
 size_t mock_cuda_pending_ops (void);
 /* Launches of the stand-in kernel (mock_kernels.cc) with inconsistent shapes. */

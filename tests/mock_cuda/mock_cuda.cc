@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <unistd.h>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <set>
@@ -16,6 +18,7 @@
 
 struct mock_event
 {
+  int device = 0;                   // the device current when it was made
   unsigned long long recorded = 0;  // how many records were enqueued
   unsigned long long completed = 0; // how many of them ran
 };
@@ -37,6 +40,7 @@ struct op
 
 struct mock_stream
 {
+  int device = 0;      // the device current when it was made
   std::deque<op> ops;
   unsigned weight = 1; // how often it is picked when several streams could run
 };
@@ -46,17 +50,43 @@ namespace
 std::set<mock_stream *> streams;
 std::set<mock_event *> events;
 std::map<void *, size_t> device_blocks, pinned_blocks;
-// One lock for the whole stand-in device: the workers of a product spread over several workers
-// (src/common/multi.c) call the runtime from their own threads, as they do the real one.  Recursive:
+std::map<void *, int> block_device;   // the device each device block lives on
+enum { MOST_DEVICES = 8 };
+int device_count = 1;
+thread_local int current = 0;          // this host thread's device (cudaSetDevice)
+int fail_device = -1, fail_after = 0;
+unsigned slow_us[MOST_DEVICES];   // what each device's host waits take longer
+// One lock for the whole stand-in runtime: the workers of a product spread over several devices
+// (src/exec/workers.c) call it from their own threads, as they do the real one.  Recursive:
 // some calls make others (cudaFreeHost synchronises).
 std::recursive_mutex mock_mutex;
-unsigned long long rng = 88172645463325252ull, ops_run = 0;
+unsigned long long rng = 88172645463325252ull, ops_run = 0, allocations = 0;
 size_t fail_over = 0;
-// The device's memory: what cudaMemGetInfo reports as total, and a cudaMalloc that would take the
-// held bytes past it fails (as a real device's would); the most ever held (tests sample it).
+// Each device's memory: what cudaMemGetInfo reports as total, and a cudaMalloc that would take
+// the bytes held there past it fails (as a real device's would); the most each device ever held
+// (tests sample it).
 size_t memory_total = (size_t) 1 << 30;
-size_t device_peak = 0;
-size_t device_held = 0;
+size_t device_peak[MOST_DEVICES];
+size_t device_held[MOST_DEVICES];
+
+bool valid_device (int d) { return d >= 0 && d < device_count; }
+
+// MOCK_CUDA_DEVICES, where a program set none itself (the BLAS library's test, from a script).
+[[maybe_unused]] const bool devices_from_environment = [] {
+  const char *v = getenv ("MOCK_CUDA_DEVICES");
+  const int n = v ? atoi (v) : 0;
+  if (n >= 1)
+    device_count = n > MOST_DEVICES ? MOST_DEVICES : n;
+  return true;
+} ();
+
+// A host wait on a slow device's work takes longer (outside the runtime's lock, so the other
+// devices' host threads go on meanwhile).
+void wait_slowly (int device)
+{
+  if (valid_device (device) && slow_us[device] > 0)
+    usleep (slow_us[device]);
+}
 
 unsigned long long next_random ()
 {
@@ -158,16 +188,22 @@ const char *cudaGetErrorString (cudaError_t e)
 cudaError_t cudaGetLastError (void) { return cudaSuccess; }
 cudaError_t cudaDriverGetVersion (int *v) { *v = 13000; return cudaSuccess; }
 cudaError_t cudaRuntimeGetVersion (int *v) { *v = 13000; return cudaSuccess; }
-cudaError_t cudaGetDeviceCount (int *n) { *n = 1; return cudaSuccess; }
-cudaError_t cudaGetDevice (int *d) { *d = 0; return cudaSuccess; }
-cudaError_t cudaSetDevice (int d) { return d == 0 ? cudaSuccess : cudaErrorInvalidValue; }
+cudaError_t cudaGetDeviceCount (int *n) { *n = device_count; return cudaSuccess; }
+cudaError_t cudaGetDevice (int *d) { *d = current; return cudaSuccess; }
+cudaError_t cudaSetDevice (int d)
+{
+  if (!valid_device (d))
+    return cudaErrorInvalidValue;
+  current = d;
+  return cudaSuccess;
+}
 cudaError_t cudaGetDeviceProperties (struct cudaDeviceProp *p, int d)
 {
   std::lock_guard<std::recursive_mutex> lock (mock_mutex);
-  if (d != 0)
+  if (!valid_device (d))
     return cudaErrorInvalidValue;
   memset (p, 0, sizeof *p);
-  strcpy (p->name, "mock GPU");
+  snprintf (p->name, sizeof p->name, "mock GPU %d", d);
   p->totalGlobalMem = memory_total;
   p->major = 9;
   p->minor = 0;
@@ -176,16 +212,23 @@ cudaError_t cudaGetDeviceProperties (struct cudaDeviceProp *p, int d)
 }
 cudaError_t cudaDeviceGetAttribute (int *value, enum cudaDeviceAttr attr, int d)
 {
-  if (d != 0 || attr != cudaDevAttrComputeCapabilityMajor)
+  if (!valid_device (d) || attr != cudaDevAttrComputeCapabilityMajor)
     return cudaErrorInvalidValue;
   *value = 9; /* as cudaGetDeviceProperties says */
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceGetPCIBusId (char *id, int len, int d)
+{
+  if (!valid_device (d) || !id || len < 13)
+    return cudaErrorInvalidValue;
+  snprintf (id, (size_t) len, "0000:%02x:00.0", 0x41 + d); /* in no sysfs of a test machine */
   return cudaSuccess;
 }
 cudaError_t cudaMemGetInfo (size_t *free_bytes, size_t *total_bytes)
 {
   std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   *total_bytes = memory_total;
-  const size_t held = mock_cuda_device_bytes ();
+  const size_t held = device_held[current];
   *free_bytes = held < memory_total ? memory_total - held : 0;
   return cudaSuccess;
 }
@@ -211,16 +254,18 @@ cudaError_t cudaMalloc (void **p, size_t bytes)
       fail_over = 0;
       return cudaErrorMemoryAllocation;
     }
-  if (device_held + bytes > memory_total)
+  if (device_held[current] + bytes > memory_total)
     return cudaErrorMemoryAllocation;
   *p = malloc (bytes ? bytes : 1);
   if (!*p)
     return cudaErrorMemoryAllocation;
+  allocations++;
   memset (*p, 0xFF, bytes); // NaN everywhere: data never written shows
   device_blocks[*p] = bytes;
-  device_held += bytes;
-  if (device_held > device_peak)
-    device_peak = device_held;
+  block_device[*p] = current;
+  device_held[current] += bytes;
+  if (device_held[current] > device_peak[current])
+    device_peak[current] = device_held[current];
   return cudaSuccess;
 }
 cudaError_t cudaFree (void *p)
@@ -231,7 +276,8 @@ cudaError_t cudaFree (void *p)
   auto found = device_blocks.find (p);
   if (found == device_blocks.end ())
     return cudaErrorInvalidValue;
-  device_held -= found->second;
+  device_held[block_device[p]] -= found->second;
+  block_device.erase (p);
   device_blocks.erase (found);
   free (p);
   return cudaSuccess;
@@ -242,6 +288,7 @@ cudaError_t cudaHostAlloc (void **p, size_t bytes, unsigned)
   *p = malloc (bytes);
   if (!*p)
     return cudaErrorMemoryAllocation;
+  allocations++;
   memset (*p, 0xFF, bytes);
   pinned_blocks[*p] = bytes;
   return cudaSuccess;
@@ -259,6 +306,7 @@ cudaError_t cudaStreamCreateWithFlags (cudaStream_t *s, unsigned)
 {
   std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   *s = new mock_stream;
+  (*s)->device = current;
   // Some streams slow, some fast: a quarter of them run 30 times less often than the others,
   // so orders where one stream lags far behind (downloads, a compute stream) are tried too.
   (*s)->weight = next_random () % 4 == 0 ? 1 : 30;
@@ -282,6 +330,12 @@ cudaError_t cudaStreamDestroy (cudaStream_t s)
 }
 cudaError_t cudaStreamSynchronize (cudaStream_t s)
 {
+  {
+    std::lock_guard<std::recursive_mutex> lock (mock_mutex);
+    if (!streams.count (s))
+      return cudaErrorInvalidValue;
+  }
+  wait_slowly (s->device);
   std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   if (!streams.count (s))
     return cudaErrorInvalidValue;
@@ -303,6 +357,7 @@ cudaError_t cudaEventCreate (cudaEvent_t *e)
 {
   std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   *e = new mock_event;
+  (*e)->device = current;
   events.insert (*e);
   return cudaSuccess;
 }
@@ -320,6 +375,12 @@ cudaError_t cudaEventRecord (cudaEvent_t e, cudaStream_t s)
   std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   if (!streams.count (s) || !events.count (e))
     return cudaErrorInvalidValue;
+  if (e->device != s->device)
+    {
+      fprintf (stderr, "mock_cuda: an event of device %d recorded on a stream of device %d\n",
+               e->device, s->device);
+      abort ();
+    }
   op o;
   o.kind = op::RECORD;
   o.event = e;
@@ -329,6 +390,12 @@ cudaError_t cudaEventRecord (cudaEvent_t e, cudaStream_t s)
 }
 cudaError_t cudaEventQuery (cudaEvent_t e)
 {
+  {
+    std::lock_guard<std::recursive_mutex> lock (mock_mutex);
+    if (!events.count (e))
+      return cudaErrorInvalidValue;
+  }
+  wait_slowly (e->device);
   std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   if (!events.count (e))
     return cudaErrorInvalidValue;
@@ -337,6 +404,12 @@ cudaError_t cudaEventQuery (cudaEvent_t e)
 }
 cudaError_t cudaEventSynchronize (cudaEvent_t e)
 {
+  {
+    std::lock_guard<std::recursive_mutex> lock (mock_mutex);
+    if (!events.count (e))
+      return cudaErrorInvalidValue;
+  }
+  wait_slowly (e->device);
   std::lock_guard<std::recursive_mutex> lock (mock_mutex);
   if (!events.count (e))
     return cudaErrorInvalidValue;
@@ -376,6 +449,19 @@ cudaError_t cudaMemcpyAsync (void *dst, const void *src, size_t bytes, enum cuda
       fprintf (stderr, "mock_cuda: cudaMemcpyAsync of %zu bytes outside its buffers\n", bytes);
       abort ();
     }
+  // The device buffer, the stream and the calling thread's device are one device.
+  const int block = block_device[std::prev (device_blocks.upper_bound ((void *) dev))->first];
+  if (block != s->device || s->device != current)
+    {
+      fprintf (stderr, "mock_cuda: cudaMemcpyAsync between a buffer of device %d and a stream of "
+               "device %d, from a thread on device %d\n", block, s->device, current);
+      abort ();
+    }
+  if (s->device == fail_device && fail_after-- <= 0)
+    {
+      fail_device = -1;
+      return cudaErrorIllegalAddress;
+    }
   op o;
   o.kind = op::COPY;
   o.dst = dst;
@@ -403,6 +489,29 @@ size_t mock_cuda_device_bytes (void)
     n += b.second;
   return n;
 }
+size_t mock_cuda_device_bytes_on (int device)
+{
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
+  return valid_device (device) ? device_held[device] : 0;
+}
+void mock_cuda_set_devices (int count)
+{
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
+  device_count = count < 1 ? 1 : count > MOST_DEVICES ? MOST_DEVICES : count;
+}
+void mock_cuda_slow_device (int device, unsigned us)
+{
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
+  for (int d = 0; d < MOST_DEVICES; d++)
+    if (d == device || device < 0)
+      slow_us[d] = device < 0 ? 0 : us;
+}
+void mock_cuda_fail_device (int device, int after)
+{
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
+  fail_device = device;
+  fail_after = after;
+}
 size_t mock_cuda_pinned_bytes (void)
 {
   std::lock_guard<std::recursive_mutex> lock (mock_mutex);
@@ -421,14 +530,23 @@ void mock_cuda_set_memory (size_t bytes)
 size_t mock_cuda_peak_bytes (void)
 {
   std::lock_guard<std::recursive_mutex> lock (mock_mutex);
-  return device_peak;
+  size_t most = 0;
+  for (int d = 0; d < MOST_DEVICES; d++)
+    most = device_peak[d] > most ? device_peak[d] : most;
+  return most;
 }
 void mock_cuda_reset_peak (void)
 {
   std::lock_guard<std::recursive_mutex> lock (mock_mutex);
-  device_peak = device_held;
+  for (int d = 0; d < MOST_DEVICES; d++)
+    device_peak[d] = device_held[d];
 }
 unsigned long long mock_cuda_ops_run (void) { return ops_run; }
+unsigned long long mock_cuda_allocations (void)
+{
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
+  return allocations;
+}
 size_t mock_cuda_pending_ops (void)
 {
   size_t n = 0;

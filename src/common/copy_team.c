@@ -1,0 +1,105 @@
+/* copy_team.c — the plan's host copy teams (see copy_team.h).
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ */
+#include <string.h>
+
+#include "copy_team.h"
+
+/* The CPUs near device ordinal `device` in the facts (empty where unknown). */
+static tilemm_cpu_set local_cpus (const tilemm_device_facts *gpu, int device)
+{
+  tilemm_cpu_set none;
+  tilemm_cpu_set_clear (&none);
+  if (!gpu)
+    return none;
+  for (int i = 0; i < gpu->count && i < TILEMM_MAX_WORKERS; i++)
+    if (gpu->device[i] == device)
+      return gpu->local_cpus[i];
+  return none;
+}
+
+/* Where worker w would copy: the host's CPUs near its GPU, else the host's. */
+static tilemm_cpu_set candidate (const tilemm_host_facts *host, const tilemm_device_facts *gpu,
+                                 const tilemm_workers *workers, int w)
+{
+  tilemm_cpu_set near = local_cpus (gpu, workers->device[w]);
+  tilemm_cpu_set_and (&near, &host->cpus, &near);
+  return tilemm_cpu_set_count (&near) > 0 ? near : host->cpus;
+}
+
+/* The first `count` CPUs of `from`. */
+static tilemm_cpu_set first_cpus (const tilemm_cpu_set *from, int count)
+{
+  tilemm_cpu_set out;
+  tilemm_cpu_set_clear (&out);
+  for (int cpu = 0; cpu < TILEMM_MAX_CPUS && count > 0; cpu++)
+    if (tilemm_cpu_set_has (from, cpu))
+      {
+        tilemm_cpu_set_add (&out, cpu);
+        count--;
+      }
+  return out;
+}
+
+static int at_most (int x, int cap)
+{
+  return cap > 0 && x > cap ? cap : x;
+}
+
+void tilemm_plan_copy_teams (const tilemm_host_facts *host, const tilemm_device_facts *gpu,
+                             const tilemm_workers *workers, int setting, int saturating,
+                             tilemm_copy_team *teams)
+{
+  const int count = workers->count < 1 ? 1 : workers->count;
+  const int host_threads = host->threads > 0 ? host->threads : 1;
+  /* The host's threads shared among the workers: together never more than it has. */
+  const int share = host_threads / count > 0 ? host_threads / count : 1;
+  const int known = tilemm_cpu_set_count (&host->cpus) > 0;
+  tilemm_cpu_set taken;
+  tilemm_cpu_set_clear (&taken);
+  for (int w = 0; w < count; w++)
+    {
+      tilemm_copy_team *t = &teams[w];
+      tilemm_cpu_set_clear (&t->cpus);
+      if (!known)
+        {
+          t->threads = at_most (at_most (share, setting), saturating);
+          continue;
+        }
+      const tilemm_cpu_set mine = candidate (host, gpu, workers, w);
+      /* The workers from this one on that copy from the same CPUs share what is left of them. */
+      int sharing = 0;
+      for (int v = w; v < count; v++)
+        {
+          const tilemm_cpu_set theirs = candidate (host, gpu, workers, v);
+          sharing += tilemm_cpu_set_equal (&theirs, &mine);
+        }
+      tilemm_cpu_set left;
+      tilemm_cpu_set_minus (&mine, &taken, &left);
+      if (tilemm_cpu_set_count (&left) == 0)
+        {
+          /* Its node's CPUs are all taken: what is left of the host's, shared alike. */
+          tilemm_cpu_set_minus (&host->cpus, &taken, &left);
+          sharing = count - w;
+        }
+      if (tilemm_cpu_set_count (&left) == 0)
+        {
+          /* More workers than CPUs: one CPU, shared with another worker's team. */
+          tilemm_cpu_set_add (&t->cpus,
+                              tilemm_cpu_set_nth (&host->cpus,
+                                                  w % tilemm_cpu_set_count (&host->cpus)));
+          t->threads = 1;
+          continue;
+        }
+      int slice = tilemm_cpu_set_count (&left) / (sharing > 0 ? sharing : 1);
+      if (slice < 1)
+        slice = 1;
+      t->cpus = first_cpus (&left, slice);
+      for (int w2 = 0; w2 < TILEMM_MAX_CPUS / 64; w2++)
+        taken.bits[w2] |= t->cpus.bits[w2];
+      t->threads = at_most (at_most (at_most (slice, share), setting), saturating);
+      if (t->threads < 1)
+        t->threads = 1;
+    }
+}

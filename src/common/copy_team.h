@@ -1,0 +1,51 @@
+/* copy_team.h — the plan's host copy teams: how many host threads copy each worker's operands
+ * into its pinned staging and its results out, and on which CPUs (copy_team.c).  Pure.
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ *
+ * Workers that copy at once share the host: each gets a slice of the CPUs this process may use
+ * (its affinity mask), the slices disjoint, so two GPUs' copies neither serialise on one team nor
+ * fight for the same cores; with NUMA nodes a worker's slice comes from its GPU's node.  A team
+ * is no larger than its slice, and all of them together no larger than the host's threads.
+ */
+#ifndef TILEMM_COPY_TEAM_H
+#define TILEMM_COPY_TEAM_H
+
+#include "devices.h"
+#include "host_cpus.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One worker's host copy team. */
+typedef struct tilemm_copy_team_s {
+  int threads;            /* members, the worker's own thread one of them (1: it alone)        */
+  tilemm_cpu_set cpus;    /* where the team (and the worker's thread) runs; empty: anywhere    */
+} tilemm_copy_team;
+
+/* The threads past which more copy threads add no host copy bandwidth where no machine facts say
+ * (a low-level entry's product): 0, no such cap (a worker's team is its whole slice of the
+ * host).  A call's plan takes the machine's (tilemm_model_copy_saturating_threads: its host copy
+ * bandwidth by thread count, measured). */
+#define TILEMM_COPY_SATURATING_THREADS 0
+
+/* The teams of `workers` (all of them copying at once), teams[0 .. workers->count - 1]:
+ * - each worker's CPUs: the host's (host->cpus) near its GPU (gpu->local_cpus, where known and
+ *   they meet the host's), else the host's; workers whose CPUs are the same share them in
+ *   disjoint slices, in worker order; a worker that finds none left takes what is left of the
+ *   host's, or else one CPU shared with another;
+ * - each team's threads: its slice's CPUs, no more than the host's threads shared among the
+ *   workers, `setting` (TILEMM_COPY_THREADS; 0: none) and `saturating` (the cost model's
+ *   tilemm_model_copy_saturating_threads; 0: none); at least 1.
+ * Unknown host CPUs (an empty set): no pinning, the host's threads shared.  gpu may be NULL (no
+ * GPU facts: simulated devices). */
+void tilemm_plan_copy_teams (const tilemm_host_facts *host, const tilemm_device_facts *gpu,
+                             const tilemm_workers *workers, int setting, int saturating,
+                             tilemm_copy_team *teams);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILEMM_COPY_TEAM_H */
