@@ -2145,11 +2145,13 @@ static void test_call_plan_launches (void)
         setenv ("TILEMM_STEP_COLS", cases[i].step_cols, 1);
       if (cases[i].step_rows)
         setenv ("TILEMM_STEP_ROWS", cases[i].step_rows, 1);
+      tilemm_call_settings settings;
+      tilemm_call_settings_read (&settings);
       tilemm_call_plan p;
       tilemm_error err = { TILEMM_OK, "" };
       const tilemm_status status
         = tilemm_call_plan_make (&p, &route, cases[i].backend, cases[i].op_a, TILEMM_OP_NONE,
-                                 cases[i].emulated, &emu, &opt, &facts, &err);
+                                 cases[i].emulated, &emu, &opt, &settings, &facts, &err);
       unsetenv ("TILEMM_STEP_COLS");
       unsetenv ("TILEMM_STEP_ROWS");
       CHECK (status == TILEMM_OK, "tilemm_call_plan_make: %s", err.detail);

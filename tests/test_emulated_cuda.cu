@@ -941,7 +941,7 @@ static void backends_case (tilemm_type type, int64_t m, int64_t n, int64_t k, in
     opt.rule = TILEMM_EMU_RULE_NATIVE;   /* "accuracy", "native": the GPU skips the statistics GEMM */
   tilemm_emu_plan pg, pc;
   tilemm_error eg = {}, ec = {};
-  const tilemm_status sg = tilemm_cuda_multiply_emulated (&plan, &opt, tilemm_emu_decide_by_rule, nullptr,
+  const tilemm_status sg = tilemm_cuda_multiply_emulated (&plan, &opt,
                                                           TILEMM_OP_NONE, &a, TILEMM_OP_NONE, &b, &cg, nullptr,
                                                           &pg, &eg);
   const tilemm_status sc = tilemm_cpu_multiply_emulated (&plan, &opt, tilemm_emu_decide_by_rule, nullptr,
@@ -1262,7 +1262,7 @@ static void host_entry_cases ()
   plan.m = m; plan.n = n; plan.k = k;
   tilemm_emu_plan used;
   tilemm_error err = {};
-  tilemm_status s = tilemm_cuda_multiply_emulated (&plan, nullptr, tilemm_emu_decide_by_rule, nullptr,
+  tilemm_status s = tilemm_cuda_multiply_emulated (&plan, nullptr,
                                                    TILEMM_OP_NONE, &a, TILEMM_OP_NONE, &b, &c, nullptr, &used,
                                                    &err);
   CHECK (s == TILEMM_OK && used.verdict == TILEMM_EMU_OK, "host entry: status %d verdict %d (%s)", (int) s,
@@ -1295,7 +1295,7 @@ static void host_entry_cases ()
         snprintf (v, sizeof v, "%s:%d", kind, i);
         setenv ("TILEMM_FAULT", v, 1);
         std::fill (C.begin (), C.end (), -1.0);
-        s = tilemm_cuda_multiply_emulated (&plan, nullptr, tilemm_emu_decide_by_rule, nullptr,
+        s = tilemm_cuda_multiply_emulated (&plan, nullptr,
                                            TILEMM_OP_NONE, &a, TILEMM_OP_NONE, &b, &c, nullptr, &used, &err);
         unsetenv ("TILEMM_FAULT");
         if (s == TILEMM_OK) /* past the last operation of that kind */
@@ -1304,7 +1304,7 @@ static void host_entry_cases ()
       }
   /* stop before anything */
   tilemm_stop stop = { [] (void *) { return 1; }, nullptr };
-  s = tilemm_cuda_multiply_emulated (&plan, nullptr, tilemm_emu_decide_by_rule, nullptr, TILEMM_OP_NONE, &a,
+  s = tilemm_cuda_multiply_emulated (&plan, nullptr, TILEMM_OP_NONE, &a,
                                      TILEMM_OP_NONE, &b, &c, &stop, &used, &err);
   CHECK (s == TILEMM_EINTERRUPTED, "stop: status %d", (int) s);
 }

@@ -297,8 +297,10 @@ void plan_launch_case (int cc, int64_t m, int64_t n, int64_t k, bool unsplit_by_
   tilemm_backend_facts (TILEMM_BACKEND_CUDA, 0, &facts.gpu);
   for (int i = 0; i < facts.gpu.count; i++)
     facts.gpu.cc_major[i] = cc;
+  tilemm_call_settings settings;
+  tilemm_call_settings_read (&settings);
   status = tilemm_call_plan_make (&d.plan, &d.route, d.backend, d.op_a, d.op_b, 0, &d.emu, &opt,
-                                  &facts, &err);
+                                  &settings, &facts, &err);
   CHECK (status == TILEMM_OK, "plan: %s (%s)", tilemm_strerror (status), err.detail);
   if (status != TILEMM_OK)
     return;
@@ -425,7 +427,10 @@ static int decided_while_gpu_held (const std::function<void ()> &ask)
   const tilemm_backend_ops *gpu = tilemm_backend_find (TILEMM_BACKEND_CUDA);
   void *state = NULL;
   tilemm_error held = { TILEMM_OK, "" };
-  if (!gpu || gpu->begin (NULL, &state, &held) != TILEMM_OK)
+  tilemm_call_plan holder;   // a product's turn takes its call plan (no fault armed)
+  memset (&holder, 0, sizeof holder);
+  holder.fault.kind = -1;
+  if (!gpu || gpu->begin (&holder, &state, &held) != TILEMM_OK)
     {
       CHECK (0, "the stand-in GPU could not be held: %s", held.detail);
       return -1;

@@ -73,6 +73,8 @@ typedef struct {
                                 more than its copies: milliseconds where another library's
                                 threads hold the cores), 0 for the default (TILEMM_COPY_THREADS,
                                 else OpenMP's)                                                */
+  tilemm_fault_spec fault;   /* GPU: the fault hook its product arms (TILEMM_FAULT, fault.h; the
+                                call's settings)                                              */
 } tilemm_batch_plan;
 
 /* The plan of a batch of `pages` products of one page's route (m, n, k in the route's terms: a
@@ -81,14 +83,15 @@ typedef struct {
  * where the device model says that it pays for the whole batch, tilemm_batch_gpu_pays, and
  * gpu_usable); max_device_bytes: 0 for no limit, else the device bytes a panel of pages may
  * hold (device_bytes: the GPU's memory budget, 0 when unknown).  Pages that run alone
- * (per_page: tilemm_batch_page_alone, or TILEMM_PAGES_ALONE=1 for every batch, =0 for none)
- * leave the limit to the page's call plan, which the caller makes (tilemm_decide_batch).
- * TILEMM_EDEVMEM when one page of a batched GPU product does not fit the limit; TILEMM_ENOGPU
- * when "gpu" and !gpu_usable. */
+ * (per_page: tilemm_batch_page_alone; pages_alone 1 for every batch, 0 for none, -1 the rule:
+ * TILEMM_PAGES_ALONE, from the call's settings) leave the limit to the page's call plan, which
+ * the caller makes (tilemm_decide_batch).  TILEMM_EDEVMEM when one page of a batched GPU product
+ * does not fit the limit; TILEMM_ENOGPU when "gpu" and !gpu_usable. */
 tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, int threads,
                                       tilemm_backend_choice choice, int gpu_usable,
                                       size_t max_device_bytes, size_t device_bytes,
-                                      tilemm_batch_plan *plan, tilemm_error *err);
+                                      int pages_alone, tilemm_batch_plan *plan,
+                                      tilemm_error *err);
 
 /* Whether pages of this route run alone, one plain product each (on either backend): where a
  * page's own GPU call costs, in the device model, little more than its share of a batched one.
@@ -125,6 +128,7 @@ typedef struct tilemm_batch_job_s {
   int64_t x_page, y_page, z_page;
   const tilemm_batch_shape *shape;
   int copy_threads;          /* the host threads of its staging copies (the plan's copy_threads) */
+  tilemm_fault_spec fault;   /* the fault hook its product arms (the plan's fault)           */
 } tilemm_batch_job;
 
 /* The GPU's batched product (src/cuda/batch_product.cu, reached through the GPU's table: its

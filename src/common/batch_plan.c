@@ -233,7 +233,8 @@ int tilemm_batch_host_pays (const tilemm_route *route, int64_t pages, int thread
 tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, int threads,
                                       tilemm_backend_choice choice, int gpu_usable,
                                       size_t max_device_bytes, size_t device_bytes,
-                                      tilemm_batch_plan *plan, tilemm_error *err)
+                                      int pages_alone, tilemm_batch_plan *plan,
+                                      tilemm_error *err)
 {
 #ifdef _OPENMP
   if (threads <= 0)
@@ -246,12 +247,12 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
   plan->pages_per_panel = pages;
   plan->backend = TILEMM_BACKEND_CPU;
   plan->copy_threads = 0;
+  plan->fault.kind = -1;   /* none: the caller arms the call's (tilemm_decide_batch) */
+  plan->fault.nth = 0;
   /* TILEMM_PAGES_ALONE=1 (0) runs every batch's pages alone (none), for tests and to measure
-   * both routes; read here, once per batch. */
-  const char *alone = getenv ("TILEMM_PAGES_ALONE");
-  plan->per_page = alone && (alone[0] == '0' || alone[0] == '1') && alone[1] == '\0'
-                     ? alone[0] == '1'
-                     : tilemm_batch_page_alone (route);
+   * both routes: the call's settings. */
+  plan->per_page = pages_alone == 0 || pages_alone == 1 ? pages_alone
+                                                        : tilemm_batch_page_alone (route);
   /* Pages over the threads when there are enough of them to keep every thread busy; else page
    * after page, each one cut into tiles over the threads (a few large pages). */
   plan->parallel_pages

@@ -32,52 +32,6 @@ size_t tilemm_facts_budget (const tilemm_device_facts *facts, int device)
   return 0;
 }
 
-/* "DEV" or "DEV:NUM" from the environment; 0 when unset or malformed. */
-static int env_pair (const char *name, int *first, int *second)
-{
-  const char *v = getenv (name);
-  if (!v || !*v)
-    return 0;
-  char *end = NULL;
-  const long x = strtol (v, &end, 10);
-  long y = *second;
-  if (end == v || x < 0 || x >= TILEMM_MAX_WORKERS)
-    return 0;
-  if (*end == ':')
-    {
-      const char *rest = end + 1;
-      y = strtol (rest, &end, 10);
-      if (end == rest || y < 0 || y > 1000000)
-        return 0;
-    }
-  if (*end)
-    return 0;
-  *first = (int) x;
-  *second = (int) y;
-  return 1;
-}
-
-void tilemm_sim_faults_from_env (tilemm_sim_faults *faults)
-{
-  faults->fail_device = -1;
-  faults->fail_after = 0;
-  faults->slow_device = -1;
-  faults->slow_ms = 0;
-  env_pair ("TILEMM_SIMULATE_FAIL", &faults->fail_device, &faults->fail_after);
-  env_pair ("TILEMM_SIMULATE_SLOW", &faults->slow_device, &faults->slow_ms);
-}
-
-/* A whole number from the environment, or `fallback` when unset or not one in [lo, hi]. */
-static long env_long (const char *name, long fallback, long lo, long hi)
-{
-  const char *v = getenv (name);
-  if (!v || !*v)
-    return fallback;
-  char *end = NULL;
-  const long x = strtol (v, &end, 10);
-  return *end || x < lo || x > hi ? fallback : x;
-}
-
 static int64_t ceil_div (int64_t a, int64_t b)
 {
   return b > 0 ? (a + b - 1) / b : 0;
@@ -192,6 +146,7 @@ static tilemm_status plan_subs (tilemm_call_plan *p, size_t panel_limit)
 /* The emulated precision's panels, workers and passes for the product p->m × p->n × p->k. */
 static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
                                     const tilemm_emu_options *emu, size_t asked,
+                                    const tilemm_call_settings *settings,
                                     const tilemm_device_facts *gpu, size_t chunk_bytes,
                                     const tilemm_workers *available)
 {
@@ -224,7 +179,7 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
   const int64_t panel_rows = p->emu_panels.panel_cols < p->m ? p->emu_panels.panel_cols : p->m;
   const int64_t panel_cols = p->emu_panels.panel_rows < p->n ? p->emu_panels.panel_rows : p->n;
   p->emu_block_cols = tilemm_emu_result_block_cols (p->type, panel_rows, panel_cols, chunk_bytes);
-  p->emu_gemm = tilemm_emu_gemm_named (getenv ("TILEMM_EMU_IMMA"), gpu->wgmma);
+  p->emu_gemm = tilemm_emu_gemm_named (settings->emu_gemm, gpu->wgmma);
   return TILEMM_OK;
 }
 
@@ -317,6 +272,60 @@ static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
   return plan_subs (p, panel_limit);
 }
 
+void tilemm_call_plan_around (tilemm_call_plan *p, const tilemm_plan *given, tilemm_op op_a,
+                              tilemm_op op_b, size_t limit, const tilemm_call_settings *settings)
+{
+  memset (p, 0, sizeof *p);
+  p->type = given->type;
+  p->m = given->m;
+  p->n = given->n;
+  p->k = given->k;
+  p->op_a = op_a;
+  p->op_b = op_b;
+  p->device_limit = limit;
+  p->native = *given;
+  p->queue = *given;
+  for (int r = 0; r < 2; r++)
+    for (int c = 0; c < 2; c++)
+      p->sub[r][c] = *given;
+  p->workers.count = 1;
+  p->sim_faults = settings->sim_faults;
+  p->fault = settings->fault;
+  p->emu_panels = *given;
+  p->emu_queue = *given;
+  p->emu_workers = 1;
+  p->emu_devices.count = 1;
+  p->emu_one_pass = 1;
+}
+
+tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *p, const tilemm_plan *given,
+                                                tilemm_op op_a, tilemm_op op_b,
+                                                const tilemm_workers *workers, int named,
+                                                const tilemm_device_facts *facts,
+                                                const tilemm_call_settings *settings)
+{
+  tilemm_call_plan_around (p, given, op_a, op_b, 0, settings);
+  p->devices_named = named;
+  p->emu_devices.device[0] = facts->current >= 0 ? facts->current : 0;
+  if (workers && workers->count > 1)
+    {
+      p->emu_devices = *workers;
+      if (given->backend == TILEMM_BACKEND_CPU)
+        p->simulated = workers->count;
+      p->emu_workers = tilemm_plan_unfilled_workers (&p->emu_queue, given, workers->count, named);
+      p->emu_devices.count = p->emu_workers;
+    }
+  p->emu_one_pass
+    = (p->emu_workers <= 1 && tilemm_plan_panel_count (given) <= 1) || given->k == 0;
+  const int64_t rows = given->panel_cols < given->m ? given->panel_cols : given->m;
+  const int64_t cols = given->panel_rows < given->n ? given->panel_rows : given->n;
+  p->emu_block_cols = tilemm_emu_result_block_cols (given->type, rows, cols,
+                                                    facts->staging_chunk_bytes);
+  p->emu_gemm = tilemm_emu_gemm_named (settings->emu_gemm, facts->wgmma);
+  fill_launches (p, 1);
+  return TILEMM_OK;
+}
+
 tilemm_status tilemm_call_plan_queue (tilemm_call_plan *p, tilemm_backend backend,
                                       const tilemm_device_facts *gpu)
 {
@@ -328,6 +337,7 @@ tilemm_status tilemm_call_plan_queue (tilemm_call_plan *p, tilemm_backend backen
 
 /* The native product's plan, its queue of panels and their plans. */
 static tilemm_status plan_native (tilemm_call_plan *p, tilemm_backend backend,
+                                  const tilemm_call_settings *settings,
                                   const tilemm_device_facts *gpu)
 {
   const tilemm_limits limits = { p->device_limit };
@@ -342,8 +352,7 @@ static tilemm_status plan_native (tilemm_call_plan *p, tilemm_backend backend,
   if (backend == TILEMM_BACKEND_CUDA && one_panel && !(transposed && p->device_limit > 0)
       && p->m > 0 && p->n > 0)
     {
-      const int64_t sc = env_long ("TILEMM_STEP_COLS", 0, 0, 1L << 40);
-      const int64_t sr = env_long ("TILEMM_STEP_ROWS", 0, 0, 1L << 40);
+      const int64_t sc = settings->step_cols, sr = settings->step_rows;
       if (sc > 0)
         {
           p->native.step_cols = sc < p->m ? sc : p->m;
@@ -359,6 +368,7 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
                                      tilemm_backend backend, tilemm_op op_a, tilemm_op op_b,
                                      int emulated, const tilemm_emu_options *emu,
                                      const struct tilemm_options_s *options,
+                                     const tilemm_call_settings *settings,
                                      const tilemm_call_facts *facts, tilemm_error *err)
 {
   memset (p, 0, sizeof *p);
@@ -382,12 +392,13 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
       p->m = 2 * route->m;
       p->op_a = TILEMM_OP_TRANSPOSE;
     }
-  tilemm_sim_faults_from_env (&p->sim_faults);
+  p->sim_faults = settings->sim_faults;
+  p->fault = settings->fault;
   const tilemm_device_facts *gpu = &facts->gpu;
   if (backend == TILEMM_BACKEND_CUDA)
     {
       tilemm_status status
-        = tilemm_devices_of_call (options, gpu, &p->workers, &p->devices_named, err);
+        = tilemm_devices_of_call (options, settings, gpu, &p->workers, &p->devices_named, err);
       if (status != TILEMM_OK)
         return status;
       if (p->workers.count < 1)
@@ -398,7 +409,7 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
     }
   else
     {
-      const int simulated = tilemm_simulated_of_call (options);
+      const int simulated = tilemm_simulated_of_call (options, settings);
       p->simulated = simulated > 1 ? simulated : 0;
       p->workers.count = 1;
       p->workers.device[0] = 0;
@@ -409,9 +420,9 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
                                      + (double) p->m * (double) p->n),
                                options->max_device_bytes);
   const tilemm_workers available = p->workers;
-  tilemm_status status = plan_native (p, backend, gpu);
+  tilemm_status status = plan_native (p, backend, settings, gpu);
   if (status == TILEMM_OK && emulated)
-    status = plan_emulated (p, backend, emu, options->max_device_bytes, gpu,
+    status = plan_emulated (p, backend, emu, options->max_device_bytes, settings, gpu,
                             gpu->staging_chunk_bytes, &available);
   if (status != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));

@@ -17,29 +17,32 @@ static struct {
   long count[TILEMM_FAULT_NKINDS];
 } fault = { -1, 0, { 0 } };
 
-void tilemm_fault_begin (void)
+void tilemm_fault_spec_parse (const char *text, tilemm_fault_spec *spec)
 {
-  fault.kind = -1;
-  fault.nth = 0;
-  memset (fault.count, 0, sizeof fault.count);
-  const char *spec = getenv ("TILEMM_FAULT");
-  if (!spec || !*spec)
-    return;
-  const char *colon = strchr (spec, ':');
+  spec->kind = -1;
+  spec->nth = 0;
+  const char *colon = text ? strchr (text, ':') : NULL;
   if (!colon)
     return;
   for (int k = 0; k < TILEMM_FAULT_NKINDS; k++)
-    if (strlen (kind_names[k]) == (size_t) (colon - spec)
-        && strncmp (spec, kind_names[k], (size_t) (colon - spec)) == 0)
+    if (strlen (kind_names[k]) == (size_t) (colon - text)
+        && strncmp (text, kind_names[k], (size_t) (colon - text)) == 0)
       {
         char *end = NULL;
         const long n = strtol (colon + 1, &end, 10);
         if (end != colon + 1 && *end == '\0' && n >= 1)
           {
-            fault.kind = k;
-            fault.nth = n;
+            spec->kind = k;
+            spec->nth = n;
           }
       }
+}
+
+void tilemm_fault_begin (const tilemm_fault_spec *spec)
+{
+  fault.kind = spec ? spec->kind : -1;
+  fault.nth = spec ? spec->nth : 0;
+  memset (fault.count, 0, sizeof fault.count);
 }
 
 int tilemm_fault_hit (tilemm_fault_kind kind)

@@ -153,14 +153,16 @@ tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options 
  * of devices.h decides, per product, how many of them).  For tilemm_info (src/exec/devices.c). */
 tilemm_status tilemm_devices_in_use (tilemm_workers *workers, int *named, tilemm_error *err);
 
-/* The GPUs a product may use under `options` (the option, else TILEMM_DEVICES, else every
- * usable device of `facts`); *named: whether they were named (options.c, pure). */
+/* The GPUs a product may use under `options` (the option, else the settings' TILEMM_DEVICES,
+ * else every usable device of `facts`); *named: whether they were named (options.c, pure). */
 tilemm_status tilemm_devices_of_call (const tilemm_options *options,
+                                      const tilemm_call_settings *settings,
                                       const tilemm_device_facts *facts, tilemm_workers *w,
                                       int *named, tilemm_error *err);
 
-/* Simulated devices for the cpu backend: the option's, else TILEMM_SIMULATE_DEVICES'. */
-int tilemm_simulated_of_call (const tilemm_options *options);
+/* Simulated devices for the cpu backend: the option's, else the settings'
+ * TILEMM_SIMULATE_DEVICES. */
+int tilemm_simulated_of_call (const tilemm_options *options, const tilemm_call_settings *settings);
 
 /* The plan of a decided call in words (tilemm_call_plan_describe), "" for no compute. */
 void tilemm_decision_describe (const tilemm_decision *decision, char *buf, size_t size);

@@ -235,7 +235,7 @@ tilemm_status tilemm_cuda_multiply_batch (const tilemm_batch_job *job, int64_t p
   if (job->shape->z_pages == 0 || job->m == 0 || job->n == 0)
     return tilemm_error_set (err, TILEMM_OK, NULL);
   std::lock_guard<std::mutex> lock (ws_mutex);
-  tilemm_fault_begin ();
+  tilemm_fault_begin (&job->fault); /* TILEMM_FAULT: the batch plan's (fault.h) */
   tilemm_status status = probe (err);
   if (status != TILEMM_OK)
     return status;

@@ -40,7 +40,8 @@ struct settings
   int prefault_threads;  /* threads faulting a large result's pages in (0: none)   */
 };
 
-/* The settings, read from the environment once (the manual, Performance > Settings). */
+/* The settings, the process's (tilemm_settings.h: read from the environment once; the manual,
+ * Performance > Settings). */
 const settings &config (void);
 
 /* ---------------------------------------------------------------- the device (device.cu) */

@@ -252,6 +252,7 @@ static tilemm_status split_batch (const tilemm_batch *batch, const tilemm_option
   job.type = type;
   job.shape = s;
   job.copy_threads = batch->plan.copy_threads;
+  job.fault = batch->plan.fault;
   job.k = r->k;
   job.z = product;
   if (split_y)
@@ -392,6 +393,7 @@ tilemm_status tilemm_batch_run (const tilemm_batch *batch, const tilemm_options 
       job.z_page = (int64_t) (z_bytes / tilemm_type_size (type));
       job.shape = s;
       job.copy_threads = batch->plan.copy_threads;
+      job.fault = batch->plan.fault;
       status = native_batch (&job, &batch->plan, options, err);
     }
   if (status == TILEMM_OK && r->mirror != TILEMM_MIRROR_NONE)

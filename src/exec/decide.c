@@ -155,6 +155,10 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
   const double es = (double) tilemm_type_size (r->compute_type);
   tilemm_call_facts facts;
   gather_facts (options, 1, es * (m * k + k * n + m * n), &facts);
+  /* The environment's settings of the call, once (a product that computes only: a delegated
+   * one reads none). */
+  tilemm_call_settings settings;
+  tilemm_call_settings_read (&settings);
   switch (options->backend)
     {
     case TILEMM_CHOOSE_CPU:
@@ -179,7 +183,8 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
       break;
     }
   return tilemm_call_plan_make (&decision->plan, r, decision->backend, op_a, op_b,
-                                decision->emulated, &decision->emu, options, &facts, err);
+                                decision->emulated, &decision->emu, options, &settings, &facts,
+                                err);
 }
 
 tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const int64_t *x_dims,
@@ -234,14 +239,17 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
   gather_facts (options, gpu_may_pay, (double) s->z_pages * tilemm_batch_page_bytes (r), &facts);
   if (options->backend == TILEMM_CHOOSE_GPU && !facts.gpu.usable)
     return tilemm_error_set (err, TILEMM_ENOGPU, "%s", facts.gpu.why);
+  tilemm_call_settings settings;
+  tilemm_call_settings_read (&settings);
   status = tilemm_batch_plan_make (r, s->z_pages, 0, options->backend, facts.gpu.usable,
                                    options->max_device_bytes,
                                    facts.gpu.usable ? tilemm_facts_budget (&facts.gpu,
                                                                            facts.gpu.current)
                                                     : 0,
-                                   &batch->plan, err);
+                                   settings.pages_alone, &batch->plan, err);
   if (status != TILEMM_OK)
     return status;
+  batch->plan.fault = settings.fault;
   /* "auto" in native precision: the host's own `*` page by page where the model finds the loop
    * of it faster than both of ours (as a plain product too small for the GPU goes to `*`);
    * never for emulated pages (`*` is native). */
@@ -256,7 +264,7 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
    * it (the same facts, limit and devices). */
   if (batch->plan.per_page || d->emulated)
     return tilemm_call_plan_make (&d->plan, r, d->backend, op_a, op_b, d->emulated, &d->emu,
-                                  options, &facts, err);
+                                  options, &settings, &facts, err);
   return tilemm_error_set (err, TILEMM_OK, NULL);
 }
 

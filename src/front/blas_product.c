@@ -288,18 +288,19 @@ static void say_failure (const blas_call *call, const char *what)
            next ? (*next ? next : "(unknown file)") : "");
 }
 
-/* The options of a BLAS call: TILEMM_BLAS_BACKEND's backend (read at every call, so a program
- * may change it between calls), the native precision (BLAS's own rounding: TILEMM_PRECISION,
+/* The options of a BLAS call: TILEMM_BLAS_BACKEND's backend (the call's settings, read at every
+ * call, so a program may change it between calls), the native precision (BLAS's own rounding: TILEMM_PRECISION,
  * which a user may set for tilemm (A, B), does not turn every BLAS call of the process, LAPACK's
  * small ones included, into emulated products that are never delegated), the rest as any front
  * end's defaults. */
-static void call_options (const blas_call *call, tilemm_options *options)
+static void call_options (const blas_call *call, const tilemm_blas_settings *settings,
+                          tilemm_options *options)
 {
   tilemm_options_init (options);
   options->precision = TILEMM_PRECISION_NATIVE;   /* (set, not parsed: every call pays it) */
-  const char *want = getenv ("TILEMM_BLAS_BACKEND");
+  const char *want = settings->backend;
   tilemm_backend_choice choice;
-  if (!want || !*want)
+  if (!settings->backend_given)
     return;
   if (!tilemm_backend_choice_from_name (want, &choice))
     {
@@ -341,10 +342,12 @@ static const void *contiguous (tilemm_type type, const void *x, int64_t rows, in
 }
 
 /* The call's product by tilemm under `options`: P = op_a(A)·op_b(B) decided and run, then C
- * updated.  t0: when the attempt began (the caller's clock, read once a call).  *place: where it
- * ran (TILEMM_DONE); *what: the reason (TILEMM_FAILED). */
-static attempt by_tilemm (const blas_call *call, const tilemm_options *options, double t0,
-                          blas_place *place, tilemm_backend *tried, char *what, size_t what_len)
+ * updated.  times: print where its time went (TILEMM_BLAS_TIMES).  t0: when the attempt began
+ * (the caller's clock, read once a call).  *place: where it ran (TILEMM_DONE); *what: the reason
+ * (TILEMM_FAILED). */
+static attempt by_tilemm (const blas_call *call, const tilemm_options *options, int times,
+                          double t0, blas_place *place, tilemm_backend *tried, char *what,
+                          size_t what_len)
 {
   const int ta = call->op_a != TILEMM_OP_NONE, tb = call->op_b != TILEMM_OP_NONE;
   const int cplx = tilemm_type_is_complex (call->type);
@@ -441,8 +444,7 @@ static attempt by_tilemm (const blas_call *call, const tilemm_options *options, 
   if (result == TILEMM_DONE)
     {
       const double t_end = now ();
-      const char *times = getenv ("TILEMM_BLAS_TIMES");
-      if (times && *times && *times != '0')
+      if (times)
         fprintf (stderr,
                  "tilemm_blas: %s %lldx%lldx%lld on the %s: decide %.3f ms, copy strided operands "
                  "%.3f ms, scratch %.3f ms, run %.3f ms, update C %.3f ms, total "
@@ -459,13 +461,16 @@ static attempt by_tilemm (const blas_call *call, const tilemm_options *options, 
 void blas_run_call (const blas_call *call)
 {
   const double t0 = now ();
+  tilemm_blas_settings settings;
+  tilemm_blas_settings_read (&settings);
   tilemm_options options;
-  call_options (call, &options);
+  call_options (call, &settings, &options);
   blas_place place = BLAS_ON_CPU;
   tilemm_backend tried;
   char what[512];   /* (set on failure only) */
   what[0] = '\0';
-  attempt result = by_tilemm (call, &options, t0, &place, &tried, what, sizeof what);
+  attempt result
+    = by_tilemm (call, &options, settings.times, t0, &place, &tried, what, sizeof what);
   if (result == TILEMM_FAILED)
     {
       blas_trace_fallback (call->routine);
@@ -484,7 +489,8 @@ void blas_run_call (const blas_call *call)
       if (options.backend != TILEMM_CHOOSE_CPU)
         {
           options.backend = TILEMM_CHOOSE_CPU;
-          result = by_tilemm (call, &options, now (), &place, &tried, what, sizeof what);
+          result = by_tilemm (call, &options, settings.times, now (), &place, &tried, what,
+                              sizeof what);
         }
       if (result != TILEMM_DONE)
         {
