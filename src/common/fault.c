@@ -2,6 +2,7 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,11 +11,14 @@
 static const char *const kind_names[TILEMM_FAULT_NKINDS] = { "malloc", "host", "memcpy",
                                                               "launch" };
 
-/* This product's armed fault (kind < 0: none) and its counts; reset by every begin. */
+/* This product's armed fault (kind < 0: none) and its counts; reset by every begin.  A product's
+ * workers count from their own threads at once, so the counts are atomic (each hit sees its own
+ * number: exactly one is the nth); kind and nth are written by begin, before the workers start,
+ * and only read while they run. */
 static struct {
-  int kind;
-  long nth;
-  long count[TILEMM_FAULT_NKINDS];
+  atomic_int kind;
+  atomic_long nth;
+  atomic_long count[TILEMM_FAULT_NKINDS];
 } fault = { -1, 0, { 0 } };
 
 void tilemm_fault_spec_parse (const char *text, tilemm_fault_spec *spec)
@@ -40,20 +44,22 @@ void tilemm_fault_spec_parse (const char *text, tilemm_fault_spec *spec)
 
 void tilemm_fault_begin (const tilemm_fault_spec *spec)
 {
-  fault.kind = spec ? spec->kind : -1;
-  fault.nth = spec ? spec->nth : 0;
-  memset (fault.count, 0, sizeof fault.count);
+  atomic_store (&fault.kind, spec ? spec->kind : -1);
+  atomic_store (&fault.nth, spec ? spec->nth : 0);
+  for (int k = 0; k < TILEMM_FAULT_NKINDS; k++)
+    atomic_store (&fault.count[k], 0);
 }
 
 int tilemm_fault_hit (tilemm_fault_kind kind)
 {
   if ((int) kind < 0 || kind >= TILEMM_FAULT_NKINDS)
     return 0;
-  fault.count[kind]++;
-  return fault.kind == (int) kind && fault.count[kind] == fault.nth;
+  const long seen = atomic_fetch_add_explicit (&fault.count[kind], 1, memory_order_relaxed) + 1;
+  return atomic_load_explicit (&fault.kind, memory_order_relaxed) == (int) kind
+         && seen == atomic_load_explicit (&fault.nth, memory_order_relaxed);
 }
 
 long tilemm_fault_count (tilemm_fault_kind kind)
 {
-  return (int) kind >= 0 && kind < TILEMM_FAULT_NKINDS ? fault.count[kind] : 0;
+  return (int) kind >= 0 && kind < TILEMM_FAULT_NKINDS ? atomic_load (&fault.count[kind]) : 0;
 }

@@ -12,8 +12,8 @@
  * The variable is read once per call, with the call's other settings (tilemm_settings.h), into the
  * call's plan; each product arms the plan's fault when it starts (tilemm_fault_begin) and the
  * counts start from zero then, so nothing carries over from one call to the next; unarmed, a hook
- * costs an increment and a comparison.  Callers hold the CUDA backend's lock, so the counts need
- * no atomics.
+ * costs an increment and a comparison.  Callers hold the CUDA backend's lock, so one product arms
+ * at a time; its workers count from their own threads at once, so the counts are atomic.
  * Plain C, no CUDA header: the hook returns whether to fail, the call site picks the error. */
 #ifndef TILEMM_FAULT_H
 #define TILEMM_FAULT_H
