@@ -143,12 +143,23 @@ rule_cuda_passes_the_workspace () {
   code_of $(layer_files cuda) | grep -E '\bthread_local\b'
 }
 
+# ---------------------------------------------------------------- the environment
+
+# The environment is read in one place, common/options.c, into the settings (tilemm_settings.h)
+# that the plan carries: no other file of any layer calls getenv (the executor decides nothing,
+# so it reads no variable; a front end's setting is read there too, tilemm_blas_settings_read).
+rule_environment_read_in_options_only () {
+  code_of $(layer_files common exec cpu cuda kernels front) \
+          $(find "$src" -type f \( -name '*.h' -o -name '*.cuh' \) | sort) \
+    | grep -E '\b(secure_getenv|getenv)[[:space:]]*\(' | grep -vE "^$src/common/options\.c:"
+}
+
 # Each rule prints the lines that break it; a rule that prints nothing passes.
 for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_kernels_read_no_environment rule_kernels_keep_no_state \
             rule_common_calls_nothing_above rule_exec_reaches_backends_through_tables \
             rule_front_calls_no_backend rule_front_applies_no_rule rule_call_plan_fills_launches_once \
-            rule_cuda_passes_the_workspace; do
+            rule_cuda_passes_the_workspace rule_environment_read_in_options_only; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"
