@@ -9,6 +9,7 @@
 
 #include "call_plan.h"
 #include "device_model.h"
+#include "fault.h"
 #include "front.h"
 #include "ksplit.h"
 #include "plan_unfilled.h"
@@ -180,12 +181,17 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
   const int64_t panel_cols = p->emu_panels.panel_rows < p->n ? p->emu_panels.panel_rows : p->n;
   p->emu_block_cols = tilemm_emu_result_block_cols (p->type, panel_rows, panel_cols, chunk_bytes);
   p->emu_gemm = tilemm_emu_gemm_named (settings->emu_gemm, gpu->wgmma);
+  /* The branches the statistics may take: an explicit count of moduli promises nothing, so
+   * where it cannot carry the data the native product serves (and says so); the rule's moduli
+   * promise the bound, kept by the exact split. */
+  p->emu_on_range = emu->moduli > 0 ? TILEMM_EMU_RANGE_NATIVE : TILEMM_EMU_RANGE_SPLIT;
+  p->emu_on_nonfinite = TILEMM_EMU_NONFINITE_NATIVE_THEN_FINITE;
   return TILEMM_OK;
 }
 
 /* The launches of the call's plans (tilemm_plan_launches), filled here only, once, as the last
  * step of each function that hands out a call plan (tilemm_call_plan_make, tilemm_call_plan_queue,
- * tilemm_call_plan_part), when every panel, step and the fallback are final: before that, the
+ * tilemm_call_plan_emulated_around), when every panel, step and the fallback are final: before that, the
  * one-panel steps (TILEMM_STEP_*), the fallback (plan_fallback), the queue's panels and the
  * queue panels' sub-plans still change them.  Every plan takes the native plan's fallback: the
  * plans the native product runs (native, queue, sub) and, with_emulated, the emulated ones,
@@ -430,53 +436,6 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
   return TILEMM_OK;
 }
 
-tilemm_status tilemm_call_plan_part (tilemm_call_plan *part, const tilemm_call_plan *parent,
-                                     int64_t rows, int64_t cols, tilemm_error *err)
-{
-  (void) err;
-  *part = *parent;
-  part->m = rows;
-  part->n = cols;
-  part->op_a = part->op_b = TILEMM_OP_NONE;
-  part->split = TILEMM_SPLIT_NONE;
-  /* The parent's panels, workers and passes, cut to the part: the part is no larger, so panels
-   * of the parent's size fit the same limit. */
-  tilemm_plan *plans[] = { &part->native, &part->queue, &part->emu_panels, &part->emu_queue };
-  for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++)
-    {
-      tilemm_plan *q = plans[i];
-      q->m = rows;
-      q->n = cols;
-      q->op_a = q->op_b = TILEMM_OP_NONE;   /* the parts go up as they are */
-      if (q->panel_rows > cols)
-        q->panel_rows = cols > 0 ? cols : 1;
-      if (q->panel_cols > rows)
-        q->panel_cols = rows > 0 ? rows : 1;
-      if (q->step_rows > q->panel_rows)
-        q->step_rows = q->panel_rows;
-      if (q->step_cols > q->panel_cols)
-        q->step_cols = q->panel_cols;
-    }
-  /* Its native product (should its moduli not carry it) on the parent's first device, whole. */
-  part->workers.count = 1;
-  part->queue.panel_rows = cols > 0 ? cols : 1;
-  part->queue.panel_cols = rows > 0 ? rows : 1;
-  for (int r = 0; r < 2; r++)
-    for (int c = 0; c < 2; c++)
-      part->sub[r][c] = part->native;
-  if (part->emu_workers > 1 && tilemm_plan_panel_count (&part->emu_queue) < part->emu_workers)
-    part->emu_workers = (int) tilemm_plan_panel_count (&part->emu_queue);
-  if (part->emu_workers < 1)
-    part->emu_workers = 1;
-  part->emu_devices.count = part->emu_workers;
-  part->emu_one_pass = (part->emu_workers <= 1 && tilemm_plan_panel_count (&part->emu_panels) <= 1)
-                       || part->k == 0;
-  if (part->emu_block_cols > cols)
-    part->emu_block_cols = cols > 0 ? cols : 1;
-  fill_launches (part, 1);
-  return TILEMM_OK;
-}
-
 /* ---------------------------------------------------------------- in words */
 
 typedef struct {
@@ -562,5 +521,18 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
                                                   : "wgmma");
       if (backend == TILEMM_BACKEND_CUDA)
         say (&t, "emulated_blocks: %lld columns\n", (long long) p->emu_block_cols);
+      say (&t, "emulated_on_range: %s\n",
+           p->emu_on_range == TILEMM_EMU_RANGE_NATIVE
+             ? "the native product, with a warning (explicit moduli)"
+             : "the pairs the moduli carry emulated, the others exactly, on the CPU");
+      say (&t, "emulated_on_nonfinite: %s\n",
+           "the native product, then the finite rows and columns emulated under this plan");
     }
+  if (p->simulated > 1 && (p->sim_faults.fail_device >= 0 || p->sim_faults.slow_device >= 0))
+    say (&t, "simulated_faults: device %d fails after %d panels, device %d pauses %d ms\n",
+         p->sim_faults.fail_device, p->sim_faults.fail_after, p->sim_faults.slow_device,
+         p->sim_faults.slow_ms);
+  if (p->fault.kind >= 0)
+    say (&t, "fault_hook: %s:%ld (TILEMM_FAULT: that operation of each product fails)\n",
+         tilemm_fault_kind_name (p->fault.kind), p->fault.nth);
 }

@@ -8,9 +8,11 @@
  * and its tiles, the panels under the device limit (native, emulated, transposed alike), the
  * steps and slots of the GPU's pipeline, which devices and the queue of panels they drain, the
  * plan of each panel, and for the emulated precision its rule, its panels, whether it runs in
- * one pass or two, the int8 GEMM and the blocks C comes back in.  Only the moduli are left to
- * the data: they are decided from the statistics by the one rule (tilemm_emu_decide), which the
- * executor applies once per product.  tilemm_call_plan_describe prints every decision.
+ * one pass or two, the int8 GEMM, the blocks C comes back in, and its planned branches (what is
+ * done when the moduli cannot carry a pair, when the operands hold NaN or Inf).  Only the moduli
+ * are left to the data: they are decided from the statistics by the one rule
+ * (tilemm_emu_decide), which the executor applies once per product, and the data choose which
+ * planned branch runs.  tilemm_call_plan_describe prints every decision.
  */
 #ifndef TILEMM_CALL_PLAN_H
 #define TILEMM_CALL_PLAN_H
@@ -27,6 +29,26 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The emulated product's planned branches: what the executor does when the statistics of the
+ * data say the plan's product cannot run as it is (the data choose which branch runs, the plan
+ * says what each does; both decided before anything runs, tilemm_call_plan_make). */
+typedef enum {
+  TILEMM_EMU_RANGE_SPLIT = 0,  /* moduli that cannot carry every (row, column) pair: the pairs
+                                  they carry emulated, the others exactly, on the CPU
+                                  (tilemm_emu_multiply_split_cpu, the CPU table's emu_split),
+                                  so every entry meets the bound                               */
+  TILEMM_EMU_RANGE_NATIVE      /* an explicit "moduli" count (no promise): the native product
+                                  under this plan, with a warning                              */
+} tilemm_emu_on_range;
+typedef enum {
+  TILEMM_EMU_NONFINITE_NATIVE_THEN_FINITE = 0  /* NaN or Inf among the operands: the native
+                                  product under this plan (every entry of a row of op(A) or a
+                                  column of op(B) holding one is NaN or Inf, as `*` gives it),
+                                  then the product again, emulated under this very plan, of
+                                  copies of the operands as stored with those rows and columns
+                                  zeroed, its other entries written over C's                   */
+} tilemm_emu_on_nonfinite;
 
 /* How a complex operand is handled where mtimes takes two real products (route.b_split,
  * route.a_split): its parts copied apart into one real matrix, one real product, joined. */
@@ -65,6 +87,8 @@ typedef struct {
   tilemm_emu_gemm emu_gemm;      /* the int8 GEMM: wgmma where the device runs it, unless
                                     TILEMM_EMU_IMMA names another (the call's settings)      */
   int64_t emu_block_cols;        /* the GPU brings C back in blocks of these many columns    */
+  tilemm_emu_on_range emu_on_range;          /* when the moduli cannot carry a pair            */
+  tilemm_emu_on_nonfinite emu_on_nonfinite;  /* when the statistics find NaN or Inf            */
 } tilemm_call_plan;
 
 /* What the executor ran for one call (where a host asks: tilemm_options.report): the workers
@@ -121,11 +145,6 @@ tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *plan, const ti
  * device_limit are set: how many workers run it, the queue's panels and their plans. */
 tilemm_status tilemm_call_plan_queue (tilemm_call_plan *plan, tilemm_backend backend,
                                       const tilemm_device_facts *gpu);
-
-/* The plan of a part of a planned product (rows × cols of C, the same k: the finite block of an
- * emulated product whose operands hold NaN or Inf), with every decision of `parent` kept. */
-tilemm_status tilemm_call_plan_part (tilemm_call_plan *part, const tilemm_call_plan *parent,
-                                     int64_t rows, int64_t cols, tilemm_error *err);
 
 /* Whether a product of `bytes` (its operands and result) is large enough that the plan needs
  * the GPU's memory budget (tilemm_device_facts.budget). */

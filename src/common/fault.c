@@ -21,6 +21,11 @@ static struct {
   atomic_long count[TILEMM_FAULT_NKINDS];
 } fault = { -1, 0, { 0 } };
 
+const char *tilemm_fault_kind_name (int kind)
+{
+  return kind >= 0 && kind < TILEMM_FAULT_NKINDS ? kind_names[kind] : "none";
+}
+
 void tilemm_fault_spec_parse (const char *text, tilemm_fault_spec *spec)
 {
   spec->kind = -1;

@@ -40,6 +40,9 @@ typedef struct {
  * none. */
 void tilemm_fault_spec_parse (const char *text, tilemm_fault_spec *spec);
 
+/* The name of a kind ("malloc", "host", "memcpy", "launch"; "none" for another number). */
+const char *tilemm_fault_kind_name (int kind);
+
 /* Arms `spec` (NULL: none) and zeroes the counts: call once at the start of each product, with
  * the call plan's spec (call_plan.h: tilemm_call_plan.fault). */
 void tilemm_fault_begin (const tilemm_fault_spec *spec);
