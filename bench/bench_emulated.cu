@@ -39,7 +39,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "../src/kernels/emulated_cuda.cu"
+#include "../src/kernels/emulated_cuda.cu" /* the launchers and the kernels' tables */
+#include "emulated_scheme.h"
 #include "kernels.h"
 
 #include "bench_common.cuh"

@@ -1,7 +1,8 @@
 #!/bin/sh
-# run-emulated.sh — build the GPU side of the emulated precision (src/kernels/emulated_cuda.cu,
-# src/kernels/kernels_imma.cuh) with its test program and its benchmark, run the tests (and a
-# compute-sanitizer memcheck pass of their quick subset), then the benchmark.  Everything in one
+# run-emulated.sh — build the GPU side of the emulated precision (src/cuda/emulated_scheme.cu on
+# the kernels of src/kernels/emulated_cuda.cu and kernels_imma.cuh) with its test program and its
+# benchmark, run the tests (and a compute-sanitizer memcheck pass of their quick subset), then the
+# benchmark.  Everything in one
 # go, for the GPU machine: needs only the CUDA toolkit (nvcc, cuBLAS), no Octave, no configure.
 # Logs go to $OUT (default /tmp/emu-out): build.log, ptxas.log (registers, spills, shared memory
 # of every kernel), test_emulated_cuda.log, sanitizer.log, bench_emulated.log.
@@ -44,14 +45,15 @@ build () {
   # are the contract: tables, plan, references) as an archive, of which each program links what
   # it needs.
   CFLAGS_EXTRA=-fopenmp bench_core TILEMM_CORE TILEMM_EXEC TILEMM_CPU > /dev/null || return 1
-  # The CUDA backend's host side and the device code beside the scheme (the device transpose, the
-  # batched kernels), for the test's cases through the host entries: the test and the benchmark
-  # include src/kernels/emulated_cuda.cu themselves (they reach its stages).
+  # The CUDA backend's host side, the scheme's stages and the device code beside them (the device
+  # transpose, the batched kernels), for the test's cases through the host entries: the test and
+  # the benchmark include src/kernels/emulated_cuda.cu themselves (they reach its launchers).
+  scheme=$(bench_cu 0 "$(tilemm_source emulated_scheme.cu)") || return 1
   host=$(bench_cu 0 TILEMM_CUDA_HOST "$(tilemm_source transpose.cu)" "$(tilemm_source batched.cu)") \
     || return 1
-  "$NVCC" $NVFLAGS -Itests tests/test_emulated_cuda.cu $host $kernels $hopper "$BUILD/libcore.a" \
-    -Xcompiler -fopenmp -o "$BUILD/test_emulated_cuda" || return 1
-  "$NVCC" $NVFLAGS bench/bench_emulated.cu $kernels $hopper "$BUILD/libcore.a" -lcublas \
+  "$NVCC" $NVFLAGS -Itests tests/test_emulated_cuda.cu $scheme $host $kernels $hopper \
+    "$BUILD/libcore.a" -Xcompiler -fopenmp -o "$BUILD/test_emulated_cuda" || return 1
+  "$NVCC" $NVFLAGS bench/bench_emulated.cu $scheme $kernels $hopper "$BUILD/libcore.a" -lcublas \
     -o "$BUILD/bench_emulated"
 }
 build > "$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }

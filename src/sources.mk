@@ -52,8 +52,12 @@ TILEMM_CUDA_HOST = cuda/device.cu cuda/workspace.cu cuda/staging.cu cuda/pipelin
   cuda/kernel_launch.cu
 
 # Code on device pointers beside the tiled kernels: the device transpose, the emulated
-# precision's device scheme.
-TILEMM_DEVICE = kernels/transpose.cu kernels/emulated_cuda.cu kernels/batched.cu
+# precision's scheme (its stages' host side in cuda/: the arena's slots, the statistics brought
+# to the host, the launches in order; its kernels and their launchers in kernels/), the batched
+# kernels.  (Not part of TILEMM_CUDA_HOST: the pipeline test's stand-in runtime has no kernels
+# for the scheme, tests/mock_cuda/cuda_op_none.c answers for it.)
+TILEMM_DEVICE = kernels/transpose.cu cuda/emulated_scheme.cu kernels/emulated_cuda.cu \
+  kernels/batched.cu
 
 # The CUDA kernels (the .cuh files below are included by these).
 TILEMM_KERNELS = kernels/kernels.cu
@@ -84,8 +88,8 @@ TILEMM_CORE_H = common/tilemm.h common/device_model.h common/backend.h common/fr
   common/tilemm_settings.h
 TILEMM_EXEC_H = exec/multi.h exec/emulated_passes.h exec/batch_run.h exec/parts.h
 TILEMM_CPU_H = cpu/backend_cpu_tile.h cpu/backend_cpu_variant.h cpu/cpu_isa.h
-TILEMM_CUDA_H = cuda/cuda_try.h cuda/executor.h kernels/transpose.h kernels/emulated_cuda.h \
-  kernels/kernels.h kernels/imma_wgmma.h kernels/batched.h
+TILEMM_CUDA_H = cuda/cuda_try.h cuda/executor.h cuda/emulated_scheme.h kernels/transpose.h \
+  kernels/emulated_launch.h kernels/kernels.h kernels/imma_wgmma.h kernels/batched.h
 TILEMM_KERNEL_H = kernels/kernels_types.cuh kernels/kernels_async.cuh kernels/kernels_simt.cuh \
   kernels/kernels_regtile.cuh kernels/kernels_dmma.cuh \
   kernels/kernels_imma.cuh kernels/kernels_imma_wgmma.cuh kernels/emulated_kernels.cuh

@@ -1,5 +1,5 @@
-/* tests/test_emulated_cuda.cu — the GPU side of the emulated precision (src/kernels/emulated_cuda.cu,
- * src/kernels/kernels_imma.cuh) against plain CPU loops, stage by stage and bitwise: exponents, the
+/* tests/test_emulated_cuda.cu — the GPU side of the emulated precision (src/cuda/emulated_scheme.cu
+ * on the kernels of src/kernels/emulated_cuda.cu and kernels_imma.cuh) against plain CPU loops, stage by stage and bitwise: exponents, the
  * statistics (lo matrices, sums, ratios), the residues, every modular GEMM plane (against exact
  * int64 sums mod m), the CRT (src/cpu/emulated_cpu.c's tilemm_emu_crt_double; for single
  * a rounding loop of its own), and the whole product against the CPU pipeline under the same plan.
@@ -8,7 +8,9 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
-#include "../src/kernels/emulated_cuda.cu"
+#include "../src/kernels/emulated_cuda.cu" /* the launchers and the kernels' tables */
+#include "backend.h"
+#include "emulated_scheme.h"
 
 #include <vector>
 

@@ -17,7 +17,7 @@
 
 #include "backend.h"
 #include "cuda_try.h"
-#include "emulated_cuda.h"
+#include "emulated_scheme.h"
 #include "fault.h"
 #include "host_pages.h"
 #include "kernels.h"

@@ -1,8 +1,8 @@
 /* emulated_kernels.cuh — the device kernels of the emulated precision's passes over memory
- * (emulated_cuda.cu runs them): the scan for exponents and non-finite values, the quantization
+ * (emulated_cuda.cu launches them): the scan for exponents and non-finite values, the quantization
  * and conversion into int8 residues, and the CRT with its one rounding.  The int8 GEMMs are
  * kernels_imma.cuh and kernels_imma_wgmma.cuh.  Included by emulated_cuda.cu only (and through
- * it by the tests and the benchmark that reach its stages).
+ * it by the tests and the benchmark that reach its launchers).
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */

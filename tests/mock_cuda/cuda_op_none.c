@@ -1,12 +1,13 @@
 /* tests/mock_cuda/cuda_op_none.c — test_pipeline tests the host side of src/cuda/ on a
- * stand-in CUDA runtime; the emulated precision's device side (emulated_cuda.cu), which launches
- * kernels of its own, is not part of it, so it answers TILEMM_ENOGPU there.  (The device
+ * stand-in CUDA runtime; the emulated precision's scheme on device pointers (emulated_scheme.cu,
+ * on the kernels of emulated_cuda.cu), which launches kernels of its own, is not part of it, so
+ * it answers TILEMM_ENOGPU there.  (The device
  * transpose has a stand-in: mock_kernels.cc.)
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
 #include "backend.h"
-#include "emulated_cuda.h"
+#include "emulated_scheme.h"
 
 /* The emulated precision's device side: the executor (src/cuda/) links against these. */
 int tilemm_emu_cuda_wgmma_runs (void)
