@@ -88,7 +88,7 @@ TILEMM_CORE_H = common/tilemm.h common/device_model.h common/backend.h common/fr
   common/tilemm_settings.h
 TILEMM_EXEC_H = exec/multi.h exec/emulated_passes.h exec/batch_run.h exec/parts.h
 TILEMM_CPU_H = cpu/backend_cpu_tile.h cpu/backend_cpu_variant.h cpu/cpu_isa.h
-TILEMM_CUDA_H = cuda/cuda_try.h cuda/executor.h cuda/emulated_scheme.h kernels/transpose.h \
+TILEMM_CUDA_H = kernels/cuda_try.h cuda/executor.h cuda/emulated_scheme.h kernels/transpose.h \
   kernels/emulated_launch.h kernels/kernels.h kernels/imma_wgmma.h kernels/batched.h
 TILEMM_KERNEL_H = kernels/kernels_types.cuh kernels/kernels_async.cuh kernels/kernels_simt.cuh \
   kernels/kernels_regtile.cuh kernels/kernels_dmma.cuh \

@@ -75,6 +75,9 @@ typedef struct {
                                 else OpenMP's)                                                */
   tilemm_fault_spec fault;   /* GPU: the fault hook its product arms (TILEMM_FAULT, fault.h; the
                                 call's settings)                                              */
+  tilemm_plan page;          /* CPU, pages as one batch: the tiled backend's plan of one page as
+                                the kernels see it (pairs and splits counted), on `threads`
+                                threads, or one where the pages spread over the threads       */
 } tilemm_batch_plan;
 
 /* The plan of a batch of `pages` products of one page's route (m, n, k in the route's terms: a
@@ -85,8 +88,9 @@ typedef struct {
  * hold (device_bytes: the GPU's memory budget, 0 when unknown).  Pages that run alone
  * (per_page: tilemm_batch_page_alone; pages_alone 1 for every batch, 0 for none, -1 the rule:
  * TILEMM_PAGES_ALONE, from the call's settings) leave the limit to the page's call plan, which
- * the caller makes (tilemm_decide_batch).  TILEMM_EDEVMEM when one page of a batched GPU product
- * does not fit the limit; TILEMM_ENOGPU when "gpu" and !gpu_usable. */
+ * the caller makes (tilemm_decide_batch).  A batch on the CPU gets its page's plan (`page`:
+ * tilemm_plan_make's errors under the limit).  TILEMM_EDEVMEM when one page of a batched GPU
+ * product does not fit the limit; TILEMM_ENOGPU when "gpu" and !gpu_usable. */
 tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, int threads,
                                       tilemm_backend_choice choice, int gpu_usable,
                                       size_t max_device_bytes, size_t device_bytes,

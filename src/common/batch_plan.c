@@ -230,6 +230,26 @@ int tilemm_batch_host_pays (const tilemm_route *route, int64_t pages, int thread
   return !gpu_usable || host_s < gpu_batch_s (route, pages);
 }
 
+/* A batch on the CPU whose pages run as one batch: the tiled backend's plan of one page as the
+ * batch runs it (its real pages: a complex page read as pairs or split counts twice, under the
+ * limit), on the batch's threads, or on one where the pages spread over them (exec/batch.c runs
+ * it as it is). */
+static tilemm_status cpu_page_plan (const tilemm_route *route, size_t max_device_bytes,
+                                    tilemm_batch_plan *plan, tilemm_error *err)
+{
+  if (plan->per_page)
+    return tilemm_error_set (err, TILEMM_OK, NULL);
+  const tilemm_limits limits = { max_device_bytes };
+  const tilemm_status status
+    = tilemm_plan_make (&plan->page, TILEMM_BACKEND_CPU, route->compute_type,
+                        route->a_as_pairs || route->a_split ? 2 * route->m : route->m,
+                        route->b_split ? 2 * route->n : route->n, route->k, &limits);
+  if (status != TILEMM_OK)
+    return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+  plan->page.threads = plan->parallel_pages ? 1 : plan->threads;
+  return tilemm_error_set (err, TILEMM_OK, NULL);
+}
+
 tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, int threads,
                                       tilemm_backend_choice choice, int gpu_usable,
                                       size_t max_device_bytes, size_t device_bytes,
@@ -260,7 +280,7 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
   switch (choice)
     {
     case TILEMM_CHOOSE_CPU:
-      return tilemm_error_set (err, TILEMM_OK, NULL);
+      return cpu_page_plan (route, max_device_bytes, plan, err);
     case TILEMM_CHOOSE_GPU:
       if (!gpu_usable)
         return tilemm_error_set (err, TILEMM_ENOGPU, "backend \"gpu\": no usable GPU");
@@ -268,7 +288,7 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
     case TILEMM_CHOOSE_AUTO:
     default:
       if (!gpu_usable || !tilemm_batch_gpu_pays (route, pages, threads))
-        return tilemm_error_set (err, TILEMM_OK, NULL);
+        return cpu_page_plan (route, max_device_bytes, plan, err);
       break;
     }
   plan->backend = TILEMM_BACKEND_CUDA;

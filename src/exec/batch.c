@@ -119,29 +119,26 @@ static tilemm_status cpu_batch (const tilemm_batch_job *job, const tilemm_batch_
                                 const tilemm_options *options, tilemm_error *err)
 {
   const int64_t pages = job->shape->z_pages;
-  const tilemm_limits limits = { options->max_device_bytes };
-  tilemm_plan plan;
-  tilemm_status status
-    = tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, job->type, job->m, job->n, job->k, &limits);
-  if (status != TILEMM_OK)
-    return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+  const tilemm_plan *plan = &bplan->page;   /* the batch plan's, for one page of the job */
+  if (plan->type != job->type || plan->m != job->m || plan->n != job->n || plan->k != job->k)
+    return tilemm_error_set (err, TILEMM_EINVAL, "batch: the plan's page is not the job's");
+  tilemm_status status;
   const int threads = bplan->threads > 0 ? bplan->threads : max_threads ();
   if (!bplan->parallel_pages)
     {
-      /* A few pages, each large enough to spread over the threads itself. */
-      plan.threads = threads;
+      /* A few pages, each large enough to spread over the threads itself (plan->threads). */
       for (int64_t p = 0; p < pages; p++)
         {
           if (p > 0 && tilemm_stop_requested (&options->stop))
             return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted at page %lld of %lld",
                                      (long long) p + 1, (long long) pages);
-          if ((status = cpu_page (job, &plan, p, err)) != TILEMM_OK)
+          if ((status = cpu_page (job, plan, p, err)) != TILEMM_OK)
             return status;
         }
       return tilemm_error_set (err, TILEMM_OK, NULL);
     }
-  /* Many pages: each on one thread (the backend's own tile loop runs on that thread alone). */
-  plan.threads = 1;
+  /* Many pages: each on one thread (the backend's own tile loop runs on that thread alone:
+   * plan->threads is 1). */
   const int64_t group = pages_per_poll (job, threads);
   for (int64_t first = 0; first < pages; first += group)
     {
@@ -174,7 +171,7 @@ static tilemm_status cpu_batch (const tilemm_batch_job *job, const tilemm_batch_
       for (int64_t p = first; p < last; p++)
         {
           tilemm_error page_err = { TILEMM_OK, "" };
-          const tilemm_status s = cpu_page (job, &plan, p, &page_err);
+          const tilemm_status s = cpu_page (job, plan, p, &page_err);
           if (s != TILEMM_OK)
             {
 #ifdef _OPENMP
