@@ -41,8 +41,9 @@ TILEMM_CORE = common/status.c common/view.c common/device_model.c common/plan.c 
 TILEMM_EXEC = exec/decide.c exec/run.c exec/native.c exec/workers.c exec/emulated_passes.c \
   exec/multiply.c exec/backends.c exec/devices.c exec/batch.c exec/parts.c
 
-# The CPU backend (OpenMP), its simulated devices and the emulated precision's CPU scheme.
-TILEMM_CPU = cpu/backend_cpu.c cpu/simulated.c cpu/emulated_cpu.c
+# The CPU backend (OpenMP), its simulated devices, the emulated precision's CPU scheme and its
+# batch of pages.
+TILEMM_CPU = cpu/backend_cpu.c cpu/simulated.c cpu/emulated_cpu.c cpu/batch_cpu.c
 
 # The CUDA backend's host side (no kernels: the pipeline test builds it on a stand-in CUDA
 # runtime): the device probe, the workspaces, the staging, the native, transposed and emulated

@@ -221,8 +221,8 @@ typedef struct tilemm_backend_ops {
                               tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
                               const tilemm_stop *stop, tilemm_emu_plan *used,
                               int64_t *exact_entries, tilemm_error *err);
-  /* A batch of pages (pagemtimes, batch.h) in panels of pages_per_panel pages, on the caller's
-   * device; NULL where the executor runs the pages itself through `product` (the CPU). */
+  /* A batch of pages (pagemtimes, batch.h) in panels of pages_per_panel pages (the GPU: on the
+   * caller's device; the CPU: groups between two polls of the stop), as the job's plan says. */
   tilemm_status (*batch) (const struct tilemm_batch_job_s *job, int64_t pages_per_panel,
                           const tilemm_stop *stop, tilemm_error *err);
   /* Host-facing facts and housekeeping (NULL where the backend keeps nothing). */

@@ -56,7 +56,7 @@ void tilemm_batch_sources (const tilemm_batch_shape *shape, int64_t z_page, int6
 #define TILEMM_BATCH_SMALL_PAGE_WORK 4096
 
 /* How a batch runs. */
-typedef struct {
+typedef struct tilemm_batch_plan_s {
   tilemm_backend backend;
   int per_page;              /* pages one by one, each a plain product (tilemm_run) with the
                                 page's call plan, which the batch's decision holds: pages
@@ -78,6 +78,10 @@ typedef struct {
   tilemm_plan page;          /* CPU, pages as one batch: the tiled backend's plan of one page as
                                 the kernels see it (pairs and splits counted), on `threads`
                                 threads, or one where the pages spread over the threads       */
+  int direct_pages;          /* CPU, pages as one batch: real pages of at most
+                                TILEMM_BATCH_SMALL_PAGE_WORK multiply-adds, computed directly
+                                (without the tiled backend's entry, whose fixed cost is many
+                                times theirs)                                                 */
 } tilemm_batch_plan;
 
 /* The plan of a batch of `pages` products of one page's route (m, n, k in the route's terms: a
@@ -133,6 +137,8 @@ typedef struct tilemm_batch_job_s {
   const tilemm_batch_shape *shape;
   int copy_threads;          /* the host threads of its staging copies (the plan's copy_threads) */
   tilemm_fault_spec fault;   /* the fault hook its product arms (the plan's fault)           */
+  const struct tilemm_batch_plan_s *plan; /* the batch's plan (the CPU's: its threads, its page
+                                plan, pages spread or not, direct pages)                      */
 } tilemm_batch_job;
 
 /* The GPU's batched product (src/cuda/batch_product.cu, reached through the GPU's table: its
@@ -143,6 +149,12 @@ typedef struct tilemm_batch_job_s {
  * panels. */
 tilemm_status tilemm_cuda_multiply_batch (const tilemm_batch_job *job, int64_t pages_per_panel,
                                           const tilemm_stop *stop, tilemm_error *err);
+
+/* The CPU's (src/cpu/batch_cpu.c, its table's `batch`): every page of the job as its plan says
+ * (job->plan: threads, page plan, pages spread over the threads, direct pages), in groups of
+ * pages_per_group pages between two polls of `stop` (may be NULL; 0: one group). */
+tilemm_status tilemm_cpu_multiply_batch (const tilemm_batch_job *job, int64_t pages_per_group,
+                                         const tilemm_stop *stop, tilemm_error *err);
 
 #ifdef __cplusplus
 }

@@ -247,6 +247,9 @@ static tilemm_status cpu_page_plan (const tilemm_route *route, size_t max_device
   if (status != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
   plan->page.threads = plan->parallel_pages ? 1 : plan->threads;
+  plan->direct_pages = !tilemm_type_is_complex (plan->page.type)
+                       && (double) plan->page.m * (double) plan->page.n * (double) plan->page.k
+                            <= TILEMM_BATCH_SMALL_PAGE_WORK;
   return tilemm_error_set (err, TILEMM_OK, NULL);
 }
 
