@@ -3,6 +3,7 @@
 # src/sources.mk, for a single GPU architecture ($ARCH) into $BUILD.
 #
 #   bench_setup                  sets INC (the -I options) and NVFLAGS (nvcc's flags for $ARCH,
+#                                the version DESCRIPTION says, bare as src/Makefile passes it,
 #                                with TILEMM_BENCH_VARIANTS: the kernels no plan chooses, whose
 #                                history the benchmark replays, compiled in too; -Ibench for
 #                                the guide's kernel)
@@ -32,7 +33,7 @@ ARCH=${ARCH:-sm_90}
 
 bench_setup () {
   INC=$(tilemm_includes | tr '\n' ' ')
-  NVFLAGS="-std=c++17 -O3 -arch=$ARCH $INC -Ibench -DTILEMM_BENCH_VARIANTS=1 -DTILEMM_VERSION=\"0.1.0\""
+  NVFLAGS="-std=c++17 -O3 -arch=$ARCH $INC -Ibench -DTILEMM_BENCH_VARIANTS=1 -DTILEMM_VERSION=$(tilemm_version)"
 }
 
 # The files WHAT names: a list of src/sources.mk (TILEMM_...) or a file itself.
@@ -87,7 +88,7 @@ bench_core () {
     bench_o="$BUILD/$(basename "${bench_f%.c}").o"
     bench_cmd="${CC:-cc} -std=c11 -O2 -pthread ${CFLAGS_EXTRA:-} $INC -c $bench_f"
     if ! bench_reused "$bench_o" "$bench_cmd"; then
-      ${CC:-cc} -std=c11 -O2 -pthread ${CFLAGS_EXTRA:-} $INC -DTILEMM_VERSION='"0.1.0"' \
+      ${CC:-cc} -std=c11 -O2 -pthread ${CFLAGS_EXTRA:-} $INC -DTILEMM_VERSION="$(tilemm_version)" \
         -c "$bench_f" -o "$bench_o" >&2 || return 1
       echo "$bench_cmd" > "$bench_o.cmd"
     fi

@@ -13,8 +13,8 @@ B=${BUILD:-/tmp/tilemm-emu-emulated}
 mkdir -p "$B"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 INC=$(tilemm_includes | tr '\n' ' ')
-FLAGS="-std=c++17 -O1 -g $SAN -Itests/emu $INC -Itests -DTILEMM_VERSION=\"0.1.0\""
-CFLAGS="-std=c11 -O1 -g $SAN -pthread $INC -DTILEMM_VERSION=\"0.1.0\""
+FLAGS="-std=c++17 -O1 -g $SAN -Itests/emu $INC -Itests -DTILEMM_VERSION=$(tilemm_version)"
+CFLAGS="-std=c11 -O1 -g $SAN -pthread $INC -DTILEMM_VERSION=$(tilemm_version)"
 g++ $FLAGS -c tests/emu/emu.cc -o "$B/emu.o" &
 g++ $FLAGS -x c++ -c tests/test_emulated_cuda.cu -o "$B/test_emulated_cuda.o" &
 # The scheme's stages (the test includes the kernels and their launchers itself).
