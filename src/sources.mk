@@ -37,9 +37,10 @@ TILEMM_CORE = common/status.c common/view.c common/device_model.c common/plan.c 
   common/batch_plan.c common/ksplit.c common/emulated_arena.c
 
 # The executor: the decision (facts gathered, the plan made), the plan run, the queue and its
-# workers, the emulated passes, the backends' tables, the GPU's public facts.  Plain C11.
+# workers, the emulated passes, the backends' tables, the GPU's public facts, a BLAS call's own
+# arithmetic around its product.  Plain C11.
 TILEMM_EXEC = exec/decide.c exec/run.c exec/native.c exec/workers.c exec/emulated_passes.c \
-  exec/multiply.c exec/backends.c exec/devices.c exec/batch.c exec/parts.c
+  exec/multiply.c exec/backends.c exec/devices.c exec/batch.c exec/parts.c exec/blas_request.c
 
 # The CPU backend (OpenMP), its simulated devices, the emulated precision's CPU scheme and its
 # batch of pages.
