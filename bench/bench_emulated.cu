@@ -39,7 +39,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "../src/kernels/emulated_cuda.cu"
+#include "../src/kernels/emulated_cuda.cu" /* the launchers and the kernels' tables */
+#include "emulated_scheme.h"
 #include "kernels.h"
 
 #include "bench_common.cuh"
@@ -328,9 +329,11 @@ static void stats_pass (int64_t n, int runs)
   ia.first = 1; ia.last = 1; ia.chunk_tiles = 1 << 30;
   ia.s64 = s64; ia.sa = sa; ia.sb = sb; ia.ea = ea; ia.eb = eb; ia.ratio_bits = ratio;
   tilemm_error err = {};
+  /* the default int8 GEMM at the real k-chunk, as the executor's plan chooses it */
+  const tilemm_emu_gpu::gemm_choice gc = { tilemm_emu_gemm_named (nullptr, tilemm_emu_cuda_wgmma_runs ()), TILEMM_EMU_KCHUNK_TILES };
   const double ts = median_ms ([&] (int) {
     CUDA_OK (cudaMemsetAsync (ratio, 0, 16));
-    if (tilemm_emu_gpu::launch_imma_auto<IMMA_STATS> (ia, 1, 0, &err) != TILEMM_OK)
+    if (tilemm_emu_gpu::launch_imma_auto<IMMA_STATS> (gc, ia, 1, 0, &err) != TILEMM_OK)
       {
         fprintf (stderr, "stats GEMM: %s\n", err.detail);
         exit (2);
@@ -338,11 +341,11 @@ static void stats_pass (int64_t n, int runs)
   unsigned long long bits[2];
   CUDA_OK (cudaMemcpy (bits, ratio, 16, cudaMemcpyDeviceToHost));
   imma_args im = ia;
-  im.chunk_tiles = (int) tilemm_emu_gpu::KCHUNK_TILES;
+  im.chunk_tiles = (int) TILEMM_EMU_KCHUNK_TILES;
   im.moduli[0] = tilemm_emu_moduli[0];
   im.r = r; im.r_plane = n * n; im.ldr = n;
   const double tm = median_ms ([&] (int) {
-    if (tilemm_emu_gpu::launch_imma_auto<IMMA_MOD> (im, 1, 0, &err) != TILEMM_OK)
+    if (tilemm_emu_gpu::launch_imma_auto<IMMA_MOD> (gc, im, 1, 0, &err) != TILEMM_OK)
       {
         fprintf (stderr, "MOD GEMM: %s\n", err.detail);
         exit (2);
@@ -400,7 +403,7 @@ static void imma_row (cublasHandle_t h, int64_t n, int runs)
   imma_args ia;
   memset (&ia, 0, sizeof ia);
   ia.a = a; ia.b = b; ia.m = m; ia.n = n; ia.kp = kp; ia.k_begin = 0; ia.k_end = kp;
-  ia.chunk_tiles = (int) tilemm_emu_gpu::KCHUNK_TILES;
+  ia.chunk_tiles = (int) TILEMM_EMU_KCHUNK_TILES;
   ia.moduli[0] = 251; ia.r = r; ia.r_plane = m * n; ia.ldr = m;
   tilemm_error err;
   const double ops = 2.0 * m * n * k;
@@ -449,7 +452,6 @@ static void imma_row (cublasHandle_t h, int64_t n, int runs)
 static bool native_rule = false;
 static bool with_v10 = true; /* time our native double kernel too */
 
-template <typename T>
 /* The arena as the executor's workspace keeps it: each slot grown to what the call needs
  * (tilemm_emu_cuda_arena_need), kept between calls. */
 static void arena_grow (tilemm_emu_cuda_arena *arena, const size_t need[4])
@@ -475,6 +477,7 @@ static void arena_free (tilemm_emu_cuda_arena *arena)
     }
 }
 
+template <typename T>
 static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_arena *arena, bool breakdown)
 {
   const bool dbl = sizeof (T) == 8;

@@ -3,6 +3,7 @@
 # src/sources.mk, for a single GPU architecture ($ARCH) into $BUILD.
 #
 #   bench_setup                  sets INC (the -I options) and NVFLAGS (nvcc's flags for $ARCH,
+#                                the version DESCRIPTION says, bare as src/Makefile passes it,
 #                                with TILEMM_BENCH_VARIANTS: the kernels no plan chooses, whose
 #                                history the benchmark replays, compiled in too; -Ibench for
 #                                the guide's kernel)
@@ -17,6 +18,10 @@
 #                                into $BUILD, archives them as $BUILD/libcore.a (a program links
 #                                what it needs) and prints the objects' paths.
 #
+# BENCH_REUSE=1: an object $BUILD already holds from the same command is not compiled again, so
+# that several scripts can build into one $BUILD in a row (bench/build-all.sh) without compiling
+# the kernels three times; only for one unchanged tree (the command is compared, not the headers).
+#
 # Sourcing it sets CUDA_HOME (default /usr/local/cuda), NVCC ($CUDA_HOME/bin/nvcc) and ARCH
 # (sm_90, the H100 and H200) where the environment does not.
 #
@@ -28,7 +33,7 @@ ARCH=${ARCH:-sm_90}
 
 bench_setup () {
   INC=$(tilemm_includes | tr '\n' ' ')
-  NVFLAGS="-std=c++17 -O3 -arch=$ARCH $INC -Ibench -DTILEMM_BENCH_VARIANTS=1 -DTILEMM_VERSION=\"0.1.0\""
+  NVFLAGS="-std=c++17 -O3 -arch=$ARCH $INC -Ibench -DTILEMM_BENCH_VARIANTS=1 -DTILEMM_VERSION=$(tilemm_version)"
 }
 
 # The files WHAT names: a list of src/sources.mk (TILEMM_...) or a file itself.
@@ -39,6 +44,16 @@ bench_files () {
       *) echo "$bench_what" ;;
     esac
   done
+}
+
+# Whether $1 (an object) was built by the command $2 and may be reused (BENCH_REUSE=1); else
+# records $2 as its command, to be built now.
+bench_reused () {
+  if [ "${BENCH_REUSE:-0}" = 1 ] && [ -f "$1" ] && [ "$(cat "$1.cmd" 2> /dev/null)" = "$2" ]; then
+    return 0
+  fi
+  rm -f "$1.cmd"
+  return 1
 }
 
 bench_cu () {
@@ -53,11 +68,15 @@ bench_cu () {
         bench_extra=${WGMMA_FLAGS--gencode arch=compute_90a,code=sm_90a -DTILEMM_WGMMA_BUILT=1}
       fi
     done
-    if [ "$bench_verbose" = 1 ]; then
-      "$NVCC" $NVFLAGS $bench_extra -Xptxas -v -c "$bench_f" -o "$bench_o" 2>> "$BUILD/ptxas.log" \
-        || return 1
-    else
-      "$NVCC" $NVFLAGS $bench_extra -c "$bench_f" -o "$bench_o" >&2 || return 1
+    bench_cmd="$NVCC $NVFLAGS $bench_extra -c $bench_f"
+    if ! bench_reused "$bench_o" "$bench_cmd"; then
+      if [ "$bench_verbose" = 1 ]; then
+        "$NVCC" $NVFLAGS $bench_extra -Xptxas -v -c "$bench_f" -o "$bench_o" 2>> "$BUILD/ptxas.log" \
+          || return 1
+      else
+        "$NVCC" $NVFLAGS $bench_extra -c "$bench_f" -o "$bench_o" >&2 || return 1
+      fi
+      echo "$bench_cmd" > "$bench_o.cmd"
     fi
     echo "$bench_o"
   done
@@ -67,8 +86,12 @@ bench_core () {
   bench_objs=""
   for bench_f in $(bench_files "$@"); do
     bench_o="$BUILD/$(basename "${bench_f%.c}").o"
-    ${CC:-cc} -std=c11 -O2 -pthread ${CFLAGS_EXTRA:-} $INC -DTILEMM_VERSION='"0.1.0"' \
-      -c "$bench_f" -o "$bench_o" >&2 || return 1
+    bench_cmd="${CC:-cc} -std=c11 -O2 -pthread ${CFLAGS_EXTRA:-} $INC -c $bench_f"
+    if ! bench_reused "$bench_o" "$bench_cmd"; then
+      ${CC:-cc} -std=c11 -O2 -pthread ${CFLAGS_EXTRA:-} $INC -DTILEMM_VERSION="$(tilemm_version)" \
+        -c "$bench_f" -o "$bench_o" >&2 || return 1
+      echo "$bench_cmd" > "$bench_o.cmd"
+    fi
     bench_objs="$bench_objs $bench_o"
   done
   rm -f "$BUILD/libcore.a"

@@ -1,7 +1,8 @@
 #!/bin/sh
-# run-emulated.sh — build the GPU side of the emulated precision (src/kernels/emulated_cuda.cu,
-# src/kernels/kernels_imma.cuh) with its test program and its benchmark, run the tests (and a
-# compute-sanitizer memcheck pass of their quick subset), then the benchmark.  Everything in one
+# run-emulated.sh — build the GPU side of the emulated precision (src/cuda/emulated_scheme.cu on
+# the kernels of src/kernels/emulated_cuda.cu and kernels_imma.cuh) with its test program and its
+# benchmark, run the tests (and a compute-sanitizer memcheck pass of their quick subset), then the
+# benchmark.  Everything in one
 # go, for the GPU machine: needs only the CUDA toolkit (nvcc, cuBLAS), no Octave, no configure.
 # Logs go to $OUT (default /tmp/emu-out): build.log, ptxas.log (registers, spills, shared memory
 # of every kernel), test_emulated_cuda.log, sanitizer.log, bench_emulated.log.
@@ -33,23 +34,29 @@ while [ $# -gt 0 ]; do
 done
 
 bench_setup
-{
+# Each step checked: set -e does not reach into a function whose status is tested.
+build () {
   echo "== build ($NVCC $NVFLAGS)"
   : > "$BUILD/ptxas.log"
-  bench_cu 1 "$(tilemm_source emulated_cuda.cu)" > /dev/null   # its report: the scheme's kernels
-  kernels=$(bench_cu 0 TILEMM_KERNELS)
-  hopper=$(bench_cu 1 TILEMM_KERNELS_SM90A)   # Hopper's own kernels, sm_90a beside $ARCH
-  # The core and the CPU side (src/sources.mk; the emulated plan and the CPU scheme are the
-  # contract: tables, plan, references) as an archive, of which each program links what it needs.
-  CFLAGS_EXTRA=-fopenmp bench_core TILEMM_CORE TILEMM_CPU > /dev/null
-  # The executor and the device transpose, for the test's cases through the host entries (the
-  # test and the benchmark include emulated_cuda.cu themselves).
-  host=$(bench_cu 0 TILEMM_CUDA_HOST "$(tilemm_source transpose.cu)")
-  # the test and the benchmark include src/kernels/emulated_cuda.cu (they reach its stages)
-  "$NVCC" $NVFLAGS -Itests tests/test_emulated_cuda.cu $host $kernels $hopper "$BUILD/libcore.a" \
-    -Xcompiler -fopenmp -o "$BUILD/test_emulated_cuda"
-  "$NVCC" $NVFLAGS bench/bench_emulated.cu $kernels $hopper "$BUILD/libcore.a" -lcublas -o "$BUILD/bench_emulated"
-} > "$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
+  bench_cu 1 "$(tilemm_source emulated_cuda.cu)" > /dev/null || return 1   # its report: the scheme's kernels
+  kernels=$(bench_cu 0 TILEMM_KERNELS) || return 1
+  hopper=$(bench_cu 1 TILEMM_KERNELS_SM90A) || return 1   # Hopper's own kernels, sm_90a beside $ARCH
+  # The core, the executor and the CPU side (src/sources.mk; the emulated plan and the CPU scheme
+  # are the contract: tables, plan, references) as an archive, of which each program links what
+  # it needs.
+  CFLAGS_EXTRA=-fopenmp bench_core TILEMM_CORE TILEMM_EXEC TILEMM_CPU > /dev/null || return 1
+  # The CUDA backend's host side, the scheme's stages and the device code beside them (the device
+  # transpose, the batched kernels), for the test's cases through the host entries: the test and
+  # the benchmark include src/kernels/emulated_cuda.cu themselves (they reach its launchers).
+  scheme=$(bench_cu 0 "$(tilemm_source emulated_scheme.cu)") || return 1
+  host=$(bench_cu 0 TILEMM_CUDA_HOST "$(tilemm_source transpose.cu)" "$(tilemm_source batched.cu)") \
+    || return 1
+  "$NVCC" $NVFLAGS -Itests tests/test_emulated_cuda.cu $scheme $host $kernels $hopper \
+    "$BUILD/libcore.a" -Xcompiler -fopenmp -o "$BUILD/test_emulated_cuda" || return 1
+  "$NVCC" $NVFLAGS bench/bench_emulated.cu $scheme $kernels $hopper "$BUILD/libcore.a" -lcublas \
+    -o "$BUILD/bench_emulated"
+}
+build > "$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
 cp "$BUILD/ptxas.log" "$OUT/"
 # registers, spills and shared memory per kernel, demangled where c++filt is at hand
 awk '/Compiling entry function/ { n = $7; gsub(/'\''/, "", n) } /Used/ { print n ": " $0 } /spill/ { print n ": " $0 }' \

@@ -46,9 +46,9 @@ if [ $build = 1 ]; then
   if grep -E "[1-9][0-9]* bytes spill (stores|loads)" "$BUILD/ptxas.log"; then
     echo "warning: a kernel spills registers (see $BUILD/ptxas.log)"
   fi
-  # The core and the CPU backend (src/sources.mk), also as an archive for the benchmark, which
-  # links only what the kernels need.
-  objs=$(CFLAGS_EXTRA=-fopenmp bench_core TILEMM_CORE TILEMM_CPU)
+  # The core, the executor and the CPU backend (src/sources.mk), also as an archive for the
+  # benchmark, which links only what the kernels need.
+  objs=$(CFLAGS_EXTRA=-fopenmp bench_core TILEMM_CORE TILEMM_EXEC TILEMM_CPU)
   # The CUDA executor and the device code beside the kernels (transpose, emulated scheme).
   host=$(bench_cu 0 TILEMM_CUDA_HOST TILEMM_DEVICE)
   "$NVCC" $NVFLAGS -Itests tests/test_cuda.cu $host $kernels $hopper $objs \

@@ -39,13 +39,15 @@ TILEMM_CORE = common/status.c common/view.c common/device_model.c common/plan.c 
   common/host_cpus.c common/host_team.c common/copy_team.c
 
 # The executor: the decision (facts gathered, the plan made), the plan run, the queue and its
-# workers, the emulated passes, the backends' tables, the GPU's public facts.  Plain C11.
+# workers, the emulated passes, the backends' tables, the GPU's public facts, a BLAS call's own
+# arithmetic around its product.  Plain C11.
 TILEMM_EXEC = exec/decide.c exec/run.c exec/native.c exec/workers.c exec/emulated_passes.c \
-  exec/multiply.c exec/backends.c exec/devices.c exec/batch.c exec/parts.c exec/machine.c \
-  exec/calibrate.c
+  exec/multiply.c exec/backends.c exec/devices.c exec/batch.c exec/parts.c exec/blas_request.c \
+  exec/machine.c exec/calibrate.c
 
-# The CPU backend (OpenMP), its simulated devices and the emulated precision's CPU scheme.
-TILEMM_CPU = cpu/backend_cpu.c cpu/simulated.c cpu/emulated_cpu.c
+# The CPU backend (OpenMP), its simulated devices, the emulated precision's CPU scheme and its
+# batch of pages.
+TILEMM_CPU = cpu/backend_cpu.c cpu/simulated.c cpu/emulated_cpu.c cpu/batch_cpu.c
 
 # The CUDA backend's host side (no kernels: the pipeline test builds it on a stand-in CUDA
 # runtime): the device probe, the workspaces, the staging, the native, transposed and emulated
@@ -55,8 +57,12 @@ TILEMM_CUDA_HOST = cuda/device.cu cuda/workspace.cu cuda/staging.cu cuda/pipelin
   cuda/kernel_launch.cu cuda/links.cu
 
 # Code on device pointers beside the tiled kernels: the device transpose, the emulated
-# precision's device scheme.
-TILEMM_DEVICE = kernels/transpose.cu kernels/emulated_cuda.cu kernels/batched.cu
+# precision's scheme (its stages' host side in cuda/: the arena's slots, the statistics brought
+# to the host, the launches in order; its kernels and their launchers in kernels/), the batched
+# kernels.  (Not part of TILEMM_CUDA_HOST: the pipeline test's stand-in runtime has no kernels
+# for the scheme, tests/mock_cuda/cuda_op_none.c answers for it.)
+TILEMM_DEVICE = kernels/transpose.cu cuda/emulated_scheme.cu kernels/emulated_cuda.cu \
+  kernels/batched.cu
 
 # The CUDA kernels (the .cuh files below are included by these).
 TILEMM_KERNELS = kernels/kernels.cu
@@ -84,11 +90,12 @@ TILEMM_BLAS = front/blas_shim.c front/blas_product.c front/blas_next.c front/bla
 TILEMM_CORE_H = common/tilemm.h common/device_model.h common/backend.h common/front.h common/parallel_copy.h common/host_pages.h \
   common/fault.h common/devices.h common/call_plan.h common/emulated.h common/cuda_variants.h \
   common/cuda_variant_list.h common/exact_dot.h common/batch.h common/ksplit.h common/plan_unfilled.h common/emulated_arena.h \
-  common/machine_facts.h common/host_cpus.h common/host_team.h common/copy_team.h
+  common/machine_facts.h common/host_cpus.h common/host_team.h common/copy_team.h \
+  common/tilemm_settings.h
 TILEMM_EXEC_H = exec/multi.h exec/emulated_passes.h exec/batch_run.h exec/parts.h
 TILEMM_CPU_H = cpu/backend_cpu_tile.h cpu/backend_cpu_variant.h cpu/cpu_isa.h
-TILEMM_CUDA_H = cuda/cuda_try.h cuda/executor.h kernels/transpose.h kernels/emulated_cuda.h \
-  kernels/kernels.h kernels/imma_wgmma.h kernels/batched.h
+TILEMM_CUDA_H = kernels/cuda_try.h cuda/executor.h cuda/emulated_scheme.h kernels/transpose.h \
+  kernels/emulated_launch.h kernels/kernels.h kernels/imma_wgmma.h kernels/batched.h
 TILEMM_KERNEL_H = kernels/kernels_types.cuh kernels/kernels_async.cuh kernels/kernels_simt.cuh \
   kernels/kernels_regtile.cuh kernels/kernels_dmma.cuh \
   kernels/kernels_imma.cuh kernels/kernels_imma_wgmma.cuh kernels/emulated_kernels.cuh

@@ -4,6 +4,7 @@
 #   tilemm_sources NAME...   the files of the lists NAME... (e.g. TILEMM_CORE), one per line
 #   tilemm_source FILE       the one file named FILE (e.g. emulated_cuda.cu), wherever it lies
 #   tilemm_includes          an -I option for each folder of TILEMM_INCLUDE_DIRS
+#   tilemm_version           the version, as DESCRIPTION (the one place it is written) says
 #
 # Paths are printed with the prefix $TILEMM_SRC (default "src/": the scripts run from the tree's
 # root); the list read is $TILEMM_SRC/sources.mk.  The same reading as src/Makefile.in's (make)
@@ -34,6 +35,10 @@ tilemm_all_sources () {
 tilemm_source () {
   tilemm_all_sources | awk -v f="$1" '$0 == f || substr($0, length($0) - length(f)) == "/" f' \
     | head -n 1
+}
+
+tilemm_version () {
+  sed -n 's/^Version:[ \t]*//p' "${TILEMM_SRC-src/}../DESCRIPTION"
 }
 
 tilemm_includes () {

@@ -30,23 +30,32 @@ kernel_files () {
 }
 
 # kernels/ allocates nothing: device memory has one owner, the worker's workspace (src/cuda/),
-# which passes it in (the split-k scratch, the emulated arena).  Host malloc is not device memory
-# and is not matched; every way to device or pinned memory is.
+# which passes it in (the split-k scratch, the emulated arena); host memory neither (the stages
+# that need host buffers are cuda/'s).  Every way to device, pinned or host memory is refused.
 rule_kernels_allocate_nothing () {
   code_of $(kernel_files) \
-    | grep -E '\b(cudaMalloc[A-Za-z0-9]*|cudaFree[A-Za-z0-9]*|cudaHostAlloc|cudaHostRegister|cudaMemPool[A-Za-z]*|cuMem[A-Za-z]*Alloc[A-Za-z0-9_]*|cuMemFree[A-Za-z0-9_]*|cuMemCreate)[[:space:]]*\('
+    | grep -E '\b(cudaMalloc[A-Za-z0-9]*|cudaFree[A-Za-z0-9]*|cudaHostAlloc|cudaHostRegister|cudaMemPool[A-Za-z]*|cuMem[A-Za-z]*Alloc[A-Za-z0-9_]*|cuMemFree[A-Za-z0-9_]*|cuMemCreate|malloc|calloc|realloc|aligned_alloc|posix_memalign|free)[[:space:]]*\(|\bnew[[:space:]]+[A-Za-z_]'
 
 }
 
-# kernels/ stages nothing: operands and results travel in src/cuda/ (the staging).  Every copy
-# API is refused, cudaMemcpyAsync included, except a device-to-host copy of the emulated
-# scheme's own statistics, which the decision between its stages needs on the host: such a line
-# says so with the marker "layers: statistics" (emulated_cuda.cu explains it where it copies).
+# kernels/ stages nothing: operands and results travel in src/cuda/ (the staging), and the
+# emulated scheme's statistics come to the host in its stages there (cuda/emulated_scheme.cu);
+# it fills nothing either (a kernel's zeroed memory is its caller's cudaMemsetAsync).  Every copy
+# and fill API is refused, cudaMemcpyAsync included, and the C library's memcpy, memmove and
+# memset (a launcher builds its arguments by value).
 rule_kernels_copy_nothing () {
-  grep -nE '\b(cudaMemcpy[A-Za-z0-9]*|cuMemcpy[A-Za-z0-9_]*)[[:space:]]*\(' $(kernel_files) /dev/null \
-    | grep -vE 'cudaMemcpyAsync[[:space:]]*\(.*cudaMemcpyDeviceToHost.*/\* layers: statistics \*/' \
-    | strip_noise | grep -E '\b(cudaMemcpy[A-Za-z0-9]*|cuMemcpy[A-Za-z0-9_]*)[[:space:]]*\('
+  code_of $(kernel_files) \
+    | grep -E '\b(cudaMemcpy[A-Za-z0-9]*|cudaMemset[A-Za-z0-9]*|cuMemcpy[A-Za-z0-9_]*|cuMemset[A-Za-z0-9_]*|memcpy|memmove|memset)[[:space:]]*\('
 
+}
+
+# kernels/ is the lowest layer that calls CUDA: none of its files includes a header of cuda/ (the
+# layer above it; cuda_try.h, the launches' checks, lives in kernels/ for that).
+rule_kernels_include_no_cuda_header () {
+  local names
+  names=$(find "$src/cuda" -type f \( -name '*.h' -o -name '*.cuh' \) -printf '%f\n' | sed 's/\./\\./g' | paste -sd '|')
+  [ -n "$names" ] || return 0
+  grep -nE '#[[:space:]]*include[[:space:]]*"([^"]*/)?('"$names"')"' $(kernel_files) /dev/null
 }
 
 # kernels/ decides nothing: no environment read (overrides are read once, into the plan).
@@ -103,7 +112,7 @@ calls_into () {
 # common/ is the bottom layer: it includes no header of a layer above it and calls none of their
 # functions (the facts it plans from come in as data, gathered by exec/).
 rule_common_calls_nothing_above () {
-  grep -nE '#[[:space:]]*include[[:space:]]*"(multi|emulated_passes|batch_run|executor|kernels|transpose|emulated_cuda|imma_wgmma|batched|backend_cpu_tile|mex_common|blas_shim|blas_internal|cuda_try)\.h"' \
+  grep -nE '#[[:space:]]*include[[:space:]]*"(multi|emulated_passes|batch_run|executor|kernels|transpose|emulated_scheme|emulated_launch|imma_wgmma|batched|backend_cpu_tile|mex_common|blas_shim|blas_internal|cuda_try)\.h"' \
     $(find "$src/common" -type f) /dev/null
   calls_into common "exec cpu cuda kernels front"
 }
@@ -143,12 +152,36 @@ rule_cuda_passes_the_workspace () {
   code_of $(layer_files cuda) | grep -E '\bthread_local\b'
 }
 
+# ---------------------------------------------------------------- the environment
+
+# The environment is read in one place, common/options.c, into the settings (tilemm_settings.h)
+# that the plan carries: no other file of any layer calls getenv (the executor decides nothing,
+# so it reads no variable; a front end's setting is read there too, tilemm_blas_settings_read).
+rule_environment_read_in_options_only () {
+  code_of $(layer_files common exec cpu cuda kernels front) \
+          $(find "$src" -type f \( -name '*.h' -o -name '*.cuh' \) | sort) \
+    | grep -E '\b(secure_getenv|getenv)[[:space:]]*\(' | grep -vE "^$src/common/options\.c:"
+}
+
+# ---------------------------------------------------------------- the plan, made once
+
+# No plan is made below the decision: the executor's files that run a call's plan (run.c,
+# native.c, workers.c, batch.c, emulated_passes.c), the backends and the kernels call no plan
+# constructor and apply no rule of "auto".  The decision (exec/decide.c), the low-level entries
+# that make their own call's plan (exec/multiply.c, exec/devices.c) and common/ may.
+rule_no_plan_made_below_the_decision () {
+  code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
+          "$src/exec/emulated_passes.c" $(layer_files cpu cuda kernels) \
+    | grep -E '\btilemm_(plan_make(_op)?|plan_for_panel|plan_workers|plan_unfilled_[a-z_]+|plan_launches|call_plan_(make|queue|around|emulated_around)|batch_plan_make|emu_plan_[a-z_]+|plan_[a-z_]*gpu_pays|batch_[a-z_]+_pays|batch_page_alone)[[:space:]]*\('
+}
+
 # Each rule prints the lines that break it; a rule that prints nothing passes.
 for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_kernels_read_no_environment rule_kernels_keep_no_state \
             rule_common_calls_nothing_above rule_exec_reaches_backends_through_tables \
             rule_front_calls_no_backend rule_front_applies_no_rule rule_call_plan_fills_launches_once \
-            rule_cuda_passes_the_workspace; do
+            rule_cuda_passes_the_workspace rule_environment_read_in_options_only \
+            rule_kernels_include_no_cuda_header rule_no_plan_made_below_the_decision; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"

@@ -2141,13 +2141,55 @@ static void made_up_facts (tilemm_call_facts *facts, int count, int cc)
   facts->gpu.staging_chunk_bytes = 4 << 20;
 }
 
+/* The emulated product's planned branches (call_plan.h): decided with the plan, before any data
+ * are seen, and printed with it: an explicit count of moduli that cannot carry the data takes the
+ * native product, the rule's moduli the exact split; NaN or Inf, the native product then the
+ * finite lines. */
+static void test_emulated_branches (void)
+{
+  for (int moduli = 0; moduli <= 5; moduli += 5)
+    {
+      CHECK_CASE ("call plan: the emulated branches, %s moduli", moduli ? "explicit" : "the rule's");
+      tilemm_call_facts facts;
+      made_up_facts (&facts, 1, 9);
+      tilemm_options opt;
+      tilemm_options_init (&opt);
+      tilemm_route route;
+      memset (&route, 0, sizeof route);
+      route.action = TILEMM_ROUTE_COMPUTE;
+      route.compute_type = TILEMM_DOUBLE;
+      route.m = 300, route.n = 200, route.k = 100;
+      tilemm_emu_options emu;
+      tilemm_emu_default_options (&emu, TILEMM_DOUBLE);
+      emu.moduli = moduli;
+      tilemm_call_settings settings;
+      tilemm_call_settings_read (&settings);
+      tilemm_call_plan p;
+      tilemm_error err = { TILEMM_OK, "" };
+      CHECK (tilemm_call_plan_make (&p, &route, TILEMM_BACKEND_CPU, TILEMM_OP_NONE,
+                                    TILEMM_OP_NONE, 1, &emu, &opt, &settings, &facts, &err)
+               == TILEMM_OK, "plan: %s", err.detail);
+      CHECK (p.emu_on_range == (moduli ? TILEMM_EMU_RANGE_NATIVE : TILEMM_EMU_RANGE_SPLIT),
+             "on range: %d", (int) p.emu_on_range);
+      CHECK (p.emu_on_nonfinite == TILEMM_EMU_NONFINITE_NATIVE_THEN_FINITE, "on NaN or Inf: %d",
+             (int) p.emu_on_nonfinite);
+      char text[4096];
+      tilemm_call_plan_describe (&p, TILEMM_BACKEND_CPU, 1, &emu, text, sizeof text);
+      CHECK (strstr (text, moduli ? "emulated_on_range: the native product"
+                                  : "emulated_on_range: the pairs the moduli carry") != NULL
+               && strstr (text, "emulated_on_nonfinite: the native product, then") != NULL,
+             "the plan in words says no branch:\n%s", text);
+    }
+}
+
 /* The launches of a call plan are filled once, when its panels, steps and fallback are final
- * (call_plan.c: fill_launches, the last step of tilemm_call_plan_make, tilemm_call_plan_queue and
- * tilemm_call_plan_part): every plan it holds is current, in the cases where panels, steps or the
- * fallback change after plan.c made a plan: the panels of a transposed GPU product under a
- * limit, several GPU workers, devices below sm_80, the one-panel steps of TILEMM_STEP_COLS and
- * TILEMM_STEP_ROWS, simulated CPU devices, emulated panels under a limit, the part of an
- * emulated plan, and the queue the low-level entries make (tilemm_call_plan_queue). */
+ * (call_plan.c: fill_launches, the last step of tilemm_call_plan_make, tilemm_call_plan_queue
+ * and tilemm_call_plan_emulated_around): every plan it holds is current, in the cases where
+ * panels, steps or the fallback change after plan.c made a plan: the panels of a transposed GPU
+ * product under a limit, several GPU workers, devices below sm_80, the one-panel steps of
+ * TILEMM_STEP_COLS and TILEMM_STEP_ROWS, simulated CPU devices, emulated panels under a limit,
+ * a low-level entry's emulated plan, and the queue the low-level entries make
+ * (tilemm_call_plan_queue). */
 static void test_call_plan_launches (void)
 {
   const struct {
@@ -2212,11 +2254,13 @@ static void test_call_plan_launches (void)
         setenv ("TILEMM_STEP_COLS", cases[i].step_cols, 1);
       if (cases[i].step_rows)
         setenv ("TILEMM_STEP_ROWS", cases[i].step_rows, 1);
+      tilemm_call_settings settings;
+      tilemm_call_settings_read (&settings);
       tilemm_call_plan p;
       tilemm_error err = { TILEMM_OK, "" };
       const tilemm_status status
         = tilemm_call_plan_make (&p, &route, cases[i].backend, cases[i].op_a, TILEMM_OP_NONE,
-                                 cases[i].emulated, &emu, &opt, &facts, &err);
+                                 cases[i].emulated, &emu, &opt, &settings, &facts, &err);
       unsetenv ("TILEMM_STEP_COLS");
       unsetenv ("TILEMM_STEP_ROWS");
       CHECK (status == TILEMM_OK, "tilemm_call_plan_make: %s", err.detail);
@@ -2231,10 +2275,12 @@ static void test_call_plan_launches (void)
       check_call_launches (&p, 1, "tilemm_call_plan_make");
       if (cases[i].emulated)
         {
-          tilemm_call_plan part;
-          CHECK (tilemm_call_plan_part (&part, &p, cases[i].m / 3, cases[i].n / 2, &err)
-                   == TILEMM_OK, "tilemm_call_plan_part");
-          check_call_launches (&part, 1, "tilemm_call_plan_part");
+          /* A low-level entry's emulated plan around the call's native plan. */
+          tilemm_call_plan around;
+          CHECK (tilemm_call_plan_emulated_around (&around, &p.native, TILEMM_OP_NONE,
+                                                   TILEMM_OP_NONE, NULL, 0, &facts.gpu, &settings)
+                   == TILEMM_OK, "tilemm_call_plan_emulated_around");
+          check_call_launches (&around, 1, "tilemm_call_plan_emulated_around");
         }
       /* The queue of the low-level entries (exec/devices.c, exec/multiply.c): a plan for one
        * device, its workers and the facts. */
@@ -2272,6 +2318,7 @@ int main (void)
   test_plan_one_panel ();
   test_plan_launches ();
   test_call_plan_launches ();
+  test_emulated_branches ();
   test_plan_small_products ();
   test_plan_panels ();
   test_plan_steps ();

@@ -1,5 +1,5 @@
-/* tests/test_emulated_cuda.cu — the GPU side of the emulated precision (src/kernels/emulated_cuda.cu,
- * src/kernels/kernels_imma.cuh) against plain CPU loops, stage by stage and bitwise: exponents, the
+/* tests/test_emulated_cuda.cu — the GPU side of the emulated precision (src/cuda/emulated_scheme.cu
+ * on the kernels of src/kernels/emulated_cuda.cu and kernels_imma.cuh) against plain CPU loops, stage by stage and bitwise: exponents, the
  * statistics (lo matrices, sums, ratios), the residues, every modular GEMM plane (against exact
  * int64 sums mod m), the CRT (src/cpu/emulated_cpu.c's tilemm_emu_crt_double; for single
  * a rounding loop of its own), and the whole product against the CPU pipeline under the same plan.
@@ -8,7 +8,9 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
-#include "../src/kernels/emulated_cuda.cu"
+#include "../src/kernels/emulated_cuda.cu" /* the launchers and the kernels' tables */
+#include "backend.h"
+#include "emulated_scheme.h"
 
 #include <vector>
 
@@ -941,7 +943,7 @@ static void backends_case (tilemm_type type, int64_t m, int64_t n, int64_t k, in
     opt.rule = TILEMM_EMU_RULE_NATIVE;   /* "accuracy", "native": the GPU skips the statistics GEMM */
   tilemm_emu_plan pg, pc;
   tilemm_error eg = {}, ec = {};
-  const tilemm_status sg = tilemm_cuda_multiply_emulated (&plan, &opt, tilemm_emu_decide_by_rule, nullptr,
+  const tilemm_status sg = tilemm_cuda_multiply_emulated (&plan, &opt,
                                                           TILEMM_OP_NONE, &a, TILEMM_OP_NONE, &b, &cg, nullptr,
                                                           &pg, &eg);
   const tilemm_status sc = tilemm_cpu_multiply_emulated (&plan, &opt, tilemm_emu_decide_by_rule, nullptr,
@@ -1262,7 +1264,7 @@ static void host_entry_cases ()
   plan.m = m; plan.n = n; plan.k = k;
   tilemm_emu_plan used;
   tilemm_error err = {};
-  tilemm_status s = tilemm_cuda_multiply_emulated (&plan, nullptr, tilemm_emu_decide_by_rule, nullptr,
+  tilemm_status s = tilemm_cuda_multiply_emulated (&plan, nullptr,
                                                    TILEMM_OP_NONE, &a, TILEMM_OP_NONE, &b, &c, nullptr, &used,
                                                    &err);
   CHECK (s == TILEMM_OK && used.verdict == TILEMM_EMU_OK, "host entry: status %d verdict %d (%s)", (int) s,
@@ -1295,7 +1297,7 @@ static void host_entry_cases ()
         snprintf (v, sizeof v, "%s:%d", kind, i);
         setenv ("TILEMM_FAULT", v, 1);
         std::fill (C.begin (), C.end (), -1.0);
-        s = tilemm_cuda_multiply_emulated (&plan, nullptr, tilemm_emu_decide_by_rule, nullptr,
+        s = tilemm_cuda_multiply_emulated (&plan, nullptr,
                                            TILEMM_OP_NONE, &a, TILEMM_OP_NONE, &b, &c, nullptr, &used, &err);
         unsetenv ("TILEMM_FAULT");
         if (s == TILEMM_OK) /* past the last operation of that kind */
@@ -1304,7 +1306,7 @@ static void host_entry_cases ()
       }
   /* stop before anything */
   tilemm_stop stop = { [] (void *) { return 1; }, nullptr };
-  s = tilemm_cuda_multiply_emulated (&plan, nullptr, tilemm_emu_decide_by_rule, nullptr, TILEMM_OP_NONE, &a,
+  s = tilemm_cuda_multiply_emulated (&plan, nullptr, TILEMM_OP_NONE, &a,
                                      TILEMM_OP_NONE, &b, &c, &stop, &used, &err);
   CHECK (s == TILEMM_EINTERRUPTED, "stop: status %d", (int) s);
 }

@@ -313,8 +313,10 @@ void plan_launch_case (int cc, int64_t m, int64_t n, int64_t k, bool unsplit_by_
   tilemm_backend_facts (TILEMM_BACKEND_CUDA, 0, &facts.gpu);
   for (int i = 0; i < facts.gpu.count; i++)
     facts.gpu.cc_major[i] = cc;
+  tilemm_call_settings settings;
+  tilemm_call_settings_read (&settings);
   status = tilemm_call_plan_make (&d.plan, &d.route, d.backend, d.op_a, d.op_b, 0, &d.emu, &opt,
-                                  &facts, &err);
+                                  &settings, &facts, &err);
   CHECK (status == TILEMM_OK, "plan: %s (%s)", tilemm_strerror (status), err.detail);
   if (status != TILEMM_OK)
     return;
@@ -675,7 +677,10 @@ static int decided_while_gpu_held (const std::function<void ()> &ask)
   const tilemm_backend_ops *gpu = tilemm_backend_find (TILEMM_BACKEND_CUDA);
   void *state = NULL;
   tilemm_error held = { TILEMM_OK, "" };
-  if (!gpu || gpu->begin (NULL, &state, &held) != TILEMM_OK)
+  tilemm_call_plan holder;   // a product's turn takes its call plan (no fault armed)
+  memset (&holder, 0, sizeof holder);
+  holder.fault.kind = -1;
+  if (!gpu || gpu->begin (&holder, &state, &held) != TILEMM_OK)
     {
       CHECK (0, "the stand-in GPU could not be held: %s", held.detail);
       return -1;
@@ -959,6 +964,76 @@ void calibration_on_the_stand_in ()
          "nothing held after the failure: %zu device bytes", mock_cuda_device_bytes ());
 }
 
+// The emulated product of operands holding NaN and Inf (the plan's emu_on_nonfinite): every entry
+// in a row of op(A) or a column of op(B) holding one is NaN or Inf, and every other entry is
+// bitwise the emulated product of the finite rows and columns alone (a call of its own): the
+// lines zeroed in the executor's copies change no statistic of the others.
+void emulated_nonfinite_case (tilemm_op op_a, tilemm_op op_b, int devices)
+{
+  CHECK_CASE ("emulated %s%s with NaN and Inf, %d device(s): the rest bitwise the finite lines' "
+              "product", op_name (op_a), op_name (op_b), devices);
+  const int64_t m = 41, n = 37, k = 50;
+  operands x = make (false, false, false, m, n, k, op_a, op_b);
+  double *a = (double *) x.da.data (), *b = (double *) x.db.data ();
+  // op(A)(i, p) and op(B)(p, j) as stored.
+  auto at = [&] (int64_t i, int64_t p) -> double & {
+    return op_a == TILEMM_OP_NONE ? a[i + p * m] : a[p + i * k];
+  };
+  auto bt = [&] (int64_t p, int64_t j) -> double & {
+    return op_b == TILEMM_OP_NONE ? b[p + j * k] : b[j + p * n];
+  };
+  for (int64_t p = 0; p < k; p++)
+    at (9, p) *= 1e200; // a wide row: the rule's moduli may not carry its pairs
+  at (3, 5) = NAN;
+  at (17, 0) = INFINITY;
+  bt (44, 8) = -INFINITY;
+  bt (2, 30) = NAN;
+  std::vector<bool> bad_row (m, false), bad_col (n, false);
+  bad_row[3] = bad_row[17] = true;
+  bad_col[8] = bad_col[30] = true;
+  const outcome o = call (x, op_a, op_b, TILEMM_CHOOSE_CPU, true, 0, devices, 1);
+  CHECK (o.status == TILEMM_OK, "with NaN and Inf: %s (%s)", tilemm_strerror (o.status), o.detail);
+  // The finite lines alone, untransposed.
+  operands f = make (false, false, false, m - 2, n - 2, k, TILEMM_OP_NONE, TILEMM_OP_NONE);
+  double *fa = (double *) f.da.data (), *fb = (double *) f.db.data ();
+  for (int64_t i = 0, i2 = 0; i < m; i++)
+    if (!bad_row[i])
+      {
+        for (int64_t p = 0; p < k; p++)
+          fa[i2 + p * (m - 2)] = at (i, p);
+        i2++;
+      }
+  for (int64_t j = 0, j2 = 0; j < n; j++)
+    if (!bad_col[j])
+      {
+        for (int64_t p = 0; p < k; p++)
+          fb[p + j2 * k] = bt (p, j);
+        j2++;
+      }
+  const outcome alone = call (f, TILEMM_OP_NONE, TILEMM_OP_NONE, TILEMM_CHOOSE_CPU, true, 0,
+                              devices, 1);
+  CHECK (alone.status == TILEMM_OK, "the finite lines alone: %s (%s)",
+         tilemm_strerror (alone.status), alone.detail);
+  if (o.status != TILEMM_OK || alone.status != TILEMM_OK)
+    return;
+  const double *c = (const double *) o.c.data (), *c2 = (const double *) alone.c.data ();
+  int64_t differ = 0, finite_bad = 0;
+  for (int64_t j = 0, j2 = 0; j < n; j++)
+    {
+      for (int64_t i = 0, i2 = 0; i < m; i++)
+        {
+          if (bad_row[i] || bad_col[j])
+            finite_bad += isfinite (c[i + j * m]) != 0;
+          else
+            differ += memcmp (&c[i + j * m], &c2[i2 + j2 * (m - 2)], sizeof (double)) != 0;
+          i2 += !bad_row[i];
+        }
+      j2 += !bad_col[j];
+    }
+  CHECK (differ == 0, "%lld entries differ from the finite lines' own product", (long long) differ);
+  CHECK (finite_bad == 0, "%lld entries of a non-finite line are finite", (long long) finite_bad);
+}
+
 int main ()
 {
   setvbuf (stdout, NULL, _IOLBF, 0);
@@ -972,6 +1047,11 @@ int main ()
   precision_read_once ();
   emulated_passes_on_simulated_devices ();
   calibration_on_the_stand_in ();
+  for (int devices : { 1, 3 })
+    {
+      emulated_nonfinite_case (TILEMM_OP_NONE, TILEMM_OP_NONE, devices);
+      emulated_nonfinite_case (TILEMM_OP_TRANSPOSE, TILEMM_OP_TRANSPOSE, devices);
+    }
   static const tilemm_op ops[] = { TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, TILEMM_OP_CTRANSPOSE };
   struct kind { bool single, a_complex, b_complex; } kinds[] = {
     { false, false, false }, { false, true, true }, { true, false, false }, { true, true, true },

@@ -22,6 +22,7 @@
 #include "front.h"
 #include "machine_facts.h"
 #include "tilemm.h"
+#include "tilemm_settings.h"
 
 static int near (double a, double b, double rel)
 {
@@ -350,8 +351,10 @@ static int gpu_workers (const tilemm_machine_facts *facts, int64_t n, int named)
   tilemm_emu_default_options (&emu, TILEMM_DOUBLE);
   static tilemm_call_plan p;
   tilemm_error err = { TILEMM_OK, "" };
+  tilemm_call_settings settings;
+  tilemm_call_settings_read (&settings);
   if (tilemm_call_plan_make (&p, &r, TILEMM_BACKEND_CUDA, TILEMM_OP_NONE, TILEMM_OP_NONE, 0, &emu,
-                             &o, &cf, &err)
+                             &o, &settings, &cf, &err)
       != TILEMM_OK)
     return -1;
   return p.workers.count;

@@ -264,8 +264,20 @@ static void one_call (int gpu, mix_counts *mc)
       o.stop.arg = &stop;
     }
 
+  /* TILEMM_FAULT, for a product on the GPU: read with the call's settings when it is decided
+   * (into its plan, which each product arms as it starts). */
+  const int fault_drawn = below (8) == 0;
+  if (fault_drawn)
+    {
+      static const char *const kinds[] = { "malloc", "host", "memcpy", "launch" };
+      char spec[32];
+      snprintf (spec, sizeof spec, "%s:%d", kinds[below (4)], 1 + below (6));
+      setenv ("TILEMM_FAULT", spec, 1);
+    }
   tilemm_decision d;
   s = tilemm_decide (&da, &db, &o, &d, &err);
+  if (fault_drawn)
+    unsetenv ("TILEMM_FAULT");
   if (s != TILEMM_OK)
     {
       /* The plan is made with the decision: a limit no panel fits in is said there. */
@@ -309,20 +321,11 @@ static void one_call (int gpu, mix_counts *mc)
   mc->computed++;
 
   const int on_gpu = d.backend == TILEMM_BACKEND_CUDA;
-  const int fault_armed = on_gpu && below (8) == 0;
-  if (fault_armed)
-    {
-      static const char *const kinds[] = { "malloc", "host", "memcpy", "launch" };
-      char spec[32];
-      snprintf (spec, sizeof spec, "%s:%d", kinds[below (4)], 1 + below (6));
-      setenv ("TILEMM_FAULT", spec, 1);
-      mc->faults_armed++;
-    }
+  const int fault_armed = on_gpu && fault_drawn;
+  mc->faults_armed += fault_armed;
   mc->gpu_runs += on_gpu;
   mc->stops_armed += stop_armed;
   s = tilemm_run (&d, &o, a, b, c, &err);
-  if (fault_armed)
-    unsetenv ("TILEMM_FAULT");
   if (s == TILEMM_OK)
     {
       if (below (8) == 0)

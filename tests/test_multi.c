@@ -1,7 +1,8 @@
 /* test_multi.c — one product spread over several devices (multi.h), tested on simulated devices:
  * the crossover and the queue's panels, bitwise equality with one device for every type, the
  * queue's balance, a failure on one device stopping all and freeing all, the host's stop
- * (Ctrl-C) polled on the calling thread only and stopping all, and the options.
+ * (Ctrl-C) polled on the calling thread only and stopping all, the options, and the fault hook
+ * counted from every worker's thread at once.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *
@@ -23,6 +24,7 @@
 #include "front.h"
 #include "copy_team.h"
 #include "device_model.h"
+#include "fault.h"
 #include "multi.h"
 #include "tilemm.h"
 
@@ -768,8 +770,52 @@ static void test_stop (void)
   matrix_free (&cn);
 }
 
+/* ---------------------------------------------------------------- the fault hook's counts */
+
+enum { FAULT_THREADS = 4, FAULT_HITS = 10000000 };
+
+static pthread_barrier_t fault_start;   /* the threads count at once, not one after another */
+
+static void *count_faults (void *hits)
+{
+  pthread_barrier_wait (&fault_start);
+  for (int i = 0; i < FAULT_HITS; i++)
+    if (tilemm_fault_hit (TILEMM_FAULT_MEMCPY))
+      (*(int *) hits)++;
+  return NULL;
+}
+
+/* The workers of one product count the hook's operations from their own threads at once (a
+ * product's copies run on every worker): no count is lost and exactly one operation, the nth,
+ * fails. */
+static void test_fault_counts (void)
+{
+  CHECK_CASE ("fault hook: %d threads counting at once lose no count, one hit", FAULT_THREADS);
+  tilemm_fault_spec spec;
+  tilemm_fault_spec_parse ("memcpy:30000000", &spec);
+  tilemm_fault_begin (&spec);
+  pthread_t threads[FAULT_THREADS];
+  int hits[FAULT_THREADS] = { 0 };
+  pthread_barrier_init (&fault_start, NULL, FAULT_THREADS);
+  for (int t = 0; t < FAULT_THREADS; t++)
+    pthread_create (&threads[t], NULL, count_faults, &hits[t]);
+  int total = 0;
+  for (int t = 0; t < FAULT_THREADS; t++)
+    {
+      pthread_join (threads[t], NULL);
+      total += hits[t];
+    }
+  pthread_barrier_destroy (&fault_start);
+  CHECK (tilemm_fault_count (TILEMM_FAULT_MEMCPY) == (long) FAULT_THREADS * FAULT_HITS,
+         "%ld operations counted of %ld", tilemm_fault_count (TILEMM_FAULT_MEMCPY),
+         (long) FAULT_THREADS * FAULT_HITS);
+  CHECK (total == 1, "%d operations failed, not the 30000000th alone", total);
+  tilemm_fault_begin (NULL);
+}
+
 int main (void)
 {
+  test_fault_counts ();
   test_crossover ();
   test_copy_teams ();
   test_bitwise ();

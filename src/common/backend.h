@@ -79,6 +79,12 @@ tilemm_status tilemm_cuda_device_info (int index, tilemm_device_info *info, tile
 /* The device ordinal tilemm computes on (-1 when none). */
 int tilemm_cuda_current_device (void);
 
+/* The GPU's low-level entries (for tests and benchmarks; exec/multiply.c): a plan for the GPU
+ * run through the executor as every call runs (tilemm_multiply_op_stoppable: the call's plan made
+ * around the given plan, the call's settings read once; the GPU table's begin, product, end), on
+ * the caller's device.  TILEMM_ENOGPU without a usable GPU; TILEMM_EINVAL for a plan of another
+ * backend or empty panels. */
+
 /* C = A·B for host-memory views: upload, compute with our kernels, download.  Device buffers and
  * the stream are created on first use and kept for later calls; on any failure everything this
  * call allocated is freed and the next call starts clean.  stop (may be NULL) is polled before
@@ -97,17 +103,17 @@ tilemm_status tilemm_cuda_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
                                        const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
                                        const tilemm_view *c, tilemm_error *err);
 
-/* tilemm_cpu_multiply_emulated on the GPU: the same plan from the same statistics, bitwise the
- * same C.  One device (the current one), one panel: A and B go up as stored through the pinned
- * staging into the workspace the native product uses (src/cuda/workspace.cu), a transposed one
- * is transposed on the device (transpose.cu), the scheme runs there (emulated_cuda.cu) in the
- * workspace's arena, kept for the next call, and C comes back the same way.  plan may be NULL
- * (its panels are not used: emulated_panels.c cuts an emulated product).  The plan is decide's,
- * as the CPU's. */
+/* tilemm_cpu_multiply_emulated on the GPU: the same plan from the same statistics
+ * (tilemm_emu_decide_by_rule, the executor's one rule), bitwise the same C.  One device (the
+ * current one), one pass on the product whole (plan: its backend's frame; its panels are not
+ * used): A and B go up as stored through the pinned staging into the workspace the native
+ * product uses (src/cuda/workspace.cu), a transposed one is transposed on the device
+ * (transpose.cu), the scheme runs there in the workspace's arena, kept for the next call, and C
+ * comes back the same way.  The int8 GEMM is the call plan's (TILEMM_EMU_IMMA, from the call's
+ * settings, else wgmma where it runs). */
 tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
-                                             const tilemm_emu_options *options,
-                                             tilemm_emu_decide_fn decide, void *decide_ctx,
-                                             tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                                             const tilemm_emu_options *options, tilemm_op op_a,
+                                             const tilemm_view *a, tilemm_op op_b,
                                              const tilemm_view *b, const tilemm_view *c,
                                              const tilemm_stop *stop, tilemm_emu_plan *used,
                                              tilemm_error *err);

@@ -60,7 +60,7 @@ void tilemm_batch_sources (const tilemm_batch_shape *shape, int64_t z_page, int6
 #define TILEMM_BATCH_SMALL_PAGE_WORK 4096
 
 /* How a batch runs. */
-typedef struct {
+typedef struct tilemm_batch_plan_s {
   tilemm_backend backend;
   int per_page;              /* pages one by one, each a plain product (tilemm_run) with the
                                 page's call plan, which the batch's decision holds: pages
@@ -89,6 +89,15 @@ typedef struct {
                                 the pages from one queue (else each page over the devices its
                                 own call plan takes, one page after another)                  */
   tilemm_copy_team teams[TILEMM_MAX_WORKERS];   /* each GPU worker's host copy team           */
+  tilemm_fault_spec fault;   /* GPU: the fault hook its product arms (TILEMM_FAULT, fault.h; the
+                                call's settings)                                              */
+  tilemm_plan page;          /* CPU, pages as one batch: the tiled backend's plan of one page as
+                                the kernels see it (pairs and splits counted), on `threads`
+                                threads, or one where the pages spread over the threads       */
+  int direct_pages;          /* CPU, pages as one batch: real pages of at most
+                                TILEMM_BATCH_SMALL_PAGE_WORK multiply-adds, computed directly
+                                (without the tiled backend's entry, whose fixed cost is many
+                                times theirs)                                                 */
 } tilemm_batch_plan;
 
 /* The plan of a batch of `pages` products of one page's route (m, n, k in the route's terms: a
@@ -97,14 +106,15 @@ typedef struct {
  * where the device model says that it pays for the whole batch, tilemm_batch_gpu_pays, and
  * gpu_usable); max_device_bytes: 0 for no limit, else the device bytes a panel of pages may
  * hold (device_bytes: the GPU's memory budget, 0 when unknown).  Pages that run alone
- * (per_page: tilemm_batch_page_alone, or TILEMM_PAGES_ALONE=1 for every batch, =0 for none)
- * leave the limit to the page's call plan, which the caller makes (tilemm_decide_batch).
- * TILEMM_EDEVMEM when one page of a batched GPU product does not fit the limit; TILEMM_ENOGPU
- * when "gpu" and !gpu_usable. */
+ * (per_page: tilemm_batch_page_alone; pages_alone 1 for every batch, 0 for none, -1 the rule:
+ * TILEMM_PAGES_ALONE, from the call's settings) leave the limit to the page's call plan, which
+ * the caller makes (tilemm_decide_batch).  A batch on the CPU gets its page's plan (`page`:
+ * tilemm_plan_make's errors under the limit).  TILEMM_EDEVMEM when one page of a batched GPU
+ * product does not fit the limit; TILEMM_ENOGPU when "gpu" and !gpu_usable. */
 tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, int threads,
                                       tilemm_backend_choice choice, int gpu_usable,
                                       size_t max_device_bytes, size_t device_bytes,
-                                      const tilemm_machine_facts *facts,
+                                      int pages_alone, const tilemm_machine_facts *facts,
                                       tilemm_batch_plan *plan, tilemm_error *err);
 
 /* The GPU's devices of a batch planned for the GPU (backend CUDA): how many of `available`
@@ -180,8 +190,19 @@ typedef struct tilemm_batch_job_s {
   void *z;
   int64_t x_page, y_page, z_page;
   const tilemm_batch_shape *shape;
-  const tilemm_batch_plan *plan;   /* its plan: panels of pages (tilemm_batch_chunk_panels) */
+  tilemm_fault_spec fault;   /* the fault hook its product arms (the plan's fault)           */
+  const tilemm_batch_plan *plan;   /* its plan: the GPU's panels of pages
+                                      (tilemm_batch_chunk_panels), the CPU's threads, page plan,
+                                      pages spread or not, direct pages and poll groups       */
 } tilemm_batch_job;
+
+/* The CPU's batch (src/cpu/batch_cpu.c, its table's `batch`): pages first .. first + count - 1
+ * of the job as its plan says (job->plan: threads, page plan, pages spread over the threads,
+ * direct pages), in groups of the plan's pages_per_poll pages between two polls of `stop` (may
+ * be NULL).  state and worker as the table's (unused: the CPU's batch runs on the caller). */
+tilemm_status tilemm_cpu_multiply_batch (void *state, int worker, const tilemm_batch_job *job,
+                                         int64_t first, int64_t count, const tilemm_stop *stop,
+                                         tilemm_error *err);
 
 #ifdef __cplusplus
 }

@@ -264,10 +264,33 @@ static int64_t pages_per_poll (const tilemm_route *route, int threads,
   return pages * (threads > 0 ? threads : 1);
 }
 
+/* A batch on the CPU whose pages run as one batch: the tiled backend's plan of one page as the
+ * batch runs it (its real pages: a complex page read as pairs or split counts twice, under the
+ * limit), on the batch's threads, or on one where the pages spread over them (exec/batch.c runs
+ * it as it is). */
+static tilemm_status cpu_page_plan (const tilemm_route *route, size_t max_device_bytes,
+                                    tilemm_batch_plan *plan, tilemm_error *err)
+{
+  if (plan->per_page)
+    return tilemm_error_set (err, TILEMM_OK, NULL);
+  const tilemm_limits limits = { max_device_bytes, NULL };
+  const tilemm_status status
+    = tilemm_plan_make (&plan->page, TILEMM_BACKEND_CPU, route->compute_type,
+                        route->a_as_pairs || route->a_split ? 2 * route->m : route->m,
+                        route->b_split ? 2 * route->n : route->n, route->k, &limits);
+  if (status != TILEMM_OK)
+    return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
+  plan->page.threads = plan->parallel_pages ? 1 : plan->threads;
+  plan->direct_pages = !tilemm_type_is_complex (plan->page.type)
+                       && (double) plan->page.m * (double) plan->page.n * (double) plan->page.k
+                            <= TILEMM_BATCH_SMALL_PAGE_WORK;
+  return tilemm_error_set (err, TILEMM_OK, NULL);
+}
+
 tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, int threads,
                                       tilemm_backend_choice choice, int gpu_usable,
                                       size_t max_device_bytes, size_t device_bytes,
-                                      const tilemm_machine_facts *facts,
+                                      int pages_alone, const tilemm_machine_facts *facts,
                                       tilemm_batch_plan *plan, tilemm_error *err)
 {
 #ifdef _OPENMP
@@ -289,12 +312,12 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
   plan->pages_per_chunk = pages;
   plan->pages_over_devices = 0;
   memset (plan->teams, 0, sizeof plan->teams);
+  plan->fault.kind = -1;   /* none: the caller arms the call's (tilemm_decide_batch) */
+  plan->fault.nth = 0;
   /* TILEMM_PAGES_ALONE=1 (0) runs every batch's pages alone (none), for tests and to measure
-   * both routes; read here, once per batch. */
-  const char *alone = getenv ("TILEMM_PAGES_ALONE");
-  plan->per_page = alone && (alone[0] == '0' || alone[0] == '1') && alone[1] == '\0'
-                     ? alone[0] == '1'
-                     : tilemm_batch_page_alone (route, facts);
+   * both routes: the call's settings. */
+  plan->per_page = pages_alone == 0 || pages_alone == 1 ? pages_alone
+                                                        : tilemm_batch_page_alone (route, facts);
   /* Pages over the threads when there are enough of them to keep every thread busy; else page
    * after page, each one cut into tiles over the threads (a few large pages). */
   plan->parallel_pages
@@ -302,7 +325,7 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
   switch (choice)
     {
     case TILEMM_CHOOSE_CPU:
-      return tilemm_error_set (err, TILEMM_OK, NULL);
+      return cpu_page_plan (route, max_device_bytes, plan, err);
     case TILEMM_CHOOSE_GPU:
       if (!gpu_usable)
         return tilemm_error_set (err, TILEMM_ENOGPU, "backend \"gpu\": no usable GPU");
@@ -310,7 +333,7 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
     case TILEMM_CHOOSE_AUTO:
     default:
       if (!gpu_usable || !tilemm_batch_gpu_pays (route, pages, threads, facts))
-        return tilemm_error_set (err, TILEMM_OK, NULL);
+        return cpu_page_plan (route, max_device_bytes, plan, err);
       break;
     }
   plan->backend = TILEMM_BACKEND_CUDA;

@@ -9,6 +9,7 @@
 
 #include "call_plan.h"
 #include "device_model.h"
+#include "fault.h"
 #include "front.h"
 #include "ksplit.h"
 #include "plan_unfilled.h"
@@ -30,52 +31,6 @@ size_t tilemm_facts_budget (const tilemm_device_facts *facts, int device)
     if (facts->device[i] == device)
       return facts->budget[i];
   return 0;
-}
-
-/* "DEV" or "DEV:NUM" from the environment; 0 when unset or malformed. */
-static int env_pair (const char *name, int *first, int *second)
-{
-  const char *v = getenv (name);
-  if (!v || !*v)
-    return 0;
-  char *end = NULL;
-  const long x = strtol (v, &end, 10);
-  long y = *second;
-  if (end == v || x < 0 || x >= TILEMM_MAX_WORKERS)
-    return 0;
-  if (*end == ':')
-    {
-      const char *rest = end + 1;
-      y = strtol (rest, &end, 10);
-      if (end == rest || y < 0 || y > 1000000)
-        return 0;
-    }
-  if (*end)
-    return 0;
-  *first = (int) x;
-  *second = (int) y;
-  return 1;
-}
-
-void tilemm_sim_faults_from_env (tilemm_sim_faults *faults)
-{
-  faults->fail_device = -1;
-  faults->fail_after = 0;
-  faults->slow_device = -1;
-  faults->slow_ms = 0;
-  env_pair ("TILEMM_SIMULATE_FAIL", &faults->fail_device, &faults->fail_after);
-  env_pair ("TILEMM_SIMULATE_SLOW", &faults->slow_device, &faults->slow_ms);
-}
-
-/* A whole number from the environment, or `fallback` when unset or not one in [lo, hi]. */
-static long env_long (const char *name, long fallback, long lo, long hi)
-{
-  const char *v = getenv (name);
-  if (!v || !*v)
-    return fallback;
-  char *end = NULL;
-  const long x = strtol (v, &end, 10);
-  return *end || x < lo || x > hi ? fallback : x;
 }
 
 static int64_t ceil_div (int64_t a, int64_t b)
@@ -229,6 +184,7 @@ static void plan_keep (tilemm_call_plan *p)
 /* The emulated precision's panels, workers and passes for the product p->m × p->n × p->k. */
 static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
                                     const tilemm_emu_options *emu, size_t asked,
+                                    const tilemm_call_settings *settings,
                                     const tilemm_device_facts *gpu,
                                     const tilemm_host_facts *host, size_t chunk_bytes,
                                     const tilemm_workers *available)
@@ -267,13 +223,18 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
   const int64_t panel_rows = p->emu_panels.panel_cols < p->m ? p->emu_panels.panel_cols : p->m;
   const int64_t panel_cols = p->emu_panels.panel_rows < p->n ? p->emu_panels.panel_rows : p->n;
   p->emu_block_cols = tilemm_emu_result_block_cols (p->type, panel_rows, panel_cols, chunk_bytes);
-  p->emu_gemm = tilemm_emu_gemm_named (getenv ("TILEMM_EMU_IMMA"), gpu->wgmma);
+  p->emu_gemm = tilemm_emu_gemm_named (settings->emu_gemm, gpu->wgmma);
+  /* The branches the statistics may take: an explicit count of moduli promises nothing, so
+   * where it cannot carry the data the native product serves (and says so); the rule's moduli
+   * promise the bound, kept by the exact split. */
+  p->emu_on_range = emu->moduli > 0 ? TILEMM_EMU_RANGE_NATIVE : TILEMM_EMU_RANGE_SPLIT;
+  p->emu_on_nonfinite = TILEMM_EMU_NONFINITE_NATIVE_THEN_FINITE;
   return TILEMM_OK;
 }
 
 /* The launches of the call's plans (tilemm_plan_launches), filled here only, once, as the last
  * step of each function that hands out a call plan (tilemm_call_plan_make, tilemm_call_plan_queue,
- * tilemm_call_plan_part), when every panel, step and the fallback are final: before that, the
+ * tilemm_call_plan_emulated_around), when every panel, step and the fallback are final: before that, the
  * one-panel steps (TILEMM_STEP_*), the fallback (plan_fallback), the queue's panels and the
  * queue panels' sub-plans still change them.  Every plan takes the native plan's fallback: the
  * plans the native product runs (native, queue, sub) and, with_emulated, the emulated ones,
@@ -394,6 +355,61 @@ static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
   return status;
 }
 
+void tilemm_call_plan_around (tilemm_call_plan *p, const tilemm_plan *given, tilemm_op op_a,
+                              tilemm_op op_b, size_t limit, const tilemm_call_settings *settings)
+{
+  memset (p, 0, sizeof *p);
+  p->type = given->type;
+  p->m = given->m;
+  p->n = given->n;
+  p->k = given->k;
+  p->op_a = op_a;
+  p->op_b = op_b;
+  p->device_limit = limit;
+  p->native = *given;
+  p->queue = *given;
+  for (int r = 0; r < 2; r++)
+    for (int c = 0; c < 2; c++)
+      p->sub[r][c] = *given;
+  p->workers.count = 1;
+  p->sim_faults = settings->sim_faults;
+  p->fault = settings->fault;
+  p->emu_panels = *given;
+  p->emu_queue = *given;
+  p->emu_workers = 1;
+  p->emu_devices.count = 1;
+  p->emu_one_pass = 1;
+}
+
+tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *p, const tilemm_plan *given,
+                                                tilemm_op op_a, tilemm_op op_b,
+                                                const tilemm_workers *workers, int named,
+                                                const tilemm_device_facts *facts,
+                                                const tilemm_call_settings *settings)
+{
+  tilemm_call_plan_around (p, given, op_a, op_b, 0, settings);
+  p->devices_named = named;
+  p->emu_devices.device[0] = facts->current >= 0 ? facts->current : 0;
+  if (workers && workers->count > 1)
+    {
+      p->emu_devices = *workers;
+      if (given->backend == TILEMM_BACKEND_CPU)
+        p->simulated = workers->count;
+      p->emu_workers = tilemm_plan_unfilled_queue (&p->emu_queue, given, workers->count, named, 1,
+                                                   NULL);
+      p->emu_devices.count = p->emu_workers;
+    }
+  p->emu_one_pass
+    = (p->emu_workers <= 1 && tilemm_plan_panel_count (given) <= 1) || given->k == 0;
+  const int64_t rows = given->panel_cols < given->m ? given->panel_cols : given->m;
+  const int64_t cols = given->panel_rows < given->n ? given->panel_rows : given->n;
+  p->emu_block_cols = tilemm_emu_result_block_cols (given->type, rows, cols,
+                                                    facts->staging_chunk_bytes);
+  p->emu_gemm = tilemm_emu_gemm_named (settings->emu_gemm, facts->wgmma);
+  fill_launches (p, 1);
+  return TILEMM_OK;
+}
+
 tilemm_status tilemm_call_plan_queue (tilemm_call_plan *p, tilemm_backend backend,
                                       const tilemm_call_facts *facts)
 {
@@ -405,6 +421,7 @@ tilemm_status tilemm_call_plan_queue (tilemm_call_plan *p, tilemm_backend backen
 
 /* The native product's plan, its queue of panels and their plans. */
 static tilemm_status plan_native (tilemm_call_plan *p, tilemm_backend backend,
+                                  const tilemm_call_settings *settings,
                                   const tilemm_call_facts *facts)
 {
   const tilemm_limits limits = { p->device_limit, p->facts };
@@ -419,8 +436,7 @@ static tilemm_status plan_native (tilemm_call_plan *p, tilemm_backend backend,
   if (backend == TILEMM_BACKEND_CUDA && one_panel && !(transposed && p->device_limit > 0)
       && p->m > 0 && p->n > 0)
     {
-      const int64_t sc = env_long ("TILEMM_STEP_COLS", 0, 0, 1L << 40);
-      const int64_t sr = env_long ("TILEMM_STEP_ROWS", 0, 0, 1L << 40);
+      const int64_t sc = settings->step_cols, sr = settings->step_rows;
       if (sc > 0)
         {
           p->native.step_cols = sc < p->m ? sc : p->m;
@@ -436,6 +452,7 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
                                      tilemm_backend backend, tilemm_op op_a, tilemm_op op_b,
                                      int emulated, const tilemm_emu_options *emu,
                                      const struct tilemm_options_s *options,
+                                     const tilemm_call_settings *settings,
                                      const tilemm_call_facts *facts, tilemm_error *err)
 {
   memset (p, 0, sizeof *p);
@@ -460,12 +477,13 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
       p->m = 2 * route->m;
       p->op_a = TILEMM_OP_TRANSPOSE;
     }
-  tilemm_sim_faults_from_env (&p->sim_faults);
+  p->sim_faults = settings->sim_faults;
+  p->fault = settings->fault;
   const tilemm_device_facts *gpu = &facts->gpu;
   if (backend == TILEMM_BACKEND_CUDA)
     {
       tilemm_status status
-        = tilemm_devices_of_call (options, gpu, &p->workers, &p->devices_named, err);
+        = tilemm_devices_of_call (options, settings, gpu, &p->workers, &p->devices_named, err);
       if (status != TILEMM_OK)
         return status;
       if (p->workers.count < 1)
@@ -476,7 +494,7 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
     }
   else
     {
-      const int simulated = tilemm_simulated_of_call (options);
+      const int simulated = tilemm_simulated_of_call (options, settings);
       p->simulated = simulated > 1 ? simulated : 0;
       p->workers.count = 1;
       p->workers.device[0] = 0;
@@ -487,61 +505,13 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
                                      + (double) p->m * (double) p->n),
                                options->max_device_bytes);
   const tilemm_workers available = p->workers;
-  tilemm_status status = plan_native (p, backend, facts);
+  tilemm_status status = plan_native (p, backend, settings, facts);
   if (status == TILEMM_OK && emulated)
-    status = plan_emulated (p, backend, emu, options->max_device_bytes, gpu, &facts->host,
+    status = plan_emulated (p, backend, emu, options->max_device_bytes, settings, gpu, &facts->host,
                             gpu->staging_chunk_bytes, &available);
   if (status != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
   fill_launches (p, 1);
-  return TILEMM_OK;
-}
-
-tilemm_status tilemm_call_plan_part (tilemm_call_plan *part, const tilemm_call_plan *parent,
-                                     int64_t rows, int64_t cols, tilemm_error *err)
-{
-  (void) err;
-  *part = *parent;
-  part->m = rows;
-  part->n = cols;
-  part->op_a = part->op_b = TILEMM_OP_NONE;
-  part->split = TILEMM_SPLIT_NONE;
-  /* The parent's panels, workers and passes, cut to the part: the part is no larger, so panels
-   * of the parent's size fit the same limit. */
-  tilemm_plan *plans[] = { &part->native, &part->queue, &part->emu_panels, &part->emu_queue };
-  for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++)
-    {
-      tilemm_plan *q = plans[i];
-      q->m = rows;
-      q->n = cols;
-      q->op_a = q->op_b = TILEMM_OP_NONE;   /* the parts go up as they are */
-      if (q->panel_rows > cols)
-        q->panel_rows = cols > 0 ? cols : 1;
-      if (q->panel_cols > rows)
-        q->panel_cols = rows > 0 ? rows : 1;
-      if (q->step_rows > q->panel_rows)
-        q->step_rows = q->panel_rows;
-      if (q->step_cols > q->panel_cols)
-        q->step_cols = q->panel_cols;
-    }
-  /* Its native product (should its moduli not carry it) on the parent's first device, whole. */
-  part->workers.count = 1;
-  part->queue_keeps = TILEMM_KEEP_NONE;
-  part->queue.panel_rows = cols > 0 ? cols : 1;
-  part->queue.panel_cols = rows > 0 ? rows : 1;
-  for (int r = 0; r < 2; r++)
-    for (int c = 0; c < 2; c++)
-      part->sub[r][c] = part->native;
-  if (part->emu_workers > 1 && tilemm_plan_panel_count (&part->emu_queue) < part->emu_workers)
-    part->emu_workers = (int) tilemm_plan_panel_count (&part->emu_queue);
-  if (part->emu_workers < 1)
-    part->emu_workers = 1;
-  part->emu_devices.count = part->emu_workers;
-  part->emu_one_pass = (part->emu_workers <= 1 && tilemm_plan_panel_count (&part->emu_panels) <= 1)
-                       || part->k == 0;
-  if (part->emu_block_cols > cols)
-    part->emu_block_cols = cols > 0 ? cols : 1;
-  fill_launches (part, 1);
   return TILEMM_OK;
 }
 
@@ -656,5 +626,18 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
           say (&t, "emulated_blocks: %lld columns\n", (long long) p->emu_block_cols);
           say_teams (&t, "emulated_copy_teams", p->emu_teams, &p->emu_devices);
         }
+      say (&t, "emulated_on_range: %s\n",
+           p->emu_on_range == TILEMM_EMU_RANGE_NATIVE
+             ? "the native product, with a warning (explicit moduli)"
+             : "the pairs the moduli carry emulated, the others exactly, on the CPU");
+      say (&t, "emulated_on_nonfinite: %s\n",
+           "the native product, then the finite rows and columns emulated under this plan");
     }
+  if (p->simulated > 1 && (p->sim_faults.fail_device >= 0 || p->sim_faults.slow_device >= 0))
+    say (&t, "simulated_faults: device %d fails after %d panels, device %d pauses %d ms\n",
+         p->sim_faults.fail_device, p->sim_faults.fail_after, p->sim_faults.slow_device,
+         p->sim_faults.slow_ms);
+  if (p->fault.kind >= 0)
+    say (&t, "fault_hook: %s:%ld (TILEMM_FAULT: that operation of each product fails)\n",
+         tilemm_fault_kind_name (p->fault.kind), p->fault.nth);
 }

@@ -8,9 +8,11 @@
  * and its tiles, the panels under the device limit (native, emulated, transposed alike), the
  * steps and slots of the GPU's pipeline, which devices and the queue of panels they drain, the
  * plan of each panel, and for the emulated precision its rule, its panels, whether it runs in
- * one pass or two, the int8 GEMM and the blocks C comes back in.  Only the moduli are left to
- * the data: they are decided from the statistics by the one rule (tilemm_emu_decide), which the
- * executor applies once per product.  tilemm_call_plan_describe prints every decision.
+ * one pass or two, the int8 GEMM, the blocks C comes back in, and its planned branches (what is
+ * done when the moduli cannot carry a pair, when the operands hold NaN or Inf).  Only the moduli
+ * are left to the data: they are decided from the statistics by the one rule
+ * (tilemm_emu_decide), which the executor applies once per product, and the data choose which
+ * planned branch runs.  tilemm_call_plan_describe prints every decision.
  */
 #ifndef TILEMM_CALL_PLAN_H
 #define TILEMM_CALL_PLAN_H
@@ -22,23 +24,32 @@
 #include "devices.h"
 #include "emulated.h"
 #include "emulated_arena.h"
+#include "tilemm_settings.h"
 #include "tilemm.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Simulated devices that misbehave, for tests (TILEMM_SIMULATE_FAIL="DEV[:AFTER]",
- * TILEMM_SIMULATE_SLOW="DEV:MS", read once into the plan). */
-typedef struct {
-  int fail_device;    /* -1: none; else this device fails ...                  */
-  int fail_after;     /* ... after computing this many panels                   */
-  int slow_device;    /* -1: none; else this device pauses slow_ms before each panel */
-  int slow_ms;
-} tilemm_sim_faults;
-
-/* Defaults (no failure, no slow device), then the environment's. */
-void tilemm_sim_faults_from_env (tilemm_sim_faults *faults);
+/* The emulated product's planned branches: what the executor does when the statistics of the
+ * data say the plan's product cannot run as it is (the data choose which branch runs, the plan
+ * says what each does; both decided before anything runs, tilemm_call_plan_make). */
+typedef enum {
+  TILEMM_EMU_RANGE_SPLIT = 0,  /* moduli that cannot carry every (row, column) pair: the pairs
+                                  they carry emulated, the others exactly, on the CPU
+                                  (tilemm_emu_multiply_split_cpu, the CPU table's emu_split),
+                                  so every entry meets the bound                               */
+  TILEMM_EMU_RANGE_NATIVE      /* an explicit "moduli" count (no promise): the native product
+                                  under this plan, with a warning                              */
+} tilemm_emu_on_range;
+typedef enum {
+  TILEMM_EMU_NONFINITE_NATIVE_THEN_FINITE = 0  /* NaN or Inf among the operands: the native
+                                  product under this plan (every entry of a row of op(A) or a
+                                  column of op(B) holding one is NaN or Inf, as `*` gives it),
+                                  then the product again, emulated under this very plan, of
+                                  copies of the operands as stored with those rows and columns
+                                  zeroed, its other entries written over C's                   */
+} tilemm_emu_on_nonfinite;
 
 /* How a complex operand is handled where mtimes takes two real products (route.b_split,
  * route.a_split): its parts copied apart into one real matrix, one real product, joined. */
@@ -64,7 +75,8 @@ typedef struct {
                             steps, slots                                                     */
   /* Who runs it.  workers.count 1: one device, the caller's thread. */
   int simulated;         /* the CPU's simulated devices (tests): their count, else 0         */
-  tilemm_sim_faults sim_faults;
+  tilemm_sim_faults sim_faults;  /* how they misbehave (the call's settings)                  */
+  tilemm_fault_spec fault;       /* the fault hook each product arms (TILEMM_FAULT, fault.h)   */
   int devices_named;     /* the user named the devices (every one that gets a panel works)   */
   tilemm_workers workers;
   tilemm_plan queue;     /* the queue's panels (panel_rows × panel_cols of Cᵀ) */
@@ -87,8 +99,10 @@ typedef struct {
                                     data uploaded once; else a pass of statistics over every
                                     panel, the plan, a pass of products                      */
   tilemm_emu_gemm emu_gemm;      /* the int8 GEMM: wgmma where the device runs it, unless
-                                    TILEMM_EMU_IMMA names another (read once)               */
+                                    TILEMM_EMU_IMMA names another (the call's settings)      */
   int64_t emu_block_cols;        /* the GPU brings C back in blocks of these many columns    */
+  tilemm_emu_on_range emu_on_range;          /* when the moduli cannot carry a pair            */
+  tilemm_emu_on_nonfinite emu_on_nonfinite;  /* when the statistics find NaN or Inf            */
   /* The machine's facts the plan's costs were read from (NULL: the built-in model's). */
   const struct tilemm_machine_facts_s *facts;
 } tilemm_call_plan;
@@ -115,7 +129,8 @@ typedef struct {
 
 /* The plan of a product of the route `route` (action COMPUTE) on `backend` with transposes
  * op_a, op_b, emulated (with *emu) or not, under the options' limit, devices and simulated
- * devices.  Pure: reads the facts, never a device; environment overrides are read here, once.
+ * devices and the call's settings (tilemm_settings.h: its environment, read once by the caller).
+ * Pure: reads the facts and the settings, never a device nor the environment.
  * TILEMM_EDEVMEM / TILEMM_ELIMIT when not even one panel fits; TILEMM_EOPTION for a device list
  * that names a device there is not. */
 struct tilemm_options_s;
@@ -123,18 +138,34 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *plan, const tilemm_route 
                                      tilemm_backend backend, tilemm_op op_a, tilemm_op op_b,
                                      int emulated, const tilemm_emu_options *emu,
                                      const struct tilemm_options_s *options,
+                                     const tilemm_call_settings *settings,
                                      const tilemm_call_facts *facts, tilemm_error *err);
+
+/* A low-level entry's call plan (a test's or a benchmark's: tilemm_multiply and the entries of
+ * multi.h and emulated_passes.h), around the low-level `plan` it was given: its variant, tiles,
+ * panels and steps kept, ops op_a, op_b, the device limit `limit`, one worker on device 0, the
+ * product's queue and panels the plan itself, the emulated precision in one pass of its panels
+ * on that worker, and the call's settings' (the simulated devices' faults, the fault hook).
+ * The caller sets the workers and makes the queue (tilemm_call_plan_queue) or the emulated
+ * passes (tilemm_call_plan_emulated_around). */
+void tilemm_call_plan_around (tilemm_call_plan *plan, const tilemm_plan *given, tilemm_op op_a,
+                              tilemm_op op_b, size_t limit, const tilemm_call_settings *settings);
+
+/* The emulated precision over the panels of a low-level `given` plan (its backend), on
+ * `workers` (NULL or one: one device, the facts' current one; several: the queue of
+ * tilemm_plan_workers over them, `named` as there; the CPU's: simulated devices), the int8
+ * GEMM and C's blocks from the facts and the settings: a whole call plan (launches filled). */
+tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *plan, const tilemm_plan *given,
+                                                tilemm_op op_a, tilemm_op op_b,
+                                                const tilemm_workers *workers, int named,
+                                                const tilemm_device_facts *facts,
+                                                const tilemm_call_settings *settings);
 
 /* The queue of a plan whose native plan, workers, simulated devices, devices_named, ops and
  * device_limit are set: how many workers run it, the queue's panels and their plans, what each
  * worker keeps, the copy teams. */
 tilemm_status tilemm_call_plan_queue (tilemm_call_plan *plan, tilemm_backend backend,
                                       const tilemm_call_facts *facts);
-
-/* The plan of a part of a planned product (rows × cols of C, the same k: the finite block of an
- * emulated product whose operands hold NaN or Inf), with every decision of `parent` kept. */
-tilemm_status tilemm_call_plan_part (tilemm_call_plan *part, const tilemm_call_plan *parent,
-                                     int64_t rows, int64_t cols, tilemm_error *err);
 
 /* Whether a product of `bytes` (its operands and result) is large enough that the plan needs
  * the GPU's memory budget (tilemm_device_facts.budget). */

@@ -5,7 +5,7 @@
  *
  * This header is the contract between the plan (plain C, src/common/emulated_plan.c), the CPU
  * backend's implementation (src/cpu/emulated_cpu.c) and the CUDA backend's
- * (src/kernels/emulated_cuda.cu): every number the
+ * (src/cuda/emulated_scheme.cu on src/kernels/emulated_cuda.cu's kernels): every number the
  * plan is decided from is an exact integer (or a correctly rounded quotient of two), so the CPU
  * and the GPU decide the same plan from the same data and, since the int8 products are exact and
  * the result is rounded once, produce bitwise the same C.  The tests hold them to that.
@@ -244,7 +244,7 @@ tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options,
 /* An upper bound of the device bytes one panel of an emulated product holds (rows × cols of C,
  * inner dimension k, `moduli` moduli): A, B and C as they travel (a transposed operand twice: as
  * stored and transposed on the device), the statistics, the residues and the modular products
- * (src/kernels/emulated_cuda.cu's two workspaces). */
+ * (src/cuda/emulated_scheme.cu's two workspaces). */
 double tilemm_emu_panel_bytes (tilemm_type type, int64_t rows, int64_t cols, int64_t k,
                                int moduli, tilemm_op op_a, tilemm_op op_b);
 

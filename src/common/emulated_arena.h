@@ -1,4 +1,4 @@
-/* emulated_arena.h — what a run of the emulated scheme on the GPU (src/kernels/emulated_cuda.cu)
+/* emulated_arena.h — what a run of the emulated scheme on the GPU (src/cuda/emulated_scheme.cu)
  * needs its caller to decide and to give: the int8 GEMM, and the device arena the run carves its
  * residues and statistics from (sizes only: host arithmetic, so the workspace in src/cuda/ sizes
  * the arena before the call and the tests size theirs alike).  Plain C.
@@ -33,7 +33,7 @@ typedef enum {
  * the device and build can run it (else v2 stands in). */
 tilemm_emu_gemm tilemm_emu_gemm_named (const char *name, int wgmma_runs);
 
-/* What a call runs (emulated_cuda.h): the whole scheme, the statistics only, or the product
+/* What a call runs (emulated_scheme.h): the whole scheme, the statistics only, or the product
  * under a plan made elsewhere. */
 typedef enum {
   TILEMM_EMU_RUN_WHOLE = 0,

@@ -9,9 +9,11 @@
  *   host    pinned host allocations (cudaHostAlloc)  -> TILEMM_ENOMEM
  *   memcpy  copies (cudaMemcpyAsync)                  -> TILEMM_ECUDA
  *   launch  kernel launches (tilemm_cuda_launch)      -> TILEMM_ECUDA
- * The variable is read when each product starts (tilemm_fault_begin) and the counts start from
- * zero then, so nothing carries over from one call to the next; unset, a hook costs an increment
- * and a comparison.  Callers hold the CUDA backend's lock, so the counts need no atomics.
+ * The variable is read once per call, with the call's other settings (tilemm_settings.h), into the
+ * call's plan; each product arms the plan's fault when it starts (tilemm_fault_begin) and the
+ * counts start from zero then, so nothing carries over from one call to the next; unarmed, a hook
+ * costs an increment and a comparison.  Callers hold the CUDA backend's lock, so one product arms
+ * at a time; its workers count from their own threads at once, so the counts are atomic.
  * Plain C, no CUDA header: the hook returns whether to fail, the call site picks the error. */
 #ifndef TILEMM_FAULT_H
 #define TILEMM_FAULT_H
@@ -28,8 +30,22 @@ typedef enum {
   TILEMM_FAULT_NKINDS
 } tilemm_fault_kind;
 
-/* Reads TILEMM_FAULT and zeroes the counts: call once at the start of each product. */
-void tilemm_fault_begin (void);
+/* An armed fault: the nth operation of `kind` fails (kind -1: none). */
+typedef struct {
+  int kind;
+  long nth;
+} tilemm_fault_spec;
+
+/* TILEMM_FAULT's text ("KIND:N", N >= 1) as a spec; anything else (NULL, "", malformed) arms
+ * none. */
+void tilemm_fault_spec_parse (const char *text, tilemm_fault_spec *spec);
+
+/* The name of a kind ("malloc", "host", "memcpy", "launch"; "none" for another number). */
+const char *tilemm_fault_kind_name (int kind);
+
+/* Arms `spec` (NULL: none) and zeroes the counts: call once at the start of each product, with
+ * the call plan's spec (call_plan.h: tilemm_call_plan.fault). */
+void tilemm_fault_begin (const tilemm_fault_spec *spec);
 
 /* Counts one operation of `kind`; 1 when it is the one to fail. */
 int tilemm_fault_hit (tilemm_fault_kind kind);

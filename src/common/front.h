@@ -224,14 +224,61 @@ tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options 
  * of devices.h decides, per product, how many of them).  For tilemm_info (src/exec/devices.c). */
 tilemm_status tilemm_devices_in_use (tilemm_workers *workers, int *named, tilemm_error *err);
 
-/* The GPUs a product may use under `options` (the option, else TILEMM_DEVICES, else every
- * usable device of `facts`); *named: whether they were named (options.c, pure). */
+/* The GPUs a product may use under `options` (the option, else the settings' TILEMM_DEVICES,
+ * else every usable device of `facts`); *named: whether they were named (options.c, pure). */
 tilemm_status tilemm_devices_of_call (const tilemm_options *options,
+                                      const tilemm_call_settings *settings,
                                       const tilemm_device_facts *facts, tilemm_workers *w,
                                       int *named, tilemm_error *err);
 
-/* Simulated devices for the cpu backend: the option's, else TILEMM_SIMULATE_DEVICES'. */
-int tilemm_simulated_of_call (const tilemm_options *options);
+/* Simulated devices for the cpu backend: the option's, else the settings'
+ * TILEMM_SIMULATE_DEVICES. */
+int tilemm_simulated_of_call (const tilemm_options *options, const tilemm_call_settings *settings);
+
+/* ---------------------------------------------------------------- a BLAS call's own arithmetic */
+
+/* A scalar as (re, im) doubles: a BLAS call's alpha and beta of every type. */
+typedef struct {
+  double re, im;
+} tilemm_scalar;
+
+/* One BLAS call, its arguments checked: C := alpha·op_a(A)·op_b(B) + beta·C over C's m×n block
+ * (gemm), or over its upper or lower triangle only (syrk, herk: B is A, m = n).  Its product P
+ * goes the way of every call (tilemm_decide_op, tilemm_run); around it, the BLAS's own
+ * arithmetic (exec/blas_request.c), which the BLAS library's front end calls. */
+typedef struct {
+  tilemm_type type;
+  char uplo;              /* 0 for gemm (the whole block), 'U' or 'L' for syrk and herk       */
+  int hermitian;          /* herk: alpha and beta are real, C's diagonal has no imaginary part */
+  tilemm_op op_a, op_b;
+  const void *a, *b;      /* as stored: A is m×k (k×m when op_a transposes), B k×n (n×k)      */
+  int64_t lda, ldb;
+  int64_t m, n, k;
+  tilemm_scalar alpha, beta;
+  void *c;
+  int64_t ldc;
+} tilemm_blas_request;
+
+/* C := alpha·P + beta·C over the request's block or triangle, in the element type's own
+ * arithmetic as the reference BLAS does (P m×n with leading dimension ldp; NULL: P is C itself,
+ * beta 0 then); beta 0 never reads C; herk's diagonal keeps no imaginary part.  Columns in
+ * parallel for a large C. */
+void tilemm_blas_update (const tilemm_blas_request *request, tilemm_scalar alpha, const void *p,
+                         int64_t ldp, tilemm_scalar beta);
+
+/* C := beta·C over the request's block or triangle (beta 0 writes zeros without reading C): the
+ * reference's alpha = 0 and k = 0 branches. */
+void tilemm_blas_scale_c (const tilemm_blas_request *request);
+
+/* A stored operand (rows × cols, leading dimension ld) as tilemm_run takes it: itself when
+ * contiguous, else a packed copy (*copy, the caller frees it).  NULL when the copy cannot be
+ * allocated. */
+const void *tilemm_blas_contiguous (tilemm_type type, const void *x, int64_t rows, int64_t cols,
+                                    int64_t ld, void **copy);
+
+/* The whole request element by element, in double or double complex (the last resort: it needs
+ * no memory, so it cannot fail). */
+void tilemm_blas_loop (const tilemm_blas_request *request);
 
 /* The plan of a decided call in words (tilemm_call_plan_describe), "" for no compute. */
 void tilemm_decision_describe (const tilemm_decision *decision, char *buf, size_t size);

@@ -1,15 +1,19 @@
 /* options.c — what a front end builds a request from: the options of a call and their checks,
  * the names of the transposes, the devices a product may use, the values' helpers and the
- * advice that goes with an error (see front.h).
+ * advice that goes with an error (see front.h); and the environment's settings, read here and
+ * nowhere else (tilemm_settings.h).
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
 #include <ctype.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "front.h"
+#include "tilemm_settings.h"
 
 const char tilemm_usage[] = "usage: C = tilemm (A, B), tilemm (A, tA, B, tB) or "
                             "tilemm (..., \"backend\", NAME, ...)";
@@ -268,22 +272,24 @@ static tilemm_status set_simulate_devices (tilemm_options *options, const tilemm
 
 /* The GPUs a product may use: the option's, else TILEMM_DEVICES' (both named: used as listed,
  * each checked against the devices there are), else every usable GPU (the crossover decides how
- * many, devices.h).  Read per call, so changing the variable takes effect at the next product;
- * the devices themselves come from the facts the executor gathered. */
+ * many, devices.h).  The variable comes with the call's settings, read once per call, so
+ * changing it takes effect at the next product; the devices themselves come from the facts the
+ * executor gathered. */
 tilemm_status tilemm_devices_of_call (const tilemm_options *options,
+                                      const tilemm_call_settings *settings,
                                       const tilemm_device_facts *facts, tilemm_workers *w,
                                       int *named, tilemm_error *err)
 {
   *w = options->devices;
   *named = w->count > 0;
-  const char *env = getenv ("TILEMM_DEVICES");
-  if (!*named && env && *env)
+  if (!*named && settings->devices_given)
     {
-      if (!parse_device_list (env, w))
+      if (settings->devices_bad)
         return tilemm_error_set (err, TILEMM_EOPTION,
                                  "TILEMM_DEVICES=\"%s\" must list at most %d CUDA device ordinals "
                                  "such as \"0,1\"",
-                                 env, TILEMM_MAX_WORKERS);
+                                 settings->devices_text, TILEMM_MAX_WORKERS);
+      *w = settings->devices;
       *named = w->count > 0;
     }
   if (!*named)
@@ -345,16 +351,119 @@ void tilemm_host_threads_setting (char *text, size_t size)
     }
 }
 
-int tilemm_simulated_of_call (const tilemm_options *options)
+int tilemm_simulated_of_call (const tilemm_options *options, const tilemm_call_settings *settings)
 {
   if (options->simulate_devices >= 0)
     return options->simulate_devices;
-  const char *env = getenv ("TILEMM_SIMULATE_DEVICES");
-  if (!env || !*env)
-    return 0;
+  return settings->simulate_devices > 0 ? settings->simulate_devices : 0;
+}
+
+/* ---------------------------------------------------------------- the environment */
+
+/* A whole number from the environment, or `fallback` when unset or not one in [lo, hi]. */
+static long env_long (const char *name, long fallback, long lo, long hi)
+{
+  const char *v = getenv (name);
+  if (!v || !*v)
+    return fallback;
   char *end = NULL;
-  const long x = strtol (env, &end, 10);
-  return *end || x < 0 || x > TILEMM_MAX_WORKERS ? 0 : (int) x;
+  const long x = strtol (v, &end, 10);
+  return *end || x < lo || x > hi ? fallback : x;
+}
+
+/* "DEV" or "DEV:NUM" from the environment into *first, *second; untouched when unset or
+ * malformed. */
+static void env_pair (const char *name, int *first, int *second)
+{
+  const char *v = getenv (name);
+  if (!v || !*v)
+    return;
+  char *end = NULL;
+  const long x = strtol (v, &end, 10);
+  long y = *second;
+  if (end == v || x < 0 || x >= TILEMM_MAX_WORKERS)
+    return;
+  if (*end == ':')
+    {
+      const char *rest = end + 1;
+      y = strtol (rest, &end, 10);
+      if (end == rest || y < 0 || y > 1000000)
+        return;
+    }
+  if (*end)
+    return;
+  *first = (int) x;
+  *second = (int) y;
+}
+
+/* The variable's text into out (size bytes, cut to fit); returns whether it is set, not empty. */
+static int env_text (const char *name, char *out, size_t size)
+{
+  const char *v = getenv (name);
+  snprintf (out, size, "%s", v ? v : "");
+  return v && *v;
+}
+
+static tilemm_process_settings process_settings;
+static pthread_once_t process_settings_once = PTHREAD_ONCE_INIT;
+
+static void read_process_settings (void)
+{
+  tilemm_process_settings *s = &process_settings;
+  s->staging_chunk_bytes = getenv ("TILEMM_STAGING_KB")
+                             ? (size_t) env_long ("TILEMM_STAGING_KB", 16384, 1, 1L << 20) << 10
+                             : (size_t) env_long ("TILEMM_STAGING_MB", 16, 1, 1024) << 20;
+  s->staging_chunks = (int) env_long ("TILEMM_STAGING_CHUNKS", 4, 2, 16);
+  s->copy_threads = (int) env_long ("TILEMM_COPY_THREADS", 0, 0, 1024);
+  s->huge_pages = (int) env_long ("TILEMM_HUGEPAGES", 1, 0, 1);
+  s->prefault_threads = (int) env_long ("TILEMM_PREFAULT_THREADS", 0, 0, 64);
+  const char *memset_value = getenv ("TILEMM_BLAS_MEMSET");
+  s->blas_memset = memset_value && strcmp (memset_value, "0") == 0 ? TILEMM_BLAS_MEMSET_OFF
+                   : memset_value && strcmp (memset_value, "huge") == 0 ? TILEMM_BLAS_MEMSET_HUGE
+                                                                       : TILEMM_BLAS_MEMSET_THREADS;
+  env_text ("TILEMM_BLAS_TRACE", s->blas_trace, sizeof s->blas_trace);
+}
+
+const tilemm_process_settings *tilemm_process_settings_get (void)
+{
+  pthread_once (&process_settings_once, read_process_settings);
+  return &process_settings;
+}
+
+void tilemm_sim_faults_none (tilemm_sim_faults *faults)
+{
+  faults->fail_device = -1;
+  faults->fail_after = 0;
+  faults->slow_device = -1;
+  faults->slow_ms = 0;
+}
+
+void tilemm_call_settings_read (tilemm_call_settings *s)
+{
+  const char *devices = getenv ("TILEMM_DEVICES");
+  s->devices_given = devices && *devices;
+  snprintf (s->devices_text, sizeof s->devices_text, "%s", devices ? devices : "");
+  s->devices.count = 0;
+  s->devices_bad = s->devices_given && !parse_device_list (devices, &s->devices);
+  s->simulate_devices = (int) env_long ("TILEMM_SIMULATE_DEVICES", -1, 0, TILEMM_MAX_WORKERS);
+  tilemm_sim_faults_none (&s->sim_faults);
+  env_pair ("TILEMM_SIMULATE_FAIL", &s->sim_faults.fail_device, &s->sim_faults.fail_after);
+  env_pair ("TILEMM_SIMULATE_SLOW", &s->sim_faults.slow_device, &s->sim_faults.slow_ms);
+  s->step_cols = env_long ("TILEMM_STEP_COLS", 0, 0, 1L << 40);
+  s->step_rows = env_long ("TILEMM_STEP_ROWS", 0, 0, 1L << 40);
+  env_text ("TILEMM_EMU_IMMA", s->emu_gemm, sizeof s->emu_gemm);
+  const char *alone = getenv ("TILEMM_PAGES_ALONE");
+  s->pages_alone = alone && (alone[0] == '0' || alone[0] == '1') && alone[1] == '\0'
+                     ? alone[0] == '1'
+                     : -1;
+  tilemm_fault_spec_parse (getenv ("TILEMM_FAULT"), &s->fault);
+}
+
+void tilemm_blas_settings_read (tilemm_blas_settings *s)
+{
+  s->backend_given = env_text ("TILEMM_BLAS_BACKEND", s->backend, sizeof s->backend);
+  const char *times = getenv ("TILEMM_BLAS_TIMES");
+  s->times = times && *times && *times != '0';
 }
 
 tilemm_status tilemm_options_set (tilemm_options *options, const char *name,

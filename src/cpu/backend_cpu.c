@@ -28,6 +28,7 @@
 #endif
 
 #include "backend.h"
+#include "batch.h"
 #include "cpu_isa.h"
 #include "parallel_copy.h"
 #include "tilemm.h"
@@ -419,5 +420,6 @@ const tilemm_backend_ops tilemm_cpu_backend_ops = {
   .emu_product = cpu_emu_product,
   .emu_whole = cpu_emu_whole,
   .emu_split = tilemm_emu_multiply_split_cpu,
+  .batch = tilemm_cpu_multiply_batch,
   .code_variant = cpu_code_variant,
 };

@@ -51,13 +51,12 @@ static void sim_facts (int with_budgets, tilemm_device_facts *facts)
 
 static tilemm_status sim_begin (const void *config, void **state, tilemm_error *err)
 {
+  if (!config)
+    return tilemm_error_set (err, TILEMM_EINVAL, "simulated devices: no call plan");
   sim_state *s = calloc (1, sizeof *s);
   if (!s)
     return tilemm_error_set (err, TILEMM_ENOMEM, "no memory for the simulated devices");
-  if (config)
-    s->faults = ((const tilemm_call_plan *) config)->sim_faults;
-  else
-    tilemm_sim_faults_from_env (&s->faults);
+  s->faults = ((const tilemm_call_plan *) config)->sim_faults;
   *state = s;
   return TILEMM_OK;
 }

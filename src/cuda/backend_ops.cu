@@ -75,8 +75,11 @@ void cuda_facts (int with_budgets, tilemm_device_facts *facts)
 
 tilemm_status cuda_begin (const void *config, void **state, tilemm_error *err)
 {
+  if (!config)
+    return tilemm_error_set (err, TILEMM_EINVAL, "GPU product: no call plan");
   ws_mutex.lock ();
-  tilemm_fault_begin (); /* TILEMM_FAULT, a test hook: read per product (fault.h) */
+  /* TILEMM_FAULT, a test hook: the call plan's, armed per product (fault.h) */
+  tilemm_fault_begin (&((const tilemm_call_plan *) config)->fault);
   tilemm_status status = probe (err);
   product_state *s = status == TILEMM_OK ? (product_state *) calloc (1, sizeof (product_state))
                                          : nullptr;
@@ -256,7 +259,7 @@ tilemm_status cuda_product (void *state, int worker, const tilemm_plan *plan, ti
 
 int64_t block_cols_of (const product_state *s)
 {
-  return s->plan ? s->plan->emu_block_cols : 0;
+  return s->plan->emu_block_cols;
 }
 
 /* The largest panel of the emulated queue (rows, columns of C), for a workspace made once, and
@@ -275,11 +278,10 @@ void emulated_most (const product_state *s, emu_stage &stage)
     }
 }
 
-/* The int8 GEMM the call's plan chose (a low-level entry's: wgmma where it runs). */
+/* The int8 GEMM the call's plan chose. */
 tilemm_emu_gemm gemm_of (const product_state *s)
 {
-  return s->plan ? s->plan->emu_gemm
-                 : tilemm_emu_gemm_named (nullptr, tilemm_emu_cuda_wgmma_runs ());
+  return s->plan->emu_gemm;
 }
 
 tilemm_status cuda_emu_stats (void *state, int worker, const tilemm_emu_options *options,

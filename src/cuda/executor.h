@@ -18,7 +18,7 @@
 #include "backend.h"
 #include "batch.h"
 #include "cuda_try.h"
-#include "emulated_cuda.h"
+#include "emulated_scheme.h"
 #include "fault.h"
 #include "host_pages.h"
 #include "kernels.h"
@@ -44,7 +44,8 @@ struct settings
   int prefault_threads;  /* threads faulting a large result's pages in (0: none)   */
 };
 
-/* The settings, read from the environment once (the manual, Performance > Settings). */
+/* The settings, the process's (tilemm_settings.h: read from the environment once; the manual,
+ * Performance > Settings). */
 const settings &config (void);
 
 /* ---------------------------------------------------------------- the device (device.cu) */

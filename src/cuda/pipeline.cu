@@ -525,33 +525,3 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
 }
 
 } /* namespace tilemm_cuda */
-
-extern "C" {
-
-tilemm_status tilemm_cuda_multiply (const tilemm_plan *plan, const tilemm_view *a,
-                                    const tilemm_view *b, const tilemm_view *c,
-                                    const tilemm_stop *stop, tilemm_error *err)
-{
-  std::lock_guard<std::mutex> lock (ws_mutex);
-  tilemm_fault_begin (); /* TILEMM_FAULT, a test hook: read per product (fault.h) */
-  tilemm_status status = probe (err);
-  if (status != TILEMM_OK)
-    return status;
-  if (!plan || !a || !b || !c)
-    return tilemm_error_set (err, TILEMM_EINVAL, "tilemm_cuda_multiply: null argument");
-  if (plan->panel_rows < 1 || plan->panel_cols < 1)
-    return tilemm_error_set (err, TILEMM_EINVAL, "plan with empty panels (%lld x %lld)",
-                             (long long) plan->panel_rows, (long long) plan->panel_cols);
-  bool done;
-  status = entry_checks (plan, c, &done, err);
-  if (done)
-    return status;
-  workspace &ws = ws_pool[0]; /* the caller's thread: worker 0 */
-  return recorded_product (ws,
-    [&] (tilemm_cuda_stats *st) {
-      return run_pipeline (ws, plan, TILEMM_OP_NONE, a, TILEMM_OP_NONE, b, c, stop, st, err);
-    },
-    true);
-}
-
-} /* extern "C" */

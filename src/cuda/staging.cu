@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "executor.h"
+#include "tilemm_settings.h"
 
 using namespace tilemm_cuda;
 
@@ -14,29 +15,14 @@ namespace tilemm_cuda {
 
 /* ---------------------------------------------------------------- settings */
 
-static long env_long (const char *name, long fallback, long lo, long hi)
-{
-  const char *v = getenv (name);
-  if (!v || !*v)
-    return fallback;
-  char *end = nullptr;
-  const long x = strtol (v, &end, 10);
-  return *end || x < lo || x > hi ? fallback : x;
-}
-
-
+/* The process's staging settings (tilemm_settings.h: read once, in options.c). */
 const settings &config (void)
 {
-  static const settings s = {
-    /* TILEMM_STAGING_KB, finer, wins over TILEMM_STAGING_MB (tests use tiny chunks). */
-    getenv ("TILEMM_STAGING_KB")
-      ? (size_t) env_long ("TILEMM_STAGING_KB", 16384, 1, 1L << 20) << 10
-      : (size_t) env_long ("TILEMM_STAGING_MB", 16, 1, 1024) << 20,
-    (int) env_long ("TILEMM_STAGING_CHUNKS", 4, 2, 16),
-    (int) env_long ("TILEMM_COPY_THREADS", 0, 0, 1024),
-    (int) env_long ("TILEMM_HUGEPAGES", 1, 0, 1),
-    (int) env_long ("TILEMM_PREFAULT_THREADS", 0, 0, 64),
-  };
+  static const settings s = [] {
+    const tilemm_process_settings *p = tilemm_process_settings_get ();
+    return settings{ p->staging_chunk_bytes, p->staging_chunks, p->copy_threads, p->huge_pages,
+                     p->prefault_threads };
+  }();
   return s;
 }
 

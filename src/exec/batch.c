@@ -1,17 +1,13 @@
-/* batch.c — a batch of pages run (see batch_run.h), deciding nothing: the native pages as one
- * batch on the CPU (pages over OpenMP threads, each page by the tiled C backend) or on the GPU
- * (one batched product, src/cuda/batch_product.cu); real and complex pages that `*` takes as
- * two real products split once for the whole batch; emulated pages and pages that run alone
- * (the plan's per_page) one by one through tilemm_run with the page's call plan.
+/* batch.c — a batch of pages run (see batch_run.h): the native pages as one batch through the
+ * backend's table (its `batch`: the CPU's pages over OpenMP threads, cpu/batch_cpu.c; the GPU's
+ * batched product, cuda/batch_product.cu); real and complex pages that `*` takes as two real
+ * products split once for the whole batch; emulated pages and pages that run alone (the plan's
+ * per_page) one by one through tilemm_run with the page's call plan.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
 #include <stdlib.h>
 #include <string.h>
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "backend.h"
 #include "batch_run.h"
@@ -29,158 +25,7 @@ static tilemm_type complex_of (tilemm_type type)
          : type == TILEMM_DOUBLE ? TILEMM_COMPLEX_DOUBLE : type;
 }
 
-static int max_threads (void)
-{
-#ifdef _OPENMP
-  return omp_get_max_threads ();
-#else
-  return 1;
-#endif
-}
-
-/* ---------------------------------------------------------------- the CPU */
-
-static int small_real_pages (const tilemm_batch_job *job);
-
-/* One page of a job on the CPU: views of its pages (a transposed page as stored), the tiled
- * backend on `plan`. */
-static tilemm_status cpu_page (const tilemm_batch_job *job, const tilemm_plan *plan, int64_t page,
-                               tilemm_error *err)
-{
-  const size_t es = tilemm_type_size (job->type);
-  int64_t xp, yp;
-  tilemm_batch_sources (job->shape, page, &xp, &yp);
-  const int ta = job->op_a != TILEMM_OP_NONE, tb = job->op_b != TILEMM_OP_NONE;
-  tilemm_view a = { ta ? job->k : job->m, ta ? job->m : job->k, 0, job->type,
-                    (unsigned char *) job->x + (size_t) xp * (size_t) job->x_page * es };
-  tilemm_view b = { tb ? job->n : job->k, tb ? job->k : job->n, 0, job->type,
-                    (unsigned char *) job->y + (size_t) yp * (size_t) job->y_page * es };
-  tilemm_view c = { job->m, job->n, job->m, job->type,
-                    (unsigned char *) job->z + (size_t) page * (size_t) job->z_page * es };
-  a.stride = a.rows > 0 ? a.rows : 1;
-  b.stride = b.rows > 0 ? b.rows : 1;
-  return tilemm_backend_find (TILEMM_BACKEND_CPU)->product (NULL, 0, plan, job->op_a, &a,
-                                                           job->op_b, &b, &c, NULL, err);
-}
-
-/* Small real pages (TILEMM_BATCH_SMALL_PAGE_WORK multiply-adds or fewer) directly, without the
- * tiled backend's entry, whose fixed cost (its panel, its tile buffers, a parallel region of one
- * thread) is many times such a page's work.  The same sums as the backend's: each element from
- * zero, one multiply-add per k in increasing k, in the element's type (no fused multiply-add:
- * the core is compiled as ISO C, without contraction). */
-#define SMALL_PAGES(NAME, REAL)                                                               \
-  static void NAME (const tilemm_batch_job *job, int64_t first, int64_t last)                \
-  {                                                                                           \
-    const int64_t m = job->m, n = job->n, k = job->k;                                         \
-    /* op(X)(i, l) at i·xi + l·xl of a page; op(Y)(l, j) at l·yl + j·yj */                     \
-    const int64_t xi = job->op_a == TILEMM_OP_NONE ? 1 : k;                                   \
-    const int64_t xl = job->op_a == TILEMM_OP_NONE ? m : 1;                                   \
-    const int64_t yl = job->op_b == TILEMM_OP_NONE ? 1 : n;                                   \
-    const int64_t yj = job->op_b == TILEMM_OP_NONE ? k : 1;                                   \
-    for (int64_t p = first; p < last; p++)                                                    \
-      {                                                                                       \
-        int64_t xp, yp;                                                                       \
-        tilemm_batch_sources (job->shape, p, &xp, &yp);                                       \
-        const REAL *x = (const REAL *) job->x + xp * job->x_page;                             \
-        const REAL *y = (const REAL *) job->y + yp * job->y_page;                             \
-        REAL *z = (REAL *) job->z + p * job->z_page;                                          \
-        for (int64_t j = 0; j < n; j++)                                                       \
-          for (int64_t i = 0; i < m; i++)                                                     \
-            {                                                                                 \
-              REAL acc = 0;                                                                   \
-              for (int64_t l = 0; l < k; l++)                                                 \
-                acc += x[i * xi + l * xl] * y[l * yl + j * yj];                               \
-              z[i + j * m] = acc;                                                             \
-            }                                                                                 \
-      }                                                                                       \
-  }
-SMALL_PAGES (small_pages_s, float)
-SMALL_PAGES (small_pages_d, double)
-
-static int small_real_pages (const tilemm_batch_job *job)
-{
-  return (job->type == TILEMM_SINGLE || job->type == TILEMM_DOUBLE)
-         && (double) job->m * (double) job->n * (double) job->k <= TILEMM_BATCH_SMALL_PAGE_WORK;
-}
-
-static tilemm_status cpu_batch (const tilemm_batch_job *job, const tilemm_batch_plan *bplan,
-                                const tilemm_options *options, tilemm_error *err)
-{
-  const int64_t pages = job->shape->z_pages;
-  const tilemm_limits limits = { options->max_device_bytes, NULL };
-  tilemm_plan plan;
-  tilemm_status status
-    = tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, job->type, job->m, job->n, job->k, &limits);
-  if (status != TILEMM_OK)
-    return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
-  const int threads = bplan->threads > 0 ? bplan->threads : max_threads ();
-  if (!bplan->parallel_pages)
-    {
-      /* A few pages, each large enough to spread over the threads itself. */
-      plan.threads = threads;
-      for (int64_t p = 0; p < pages; p++)
-        {
-          if (p > 0 && tilemm_stop_requested (&options->stop))
-            return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted at page %lld of %lld",
-                                     (long long) p + 1, (long long) pages);
-          if ((status = cpu_page (job, &plan, p, err)) != TILEMM_OK)
-            return status;
-        }
-      return tilemm_error_set (err, TILEMM_OK, NULL);
-    }
-  /* Many pages: each on one thread (the backend's own tile loop runs on that thread alone). */
-  plan.threads = 1;
-  const int64_t group = bplan->pages_per_poll > 0 ? bplan->pages_per_poll : (int64_t) threads;
-  for (int64_t first = 0; first < pages; first += group)
-    {
-      if (first > 0 && tilemm_stop_requested (&options->stop))
-        return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted at page %lld of %lld",
-                                 (long long) first + 1, (long long) pages);
-      const int64_t last = pages - first < group ? pages : first + group;
-      if (small_real_pages (job))
-        {
-          /* In blocks of pages per thread: one page is too little work to hand out alone. */
-          const int64_t block = 64;
-#ifdef _OPENMP
-#pragma omp parallel for schedule (dynamic, 4) num_threads (threads)
-#endif
-          for (int64_t b = first; b < last; b += block)
-            {
-              const int64_t end = last - b < block ? last : b + block;
-              if (job->type == TILEMM_SINGLE)
-                small_pages_s (job, b, end);
-              else
-                small_pages_d (job, b, end);
-            }
-          continue;
-        }
-      tilemm_status failed = TILEMM_OK;
-      tilemm_error failure = { TILEMM_OK, "" };
-#ifdef _OPENMP
-#pragma omp parallel for schedule (dynamic, 16) num_threads (threads)
-#endif
-      for (int64_t p = first; p < last; p++)
-        {
-          tilemm_error page_err = { TILEMM_OK, "" };
-          const tilemm_status s = cpu_page (job, &plan, p, &page_err);
-          if (s != TILEMM_OK)
-            {
-#ifdef _OPENMP
-#pragma omp critical (tilemm_batch_failure)
-#endif
-              if (failed == TILEMM_OK)
-                failed = s, failure = page_err;
-            }
-        }
-      if (failed != TILEMM_OK)
-        {
-          if (err)
-            *err = failure;
-          return failed;
-        }
-    }
-  return tilemm_error_set (err, TILEMM_OK, NULL);
-}
+/* ---------------------------------------------------------------- native pages as one batch */
 
 /* The batch on the plan's GPUs: its queue of chunks (the batched kernels) or, for pages that
  * run alone spread over the devices, of pages (each a plain product under the page's plan),
@@ -194,10 +39,15 @@ static tilemm_status gpu_batch (const tilemm_batch_job *job, const tilemm_batch 
   const tilemm_backend_ops *gpu = tilemm_backend_find (TILEMM_BACKEND_CUDA);
   if (!gpu || !gpu->batch)
     return tilemm_exec_no_backend (TILEMM_BACKEND_CUDA, err);
+  /* The turn's plan: a batch has no call plan of its own (its pages' plan is the batch plan's);
+   * the table's begin reads only the call's fault hook from it. */
+  tilemm_call_plan turn;
+  memset (&turn, 0, sizeof turn);
+  turn.fault = plan->fault;
   tilemm_job j;
   memset (&j, 0, sizeof j);
   j.ops = gpu;
-  tilemm_status status = gpu->begin (NULL, &j.state, err);
+  tilemm_status status = gpu->begin (&turn, &j.state, err);
   if (status != TILEMM_OK)
     return status;
   j.kind = plan->per_page ? TILEMM_JOB_PAGES : TILEMM_JOB_BATCH;
@@ -214,12 +64,18 @@ static tilemm_status gpu_batch (const tilemm_batch_job *job, const tilemm_batch 
   return status;
 }
 
+/* Native pages as one batch through the backend's table: the GPU's chunks of pages on its
+ * workers (gpu_batch), the CPU's pages in the plan's groups between two polls of the host's stop
+ * (cpu/batch_cpu.c). */
 static tilemm_status native_batch (const tilemm_batch_job *job, const tilemm_batch *batch,
                                    const tilemm_options *options, tilemm_error *err)
 {
   if (batch->plan.backend == TILEMM_BACKEND_CUDA)
     return gpu_batch (job, batch, options, err);
-  return cpu_batch (job, &batch->plan, options, err);
+  const tilemm_backend_ops *cpu = tilemm_backend_find (TILEMM_BACKEND_CPU);
+  if (!cpu || !cpu->batch)
+    return tilemm_exec_no_backend (TILEMM_BACKEND_CPU, err);
+  return cpu->batch (NULL, 0, job, 0, job->shape->z_pages, &options->stop, err);
 }
 
 /* ---------------------------------------------------------------- real and complex pages */
@@ -266,6 +122,7 @@ static tilemm_status split_batch (const tilemm_batch *batch, const tilemm_option
   tilemm_batch_job job;
   job.type = type;
   job.shape = s;
+  job.fault = batch->plan.fault;
   job.plan = &batch->plan;
   job.k = r->k;
   job.z = product;
@@ -408,6 +265,7 @@ tilemm_status tilemm_batch_run (const tilemm_batch *batch, const tilemm_options 
       job.y_page = (int64_t) (y_bytes / tilemm_type_size (type));
       job.z_page = (int64_t) (z_bytes / tilemm_type_size (type));
       job.shape = s;
+      job.fault = batch->plan.fault;
       job.plan = &batch->plan;
       status = native_batch (&job, batch, options, err);
     }

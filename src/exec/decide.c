@@ -175,6 +175,10 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
   tilemm_call_facts facts;
   gather_facts (options, gpu_may_run, es * (m * k + k * n + m * n), &facts);
   facts.machine = decision->facts;
+  /* The environment's settings of the call, once (a product that computes only: a delegated
+   * one reads none). */
+  tilemm_call_settings settings;
+  tilemm_call_settings_read (&settings);
   switch (options->backend)
     {
     case TILEMM_CHOOSE_CPU:
@@ -206,7 +210,8 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
       break;
     }
   return tilemm_call_plan_make (&decision->plan, r, decision->backend, op_a, op_b,
-                                decision->emulated, &decision->emu, options, &facts, err);
+                                decision->emulated, &decision->emu, options, &settings, &facts,
+                                err);
 }
 
 tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const int64_t *x_dims,
@@ -268,14 +273,17 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
   facts.machine = machine;
   if (options->backend == TILEMM_CHOOSE_GPU && !facts.gpu.usable)
     return tilemm_error_set (err, TILEMM_ENOGPU, "%s", facts.gpu.why);
+  tilemm_call_settings settings;
+  tilemm_call_settings_read (&settings);
   status = tilemm_batch_plan_make (r, s->z_pages, 0, options->backend, facts.gpu.usable,
                                    options->max_device_bytes,
                                    facts.gpu.usable ? tilemm_facts_budget (&facts.gpu,
                                                                            facts.gpu.current)
                                                     : 0,
-                                   machine, &batch->plan, err);
+                                   settings.pages_alone, machine, &batch->plan, err);
   if (status != TILEMM_OK)
     return status;
+  batch->plan.fault = settings.fault;
   if (chooses_auto (options) && !d->emulated)
     {
       batch->ways_weighed = 1;
@@ -296,7 +304,7 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
     {
       tilemm_workers available;
       int named = 0;
-      if ((status = tilemm_devices_of_call (options, &facts.gpu, &available, &named, err))
+      if ((status = tilemm_devices_of_call (options, &settings, &facts.gpu, &available, &named, err))
           != TILEMM_OK)
         return status;
       if (available.count < 1)
@@ -311,7 +319,7 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
    * it (the same facts, limit and devices). */
   if (batch->plan.per_page || d->emulated)
     return tilemm_call_plan_make (&d->plan, r, d->backend, op_a, op_b, d->emulated, &d->emu,
-                                  options, &facts, err);
+                                  options, &settings, &facts, err);
   return tilemm_error_set (err, TILEMM_OK, NULL);
 }
 

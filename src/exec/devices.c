@@ -94,9 +94,11 @@ tilemm_status tilemm_devices_in_use (tilemm_workers *workers, int *named, tilemm
 {
   tilemm_options none;
   tilemm_options_init (&none);
+  tilemm_call_settings settings;
+  tilemm_call_settings_read (&settings);
   tilemm_device_facts facts;
   tilemm_backend_facts (TILEMM_BACKEND_CUDA, 0, &facts);
-  return tilemm_devices_of_call (&none, &facts, workers, named, err);
+  return tilemm_devices_of_call (&none, &settings, &facts, workers, named, err);
 }
 
 /* ---------------------------------------------------------------- a given low-level plan */
@@ -105,27 +107,12 @@ void tilemm_sim_config_init (tilemm_sim_config *config, int devices)
 {
   memset (config, 0, sizeof *config);
   config->devices = devices;
-  tilemm_sim_faults faults;
-  tilemm_sim_faults_from_env (&faults);
-  config->fail_device = faults.fail_device;
-  config->fail_after = faults.fail_after;
-  config->slow_device = faults.slow_device;
-  config->slow_ms = faults.slow_ms;
-}
-
-/* A call's plan around a given low-level plan: its variant, tiles and panels kept. */
-static void plan_around (tilemm_call_plan *p, const tilemm_plan *plan, tilemm_op op_a,
-                         tilemm_op op_b, size_t limit)
-{
-  memset (p, 0, sizeof *p);
-  p->type = plan->type;
-  p->m = plan->m;
-  p->n = plan->n;
-  p->k = plan->k;
-  p->op_a = op_a;
-  p->op_b = op_b;
-  p->native = *plan;
-  p->device_limit = limit;
+  tilemm_call_settings settings;
+  tilemm_call_settings_read (&settings);
+  config->fail_device = settings.sim_faults.fail_device;
+  config->fail_after = settings.sim_faults.fail_after;
+  config->slow_device = settings.sim_faults.slow_device;
+  config->slow_ms = settings.sim_faults.slow_ms;
 }
 
 tilemm_status tilemm_sim_multiply_op (const tilemm_plan *plan, const tilemm_sim_config *config,
@@ -141,8 +128,10 @@ tilemm_status tilemm_sim_multiply_op (const tilemm_plan *plan, const tilemm_sim_
     return tilemm_error_set (err, TILEMM_EINVAL,
                              "simulated devices need a cpu plan and 1 to %d devices",
                              TILEMM_MAX_WORKERS);
+  tilemm_call_settings settings;
+  tilemm_call_settings_read (&settings);
   tilemm_call_plan p;
-  plan_around (&p, plan, op_a, op_b, 0);
+  tilemm_call_plan_around (&p, plan, op_a, op_b, 0, &settings);
   p.simulated = config->devices;
   p.sim_faults.fail_device = config->fail_device;
   p.sim_faults.fail_after = config->fail_after;
@@ -187,8 +176,11 @@ tilemm_status tilemm_cuda_multiply_workers_op (const tilemm_plan *plan,
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
   if ((status = tilemm_cuda_probe (err)) != TILEMM_OK)
     return status;
+  tilemm_call_settings settings;
+  tilemm_call_settings_read (&settings);
   tilemm_call_plan p;
-  plan_around (&p, plan, op_a, op_b, limits ? limits->max_device_bytes : 0);
+  tilemm_call_plan_around (&p, plan, op_a, op_b, limits ? limits->max_device_bytes : 0,
+                           &settings);
   p.workers = *workers;
   p.devices_named = named;
   tilemm_call_facts facts;

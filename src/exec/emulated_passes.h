@@ -24,8 +24,8 @@ tilemm_status tilemm_exec_emulated (tilemm_backend backend, const tilemm_call_pl
                                     tilemm_run_report *ran, tilemm_error *err);
 
 /* The emulated product over the panels of a given low-level `plan` and `workers` (may be NULL;
- * `named` as tilemm_plan_workers): a plan of the call made around them, then
- * tilemm_exec_emulated (for tests). */
+ * `named` as tilemm_plan_workers): a plan of the call made around them
+ * (tilemm_call_plan_emulated_around), then tilemm_exec_emulated (for tests; exec/multiply.c). */
 tilemm_status tilemm_emu_multiply_panels (const tilemm_plan *plan,
                                           const tilemm_emu_options *options,
                                           const tilemm_workers *workers, int named, tilemm_op op_a,

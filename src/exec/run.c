@@ -1,7 +1,7 @@
 /* run.c — a call's plan run (see front.h: tilemm_run), deciding nothing: complex operands split
  * into one real product where the plan says so, the native product on the plan's queue of
- * panels and workers, the emulated precision in its passes (finite blocks around NaN and Inf),
- * the mirror of X'*X.
+ * panels and workers, the emulated precision in its passes and the plan's branches for what its
+ * statistics find (moduli that cannot carry a pair, NaN and Inf), the mirror of X'*X.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
@@ -78,16 +78,15 @@ static void notice (const tilemm_options *options, const char *id, const char *t
   snprintf (options->notice->text, sizeof options->notice->text, "%s", text);
 }
 
-/* The emulated product C = op_a(A)·op_b(B) of a and b as stored, as `plan` says
- * (emulated_passes.c).  A plan that cannot carry every pair (TILEMM_EMU_RANGE) is split: the
- * pairs it carries emulated, the others exactly (tilemm_emu_multiply_split_cpu), so every entry
- * meets the bound.  With an explicit "moduli" count (no promise) that cannot run, the native
- * product, with a warning.  *verdict: TILEMM_EMU_NONFINITE leaves C unwritten for the caller. */
-static tilemm_status emulate (const tilemm_decision *decision, const tilemm_call_plan *plan,
-                              const tilemm_options *options, const tilemm_view *a,
-                              const tilemm_view *b, const tilemm_view *c,
+/* The emulated product C = op_a(A)·op_b(B) of a and b as stored (the plan's ops), as the
+ * call's plan says (emulated_passes.c), and its planned branch where the moduli cannot carry a
+ * pair (TILEMM_EMU_RANGE): the plan's emu_on_range, read here, decided with the plan.
+ * *verdict: TILEMM_EMU_NONFINITE leaves C unwritten for the caller. */
+static tilemm_status emulate (const tilemm_decision *decision, const tilemm_options *options,
+                              const tilemm_view *a, const tilemm_view *b, const tilemm_view *c,
                               tilemm_emu_verdict *verdict, tilemm_error *err)
 {
+  const tilemm_call_plan *plan = &decision->plan;
   *verdict = TILEMM_EMU_OK;
   tilemm_emu_plan used;
   tilemm_status status = tilemm_exec_emulated (decision->backend, plan, &decision->emu, a, b, c,
@@ -96,7 +95,7 @@ static tilemm_status emulate (const tilemm_decision *decision, const tilemm_call
     *verdict = TILEMM_EMU_NONFINITE;
   if (status != TILEMM_OK || used.verdict != TILEMM_EMU_RANGE)
     return status;
-  if (decision->emu.moduli > 0)
+  if (plan->emu_on_range == TILEMM_EMU_RANGE_NATIVE)
     {
       char text[256];
       snprintf (text, sizeof text,
@@ -129,99 +128,86 @@ static int element_finite (tilemm_type type, const unsigned char *x)
     }
 }
 
-/* The indices of the rows (of_columns 0) or columns (1) of op(x), x as stored, holding only
- * finite elements (a row of op(x) is a column of x when op transposes). */
-static int64_t finite_lines (tilemm_op op, const tilemm_view *x, int of_columns, int64_t *index)
+/* x (as stored) copied to `to` (contiguous: x->rows apart) with its non-finite lines zeroed: the lines of op(x)
+ * that hold NaN or Inf, its rows (of_columns 0) or columns (1); a line of op(x) is a line of the
+ * other kind of x when op transposes.  finite[q]: whether line q of op(x) holds only finite
+ * values.  Returns how many do. */
+static int64_t zero_nonfinite_lines (tilemm_op op, const tilemm_view *x, int of_columns,
+                                     unsigned char *to, unsigned char *finite)
 {
   if (op != TILEMM_OP_NONE)
     of_columns = !of_columns;
   const size_t es = tilemm_type_size (x->type);
   const int64_t lines = of_columns ? x->cols : x->rows, length = of_columns ? x->rows : x->cols;
   int64_t count = 0;
+  for (int64_t j = 0; j < x->cols; j++)
+    memcpy (to + (size_t) j * (size_t) x->rows * es,
+            (const unsigned char *) x->data + (size_t) j * (size_t) x->stride * es,
+            (size_t) x->rows * es);
   for (int64_t q = 0; q < lines; q++)
     {
-      int finite = 1;
-      for (int64_t p = 0; p < length && finite; p++)
+      int ok = 1;
+      for (int64_t p = 0; p < length && ok; p++)
         {
           const int64_t i = of_columns ? p : q, j = of_columns ? q : p;
-          finite = element_finite (x->type, (const unsigned char *) x->data
-                                              + ((size_t) i + (size_t) j * (size_t) x->stride) * es);
+          ok = element_finite (x->type, (const unsigned char *) x->data
+                                          + ((size_t) i + (size_t) j * (size_t) x->stride) * es);
         }
-      if (finite)
-        index[count++] = q;
+      finite[q] = (unsigned char) ok;
+      count += ok;
+      for (int64_t p = 0; p < length && !ok; p++)
+        {
+          const int64_t i = of_columns ? p : q, j = of_columns ? q : p;
+          memset (to + ((size_t) i + (size_t) j * (size_t) x->rows) * es, 0, es);
+        }
     }
   return count;
 }
 
-/* Copies element (i, j) of op(x), x as stored, to `to` (conjugated for 'C'). */
-static void op_element (tilemm_op op, const tilemm_view *x, int64_t i, int64_t j,
-                        unsigned char *to)
-{
-  const size_t es = tilemm_type_size (x->type);
-  const int64_t r = op == TILEMM_OP_NONE ? i : j, c = op == TILEMM_OP_NONE ? j : i;
-  memcpy (to, (const unsigned char *) x->data + ((size_t) r + (size_t) c * (size_t) x->stride) * es,
-          es);
-  if (op == TILEMM_OP_CTRANSPOSE && tilemm_type_is_complex (x->type))
-    {
-      const int single = x->type == TILEMM_COMPLEX_SINGLE;
-      set_imag (to, single, -imag_of (to, single));
-    }
-}
-
-/* After the native product of operands holding NaN or Inf: every entry in a row of op(A) or a
- * column of op(B) holding one is NaN or Inf (no term is skipped), as `*` gives it; the block of
- * the other rows and columns is computed again, emulated, and written over its entries, so they
- * meet the bound too. */
-static tilemm_status emulate_finite_block (const tilemm_decision *decision,
-                                           const tilemm_options *options, tilemm_op op_a,
-                                           const tilemm_view *a, tilemm_op op_b,
+/* The planned branch after the native product of operands holding NaN or Inf
+ * (TILEMM_EMU_NONFINITE_NATIVE_THEN_FINITE): every entry in a row of op(A) or a column of op(B)
+ * holding one is NaN or Inf (no term is skipped), as `*` gives it; the others are computed
+ * again, emulated under the call's plan itself, on copies of A and B as stored with those rows
+ * and columns zeroed (a zero line changes no statistic of the others: they are maxima over
+ * nonzero lines and pairs, emulated.h), and written over their entries, so they meet the bound
+ * too, bitwise as a product of the finite lines alone. */
+static tilemm_status emulate_finite_lines (const tilemm_decision *decision,
+                                           const tilemm_options *options, const tilemm_view *a,
                                            const tilemm_view *b, const tilemm_view *c,
                                            tilemm_error *err)
 {
   const tilemm_call_plan *plan = &decision->plan;
   const tilemm_type type = a->type;
   const size_t es = tilemm_type_size (type);
-  const int64_t m = c->rows, n = c->cols, k = tilemm_op_cols (op_a, a);
-  int64_t *rows = malloc (sizeof (int64_t) * (size_t) (m + 1)),
-          *cols = malloc (sizeof (int64_t) * (size_t) (n + 1));
-  unsigned char *a2 = NULL, *b2 = NULL, *c2 = NULL;
+  const int64_t m = c->rows, n = c->cols;
+  unsigned char *rows = malloc ((size_t) m + 1), *cols = malloc ((size_t) n + 1);
+  unsigned char *a2 = malloc ((size_t) a->rows * (size_t) a->cols * es + 1);
+  unsigned char *b2 = malloc ((size_t) b->rows * (size_t) b->cols * es + 1);
+  unsigned char *c2 = malloc ((size_t) m * (size_t) n * es + 1);
   tilemm_status status = TILEMM_OK;
-  if (!rows || !cols)
+  if (!rows || !cols || !a2 || !b2 || !c2)
     status = tilemm_error_set (err, TILEMM_ENOMEM, "%s", tilemm_strerror (TILEMM_ENOMEM));
-  const int64_t m2 = status == TILEMM_OK ? finite_lines (op_a, a, 0, rows) : 0;
-  const int64_t n2 = status == TILEMM_OK ? finite_lines (op_b, b, 1, cols) : 0;
+  const int64_t m2 = status == TILEMM_OK ? zero_nonfinite_lines (plan->op_a, a, 0, a2, rows) : 0;
+  const int64_t n2 = status == TILEMM_OK ? zero_nonfinite_lines (plan->op_b, b, 1, b2, cols) : 0;
   if (status == TILEMM_OK && m2 > 0 && n2 > 0)
     {
-      a2 = malloc ((size_t) m2 * (size_t) k * es);
-      b2 = malloc ((size_t) k * (size_t) n2 * es);
-      c2 = malloc ((size_t) m2 * (size_t) n2 * es);
-      if (!a2 || !b2 || !c2)
-        status = tilemm_error_set (err, TILEMM_ENOMEM, "%s", tilemm_strerror (TILEMM_ENOMEM));
-    }
-  if (status == TILEMM_OK && m2 > 0 && n2 > 0)
-    {
-      /* The finite rows of op(A) and columns of op(B), untransposed. */
-      for (int64_t p = 0; p < k; p++)
-        for (int64_t q = 0; q < m2; q++)
-          op_element (op_a, a, rows[q], p, a2 + ((size_t) q + (size_t) p * (size_t) m2) * es);
-      for (int64_t q = 0; q < n2; q++)
-        for (int64_t p = 0; p < k; p++)
-          op_element (op_b, b, p, cols[q], b2 + ((size_t) p + (size_t) q * (size_t) k) * es);
-      tilemm_view va2, vb2, vc2;
+      tilemm_view va2 = *a, vb2 = *b, vc2;
+      va2.data = a2;
+      va2.stride = a->rows > 0 ? a->rows : 1;
+      vb2.data = b2;
+      vb2.stride = b->rows > 0 ? b->rows : 1;
       tilemm_emu_verdict verdict;
-      tilemm_call_plan part;
-      if ((status = tilemm_view_init (&va2, type, m2, k, m2, a2)) != TILEMM_OK
-          || (status = tilemm_view_init (&vb2, type, k, n2, k, b2)) != TILEMM_OK
-          || (status = tilemm_view_init (&vc2, type, m2, n2, m2, c2)) != TILEMM_OK)
+      if ((status = tilemm_view_init (&vc2, type, m, n, m, c2)) != TILEMM_OK)
         status = tilemm_error_set (err, status, "%s", tilemm_strerror (status));
-      else if ((status = tilemm_call_plan_part (&part, plan, m2, n2, err)) == TILEMM_OK)
-        status = emulate (decision, &part, options, &va2, &vb2, &vc2, &verdict, err);
+      else
+        status = emulate (decision, options, &va2, &vb2, &vc2, &verdict, err);
       if (status == TILEMM_OK)
-        for (int64_t q = 0; q < n2; q++)
-          for (int64_t r = 0; r < m2; r++)
-            memcpy ((unsigned char *) c->data
-                      + ((size_t) rows[r] + (size_t) cols[q] * (size_t) c->stride) * es,
-                    c2 + ((size_t) r + (size_t) q * (size_t) m2) * es, es);
+        for (int64_t j = 0; j < n; j++)
+          for (int64_t i = 0; i < m; i++)
+            if (rows[i] && cols[j])
+              memcpy ((unsigned char *) c->data
+                        + ((size_t) i + (size_t) j * (size_t) c->stride) * es,
+                      c2 + ((size_t) i + (size_t) j * (size_t) m) * es, es);
     }
   free (rows);
   free (cols);
@@ -233,22 +219,22 @@ static tilemm_status emulate_finite_block (const tilemm_decision *decision,
 
 /* The emulated precision (emulated.h) on the plan's backend: transposed operands as stored,
  * read the other way round on the CPU and transposed on the device by the GPU (never copied on
- * the host).  Every entry meets the bound, or is NaN or Inf as `*` gives it: NaN or Inf among
- * the operands (verdict NONFINITE) take the native product for the rows and columns holding
- * them and the emulated one for the rest; a range the plan cannot carry is split (emulate). */
+ * the host).  Every entry meets the bound, or is NaN or Inf as `*` gives it: the statistics
+ * choose among the plan's branches (emulate: the moduli cannot carry a pair; NaN or Inf among
+ * the operands: emu_on_nonfinite, the native product, then emulate_finite_lines). */
 static tilemm_status run_emulated (const tilemm_decision *decision, const tilemm_options *options,
                                    const tilemm_view *va, const tilemm_view *vb,
                                    const tilemm_view *vc, tilemm_error *err)
 {
   const tilemm_call_plan *plan = &decision->plan;
   tilemm_emu_verdict verdict;
-  tilemm_status status = emulate (decision, plan, options, va, vb, vc, &verdict, err);
-  if (status == TILEMM_OK && verdict == TILEMM_EMU_NONFINITE)
+  tilemm_status status = emulate (decision, options, va, vb, vc, &verdict, err);
+  if (status == TILEMM_OK && verdict == TILEMM_EMU_NONFINITE
+      && plan->emu_on_nonfinite == TILEMM_EMU_NONFINITE_NATIVE_THEN_FINITE)
     {
       status = tilemm_exec_native (decision->backend, plan, va, vb, vc, &options->stop, NULL, err);
       if (status == TILEMM_OK)
-        status = emulate_finite_block (decision, options, plan->op_a, va, plan->op_b, vb, vc,
-                                       err);
+        status = emulate_finite_lines (decision, options, va, vb, vc, err);
     }
   return status;
 }

@@ -29,10 +29,8 @@ const char *blas_routine_name (blas_routine routine);
  * tilemm's own element loop (the last resort, where nothing else could run it). */
 typedef enum { BLAS_ON_CPU, BLAS_ON_GPU, BLAS_ON_NEXT, BLAS_ON_LOOP, BLAS_NPLACES } blas_place;
 
-/* A scalar argument as (re, im) doubles: alpha and beta of every type. */
-typedef struct {
-  double re, im;
-} blas_scalar;
+/* A scalar argument as (re, im) doubles: alpha and beta of every type (front.h). */
+typedef tilemm_scalar blas_scalar;
 
 /* One call, its arguments already checked: C := alpha·op_a(A)·op_b(B) + beta·C over C's m×n block
  * (gemm), or over its upper or lower triangle only (syrk, herk: B is A, m = n). */

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "host_pages.h"
+#include "tilemm_settings.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -33,7 +34,8 @@ typedef void *(*memset_fn) (void *, int, size_t);
 /* Blocks from this size are set in parallel; each thread takes at least a slice this large. */
 enum { PARALLEL_MEMSET_MIN_BYTES = 32 << 20, PARALLEL_MEMSET_SLICE = 4 << 20, PAGE = 4096 };
 
-/* What the library does with a large block (TILEMM_BLAS_MEMSET, read once). */
+/* What the library does with a large block (TILEMM_BLAS_MEMSET: the process's settings, read
+ * when the library loads). */
 typedef enum {
   MEMSET_UNREAD,   /* not read yet                                                     */
   MEMSET_THREADS,  /* set by the threads (the default)                                 */
@@ -51,8 +53,25 @@ static void in_forked_child (void)
   atomic_store_explicit (&setting_read, MEMSET_OFF, memory_order_relaxed);
 }
 
+/* The process's setting, as the library loads (tilemm_settings.h: read once, in options.c); a memset
+ * of a large block that comes before (another library's constructor) reads it then. */
+static memset_setting read_setting (void)
+{
+  switch (tilemm_process_settings_get ()->blas_memset)
+    {
+    case TILEMM_BLAS_MEMSET_OFF:
+      return MEMSET_OFF;
+    case TILEMM_BLAS_MEMSET_HUGE:
+      return MEMSET_HUGE;
+    default:
+      return MEMSET_THREADS;
+    }
+}
+
 __attribute__ ((constructor)) static void watch_fork (void)
 {
+  int unread = MEMSET_UNREAD;
+  atomic_compare_exchange_strong (&setting_read, &unread, read_setting ());
   pthread_atfork (NULL, NULL, in_forked_child);
 }
 
@@ -83,10 +102,11 @@ static memset_setting the_setting (void)
   int setting = atomic_load_explicit (&setting_read, memory_order_relaxed);
   if (setting == MEMSET_UNREAD)
     {
-      const char *e = getenv ("TILEMM_BLAS_MEMSET");
-      setting = e && strcmp (e, "0") == 0 ? MEMSET_OFF
-                : e && strcmp (e, "huge") == 0 ? MEMSET_HUGE : MEMSET_THREADS;
-      atomic_store_explicit (&setting_read, setting, memory_order_relaxed);
+      /* A child of fork never gets here (in_forked_child set it): no once-lock a parent's thread
+       * may have held at the fork is waited for. */
+      int unread = MEMSET_UNREAD;
+      atomic_compare_exchange_strong (&setting_read, &unread, read_setting ());
+      setting = atomic_load_explicit (&setting_read, memory_order_relaxed);
     }
   return (memset_setting) setting;
 }

@@ -17,7 +17,9 @@
  *   dgemm gpu sizes <=4096:3 <=8192:1 largest 8192x8192x8192 seconds 0.41
  *     how many products had their largest dimension (of m, n, k) up to each power of two, the
  *     largest one (m×n×k), and the wall time spent in them (the whole call).
- * A child made by fork starts with no counts (its parent writes its own).
+ * A child made by fork starts with no counts (its parent writes its own).  The variable is read
+ * when the library loads (the process's settings, tilemm_settings.h), so a program that changes it
+ * later changes nothing.
  */
 #define _GNU_SOURCE   /* program_invocation_short_name */
 #include <errno.h>
@@ -33,6 +35,7 @@
 #include "backend.h"
 #include "blas_internal.h"
 #include "blas_shim.h"
+#include "tilemm_settings.h"
 
 static const char *const routine_names[BLAS_NROUTINES]
   = { "sgemm", "dgemm", "cgemm", "zgemm", "ssyrk", "dsyrk", "csyrk", "zsyrk", "cherk", "zherk" };
@@ -129,10 +132,16 @@ static void append (char *buf, size_t len, size_t *used, const char *fmt, ...)
     *used = *used + (size_t) wrote < len ? *used + (size_t) wrote : len;
 }
 
+/* The process's settings as the library loads (the trace's file among them). */
+__attribute__ ((constructor)) static void read_settings (void)
+{
+  (void) tilemm_process_settings_get ();
+}
+
 __attribute__ ((destructor)) static void trace_write (void)
 {
-  const char *path = getenv ("TILEMM_BLAS_TRACE");
-  if (!path || !*path || !atomic_load (&any_call))
+  const char *path = tilemm_process_settings_get ()->blas_trace;
+  if (!*path || !atomic_load (&any_call))
     return;
   /* Lines per routine: one of counts and at most one per place: a record is a few KiB. */
   enum { RECORD_BYTES = 1 << 16 };

@@ -827,6 +827,11 @@
 %! p = __tilemm_plan__ (A, "transpose", B, "none", "backend", "cpu", "precision", "emulated", ...
 %!                      "simulate_devices", 3);
 %! assert (! isempty (strfind (p, "emulated_passes: two")))
+%! ## The branches the data may take are planned too, before anything runs.
+%! assert (! isempty (strfind (p, "emulated_on_range: the pairs the moduli carry emulated")))
+%! assert (! isempty (strfind (p, "emulated_on_nonfinite: the native product, then")))
+%! p = __tilemm_plan__ (A.', B, "backend", "cpu", "precision", "emulated", "moduli", 5);
+%! assert (! isempty (strfind (p, "emulated_on_range: the native product, with a warning")))
 %! assert (strtrim (__tilemm_plan__ (3, rnd (3, 3))), "action: delegate to mtimes")
 %!testif ; exist ("__tilemm_plan__") > 0 && gpu_usable ()
 %! ## On the GPU, a transposed product under a quarter of its data: in panels that fit (the

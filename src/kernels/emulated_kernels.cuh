@@ -1,8 +1,8 @@
 /* emulated_kernels.cuh — the device kernels of the emulated precision's passes over memory
- * (emulated_cuda.cu runs them): the scan for exponents and non-finite values, the quantization
+ * (emulated_cuda.cu launches them): the scan for exponents and non-finite values, the quantization
  * and conversion into int8 residues, and the CRT with its one rounding.  The int8 GEMMs are
  * kernels_imma.cuh and kernels_imma_wgmma.cuh.  Included by emulated_cuda.cu only (and through
- * it by the tests and the benchmark that reach its stages).
+ * it by the tests and the benchmark that reach its launchers).
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
@@ -132,10 +132,9 @@ __device__ __forceinline__ unsigned low_word (double d)
 {
 #ifdef __CUDA_ARCH__
   return (unsigned) __double2loint (d);
-#else
-  unsigned long long u;
-  memcpy (&u, &d, 8);
-  return (unsigned) u;
+#else /* the host emulation (tests/emu): the bits through a union, as g++ defines it */
+  union { double d; unsigned long long u; } bits = { d };
+  return (unsigned) bits.u;
 #endif
 }
 
@@ -468,9 +467,8 @@ __device__ __forceinline__ unsigned float_bits (float f)
 #ifdef __CUDA_ARCH__
   return __float_as_uint (f);
 #else
-  unsigned u;
-  memcpy (&u, &f, 4);
-  return u;
+  union { float f; unsigned u; } bits = { f };
+  return bits.u;
 #endif
 }
 __device__ __forceinline__ float bits_float (unsigned u)
@@ -478,9 +476,8 @@ __device__ __forceinline__ float bits_float (unsigned u)
 #ifdef __CUDA_ARCH__
   return __uint_as_float (u);
 #else
-  float f;
-  memcpy (&f, &u, 4);
-  return f;
+  union { unsigned u; float f; } bits = { u };
+  return bits.f;
 #endif
 }
 

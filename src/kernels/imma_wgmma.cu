@@ -8,7 +8,6 @@
  * runtime's cudaGetDriverEntryPointByVersion, so nothing links the driver library (-lcuda): the
  * mex files link only the static runtime.
  */
-#include <string.h>
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -89,8 +88,7 @@ tilemm_status launch (const imma_args &args, int planes, cudaStream_t stream, ti
   if (st != TILEMM_OK)
     return st;
 
-  wgmma_args wa;
-  memset (&wa, 0, sizeof wa);
+  wgmma_args wa = {};
   wa.ia = args;
   /* args.chunk_tiles counts 64-byte tiles: the same chunk or a shorter one in BK-byte steps (at
    * least one), so chunk_steps·BK stays ≤ 131071 − 1 terms */

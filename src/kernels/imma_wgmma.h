@@ -1,5 +1,6 @@
 /* imma_wgmma.h — the host side of the Hopper int8 GEMM (kernels_imma_wgmma.cuh), for
- * src/kernels/emulated_cuda.cu: whether it can run on the current device, and its launch.
+ * src/kernels/emulated_cuda.cu's launchers: whether it can run on the current device, and its
+ * launch.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */

@@ -1,6 +1,7 @@
 #!/bin/sh
-# tests/emu/run-emulated.sh — builds the GPU side of the emulated precision (src/kernels/emulated_cuda.cu,
-# src/kernels/kernels_imma.cuh) with tests/test_emulated_cuda.cu against the host emulation of CUDA in
+# tests/emu/run-emulated.sh — builds the GPU side of the emulated precision (src/cuda/emulated_scheme.cu
+# on the kernels of src/kernels/emulated_cuda.cu and kernels_imma.cuh) with tests/test_emulated_cuda.cu
+# against the host emulation of CUDA in
 # tests/emu (the int8 mma.sync and ldmatrix emulated per their PTX fragment layouts) and runs it
 # under AddressSanitizer and UBSan.  Needs only g++.  src/common/emulated_plan.c and src/cpu/emulated_cpu.c are the CPU side (tables, plan,
 # the references the GPU is compared with).
@@ -12,10 +13,12 @@ B=${BUILD:-/tmp/tilemm-emu-emulated}
 mkdir -p "$B"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 INC=$(tilemm_includes | tr '\n' ' ')
-FLAGS="-std=c++17 -O1 -g $SAN -Itests/emu $INC -Itests -DTILEMM_VERSION=\"0.1.0\""
-CFLAGS="-std=c11 -O1 -g $SAN -pthread $INC -DTILEMM_VERSION=\"0.1.0\""
+FLAGS="-std=c++17 -O1 -g $SAN -Itests/emu $INC -Itests -DTILEMM_VERSION=$(tilemm_version)"
+CFLAGS="-std=c11 -O1 -g $SAN -pthread $INC -DTILEMM_VERSION=$(tilemm_version)"
 g++ $FLAGS -c tests/emu/emu.cc -o "$B/emu.o" &
 g++ $FLAGS -x c++ -c tests/test_emulated_cuda.cu -o "$B/test_emulated_cuda.o" &
+# The scheme's stages (the test includes the kernels and their launchers itself).
+g++ $FLAGS -x c++ -c "$(tilemm_source emulated_scheme.cu)" -o "$B/emulated_scheme.o" &
 # The core and the CPU side (the emulated plan and CPU scheme: tables, plan, the CPU references),
 # compiled once into an archive of which the program links what it needs; the stand-in for the
 # executor (TILEMM_EXEC) finds no GPU table there, which the emulation never reaches.
@@ -28,6 +31,7 @@ done
 wait
 rm -f "$B/libcore.a"
 ar rcs "$B/libcore.a" $core
-g++ $SAN -pthread "$B"/emu.o "$B"/test_emulated_cuda.o "$B/libcore.a" -lm -o "$B/test_emulated_cuda"
+g++ $SAN -pthread "$B"/emu.o "$B"/test_emulated_cuda.o "$B"/emulated_scheme.o "$B/libcore.a" -lm \
+  -o "$B/test_emulated_cuda"
 [ "${BUILD_ONLY:-0}" = 1 ] && exit 0
 ASAN_OPTIONS=detect_stack_use_after_return=0 "$B/test_emulated_cuda" "$@"

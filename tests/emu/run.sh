@@ -12,8 +12,8 @@ B=${BUILD:-/tmp/tilemm-emu}
 mkdir -p "$B"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 INC=$(tilemm_includes | tr '\n' ' ')
-FLAGS="-std=c++17 -O1 -g $SAN -Itests/emu $INC -Itests -Ibench -DTILEMM_BENCH_VARIANTS=1 -DTILEMM_VERSION=\"0.1.0\""
-CFLAGS="-std=c11 -O1 -g $SAN -pthread $INC -DTILEMM_VERSION=\"0.1.0\""
+FLAGS="-std=c++17 -O1 -g $SAN -Itests/emu $INC -Itests -Ibench -DTILEMM_BENCH_VARIANTS=1 -DTILEMM_VERSION=$(tilemm_version)"
+CFLAGS="-std=c11 -O1 -g $SAN -pthread $INC -DTILEMM_VERSION=$(tilemm_version)"
 obj () { echo "$B/$(basename "${1%.*}").o"; }
 for f in emu.cc test_emu.cc; do g++ $FLAGS -c tests/emu/$f -o "$(obj $f)" & done
 # The kernels and the GPU path of transposed operands, on the emulation.

@@ -12,7 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include "backend.h"
-#include "emulated_cuda.h"
+#include "emulated_scheme.h"
 
 /* The emulated precision's device side: the executor (src/cuda/) links against these. */
 int tilemm_emu_cuda_wgmma_runs (void)

@@ -1,7 +1,8 @@
 /* cuda_try.h — how tilemm's CUDA host code checks every CUDA call: a failure is recorded in the
  * caller's `err` ("<what>: <CUDA's message>"; TILEMM_EDEVMEM for an allocation failure,
  * TILEMM_ECUDA for anything else) and the function returns that status.  Also the kernel-launch
- * spellings that the host emulation of CUDA (tests/emu) replaces with its own.
+ * spellings that the host emulation of CUDA (tests/emu) replaces with its own.  In kernels/, the
+ * lowest layer that calls CUDA: the launchers check their launches with it, and cuda/ above.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */

@@ -1,12 +1,13 @@
-/* emulated_cuda.h — the emulated precision (src/common/emulated.h) on the GPU at the level of device
- * pointers: what the CUDA backend's executor (src/cuda/emulated_product.cu) runs on the data it staged, and
- * what the benchmark and the tests call directly; the host-view entry points the core calls are
- * declared in backend.h and multi.h.
+/* emulated_scheme.h — the emulated precision (src/common/emulated.h) on the GPU at the level of
+ * device pointers (emulated_scheme.cu, on the kernels of src/kernels/emulated_cuda.cu): what the
+ * CUDA backend's executor (emulated_product.cu) runs on the data it staged, and what the
+ * benchmark and the tests call directly; the host-view entry points the core calls are declared
+ * in backend.h and multi.h.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
-#ifndef TILEMM_EMULATED_CUDA_H
-#define TILEMM_EMULATED_CUDA_H
+#ifndef TILEMM_EMULATED_SCHEME_H
+#define TILEMM_EMULATED_SCHEME_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -109,4 +110,4 @@ tilemm_status tilemm_emu_cuda_run_plan (const tilemm_emu_plan *plan,
 }
 #endif
 
-#endif /* TILEMM_EMULATED_CUDA_H */
+#endif /* TILEMM_EMULATED_SCHEME_H */
