@@ -38,7 +38,7 @@ function failed = check_no_shadow (label)
         why{end+1} = sprintf ("%s shadows %s", other, c.file);
       endfor
     endfor
-    [passed, failed] = count (passed, failed, c.name, "placed", why);
+    [passed, failed] = count_check (passed, failed, c.name, "placed", why);
     why = {};
     here = pwd ();
     unwind_protect
@@ -52,7 +52,7 @@ function failed = check_no_shadow (label)
     unwind_protect_cleanup
       cd (here);
     end_unwind_protect
-    [passed, failed] = count (passed, failed, c.name, "found", why);
+    [passed, failed] = count_check (passed, failed, c.name, "found", why);
   endfor
   printf ("%s: %d passed, %d failed, 0 skipped\n", label, passed, failed);
 endfunction
@@ -92,14 +92,5 @@ endfunction
 function f = canonical (f)
   if (! isempty (f))
     f = canonicalize_file_name (f);
-  endif
-endfunction
-
-function [passed, failed] = count (passed, failed, name, what, why)
-  if (isempty (why))
-    passed += 1;
-  else
-    failed += 1;
-    printf ("FAIL: %s %s: %s\n", what, name, strjoin (why, "; "));
   endif
 endfunction
