@@ -102,6 +102,7 @@ TILEMM_KERNEL_H = kernels/kernels_types.cuh kernels/kernels_async.cuh kernels/ke
 TILEMM_FRONT_H = front/mex_common.h front/blas_shim.h front/oct_shared.h front/blas_internal.h
 
 # Not compiled, shipped: the help texts of the gateways, their Octave tests (the %! blocks the
-# build appends to the help files tilemm.m and tilemm_info.m) and the BLAS library's symbol map.
+# build writes into tilemm.cc-tst and appends to the help file tilemm_info.m) and the BLAS
+# library's symbol map.
 TILEMM_OTHER = front/tilemm.help front/tilemm_info.help front/tilemm.tst front/tilemm_info.tst \
   front/blas_shim.map

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Runs the Octave BIST from the build tree: tilemm (the oct-file front end), tilemm_info and
 # tilemm_build, then the tilemm tests again on the mex gateway (src/mex/, the MATLAB front end).
-# src/tilemm.m carries the %! blocks of src/front/tilemm.tst (the BIST of both front ends), and likewise
-# tilemm_info.
+# src/tilemm.cc-tst carries the %! blocks of src/front/tilemm.tst (the BIST of both front ends), and
+# src/tilemm_info.m (help and tests) those of tilemm_info.
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 set -o pipefail

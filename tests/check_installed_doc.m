@@ -27,7 +27,7 @@ function failed = check_installed_doc (label)
         why = "makeinfo cannot render its help (pkg: unusable help text)";
       endif
     endif
-    [passed, failed] = count (passed, failed, name, "help", why);
+    [passed, failed] = count_check (passed, failed, name, "help", why);
     ## doc
     why = "";
     info_file = fullfile (fileparts (which (name)), "doc.info");
@@ -53,16 +53,7 @@ function failed = check_installed_doc (label)
         why = sprintf ("its index entry leads to \"%s\", no node of %s", hit{1}, info_file);
       endif
     endif
-    [passed, failed] = count (passed, failed, name, "doc", why);
+    [passed, failed] = count_check (passed, failed, name, "doc", why);
   endfor
   printf ("%s: %d passed, %d failed, 0 skipped\n", label, passed, failed);
-endfunction
-
-function [passed, failed] = count (passed, failed, name, what, why)
-  if (isempty (why))
-    passed += 1;
-  else
-    failed += 1;
-    printf ("FAIL: %s %s: %s\n", what, name, why);
-  endif
 endfunction

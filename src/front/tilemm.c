@@ -6,7 +6,7 @@
  * delegate what our kernels do not compute to the built-in mtimes (so its answers and errors are
  * exactly `*`'s), wrap the data in views, run the plan, and turn a status into an error with a
  * "tilemm:<reason>" identifier.  Its Octave tests, which it shares with the oct-file front end
- * (tilemm_oct.cc), are in tilemm.tst beside it; the build appends them to the help file tilemm.m.
+ * (tilemm_oct.cc), are in tilemm.tst beside it; the build writes them into tilemm.cc-tst.
  */
 #include <stdio.h>
 #include <string.h>
