@@ -318,6 +318,10 @@ static void test_ways (void)
          tilemm_model_copy_team (&f, 2, 16), tilemm_model_copy_team (&f, 8, 16),
          tilemm_model_copy_team (&f, 32, 16));
   CHECK (tilemm_model_copy_team (NULL, 2, 16) == 8, "not measured: an even share");
+  CHECK (tilemm_model_copy_saturating_threads (&f) == 4
+           && tilemm_model_copy_saturating_threads (NULL) == 0,
+         "the plan's cap on a copy team: %d measured, %d not (0: none)",
+         tilemm_model_copy_saturating_threads (&f), tilemm_model_copy_saturating_threads (NULL));
 }
 
 /* The call plan of a square double product on two GPUs under `facts`. */

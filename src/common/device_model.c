@@ -2,6 +2,7 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
+#include <limits.h>
 #include <math.h>
 
 #include "device_model.h"
@@ -174,7 +175,8 @@ int tilemm_model_copy_team (const tilemm_machine_facts *facts, int teams, int th
 int tilemm_model_copy_saturating_threads (const tilemm_machine_facts *facts)
 {
   const tilemm_machine_facts *f = facts_or_builtin (facts);
-  return f->copy_points > 0 ? tilemm_facts_copy_saturation (f, 0) : 0;
+  /* (Where nothing was measured the saturation is the "most" given, here none: 0, no cap.) */
+  return f->copy_points > 0 ? tilemm_facts_copy_saturation (f, INT_MAX) : 0;
 }
 
 void tilemm_model_ways (const tilemm_machine_facts *facts, tilemm_type type, double bytes,
