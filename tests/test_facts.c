@@ -85,12 +85,14 @@ static void made_up (tilemm_machine_facts *f)
       memset (&f->host[t], 0, sizeof f->host[t]);
       memset (&f->host_page[t], 0, sizeof f->host_page[t]);
       memset (&f->cpu[t], 0, sizeof f->cpu[t]);
+      memset (&f->gpu_curve[t], 0, sizeof f->gpu_curve[t]);
       for (int i = 0; i < 5; i++)
         {
           const double flops = pow (10, 2 + 2 * i);
           tilemm_curve_add (&f->host[t], flops, 1e-6 + flops / (1e9 * (t + 1)));
           tilemm_curve_add (&f->host_page[t], flops, 2e-6 + flops / (1e9 * (t + 1)));
           tilemm_curve_add (&f->cpu[t], flops, 3e-6 + flops / (4e9 * (t + 1)));
+          tilemm_curve_add (&f->gpu_curve[t], flops, 3e-4 + flops / (1e12 * (t + 1)));
         }
     }
   f->cpu_small_page_s = 1.5e-8;
@@ -160,7 +162,8 @@ static void test_text (void)
   int curves = 1;
   for (int t = 0; t < TILEMM_NTYPES; t++)
     curves = curves && same_curve (&f.host[t], &g.host[t])
-             && same_curve (&f.host_page[t], &g.host_page[t]) && same_curve (&f.cpu[t], &g.cpu[t]);
+             && same_curve (&f.host_page[t], &g.host_page[t]) && same_curve (&f.cpu[t], &g.cpu[t])
+             && same_curve (&f.gpu_curve[t], &g.gpu_curve[t]);
   CHECK (curves, "the curves");
   CHECK (near (g.measured_s, 1.25, 1e-9) && g.host_measured && g.cpu_measured && g.gpu_measured
            && g.threads == 8 && near (g.cpu_thread_flops_per_s, 7e9, 1e-9)
@@ -307,6 +310,32 @@ static void test_ways (void)
   CHECK (near (c.seconds[TILEMM_WAY_GPU], one, 1e-12), "two GPUs slower: one GPU's time");
   tilemm_model_ways (&f, TILEMM_DOUBLE, bytes, flops, flops, 0, &c);
   CHECK (isinf (c.seconds[TILEMM_WAY_GPU]) && c.best == TILEMM_WAY_CPU, "no GPU: not a way");
+
+  CHECK_CASE ("model: a GPU call as measured in its curve's range, the fitted line past it");
+  made_up (&f);   /* measured up to 1e10 flops: 0.3 ms and more; the line's fixed cost 0.15 ms */
+  {
+    const double n = 1000, fl = tilemm_model_flops (TILEMM_DOUBLE, n, n, n);   /* 2e9 */
+    const double sq = 8.0 * 3 * n * n;
+    CHECK (near (tilemm_model_gpu_call_s (&f, TILEMM_DOUBLE, sq, fl),
+                 tilemm_curve_seconds (&f.gpu_curve[TILEMM_DOUBLE], fl), 1e-9),
+           "a square product in range: the curve's %g s (the line's would be %g s)",
+           tilemm_curve_seconds (&f.gpu_curve[TILEMM_DOUBLE], fl),
+           f.gpu_call_s + sq / f.gpu_bus_bytes_per_s + fl / f.gpu_kernel_flops_per_s[TILEMM_DOUBLE]);
+    const double skinny = 8.0 * (2 * 4000.0 * 125 + 4000.0 * 4000);   /* 4000x125 by 125x4000 */
+    CHECK (near (tilemm_model_gpu_call_s (&f, TILEMM_DOUBLE, skinny, fl),
+                 tilemm_curve_seconds (&f.gpu_curve[TILEMM_DOUBLE], fl)
+                   + (skinny - sq) / f.gpu_bus_bytes_per_s,
+                 1e-9),
+           "a skinny product of as many flops pays its extra bytes over the bus");
+    const double big = tilemm_model_flops (TILEMM_DOUBLE, 4096, 4096, 4096);
+    const double big_bytes = 8.0 * 3 * 4096.0 * 4096.0;
+    CHECK (near (tilemm_model_gpu_call_s (&f, TILEMM_DOUBLE, big_bytes, big),
+                 f.gpu_call_s + big_bytes / f.gpu_bus_bytes_per_s + big / f.gpu_kernel_flops_per_s[TILEMM_DOUBLE],
+                 1e-9),
+           "past the curve: the line");
+    CHECK (tilemm_model_gpu_call_s (&f, TILEMM_DOUBLE, 24, 2) == f.gpu_curve[TILEMM_DOUBLE].seconds[0],
+           "below the curve: its first point (a call's fixed cost)");
+  }
 
   CHECK_CASE ("model: copy teams share the host and stop where the copies stop gaining");
   made_up (&f);   /* copies gain up to 4 threads (1.0, 1.5, then 2.05 GB/s) */

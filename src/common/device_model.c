@@ -53,14 +53,30 @@ double tilemm_model_step_s (const tilemm_machine_facts *facts)
   return facts_or_builtin (facts)->gpu_step_s;
 }
 
-double tilemm_model_gpu_call_s (const tilemm_machine_facts *facts, tilemm_type type, double bytes,
-                                double flops)
+/* The fitted line: fixed cost, first bytes at the bus's latency, the rest through the staging,
+ * the kernels at their rate. */
+static double gpu_line_s (const tilemm_machine_facts *f, tilemm_type type, double bytes,
+                          double flops)
 {
-  const tilemm_machine_facts *f = facts_or_builtin (facts);
   const double first = bytes < f->gpu_first_bytes ? bytes : f->gpu_first_bytes;
   const double first_s = f->gpu_first_bytes_per_s > 0 ? first / f->gpu_first_bytes_per_s : 0;
   return f->gpu_call_s + first_s + tilemm_model_bus_s (f, bytes - first)
          + tilemm_model_kernel_s (f, type, flops);
+}
+
+double tilemm_model_gpu_call_s (const tilemm_machine_facts *facts, tilemm_type type, double bytes,
+                                double flops)
+{
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  const tilemm_curve *curve = &f->gpu_curve[type_index (type)];
+  if (curve->points <= 0 || flops > curve->flops[curve->points - 1])
+    return gpu_line_s (f, type, bytes, flops);
+  /* In the measured range: the square product of as many flops, and the line's price of the
+   * bytes this one moves beyond that square's (a skinny product moves more for its flops). */
+  const double side = cbrt (flops / tilemm_model_flops (type, 1, 1, 1));
+  const double square_bytes = 3.0 * side * side * (double) tilemm_type_size (type);
+  const double extra = bytes > square_bytes ? tilemm_model_bus_s (f, bytes - square_bytes) : 0;
+  return tilemm_curve_seconds (curve, flops) + extra;
 }
 
 double tilemm_model_spread_s (const tilemm_machine_facts *facts, double one_s, double fixed_s,

@@ -171,11 +171,22 @@ static void out (text_out *o, const char *format, ...)
   o->used += len;
 }
 
-static const char *const CURVE_NAMES[] = { "host", "host_page", "cpu" };
+static const char *const CURVE_NAMES[] = { "host", "host_page", "cpu", "gpu" };
+enum { CURVE_KINDS = sizeof CURVE_NAMES / sizeof CURVE_NAMES[0] };
 
 static tilemm_curve *curve_named (tilemm_machine_facts *f, int which, int type)
 {
-  return which == 0 ? &f->host[type] : which == 1 ? &f->host_page[type] : &f->cpu[type];
+  switch (which)
+    {
+    case 0:
+      return &f->host[type];
+    case 1:
+      return &f->host_page[type];
+    case 2:
+      return &f->cpu[type];
+    default:
+      return &f->gpu_curve[type];
+    }
 }
 
 size_t tilemm_facts_print (const tilemm_machine_facts *f, char *buf, size_t size)
@@ -195,7 +206,7 @@ size_t tilemm_facts_print (const tilemm_machine_facts *f, char *buf, size_t size
   out (&o, "measured_s %.6g\n", f->measured_s);
   out (&o, "host_measured %d\ncpu_measured %d\ngpu_measured %d\n", f->host_measured,
        f->cpu_measured, f->gpu_measured);
-  for (int which = 0; which < 3; which++)
+  for (int which = 0; which < CURVE_KINDS; which++)
     for (int t = 0; t < TILEMM_NTYPES; t++)
       {
         const tilemm_curve *c = curve_named ((tilemm_machine_facts *) f, which, t);
@@ -266,7 +277,7 @@ static int parse_curve (tilemm_machine_facts *f, const char *p)
   int which = -1, type, points;
   while (*p == ' ')
     p++;
-  for (int w = 0; w < 3; w++)
+  for (int w = 0; w < CURVE_KINDS; w++)
     {
       const size_t len = strlen (CURVE_NAMES[w]);
       if (strncmp (p, CURVE_NAMES[w], len) == 0 && p[len] == ' ')

@@ -92,6 +92,11 @@ typedef struct tilemm_machine_facts_s {
   int gpu_measured;
   int gpus;             /* GPUs measured (0 where none is usable)                          */
   double gpu_call_s, gpu_first_bytes, gpu_first_bytes_per_s, gpu_bus_bytes_per_s;
+  /* The same call measured end to end on square products up to a few thousand, by type: what
+   * the fitted line above cannot say of small products (a kernel on few tiles runs far below its
+   * rate; a call's copies and synchronisations add up), read in the curves' range, the line
+   * past it. */
+  tilemm_curve gpu_curve[TILEMM_NTYPES];
   double gpu_step_s, gpu_panel_s, gpu_panel_worth;
   double gpu_kernel_flops_per_s[TILEMM_NTYPES];
   /* The same call on every GPU (gpu_all_count > 1): its fixed cost, and how many times faster

@@ -320,6 +320,19 @@ static int measure_cpu_batch (tilemm_machine_facts *f, tilemm_error *err)
   const double ps = small * threads / (double) small_pages
                     - tilemm_model_flops (TILEMM_DOUBLE, 4, 4, 4) * per_flop;
   f->cpu_small_page_s = ps > 1e-10 ? ps : 1e-10;
+  /* A batch of a few pages a thread, as a call makes it: what its region costs beyond the
+   * pages' share, where that is more than the bare region's (measure_region). */
+  if (f->threads > 1)
+    {
+      const int64_t few = 4 * (int64_t) f->threads;
+      const double s = own_batch_s (TILEMM_CHOOSE_CPU, TILEMM_DOUBLE, 16, 16, 16, few, 5, err);
+      if (!(s > 0))
+        return 0;
+      const double share
+        = (double) few * tilemm_batch_cpu_page_s (f, TILEMM_DOUBLE, 16, 16, 16) / threads;
+      if (s - share > f->cpu_region_s)
+        f->cpu_region_s = s - share;
+    }
   return 1;
 }
 
@@ -562,6 +575,15 @@ static tilemm_status measure_one_gpu (tilemm_machine_facts *f, gpu_run *g, int l
   return TILEMM_OK;
 }
 
+/* One GPU's plain product of n×n end to end, the caller's GPU (the double pool's prefix for
+ * double, operands of its own for the other types). */
+static double gpu_point (void *ctx, tilemm_type type, int64_t n, int runs, tilemm_error *err)
+{
+  const gpu_run *g = ctx;
+  return own_product_s (TILEMM_CHOOSE_GPU, &g->one, type == TILEMM_DOUBLE ? g->pool : NULL, 0,
+                        type, n, n, n, runs, NULL, err);
+}
+
 /* Every GPU together: seconds = all_call + (one GPU's seconds - its fixed cost) / speedup, fitted
  * over the three largest sizes (least squares in relative terms). */
 static tilemm_status measure_all_gpus (tilemm_machine_facts *f, const gpu_run *g,
@@ -595,14 +617,16 @@ static tilemm_status measure_all_gpus (tilemm_machine_facts *f, const gpu_run *g
   return TILEMM_OK;
 }
 
-/* A batch of pages on one GPU at four points (few and many small pages, mid and larger pages):
+/* A batch of pages on one GPU at five points (few and many small pages, mid and larger pages):
  * its fixed cost, its bytes' rate and its kernels' rate fitted.  Not measured where a batch
  * cannot run (the model's figures stay). */
 static void measure_gpu_batch (tilemm_machine_facts *f)
 {
-  static const int64_t side[4] = { 16, 16, 64, 128 }, pages[4] = { 200, 4000, 500, 200 };
-  double bytes[4], flops[4], s[4];
-  for (int i = 0; i < 4; i++)
+  enum { POINTS = 5 };
+  static const int64_t side[POINTS] = { 16, 16, 64, 128, 256 };
+  static const int64_t pages[POINTS] = { 200, 4000, 500, 200, 40 };
+  double bytes[POINTS], flops[POINTS], s[POINTS];
+  for (int i = 0; i < POINTS; i++)
     {
       tilemm_error err = { TILEMM_OK, "" };
       const double n = (double) side[i];
@@ -614,7 +638,7 @@ static void measure_gpu_batch (tilemm_machine_facts *f)
       flops[i] = (double) pages[i] * tilemm_model_flops (TILEMM_DOUBLE, n, n, n);
     }
   double c, b, pf;
-  fit_call (bytes, flops, s, 4, &c, &b, &pf);
+  fit_call (bytes, flops, s, POINTS, &c, &b, &pf);
   f->gpu_batch_call_s = c > 1e-6 ? c : 1e-6;
   f->gpu_batch_bus_bytes_per_s = b > 0 ? 1.0 / b : 0;
   const double rate = pf > 0 ? 1.0 / pf : f->gpu_kernel_flops_per_s[TILEMM_DOUBLE];
@@ -692,6 +716,9 @@ static tilemm_status measure_gpus (tilemm_machine_facts *f, tilemm_error *err)
   /* Past 4096 only where several GPUs are to be weighed against one: their fit needs the
    * products where a second GPU pays. */
   tilemm_status status = measure_one_gpu (f, &g, g.all.count > 1 ? 8192 : 4096, err);
+  for (int t = 0; t < TILEMM_NTYPES && status == TILEMM_OK; t++)
+    if (!measure_curve (&f->gpu_curve[t], gpu_point, &g, (tilemm_type) t, 2048, err))
+      status = failed (err);
   if (status == TILEMM_OK && g.all.count > 1)
     status = measure_all_gpus (f, &g, err);
   if (status == TILEMM_OK)
@@ -720,8 +747,21 @@ tilemm_status tilemm_calibrate (const tilemm_host_product *host, tilemm_machine_
 #else
   f->threads = 1;
 #endif
+  /* tilemm's own ways first, the host's product last: a multithreaded BLAS keeps its threads
+   * spinning for a while after each call, and threads that spin on every core would be timed
+   * as part of whatever ran next. */
   measure_copies (f);
   measure_region (f);
+  f->cpu_measured = 0;
+  for (int t = 0; t < TILEMM_NTYPES; t++)
+    if (!measure_curve (&f->cpu[t], cpu_point, NULL, (tilemm_type) t, 2048, err))
+      return err->status != TILEMM_OK ? err->status : TILEMM_EINVAL;
+  f->cpu_measured = 1;
+  if (!measure_cpu_batch (f, err))
+    return err->status != TILEMM_OK ? err->status : TILEMM_EINVAL;
+  const tilemm_status status = measure_gpus (f, err);
+  if (status != TILEMM_OK)
+    return status;
   f->host_measured = 0;
   if (host && host->seconds)
     {
@@ -740,16 +780,6 @@ tilemm_status tilemm_calibrate (const tilemm_host_product *host, tilemm_machine_
         return err->status != TILEMM_OK ? err->status : TILEMM_EINVAL;
       f->host_measured = 1;
     }
-  f->cpu_measured = 0;
-  for (int t = 0; t < TILEMM_NTYPES; t++)
-    if (!measure_curve (&f->cpu[t], cpu_point, NULL, (tilemm_type) t, 2048, err))
-      return err->status != TILEMM_OK ? err->status : TILEMM_EINVAL;
-  f->cpu_measured = 1;
-  if (!measure_cpu_batch (f, err))
-    return err->status != TILEMM_OK ? err->status : TILEMM_EINVAL;
-  const tilemm_status status = measure_gpus (f, err);
-  if (status != TILEMM_OK)
-    return status;
   f->measured_s = tilemm_now_s () - start;
   f->origin = TILEMM_FACTS_MEASURED;
   return tilemm_error_set (err, TILEMM_OK, NULL);
