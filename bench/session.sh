@@ -10,7 +10,8 @@
 # Usage (from the repository root, .gpu and the tarball carried):
 #   source .gpu/setup.sh && bench/session.sh tilemm-0.1.0.tar.gz calibrate grid ...
 # Environment: ARCH (configure --with-cuda-arch, default "90"), WORK (default /tmp/tilemm-run),
-# OUT (default /tmp/tilemm-out).  Prints each step's last lines; the build's log on failure.
+# OUT (default /tmp/tilemm-out), BUILT (a tree already built from the tarball: no build, the
+# tarball argument then unused).  Prints each step's last lines; the build's log on failure.
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 set -u
@@ -20,17 +21,23 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/tilemm-out}
 work=${WORK:-/tmp/tilemm-run}
 mkdir -p "$out"
-rm -rf "$work"; mkdir -p "$work"
+[ -n "${BUILT:-}" ] || { rm -rf "$work"; mkdir -p "$work"; }
 nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader | tee "$out/gpus.txt"
 nvidia-smi topo -m > "$out/topo.txt" 2>&1 || true
 echo "cores $(nproc); $(octave-cli --version | head -1)" | tee -a "$out/gpus.txt"
 t0=$(date +%s)
-tar -C "$work" -xzf "$tarball" || exit 1
-cd "$work"/tilemm-* || exit 1
-top=$PWD
-./configure --with-cuda-arch="${ARCH:-90}" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
-make -j"$(nproc)" > "$out/make.log" 2>&1 || { tail -40 "$out/make.log"; exit 1; }
-echo "session: built in $(( $(date +%s) - t0 )) s"
+if [ -n "${BUILT:-}" ]; then
+  # a tree already built from the tarball (tests/gpu-checks.sh's, say): the steps on it
+  cd "$BUILT" || exit 1
+  top=$PWD
+else
+  tar -C "$work" -xzf "$tarball" || exit 1
+  cd "$work"/tilemm-* || exit 1
+  top=$PWD
+  ./configure --with-cuda-arch="${ARCH:-90}" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+  make -j"$(nproc)" > "$out/make.log" 2>&1 || { tail -40 "$out/make.log"; exit 1; }
+  echo "session: built in $(( $(date +%s) - t0 )) s"
+fi
 export TILEMM_CALIBRATION_DIR=$out/calibration
 run_octave () {
   octave-cli --no-gui --norc --quiet --eval "addpath ('$top/src'); addpath ('$top/inst'); $1" 2>&1 |
@@ -57,6 +64,10 @@ for step in "$@"; do
         printf ('gpu: %d, call %.3g s, bus %.3g GB/s, kernels TF/s %s, all %d: call %.3g s, speedup %.3g; batch call %.3g s, TF/s %s\n', ...
                 g.count, g.call_seconds, g.bus_gbytes_per_s, mat2str (g.kernel_tflops, 3), g.all_count, ...
                 g.all_call_seconds, g.all_speedup, g.batch_call_seconds, mat2str (g.batch_tflops, 3));
+        for t = 1:numel (g.calls)
+          printf ('  calls %-15s n %s: ms %s\n', g.calls(t).type, mat2str (round ((g.calls(t).flops / (2 * (1 + 3 * any (t == [3 4])))) .^ (1/3))), ...
+                  mat2str (1e3 * g.calls(t).seconds, 3));
+        endfor
         for d = g.devices
           printf ('  GPU %d %s: kernels TF/s %s, up %.3g down %.3g GB/s, both busy %.3g / %.3g\n', d.ordinal, d.name, ...
                   mat2str (d.kernel_tflops, 3), d.up_gbytes_per_s, d.down_gbytes_per_s, d.up_busy_gbytes_per_s, d.down_busy_gbytes_per_s);

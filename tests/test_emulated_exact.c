@@ -11,6 +11,7 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
+#define _POSIX_C_SOURCE 200809L   /* setenv (check.h) */
 #include <gmp.h>
 #include <math.h>
 #include <stdint.h>

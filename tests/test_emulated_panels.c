@@ -9,6 +9,7 @@
  * columns of B spread over many binades, the rows of A scaled apart): a backend that decided a
  * plan per panel would give other bits, and the test checks that it would.
  */
+#define _POSIX_C_SOURCE 200809L   /* setenv (check.h) */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

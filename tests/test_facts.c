@@ -7,6 +7,7 @@
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
 #define _POSIX_C_SOURCE 200809L
+#define CHECK_KEEP_CALIBRATION   /* checks the store and the measured facts themselves */
 
 #include <math.h>
 #include <stdio.h>

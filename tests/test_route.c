@@ -2,6 +2,7 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
+#define _POSIX_C_SOURCE 200809L   /* setenv (check.h) */
 #include "check.h"
 #include "tilemm.h"
 
