@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -80,6 +82,7 @@ static void made_up (tilemm_machine_facts *f)
   f->origin = TILEMM_FACTS_MEASURED;
   snprintf (f->key, sizeof f->key, "tilemm=9.9.9\ncpu=Made Up CPU x8\nthreads=8\n");
   f->measured_s = 1.25;
+  f->others_cpu_share = 0.125;
   f->host_measured = f->cpu_measured = f->gpu_measured = 1;
   for (int t = 0; t < TILEMM_NTYPES; t++)
     {
@@ -166,7 +169,7 @@ static void test_text (void)
              && same_curve (&f.host_page[t], &g.host_page[t]) && same_curve (&f.cpu[t], &g.cpu[t])
              && same_curve (&f.gpu_curve[t], &g.gpu_curve[t]);
   CHECK (curves, "the curves");
-  CHECK (near (g.measured_s, 1.25, 1e-9) && g.host_measured && g.cpu_measured && g.gpu_measured
+  CHECK (near (g.measured_s, 1.25, 1e-9) && near (g.others_cpu_share, 0.125, 1e-9) && g.host_measured && g.cpu_measured && g.gpu_measured
            && g.threads == 8 && near (g.cpu_thread_flops_per_s, 7e9, 1e-9)
            && near (g.cpu_page_s, 2.5e-7, 1e-8) && near (g.cpu_small_page_s, 1.5e-8, 1e-8)
            && near (g.cpu_region_s, 3.5e-5, 1e-8),
@@ -438,7 +441,8 @@ static void test_store (void)
   char sub[600];
   snprintf (sub, sizeof sub, "%s/cache/tilemm", dir);
   setenv ("TILEMM_CALIBRATION_DIR", sub, 1);
-  setenv ("TILEMM_CALIBRATION", "on", 1);
+  /* Kept whatever else the machine runs now (the busy rule has its own case below). */
+  setenv ("TILEMM_CALIBRATION", "keep", 1);
   tilemm_options o;
   tilemm_options_init (&o);
   const tilemm_machine_facts *f = tilemm_machine_facts_for (&o);
@@ -472,6 +476,37 @@ static void test_store (void)
   const tilemm_machine_facts *back = tilemm_machine_facts_for (&o);
   CHECK (back->origin == TILEMM_FACTS_STORED && strcmp (back->key, again->key) == 0,
          "the first key again: read from its file (%s)", tilemm_facts_origin_name (back->origin));
+
+  CHECK_CASE ("store: facts measured while other processes keep the CPUs busy: used, not kept");
+  setenv ("TILEMM_CALIBRATION", "on", 1);
+  {
+    /* As many processes spinning as there are CPUs: about half the CPUs' time is theirs. */
+    long cpus = sysconf (_SC_NPROCESSORS_ONLN);
+    cpus = cpus < 1 ? 1 : cpus > 64 ? 64 : cpus;
+    pid_t spinner[64];
+    int started = 0;
+    for (long i = 0; i < cpus; i++)
+      {
+        const pid_t pid = fork ();
+        if (pid == 0)
+          for (volatile unsigned long x = 0;; x++)
+            ;
+        if (pid > 0)
+          spinner[started++] = pid;
+      }
+    const int files = file_count (sub);
+    const tilemm_machine_facts *busy = tilemm_machine_facts_measure (&o);
+    for (int i = 0; i < started; i++)
+      {
+        kill (spinner[i], SIGKILL);
+        waitpid (spinner[i], NULL, 0);
+      }
+    CHECK (started == cpus, "%d of %ld spinners started", started, cpus);
+    CHECK (busy->origin == TILEMM_FACTS_MEASURED && busy->others_cpu_share > 0.25
+             && strstr (busy->where, "not kept: the machine was busy") && file_count (sub) == files,
+           "others took %.2f of the CPUs: %s (%d files, %d before)", busy->others_cpu_share,
+           busy->where, file_count (sub), files);
+  }
 
   CHECK_CASE ("store: off at once; where it cannot be written, measured and used, not kept");
   setenv ("TILEMM_CALIBRATION", "off", 1);

@@ -193,6 +193,10 @@ int tilemm_calibration_settings (char *dir, size_t size);
 /* Whether calibration is on (TILEMM_CALIBRATION), alone: read at every call. */
 int tilemm_calibration_enabled (void);
 
+/* Whether facts measured on a busy machine are kept all the same (TILEMM_CALIBRATION=keep: a
+ * machine that is always that busy, where measuring again would find the same). */
+int tilemm_calibration_keeps_busy (void);
+
 /* The settings that change how many threads the host's products run on (OMP_NUM_THREADS,
  * OPENBLAS_NUM_THREADS, MKL_NUM_THREADS, GOTO_NUM_THREADS) and which GPUs a process sees
  * (CUDA_VISIBLE_DEVICES), as "NAME=value ..." for the facts' key. */

@@ -72,6 +72,7 @@ int tilemm_curve_add (tilemm_curve *c, double flops, double seconds)
 static const tilemm_machine_facts builtin = {
   .origin = TILEMM_FACTS_MODEL,
   .where = "the built-in model",
+  .others_cpu_share = -1,
   .host = BY_PRECISION (LINE (0, 2.5e11), LINE (0, 2.0e11)),
   .host_page = BY_PRECISION (LINE (2.0e-5, 1.2e11), LINE (2.0e-5, 6.0e10)),
   .cpu_small_page_s = 2.0e-8,
@@ -204,6 +205,7 @@ size_t tilemm_facts_print (const tilemm_machine_facts *f, char *buf, size_t size
       k += len + (end ? 1 : 0);
     }
   out (&o, "measured_s %.6g\n", f->measured_s);
+  out (&o, "others_cpu %.4g\n", f->others_cpu_share);
   out (&o, "host_measured %d\ncpu_measured %d\ngpu_measured %d\n", f->host_measured,
        f->cpu_measured, f->gpu_measured);
   for (int which = 0; which < CURVE_KINDS; which++)
@@ -348,6 +350,8 @@ static int parse_line (tilemm_machine_facts *f, const char *line, size_t *key_us
     }
   if (NAMED ("measured_s"))
     return read_doubles (&p, &f->measured_s, 1);
+  if (NAMED ("others_cpu"))
+    return read_doubles (&p, &f->others_cpu_share, 1);
   if (NAMED ("host_measured"))
     return read_int (&p, &f->host_measured);
   if (NAMED ("cpu_measured"))

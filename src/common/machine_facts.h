@@ -63,6 +63,9 @@ typedef struct tilemm_machine_facts_s {
   char key[1024];       /* what the facts depend on ("name=value" lines): measured again when
                            any of it changes                                               */
   double measured_s;    /* how long measuring them took (0: the model)                     */
+  double others_cpu_share; /* the share of the CPUs' time other processes took while they were
+                              measured (0 to 1; negative: not known).  Facts measured on a busy
+                              machine are used by the process that measured them, never kept. */
 
   /* The host's own product of square operands, one call from the front end (Octave's `*` as
    * the oct-file calls it, or the next BLAS), by type; host_page one page of a loop of it. */

@@ -318,6 +318,12 @@ int tilemm_calibration_enabled (void)
                   || same_ignoring_case (on, "no")));
 }
 
+int tilemm_calibration_keeps_busy (void)
+{
+  const char *on = getenv ("TILEMM_CALIBRATION");
+  return on && same_ignoring_case (on, "keep");
+}
+
 int tilemm_calibration_settings (char *dir, size_t size)
 {
   const int enabled = tilemm_calibration_enabled ();

@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -734,12 +736,63 @@ static tilemm_status measure_gpus (tilemm_machine_facts *f, tilemm_error *err)
   return tilemm_error_set (err, TILEMM_OK, NULL);
 }
 
+/* ---------------------------------------------------------------- the machine's other work */
+
+/* The CPUs' busy seconds over every process (the hypervisor's steal included) and their count,
+ * from /proc/stat; this process's own CPU seconds (all its threads: a BLAS's spinning threads
+ * are its own); the wall clock. */
+typedef struct {
+  double busy_s, own_s, wall_s;
+  int cpus;
+} cpu_sample;
+
+/* 0 where /proc/stat cannot be read (not Linux): the machine's other work is then not known. */
+static int cpu_sample_take (cpu_sample *s)
+{
+  FILE *f = fopen ("/proc/stat", "r");
+  if (!f)
+    return 0;
+  unsigned long long v[8] = { 0 };
+  char line[512];
+  int cpus = 0, ok = 0;
+  while (fgets (line, sizeof line, f))
+    if (strncmp (line, "cpu ", 4) == 0)
+      ok = sscanf (line + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+                   &v[3], &v[4], &v[5], &v[6], &v[7]) == 8;
+    else if (strncmp (line, "cpu", 3) == 0 && line[3] >= '0' && line[3] <= '9')
+      cpus++;
+  fclose (f);
+  const long tick = sysconf (_SC_CLK_TCK);
+  struct rusage ru;
+  if (!ok || cpus < 1 || tick <= 0 || getrusage (RUSAGE_SELF, &ru) != 0)
+    return 0;
+  /* user, nice, system, idle, iowait, irq, softirq, steal: all but idle and iowait */
+  s->busy_s = (double) (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double) tick;
+  s->own_s = (double) ru.ru_utime.tv_sec + 1e-6 * (double) ru.ru_utime.tv_usec
+             + (double) ru.ru_stime.tv_sec + 1e-6 * (double) ru.ru_stime.tv_usec;
+  s->wall_s = tilemm_now_s ();
+  s->cpus = cpus;
+  return 1;
+}
+
+/* The share of the CPUs' time between two samples that other processes took (0 to 1). */
+static double others_share (const cpu_sample *a, const cpu_sample *b)
+{
+  const double capacity = (b->wall_s - a->wall_s) * (double) b->cpus;
+  if (!(capacity > 0))
+    return -1;
+  const double others = (b->busy_s - a->busy_s) - (b->own_s - a->own_s);
+  return others <= 0 ? 0 : others >= capacity ? 1 : others / capacity;
+}
+
 /* ---------------------------------------------------------------- all of it */
 
 tilemm_status tilemm_calibrate (const tilemm_host_product *host, tilemm_machine_facts *f,
                                 tilemm_error *err)
 {
   const double start = tilemm_now_s ();
+  cpu_sample before, after;
+  const int sampled = cpu_sample_take (&before);
   tilemm_facts_model (f, NULL);
   f->key[0] = '\0';
 #ifdef _OPENMP
@@ -781,6 +834,7 @@ tilemm_status tilemm_calibrate (const tilemm_host_product *host, tilemm_machine_
       f->host_measured = 1;
     }
   f->measured_s = tilemm_now_s () - start;
+  f->others_cpu_share = sampled && cpu_sample_take (&after) ? others_share (&before, &after) : -1;
   f->origin = TILEMM_FACTS_MEASURED;
   return tilemm_error_set (err, TILEMM_OK, NULL);
 }

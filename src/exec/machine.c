@@ -299,7 +299,12 @@ static void serve_model (const tilemm_options *options, const char *key, const c
     }
 }
 
-/* Measures the facts for `key`, keeps them in this process and, where it can, in the store. */
+/* Facts measured while other processes took more than this share of the CPUs' time describe
+ * that moment's machine, not this one: used by the process that measured them, not kept. */
+static const double BUSY_SHARE = 0.25;
+
+/* Measures the facts for `key`, keeps them in this process and, where it can (and the machine
+ * was quiet enough), in the store. */
 static void measure (const tilemm_options *options, const char *key, const char *dir,
                      const char *path)
 {
@@ -312,7 +317,13 @@ static void measure (const tilemm_options *options, const char *key, const char 
     }
   snprintf (facts.key, sizeof facts.key, "%s", key);
   struct stat st;
-  if (dir[0] && store_write (dir, path, &facts, &err) && stat (path, &st) == 0)
+  const int busy = facts.others_cpu_share > BUSY_SHARE && !tilemm_calibration_keeps_busy ();
+  if (busy)
+    tilemm_error_set (&err, TILEMM_EINVAL,
+                      "the machine was busy while they were measured (other processes took %.0f%% "
+                      "of its CPUs' time; measured again by the next process)",
+                      100 * facts.others_cpu_share);
+  if (!busy && dir[0] && store_write (dir, path, &facts, &err) && stat (path, &st) == 0)
     {
       snprintf (facts.where, sizeof facts.where, "%.500s", path);
       snprintf (cache.path, sizeof cache.path, "%s", path);
@@ -322,7 +333,8 @@ static void measure (const tilemm_options *options, const char *key, const char 
     {
       /* Measured but not kept: used by this process, measured again by the next. */
       snprintf (facts.where, sizeof facts.where, "not kept: %s",
-                dir[0] ? err.detail : "no folder to keep them in (set TILEMM_CALIBRATION_DIR)");
+                busy || dir[0] ? err.detail
+                               : "no folder to keep them in (set TILEMM_CALIBRATION_DIR)");
       cache.path[0] = '\0';
       if (!cache.warned)
         {

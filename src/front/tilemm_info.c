@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE   /* dladdr */
 #include <dlfcn.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -229,7 +230,8 @@ static mxArray *gpu_struct (const tilemm_machine_facts *f)
 /* What the machine's facts are, where they came from and what they depend on. */
 static mxArray *calibration_struct (const tilemm_machine_facts *f)
 {
-  static const char *fields[] = { "origin", "where", "key", "measured_seconds", "host_measured",
+  static const char *fields[] = { "origin", "where", "key", "measured_seconds",
+                                  "others_cpu_share", "host_measured",
                                   "host", "host_page", "cpu_measured", "cpu", "cpu_batch",
                                   "threads", "copy", "gpu" };
   mxArray *s = mxCreateStructMatrix (1, 1, (int) (sizeof fields / sizeof fields[0]), fields);
@@ -237,6 +239,8 @@ static mxArray *calibration_struct (const tilemm_machine_facts *f)
   mxSetField (s, 0, "where", mxCreateString (f->where));
   mxSetField (s, 0, "key", key_struct (f->key));
   mxSetField (s, 0, "measured_seconds", mxCreateDoubleScalar (f->measured_s));
+  mxSetField (s, 0, "others_cpu_share",
+              mxCreateDoubleScalar (f->others_cpu_share >= 0 ? f->others_cpu_share : NAN));
   mxSetField (s, 0, "host_measured", logical (f->host_measured));
   mxSetField (s, 0, "host", curves_struct (f->host));
   mxSetField (s, 0, "host_page", curves_struct (f->host_page));
