@@ -1,13 +1,16 @@
 ## -*- texinfo -*-
-## @deftypefn {} {@var{cells} =} auto_grid (@var{out}, @var{plain_sizes}, @var{page_sizes}, @var{page_counts}, @var{most_bytes})
+## @deftypefn {} {@var{cells} =} auto_grid (@var{out}, @var{plain_sizes}, @var{page_sizes}, @var{page_counts}, @var{most_bytes}, @var{settle})
 ## "auto" against every way it chooses among, in one process: for plain products of
 ## @var{plain_sizes} (double and single, real and complex) Octave's own @code{*}, tilemm's
 ## @code{"cpu"} and @code{"gpu"} (where a GPU is usable) and @code{"auto"}; for page batches of
 ## @var{page_sizes} × @var{page_counts} (no more than @var{most_bytes} of operands and result)
 ## the loop of @code{*} over the pages, @code{pagemtimes} on @code{"cpu"}, @code{"gpu"} and
-## @code{"auto"}.  Each way is timed on its own (its first run not counted: first touch,
-## workspaces, and the threads of the way before it, which a multithreaded BLAS keeps spinning
-## for a while), until it has run @code{7} times or for a second; the median of each way.  A cell passes where auto is
+## @code{"auto"}.  Each way is timed on its own: after a pause of @var{settle} seconds (default
+## 0.25: a multithreaded BLAS keeps its threads spinning on every core for about a tenth of a
+## second after its last call, OpenMP's and the copy teams' for less, and they would be timed as
+## part of the next way; 0 times the ways back to back, as a script alternating them sees them),
+## its first run not counted (first touch, workspaces), until it has run @code{7} times or for a
+## second; the median of each way.  A cell passes where auto is
 ## within 10% (or 0.1 ms) of the fastest explicit way and no slower than @code{*} (or its
 ## loop) by more than that.  Prints a line a cell and writes them to @var{out}@code{.txt}
 ## (a header line, then one line a cell), returns them as a struct array.
@@ -15,9 +18,12 @@
 ##
 ## Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 
-function cells = auto_grid (out, plain_sizes, page_sizes, page_counts, most_bytes)
+function cells = auto_grid (out, plain_sizes, page_sizes, page_counts, most_bytes, settle)
   if (nargin < 5)
     most_bytes = 2^31;
+  endif
+  if (nargin < 6)
+    settle = 0.25;
   endif
   info = tilemm_info ();
   gpu = info.gpu_usable;
@@ -38,7 +44,7 @@ function cells = auto_grid (out, plain_sizes, page_sizes, page_counts, most_byte
         if (gpu)
           ways{3} = @() tilemm (A, B, "backend", "gpu");
         endif
-        cells(end+1) = cell_of ("plain", classes{c}, cplx, n, 1, time_ways (ways));
+        cells(end+1) = cell_of ("plain", classes{c}, cplx, n, 1, time_ways (ways, settle));
         report (fid, cells(end));
       endfor
     endfor
@@ -54,7 +60,7 @@ function cells = auto_grid (out, plain_sizes, page_sizes, page_counts, most_byte
       if (gpu)
         ways{3} = @() pagemtimes (X, Y, "backend", "gpu");
       endif
-      cells(end+1) = cell_of ("pages", "double", 0, n, p, time_ways (ways));
+      cells(end+1) = cell_of ("pages", "double", 0, n, p, time_ways (ways, settle));
       report (fid, cells(end));
     endfor
   endfor
@@ -89,15 +95,18 @@ function Z = page_loop (X, Y)
   endfor
 endfunction
 
-## Median seconds of each way (NaN where a way is absent): each way on its own, its first run
-## not counted (first touch, workspaces, the facts, the threads of the way before it), then
-## until it has run 7 times or for a second.
-function med = time_ways (ways)
+## Median seconds of each way (NaN where a way is absent): each way on its own, after a pause
+## of `settle` seconds (the threads of the way before it gone to sleep), its first run not
+## counted (first touch, workspaces, the facts), then until it has run 7 times or for a second.
+function med = time_ways (ways, settle)
   k = numel (ways);
   med = NaN (1, k);
   for w = 1:k
     if (isempty (ways{w}))
       continue;
+    endif
+    if (settle > 0)
+      pause (settle);
     endif
     ways{w} ();
     runs = [];

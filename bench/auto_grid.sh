@@ -8,7 +8,8 @@
 #                                   the installed package's folder)
 # Environment: PLAIN (Octave vector of sizes, default "2.^(4:12)"), PAGE_SIZES (default
 # "[4 16 64 256 1024]"), PAGE_COUNTS (default "[1 10 100 1000 1e4 1e5]"), MOST_BYTES (operands
-# and result of a page batch at most, default 2^31), GRID_TIMEOUT (seconds, default 3600).
+# and result of a page batch at most, default 2^31), SETTLE (seconds of pause before each way,
+# default 0.25; 0: the ways back to back), GRID_TIMEOUT (seconds, default 3600).
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 set -u
@@ -21,7 +22,7 @@ timeout "${GRID_TIMEOUT:-3600}" octave-cli --no-gui --norc --quiet --eval "
     addpath ('$here/../inst/compat');
   endif
   auto_grid ('$out', ${PLAIN:-2.^(4:12)}, ${PAGE_SIZES:-[4 16 64 256 1024]}, ...
-             ${PAGE_COUNTS:-[1 10 100 1000 1e4 1e5]}, ${MOST_BYTES:-2^31});
+             ${PAGE_COUNTS:-[1 10 100 1000 1e4 1e5]}, ${MOST_BYTES:-2^31}, ${SETTLE:-0.25});
 " 2>&1 | grep -v "^error: ignoring const execution_exception"
 status=${PIPESTATUS[0]}
 if command -v gnuplot > /dev/null 2>&1 && [ -s "$out.txt" ]; then

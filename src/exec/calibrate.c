@@ -29,6 +29,7 @@
 #include "front.h"
 #include "machine_facts.h"
 #include "parallel_copy.h"
+#include "uniform_fill.h"
 
 /* A curve stops growing past a product that takes this long in one run ... */
 static const double CURVE_RUN_S = 0.03;
@@ -49,28 +50,6 @@ typedef struct {
   void *a, *b, *c;
   size_t bytes_a, bytes_b, bytes_c;
 } operands;
-
-/* Uniform values in [-1, 1): never zeros, so no product is timed on data that makes it cheap.
- * The first RANDOM_BLOCK bytes are drawn, the rest copies of them (operands of a gigabyte are
- * filled at memory speed; a product's time does not depend on its values' repeating). */
-enum { RANDOM_BLOCK = 1 << 20 };
-static void fill_random (void *data, size_t bytes, int is_single, uint64_t seed)
-{
-  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-  const size_t drawn = bytes < RANDOM_BLOCK ? bytes : RANDOM_BLOCK;
-  const size_t count = drawn / (is_single ? sizeof (float) : sizeof (double));
-  for (size_t i = 0; i < count; i++)
-    {
-      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-      const double v = (double) (x >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-      if (is_single)
-        ((float *) data)[i] = (float) v;
-      else
-        ((double *) data)[i] = v;
-    }
-  for (size_t at = drawn; at < bytes; at += drawn)
-    memcpy ((unsigned char *) data + at, data, bytes - at < drawn ? bytes - at : drawn);
-}
 
 static void operands_free (operands *o)
 {
@@ -98,9 +77,10 @@ static int operands_make (operands *o, tilemm_type type, int64_t m, int64_t n, i
       return 0;
     }
   const int is_single = type == TILEMM_SINGLE || type == TILEMM_COMPLEX_SINGLE;
-  fill_random (o->a, o->bytes_a, is_single, 1);
-  fill_random (o->b, o->bytes_b, is_single, 2);
-  fill_random (o->c, o->bytes_c, is_single, 3);
+  const size_t real = is_single ? sizeof (float) : sizeof (double);
+  tilemm_uniform_fill (o->a, o->bytes_a / real, is_single, 1);
+  tilemm_uniform_fill (o->b, o->bytes_b / real, is_single, 2);
+  tilemm_uniform_fill (o->c, o->bytes_c / real, is_single, 3);
   return 1;
 }
 

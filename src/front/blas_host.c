@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "blas_internal.h"
+#include "uniform_fill.h"
 
 typedef void gemm_fn (const char *, const char *, const int *, const int *, const int *,
                       const void *, const void *, const int *, const void *, const int *,
@@ -21,22 +22,6 @@ static const blas_routine GEMM_OF[TILEMM_NTYPES] = {
   [TILEMM_SINGLE] = BLAS_SGEMM, [TILEMM_DOUBLE] = BLAS_DGEMM,
   [TILEMM_COMPLEX_SINGLE] = BLAS_CGEMM, [TILEMM_COMPLEX_DOUBLE] = BLAS_ZGEMM
 };
-
-/* Uniform values in [-1, 1) (never zeros: a product of zeros can be faster than the real one);
- * `reals` reals of the type's precision. */
-static void fill_random (void *data, size_t reals, int is_single, uint64_t seed)
-{
-  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (size_t i = 0; i < reals; i++)
-    {
-      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-      const double v = (double) (x >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-      if (is_single)
-        ((float *) data)[i] = (float) v;
-      else
-        ((double *) data)[i] = v;
-    }
-}
 
 static double next_seconds (void *ctx, tilemm_type type, int64_t m, int64_t n, int64_t k,
                             int runs)
@@ -55,8 +40,8 @@ static double next_seconds (void *ctx, tilemm_type type, int64_t m, int64_t n, i
   double best = -1;
   if (a && b && c)
     {
-      fill_random (a, (size_t) (parts * m * k), is_single, 1);
-      fill_random (b, (size_t) (parts * k * n), is_single, 2);
+      tilemm_uniform_fill (a, (size_t) (parts * m * k), is_single, 1);
+      tilemm_uniform_fill (b, (size_t) (parts * k * n), is_single, 2);
       const double one[2] = { 1, 0 }, zero[2] = { 0, 0 };
       const float onef[2] = { 1, 0 }, zerof[2] = { 0, 0 };
       const int im = (int) m, in = (int) n, ik = (int) k;

@@ -13,6 +13,7 @@
 
 #include "front.h"
 #include "mex_common.h"
+#include "uniform_fill.h"
 
 /* A random m×n array of `type` (uniform in [-1, 1), never zeros). */
 static mxArray *random_array (tilemm_type type, int64_t m, int64_t n, uint64_t seed)
@@ -26,16 +27,8 @@ static mxArray *random_array (tilemm_type type, int64_t m, int64_t n, uint64_t s
    * element (the gateway reads them so too: tilemm.c). */
   void *data = mxGetData (a);
   const size_t reals = (size_t) (m * n) * (cplx ? 2 : 1);
-  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (size_t i = 0; data && i < reals; i++)
-    {
-      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-      const double v = (double) (x >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-      if (is_single)
-        ((float *) data)[i] = (float) v;
-      else
-        ((double *) data)[i] = v;
-    }
+  if (data)
+    tilemm_uniform_fill (data, reals, is_single, seed);
   return a;
 }
 

@@ -16,28 +16,18 @@
 
 #include "front.h"
 #include "oct_shared.h"
+#include "uniform_fill.h"
 
 namespace
 {
-
-// Uniform values in [-1, 1) (never zeros: a product of zeros can be faster than the real one).
-template <typename T>
-void fill_random (T *data, octave_idx_type count, unsigned long long seed)
-{
-  unsigned long long x = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (octave_idx_type i = 0; i < count; i++)
-    {
-      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-      data[i] = T ((double) (x >> 11) / 9007199254740992.0 * 2.0 - 1.0);
-    }
-}
 
 // A random array of `type` (a complex one filled as twice as many reals).
 template <typename A, typename Real>
 octave_value random_of (const dim_vector &dims, int parts, unsigned long long seed)
 {
   A a (dims);
-  fill_random (reinterpret_cast<Real *> (a.fortran_vec ()), parts * a.numel (), seed);
+  tilemm_uniform_fill (a.fortran_vec (), static_cast<size_t> (parts * a.numel ()),
+                       sizeof (Real) == sizeof (float), seed);
   return octave_value (a);
 }
 
