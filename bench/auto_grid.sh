@@ -2,8 +2,8 @@
 # bench/auto_grid.sh — "auto" against every way it chooses among, in one Octave process
 # (bench/auto_grid.m): plain products 16..4096 (double, single, real, complex) against `*`,
 # "cpu", "gpu"; page batches 4..1024 x 1..1e5 pages against the loop of `*`, pagemtimes "cpu",
-# "gpu".  Writes OUT.txt (a line a cell) and, where gnuplot is installed, OUT.png (auto's time
-# over the fastest way's, by cell).
+# "gpu".  Writes OUT.txt (a line a cell) and OUT.png where gnuplot is installed, else OUT.svg
+# (bench/auto_grid_svg.awk): auto's time over the fastest way's, by cell.
 #   bench/auto_grid.sh DIR [OUT]   (DIR: where tilemm.oct is loaded from: src/ of a build, or
 #                                   the installed package's folder)
 # Environment: PLAIN (Octave vector of sizes, default "2.^(4:12)"), PAGE_SIZES (default
@@ -40,5 +40,7 @@ set style fill solid 0.6
 plot '$out.txt' every ::1 using 0:12:xticlabels(sprintf("%s %s %s %d x%d", stringcolumn(1), stringcolumn(2), stringcolumn(3), column(4), column(5))) with boxes
 GP
   echo "auto_grid: plot $out.png"
+elif [ -s "$out.txt" ]; then
+  awk -f "$here/auto_grid_svg.awk" "$out.txt" > "$out.svg" && echo "auto_grid: no gnuplot here; plot $out.svg"
 fi
 exit "$status"
