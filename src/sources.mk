@@ -90,7 +90,7 @@ TILEMM_BLAS = front/blas_shim.c front/blas_product.c front/blas_next.c front/bla
 TILEMM_CORE_H = common/tilemm.h common/device_model.h common/backend.h common/front.h common/parallel_copy.h common/host_pages.h \
   common/fault.h common/devices.h common/call_plan.h common/emulated.h common/cuda_variants.h \
   common/cuda_variant_list.h common/exact_dot.h common/batch.h common/ksplit.h common/plan_unfilled.h common/emulated_arena.h \
-  common/machine_facts.h common/host_cpus.h common/host_team.h common/copy_team.h \
+  common/machine_facts.h common/host_cpus.h common/host_team.h common/copy_team.h common/uniform_fill.h \
   common/tilemm_settings.h
 TILEMM_EXEC_H = exec/multi.h exec/emulated_passes.h exec/batch_run.h exec/parts.h
 TILEMM_CPU_H = cpu/backend_cpu_tile.h cpu/backend_cpu_variant.h cpu/cpu_isa.h
