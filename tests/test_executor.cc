@@ -33,6 +33,7 @@
 #include "backend.h"
 #include "batch_run.h"
 #include "check.h"
+#include "device_model.h"
 #include "front.h"
 #include "tilemm.h"
 
@@ -940,6 +941,16 @@ void calibration_on_the_stand_in ()
     rates = rates && f.gpu_kernel_flops_per_s[t] > 0 && isfinite (f.gpu_kernel_flops_per_s[t])
             && f.gpu_batch_flops_per_s[t] > 0;
   CHECK (rates, "every type's kernels and batch measured");
+  bool curves = true;
+  for (int t = 0; t < TILEMM_NTYPES; t++)
+    curves = curves && f.gpu_curve[t].points > 0
+             && f.gpu_curve[t].flops[0] == tilemm_model_flops ((tilemm_type) t, 4, 4, 4);
+  const tilemm_curve &dc = f.gpu_curve[TILEMM_DOUBLE];
+  CHECK (curves && dc.points >= 4
+           && dc.flops[dc.points - 1] >= tilemm_model_flops (TILEMM_DOUBLE, 128, 128, 128),
+         "every type's calls end to end from 4; double's past 64 (the line's products): %d "
+         "points, the last %g flops",
+         dc.points, dc.points > 0 ? dc.flops[dc.points - 1] : 0.0);
   for (int g = 0; g < f.gpus; g++)
     CHECK (f.gpu[g].ordinal == g && f.gpu[g].up_bytes_per_s > 0 && f.gpu[g].down_bytes_per_s > 0
              && f.gpu[g].up_busy_bytes_per_s > 0 && f.gpu[g].down_busy_bytes_per_s > 0

@@ -482,6 +482,8 @@ static double product_bytes (tilemm_type type, double n)
 static const int64_t GPU_SIZES[] = { 128, 256, 512, 1024, 2048, 4096, 8192 };
 enum { GPU_NSIZES = sizeof GPU_SIZES / sizeof GPU_SIZES[0], GPU_LEAST = 3 };
 static const double GPU_RUN_S = 0.03;
+/* The GPU's end-to-end curves reach this size (the fitted line serves past it). */
+static const int64_t GPU_CURVE_LARGEST = 2048;
 
 typedef struct {
   tilemm_workers one, all;
@@ -698,9 +700,18 @@ static tilemm_status measure_gpus (tilemm_machine_facts *f, tilemm_error *err)
   /* Past 4096 only where several GPUs are to be weighed against one: their fit needs the
    * products where a second GPU pays. */
   tilemm_status status = measure_one_gpu (f, &g, g.all.count > 1 ? 8192 : 4096, err);
+  /* Each type's calls end to end up to GPU_CURVE_LARGEST; double's from GPU_SIZES[0] up are the
+   * products measure_one_gpu just timed, taken as they are rather than timed again. */
   for (int t = 0; t < TILEMM_NTYPES && status == TILEMM_OK; t++)
-    if (!measure_curve (&f->gpu_curve[t], gpu_point, &g, (tilemm_type) t, 2048, err))
-      status = failed (err);
+    {
+      const tilemm_type type = (tilemm_type) t;
+      const int64_t largest = type == TILEMM_DOUBLE ? GPU_SIZES[0] - 1 : GPU_CURVE_LARGEST;
+      if (!measure_curve (&f->gpu_curve[t], gpu_point, &g, type, largest, err))
+        status = failed (err);
+      else if (type == TILEMM_DOUBLE)
+        for (int i = 0; i < g.count && GPU_SIZES[i] <= GPU_CURVE_LARGEST; i++)
+          tilemm_curve_add (&f->gpu_curve[t], g.flops[i], g.s1[i]);
+    }
   if (status == TILEMM_OK && g.all.count > 1)
     status = measure_all_gpus (f, &g, err);
   if (status == TILEMM_OK)
