@@ -15,7 +15,7 @@ if ! command -v valgrind > /dev/null 2>&1; then
 fi
 # The program re-runs itself to turn glibc's malloc cache off; under valgrind it must not (valgrind
 # has its own malloc, and checks the heap itself).
-TILEMM_CALIBRATION=off TILEMM_LEAKS_NO_RERUN=1 valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect,possible \
+TILEMM_LEAKS_NO_RERUN=1 valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect,possible \
   --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 \
   --suppressions="$srcdir/tests/valgrind.supp" "$prog" test_leaks_cpu 2>&1
 status=$?
