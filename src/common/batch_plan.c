@@ -394,16 +394,8 @@ static int batch_gpus_that_pay (const tilemm_route *route, int64_t pages, int co
                                 const tilemm_machine_facts *facts)
 {
   const double one = gpu_batch_s (route, pages, facts);
-  const double fixed = one - gpu_pages_s (route, pages, facts);
-  int best = 1;
-  double best_s = one;
-  for (int d = 2; d <= count; d++)
-    {
-      const double s = tilemm_model_spread_s (facts, one, fixed, d);
-      if (s < best_s)
-        best = d, best_s = s;
-    }
-  return best;
+  return tilemm_model_gpus_that_pay (facts, one, one - gpu_pages_s (route, pages, facts), count,
+                                     NULL);
 }
 
 void tilemm_batch_plan_devices (tilemm_batch_plan *plan, const tilemm_route *route,

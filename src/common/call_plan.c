@@ -270,7 +270,7 @@ static void plan_fallback (tilemm_call_plan *p, tilemm_backend backend,
 }
 
 /* How many of the call's GPUs its product runs on when the user named none: the count the cost
- * model finds fastest (tilemm_model_gpus_call_s: several GPUs only where the machine's facts
+ * model finds fastest (tilemm_model_call_gpus_that_pay: several GPUs only where the machine's facts
  * measured a gain, so a model that has not seen two GPUs pay keeps the product on one). */
 static int gpus_that_pay (const tilemm_call_plan *p)
 {
@@ -281,15 +281,7 @@ static int gpus_that_pay (const tilemm_call_plan *p)
   const double m = (double) p->m, n = (double) p->n, k = (double) p->k;
   const double bytes = es * (m * k + k * n + m * n);
   const double flops = tilemm_model_flops (p->type, m, n, k);
-  int best = 1;
-  double best_s = tilemm_model_gpus_call_s (p->facts, p->type, bytes, flops, 1);
-  for (int d = 2; d <= available; d++)
-    {
-      const double s = tilemm_model_gpus_call_s (p->facts, p->type, bytes, flops, d);
-      if (s < best_s)
-        best = d, best_s = s;
-    }
-  return best;
+  return tilemm_model_call_gpus_that_pay (p->facts, p->type, bytes, flops, available, NULL);
 }
 
 /* The queue of the native plan's panels, their launches not yet filled (fill_launches). */

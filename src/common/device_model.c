@@ -93,12 +93,28 @@ double tilemm_model_spread_s (const tilemm_machine_facts *facts, double one_s, d
   return f->gpu_all_call_s + (rest > 0 ? rest : 0) / speedup;
 }
 
-double tilemm_model_gpus_call_s (const tilemm_machine_facts *facts, tilemm_type type,
-                                 double bytes, double flops, int devices)
+int tilemm_model_gpus_that_pay (const tilemm_machine_facts *facts, double one_s, double fixed_s,
+                                int most, double *seconds)
+{
+  int best = 1;
+  double best_s = one_s;
+  for (int d = 2; d <= most; d++)
+    {
+      const double s = tilemm_model_spread_s (facts, one_s, fixed_s, d);
+      if (s < best_s)
+        best = d, best_s = s;
+    }
+  if (seconds)
+    *seconds = best_s;
+  return best;
+}
+
+int tilemm_model_call_gpus_that_pay (const tilemm_machine_facts *facts, tilemm_type type,
+                                     double bytes, double flops, int most, double *seconds)
 {
   const tilemm_machine_facts *f = facts_or_builtin (facts);
-  return tilemm_model_spread_s (f, tilemm_model_gpu_call_s (f, type, bytes, flops), f->gpu_call_s,
-                                devices);
+  return tilemm_model_gpus_that_pay (f, tilemm_model_gpu_call_s (f, type, bytes, flops),
+                                     f->gpu_call_s, most, seconds);
 }
 
 double tilemm_model_gpu_batch_kernel_s (const tilemm_machine_facts *facts, tilemm_type type,
@@ -202,12 +218,9 @@ void tilemm_model_ways (const tilemm_machine_facts *facts, tilemm_type type, dou
   costs->seconds[TILEMM_WAY_CPU] = tilemm_model_cpu_s (facts, type, flops);
   /* The GPU way on as many of the GPUs as pay (the plan takes that many). */
   costs->seconds[TILEMM_WAY_GPU] = INFINITY;
-  for (int d = 1; d <= gpus; d++)
-    {
-      const double s = tilemm_model_gpus_call_s (facts, type, bytes, flops, d);
-      if (s < costs->seconds[TILEMM_WAY_GPU])
-        costs->seconds[TILEMM_WAY_GPU] = s;
-    }
+  if (gpus >= 1)
+    tilemm_model_call_gpus_that_pay (facts, type, bytes, flops, gpus,
+                                     &costs->seconds[TILEMM_WAY_GPU]);
   costs->best = TILEMM_WAY_HOST;
   double best = costs->seconds[TILEMM_WAY_HOST] / 1.05;
   for (int w = TILEMM_WAY_CPU; w < TILEMM_NWAYS; w++)
