@@ -187,7 +187,7 @@ static void test_text (void)
          "each GPU: %s", g.gpu[1].name);
   CHECK_CASE ("facts: text that is not facts is refused");
   CHECK (tilemm_facts_parse ("", &g) == TILEMM_EINVAL, "empty");
-  CHECK (tilemm_facts_parse ("tilemm-machine-facts 2\n", &g) == TILEMM_EINVAL, "another format");
+  CHECK (tilemm_facts_parse ("tilemm-machine-facts 1\n", &g) == TILEMM_EINVAL, "another format");
   char *bad = malloc (need + 64);
   snprintf (bad, need + 64, "%s", text);
   char *at = strstr (bad, "curve host 1");
@@ -314,6 +314,42 @@ static void test_ways (void)
   CHECK (near (c.seconds[TILEMM_WAY_GPU], one, 1e-12), "two GPUs slower: one GPU's time");
   tilemm_model_ways (&f, TILEMM_DOUBLE, bytes, flops, flops, 0, &c);
   CHECK (isinf (c.seconds[TILEMM_WAY_GPU]) && c.best == TILEMM_WAY_CPU, "no GPU: not a way");
+
+  CHECK_CASE ("model: a way whose runs now and then take far longer costs its loop's mean");
+  {
+    /* At 256: the CPU backend's typical run 1 ms but 5x that on average (another pool's
+     * threads spinning beside it), `*` 2 ms steady: a loop pays 5 ms against 2. */
+    tilemm_machine_facts e;
+    made_up (&e);
+    const double fl = tilemm_model_flops (TILEMM_DOUBLE, 256, 256, 256);
+    memset (&e.cpu[TILEMM_DOUBLE], 0, sizeof e.cpu[TILEMM_DOUBLE]);
+    memset (&e.host[TILEMM_DOUBLE], 0, sizeof e.host[TILEMM_DOUBLE]);
+    tilemm_curve_add_episodes (&e.cpu[TILEMM_DOUBLE], fl, 1e-3, 5.0);
+    tilemm_curve_add_episodes (&e.host[TILEMM_DOUBLE], fl, 2e-3, 1.0);
+    tilemm_model_ways (&e, TILEMM_DOUBLE, 8.0 * 3 * 256 * 256, fl, fl, 0, &c);
+    CHECK (c.best == TILEMM_WAY_HOST && near (c.seconds[TILEMM_WAY_CPU], 5e-3, 1e-9),
+           "the CPU way at %g ms (typical 1 ms): %s taken", 1e3 * c.seconds[TILEMM_WAY_CPU],
+           tilemm_way_name (c.best));
+    CHECK (tilemm_curve_episodes (&e.cpu[TILEMM_DOUBLE], 4 * fl) == 5.0
+             && tilemm_curve_episodes (&e.gpu_curve[TILEMM_SINGLE], fl) == 1.0,
+           "the nearest point's factor; 1 where none was measured");
+    /* Steady, it is the faster way. */
+    e.cpu[TILEMM_DOUBLE].episodes[0] = 1.0;
+    tilemm_model_ways (&e, TILEMM_DOUBLE, 8.0 * 3 * 256 * 256, fl, fl, 0, &c);
+    CHECK (c.best == TILEMM_WAY_CPU, "steady: %s taken", tilemm_way_name (c.best));
+  }
+
+  CHECK_CASE ("model: a copy team as large as the copies into fresh pages still gain from");
+  {
+    tilemm_machine_facts e;
+    made_up (&e);   /* into resident pages: no gain past 4 threads */
+    for (int i = 0; i < e.copy_points; i++)
+      e.copy_fresh_bytes_per_s[i] = 1e8 * e.copy_threads[i];   /* fresh: every thread gains */
+    const int most = e.copy_threads[e.copy_points - 1];
+    CHECK (tilemm_facts_copy_saturation (&e, 64) == most,
+           "fresh pages gain to %d threads: saturation %d", most,
+           tilemm_facts_copy_saturation (&e, 64));
+  }
 
   CHECK_CASE ("model: a GPU call as measured in its curve's range, the fitted line past it");
   made_up (&f);   /* measured up to 1e10 flops: 0.3 ms and more; the line's fixed cost 0.15 ms */
@@ -445,7 +481,32 @@ static void test_store (void)
   setenv ("TILEMM_CALIBRATION", "keep", 1);
   tilemm_options o;
   tilemm_options_init (&o);
+
+  CHECK_CASE ("store: a call measures the parts its decision reads, and only those");
+  const unsigned double_parts = TILEMM_FACTS_WAYS (TILEMM_DOUBLE) | TILEMM_FACTS_COPIES
+                                | TILEMM_FACTS_GPU;
+  const tilemm_machine_facts *part = tilemm_machine_facts_with (&o, double_parts);
+  CHECK (part->origin == TILEMM_FACTS_MEASURED && part->parts == double_parts
+           && part->cpu[TILEMM_DOUBLE].points > 0 && part->cpu[TILEMM_SINGLE].points == 0
+           && part->copy_points > 0,
+         "parts %#x (asked %#x), double's CPU curve %d points, single's %d", part->parts,
+         double_parts, part->cpu[TILEMM_DOUBLE].points, part->cpu[TILEMM_SINGLE].points);
+  CHECK (file_count (sub) == 1, "kept at once (%d files)", file_count (sub));
+  const double double_s = part->measured_s;
+  const int double_points = part->cpu[TILEMM_DOUBLE].points;
+  const tilemm_machine_facts *more
+    = tilemm_machine_facts_with (&o, TILEMM_FACTS_WAYS (TILEMM_SINGLE));
+  CHECK (more != part && more->parts == (double_parts | TILEMM_FACTS_WAYS (TILEMM_SINGLE))
+           && more->cpu[TILEMM_SINGLE].points > 0
+           && more->cpu[TILEMM_DOUBLE].points == double_points && file_count (sub) == 1,
+         "single added beside double: parts %#x, %d files", more->parts, file_count (sub));
+  CHECK (tilemm_machine_facts_with (&o, double_parts) == more,
+         "what is held is not measured again");
+
   const tilemm_machine_facts *f = tilemm_machine_facts_for (&o);
+  CHECK (f->parts == TILEMM_FACTS_ALL && f->measured_s > double_s,
+         "every part for tilemm_info: %#x; one type's %.2f s of %.2f in all", f->parts, double_s,
+         f->measured_s);
   CHECK (f && f->origin == TILEMM_FACTS_MEASURED && f->cpu_measured && !f->host_measured,
          "measured (the CPU's; no host product given): origin %s, %s",
          tilemm_facts_origin_name (f->origin), f->where);

@@ -221,21 +221,38 @@ static void test_copy_teams (void)
   const tilemm_workers one = { 1, { 0 } }, two = { 2, { 0, 1 } }, three = { 3, { 0, 1, 2 } },
                        same = { 2, { 0, 0 } };
 
-  CHECK_CASE ("copy teams: one GPU copies on the whole host, as before");
+  CHECK_CASE ("copy teams: never every core: one in sixteen CPUs left to the process's others");
+  CHECK (tilemm_copy_reserved_cpus (1) == 0 && tilemm_copy_reserved_cpus (2) == 0
+           && tilemm_copy_reserved_cpus (4) == 1 && tilemm_copy_reserved_cpus (16) == 1
+           && tilemm_copy_reserved_cpus (32) == 2 && tilemm_copy_reserved_cpus (64) == 4,
+         "reserved of 1, 2, 4, 16, 32, 64: %d %d %d %d %d %d", tilemm_copy_reserved_cpus (1),
+         tilemm_copy_reserved_cpus (2), tilemm_copy_reserved_cpus (4),
+         tilemm_copy_reserved_cpus (16), tilemm_copy_reserved_cpus (32),
+         tilemm_copy_reserved_cpus (64));
   tilemm_host_facts h = host_of ("0-31", 32);
   tilemm_device_facts g = gpus_near (2, NULL);
+  tilemm_cpu_set first30;
+  tilemm_cpu_set_parse ("0-29", &first30);
   tilemm_plan_copy_teams (&h, &g, &one, 0, 0, t);
-  CHECK (t[0].threads == 32 && tilemm_cpu_set_equal (&t[0].cpus, &h.cpus), "%d threads",
-         t[0].threads);
+  CHECK (t[0].threads == 30 && tilemm_cpu_set_equal (&t[0].cpus, &first30),
+         "32 CPUs, one GPU: %d threads", t[0].threads);
+  h = host_of ("0-15", 16);
+  tilemm_plan_copy_teams (&h, &g, &one, 0, 0, t);
+  CHECK (t[0].threads == 15 && !tilemm_cpu_set_has (&t[0].cpus, 15),
+         "16 CPUs, one GPU: %d threads", t[0].threads);
+  h = host_of ("0-1", 2);
+  tilemm_plan_copy_teams (&h, &g, &one, 0, 0, t);
+  CHECK (t[0].threads == 2, "2 CPUs: both (%d): nothing to leave", t[0].threads);
+  h = host_of ("0-31", 32);
 
   CHECK_CASE ("copy teams: two GPUs of one node share the host in halves, disjoint");
   tilemm_plan_copy_teams (&h, &g, &two, 0, 0, t);
-  CHECK (teams_fit (t, &two, &h, &sum) && sum == 32, "%d threads in all", sum);
-  CHECK (t[0].threads == 16 && t[1].threads == 16 && tilemm_cpu_set_has (&t[0].cpus, 0)
-           && tilemm_cpu_set_has (&t[1].cpus, 31),
+  CHECK (teams_fit (t, &two, &h, &sum) && sum == 30, "%d threads in all", sum);
+  CHECK (t[0].threads == 15 && t[1].threads == 15 && tilemm_cpu_set_has (&t[0].cpus, 0)
+           && tilemm_cpu_set_has (&t[1].cpus, 29) && !tilemm_cpu_set_has (&t[1].cpus, 30),
          "%d and %d threads", t[0].threads, t[1].threads);
   tilemm_plan_copy_teams (&h, &g, &same, 0, 0, t);
-  CHECK (teams_fit (t, &same, &h, &sum) && t[0].threads == 16, "two workers on GPU 0: %d, %d",
+  CHECK (teams_fit (t, &same, &h, &sum) && t[0].threads == 15, "two workers on GPU 0: %d, %d",
          t[0].threads, t[1].threads);
   tilemm_plan_copy_teams (&h, &g, &three, 0, 0, t);
   CHECK (teams_fit (t, &three, &h, &sum) && sum <= 32 && t[2].threads == 10,
@@ -244,8 +261,8 @@ static void test_copy_teams (void)
   CHECK_CASE ("copy teams: a restricted mask (taskset) and OMP_NUM_THREADS are kept");
   h = host_of ("4-11", 8);
   tilemm_plan_copy_teams (&h, &g, &two, 0, 0, t);
-  CHECK (teams_fit (t, &two, &h, &sum) && t[0].threads == 4 && t[1].threads == 4
-           && tilemm_cpu_set_nth (&t[0].cpus, 0) == 4,
+  CHECK (teams_fit (t, &two, &h, &sum) && t[0].threads == 3 && t[1].threads == 3
+           && tilemm_cpu_set_nth (&t[0].cpus, 0) == 4 && !tilemm_cpu_set_has (&t[1].cpus, 11),
          "%d, %d threads", t[0].threads, t[1].threads);
   h = host_of ("0-31", 6);
   tilemm_plan_copy_teams (&h, &g, &two, 0, 0, t);
@@ -268,30 +285,32 @@ static void test_copy_teams (void)
   h = host_of ("0-31", 32);
   g = gpus_near (2, crossed);
   tilemm_plan_copy_teams (&h, &g, &two, 0, 0, t);
-  tilemm_cpu_set node1, node0;
+  tilemm_cpu_set node1, node0, node1_left;
   tilemm_cpu_set_parse ("16-31", &node1);
+  /* (The reserved CPUs come off the mask's end: node 1 keeps 16-29.) */
+  tilemm_cpu_set_parse ("16-29", &node1_left);
   tilemm_cpu_set_parse ("0-15", &node0);
-  CHECK (tilemm_cpu_set_equal (&t[0].cpus, &node1) && tilemm_cpu_set_equal (&t[1].cpus, &node0)
-           && t[0].threads == 16,
-         "GPU 0's team not on node 1");
+  CHECK (tilemm_cpu_set_equal (&t[0].cpus, &node1_left) && tilemm_cpu_set_equal (&t[1].cpus, &node0)
+           && t[0].threads == 14 && t[1].threads == 15,
+         "GPU 0's team not on node 1: %d, %d", t[0].threads, t[1].threads);
   tilemm_plan_copy_teams (&h, &g, &one, 0, 0, t);
-  CHECK (tilemm_cpu_set_equal (&t[0].cpus, &node1), "one GPU: not on its node");
+  CHECK (tilemm_cpu_set_equal (&t[0].cpus, &node1_left), "one GPU: not on its node");
   static const char *const both_on_1[] = { "16-31", "16-31" };
   g = gpus_near (2, both_on_1);
   tilemm_plan_copy_teams (&h, &g, &two, 0, 0, t);
-  CHECK (teams_fit (t, &two, &h, &sum) && t[0].threads == 8 && t[1].threads == 8
-           && tilemm_cpu_set_nth (&t[1].cpus, 0) == 24,
+  CHECK (teams_fit (t, &two, &h, &sum) && t[0].threads == 7 && t[1].threads == 7
+           && tilemm_cpu_set_nth (&t[1].cpus, 0) == 23,
          "two GPUs of node 1: %d, %d", t[0].threads, t[1].threads);
   h = host_of ("0-7", 8);   /* the node's CPUs outside the mask: the mask's */
   tilemm_plan_copy_teams (&h, &g, &two, 0, 0, t);
-  CHECK (teams_fit (t, &two, &h, &sum) && t[0].threads == 4, "mask outside the node: %d",
+  CHECK (teams_fit (t, &two, &h, &sum) && t[0].threads == 3, "mask outside the node: %d",
          t[0].threads);
 
   CHECK_CASE ("copy teams: unknown CPUs: unpinned, the host's threads shared");
   h = host_of ("", 16);
   g = gpus_near (2, NULL);
   tilemm_plan_copy_teams (&h, &g, &two, 0, 0, t);
-  CHECK (t[0].threads == 8 && t[1].threads == 8 && tilemm_cpu_set_count (&t[0].cpus) == 0,
+  CHECK (t[0].threads == 7 && t[1].threads == 7 && tilemm_cpu_set_count (&t[0].cpus) == 0,
          "%d, %d", t[0].threads, t[1].threads);
 
   CHECK_CASE ("host CPUs: lists, sysfs and the process's mask");

@@ -47,10 +47,37 @@ static int at_most (int x, int cap)
   return cap > 0 && x > cap ? cap : x;
 }
 
-void tilemm_plan_copy_teams (const tilemm_host_facts *host, const tilemm_device_facts *gpu,
+int tilemm_copy_reserved_cpus (int cpus)
+{
+  return cpus >= 4 ? (cpus + 15) / 16 : 0;
+}
+
+/* The host less what the teams leave to the process's other threads: the reserved count off its
+ * threads, and as many of its CPUs off the end of its mask (the teams are pinned to the others,
+ * so the CUDA driver's threads and the host's own find a core free). */
+static tilemm_host_facts left_to_teams (const tilemm_host_facts *host)
+{
+  tilemm_host_facts left = *host;
+  const int threads = host->threads > 0 ? host->threads : 1;
+  const int cpus = tilemm_cpu_set_count (&host->cpus);
+  if (cpus == 0)
+    {
+      left.threads = threads - tilemm_copy_reserved_cpus (threads);
+      return left;
+    }
+  /* Threads asked below the CPUs (OMP_NUM_THREADS) leave them free already. */
+  const int keep = cpus - tilemm_copy_reserved_cpus (cpus);
+  left.cpus = first_cpus (&host->cpus, keep);
+  left.threads = threads < keep ? threads : keep;
+  return left;
+}
+
+void tilemm_plan_copy_teams (const tilemm_host_facts *whole_host, const tilemm_device_facts *gpu,
                              const tilemm_workers *workers, int setting, int saturating,
                              tilemm_copy_team *teams)
 {
+  const tilemm_host_facts usable = left_to_teams (whole_host);
+  const tilemm_host_facts *host = &usable;
   const int count = workers->count < 1 ? 1 : workers->count;
   const int host_threads = host->threads > 0 ? host->threads : 1;
   /* The host's threads shared among the workers: together never more than it has. */

@@ -30,7 +30,14 @@ typedef struct tilemm_copy_team_s {
  * bandwidth by thread count, measured). */
 #define TILEMM_COPY_SATURATING_THREADS 0
 
-/* The teams of `workers` (all of them copying at once), teams[0 .. workers->count - 1]:
+/* The host's CPUs no copy team takes, of `cpus` (the process's threads or its mask's CPUs): one
+ * in sixteen from four up, none below.  The teams' threads spin while a product streams, and a
+ * team of every core leaves the CUDA driver's threads, the caller's other threads and another
+ * library's pool to preempt a member whose share the whole copy then waits for. */
+int tilemm_copy_reserved_cpus (int cpus);
+
+/* The teams of `workers` (all of them copying at once), teams[0 .. workers->count - 1], on the
+ * host less tilemm_copy_reserved_cpus:
  * - each worker's CPUs: the host's (host->cpus) near its GPU (gpu->local_cpus, where known and
  *   they meet the host's), else the host's; workers whose CPUs are the same share them in
  *   disjoint slices, in worker order; a worker that finds none left takes what is left of the

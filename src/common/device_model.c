@@ -214,13 +214,23 @@ int tilemm_model_copy_saturating_threads (const tilemm_machine_facts *facts)
 void tilemm_model_ways (const tilemm_machine_facts *facts, tilemm_type type, double bytes,
                         double flops, double host_flops, int gpus, tilemm_way_costs *costs)
 {
-  costs->seconds[TILEMM_WAY_HOST] = tilemm_model_host_s (facts, type, host_flops);
-  costs->seconds[TILEMM_WAY_CPU] = tilemm_model_cpu_s (facts, type, flops);
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  const int t = type_index (type);
+  /* Each way as a script's loop pays it: its typical run times the mean of its runs over that
+   * run where it was measured alternating with the others (tilemm_curve's episodes: a way whose
+   * runs now and then take several times the typical one costs that on average). */
+  costs->seconds[TILEMM_WAY_HOST] = tilemm_model_host_s (f, type, host_flops)
+                                    * tilemm_curve_episodes (&f->host[t], host_flops);
+  costs->seconds[TILEMM_WAY_CPU] = tilemm_model_cpu_s (f, type, flops)
+                                   * tilemm_curve_episodes (&f->cpu[t], flops);
   /* The GPU way on as many of the GPUs as pay (the plan takes that many). */
   costs->seconds[TILEMM_WAY_GPU] = INFINITY;
   if (gpus >= 1)
-    tilemm_model_call_gpus_that_pay (facts, type, bytes, flops, gpus,
-                                     &costs->seconds[TILEMM_WAY_GPU]);
+    {
+      tilemm_model_call_gpus_that_pay (f, type, bytes, flops, gpus,
+                                       &costs->seconds[TILEMM_WAY_GPU]);
+      costs->seconds[TILEMM_WAY_GPU] *= tilemm_curve_episodes (&f->gpu_curve[t], flops);
+    }
   costs->best = TILEMM_WAY_HOST;
   double best = costs->seconds[TILEMM_WAY_HOST] / 1.05;
   for (int w = TILEMM_WAY_CPU; w < TILEMM_NWAYS; w++)

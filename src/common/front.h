@@ -168,6 +168,13 @@ tilemm_status tilemm_precision_in_effect (const tilemm_options *options,
  * long as the process (exec/machine.c). */
 const tilemm_machine_facts *tilemm_machine_facts_for (const tilemm_options *options);
 
+/* The same, holding measured at least the `parts` (TILEMM_FACTS_*) a decision reads: a part
+ * neither this process nor the store holds is measured now, alone (a call on a new machine waits
+ * for what its own decision reads: about a second, with a one-line notice on stderr), and
+ * stored beside the parts already kept.  tilemm_machine_facts_for is this with every part. */
+const tilemm_machine_facts *tilemm_machine_facts_with (const tilemm_options *options,
+                                                       unsigned parts);
+
 /* The same, measured again now whatever the store holds, and stored (tilemm_info ("calibrate")). */
 const tilemm_machine_facts *tilemm_machine_facts_measure (const tilemm_options *options);
 
@@ -183,6 +190,11 @@ void tilemm_machine_key (const tilemm_host_product *host, char *key, size_t size
  * in err; *facts then holds nothing to keep. */
 tilemm_status tilemm_calibrate (const tilemm_host_product *host, tilemm_machine_facts *facts,
                                 tilemm_error *err);
+
+/* Measures the `parts` (TILEMM_FACTS_*) into *facts, keeping the others as they are (facts held
+ * measured part by part).  Its status as tilemm_calibrate's; *facts is then not to be kept. */
+tilemm_status tilemm_calibrate_parts (const tilemm_host_product *host, unsigned parts,
+                                      tilemm_machine_facts *facts, tilemm_error *err);
 
 /* The calibration's settings (read at every call): whether the machine's facts are measured and
  * kept (TILEMM_CALIBRATION: "off", "0" or "no" for the built-in model), and in `dir` the folder

@@ -33,7 +33,7 @@ double tilemm_curve_seconds (const tilemm_curve *c, double flops)
   return exp (y0 + (y1 - y0) * (log (flops) - x0) / (x1 - x0));
 }
 
-int tilemm_curve_add (tilemm_curve *c, double flops, double seconds)
+int tilemm_curve_add_episodes (tilemm_curve *c, double flops, double seconds, double episodes)
 {
   if (c->points >= TILEMM_CURVE_POINTS || !(flops > 0) || !(seconds > 0) || !isfinite (flops)
       || !isfinite (seconds))
@@ -43,10 +43,13 @@ int tilemm_curve_add (tilemm_curve *c, double flops, double seconds)
     at--;
   if (at < c->points && c->flops[at] == flops)
     return 0;
-  memmove (c->flops + at + 1, c->flops + at, (size_t) (c->points - at) * sizeof (double));
-  memmove (c->seconds + at + 1, c->seconds + at, (size_t) (c->points - at) * sizeof (double));
+  const size_t moved = (size_t) (c->points - at) * sizeof (double);
+  memmove (c->flops + at + 1, c->flops + at, moved);
+  memmove (c->seconds + at + 1, c->seconds + at, moved);
+  memmove (c->episodes + at + 1, c->episodes + at, moved);
   c->flops[at] = flops;
   c->seconds[at] = seconds;
+  c->episodes[at] = episodes >= 1 && isfinite (episodes) ? episodes : 0;
   c->points++;
   /* A larger product never takes less time: where a measurement says so, the smaller product's
    * was the outlier (a run slowed by something else is far likelier than one sped up). */
@@ -54,6 +57,24 @@ int tilemm_curve_add (tilemm_curve *c, double flops, double seconds)
     if (c->seconds[i] > c->seconds[i + 1])
       c->seconds[i] = c->seconds[i + 1];
   return 1;
+}
+
+int tilemm_curve_add (tilemm_curve *c, double flops, double seconds)
+{
+  return tilemm_curve_add_episodes (c, flops, seconds, 0);
+}
+
+double tilemm_curve_episodes (const tilemm_curve *c, double flops)
+{
+  int nearest = -1;
+  double distance = INFINITY;
+  for (int i = 0; i < c->points; i++)
+    if (c->episodes[i] >= 1 && fabs (log (c->flops[i] / flops)) < distance)
+      {
+        distance = fabs (log (c->flops[i] / flops));
+        nearest = i;
+      }
+  return nearest >= 0 ? c->episodes[nearest] : 1.0;
 }
 
 /* ---------------------------------------------------------------- the built-in model */
@@ -106,19 +127,30 @@ void tilemm_facts_model (tilemm_machine_facts *facts, const char *why)
     snprintf (facts->where, sizeof facts->where, "%s", why);
 }
 
-int tilemm_facts_copy_saturation (const tilemm_machine_facts *facts, int most)
+/* The fewest threads within a tenth of the best of `rate` (0: nothing measured). */
+static int saturating (const tilemm_machine_facts *facts, const double *rate)
 {
   double best = 0;
   for (int i = 0; i < facts->copy_points; i++)
-    if (facts->copy_bytes_per_s[i] > best)
-      best = facts->copy_bytes_per_s[i];
+    if (rate[i] > best)
+      best = rate[i];
   if (best <= 0)
-    return most;
-  int fewest = most;
+    return 0;
+  int fewest = 0;
   for (int i = 0; i < facts->copy_points; i++)
-    if (facts->copy_bytes_per_s[i] >= 0.9 * best && facts->copy_threads[i] < fewest)
+    if (rate[i] >= 0.9 * best && (fewest == 0 || facts->copy_threads[i] < fewest))
       fewest = facts->copy_threads[i];
-  return fewest < 1 ? 1 : fewest;
+  return fewest;
+}
+
+int tilemm_facts_copy_saturation (const tilemm_machine_facts *facts, int most)
+{
+  const int resident = saturating (facts, facts->copy_bytes_per_s);
+  const int fresh = saturating (facts, facts->copy_fresh_bytes_per_s);
+  if (resident == 0 && fresh == 0)
+    return most;
+  const int fewest = resident > fresh ? resident : fresh;
+  return fewest < 1 ? 1 : fewest > most ? most : fewest;
 }
 
 double tilemm_now_s (void)
@@ -145,7 +177,7 @@ const char *tilemm_facts_origin_name (tilemm_facts_origin origin)
 /* ---------------------------------------------------------------- as text */
 
 /* The format's first line; a file with another is measured again. */
-static const char FORMAT_LINE[] = "tilemm-machine-facts 1";
+static const char FORMAT_LINE[] = "tilemm-machine-facts 2";
 
 typedef struct {
   char *buf;
@@ -208,6 +240,9 @@ size_t tilemm_facts_print (const tilemm_machine_facts *f, char *buf, size_t size
   out (&o, "others_cpu %.4g\n", f->others_cpu_share);
   out (&o, "host_measured %d\ncpu_measured %d\ngpu_measured %d\n", f->host_measured,
        f->cpu_measured, f->gpu_measured);
+  out (&o, "parts %u\n", f->parts);
+  out (&o, "host_blas %d %d %s\n", f->host_blas.threads, f->host_blas.spins,
+       f->host_blas.name[0] ? f->host_blas.name : "-");
   for (int which = 0; which < CURVE_KINDS; which++)
     for (int t = 0; t < TILEMM_NTYPES; t++)
       {
@@ -215,7 +250,7 @@ size_t tilemm_facts_print (const tilemm_machine_facts *f, char *buf, size_t size
         out (&o, "curve %s %d %.9g %.9g %d", CURVE_NAMES[which], t, c->fixed_s, c->flops_per_s,
              c->points);
         for (int i = 0; i < c->points; i++)
-          out (&o, " %.9g %.9g", c->flops[i], c->seconds[i]);
+          out (&o, " %.9g %.9g %.5g", c->flops[i], c->seconds[i], c->episodes[i]);
         out (&o, "\n");
       }
   out (&o, "cpu_batch %.9g %.9g %.9g\n", f->cpu_small_page_s, f->cpu_page_s,
@@ -224,7 +259,8 @@ size_t tilemm_facts_print (const tilemm_machine_facts *f, char *buf, size_t size
   out (&o, "threads %d\n", f->threads);
   out (&o, "copy %d", f->copy_points);
   for (int i = 0; i < f->copy_points; i++)
-    out (&o, " %d %.9g", f->copy_threads[i], f->copy_bytes_per_s[i]);
+    out (&o, " %d %.9g %.9g", f->copy_threads[i], f->copy_bytes_per_s[i],
+         f->copy_fresh_bytes_per_s[i]);
   out (&o, "\n");
   out (&o, "gpus %d\n", f->gpus);
   out (&o, "gpu_call %.9g %.9g %.9g %.9g %.9g %.9g %.9g\n", f->gpu_call_s, f->gpu_first_bytes,
@@ -301,8 +337,8 @@ static int parse_curve (tilemm_machine_facts *f, const char *p)
   c->flops_per_s = line2[1];
   for (int i = 0; i < points; i++)
     {
-      double xy[2];
-      if (!read_doubles (&p, xy, 2) || !tilemm_curve_add (c, xy[0], xy[1]))
+      double xy[3];
+      if (!read_doubles (&p, xy, 3) || !tilemm_curve_add_episodes (c, xy[0], xy[1], xy[2]))
         return 0;
     }
   return 1;
@@ -360,6 +396,23 @@ static int parse_line (tilemm_machine_facts *f, const char *line, size_t *key_us
     return read_int (&p, &f->gpu_measured);
   if (NAMED ("curve"))
     return parse_curve (f, p);
+  if (NAMED ("parts"))
+    {
+      int parts;
+      if (!read_int (&p, &parts) || parts < 0 || parts > (int) TILEMM_FACTS_ALL)
+        return 0;
+      f->parts = (unsigned) parts;
+      return 1;
+    }
+  if (NAMED ("host_blas"))
+    {
+      if (!read_int (&p, &f->host_blas.threads) || !read_int (&p, &f->host_blas.spins))
+        return 0;
+      while (*p == ' ')
+        p++;
+      snprintf (f->host_blas.name, sizeof f->host_blas.name, "%.63s", strcmp (p, "-") ? p : "");
+      return 1;
+    }
   if (NAMED ("cpu_batch"))
     {
       double x[3];
@@ -378,7 +431,8 @@ static int parse_line (tilemm_machine_facts *f, const char *line, size_t *key_us
           || f->copy_points > TILEMM_COPY_POINTS)
         return 0;
       for (int i = 0; i < f->copy_points; i++)
-        if (!read_int (&p, &f->copy_threads[i]) || !read_doubles (&p, &f->copy_bytes_per_s[i], 1))
+        if (!read_int (&p, &f->copy_threads[i]) || !read_doubles (&p, &f->copy_bytes_per_s[i], 1)
+            || !read_doubles (&p, &f->copy_fresh_bytes_per_s[i], 1))
           return 0;
       return 1;
     }
@@ -413,7 +467,9 @@ static int parse_line (tilemm_machine_facts *f, const char *line, size_t *key_us
 
 tilemm_status tilemm_facts_parse (const char *text, tilemm_machine_facts *f)
 {
-  memset (f, 0, sizeof *f);
+  /* The parts a file does not hold are the built-in model's (facts measured part by part). */
+  tilemm_facts_model (f, NULL);
+  f->where[0] = '\0';
   const size_t flen = sizeof FORMAT_LINE - 1;
   if (strncmp (text, FORMAT_LINE, flen) != 0 || (text[flen] != '\n' && text[flen] != '\0'))
     return TILEMM_EINVAL;

@@ -11,6 +11,7 @@
 #define TILEMM_MACHINE_FACTS_H
 
 #include "devices.h"
+#include "host_blas.h"
 #include "tilemm.h"
 
 #ifdef __cplusplus
@@ -25,23 +26,46 @@ extern "C" {
 typedef struct {
   int points;
   double flops[TILEMM_CURVE_POINTS];
-  double seconds[TILEMM_CURVE_POINTS];
+  double seconds[TILEMM_CURVE_POINTS];  /* the median of a point's runs                     */
+  double episodes[TILEMM_CURVE_POINTS];   /* their mean over that median (>= 1; 0: not known):
+                                           what a script's loop pays on average beyond the
+                                           typical run, where another pool's threads or a
+                                           late thread slow some runs                       */
   double fixed_s, flops_per_s;
 } tilemm_curve;
 
 /* Seconds `flops` take on the curve; INFINITY where it is not known. */
 double tilemm_curve_seconds (const tilemm_curve *curve, double flops);
 
+/* The episodes factor (see tilemm_curve) at `flops`: the nearest measured point's, 1 where none is known. */
+double tilemm_curve_episodes (const tilemm_curve *curve, double flops);
+
 /* Adds a point (kept in order of flops; seconds made non-decreasing, the smaller product's lowered:
  * a larger product never takes less time, whatever a noisy measurement said).  0 when the curve is full or the point is not
  * a finite positive pair. */
 int tilemm_curve_add (tilemm_curve *curve, double flops, double seconds);
+/* The same with the point's episodes factor (below 1 or not finite: not known). */
+int tilemm_curve_add_episodes (tilemm_curve *curve, double flops, double seconds, double episodes);
 
 typedef enum {
   TILEMM_FACTS_MODEL = 0,   /* the built-in model (calibration off, or it could not run) */
   TILEMM_FACTS_MEASURED,    /* measured by this process                                  */
   TILEMM_FACTS_STORED       /* read from the store, measured earlier on this machine     */
 } tilemm_facts_origin;
+
+/* What a set of facts holds measured, by part: a call measures the parts its decision reads and
+ * no others (exec/machine.c), so the first call of a process on a new machine waits for about a
+ * second, not for every part; the parts not measured are the built-in model's. */
+enum {
+  TILEMM_FACTS_COPIES = 1u << 0,   /* host copies by team size, resident and fresh pages        */
+  /* 1u << (1 + type): the host's product, the CPU backend and one GPU end to end on square
+   * products of that type, timed alternately as a script alternating them runs them */
+  TILEMM_FACTS_PAGES = 1u << 5,    /* the host's loop over pages, the CPU's and GPU's batches     */
+  TILEMM_FACTS_GPU = 1u << 6,      /* one GPU's call: its fixed cost, bus and kernels' rates      */
+  TILEMM_FACTS_GPUS = 1u << 7,     /* every GPU together; each GPU's links, kernels, emulated rate */
+  TILEMM_FACTS_ALL = 0xffu
+};
+#define TILEMM_FACTS_WAYS(type) (1u << (1 + (int) (type)))
 
 /* The most host thread counts whose copy rate is kept. */
 #define TILEMM_COPY_POINTS 8
@@ -66,6 +90,11 @@ typedef struct tilemm_machine_facts_s {
   double others_cpu_share; /* the share of the CPUs' time other processes took while they were
                               measured (0 to 1; negative: not known).  Facts measured on a busy
                               machine are used by the process that measured them, never kept. */
+  unsigned parts;       /* TILEMM_FACTS_*: the parts measured (the others: the built-in model's) */
+  /* The host's BLAS as its own interface says (host_blas.h): which, its threads, whether its
+   * idle threads keep spinning after a call (a pool that holds the cores a product that follows
+   * it would use: the ways' curves, measured alternately with it, price that). */
+  tilemm_host_blas host_blas;
 
   /* The host's own product of square operands, one call from the front end (Octave's `*` as
    * the oct-file calls it, or the next BLAS), by type; host_page one page of a loop of it. */
@@ -84,10 +113,13 @@ typedef struct tilemm_machine_facts_s {
                            woken from a pause (work shorter than this stays on one thread)   */
   int threads;          /* the host's threads (OpenMP's)                                  */
 
-  /* Host memory copies (the pinned staging's host side), bytes/s by team size. */
+  /* Host memory copies (the pinned staging's host side), bytes/s by team size, the median of a
+   * few: into pages already in memory (an operand into the pinned ring) and into fresh pages (a
+   * result into the array the host has just made for it: each page faulted in by the copy). */
   int copy_points;
   int copy_threads[TILEMM_COPY_POINTS];
   double copy_bytes_per_s[TILEMM_COPY_POINTS];
+  double copy_fresh_bytes_per_s[TILEMM_COPY_POINTS];
 
   /* GPUs: a call on one GPU end to end (the plan's unit): its fixed cost, its first bytes at
    * the bus's latency, the rest through the staging (host copies included), the kernels' rate
@@ -120,8 +152,9 @@ const tilemm_machine_facts *tilemm_facts_builtin (void);
 /* *facts = the built-in model, its `where` saying why it serves. */
 void tilemm_facts_model (tilemm_machine_facts *facts, const char *why);
 
-/* The copy team size past which the host's copies get no faster (the fewest threads within a
- * tenth of the best rate measured); `most` where nothing was measured. */
+/* The copy team size past which the host's copies get no faster: the fewest threads within a
+ * tenth of the best rate measured, into resident pages and into fresh ones (the larger of the
+ * two); `most` where nothing was measured. */
 int tilemm_facts_copy_saturation (const tilemm_machine_facts *facts, int most);
 
 /* The facts as text, one "name value..." a line (the store's format: facts_store.c reads it

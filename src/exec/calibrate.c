@@ -26,6 +26,7 @@
 #include "backend.h"
 #include "batch_run.h"
 #include "device_model.h"
+#include "host_cpus.h"
 #include "front.h"
 #include "machine_facts.h"
 #include "parallel_copy.h"
@@ -113,63 +114,148 @@ static void own_options (tilemm_options *o, tilemm_backend_choice backend,
 
 /* ---------------------------------------------------------------- tilemm's own products */
 
-/* The fewest seconds of `runs` runs (after one not timed) of tilemm's product of `type`, m×k by
+static int compare_doubles (const void *a, const void *b)
+{
+  const double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* The median of x[0 .. n - 1] (sorted in place); -1 where n < 1. */
+static double median_of (double *x, int n)
+{
+  if (n < 1)
+    return -1;
+  qsort (x, (size_t) n, sizeof x[0], compare_doubles);
+  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+static double mean_of (const double *x, int n)
+{
+  double sum = 0;
+  for (int i = 0; i < n; i++)
+    sum += x[i];
+  return n > 0 ? sum / n : -1;
+}
+
+/* The most runs a point takes. */
+enum { MOST_RUNS = 50 };
+
+/* One of tilemm's own products, decided once and run as often as asked: calibration's unit. */
+typedef struct {
+  operands o;
+  int owned;             /* o is this call's own (else a prefix of a pool's)          */
+  tilemm_options options;
+  tilemm_decision d;
+  tilemm_backend_choice backend;
+} own_call;
+
+/* Decides tilemm's product of `type`, m×k by k×n, on `backend` (its devices) as a call takes it;
+ * 0 where it cannot, with the reason in *err. */
+static int own_call_begin (own_call *c, tilemm_backend_choice backend,
+                           const tilemm_workers *devices, const operands *pool, int emulated,
+                           tilemm_type type, int64_t m, int64_t n, int64_t k, tilemm_error *err)
+{
+  const size_t es = tilemm_type_size (type);
+  memset (c, 0, sizeof *c);
+  c->backend = backend;
+  if (pool && pool->bytes_a >= es * (size_t) (m * k) && pool->bytes_b >= es * (size_t) (k * n)
+      && pool->bytes_c >= es * (size_t) (m * n))
+    c->o = *pool;   /* a prefix of the pool's random values is a random operand */
+  else if (operands_make (&c->o, type, m, n, k, 1))
+    c->owned = 1;
+  else
+    {
+      tilemm_error_set (err, TILEMM_ENOMEM, "out of memory for a %lldx%lld product", (long long) m,
+                        (long long) n);
+      return 0;
+    }
+  own_options (&c->options, backend, devices);
+  if (emulated)
+    c->options.precision = TILEMM_PRECISION_EMULATED;
+  const tilemm_operand a = operand_of (type, m, k, c->o.a), b = operand_of (type, k, n, c->o.b);
+  if (tilemm_decide (&a, &b, &c->options, &c->d, err) == TILEMM_OK
+      && c->d.action == TILEMM_DO_COMPUTE)
+    return 1;
+  if (err->status == TILEMM_OK)
+    tilemm_error_set (err, TILEMM_EINVAL, "a calibration product was not computed");
+  if (c->owned)
+    operands_free (&c->o);
+  return 0;
+}
+
+/* One run's seconds; -1 where it failed (the reason in *err).  *compute_ms (may be NULL): the
+ * GPU's device time of it. */
+static double own_call_run (own_call *c, double *compute_ms, tilemm_error *err)
+{
+  const double t0 = tilemm_now_s ();
+  if (tilemm_run (&c->d, &c->options, c->o.a, c->o.b, c->o.c, err) != TILEMM_OK)
+    return -1;
+  const double t = tilemm_now_s () - t0;
+  if (compute_ms)
+    {
+      tilemm_cuda_stats st;
+      *compute_ms = 0;
+      if (c->backend == TILEMM_CHOOSE_GPU)
+        {
+          tilemm_cuda_last_stats (&st);
+          *compute_ms = st.compute_ms;
+        }
+    }
+  return t;
+}
+
+static void own_call_end (own_call *c)
+{
+  if (c->owned)
+    operands_free (&c->o);
+}
+
+/* The median seconds of `runs` runs (after one not timed) of tilemm's product of `type`, m×k by
  * k×n, on `backend` (its devices), through the decision and run a call takes; -1 where it
- * cannot run, with the reason in *err.  *compute_ms: the GPU's device time of the best run. */
+ * cannot run, with the reason in *err.  *compute_ms: the GPU's device time of the median run. */
 static double own_product_s (tilemm_backend_choice backend, const tilemm_workers *devices,
                              const operands *pool, int emulated, tilemm_type type, int64_t m,
                              int64_t n, int64_t k, int runs, double *compute_ms,
                              tilemm_error *err)
 {
-  const size_t es = tilemm_type_size (type);
-  operands o;
-  if (pool && pool->bytes_a >= es * (size_t) (m * k) && pool->bytes_b >= es * (size_t) (k * n)
-      && pool->bytes_c >= es * (size_t) (m * n))
-    o = *pool;   /* a prefix of the pool's random values is a random operand */
-  else if (!operands_make (&o, type, m, n, k, 1))
-    {
-      tilemm_error_set (err, TILEMM_ENOMEM, "out of memory for a %lldx%lld product", (long long) m,
-                        (long long) n);
-      return -1;
-    }
-  tilemm_options options;
-  own_options (&options, backend, devices);
-  if (emulated)
-    options.precision = TILEMM_PRECISION_EMULATED;
-  const tilemm_operand a = operand_of (type, m, k, o.a), b = operand_of (type, k, n, o.b);
-  tilemm_decision d;
-  double best = -1;
+  own_call c;
   if (compute_ms)
     *compute_ms = 0;
-  if (tilemm_decide (&a, &b, &options, &d, err) == TILEMM_OK && d.action == TILEMM_DO_COMPUTE)
-    for (int r = -1; r < runs; r++)
-      {
-        const double t0 = tilemm_now_s ();
-        if (tilemm_run (&d, &options, o.a, o.b, o.c, err) != TILEMM_OK)
-          {
-            best = -1;
-            break;
-          }
-        const double t = tilemm_now_s () - t0;
-        if (r >= 0 && (best < 0 || t < best))
-          {
-            best = t;
-            if (compute_ms && backend == TILEMM_CHOOSE_GPU)
-              {
-                tilemm_cuda_stats st;
-                tilemm_cuda_last_stats (&st);
-                *compute_ms = st.compute_ms;
-              }
-          }
-      }
-  else if (err->status == TILEMM_OK)
-    tilemm_error_set (err, TILEMM_EINVAL, "a calibration product was not computed");
-  if (!pool || o.a != pool->a)
-    operands_free (&o);
-  return best;
+  if (!own_call_begin (&c, backend, devices, pool, emulated, type, m, n, k, err))
+    return -1;
+  if (runs > MOST_RUNS)
+    runs = MOST_RUNS;
+  double s[MOST_RUNS], ms[MOST_RUNS];
+  int done = 0;
+  for (int r = -1; r < runs; r++)
+    {
+      double t_ms = 0;
+      const double t = own_call_run (&c, &t_ms, err);
+      if (t < 0)
+        {
+          done = 0;
+          break;
+        }
+      if (r >= 0)
+        ms[done] = t_ms, s[done++] = t;
+    }
+  own_call_end (&c);
+  if (done < 1)
+    return -1;
+  /* The device time of the run nearest the median. */
+  double sorted[MOST_RUNS];
+  memcpy (sorted, s, sizeof s[0] * (size_t) done);
+  const double median = median_of (sorted, done);
+  int at = 0;
+  for (int i = 1; i < done; i++)
+    if (fabs (s[i] - median) < fabs (s[at] - median))
+      at = i;
+  if (compute_ms)
+    *compute_ms = ms[at];
+  return median;
 }
 
-/* The fewest seconds of `runs` runs of a batch of `pages` pages of m×k by k×n on `backend`. */
+/* The median seconds of `runs` runs of a batch of `pages` pages of m×k by k×n on `backend`. */
 static double own_batch_s (tilemm_backend_choice backend, tilemm_type type, int64_t m, int64_t n,
                            int64_t k, int64_t pages, int runs, tilemm_error *err)
 {
@@ -184,7 +270,10 @@ static double own_batch_s (tilemm_backend_choice backend, tilemm_type type, int6
   const tilemm_operand x = operand_of (type, m, k, o.a), y = operand_of (type, k, n, o.b);
   const int64_t xd[3] = { m, k, pages }, yd[3] = { k, n, pages };
   tilemm_batch *batch = malloc (sizeof *batch);
-  double best = -1;
+  double best = -1, t_runs[MOST_RUNS];
+  int done = 0;
+  if (runs > MOST_RUNS)
+    runs = MOST_RUNS;
   if (batch
       && tilemm_decide_batch (&x, 3, xd, TILEMM_OP_NONE, &y, 3, yd, TILEMM_OP_NONE, &options,
                               batch, err) == TILEMM_OK
@@ -194,13 +283,14 @@ static double own_batch_s (tilemm_backend_choice backend, tilemm_type type, int6
         const double t0 = tilemm_now_s ();
         if (tilemm_batch_run (batch, &options, o.a, o.b, o.c, err) != TILEMM_OK)
           {
-            best = -1;
+            done = 0;
             break;
           }
-        const double t = tilemm_now_s () - t0;
-        if (r >= 0 && (best < 0 || t < best))
-          best = t;
+        if (r >= 0)
+          t_runs[done++] = tilemm_now_s () - t0;
       }
+  if (done > 0)
+    best = median_of (t_runs, done);
   free (batch);
   operands_free (&o);
   return best;
@@ -243,15 +333,6 @@ static int measure_curve (tilemm_curve *curve, curve_fn fn, void *ctx, tilemm_ty
   return curve->points > 0;
 }
 
-static double host_point (void *ctx, tilemm_type type, int64_t n, int runs, tilemm_error *err)
-{
-  const tilemm_host_product *host = ctx;
-  const double s = host->seconds (host->ctx, type, n, n, n, runs);
-  if (!(s > 0))
-    tilemm_error_set (err, TILEMM_EINVAL, "the host's product could not be timed");
-  return s;
-}
-
 /* One page of the host's loop over enough pages of n×n for about a millisecond (a page costs at
  * least a couple of microseconds: its views and the call), the best of three. */
 static double host_page_point (void *ctx, tilemm_type type, int64_t n, int runs, tilemm_error *err)
@@ -268,12 +349,6 @@ static double host_page_point (void *ctx, tilemm_type type, int64_t n, int runs,
       return s;
     }
   return s / (double) pages;
-}
-
-static double cpu_point (void *ctx, tilemm_type type, int64_t n, int runs, tilemm_error *err)
-{
-  (void) ctx;
-  return own_product_s (TILEMM_CHOOSE_CPU, NULL, NULL, 0, type, n, n, n, runs, NULL, err);
 }
 
 /* The CPU's batched path: pages too small to be tiled, then two sizes of tiled pages, each run
@@ -320,12 +395,6 @@ static int measure_cpu_batch (tilemm_machine_facts *f, tilemm_error *err)
 
 /* ---------------------------------------------------------------- a parallel region */
 
-static int compare_doubles (const void *a, const void *b)
-{
-  const double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
 /* A parallel region on every thread, each time after a pause long enough for idle threads to
  * sleep (as between the groups of a batch, or a script's calls): its start and barrier, the
  * median of several. */
@@ -357,11 +426,14 @@ static void measure_region (tilemm_machine_facts *f)
 
 /* ---------------------------------------------------------------- host copies */
 
-/* Host copies of 64 MiB by the staging's own copy team (host_team.h), by team size: what a GPU
- * worker's copies get from as many threads. */
+/* Host copies of 32 MiB by the staging's own copy team (host_team.h), by team size, the median
+ * of three: into pages already in memory (what an operand's copy into the pinned ring meets) and
+ * into fresh ones, each faulted in by the copy (what a result's copy into the array the host has
+ * just made for it meets).  What a GPU worker's copies get from as many threads. */
 static void measure_copies (tilemm_machine_facts *f)
 {
-  const size_t bytes = (size_t) 64 << 20;
+  enum { RUNS = 3 };
+  const size_t bytes = (size_t) 32 << 20;
   unsigned char *src = malloc (bytes), *dst = malloc (bytes);
   const tilemm_cpu_set anywhere = { 0 };
   tilemm_host_team *team = f->threads > 1 ? tilemm_host_team_start (f->threads, &anywhere) : NULL;
@@ -373,17 +445,27 @@ static void measure_copies (tilemm_machine_facts *f)
       memset (dst, 2, bytes);
       for (int t = 1; t <= most && f->copy_points < TILEMM_COPY_POINTS; t *= 2)
         {
-          double best = -1;
-          for (int r = 0; r < 3; r++)
+          double resident[RUNS], fresh[RUNS];
+          int fresh_runs = 0;
+          for (int r = 0; r < RUNS; r++)
             {
-              const double t0 = tilemm_now_s ();
+              double t0 = tilemm_now_s ();
               tilemm_parallel_copy_2d (team, t, dst, bytes, src, bytes, bytes, 1);
-              const double s = tilemm_now_s () - t0;
-              if (best < 0 || s < best)
-                best = s;
+              resident[r] = tilemm_now_s () - t0;
+              /* (A block this large is its own mapping: its pages are new at every malloc.) */
+              unsigned char *fresh_dst = malloc (bytes);
+              if (fresh_dst)
+                {
+                  t0 = tilemm_now_s ();
+                  tilemm_parallel_copy_2d (team, t, fresh_dst, bytes, src, bytes, bytes, 1);
+                  fresh[fresh_runs++] = tilemm_now_s () - t0;
+                  free (fresh_dst);
+                }
             }
           f->copy_threads[f->copy_points] = t;
-          f->copy_bytes_per_s[f->copy_points++] = (double) bytes / best;
+          f->copy_bytes_per_s[f->copy_points] = (double) bytes / median_of (resident, RUNS);
+          f->copy_fresh_bytes_per_s[f->copy_points++]
+            = fresh_runs > 0 ? (double) bytes / median_of (fresh, fresh_runs) : 0;
           if (t < most && 2 * t > most)
             t = most / 2;   /* the team's whole size last */
         }
@@ -559,32 +641,36 @@ static tilemm_status measure_one_gpu (tilemm_machine_facts *f, gpu_run *g, int l
   return TILEMM_OK;
 }
 
-/* One GPU's plain product of n×n end to end, the caller's GPU (the double pool's prefix for
- * double, operands of its own for the other types). */
-static double gpu_point (void *ctx, tilemm_type type, int64_t n, int runs, tilemm_error *err)
-{
-  const gpu_run *g = ctx;
-  return own_product_s (TILEMM_CHOOSE_GPU, &g->one, type == TILEMM_DOUBLE ? g->pool : NULL, 0,
-                        type, n, n, n, runs, NULL, err);
-}
-
-/* Every GPU together: seconds = all_call + (one GPU's seconds - its fixed cost) / speedup, fitted
- * over the three largest sizes (least squares in relative terms). */
+/* Every GPU together against one: seconds = all_call + (one GPU's seconds - its fixed cost) /
+ * speedup, fitted over the last three of doubling sizes from 256 up to where one GPU's product
+ * takes GPU_RUN_S (least squares in relative terms), both timed here at each size. */
 static tilemm_status measure_all_gpus (tilemm_machine_facts *f, const gpu_run *g,
                                        tilemm_error *err)
 {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0, sw = 0, last_all = 0, last_one = 0;
-  for (int i = g->count >= 3 ? g->count - 3 : 0; i < g->count; i++)
+  enum { MOST = 6, FITTED = 3 };
+  static const int64_t sizes[MOST] = { 256, 512, 1024, 2048, 4096, 8192 };
+  double one[MOST], all[MOST];
+  int count = 0;
+  for (; count < MOST; count++)
     {
-      const int64_t n = GPU_SIZES[i];
-      const double s = own_product_s (TILEMM_CHOOSE_GPU, &g->all, g->pool, 0, TILEMM_DOUBLE, n, n,
-                                      n, runs_for (g->s1[i]), NULL, err);
-      if (!(s > 0))
+      /* Three sizes at least, then until one GPU's product takes GPU_RUN_S. */
+      if (count >= FITTED && one[count - 1] > GPU_RUN_S)
+        break;
+      const int64_t n = sizes[count];
+      const int runs = runs_for (count > 0 ? 8 * one[count - 1] : 1e-3);
+      one[count] = own_product_s (TILEMM_CHOOSE_GPU, &g->one, g->pool, 0, TILEMM_DOUBLE, n, n, n,
+                                  runs, NULL, err);
+      all[count] = one[count] > 0 ? own_product_s (TILEMM_CHOOSE_GPU, &g->all, g->pool, 0,
+                                                   TILEMM_DOUBLE, n, n, n, runs, NULL, err)
+                                  : -1;
+      if (!(all[count] > 0))
         return failed (err);
-      const double w = 1.0 / (s * s);
-      const double x = g->s1[i] - f->gpu_call_s;
+    }
+  double sx = 0, sy = 0, sxx = 0, sxy = 0, sw = 0;
+  for (int i = count - FITTED; i < count; i++)
+    {
+      const double s = all[i], w = 1.0 / (s * s), x = one[i] - f->gpu_call_s;
       sw += w, sx += w * x, sy += w * s, sxx += w * x * x, sxy += w * x * s;
-      last_all = s, last_one = g->s1[i];
     }
   const double det = sw * sxx - sx * sx;
   double slope = det != 0 ? (sw * sxy - sx * sy) / det : 0;
@@ -592,7 +678,7 @@ static tilemm_status measure_all_gpus (tilemm_machine_facts *f, const gpu_run *g
   if (!(slope > 0) || intercept < 0)
     {
       /* A fit that says nothing sensible: the largest size's ratio alone. */
-      slope = last_all / last_one;
+      slope = all[count - 1] / one[count - 1];
       intercept = f->gpu_call_s;
     }
   f->gpu_all_count = g->all.count;
@@ -642,8 +728,15 @@ static tilemm_status measure_each_gpu (tilemm_machine_facts *f, const gpu_run *g
   memset (rates, 0, sizeof rates);
   if (ops && ops->links && ops->links (&g->all, rates, err) != TILEMM_OK)
     return failed (err);
-  const int mid = g->count >= 2 ? g->count - 2 : 0;
-  const int64_t n = GPU_SIZES[mid];
+  /* The largest square product to 2048 that one GPU's call (as measured) runs within GPU_RUN_S:
+   * its kernels run at their rate there, and a slow device (the stand-in) is not held long. */
+  int64_t n = 256;
+  while (n < 2048
+         && tilemm_model_gpu_call_s (f, TILEMM_DOUBLE, product_bytes (TILEMM_DOUBLE, 2.0 * n),
+                                     tilemm_model_flops (TILEMM_DOUBLE, 2.0 * n, 2.0 * n, 2.0 * n))
+              < GPU_RUN_S)
+    n *= 2;
+  const double flops = tilemm_model_flops (TILEMM_DOUBLE, (double) n, (double) n, (double) n);
   for (int i = 0; i < g->all.count; i++)
     {
       tilemm_gpu_facts *d = &f->gpu[i];
@@ -656,7 +749,7 @@ static tilemm_status measure_each_gpu (tilemm_machine_facts *f, const gpu_run *g
           && own_product_s (TILEMM_CHOOSE_GPU, &that, g->pool, 0, TILEMM_DOUBLE, n, n, n, 3,
                             &compute_ms, err) > 0
           && compute_ms > 0)
-        d->kernel_flops_per_s[TILEMM_DOUBLE] = g->flops[mid] / (compute_ms * 1e-3);
+        d->kernel_flops_per_s[TILEMM_DOUBLE] = flops / (compute_ms * 1e-3);
       tilemm_device_info info;
       tilemm_error e2 = { TILEMM_OK, "" };
       if (tilemm_cuda_device_info (g->all.device[i], &info, &e2) == TILEMM_OK)
@@ -668,63 +761,47 @@ static tilemm_status measure_each_gpu (tilemm_machine_facts *f, const gpu_run *g
   if (s > 0)
     for (int i = 0; i < g->all.count; i++)
       if (f->gpu[i].ordinal == g->one.device[0])
-        f->gpu[i].emulated_flops_per_s = g->flops[mid] / s;
+        f->gpu[i].emulated_flops_per_s = flops / s;
   return TILEMM_OK;
 }
 
-/* Every usable GPU: one alone end to end (the caller's), all together where there are several, a
- * batch of pages, each one's links and kernels.  No GPU: nothing measured, "auto" never asks. */
-static tilemm_status measure_gpus (tilemm_machine_facts *f, tilemm_error *err)
+/* The GPUs calibration measures: the caller's alone, and every usable one; 0 where none is
+ * usable (then nothing of the GPUs is measured and "auto" never asks them). */
+static int gpu_run_begin (gpu_run *g)
 {
   tilemm_device_facts gpu;
   tilemm_backend_facts (TILEMM_BACKEND_CUDA, 0, &gpu);
-  f->gpu_measured = 0;
-  f->gpus = 0;
-  f->gpu_all_count = 0;
+  memset (g, 0, sizeof *g);
   if (!gpu.usable || gpu.count < 1)
-    return TILEMM_OK;
-  gpu_run g;
-  memset (&g, 0, sizeof g);
-  g.one.count = 1;
-  g.one.device[0] = gpu.current >= 0 ? gpu.current : gpu.device[0];
-  g.all.count = gpu.count < TILEMM_MAX_WORKERS ? gpu.count : TILEMM_MAX_WORKERS;
-  for (int i = 0; i < g.all.count; i++)
-    g.all.device[i] = gpu.device[i];
-  /* One set of operands for the products up to 2048 (larger ones, reached only where a GPU is
-   * fast, make their own), so that few are filled. */
-  operands pool;
-  const int64_t most = 2048;
-  if (!operands_make (&pool, TILEMM_DOUBLE, most, most, most, 1))
-    return tilemm_error_set (err, TILEMM_ENOMEM, "out of memory for the GPU's calibration");
-  g.pool = &pool;
-  /* Past 4096 only where several GPUs are to be weighed against one: their fit needs the
-   * products where a second GPU pays. */
-  tilemm_status status = measure_one_gpu (f, &g, g.all.count > 1 ? 8192 : 4096, err);
-  /* Each type's calls end to end up to GPU_CURVE_LARGEST; double's from GPU_SIZES[0] up are the
-   * products measure_one_gpu just timed, taken as they are rather than timed again. */
-  for (int t = 0; t < TILEMM_NTYPES && status == TILEMM_OK; t++)
-    {
-      const tilemm_type type = (tilemm_type) t;
-      const int64_t largest = type == TILEMM_DOUBLE ? GPU_SIZES[0] - 1 : GPU_CURVE_LARGEST;
-      if (!measure_curve (&f->gpu_curve[t], gpu_point, &g, type, largest, err))
-        status = failed (err);
-      else if (type == TILEMM_DOUBLE)
-        for (int i = 0; i < g.count && GPU_SIZES[i] <= GPU_CURVE_LARGEST; i++)
-          tilemm_curve_add (&f->gpu_curve[t], g.flops[i], g.s1[i]);
-    }
-  if (status == TILEMM_OK && g.all.count > 1)
-    status = measure_all_gpus (f, &g, err);
-  if (status == TILEMM_OK)
-    {
-      measure_gpu_batch (f);
-      status = measure_each_gpu (f, &g, err);
-    }
-  operands_free (&pool);
+    return 0;
+  g->one.count = 1;
+  g->one.device[0] = gpu.current >= 0 ? gpu.current : gpu.device[0];
+  g->all.count = gpu.count < TILEMM_MAX_WORKERS ? gpu.count : TILEMM_MAX_WORKERS;
+  for (int i = 0; i < g->all.count; i++)
+    g->all.device[i] = gpu.device[i];
+  return 1;
+}
+
+/* One GPU's call (TILEMM_FACTS_GPU): its fixed cost, bus and kernels' rates. */
+static tilemm_status measure_gpu_call (tilemm_machine_facts *f, gpu_run *g, tilemm_error *err)
+{
+  const tilemm_status status = measure_one_gpu (f, g, 4096, err);
   if (status != TILEMM_OK)
     return status;
-  f->gpus = g.all.count;
+  f->gpus = g->all.count;
   f->gpu_measured = 1;
-  return tilemm_error_set (err, TILEMM_OK, NULL);
+  return TILEMM_OK;
+}
+
+/* Every GPU (TILEMM_FACTS_GPUS): all together against one where there are several, each one's
+ * links and kernels, the emulated precision's rate. */
+static tilemm_status measure_every_gpu (tilemm_machine_facts *f, gpu_run *g, tilemm_error *err)
+{
+  f->gpu_all_count = 0;
+  tilemm_status status = g->all.count > 1 ? measure_all_gpus (f, g, err) : TILEMM_OK;
+  if (status == TILEMM_OK)
+    status = measure_each_gpu (f, g, err);
+  return status;
 }
 
 /* ---------------------------------------------------------------- the machine's other work */
@@ -776,56 +853,181 @@ static double others_share (const cpu_sample *a, const cpu_sample *b)
   return others <= 0 ? 0 : others >= capacity ? 1 : others / capacity;
 }
 
+/* ---------------------------------------------------------------- the ways of one type */
+
+/* The ways whose curves TILEMM_FACTS_WAYS holds. */
+enum { WAY_HOST, WAY_CPU, WAY_GPU, NWAYS_MEASURED };
+
+/* The ways of one type measured together, point by point: at each size, each way's runs
+ * alternate with the others' (the host's `*` first, then tilemm's CPU backend and one GPU), as
+ * a script that alternates `*` with tilemm runs them: a multithreaded BLAS's threads spinning
+ * after its call, or a team that waits for a late thread, are in the figures.  Each point is the
+ * median of its runs, with their mean over it (the curve's episodes).  A way stops growing past
+ * a point of CURVE_RUN_S or its largest size; all of them once the ways took WAYS_BUDGET_S. */
+static const double WAYS_BUDGET_S = 0.3;
+enum { WAY_RUNS_MOST = 9 };
+
+static tilemm_status measure_ways (tilemm_machine_facts *f, const tilemm_host_product *host,
+                                   const gpu_run *g, tilemm_type type, tilemm_error *err)
+{
+  tilemm_curve *curve[NWAYS_MEASURED] = { &f->host[type], &f->cpu[type], &f->gpu_curve[type] };
+  const int64_t largest[NWAYS_MEASURED] = { 2048, 2048, GPU_CURVE_LARGEST };
+  int growing[NWAYS_MEASURED] = { host && host->seconds, 1, g != NULL };
+  double last[NWAYS_MEASURED] = { 1e-6, 1e-6, 1e-6 };
+  for (int w = 0; w < NWAYS_MEASURED; w++)
+    if (growing[w])
+      memset (curve[w], 0, sizeof *curve[w]);
+  const double start = tilemm_now_s ();
+  for (size_t i = 0; i < sizeof CURVE_SIZES / sizeof CURVE_SIZES[0]; i++)
+    {
+      const int64_t n = CURVE_SIZES[i];
+      double guess = 0;
+      int any = 0;
+      for (int w = 0; w < NWAYS_MEASURED; w++)
+        {
+          growing[w] = growing[w] && n <= largest[w];
+          any |= growing[w];
+          guess += growing[w] ? 8 * last[w] : 0;
+        }
+      if (!any)
+        break;
+      int runs = runs_for (guess);
+      runs = runs < 3 ? 3 : runs > WAY_RUNS_MOST ? WAY_RUNS_MOST : runs;
+      own_call ours[NWAYS_MEASURED];
+      int begun[NWAYS_MEASURED] = { 0, 0, 0 };
+      tilemm_status status = TILEMM_OK;
+      if (growing[WAY_CPU])
+        begun[WAY_CPU] = own_call_begin (&ours[WAY_CPU], TILEMM_CHOOSE_CPU, NULL, NULL, 0, type,
+                                         n, n, n, err);
+      if (growing[WAY_GPU] && (begun[WAY_CPU] || !growing[WAY_CPU]))
+        begun[WAY_GPU] = own_call_begin (&ours[WAY_GPU], TILEMM_CHOOSE_GPU, &g->one,
+                                         type == TILEMM_DOUBLE ? g->pool : NULL, 0, type, n, n, n,
+                                         err);
+      if ((growing[WAY_CPU] && !begun[WAY_CPU]) || (growing[WAY_GPU] && !begun[WAY_GPU]))
+        status = failed (err);
+      double t[NWAYS_MEASURED][WAY_RUNS_MOST];
+      /* One run of each of ours not timed (the host's product has its own, in its callback). */
+      for (int w = WAY_CPU; w < NWAYS_MEASURED && status == TILEMM_OK; w++)
+        if (growing[w] && own_call_run (&ours[w], NULL, err) < 0)
+          status = failed (err);
+      for (int r = 0; r < runs && status == TILEMM_OK; r++)
+        for (int w = 0; w < NWAYS_MEASURED && status == TILEMM_OK; w++)
+          {
+            if (!growing[w])
+              continue;
+            t[w][r] = w == WAY_HOST ? host->seconds (host->ctx, type, n, n, n, 1)
+                                    : own_call_run (&ours[w], NULL, err);
+            if (!(t[w][r] > 0))
+              status = w == WAY_HOST ? tilemm_error_set (err, TILEMM_EINVAL,
+                                                         "the host's product could not be timed")
+                                     : failed (err);
+          }
+      for (int w = WAY_CPU; w < NWAYS_MEASURED; w++)
+        if (begun[w])
+          own_call_end (&ours[w]);
+      if (status != TILEMM_OK)
+        return status;
+      const double flops = tilemm_model_flops (type, (double) n, (double) n, (double) n);
+      for (int w = 0; w < NWAYS_MEASURED; w++)
+        if (growing[w])
+          {
+            const double mean = mean_of (t[w], runs);
+            const double median = median_of (t[w], runs);
+            tilemm_curve_add_episodes (curve[w], flops, median, mean / median);
+            last[w] = median;
+            growing[w] = median <= CURVE_RUN_S;
+          }
+      if (tilemm_now_s () - start > WAYS_BUDGET_S)
+        break;
+    }
+  return TILEMM_OK;
+}
+
 /* ---------------------------------------------------------------- all of it */
 
-tilemm_status tilemm_calibrate (const tilemm_host_product *host, tilemm_machine_facts *f,
-                                tilemm_error *err)
+/* The pages: the CPU's batched path and its region, a GPU's batch, the host's loop of `*`. */
+static tilemm_status measure_pages (tilemm_machine_facts *f, const tilemm_host_product *host,
+                                    const gpu_run *g, tilemm_error *err)
+{
+  measure_region (f);
+  if (!measure_cpu_batch (f, err))
+    return err->status != TILEMM_OK ? err->status : TILEMM_EINVAL;
+  if (g)
+    measure_gpu_batch (f);
+  for (int t = 0; t < TILEMM_NTYPES; t++)
+    {
+      if (host && host->pages_seconds)
+        {
+          if (!measure_curve (&f->host_page[t], host_page_point, (void *) host, (tilemm_type) t,
+                              PAGE_LARGEST, err))
+            return err->status != TILEMM_OK ? err->status : TILEMM_EINVAL;
+        }
+      else if (f->parts & TILEMM_FACTS_WAYS (t))
+        f->host_page[t] = f->host[t];
+    }
+  return TILEMM_OK;
+}
+
+tilemm_status tilemm_calibrate_parts (const tilemm_host_product *host, unsigned parts,
+                                      tilemm_machine_facts *f, tilemm_error *err)
 {
   const double start = tilemm_now_s ();
   cpu_sample before, after;
   const int sampled = cpu_sample_take (&before);
-  tilemm_facts_model (f, NULL);
-  f->key[0] = '\0';
-#ifdef _OPENMP
-  f->threads = omp_get_max_threads ();
-#else
-  f->threads = 1;
-#endif
-  /* tilemm's own ways first, the host's product last: a multithreaded BLAS keeps its threads
-   * spinning for a while after each call, and threads that spin on every core would be timed
-   * as part of whatever ran next. */
-  measure_copies (f);
-  measure_region (f);
-  f->cpu_measured = 0;
-  for (int t = 0; t < TILEMM_NTYPES; t++)
-    if (!measure_curve (&f->cpu[t], cpu_point, NULL, (tilemm_type) t, 2048, err))
-      return err->status != TILEMM_OK ? err->status : TILEMM_EINVAL;
-  f->cpu_measured = 1;
-  if (!measure_cpu_batch (f, err))
-    return err->status != TILEMM_OK ? err->status : TILEMM_EINVAL;
-  const tilemm_status status = measure_gpus (f, err);
+  tilemm_host_facts cpus;
+  tilemm_host_facts_gather (&cpus);
+  f->threads = cpus.threads > 0 ? cpus.threads : 1;
+  tilemm_host_blas_gather (&f->host_blas);
+  /* What the GPU's curves and the pages read is measured with them: one GPU's call. */
+  gpu_run g;
+  const int gpus = (parts & ~TILEMM_FACTS_COPIES) && gpu_run_begin (&g);
+  operands pool;
+  memset (&pool, 0, sizeof pool);
+  tilemm_status status = TILEMM_OK;
+  if (gpus)
+    {
+      /* One set of operands for the GPU's products up to 2048 (larger ones make their own). */
+      if (!operands_make (&pool, TILEMM_DOUBLE, 2048, 2048, 2048, 1))
+        return tilemm_error_set (err, TILEMM_ENOMEM, "out of memory for the GPU's calibration");
+      g.pool = &pool;
+    }
+  else
+    f->gpus = 0;
+  if (parts & TILEMM_FACTS_COPIES)
+    measure_copies (f);
+  if (gpus && (parts & (TILEMM_FACTS_GPU | TILEMM_FACTS_GPUS)))
+    status = measure_gpu_call (f, &g, err);
+  for (int t = 0; t < TILEMM_NTYPES && status == TILEMM_OK; t++)
+    if (parts & TILEMM_FACTS_WAYS (t))
+      status = measure_ways (f, host, gpus ? &g : NULL, (tilemm_type) t, err);
+  if (status == TILEMM_OK && (parts & TILEMM_FACTS_PAGES))
+    status = measure_pages (f, host, gpus ? &g : NULL, err);
+  if (status == TILEMM_OK && gpus && (parts & TILEMM_FACTS_GPUS))
+    status = measure_every_gpu (f, &g, err);
+  operands_free (&pool);
   if (status != TILEMM_OK)
     return status;
-  f->host_measured = 0;
-  if (host && host->seconds)
-    {
-      int ok = 1;
-      for (int t = 0; t < TILEMM_NTYPES && ok; t++)
-        ok = measure_curve (&f->host[t], host_point, (void *) host, (tilemm_type) t, 2048, err);
-      for (int t = 0; t < TILEMM_NTYPES && ok; t++)
-        {
-          if (host->pages_seconds)
-            ok = measure_curve (&f->host_page[t], host_page_point, (void *) host,
-                                (tilemm_type) t, PAGE_LARGEST, err);
-          else
-            f->host_page[t] = f->host[t];
-        }
-      if (!ok)
-        return err->status != TILEMM_OK ? err->status : TILEMM_EINVAL;
-      f->host_measured = 1;
-    }
-  f->measured_s = tilemm_now_s () - start;
-  f->others_cpu_share = sampled && cpu_sample_take (&after) ? others_share (&before, &after) : -1;
+  /* Parts that need a GPU are measured, as none, where there is none. */
+  f->parts |= parts;
+  const unsigned ways = TILEMM_FACTS_WAYS (0) | TILEMM_FACTS_WAYS (1) | TILEMM_FACTS_WAYS (2)
+                        | TILEMM_FACTS_WAYS (3);
+  f->cpu_measured = (f->parts & ways) != 0;
+  f->host_measured = f->cpu_measured && host && host->seconds;
+  f->measured_s += tilemm_now_s () - start;
+  const double share = sampled && cpu_sample_take (&after) ? others_share (&before, &after) : -1;
+  if (share > f->others_cpu_share)
+    f->others_cpu_share = share;
   f->origin = TILEMM_FACTS_MEASURED;
   return tilemm_error_set (err, TILEMM_OK, NULL);
+}
+
+tilemm_status tilemm_calibrate (const tilemm_host_product *host, tilemm_machine_facts *f,
+                                tilemm_error *err)
+{
+  tilemm_facts_model (f, NULL);
+  f->key[0] = '\0';
+  f->parts = 0;
+  f->measured_s = 0;
+  f->others_cpu_share = -1;
+  return tilemm_calibrate_parts (host, TILEMM_FACTS_ALL, f, err);
 }

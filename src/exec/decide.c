@@ -144,6 +144,29 @@ static tilemm_way auto_way_after_facts (const tilemm_decision *decision, int gpu
                                                                         : TILEMM_WAY_HOST;
 }
 
+/* The parts of the machine's facts a plain product's decision reads (machine_facts.h), measured
+ * before it decides where none are kept: "auto" weighs the host's product, the CPU backend and
+ * one GPU of its type; a GPU's plan sizes its copy team and, for a product where several GPUs
+ * may pay, weighs them; the CPU backend, named, reads none. */
+static unsigned parts_read (const tilemm_options *options, tilemm_type type, double mnk)
+{
+  /* Below this (2048 cubed) a second GPU never pays: every GPU is measured only for a product
+   * that may take several. */
+  const double several_gpus_may_pay = 8.6e9;
+  const unsigned gpu = TILEMM_FACTS_COPIES | TILEMM_FACTS_GPU
+                       | (mnk >= several_gpus_may_pay ? TILEMM_FACTS_GPUS : 0u);
+  switch (options->backend)
+    {
+    case TILEMM_CHOOSE_CPU:
+      return 0;
+    case TILEMM_CHOOSE_GPU:
+      return gpu;
+    case TILEMM_CHOOSE_AUTO:
+    default:
+      return gpu | TILEMM_FACTS_WAYS (type);
+    }
+}
+
 tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const tilemm_operand *b,
                                 tilemm_op op_b, const tilemm_options *options,
                                 tilemm_decision *decision, tilemm_error *err)
@@ -166,7 +189,8 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
   const tilemm_route *r = &decision->route;
   const double m = (double) (r->a_as_pairs || r->a_split ? 2 * r->m : r->m);
   const double n = (double) (r->b_split ? 2 * r->n : r->n), k = (double) r->k;
-  decision->facts = tilemm_machine_facts_for (options);
+  decision->facts = tilemm_machine_facts_with (options, parts_read (options, r->compute_type,
+                                                                     m * n * k));
   if (chooses_auto (options)
       && auto_weighs (options, decision, (int64_t) m, (int64_t) n, rank_k))
     return TILEMM_OK;
@@ -264,7 +288,11 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
    * asked: a batch the GPU would not pay for even where it is usable runs on the CPU without
    * the GPU's probe and lock (a few small pages must not pay for them: they cost more than the
    * pages). */
-  const tilemm_machine_facts *machine = tilemm_machine_facts_for (options);
+  const tilemm_machine_facts *machine
+    = tilemm_machine_facts_with (options, options->backend == TILEMM_CHOOSE_CPU
+                                            ? TILEMM_FACTS_PAGES
+                                            : TILEMM_FACTS_PAGES | TILEMM_FACTS_COPIES
+                                                | TILEMM_FACTS_GPU);
   d->facts = machine;
   const int gpu_may_pay
     = !chooses_auto (options) || (machine->gpus > 0 && tilemm_batch_gpu_pays (r, s->z_pages, 0, machine));

@@ -237,9 +237,11 @@ typedef struct {
   struct timespec stored_at;          /* the store's modification time when it was read  */
   double checked_s;                   /* when key and store were last checked            */
   int warned;                         /* the one warning of a calibration that failed     */
+  unsigned failed;                    /* parts whose measurement failed for this key: the
+                                         model's, not measured again by this process      */
 } process_facts;
 
-static process_facts cache = { PTHREAD_MUTEX_INITIALIZER, NULL, "", "", "", { 0, 0 }, -1e9, 0 };
+static process_facts cache = { PTHREAD_MUTEX_INITIALIZER, NULL, "", "", "", { 0, 0 }, -1e9, 0, 0 };
 
 /* Every set of facts the process made, each kept for the rest of it (a plan may point to any):
  * listed, so that none is ever lost (they are few: one a measurement or a change of key). */
@@ -303,19 +305,66 @@ static void serve_model (const tilemm_options *options, const char *key, const c
  * that moment's machine, not this one: used by the process that measured them, not kept. */
 static const double BUSY_SHARE = 0.25;
 
-/* Measures the facts for `key`, keeps them in this process and, where it can (and the machine
- * was quiet enough), in the store. */
+/* The parts' names for the notice ("copies, double, one GPU"), into buf. */
+static void parts_named (unsigned parts, char *buf, size_t size)
+{
+  static const char *const types[TILEMM_NTYPES] = { "single", "double", "complex single",
+                                                    "complex double" };
+  size_t used = 0;
+  buf[0] = '\0';
+#define NAME(cond, text)                                                                    \
+  if ((cond) && used < size)                                                                \
+    used += (size_t) snprintf (buf + used, size - used, "%s%s", used ? ", " : "", text)
+  for (int t = 0; t < TILEMM_NTYPES; t++)
+    NAME (parts & TILEMM_FACTS_WAYS (t), types[t]);
+  NAME (parts & TILEMM_FACTS_PAGES, "pages");
+  NAME (parts & TILEMM_FACTS_COPIES, "host copies");
+  NAME (parts & TILEMM_FACTS_GPU, "a GPU call");
+  NAME (parts & TILEMM_FACTS_GPUS, "every GPU");
+#undef NAME
+}
+
+/* Measures the `parts` of the facts for `key` on top of `base` (NULL, or facts of another key:
+ * the built-in model), keeps them in this process and, where it can (and the machine was quiet
+ * enough), in the store. */
 static void measure (const tilemm_options *options, const char *key, const char *dir,
-                     const char *path)
+                     const char *path, const tilemm_machine_facts *base, unsigned parts)
 {
   tilemm_machine_facts facts;
   tilemm_error err = { TILEMM_OK, "" };
-  if (tilemm_calibrate (options->host, &facts, &err) != TILEMM_OK)
+  if (base && strcmp (base->key, key) == 0)
+    facts = *base;
+  else
     {
+      tilemm_facts_model (&facts, NULL);
+      facts.parts = 0;
+      facts.measured_s = 0;
+      facts.others_cpu_share = -1;
+    }
+  snprintf (facts.key, sizeof facts.key, "%s", key);
+  char named[160];
+  parts_named (parts, named, sizeof named);
+  /* One line, once a part: the call waits for it (about a second) and no later call will. */
+  fprintf (stderr, "tilemm: measuring this machine once for the decisions of \"auto\" (%s)\n",
+           named);
+  if (tilemm_calibrate_parts (options->host, parts, &facts, &err) != TILEMM_OK)
+    {
+      cache.failed |= parts;
+      if (base && strcmp (base->key, key) == 0)
+        {
+          /* The parts measured before stay; these are the model's. */
+          if (!cache.warned)
+            {
+              cache.warned = 1;
+              fprintf (stderr, "tilemm: part of the machine's facts could not be measured (%s); "
+                               "the built-in model stands in for it\n",
+                       err.detail[0] ? err.detail : "the calibration failed");
+            }
+          return;
+        }
       serve_model (options, key, err.detail[0] ? err.detail : "the calibration failed", 1);
       return;
     }
-  snprintf (facts.key, sizeof facts.key, "%s", key);
   struct stat st;
   const int busy = facts.others_cpu_share > BUSY_SHARE && !tilemm_calibration_keeps_busy ();
   if (busy)
@@ -347,9 +396,17 @@ static void measure (const tilemm_options *options, const char *key, const char 
   snprintf (cache.key, sizeof cache.key, "%s", key);
 }
 
+/* The parts of `needs` neither the process's copy holds nor failed for its key. */
+static unsigned missing (unsigned needs)
+{
+  const unsigned held = cache.facts ? cache.facts->parts : 0;
+  return needs & ~held & ~cache.failed;
+}
+
 /* Brings the process's copy up to date: the key made again and, where it changed or the store
- * holds a newer file, the facts read again (or measured where `force` or the store has none). */
-static void refresh (const tilemm_options *options, int force)
+ * holds a newer file, the facts read again; then the parts of `needs` that are still missing
+ * measured (all of them where `force`). */
+static void refresh (const tilemm_options *options, int force, unsigned needs)
 {
   char dir[512], key[1024], path[600];
   const int enabled = tilemm_calibration_settings (dir, sizeof dir);
@@ -360,29 +417,37 @@ static void refresh (const tilemm_options *options, int force)
         serve_model (options, key, "calibration off (TILEMM_CALIBRATION)", 0);
       return;
     }
+  if (strcmp (cache.key, key) != 0)
+    cache.failed = 0;
   path[0] = '\0';
   if (dir[0])
     store_path (dir, key, path, sizeof path);
   struct stat st;
   const int stored = path[0] && stat (path, &st) == 0;
-  if (!force && cache.facts && strcmp (cache.key, key) == 0 && strcmp (cache.dir, dir) == 0)
-    {
-      /* The same key and store: read again only a newer file (another process or module
-       * measured again); facts that could not be kept are used until the store has some. */
-      if (!stored || (strcmp (cache.path, path) == 0 && same_time (&cache.stored_at, &st.st_mtim)))
-        return;
-    }
+  const int same = cache.facts && strcmp (cache.key, key) == 0 && strcmp (cache.dir, dir) == 0;
+  /* The same key and store: read again only a newer file (another process or module measured
+   * again); facts that could not be kept are used until the store has some. */
+  const int newer = stored && !(same && strcmp (cache.path, path) == 0
+                                && same_time (&cache.stored_at, &st.st_mtim));
   snprintf (cache.dir, sizeof cache.dir, "%s", dir);
   tilemm_machine_facts facts;
-  if (!force && stored && store_read (path, key, &facts))
+  if (!force && newer && store_read (path, key, &facts))
     {
       cache.facts = keep (&facts);
       snprintf (cache.key, sizeof cache.key, "%s", key);
       snprintf (cache.path, sizeof cache.path, "%s", path);
       cache.stored_at = st.st_mtim;
+    }
+  if (force)
+    {
+      cache.failed = 0;
+      measure (options, key, dir, path, NULL, TILEMM_FACTS_ALL);
       return;
     }
-  measure (options, key, dir, path);
+  const int current = cache.facts && strcmp (cache.key, key) == 0;
+  const unsigned parts = current ? missing (needs) : needs;
+  if (parts)
+    measure (options, key, dir, path, current ? cache.facts : NULL, parts);
 }
 
 /* The built-in model where calibration is off (TILEMM_CALIBRATION, read at every call, so that
@@ -404,34 +469,45 @@ static const tilemm_machine_facts *facts_when_off (void)
  * once a second): a small product's call, from any thread, pays two atomic loads. */
 static _Atomic (const tilemm_machine_facts *) fresh_facts;
 static atomic_llong fresh_until_ns;
+static atomic_uint fresh_failed;   /* cache.failed as published with fresh_facts */
 
 static long long ns_of (double s)
 {
   return (long long) (s * 1e9);
 }
 
-const tilemm_machine_facts *tilemm_machine_facts_for (const tilemm_options *options)
+const tilemm_machine_facts *tilemm_machine_facts_with (const tilemm_options *options,
+                                                       unsigned parts)
 {
   if (options->facts)
     return options->facts;
   if (!tilemm_calibration_enabled ())
     return facts_when_off ();
   const tilemm_machine_facts *facts = atomic_load_explicit (&fresh_facts, memory_order_acquire);
-  if (facts && ns_of (tilemm_now_s ()) < atomic_load_explicit (&fresh_until_ns,
-                                                                memory_order_relaxed))
+  const unsigned failed = atomic_load_explicit (&fresh_failed, memory_order_relaxed);
+  if (facts && ((facts->parts | failed) & parts) == parts
+      && ns_of (tilemm_now_s ()) < atomic_load_explicit (&fresh_until_ns, memory_order_relaxed))
     return facts;
   pthread_mutex_lock (&cache.lock);
   const double now = tilemm_now_s ();
-  if (!cache.facts || now - cache.checked_s >= 1.0)
+  if (!cache.facts || now - cache.checked_s >= 1.0 || missing (parts))
     {
-      refresh (options, 0);
+      refresh (options, 0, parts);
       cache.checked_s = tilemm_now_s ();
     }
   facts = cache.facts;
   atomic_store_explicit (&fresh_facts, facts, memory_order_release);
+  /* Facts that lack a part another call needs send that call here (a part that failed stays
+   * the model's: missing () leaves it out). */
+  atomic_store_explicit (&fresh_failed, cache.failed, memory_order_relaxed);
   atomic_store_explicit (&fresh_until_ns, ns_of (cache.checked_s + 1.0), memory_order_relaxed);
   pthread_mutex_unlock (&cache.lock);
   return facts;
+}
+
+const tilemm_machine_facts *tilemm_machine_facts_for (const tilemm_options *options)
+{
+  return tilemm_machine_facts_with (options, TILEMM_FACTS_ALL);
 }
 
 const tilemm_machine_facts *tilemm_machine_facts_measure (const tilemm_options *options)
@@ -441,7 +517,7 @@ const tilemm_machine_facts *tilemm_machine_facts_measure (const tilemm_options *
   if (!tilemm_calibration_enabled ())
     return facts_when_off ();
   pthread_mutex_lock (&cache.lock);
-  refresh (options, 1);
+  refresh (options, 1, TILEMM_FACTS_ALL);
   cache.checked_s = tilemm_now_s ();
   const tilemm_machine_facts *facts = cache.facts;
   atomic_store_explicit (&fresh_facts, facts, memory_order_release);

@@ -146,8 +146,8 @@ static mxArray *row (const double *x, int count, double scale)
 /* A curve of the facts by type: its products' flops, their seconds and rates (GFLOP/s). */
 static mxArray *curves_struct (const tilemm_curve *curves)
 {
-  static const char *fields[] = { "type", "flops", "seconds", "gflops" };
-  mxArray *s = mxCreateStructMatrix (1, TILEMM_NTYPES, 4, fields);
+  static const char *fields[] = { "type", "flops", "seconds", "gflops", "episodes" };
+  mxArray *s = mxCreateStructMatrix (1, TILEMM_NTYPES, 5, fields);
   for (int t = 0; t < TILEMM_NTYPES; t++)
     {
       const tilemm_curve *c = &curves[t];
@@ -158,6 +158,7 @@ static mxArray *curves_struct (const tilemm_curve *curves)
       mxSetField (s, (mwIndex) t, "flops", row (c->flops, c->points, 1));
       mxSetField (s, (mwIndex) t, "seconds", row (c->seconds, c->points, 1));
       mxSetField (s, (mwIndex) t, "gflops", row (rate, c->points, 1));
+      mxSetField (s, (mwIndex) t, "episodes", row (c->episodes, c->points, 1));
     }
   return s;
 }
@@ -233,7 +234,7 @@ static mxArray *calibration_struct (const tilemm_machine_facts *f)
   static const char *fields[] = { "origin", "where", "key", "measured_seconds",
                                   "others_cpu_share", "host_measured",
                                   "host", "host_page", "cpu_measured", "cpu", "cpu_batch",
-                                  "threads", "copy", "gpu" };
+                                  "threads", "copy", "gpu", "host_blas", "parts" };
   mxArray *s = mxCreateStructMatrix (1, 1, (int) (sizeof fields / sizeof fields[0]), fields);
   mxSetField (s, 0, "origin", mxCreateString (tilemm_facts_origin_name (f->origin)));
   mxSetField (s, 0, "where", mxCreateString (f->where));
@@ -255,15 +256,23 @@ static mxArray *calibration_struct (const tilemm_machine_facts *f)
   mxSetField (b, 0, "region_seconds", mxCreateDoubleScalar (f->cpu_region_s));
   mxSetField (s, 0, "cpu_batch", b);
   mxSetField (s, 0, "threads", mxCreateDoubleScalar (f->threads));
-  static const char *copy_fields[] = { "threads", "gbytes_per_s" };
-  mxArray *c = mxCreateStructMatrix (1, 1, 2, copy_fields);
+  static const char *copy_fields[] = { "threads", "gbytes_per_s", "fresh_gbytes_per_s" };
+  mxArray *c = mxCreateStructMatrix (1, 1, 3, copy_fields);
   double threads[TILEMM_COPY_POINTS];
   for (int i = 0; i < f->copy_points; i++)
     threads[i] = f->copy_threads[i];
   mxSetField (c, 0, "threads", row (threads, f->copy_points, 1));
   mxSetField (c, 0, "gbytes_per_s", row (f->copy_bytes_per_s, f->copy_points, 1e-9));
+  mxSetField (c, 0, "fresh_gbytes_per_s", row (f->copy_fresh_bytes_per_s, f->copy_points, 1e-9));
   mxSetField (s, 0, "copy", c);
   mxSetField (s, 0, "gpu", gpu_struct (f));
+  static const char *blas_fields[] = { "name", "threads", "spins" };
+  mxArray *blas = mxCreateStructMatrix (1, 1, 3, blas_fields);
+  mxSetField (blas, 0, "name", mxCreateString (f->host_blas.name));
+  mxSetField (blas, 0, "threads", mxCreateDoubleScalar (f->host_blas.threads));
+  mxSetField (blas, 0, "spins", logical (f->host_blas.spins));
+  mxSetField (s, 0, "host_blas", blas);
+  mxSetField (s, 0, "parts", mxCreateDoubleScalar ((double) f->parts));
   return s;
 }
 

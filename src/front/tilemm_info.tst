@@ -110,7 +110,18 @@
 %!       assert (x.gflops, x.flops ./ x.seconds * 1e-9, 1e-12 * max (x.gflops));
 %!     endfor
 %!   endfor
-%!   assert (numel (c.copy.threads) >= 1 && all (c.copy.gbytes_per_s > 0));
+%!   assert (numel (c.copy.threads) >= 1 && all (c.copy.gbytes_per_s > 0)
+%!           && all (c.copy.fresh_gbytes_per_s > 0));
+%!   ## Every part measured (tilemm_info reads them all); each way's runs' mean over their median.
+%!   assert (c.parts, 255);
+%!   for t = 1:4
+%!     assert (all (c.cpu(t).episodes >= 1) && all (c.host(t).episodes >= 1));
+%!   endfor
+%!   ## The host's BLAS as its own interface says: OpenBLAS where Octave's `*` calls it.
+%!   assert (ischar (c.host_blas.name) && c.host_blas.threads >= 1);
+%!   if (! isempty (strfind (c.key.host_product, "openblas")))
+%!     assert (strncmp (c.host_blas.name, "openblas", 8), c.host_blas.name);
+%!   endif
 %!   assert (c.cpu_batch.thread_gflops > 0 && c.cpu_batch.page_seconds > 0);
 %!   assert (c.gpu.measured, getfield (tilemm_info (), "gpu_usable"));
 %!   if (c.gpu.measured)
@@ -137,8 +148,10 @@
 %!testif ; ! strcmp (tilemm_info ().calibration.origin, "model") && exist ("__tilemm_plan__")
 %! ## (The oct-file's plan printer: not in the mex route, which has none.)
 %! ## The facts are true of this machine: the model's times of `*` and of the CPU backend for a
-%! ## product of mid size are within a factor of 3 of the same products timed now, and "auto"
-%! ## takes a way within 1.5x (and 0.2 ms) of the fastest one timed now.  A wrong fact (`*`
+%! ## product of mid size are within a factor of 4 of the same products timed now, and "auto"
+%! ## takes a way within 1.5x (and 0.2 ms) of the fastest one timed now.  Medians of rounds that
+%! ## alternate the ways, as the calibration measured them: another library's spinning threads
+%! ## or a busy machine slow a run now and then, not the median by 4x.  A wrong fact (`*`
 %! ## stored 10 times faster than it is) fails here.
 %! n = 256;  A = rand (n);  B = rand (n);
 %! text = __tilemm_plan__ (A, B);
@@ -149,18 +162,18 @@
 %! if (getfield (tilemm_info (), "gpu_usable"))
 %!   ways{end+1} = @() tilemm (A, B, "backend", "gpu");
 %! endif
-%! ## Round after round, each way once a round, so that what else the machine runs slows all
-%! ## alike; each way's best.
-%! t = inf (1, numel (ways));
+%! ## Round after round, each way once a round; each way's median.
+%! t = zeros (9, numel (ways));
 %! for round = 1:9
 %!   for w = 1:numel (ways)
-%!     t(w) = min (t(w), timed (ways{w}));
+%!     t(round, w) = timed (ways{w});
 %!   endfor
 %! endfor
+%! t = median (t, 1);
 %! host = t(1);  cpu = t(2);  auto = t(3);  ways = t([1 2 4:end]);
-%! assert (model(1) / host > 1/3 && model(1) / host < 3,
+%! assert (model(1) / host > 1/4 && model(1) / host < 4,
 %!         sprintf ("`*`: the model says %.3g ms, it takes %.3g ms", 1e3 * model(1), 1e3 * host));
-%! assert (model(2) / cpu > 1/3 && model(2) / cpu < 3,
+%! assert (model(2) / cpu > 1/4 && model(2) / cpu < 4,
 %!         sprintf ("cpu: the model says %.3g ms, it takes %.3g ms", 1e3 * model(2), 1e3 * cpu));
 %! assert (auto <= 1.5 * min (ways) + 2e-4,
 %!         sprintf ("auto %.3g ms, the fastest way %.3g ms (%s)", 1e3 * auto, 1e3 * min (ways),
