@@ -33,11 +33,6 @@ size_t tilemm_facts_budget (const tilemm_device_facts *facts, int device)
   return 0;
 }
 
-static int64_t ceil_div (int64_t a, int64_t b)
-{
-  return b > 0 ? (a + b - 1) / b : 0;
-}
-
 /* The moduli an emulated product may need: the explicit count, else the rule's most. */
 static int most_moduli (const tilemm_emu_options *emu)
 {
@@ -124,8 +119,8 @@ static tilemm_status plan_subs (tilemm_call_plan *p, size_t panel_limit)
   const tilemm_plan *q = &p->queue;
   const int64_t rows = q->panel_rows < q->n ? q->panel_rows : q->n;
   const int64_t cols = q->panel_cols < q->m ? q->panel_cols : q->m;
-  const int64_t last_rows = q->n - (ceil_div (q->n, rows > 0 ? rows : 1) - 1) * rows;
-  const int64_t last_cols = q->m - (ceil_div (q->m, cols > 0 ? cols : 1) - 1) * cols;
+  const int64_t last_rows = q->n - (tilemm_ceil_div (q->n, rows > 0 ? rows : 1) - 1) * rows;
+  const int64_t last_cols = q->m - (tilemm_ceil_div (q->m, cols > 0 ? cols : 1) - 1) * cols;
   const tilemm_limits limits = { panel_limit, p->facts };
   for (int r = 0; r < 2; r++)
     for (int c = 0; c < 2; c++)
@@ -167,7 +162,7 @@ static void plan_keep (tilemm_call_plan *p)
         for (int c = 0; c < 2; c++)
           {
             p->sub[r][c].step_cols = step;
-            p->sub[r][c].slots = step > 0 ? ceil_div (p->sub[r][c].m, step) : 1;
+            p->sub[r][c].slots = step > 0 ? tilemm_ceil_div (p->sub[r][c].m, step) : 1;
           }
     }
   else if (q->panel_rows >= q->n)
@@ -432,7 +427,7 @@ static tilemm_status plan_native (tilemm_call_plan *p, tilemm_backend backend,
       if (sc > 0)
         {
           p->native.step_cols = sc < p->m ? sc : p->m;
-          p->native.slots = ceil_div (p->m, p->native.step_cols);
+          p->native.slots = tilemm_ceil_div (p->m, p->native.step_cols);
         }
       if (sr > 0)
         p->native.step_rows = sr < p->n ? sr : p->n;

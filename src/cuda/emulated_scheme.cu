@@ -132,7 +132,7 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, const gemm_choice &gc,
   /* S and lo: the certified rule's; a given plan needs the exponents only */
   const bool automatic = tilemm_emu_needs_ratios (opt) != 0 && !exponents_only;
   const int64_t kp = pr.kp = tilemm_emu_padded_k (k);
-  const int64_t ktiles = ceil_div (kp, 64);
+  const int64_t ktiles = tilemm_ceil_div (kp, 64);
   const bool chunked = ktiles > gc.chunk_tiles;
   const tilemm_emu_stats_layout l1 = pr.l1
     = tilemm_emu_layout_stats (m, n, kp, automatic, automatic && chunked);
@@ -259,7 +259,7 @@ tilemm_status stage_product (const tilemm_emu_plan &plan, const gemm_choice &gc,
       /* 4. the modular GEMMs: all moduli in one launch on the wgmma kernel, or when one modulus
        * does not fill the GPU; else one launch each (the stop is polled in between) */
       {
-        const int64_t tiles = ceil_div (m, 128) * ceil_div (cols, 128);
+        const int64_t tiles = tilemm_ceil_div (m, 128) * tilemm_ceil_div (cols, 128);
         /* The wgmma kernel's persistent grid walks the tiles of all its planes: one launch for
          * all the moduli leaves one tail wave in all instead of one per modulus. */
         const int per_launch = gc.gemm == TILEMM_EMU_GEMM_WGMMA || tiles < 264 ? N : 1;
@@ -481,7 +481,7 @@ tilemm_status run_entry (const run_request &rq, const tilemm_emu_options *option
       && (!rq.given || rq.given->verdict != TILEMM_EMU_OK || rq.given->moduli < 1
           || rq.given->moduli > TILEMM_EMU_MAX_MODULI))
     return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: the given plan cannot run");
-  const int64_t c_blocks = n > 0 ? ceil_div (n, block_width (blocks, n)) : 1;
+  const int64_t c_blocks = n > 0 ? tilemm_ceil_div (n, block_width (blocks, n)) : 1;
   if (blocks && blocks->done && c_blocks > (int64_t) blocks->count)
     return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: %lld blocks of C, %d events",
                              (long long) c_blocks, blocks->count);
