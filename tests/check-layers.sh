@@ -175,13 +175,47 @@ rule_no_plan_made_below_the_decision () {
     | grep -E '\btilemm_(plan_make(_op)?|plan_for_panel|plan_workers|plan_unfilled_[a-z_]+|plan_launches|call_plan_(make|queue|around|emulated_around)|batch_plan_make|emu_plan_[a-z_]+|plan_[a-z_]*gpu_pays|batch_[a-z_]+_pays|batch_page_alone)[[:space:]]*\('
 }
 
+# ---------------------------------------------------------------- one of each
+
+# A front end's help and tests live once, in src/front/NAME.help and NAME.tst: no other .m file
+# of src/ carries a copy of them (a stale copy, as a merge once brought back, goes on being
+# shipped and read by `help` and `test` while the real ones change).  The .m files checked are
+# those git tracks (a checkout) or, in an unpacked tarball, every one but the build's own
+# (src/Makefile.in's HELP_FILES, written from NAME.help and NAME.tst).  A copy is a .m that
+# shares a front end's @deftypefn line or one of its %! lines (those of 24 characters or
+# more: not a bare %!test or %!shared).
+tracked_m_files () {
+  if git -C "$src" rev-parse --is-inside-work-tree > /dev/null 2>&1; then
+    git -C "$src" ls-files -- '*.m' | sed "s#^#$src/#"
+  else
+    local built
+    built=$(sed -n 's/^HELP_FILES[[:space:]]*=//p' "$src/Makefile.in" 2> /dev/null)
+    find "$src" -type f -name '*.m' | sort | while read -r f; do
+      case " $built " in *" ${f#"$src"/} "*) ;; *) echo "$f" ;; esac
+    done
+  fi
+}
+
+rule_no_stale_copy_of_a_front_end () {
+  local f lines
+  lines=$(mktemp)
+  { grep -h '@deftypefn' "$src"/front/*.help; grep -h '^%!' "$src"/front/*.tst; } \
+    | awk 'length ($0) >= 24' | sort -u > "$lines"
+  for f in $(tracked_m_files); do
+    [ -s "$lines" ] || break
+    grep -nFx -m 1 -f "$lines" "$f" /dev/null
+  done
+  rm -f "$lines"
+}
+
 # Each rule prints the lines that break it; a rule that prints nothing passes.
 for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_kernels_read_no_environment rule_kernels_keep_no_state \
             rule_common_calls_nothing_above rule_exec_reaches_backends_through_tables \
             rule_front_calls_no_backend rule_front_applies_no_rule rule_call_plan_fills_launches_once \
             rule_cuda_passes_the_workspace rule_environment_read_in_options_only \
-            rule_kernels_include_no_cuda_header rule_no_plan_made_below_the_decision; do
+            rule_kernels_include_no_cuda_header rule_no_plan_made_below_the_decision \
+            rule_no_stale_copy_of_a_front_end; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"
