@@ -223,7 +223,10 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
    * where it cannot carry the data the native product serves (and says so); the rule's moduli
    * promise the bound, kept by the exact split. */
   p->emu_on_range = emu->moduli > 0 ? TILEMM_EMU_RANGE_NATIVE : TILEMM_EMU_RANGE_SPLIT;
+  p->emu_split_backend = TILEMM_BACKEND_CPU;   /* the pairs' classification is the CPU's */
   p->emu_on_nonfinite = TILEMM_EMU_NONFINITE_NATIVE_THEN_FINITE;
+  /* The moduli and bit widths of every outcome of the statistics. */
+  tilemm_emu_branches_make (emu, &p->emu_branches);
   return TILEMM_OK;
 }
 

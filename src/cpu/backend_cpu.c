@@ -383,7 +383,7 @@ static tilemm_status cpu_emu_product (void *state, int worker, const tilemm_emu_
 }
 
 static tilemm_status cpu_emu_whole (void *state, int worker, const tilemm_emu_options *options,
-                                    tilemm_emu_decide_fn decide, void *decide_ctx, tilemm_op op_a,
+                                    const tilemm_emu_branches *branches, tilemm_op op_a,
                                     const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
                                     const tilemm_view *c, const tilemm_stop *stop,
                                     tilemm_emu_plan *used, tilemm_error *err)
@@ -394,7 +394,7 @@ static tilemm_status cpu_emu_whole (void *state, int worker, const tilemm_emu_op
   memset (&typed, 0, sizeof typed);
   typed.backend = TILEMM_BACKEND_CPU;
   typed.type = a->type;
-  return tilemm_cpu_multiply_emulated (&typed, options, decide, decide_ctx, op_a, a, op_b, b, c,
+  return tilemm_cpu_multiply_emulated (&typed, options, branches, op_a, a, op_b, b, c,
                                        stop, used, err);
 }
 

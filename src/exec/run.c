@@ -106,10 +106,13 @@ static tilemm_status emulate (const tilemm_decision *decision, const tilemm_opti
       return tilemm_exec_native (decision->backend, plan, a, b, c, &options->stop, NULL, err);
     }
   int64_t exact_entries;
-  /* The pairs' classification and the exact entries are the CPU's, whatever the backend. */
-  const tilemm_backend_ops *cpu = tilemm_backend_find (TILEMM_BACKEND_CPU);
-  return cpu->emu_split (&decision->emu, tilemm_emu_decide_by_rule, NULL, plan->op_a, a,
-                         plan->op_b, b, c, &options->stop, &used, &exact_entries, err);
+  /* The pairs' classification and the exact entries: the backend the plan named for them. */
+  const tilemm_backend_ops *split = tilemm_backend_find (plan->emu_split_backend);
+  if (!split || !split->emu_split)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated precision: the plan's backend has no "
+                             "exact split");
+  return split->emu_split (&decision->emu, &plan->emu_branches, plan->op_a, a, plan->op_b, b, c,
+                           &options->stop, &used, &exact_entries, err);
 }
 
 /* Whether element x of `type` is finite (both parts when complex). */
