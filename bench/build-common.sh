@@ -2,20 +2,25 @@
 # profile-single.sh) after src/sources.sh: their one way of compiling tilemm's sources, read from
 # src/sources.mk, for a single GPU architecture ($ARCH) into $BUILD.
 #
-#   bench_setup                  sets INC (the -I options) and NVFLAGS (nvcc's flags for $ARCH,
+#   bench_setup                  sets INC (the -I options of a program: every folder of src/),
+#                                NVFLAGS_BASE (nvcc's flags for $ARCH less the folders) and
+#                                NVFLAGS (those and INC: a program's flags; for $ARCH,
 #                                the version DESCRIPTION says, bare as src/Makefile passes it,
 #                                with TILEMM_BENCH_VARIANTS: the kernels no plan chooses, whose
 #                                history the benchmark replays, compiled in too; -Ibench for
 #                                the guide's kernel)
 #   bench_cu VERBOSE WHAT...     compiles each .cu of WHAT (list names such as TILEMM_KERNELS, or
-#                                files) into $BUILD and prints each object's path; VERBOSE=1
+#                                files) into $BUILD and prints each object's path, a file of
+#                                src/FOLDER/ with its layer's folders only (tilemm_includes_of,
+#                                as src/Makefile.in compiles it: the build keeps the layers);
+#                                VERBOSE=1
 #                                appends ptxas's report (registers, spills, shared memory) to
 #                                $BUILD/ptxas.log.  Files of TILEMM_KERNELS_SM90A get Hopper's
 #                                sm_90a code too, as src/Makefile.in builds them (WGMMA_FLAGS;
 #                                set it empty for a toolkit without sm_90a: the wgmma kernel is
 #                                then never chosen).
 #   bench_core WHAT...           compiles each .c of WHAT (CFLAGS_EXTRA added, e.g. -fopenmp)
-#                                into $BUILD, archives them as $BUILD/libcore.a (a program links
+#                                with its layer's folders into $BUILD, archives them as $BUILD/libcore.a (a program links
 #                                what it needs) and prints the objects' paths.
 #
 # BENCH_REUSE=1: an object $BUILD already holds from the same command is not compiled again, so
@@ -33,7 +38,17 @@ ARCH=${ARCH:-sm_90}
 
 bench_setup () {
   INC=$(tilemm_includes | tr '\n' ' ')
-  NVFLAGS="-std=c++17 -O3 -arch=$ARCH $INC -Ibench -DTILEMM_BENCH_VARIANTS=1 -DTILEMM_VERSION=$(tilemm_version)"
+  NVFLAGS_BASE="-std=c++17 -O3 -arch=$ARCH -Ibench -DTILEMM_BENCH_VARIANTS=1 -DTILEMM_VERSION=$(tilemm_version)"
+  NVFLAGS="$NVFLAGS_BASE $INC"
+}
+
+# The -I options of file $1: its layer's folders for a file of src/ (sources.mk), else a
+# program's (every folder).
+bench_includes () {
+  case $1 in
+    "${TILEMM_SRC-src/}"*) tilemm_includes_of "$1" | tr '\n' ' ' ;;
+    *) echo "$INC" ;;
+  esac
 }
 
 # The files WHAT names: a list of src/sources.mk (TILEMM_...) or a file itself.
@@ -68,13 +83,14 @@ bench_cu () {
         bench_extra=${WGMMA_FLAGS--gencode arch=compute_90a,code=sm_90a -DTILEMM_WGMMA_BUILT=1}
       fi
     done
-    bench_cmd="$NVCC $NVFLAGS $bench_extra -c $bench_f"
+    bench_inc=$(bench_includes "$bench_f")
+    bench_cmd="$NVCC $NVFLAGS_BASE $bench_inc $bench_extra -c $bench_f"
     if ! bench_reused "$bench_o" "$bench_cmd"; then
       if [ "$bench_verbose" = 1 ]; then
-        "$NVCC" $NVFLAGS $bench_extra -Xptxas -v -c "$bench_f" -o "$bench_o" 2>> "$BUILD/ptxas.log" \
-          || return 1
+        "$NVCC" $NVFLAGS_BASE $bench_inc $bench_extra -Xptxas -v -c "$bench_f" -o "$bench_o" \
+          2>> "$BUILD/ptxas.log" || return 1
       else
-        "$NVCC" $NVFLAGS $bench_extra -c "$bench_f" -o "$bench_o" >&2 || return 1
+        "$NVCC" $NVFLAGS_BASE $bench_inc $bench_extra -c "$bench_f" -o "$bench_o" >&2 || return 1
       fi
       echo "$bench_cmd" > "$bench_o.cmd"
     fi
@@ -86,9 +102,10 @@ bench_core () {
   bench_objs=""
   for bench_f in $(bench_files "$@"); do
     bench_o="$BUILD/$(basename "${bench_f%.c}").o"
-    bench_cmd="${CC:-cc} -std=c11 -O2 -pthread ${CFLAGS_EXTRA:-} $INC -c $bench_f"
+    bench_inc=$(bench_includes "$bench_f")
+    bench_cmd="${CC:-cc} -std=c11 -O2 -pthread ${CFLAGS_EXTRA:-} $bench_inc -c $bench_f"
     if ! bench_reused "$bench_o" "$bench_cmd"; then
-      ${CC:-cc} -std=c11 -O2 -pthread ${CFLAGS_EXTRA:-} $INC -DTILEMM_VERSION="$(tilemm_version)" \
+      ${CC:-cc} -std=c11 -O2 -pthread ${CFLAGS_EXTRA:-} $bench_inc -DTILEMM_VERSION="$(tilemm_version)" \
         -c "$bench_f" -o "$bench_o" >&2 || return 1
       echo "$bench_cmd" > "$bench_o.cmd"
     fi

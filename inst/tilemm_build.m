@@ -75,9 +75,6 @@ function tilemm_build (varargin)
   version = read_version (fullfile (srcdir, '..', 'DESCRIPTION'));
   lists = read_sources (fullfile (srcdir, 'sources.mk'));
   flags = {'-R2018a', ['-DTILEMM_VERSION=' version]};
-  for d = lists.TILEMM_INCLUDE_DIRS
-    flags{end+1} = ['-I' fullfile(srcdir, d{1})];
-  end
 
   in_octave = exist ('OCTAVE_VERSION', 'builtin') > 0;
   if (in_octave)
@@ -103,10 +100,11 @@ function tilemm_build (varargin)
   objects = {};
   for f = shared
     source = fullfile (srcdir, f{1});
+    includes = layer_includes (srcdir, lists, f{1});
     if (in_octave)
-      mex (flags{:}, '-c', source, '-o', object_name (objdir, f{1}));
+      mex (flags{:}, includes{:}, '-c', source, '-o', object_name (objdir, f{1}));
     else
-      mex (flags{:}, ompflags{:}, '-c', '-outdir', objdir, source);
+      mex (flags{:}, includes{:}, ompflags{:}, '-c', '-outdir', objdir, source);
     end
     objects{end+1} = object_name (objdir, f{1});
   end
@@ -124,7 +122,8 @@ function tilemm_build (varargin)
     else
       output = {'-outdir', outdir, '-output', base};
     end
-    mex (flags{:}, ompflags{:}, output{:}, gateway, objects{:}, libs{:});
+    includes = layer_includes (srcdir, lists, name{1});
+    mex (flags{:}, includes{:}, ompflags{:}, output{:}, gateway, objects{:}, libs{:});
   end
   for i = 1:numel (objects)
     delete (objects{i});
@@ -199,13 +198,28 @@ function lists = read_sources (file)
   for i = 1:numel (tokens)
     lists.(tokens{i}{1}) = regexp (tokens{i}{2}, '\S+', 'match');
   end
-  need = {'TILEMM_INCLUDE_DIRS', 'TILEMM_CORE', 'TILEMM_EXEC', 'TILEMM_CPU', ...
+  need = {'TILEMM_CORE', 'TILEMM_EXEC', 'TILEMM_CPU', ...
           'TILEMM_CUDA_HOST', 'TILEMM_DEVICE', 'TILEMM_KERNELS', 'TILEMM_MEX_GATEWAYS', ...
           'TILEMM_MEX_COMMON'};
   for i = 1:numel (need)
     if (~ isfield (lists, need{i}))
       error ('tilemm:nosource', 'tilemm_build: %s has no %s list', file, need{i});
     end
+  end
+end
+
+% The -I options of a source file (a path under srcdir): its folder's headers and those of the
+% layers below it (sources.mk's TILEMM_INCLUDE_DIRS_FOLDER), so that an include of a layer above
+% it does not compile, as in src/Makefile.in.
+function includes = layer_includes (srcdir, lists, file)
+  folder = regexp (file, '^[^/]+', 'match', 'once');
+  field = ['TILEMM_INCLUDE_DIRS_' folder];
+  if (~ isfield (lists, field))
+    error ('tilemm:nosource', 'tilemm_build: sources.mk has no %s list (for %s)', field, file);
+  end
+  includes = {};
+  for d = lists.(field)
+    includes{end+1} = ['-I' fullfile(srcdir, d{1})];
   end
 end
 
@@ -241,10 +255,6 @@ function [objects, libs] = compile_cuda (nvcc, arch, srcdir, objdir, lists, vers
     gencode = [gencode sprintf(' -gencode arch=compute_%d,code=sm_%d', cc, cc)];
   end
   gencode = [gencode sprintf(' -gencode arch=compute_%d,code=compute_%d', arch(end), arch(end))];
-  includes = '';
-  for d = lists.TILEMM_INCLUDE_DIRS
-    includes = [includes ' -I"' fullfile(srcdir, d{1}) '"'];
-  end
   % Kernels of Hopper's own instructions get sm_90a code too where 90 is among the targets
   % (and are never chosen without it), as src/Makefile.in builds them.
   hopper = {};
@@ -258,6 +268,8 @@ function [objects, libs] = compile_cuda (nvcc, arch, srcdir, objdir, lists, vers
     if (any (strcmp (f{1}, hopper)) && any (arch == 90))
       extra = ' -gencode arch=compute_90a,code=sm_90a -DTILEMM_WGMMA_BUILT=1';
     end
+    layer = layer_includes (srcdir, lists, f{1});
+    includes = sprintf (' "%s"', layer{:});
     cmd = sprintf ('"%s" -std=c++17 -O3 %s%s -Xcompiler -fPIC -DTILEMM_VERSION=%s%s -c "%s" -o "%s"', ...
                    nvcc, gencode, extra, version, includes, fullfile (srcdir, f{1}), obj);
     fprintf ('tilemm_build: nvcc %s\n', f{1});

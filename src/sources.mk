@@ -6,8 +6,9 @@
 # Keep it plain, so that make, sh (sed) and MATLAB/Octave (fileread, regexp) all read it alike:
 # only "NAME = file file \" lines with backslash continuations and # comments; no references to
 # other variables, no make functions.  Paths are relative to src/, so moving files into folders
-# (common/, cpu/, cuda/, kernels/, front/) edits this file only: add the new folders to
-# TILEMM_INCLUDE_DIRS as well.  tests/mex-build.sh fails when a source file in src/ is missing
+# (common/, cpu/, cuda/, kernels/, front/) edits this file only: give a new folder its
+# TILEMM_INCLUDE_DIRS_FOLDER list and add it to those of the layers above it and to
+# TILEMM_INCLUDE_DIRS.  tests/mex-build.sh fails when a source file in src/ is missing
 # here or a file named here is missing from src/.
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
@@ -26,7 +27,18 @@
 #             options, the device model, the plan of a call (every decision), status (plain
 #             C11, no CUDA; not named core/: configure scripts delete files named core)
 
-# Folders (under src/) searched for headers: each becomes an -I of every compile.
+# Folders (under src/) searched for headers, by the folder of the file compiled: its own and
+# those of the layers below it, and no other, so that a file including a header of a layer above
+# its own does not compile (the build keeps the layers; tests/check-layers.sh keeps the calls).
+# cpu/ and cuda/ are siblings: neither sees the other.  Every build of the sources compiles a
+# file of FOLDER with TILEMM_INCLUDE_DIRS_FOLDER (tilemm_includes FOLDER in sources.sh).
+TILEMM_INCLUDE_DIRS_common = common
+TILEMM_INCLUDE_DIRS_kernels = kernels common
+TILEMM_INCLUDE_DIRS_cpu = cpu common
+TILEMM_INCLUDE_DIRS_cuda = cuda kernels common
+TILEMM_INCLUDE_DIRS_exec = exec cpu cuda kernels common
+TILEMM_INCLUDE_DIRS_front = front exec cpu cuda kernels common
+# What the test programs and the benchmarks' own files see, above every layer: all of them.
 TILEMM_INCLUDE_DIRS = common exec cpu cuda kernels front
 
 # The bottom layer: status, views, the device model, the plan of a product and of a call, routing,

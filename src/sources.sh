@@ -3,7 +3,11 @@
 #
 #   tilemm_sources NAME...   the files of the lists NAME... (e.g. TILEMM_CORE), one per line
 #   tilemm_source FILE       the one file named FILE (e.g. emulated_cuda.cu), wherever it lies
-#   tilemm_includes          an -I option for each folder of TILEMM_INCLUDE_DIRS
+#   tilemm_includes [FOLDER] an -I option for each folder a file of FOLDER (common, kernels, cpu,
+#                            cuda, exec, front) is compiled with: its own and the layers' below
+#                            it (TILEMM_INCLUDE_DIRS_FOLDER); without FOLDER every folder
+#                            (TILEMM_INCLUDE_DIRS: a test program's or a benchmark's own file)
+#   tilemm_includes_of FILE  tilemm_includes of the folder of FILE (a path under src/)
 #   tilemm_version           the version, as DESCRIPTION (the one place it is written) says
 #
 # Paths are printed with the prefix $TILEMM_SRC (default "src/": the scripts run from the tree's
@@ -29,7 +33,7 @@ tilemm_sources () {
 # Every file of every list but the folders.
 tilemm_all_sources () {
   tilemm_sources $(sed -n 's/^\([A-Z_][A-Z0-9_]*\)[ \t]*=.*/\1/p' "${TILEMM_SRC-src/}sources.mk" \
-                   | grep -v '^TILEMM_INCLUDE_DIRS$')
+                   | grep -v '^TILEMM_INCLUDE_DIRS')
 }
 
 tilemm_source () {
@@ -42,5 +46,15 @@ tilemm_version () {
 }
 
 tilemm_includes () {
-  tilemm_sources TILEMM_INCLUDE_DIRS | sed 's|/\.$||; s|^|-I|'
+  tilemm_sources "TILEMM_INCLUDE_DIRS${1:+_$1}" | sed 's|/\.$||; s|^|-I|'
+}
+
+# The folder of a file under src/ (its path as tilemm_sources prints it, or relative to src/).
+tilemm_folder_of () {
+  tilemm_folder=${1#"${TILEMM_SRC-src/}"}
+  echo "${tilemm_folder%%/*}"
+}
+
+tilemm_includes_of () {
+  tilemm_includes "$(tilemm_folder_of "$1")"
 }

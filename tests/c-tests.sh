@@ -13,7 +13,7 @@ builddir=${TILEMM_BUILDDIR:-.}
 # The programs test the mechanics on the built-in model (tests/check.h turns calibration off
 # before their main; test_facts keeps it for its own cases).
 status=0
-for t in test_core test_route test_multi test_facts test_emulated test_emulated_panels test_emulated_exact test_pipeline test_executor test_pages test_leaks_mock test_cuda test_pages_gpu test_emulated_cuda \
+for t in test_core test_route test_multi test_facts test_emulated test_emulated_panels test_precision test_emulated_exact test_pipeline test_executor test_pages test_leaks_mock test_cuda test_pages_gpu test_emulated_cuda \
          test_leaks_gpu test_blas; do
   prog="$builddir/src/$t"
   if [ ! -x "$prog" ] && [ "$t" = test_emulated_exact ]; then

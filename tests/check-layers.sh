@@ -152,6 +152,78 @@ rule_cuda_passes_the_workspace () {
   code_of $(layer_files cuda) | grep -E '\bthread_local\b'
 }
 
+# The functions with external linkage a layer defines, any name: a definition at column 0 (a
+# line naming NAME ( that is not a declaration) not static.  In C++ files (the oct-file's) only
+# tilemm_ names: their other functions are in anonymous namespaces.  memset is left out: the BLAS
+# library's (front/blas_memset.c) stands in for the C library's, which is what every layer calls.
+external_defined_in () {
+  local d
+  {
+    for d in "$@"; do
+      code_of $(find "$src/$d" -type f \( -name '*.c' -o -name '*.cu' \) 2>/dev/null | sort) \
+        | grep -E '^[^:]+:[0-9]+:[A-Za-z_][A-Za-z0-9_ *]*[ *][A-Za-z_][A-Za-z0-9_]*[[:space:]]*\(' \
+        | grep -vE '^[^:]+:[0-9]+:(static|typedef|extern|return|if|else|for|while|switch|template)\b' \
+        | grep -vE ';[[:space:]]*$' \
+        | sed -E 's/^[^:]+:[0-9]+:[^(]*[ *]([A-Za-z_][A-Za-z0-9_]*)[[:space:]]*\(.*/\1/'
+    done
+    defined_in "$@"
+  } | grep -vx 'memset' | sort -u
+}
+
+# Lines of the files (and headers) of layer(s) $1 that call one of the names on stdin: indented
+# lines (a line at column 0 declares or defines, in this code's style; common/'s headers declare
+# the executor's entries, the interfaces between the layers).
+calls_of_names () {
+  local names pattern
+  names=$(cat)
+  [ -n "$names" ] || return 0
+  pattern='\b('$(echo "$names" | paste -sd '|')')[[:space:]]*\('
+  code_of $(layer_files $1) $(for d in $1; do find "$src/$d" -type f \( -name '*.h' -o -name '*.cuh' \); done | sort) \
+    | grep -E "$pattern" | grep -vE '^[^:]+:[0-9]+:[A-Za-z_]' || true
+}
+
+# The backends, the kernels and the bottom layer call nothing of the executor or the front ends:
+# no function exec/ or front/ defines (every one with external linkage, whatever its name: the
+# list is made from their definitions, not written here) is called from cpu/, cuda/, kernels/ or
+# common/.  What a backend needs from above comes in its arguments (the plan, the job).
+rule_backends_call_nothing_above () {
+  external_defined_in exec front | calls_of_names "cpu cuda kernels common"
+}
+
+# The decision is the plan's: the backends and the kernels make no plan, read no cost and apply
+# no rule of the policy.  The policy's functions are found in their declarations, not written
+# here: every function the headers of the plans and the cost model declare (POLICY_HEADERS:
+# tilemm_*plan*_make*, tilemm_call_plan_*, tilemm_model_*, tilemm_*_pays, the ways, the launches'
+# and the copy teams' plans, the batch's cuts, ...), and of the other headers of common/ those
+# named as the policy's (POLICY_NAMES: the plans of tilemm.h and devices.h, the emulated
+# precision's rule tilemm_emu_decide* and its panels' plan); less what a backend reads a made
+# plan with (POLICY_READERS: a panel of the plan and its steps, the plan's launch for a shape, a
+# batch panel's pages, a plan in words) and what is no decision (a backend's own entry or a size
+# the layers agree on).
+POLICY_HEADERS="plan_unfilled.h call_plan.h batch.h device_model.h ksplit.h copy_team.h"
+POLICY_NAMES='tilemm_plan_[a-z0-9_]+|tilemm_emu_(decide|plan|branches)[a-z0-9_]*'
+POLICY_READERS='tilemm_plan_launch_of|tilemm_plan_panel|tilemm_plan_panel_count|tilemm_plan_steps|tilemm_plan_transposed_scratch|tilemm_plan_device_bytes|tilemm_call_plan_describe|tilemm_batch_panel_at|tilemm_batch_sources|tilemm_batch_page_bytes|tilemm_batch_shape_make|tilemm_way_name|tilemm_cpu_multiply_batch|tilemm_cuda_launch_scratch_bytes'
+# Where a backend still decides, each with its reason (file: name), to move into the plan: the
+# low-level entries' copy team (cuda/workspace.cu, workspace_team: the host issue owns the copy
+# teams), and a batch chunk's panels and pipelining (cuda/batch_product.cu: the chunk's page
+# bytes are the executor's layout of the pages, exec/batch.c, which the batch's decision does not
+# know yet).
+POLICY_ALLOWED='cuda/workspace\.cu:[0-9]+: *tilemm_plan_copy_teams|cuda/batch_product\.cu:[0-9]+: *tilemm_batch_chunk_panels'
+declared_in () {
+  sed -E 's#//.*$##' "$@" | tr '\n' ' ' | sed 's#/\*#\n/*#g; s#\*/#*/\n#g' | grep -v '^/\*' \
+    | grep -oE '\btilemm_[a-z0-9_]+[[:space:]]*\(' | sed -E 's/[[:space:]]*\($//' | sort -u
+}
+policy_functions () {
+  local h
+  {
+    for h in $POLICY_HEADERS; do declared_in "$src/common/$h"; done
+    declared_in $(find "$src/common" -name '*.h' | sort) | grep -xE "$POLICY_NAMES"
+  } | grep -vxE "$POLICY_READERS" | sort -u
+}
+rule_no_policy_below_the_plan () {
+  policy_functions | calls_of_names "cpu cuda kernels" | grep -vE "^$src/($POLICY_ALLOWED)" || true
+}
+
 # ---------------------------------------------------------------- the environment
 
 # The environment is read in one place, common/options.c, into the settings (tilemm_settings.h)
@@ -175,13 +247,48 @@ rule_no_plan_made_below_the_decision () {
     | grep -E '\btilemm_(plan_make(_op)?|plan_for_panel|plan_workers|plan_unfilled_[a-z_]+|plan_launches|call_plan_(make|queue|around|emulated_around)|batch_plan_make|emu_plan_[a-z_]+|plan_[a-z_]*gpu_pays|batch_[a-z_]+_pays|batch_page_alone)[[:space:]]*\('
 }
 
+# ---------------------------------------------------------------- one of each
+
+# A front end's help and tests live once, in src/front/NAME.help and NAME.tst: no other .m file
+# of src/ carries a copy of them (a stale copy, as a merge once brought back, goes on being
+# shipped and read by `help` and `test` while the real ones change).  The .m files checked are
+# those git tracks (a checkout) or, in an unpacked tarball, every one but the build's own
+# (src/Makefile.in's HELP_FILES, written from NAME.help and NAME.tst).  A copy is a .m that
+# shares a front end's @deftypefn line or one of its %! lines (those of 24 characters or
+# more: not a bare %!test or %!shared).
+tracked_m_files () {
+  if git -C "$src" rev-parse --is-inside-work-tree > /dev/null 2>&1; then
+    git -C "$src" ls-files -- '*.m' | sed "s#^#$src/#"
+  else
+    local built
+    built=$(sed -n 's/^HELP_FILES[[:space:]]*=//p' "$src/Makefile.in" 2> /dev/null)
+    find "$src" -type f -name '*.m' | sort | while read -r f; do
+      case " $built " in *" ${f#"$src"/} "*) ;; *) echo "$f" ;; esac
+    done
+  fi
+}
+
+rule_no_stale_copy_of_a_front_end () {
+  local f lines
+  lines=$(mktemp)
+  { grep -h '@deftypefn' "$src"/front/*.help; grep -h '^%!' "$src"/front/*.tst; } \
+    | awk 'length ($0) >= 24' | sort -u > "$lines"
+  for f in $(tracked_m_files); do
+    [ -s "$lines" ] || break
+    grep -nFx -m 1 -f "$lines" "$f" /dev/null
+  done
+  rm -f "$lines"
+}
+
 # Each rule prints the lines that break it; a rule that prints nothing passes.
 for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_kernels_read_no_environment rule_kernels_keep_no_state \
             rule_common_calls_nothing_above rule_exec_reaches_backends_through_tables \
             rule_front_calls_no_backend rule_front_applies_no_rule rule_call_plan_fills_launches_once \
             rule_cuda_passes_the_workspace rule_environment_read_in_options_only \
-            rule_kernels_include_no_cuda_header rule_no_plan_made_below_the_decision; do
+            rule_kernels_include_no_cuda_header rule_no_plan_made_below_the_decision \
+            rule_no_stale_copy_of_a_front_end rule_backends_call_nothing_above \
+            rule_no_policy_below_the_plan; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"

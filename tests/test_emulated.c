@@ -43,8 +43,10 @@ static tilemm_status emulated (tilemm_type type, int64_t m, int64_t n, int64_t k
       || tilemm_view_init (&vc, type, m, n, m > 0 ? m : 1, c) != TILEMM_OK
       || tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, type, m, n, k, NULL) != TILEMM_OK)
     return TILEMM_EINVAL;
-  const tilemm_status s = tilemm_cpu_multiply_emulated (&plan, options, tilemm_emu_decide_by_rule,
-                                                         NULL, TILEMM_OP_NONE, &va, TILEMM_OP_NONE,
+  tilemm_emu_branches branches;   /* as the call's plan holds them */
+  tilemm_emu_branches_make (options, &branches);
+  const tilemm_status s = tilemm_cpu_multiply_emulated (&plan, options, &branches,
+                                                         TILEMM_OP_NONE, &va, TILEMM_OP_NONE,
                                                          &vb, &vc, NULL, used, &err);
   if (s != TILEMM_OK)
     printf ("  emulated: %s\n", err.detail);

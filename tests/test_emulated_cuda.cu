@@ -169,12 +169,22 @@ static int64_t block_cols = 0;
 /* What the executor decides for a call, as these tests decide it: the int8 GEMM that
  * TILEMM_EMU_IMMA names (the cases set it; wgmma only where it runs), k-chunks of `chunk` 64-byte
  * tiles (0: the real ones), and the options' rule deciding the plan. */
-static tilemm_emu_cuda_setup test_setup (int64_t chunk)
+static tilemm_emu_cuda_setup test_setup (int64_t chunk, const tilemm_emu_branches *branches)
 {
   const tilemm_emu_cuda_setup setup = { tilemm_emu_gemm_named (getenv ("TILEMM_EMU_IMMA"),
                                                                tilemm_emu_cuda_wgmma_runs ()),
-                                        chunk, tilemm_emu_decide_by_rule, nullptr };
+                                        chunk, branches };
   return setup;
+}
+
+/* The branches a call plan holds for `opt` (NULL: double's defaults), as the plan makes them. */
+static tilemm_emu_branches branches_of (const tilemm_emu_options *opt)
+{
+  tilemm_emu_options d;
+  tilemm_emu_default_options (&d, TILEMM_DOUBLE);
+  tilemm_emu_branches b;
+  tilemm_emu_branches_make (opt ? opt : &d, &b);
+  return b;
 }
 
 /* An arena as the workspace makes one: each slot what tilemm_emu_cuda_arena_need says the call
@@ -271,7 +281,8 @@ static void run_case (const char *name, shape s, data_kind kind, int forced_modu
   tilemm_emu_plan plan;
   tilemm_emu_stats st;
   tilemm_error err = {};
-  const tilemm_emu_cuda_setup setup = test_setup (chunk_override);
+  const tilemm_emu_branches branches = branches_of (&opt);
+  const tilemm_emu_cuda_setup setup = test_setup (chunk_override, &branches);
   test_arena (arena, single ? TILEMM_SINGLE : TILEMM_DOUBLE, m, n, k, &opt, TILEMM_EMU_RUN_WHOLE,
               chunk_override);
   const tilemm_emu_cuda_blocks blocks = { block_cols, nullptr, 0 };
@@ -840,7 +851,8 @@ static void complex_case (const char *name, int64_t m, int64_t n, int64_t k, int
   tilemm_emu_stats st;
   tilemm_error err = {};
   const tilemm_emu_cuda_blocks blocks = { block_cols, nullptr, 0 };
-  const tilemm_emu_cuda_setup setup = test_setup (0);
+  const tilemm_emu_branches branches = branches_of (&opt);
+  const tilemm_emu_cuda_setup setup = test_setup (0, &branches);
   tilemm_emu_cuda_arena arena;
   test_arena (arena, type, m, n, k, &opt, TILEMM_EMU_RUN_WHOLE, 0);
   const tilemm_status status = tilemm_emu_cuda_run (&opt, &setup, type, m, n, k, dA, lda, dB, ldb, dC, ldc, nullptr,
@@ -943,10 +955,11 @@ static void backends_case (tilemm_type type, int64_t m, int64_t n, int64_t k, in
     opt.rule = TILEMM_EMU_RULE_NATIVE;   /* "accuracy", "native": the GPU skips the statistics GEMM */
   tilemm_emu_plan pg, pc;
   tilemm_error eg = {}, ec = {};
+  const tilemm_emu_branches cpu_branches = branches_of (&opt);
   const tilemm_status sg = tilemm_cuda_multiply_emulated (&plan, &opt,
                                                           TILEMM_OP_NONE, &a, TILEMM_OP_NONE, &b, &cg, nullptr,
                                                           &pg, &eg);
-  const tilemm_status sc = tilemm_cpu_multiply_emulated (&plan, &opt, tilemm_emu_decide_by_rule, nullptr,
+  const tilemm_status sc = tilemm_cpu_multiply_emulated (&plan, &opt, &cpu_branches,
                                                          TILEMM_OP_NONE, &a, TILEMM_OP_NONE, &b, &cc, nullptr,
                                                          &pc, &ec);
   CHECK (sg == TILEMM_OK && sc == TILEMM_OK, "backends %s %lldx%lldx%lld: status gpu %d (%s), cpu %d (%s)",
@@ -1158,7 +1171,7 @@ static void stats_case (const char *name, int64_t m, int64_t n, int64_t k, bool 
   ia.chunk_tiles = 1 << 30;
   ia.s64 = ds64; ia.sa = dsa; ia.sb = dsb; ia.ea = dea; ia.eb = deb; ia.ratio_bits = dratio;
   const int64_t step = chunk > 0 ? 64 * (int64_t) chunk : kp;
-  const tilemm_emu_gpu::gemm_choice gc = { test_setup (0).gemm, TILEMM_EMU_KCHUNK_TILES };
+  const tilemm_emu_gpu::gemm_choice gc = { test_setup (0, nullptr).gemm, TILEMM_EMU_KCHUNK_TILES };
   tilemm_status st = TILEMM_OK;
   tilemm_error err = {};
   for (int64_t k0 = 0; k0 < kp && st == TILEMM_OK; k0 += step)
@@ -1277,7 +1290,8 @@ static void host_entry_cases ()
   cudaMemcpy (dA, A.data (), 8 * m * k, cudaMemcpyHostToDevice);
   cudaMemcpy (dB, B.data (), 8 * k * n, cudaMemcpyHostToDevice);
   tilemm_emu_plan p2;
-  const tilemm_emu_cuda_setup setup = test_setup (0);
+  const tilemm_emu_branches branches = branches_of (nullptr);
+  const tilemm_emu_cuda_setup setup = test_setup (0, &branches);
   tilemm_emu_cuda_arena arena;
   test_arena (arena, TILEMM_DOUBLE, m, n, k, nullptr, TILEMM_EMU_RUN_WHOLE, 0);
   s = tilemm_emu_cuda_run (nullptr, &setup, TILEMM_DOUBLE, m, n, k, dA, m, dB, k, dC, m, nullptr, nullptr, &p2,
@@ -1336,11 +1350,12 @@ static void arena_cases ()
       cudaMalloc (&dC, real * C.size ());
       cudaMemcpy (dA, ha, real * A.size (), cudaMemcpyHostToDevice);
       cudaMemcpy (dB, hb, real * B.size (), cudaMemcpyHostToDevice);
-      const tilemm_emu_cuda_setup setup = test_setup (0);
       /* an explicit count of moduli: the product's slot is then exactly what the call uses */
       tilemm_emu_options opt;
       tilemm_emu_default_options (&opt, type);
       opt.moduli = 10;
+      const tilemm_emu_branches branches = branches_of (&opt);
+      const tilemm_emu_cuda_setup setup = test_setup (0, &branches);
       tilemm_emu_cuda_arena arena;
       test_arena (arena, type, m, n, k, &opt, TILEMM_EMU_RUN_WHOLE, 0);
       tilemm_emu_plan used;
@@ -1370,10 +1385,10 @@ static void arena_cases ()
                                              &used, nullptr, nullptr, &arena, nullptr, &err);
       CHECK (s == TILEMM_EINVAL, "%s: no setup: status %d", tilemm_type_name (type), (int) s);
       tilemm_emu_cuda_setup undecided = setup;
-      undecided.decide = nullptr;
+      undecided.branches = nullptr;
       s = tilemm_emu_cuda_run (&opt, &undecided, type, m, n, k, dA, m, dB, k, dC, m, nullptr, nullptr, &used,
                                nullptr, nullptr, &arena, nullptr, &err);
-      CHECK (s == TILEMM_EINVAL, "%s: no decide function: status %d", tilemm_type_name (type), (int) s);
+      CHECK (s == TILEMM_EINVAL, "%s: no planned branches: status %d", tilemm_type_name (type), (int) s);
       s = tilemm_emu_cuda_run (&opt, &setup, type, m, n, k, dA, m, dB, k, dC, m, nullptr, nullptr, &used, nullptr,
                                nullptr, &arena, nullptr, &err);
       CHECK (s == TILEMM_OK && used.verdict == TILEMM_EMU_OK, "%s: the sized arena: status %d verdict %d (%s)",

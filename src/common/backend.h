@@ -46,11 +46,11 @@ tilemm_status tilemm_cpu_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
  * transposed operand is read the other way round, as the native CPU product reads it).  Returns
  * TILEMM_OK with used->verdict == TILEMM_EMU_OK when C was computed; with verdict NONFINITE or
  * RANGE it returns TILEMM_OK and leaves C untouched (the caller runs the native product); stop
- * (may be NULL) is polled between moduli (C untouched when stopped).  The plan is decide's, from
- * the statistics (the caller's function: tilemm_emu_decide_by_rule for the options' rule). */
+ * (may be NULL) is polled between moduli (C untouched when stopped).  The plan is the branch
+ * the statistics select among the call plan's (tilemm_emu_select on `branches`). */
 tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
                                             const tilemm_emu_options *options,
-                                            tilemm_emu_decide_fn decide, void *decide_ctx,
+                                            const tilemm_emu_branches *branches,
                                             tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                                             const tilemm_view *b, const tilemm_view *c,
                                             const tilemm_stop *stop, tilemm_emu_plan *used,
@@ -103,8 +103,8 @@ tilemm_status tilemm_cuda_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
                                        const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
                                        const tilemm_view *c, tilemm_error *err);
 
-/* tilemm_cpu_multiply_emulated on the GPU: the same plan from the same statistics
- * (tilemm_emu_decide_by_rule, the executor's one rule), bitwise the same C.  One device (the
+/* tilemm_cpu_multiply_emulated on the GPU: the same plan from the same statistics (the branch
+ * they select among the plan's, tilemm_emu_select), bitwise the same C.  One device (the
  * current one), one pass on the product whole (plan: its backend's frame; its panels are not
  * used): A and B go up as stored through the pinned staging into the workspace the native
  * product uses (src/cuda/workspace.cu), a transposed one is transposed on the device
@@ -192,8 +192,11 @@ void tilemm_cuda_last_stats (tilemm_cuda_stats *stats);
  * backend's state, on the caller's thread), then on each worker's thread worker_start, the
  * panels (product, or the emulated stages), worker_finish; then end.  Worker 0 of a product on
  * one device is the caller's own thread.  `state` is what begin made for this product (its
- * figures, a simulated device's memory): nothing outlives end.  The operations decide nothing:
- * the plan they are given is the one the call's plan holds. */
+ * figures, a simulated device's memory): nothing outlives end.  The operations run the plan they
+ * are given, the call's plan's, and select among its planned branches (the emulated moduli,
+ * tilemm_emu_select); they apply no rule of the policy (tests/check-layers.sh:
+ * no_policy_below_the_plan, whose two allowed calls, a low-level entry's copy team and a batch
+ * chunk's panels, are what is left to move into the plan). */
 struct tilemm_batch_job_s; /* batch.h */
 struct tilemm_copy_team_s; /* copy_team.h */
 
@@ -231,14 +234,14 @@ typedef struct tilemm_backend_ops {
                                 const tilemm_view *b, const tilemm_view *c,
                                 const tilemm_stop *stop, tilemm_emu_plan *used, tilemm_error *err);
   tilemm_status (*emu_whole) (void *state, int worker, const tilemm_emu_options *options,
-                              tilemm_emu_decide_fn decide, void *decide_ctx, tilemm_op op_a,
+                              const tilemm_emu_branches *branches, tilemm_op op_a,
                               const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
                               const tilemm_view *c, const tilemm_stop *stop,
                               tilemm_emu_plan *used, tilemm_error *err);
   /* The emulated product whose plan cannot carry every pair: those it carries emulated, the
    * others exactly (tilemm_emu_multiply_split_cpu); the CPU's only (NULL elsewhere). */
-  tilemm_status (*emu_split) (const tilemm_emu_options *options, tilemm_emu_decide_fn decide,
-                              void *decide_ctx, tilemm_op op_a, const tilemm_view *a,
+  tilemm_status (*emu_split) (const tilemm_emu_options *options,
+                              const tilemm_emu_branches *branches, tilemm_op op_a, const tilemm_view *a,
                               tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
                               const tilemm_stop *stop, tilemm_emu_plan *used,
                               int64_t *exact_entries, tilemm_error *err);

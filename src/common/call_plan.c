@@ -33,11 +33,6 @@ size_t tilemm_facts_budget (const tilemm_device_facts *facts, int device)
   return 0;
 }
 
-static int64_t ceil_div (int64_t a, int64_t b)
-{
-  return b > 0 ? (a + b - 1) / b : 0;
-}
-
 /* The moduli an emulated product may need: the explicit count, else the rule's most. */
 static int most_moduli (const tilemm_emu_options *emu)
 {
@@ -124,8 +119,8 @@ static tilemm_status plan_subs (tilemm_call_plan *p, size_t panel_limit)
   const tilemm_plan *q = &p->queue;
   const int64_t rows = q->panel_rows < q->n ? q->panel_rows : q->n;
   const int64_t cols = q->panel_cols < q->m ? q->panel_cols : q->m;
-  const int64_t last_rows = q->n - (ceil_div (q->n, rows > 0 ? rows : 1) - 1) * rows;
-  const int64_t last_cols = q->m - (ceil_div (q->m, cols > 0 ? cols : 1) - 1) * cols;
+  const int64_t last_rows = q->n - (tilemm_ceil_div (q->n, rows > 0 ? rows : 1) - 1) * rows;
+  const int64_t last_cols = q->m - (tilemm_ceil_div (q->m, cols > 0 ? cols : 1) - 1) * cols;
   const tilemm_limits limits = { panel_limit, p->facts };
   for (int r = 0; r < 2; r++)
     for (int c = 0; c < 2; c++)
@@ -167,7 +162,7 @@ static void plan_keep (tilemm_call_plan *p)
         for (int c = 0; c < 2; c++)
           {
             p->sub[r][c].step_cols = step;
-            p->sub[r][c].slots = step > 0 ? ceil_div (p->sub[r][c].m, step) : 1;
+            p->sub[r][c].slots = step > 0 ? tilemm_ceil_div (p->sub[r][c].m, step) : 1;
           }
     }
   else if (q->panel_rows >= q->n)
@@ -228,7 +223,10 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
    * where it cannot carry the data the native product serves (and says so); the rule's moduli
    * promise the bound, kept by the exact split. */
   p->emu_on_range = emu->moduli > 0 ? TILEMM_EMU_RANGE_NATIVE : TILEMM_EMU_RANGE_SPLIT;
+  p->emu_split_backend = TILEMM_BACKEND_CPU;   /* the pairs' classification is the CPU's */
   p->emu_on_nonfinite = TILEMM_EMU_NONFINITE_NATIVE_THEN_FINITE;
+  /* The moduli and bit widths of every outcome of the statistics. */
+  tilemm_emu_branches_make (emu, &p->emu_branches);
   return TILEMM_OK;
 }
 
@@ -432,7 +430,7 @@ static tilemm_status plan_native (tilemm_call_plan *p, tilemm_backend backend,
       if (sc > 0)
         {
           p->native.step_cols = sc < p->m ? sc : p->m;
-          p->native.slots = ceil_div (p->m, p->native.step_cols);
+          p->native.slots = tilemm_ceil_div (p->m, p->native.step_cols);
         }
       if (sr > 0)
         p->native.step_rows = sr < p->n ? sr : p->n;

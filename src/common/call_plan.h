@@ -8,11 +8,11 @@
  * and its tiles, the panels under the device limit (native, emulated, transposed alike), the
  * steps and slots of the GPU's pipeline, which devices and the queue of panels they drain, the
  * plan of each panel, and for the emulated precision its rule, its panels, whether it runs in
- * one pass or two, the int8 GEMM, the blocks C comes back in, and its planned branches (what is
- * done when the moduli cannot carry a pair, when the operands hold NaN or Inf).  Only the moduli
- * are left to the data: they are decided from the statistics by the one rule
- * (tilemm_emu_decide), which the executor applies once per product, and the data choose which
- * planned branch runs.  tilemm_call_plan_describe prints every decision.
+ * one pass or two, the int8 GEMM, the blocks C comes back in, and its planned branches: the
+ * moduli and bit widths of every outcome of the statistics (tilemm_emu_branches), what is done
+ * when the moduli cannot carry a pair, when the operands hold NaN or Inf.  The data only select:
+ * the statistics index the branches (tilemm_emu_select), in the executor's passes and in the
+ * backends' one-pass schemes; no rule is applied below the plan.  tilemm_call_plan_describe prints every decision.
  */
 #ifndef TILEMM_CALL_PLAN_H
 #define TILEMM_CALL_PLAN_H
@@ -101,7 +101,12 @@ typedef struct {
   tilemm_emu_gemm emu_gemm;      /* the int8 GEMM: wgmma where the device runs it, unless
                                     TILEMM_EMU_IMMA names another (the call's settings)      */
   int64_t emu_block_cols;        /* the GPU brings C back in blocks of these many columns    */
+  tilemm_emu_branches emu_branches;          /* the moduli and bit widths each outcome of the
+                                                statistics takes: the passes and the backends
+                                                select among them (tilemm_emu_select)         */
   tilemm_emu_on_range emu_on_range;          /* when the moduli cannot carry a pair            */
+  tilemm_backend emu_split_backend;          /* the backend of TILEMM_EMU_RANGE_SPLIT's exact
+                                                split (the CPU's emu_split)                  */
   tilemm_emu_on_nonfinite emu_on_nonfinite;  /* when the statistics find NaN or Inf            */
   /* The machine's facts the plan's costs were read from (NULL: the built-in model's). */
   const struct tilemm_machine_facts_s *facts;

@@ -157,19 +157,47 @@ int tilemm_emu_needs_ratios (const tilemm_emu_options *options);
  * ratio of at most 1 (exactly, from frexp). */
 int tilemm_emu_ratio_bits (double ratio);
 
-/* Step 3: the plan from the statistics (host code, shared by both backends). */
-void tilemm_emu_decide (const tilemm_emu_options *options, const tilemm_emu_stats *stats,
+/* The branches of step 3, made once with the call's plan from the options alone (the rule, the
+ * target, the guard bits, an explicit moduli count, max_moduli): what every outcome of the
+ * statistics takes, so that no rule is applied below the plan.  The backends and the executor
+ * compute the statistics and select among the branches (tilemm_emu_select), by the values the
+ * branches name: the class of the bit widths (the ratio's bits, step 3; the inner dimension's
+ * h, step 3'; none for an explicit count) indexes `widths`, and the moduli are the first entry of
+ * `capacity` (log2 M of the first n moduli) above what the widths and νa, νb need.  The plan
+ * tilemm_emu_decide gives is bitwise the one selected. */
+#define TILEMM_EMU_WIDTH_CLASSES 64
+typedef enum {
+  TILEMM_EMU_WIDTHS_BY_RATIO = 0, /* step 3: pa = widths[ceil log2 ratio_a], pb likewise       */
+  TILEMM_EMU_WIDTHS_BY_INNER,     /* step 3': pa = pb = widths[h], 4^h ≤ inner < 4^(h+1)       */
+  TILEMM_EMU_WIDTHS_BY_MODULI     /* an explicit count: the widths those moduli carry            */
+} tilemm_emu_width_class;
+typedef struct {
+  tilemm_emu_width_class by;
+  int needs_ratios;                      /* the statistics S and the ratios are computed      */
+  int widths[TILEMM_EMU_WIDTH_CLASSES];  /* the bit width of each class (> TILEMM_EMU_PMAX:
+                                            the data's verdict is TILEMM_EMU_RANGE)          */
+  int moduli;                            /* BY_MODULI: the count                              */
+  int most_moduli;                       /* the automatic rules' largest count (max_moduli)   */
+  int carried_ratio_bits;                /* step 3's largest ratio class a width carries: a
+                                            (row, column) pair of more bits is computed
+                                            exactly by the split (emulated_cpu.c)           */
+  double capacity[TILEMM_EMU_MAX_MODULI + 1];  /* log2 of the product of the first n moduli */
+} tilemm_emu_branches;
+
+/* The branches of `options` (the call's plan holds them: plan_emulated, common/call_plan.c). */
+void tilemm_emu_branches_make (const tilemm_emu_options *options, tilemm_emu_branches *branches);
+
+/* The branch the statistics select: the plan of the product whose statistics are `stats`
+ * (verdict NONFINITE for NaN or Inf, RANGE where no branch carries the data).  A lookup among
+ * planned branches, no rule: what the backends' one-pass schemes and the executor's passes
+ * call between the statistics and the product. */
+void tilemm_emu_select (const tilemm_emu_branches *branches, const tilemm_emu_stats *stats,
                         tilemm_emu_plan *plan);
 
-/* Who decides a product's plan from its statistics: the schemes (the CPU's, the GPU's whole
- * pass) call the function their caller gives instead of deciding themselves, so that one
- * function of the executor decides every product's moduli.  ctx is the caller's. */
-typedef void (*tilemm_emu_decide_fn) (void *ctx, const tilemm_emu_options *options,
-                                      const tilemm_emu_stats *stats, tilemm_emu_plan *plan);
-
-/* tilemm_emu_decide as a tilemm_emu_decide_fn (ctx unused): the rule of step 3 or 3'. */
-void tilemm_emu_decide_by_rule (void *ctx, const tilemm_emu_options *options,
-                                const tilemm_emu_stats *stats, tilemm_emu_plan *plan);
+/* Step 3: the plan from the statistics, the branches of `options` made and selected at once
+ * (the rule in one call, for the tests and the plan's own sizing; the backends select). */
+void tilemm_emu_decide (const tilemm_emu_options *options, const tilemm_emu_stats *stats,
+                        tilemm_emu_plan *plan);
 
 /* Step 1 for one value: the exponent of a largest magnitude (TILEMM_EMU_ZERO_ROW for 0). */
 int tilemm_emu_exponent (double largest_magnitude);
@@ -229,11 +257,11 @@ tilemm_status tilemm_emu_run_cpu_op (const tilemm_emu_plan *plan, tilemm_op op_a
  * exactly (exact_dot.h) and rounded once, so every entry meets the bound of the options' rule
  * (step 3's; under step 3' every pair is carried, p being the same for all, and only a RANGE
  * from max_moduli leaves entries to compute exactly: then all of them).  The plan of the carried
- * entries is decide's (the caller's: tilemm_emu_decide_by_rule for step 3's).  *used: the plan of the carried entries (verdict RANGE when none was possible: then
+ * entries is the one `branches` select from their statistics (the call's plan's).  *used: the plan of the carried entries (verdict RANGE when none was possible: then
  * every entry is exact); *exact_entries: how many entries were computed exactly.  C =
  * op_a(A)·op_b(B), a and b as stored. */
 tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options,
-                                             tilemm_emu_decide_fn decide, void *decide_ctx,
+                                             const tilemm_emu_branches *branches,
                                              tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                                              const tilemm_view *b, const tilemm_view *c,
                                              const tilemm_stop *stop, tilemm_emu_plan *used,

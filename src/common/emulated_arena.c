@@ -6,11 +6,6 @@
 
 #include "emulated_arena.h"
 
-static int64_t ceil_div (int64_t a, int64_t b)
-{
-  return (a + b - 1) / b;
-}
-
 static size_t align256 (size_t x)
 {
   return (x + 255) & ~(size_t) 255;
@@ -62,7 +57,7 @@ tilemm_emu_product_layout tilemm_emu_layout_product (int64_t m, int64_t n, int64
 
 int64_t tilemm_emu_padded_k (int64_t k)
 {
-  return k > 0 ? ceil_div (k, 16) * 16 : 16;
+  return k > 0 ? tilemm_ceil_div (k, 16) * 16 : 16;
 }
 
 void tilemm_emu_cuda_arena_need (tilemm_type type, int64_t m, int64_t n, int64_t k,
@@ -90,7 +85,7 @@ void tilemm_emu_cuda_arena_need (tilemm_type type, int64_t m, int64_t n, int64_t
   const int64_t kp = tilemm_emu_padded_k (kr);
   const int64_t chunk = chunk_tiles > 0 ? chunk_tiles : TILEMM_EMU_KCHUNK_TILES;
   const int automatic = tilemm_emu_needs_ratios (options) && mode != TILEMM_EMU_RUN_GIVEN;
-  const int chunked = ceil_div (kp, 64) > chunk;
+  const int chunked = tilemm_ceil_div (kp, 64) > chunk;
   const size_t stats = tilemm_emu_layout_stats (m, n, kp, automatic, automatic && chunked).total;
   bytes[0] = stats;
   if (mode != TILEMM_EMU_RUN_STATS)

@@ -1,6 +1,8 @@
 /* emulated_plan.c — the emulated precision's (Ozaki scheme II, emulated.h) tables and plan:
  * the moduli and Garner's constants, the options, the statistics' merge, and the rule that
- * decides the moduli and bit widths from them.  Every backend runs the plan made here.
+ * decides the moduli and bit widths from them, made into branches with the call's plan
+ * (tilemm_emu_branches_make) among which the statistics select (tilemm_emu_select).  Every
+ * backend runs the plan selected here.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
@@ -78,18 +80,61 @@ int tilemm_emu_ratio_bits (double ratio)
 /* Margin against the rounding of the logarithms in the comparison log2 M > needed. */
 #define EMU_LOG2_SLACK 1e-9
 
-/* Step 3''s bit width: t + g + 2 − h, h the largest integer with 4^h ≤ inner (2^h ≤ √inner),
- * at least 1.  Integers only, so every backend gets the same p from the same k. */
-static int native_bits (const tilemm_emu_options *options, int64_t inner)
+void tilemm_emu_branches_make (const tilemm_emu_options *options, tilemm_emu_branches *b)
+{
+  memset (b, 0, sizeof *b);
+  b->needs_ratios = tilemm_emu_needs_ratios (options);
+  for (int n = 0; n <= TILEMM_EMU_MAX_MODULI; n++)
+    b->capacity[n] = tilemm_emu_log2_product (n);
+  b->most_moduli = options->max_moduli < TILEMM_EMU_MAX_MODULI ? options->max_moduli
+                                                               : TILEMM_EMU_MAX_MODULI;
+  b->carried_ratio_bits = TILEMM_EMU_PMAX - (options->target_bits + 1 + options->guard_bits);
+  if (options->moduli > 0)
+    {
+      b->by = TILEMM_EMU_WIDTHS_BY_MODULI;
+      b->moduli = options->moduli > TILEMM_EMU_MAX_MODULI ? TILEMM_EMU_MAX_MODULI
+                                                          : options->moduli;
+      return;
+    }
+  if (options->rule == TILEMM_EMU_RULE_NATIVE)
+    {
+      /* Step 3': p = t + g + 2 − h, at least 1, for every h an inner dimension can have. */
+      b->by = TILEMM_EMU_WIDTHS_BY_INNER;
+      for (int h = 0; h < TILEMM_EMU_WIDTH_CLASSES; h++)
+        {
+          const int p = options->target_bits + options->guard_bits + 2 - h;
+          b->widths[h] = p < 1 ? 1 : p;
+        }
+      return;
+    }
+  /* Step 3: pa = t + 1 + g + ceil (log2 ratio_a); a ratio of more bits than the classes is
+   * beyond TILEMM_EMU_PMAX for any target (a width class above it says RANGE). */
+  b->by = TILEMM_EMU_WIDTHS_BY_RATIO;
+  const int base = options->target_bits + 1 + options->guard_bits;
+  for (int c = 0; c < TILEMM_EMU_WIDTH_CLASSES; c++)
+    b->widths[c] = base + c;
+}
+
+/* The width of a class; beyond the table (a ratio of more bits than any width carries: always
+ * above TILEMM_EMU_PMAX, so RANGE) the last class's width one bit more a class, so that even a
+ * plan of verdict RANGE holds the widths the rule gives. */
+static int width_of (const tilemm_emu_branches *b, int cls)
+{
+  const int last = TILEMM_EMU_WIDTH_CLASSES - 1;
+  return cls <= last ? b->widths[cls < 0 ? 0 : cls] : b->widths[last] + (cls - last);
+}
+
+/* Step 3''s class of an inner dimension: h, the largest integer with 4^h ≤ inner (2^h ≤ √inner;
+ * an exact integer of k, so every backend gets the same class from the same k). */
+static int inner_class (int64_t inner)
 {
   int h = 0;
   while (h < 31 && ((int64_t) 1 << (2 * h + 2)) <= inner)
     h++;
-  const int p = options->target_bits + options->guard_bits + 2 - h;
-  return p < 1 ? 1 : p;
+  return h;
 }
 
-void tilemm_emu_decide (const tilemm_emu_options *options, const tilemm_emu_stats *stats,
+void tilemm_emu_select (const tilemm_emu_branches *b, const tilemm_emu_stats *stats,
                         tilemm_emu_plan *plan)
 {
   memset (plan, 0, sizeof *plan);
@@ -104,21 +149,19 @@ void tilemm_emu_decide (const tilemm_emu_options *options, const tilemm_emu_stat
       /* A or B is all zeros: C is +0 whatever the plan; the cheapest one. */
       plan->moduli = 1;
       plan->pa = plan->pb = 1;
-      plan->log2_product = tilemm_emu_log2_product (1);
+      plan->log2_product = b->capacity[1];
       return;
     }
   /* log2 νa + log2 νb, νa² = max_qa / Q². */
   const double log2_nu = 0.5 * log2 ((double) stats->max_qa) + 0.5 * log2 ((double) stats->max_qb)
                          - 2.0 * log2 ((double) TILEMM_EMU_Q);
-  if (options->moduli > 0)
+  if (b->by == TILEMM_EMU_WIDTHS_BY_MODULI)
     {
-      const int n = options->moduli > TILEMM_EMU_MAX_MODULI ? TILEMM_EMU_MAX_MODULI
-                                                            : options->moduli;
-      const double log2_m = tilemm_emu_log2_product (n);
+      const double log2_m = b->capacity[b->moduli];
       int p = (int) floor ((log2_m - EMU_LOG2_SLACK - 1.0 - log2_nu) / 2.0);
       if (p > TILEMM_EMU_PMAX)
         p = TILEMM_EMU_PMAX;
-      plan->moduli = n;
+      plan->moduli = b->moduli;
       plan->pa = plan->pb = p;
       plan->log2_product = log2_m;
       plan->log2_needed = 1.0 + 2.0 * p + log2_nu;
@@ -126,9 +169,9 @@ void tilemm_emu_decide (const tilemm_emu_options *options, const tilemm_emu_stat
         plan->verdict = TILEMM_EMU_RANGE;
       return;
     }
-  if (options->rule == TILEMM_EMU_RULE_NATIVE)
+  if (b->by == TILEMM_EMU_WIDTHS_BY_INNER)
     /* Step 3': from k alone (the ratios are not computed, and not read). */
-    plan->pa = plan->pb = native_bits (options, stats->inner);
+    plan->pa = plan->pb = width_of (b, inner_class (stats->inner));
   else
     {
       if (!isfinite (stats->ratio_a) || !isfinite (stats->ratio_b))
@@ -136,9 +179,8 @@ void tilemm_emu_decide (const tilemm_emu_options *options, const tilemm_emu_stat
           plan->verdict = TILEMM_EMU_RANGE;
           return;
         }
-      const int base = options->target_bits + 1 + options->guard_bits;
-      plan->pa = base + tilemm_emu_ratio_bits (stats->ratio_a);
-      plan->pb = base + tilemm_emu_ratio_bits (stats->ratio_b);
+      plan->pa = width_of (b, tilemm_emu_ratio_bits (stats->ratio_a));
+      plan->pb = width_of (b, tilemm_emu_ratio_bits (stats->ratio_b));
     }
   if (plan->pa > TILEMM_EMU_PMAX || plan->pb > TILEMM_EMU_PMAX)
     {
@@ -146,25 +188,20 @@ void tilemm_emu_decide (const tilemm_emu_options *options, const tilemm_emu_stat
       return;
     }
   plan->log2_needed = 1.0 + plan->pa + plan->pb + log2_nu;
-  const int most = options->max_moduli < TILEMM_EMU_MAX_MODULI ? options->max_moduli
-                                                                : TILEMM_EMU_MAX_MODULI;
-  for (int n = 1; n <= most; n++)
-    {
-      const double log2_m = tilemm_emu_log2_product (n);
-      if (log2_m > plan->log2_needed + EMU_LOG2_SLACK)
-        {
-          plan->moduli = n;
-          plan->log2_product = log2_m;
-          return;
-        }
-    }
+  for (int n = 1; n <= b->most_moduli; n++)
+    if (b->capacity[n] > plan->log2_needed + EMU_LOG2_SLACK)
+      {
+        plan->moduli = n;
+        plan->log2_product = b->capacity[n];
+        return;
+      }
   plan->verdict = TILEMM_EMU_RANGE;
 }
 
-
-void tilemm_emu_decide_by_rule (void *ctx, const tilemm_emu_options *options,
-                                const tilemm_emu_stats *stats, tilemm_emu_plan *plan)
+void tilemm_emu_decide (const tilemm_emu_options *options, const tilemm_emu_stats *stats,
+                        tilemm_emu_plan *plan)
 {
-  (void) ctx;
-  tilemm_emu_decide (options, stats, plan);
+  tilemm_emu_branches branches;
+  tilemm_emu_branches_make (options, &branches);
+  tilemm_emu_select (&branches, stats, plan);
 }

@@ -66,6 +66,24 @@ typedef struct tilemm_host_product_s {
   char library[512];
 } tilemm_host_product;
 
+/* A precision: one entry of the table the plan chooses from.  The built-in entries are the
+ * native and the emulated precision's (tilemm_precision_entry_of, exec/run.c); a caller may give
+ * one more of its own (tilemm_options.precision_entry: a new precision is an entry, not a flag
+ * through the layers).  plan_emulated: the call's plan is the emulated precision's (its panels,
+ * passes and branches: its options are then "moduli" and "accuracy") rather than the native
+ * product's.  run: the plan's product C = op_a(A)·op_b(B) on views of A and B as stored (the
+ * plan's ops; after the executor has split complex parts where the plan says, before it mirrors
+ * X'·X), run as the decision says; it decides nothing. */
+struct tilemm_options_s;
+struct tilemm_decision_s;
+typedef struct tilemm_precision_entry_s {
+  const char *name;
+  int plan_emulated;
+  tilemm_status (*run) (const struct tilemm_decision_s *decision,
+                        const struct tilemm_options_s *options, const tilemm_view *a,
+                        const tilemm_view *b, const tilemm_view *c, tilemm_error *err);
+} tilemm_precision_entry;
+
 typedef struct tilemm_options_s {
   tilemm_backend_choice backend;
   tilemm_precision precision; /* "precision"                                              */
@@ -92,6 +110,9 @@ typedef struct tilemm_options_s {
   const struct tilemm_machine_facts_s *facts; /* not a user option: the facts every decision of
                                 the call reads (NULL: the process's, tilemm_machine_facts_for;
                                 calibration's own products read the built-in model's)         */
+  const tilemm_precision_entry *precision_entry; /* not a user option: a precision of the
+                                caller's, one more entry of the table (NULL: the built-in entry
+                                "precision" names)                                            */
 } tilemm_options;
 
 /* An option value as a front end sees it: a string, a real scalar, or something else. */
@@ -120,12 +141,13 @@ typedef enum {
 
 /* The decision and the plan of a call: what tilemm (A, B, ...) does, made once by
  * tilemm_decide_op, then run by tilemm_run, which decides nothing. */
-typedef struct {
+typedef struct tilemm_decision_s {
   tilemm_route route;
   tilemm_action action;
   tilemm_backend backend;   /* TILEMM_DO_COMPUTE */
   tilemm_op op_a, op_b;     /* how A and B enter the product (TILEMM_OP_NONE: as they are) */
-  int emulated;             /* TILEMM_DO_COMPUTE in emulated precision, with emu's settings */
+  const tilemm_precision_entry *precision;  /* the table's entry the plan runs            */
+  int emulated;             /* its plan is the emulated precision's, with emu's settings   */
   tilemm_emu_options emu;
   tilemm_call_plan plan;    /* TILEMM_DO_COMPUTE: everything else (call_plan.h) */
   /* "auto": what the cost model said each way costs (way_costs.best the way taken before the
@@ -304,6 +326,10 @@ int tilemm_imag_all_zero (tilemm_type complex_type, const void *data, size_t cou
 
 /* Copies the real parts of `count` interleaved complex elements into `real`. */
 void tilemm_copy_real_parts (tilemm_type complex_type, const void *data, size_t count, void *real);
+
+/* The built-in entry of the precision table for `precision` (native for TILEMM_PRECISION_UNSET
+ * and TILEMM_PRECISION_NATIVE). */
+const tilemm_precision_entry *tilemm_precision_entry_of (tilemm_precision precision);
 
 /* What a user can do about a failure, appended to error messages ("" when nothing helps). */
 const char *tilemm_advice (tilemm_status status);

@@ -12,11 +12,6 @@
 /* The most bytes of partial sums one launch may ask for. */
 #define KSPLIT_SCRATCH_MAX ((size_t) 32 << 20)
 
-static int64_t ceil_div (int64_t a, int64_t b)
-{
-  return (a + b - 1) / b;
-}
-
 /* The split-k kernels run a complex type as the real product on the same bytes: two reals per
  * element, each of the real type's size. */
 static int reals_per_element (tilemm_type type)
@@ -32,7 +27,7 @@ static size_t real_size (tilemm_type type)
 /* One plane of partial sums, in reals: C's rows, padded to whole 16-byte chunks of 4 reals. */
 static int64_t plane_reals (tilemm_type type, int64_t height, int64_t width)
 {
-  return height * (ceil_div (width * reals_per_element (type), 4) * 4);
+  return height * (tilemm_ceil_div (width * reals_per_element (type), 4) * 4);
 }
 
 int tilemm_plan_ksplit (tilemm_type type, int tile_rows, int tile_cols, int tile_depth,
@@ -41,9 +36,9 @@ int tilemm_plan_ksplit (tilemm_type type, int tile_rows, int tile_cols, int tile
   const int parts = reals_per_element (type);
   const int64_t bm = tile_rows, bn = (int64_t) tile_cols * parts, bk = (int64_t) tile_depth * parts;
   const int64_t wr = width * parts, kr = k * parts;
-  const int64_t tiles = ceil_div (height, bm) * ceil_div (wr, bn);
-  const int64_t ktiles = ceil_div (kr, bk);
-  int64_t s = tiles > 0 ? ceil_div (256, tiles) : 1;
+  const int64_t tiles = tilemm_ceil_div (height, bm) * tilemm_ceil_div (wr, bn);
+  const int64_t ktiles = tilemm_ceil_div (kr, bk);
+  int64_t s = tiles > 0 ? tilemm_ceil_div (256, tiles) : 1;
   if (s > ktiles / 4)
     s = ktiles / 4;
   if (s > 128)
@@ -56,8 +51,8 @@ int tilemm_plan_ksplit (tilemm_type type, int tile_rows, int tile_cols, int tile
       *kchunk = kr;
       return 1;
     }
-  *kchunk = ceil_div (ktiles, s) * bk;
-  return (int) ceil_div (kr, *kchunk);
+  *kchunk = tilemm_ceil_div (ktiles, s) * bk;
+  return (int) tilemm_ceil_div (kr, *kchunk);
 }
 
 size_t tilemm_cuda_launch_scratch_bytes (tilemm_type type, int64_t height, int64_t width,
@@ -122,7 +117,7 @@ static void launch_side (int64_t total, int64_t panel, int64_t step, int64_t *si
   if (total < 1)
     return;
   const int64_t full = panel >= 1 && panel < total ? panel : total;
-  const int64_t last = total - (ceil_div (total, full) - 1) * full;
+  const int64_t last = total - (tilemm_ceil_div (total, full) - 1) * full;
   const int64_t s = step >= 1 && step < full ? step : full;
   const int64_t panels[2] = { full, last };
   for (int i = 0; i < 2; i++)

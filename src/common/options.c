@@ -35,6 +35,7 @@ void tilemm_options_init (tilemm_options *options)
   options->one_triangle = 0;
   options->host = NULL;
   options->facts = NULL;
+  options->precision_entry = NULL;
 }
 
 static int same_ignoring_case (const char *a, const char *b)

@@ -38,18 +38,13 @@ static void plan_cpu_tiles (tilemm_plan *plan)
   plan->pad = 0;
 }
 
-static int64_t ceil_div (int64_t a, int64_t b)
-{
-  return b > 0 ? (a + b - 1) / b : 0;
-}
-
 /* Blocks a variant's tiles cut the product into (the kernels' Cᵀ is n × m; for a complex type
  * run as a real product, n × 2m reals). */
 static int64_t cuda_blocks (const tilemm_plan *plan, const tilemm_cuda_variant *v)
 {
   const int64_t cols = tilemm_type_is_complex (plan->type) && v->real_product ? 2 * plan->m
                                                                                : plan->m;
-  return ceil_div (plan->n, v->tile_rows) * ceil_div (cols, v->tile_cols);
+  return tilemm_ceil_div (plan->n, v->tile_rows) * tilemm_ceil_div (cols, v->tile_cols);
 }
 
 /* Below this k a split of k does not pay for its second pass (the partial sums written and read,
@@ -122,7 +117,7 @@ enum { PLAN_MAX_ROW_PARTS = 8, PLAN_MAX_STEPS = 16, PLAN_SLOTS = 2, PLAN_STEP_BL
 
 static int64_t round_up (int64_t a, int64_t q)
 {
-  return q > 0 ? ceil_div (a, q) * q : a;
+  return q > 0 ? tilemm_ceil_div (a, q) * q : a;
 }
 
 /* The one-panel plan: the first kernel can start once one part of Bᵀ (n/P rows) and one step of
@@ -134,7 +129,7 @@ static void plan_whole (tilemm_plan *plan)
   plan->panel_cols = plan->m;
   const int64_t tr = plan->tile_rows > 0 ? plan->tile_rows : 1;
   const int64_t tc = plan->tile_cols > 0 ? plan->tile_cols : 1;
-  const int64_t row_blocks = ceil_div (plan->n, tr), col_blocks = ceil_div (plan->m, tc);
+  const int64_t row_blocks = tilemm_ceil_div (plan->n, tr), col_blocks = tilemm_ceil_div (plan->m, tc);
   const int64_t most = row_blocks * col_blocks / PLAN_STEP_BLOCKS;
   int64_t best_p = 1, best_q = 1;
   double best = -1;
@@ -151,15 +146,15 @@ static void plan_whole (tilemm_plan *plan)
             best_q = q;
           }
       }
-  int64_t rows = round_up (ceil_div (plan->n, best_p), tr);
+  int64_t rows = round_up (tilemm_ceil_div (plan->n, best_p), tr);
   if (rows > plan->n || rows < 1)
     rows = plan->n > 0 ? plan->n : 1;
-  int64_t cols = round_up (ceil_div (plan->m, best_q), tc);
+  int64_t cols = round_up (tilemm_ceil_div (plan->m, best_q), tc);
   if (cols > plan->m || cols < 1)
     cols = plan->m > 0 ? plan->m : 1;
   plan->step_rows = rows;
   plan->step_cols = cols;
-  plan->slots = plan->m > 0 ? ceil_div (plan->m, cols) : 1;
+  plan->slots = plan->m > 0 ? tilemm_ceil_div (plan->m, cols) : 1;
 }
 
 /* Elements of the transposed operands' scratch for steps of step_rows × step_cols (see
@@ -203,7 +198,7 @@ static tilemm_status plan_panels (tilemm_plan *plan, const tilemm_limits *limits
       int64_t pr;
       if (q <= 64)
         {
-          pr = ceil_div (plan->n, q);
+          pr = tilemm_ceil_div (plan->n, q);
           if (pr > tr)
             pr = round_up (pr, tr) < plan->n ? round_up (pr, tr) : plan->n;
         }
@@ -221,11 +216,11 @@ static tilemm_status plan_panels (tilemm_plan *plan, const tilemm_limits *limits
       int64_t sc = s >= m ? plan->m : (int64_t) s;
       if (sc >= tc && sc < plan->m)
         sc -= sc % tc;
-      const double passes = (double) ceil_div (plan->n, pr);
-      const double steps = passes * (double) ceil_div (plan->m, sc);
+      const double passes = (double) tilemm_ceil_div (plan->n, pr);
+      const double steps = passes * (double) tilemm_ceil_div (plan->m, sc);
       const double up = es * (k * n + passes * k * m), down = es * m * n;
       const double bus = tilemm_model_bus_s (facts, up > down ? up : down);
-      double fill = (double) (ceil_div (pr, tr) * ceil_div (sc, tc)) / TILEMM_CUDA_SMALL_BLOCKS;
+      double fill = (double) (tilemm_ceil_div (pr, tr) * tilemm_ceil_div (sc, tc)) / TILEMM_CUDA_SMALL_BLOCKS;
       if (fill > 1)
         fill = 1;
       const double compute = tilemm_model_kernel_s (facts, plan->type, flops) / fill;
@@ -384,12 +379,12 @@ int64_t tilemm_plan_panel_count (const tilemm_plan *plan)
 {
   if (plan->m == 0 || plan->n == 0)
     return 0;
-  return ceil_div (plan->n, plan->panel_rows) * ceil_div (plan->m, plan->panel_cols);
+  return tilemm_ceil_div (plan->n, plan->panel_rows) * tilemm_ceil_div (plan->m, plan->panel_cols);
 }
 
 int tilemm_plan_panel (const tilemm_plan *plan, int64_t index, tilemm_panel *panel)
 {
-  const int64_t across = ceil_div (plan->m, plan->panel_cols);
+  const int64_t across = tilemm_ceil_div (plan->m, plan->panel_cols);
   if (index < 0 || index >= tilemm_plan_panel_count (plan))
     return 0;
   const int64_t pr = index / across, pc = index % across;
@@ -428,7 +423,7 @@ static int workers_worth (const tilemm_plan *plan, int available, int named,
     return 1;
   const int64_t tr = plan->tile_rows > 0 ? plan->tile_rows : 1;
   const int64_t tc = plan->tile_cols > 0 ? plan->tile_cols : 1;
-  const int64_t row_tiles = ceil_div (plan->n, tr), col_tiles = ceil_div (plan->m, tc);
+  const int64_t row_tiles = tilemm_ceil_div (plan->n, tr), col_tiles = tilemm_ceil_div (plan->m, tc);
   *most = (double) row_tiles * (double) col_tiles;
   if (!named)
     {
@@ -456,12 +451,12 @@ static int strips (tilemm_plan *queue, const tilemm_plan *plan, int workers, dou
   const int64_t side = along_n ? plan->n : plan->m;
   const int64_t tile = along_n ? (plan->tile_rows > 0 ? plan->tile_rows : 1)
                                : (plan->tile_cols > 0 ? plan->tile_cols : 1);
-  if (ceil_div (side, tile) < workers)
+  if (tilemm_ceil_div (side, tile) < workers)
     return 0;
   int64_t parts = (int64_t) target;
   if (parts < workers)
     parts = workers;
-  int64_t width = round_up (ceil_div (side, parts), tile);
+  int64_t width = round_up (tilemm_ceil_div (side, parts), tile);
   if (width > side)
     width = side;
   queue->panel_rows = along_n ? width : plan->n;
@@ -476,7 +471,7 @@ static void grid (tilemm_plan *queue, const tilemm_plan *plan, double target)
 {
   const int64_t tr = plan->tile_rows > 0 ? plan->tile_rows : 1;
   const int64_t tc = plan->tile_cols > 0 ? plan->tile_cols : 1;
-  const int64_t row_tiles = ceil_div (plan->n, tr), col_tiles = ceil_div (plan->m, tc);
+  const int64_t row_tiles = tilemm_ceil_div (plan->n, tr), col_tiles = tilemm_ceil_div (plan->m, tc);
   int64_t parts_n = 1, parts_m = 1;
   while ((double) (parts_n * parts_m) < target)
     {
@@ -489,8 +484,8 @@ static void grid (tilemm_plan *queue, const tilemm_plan *plan, double target)
       if (parts_n >= row_tiles && parts_m >= col_tiles)
         break;
     }
-  int64_t rows = round_up (ceil_div (plan->n, parts_n), tr);
-  int64_t cols = round_up (ceil_div (plan->m, parts_m), tc);
+  int64_t rows = round_up (tilemm_ceil_div (plan->n, parts_n), tr);
+  int64_t cols = round_up (tilemm_ceil_div (plan->m, parts_m), tc);
   if (rows > plan->panel_rows)
     rows = plan->panel_rows;
   if (cols > plan->panel_cols)

@@ -62,6 +62,16 @@ tilemm_status tilemm_error_set (tilemm_error *err, tilemm_status status, const c
 #endif
   ;
 
+/* ---------------------------------------------------------------- arithmetic */
+
+/* ceil (a / b) for a >= 0: the count of pieces of b that cover a (tiles, panels, chunks, a
+ * launch's blocks); 0 for b <= 0, so that a count of no pieces never divides by zero.  The one
+ * definition every layer uses (plans, backends, launchers alike). */
+static inline int64_t tilemm_ceil_div (int64_t a, int64_t b)
+{
+  return b > 0 ? (a + b - 1) / b : 0;
+}
+
 /* ---------------------------------------------------------------- views */
 
 typedef enum {

@@ -56,11 +56,6 @@ typedef struct {
   int threads;
 } cpu_operands;
 
-static int64_t ceil_div (int64_t a, int64_t b)
-{
-  return (a + b - 1) / b;
-}
-
 static int round_up (int value, int multiple)
 {
   return (value + multiple - 1) / multiple * multiple;
@@ -181,12 +176,12 @@ static cpu_operands cpu_panel_operands (const tilemm_plan *plan, const tilemm_pa
  * thread-safe, and no thread leaves an OpenMP loop early.  Returns 1 when stopped. */
 static int cpu_panel (const cpu_operands *op, cpu_tile_fn *tile, const tilemm_stop *stop)
 {
-  const int64_t tiles_down = ceil_div (op->ct.height, op->tile_rows);
-  const int64_t tiles_across = ceil_div (op->ct.width, op->tile_cols);
+  const int64_t tiles_down = tilemm_ceil_div (op->ct.height, op->tile_rows);
+  const int64_t tiles_across = tilemm_ceil_div (op->ct.width, op->tile_cols);
   const int64_t ntiles = tiles_down * tiles_across;
   int64_t batch = ntiles;
   if (stop && stop->should_stop)
-    batch = ceil_div (4 * (int64_t) op->threads, tiles_across) * tiles_across;
+    batch = tilemm_ceil_div (4 * (int64_t) op->threads, tiles_across) * tiles_across;
   for (int64_t first = 0; first < ntiles; first += batch)
     {
       if (first > 0 && tilemm_stop_requested (stop))
@@ -388,7 +383,7 @@ static tilemm_status cpu_emu_product (void *state, int worker, const tilemm_emu_
 }
 
 static tilemm_status cpu_emu_whole (void *state, int worker, const tilemm_emu_options *options,
-                                    tilemm_emu_decide_fn decide, void *decide_ctx, tilemm_op op_a,
+                                    const tilemm_emu_branches *branches, tilemm_op op_a,
                                     const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
                                     const tilemm_view *c, const tilemm_stop *stop,
                                     tilemm_emu_plan *used, tilemm_error *err)
@@ -399,7 +394,7 @@ static tilemm_status cpu_emu_whole (void *state, int worker, const tilemm_emu_op
   memset (&typed, 0, sizeof typed);
   typed.backend = TILEMM_BACKEND_CPU;
   typed.type = a->type;
-  return tilemm_cpu_multiply_emulated (&typed, options, decide, decide_ctx, op_a, a, op_b, b, c,
+  return tilemm_cpu_multiply_emulated (&typed, options, branches, op_a, a, op_b, b, c,
                                        stop, used, err);
 }
 

@@ -411,9 +411,10 @@ static int pair_has_term (const double *x, const double *y, int64_t k)
 /* Step 2's ratios over the (row, column) pairs of nonzero rows and columns, merged (max) into
  * *ra and *rb.  exact NULL: every pair counts, S_ij = 0 as +Inf (the whole-product rule).
  * Otherwise pairs no plan within TILEMM_EMU_PMAX carries (S_ij = 0 with a nonzero term, or a
- * ratio needing more bits; base = t + 1 + g) are marked in exact[i + j·m] and left out, and
- * pairs of S_ij = 0 with no nonzero term are left out unmarked (exact zeros in any plan). */
-static void pair_ratios (const emu_problem *p, const emu_quant *q, int base, uint8_t *exact,
+ * ratio of more bits than `carried`, the branches' carried_ratio_bits) are marked in
+ * exact[i + j·m] and left out, and pairs of S_ij = 0 with no nonzero term are left out unmarked
+ * (exact zeros in any plan). */
+static void pair_ratios (const emu_problem *p, const emu_quant *q, int carried, uint8_t *exact,
                          double *ra_out, double *rb_out)
 {
   double ra = *ra_out, rb = *rb_out;
@@ -442,8 +443,8 @@ static void pair_ratios (const emu_problem *p, const emu_quant *q, int base, uin
                 exact[at] = 1;
               continue;
             }
-          if (exact && (base + tilemm_emu_ratio_bits (ra_) > TILEMM_EMU_PMAX
-                        || base + tilemm_emu_ratio_bits (rb_) > TILEMM_EMU_PMAX))
+          if (exact && (tilemm_emu_ratio_bits (ra_) > carried
+                        || tilemm_emu_ratio_bits (rb_) > carried))
             {
               exact[at] = 1;
               continue;
@@ -699,7 +700,7 @@ tilemm_status tilemm_emu_run_cpu_op (const tilemm_emu_plan *plan, tilemm_op op_a
 
 tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
                                             const tilemm_emu_options *options,
-                                            tilemm_emu_decide_fn decide, void *decide_ctx,
+                                            const tilemm_emu_branches *branches,
                                             tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                                             const tilemm_view *b, const tilemm_view *c,
                                             const tilemm_stop *stop, tilemm_emu_plan *used,
@@ -709,9 +710,8 @@ tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
   if (!used)
     used = &local;
   memset (used, 0, sizeof *used);
-  if (!decide)
-    return tilemm_error_set (err, TILEMM_EINVAL, "emulated precision: no function to decide the "
-                             "plan");
+  if (!branches)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated precision: no planned branches");
   tilemm_status s = check_views (op_a, a, op_b, b, c, err);
   if (s != TILEMM_OK)
     return s;
@@ -724,11 +724,12 @@ tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
   if ((s = problems_make (op_a, a, op_b, b, &ps, err)) == TILEMM_OK)
     {
       tilemm_emu_stats st;
-      /* The GPU skips S where the rule does not need it; so does the CPU (same plan either
-       * way: tilemm_emu_decide reads no ratio then). */
-      if ((s = stats_of (&ps, tilemm_emu_needs_ratios (options), &st, err)) == TILEMM_OK)
+      /* The GPU skips S where the branches do not need it; so does the CPU (same plan either
+       * way: the selection reads no ratio then). */
+      (void) options;
+      if ((s = stats_of (&ps, branches->needs_ratios, &st, err)) == TILEMM_OK)
         {
-          decide (decide_ctx, options, &st, used);
+          tilemm_emu_select (branches, &st, used);
           s = used->verdict == TILEMM_EMU_OK ? run_problems (used, &ps, c, stop, err)
                                              : tilemm_error_set (err, TILEMM_OK, NULL);
         }
@@ -743,7 +744,7 @@ tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
  * carries and merges the ratios of the others, and its maxima, into *st (pair_ratios).  Without
  * with_ratios (the native rule of step 3': its p does not depend on the pair, so every pair is
  * carried) only the maxima. */
-static tilemm_status mark_uncarried (const emu_problem *p, int with_ratios, int base,
+static tilemm_status mark_uncarried (const emu_problem *p, int with_ratios, int carried,
                                      uint8_t *exact, tilemm_emu_stats *st, tilemm_error *err)
 {
   emu_quant q;
@@ -752,7 +753,7 @@ static tilemm_status mark_uncarried (const emu_problem *p, int with_ratios, int 
     return status;
   quant_maxima (p, &q, st);
   if (with_ratios)
-    pair_ratios (p, &q, base, exact, &st->ratio_a, &st->ratio_b);
+    pair_ratios (p, &q, carried, exact, &st->ratio_a, &st->ratio_b);
   quant_free (&q);
   return TILEMM_OK;
 }
@@ -780,7 +781,7 @@ static void run_exact (const emu_problems *ps, const uint8_t *exact, const tilem
 }
 
 tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options,
-                                             tilemm_emu_decide_fn decide, void *decide_ctx,
+                                             const tilemm_emu_branches *branches,
                                              tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                                              const tilemm_view *b, const tilemm_view *c,
                                              const tilemm_stop *stop, tilemm_emu_plan *used,
@@ -788,9 +789,8 @@ tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options,
 {
   memset (used, 0, sizeof *used);
   *exact_entries = 0;
-  if (!decide)
-    return tilemm_error_set (err, TILEMM_EINVAL, "emulated precision: no function to decide the "
-                             "plan");
+  if (!branches)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated precision: no planned branches");
   tilemm_status s = check_views (op_a, a, op_b, b, c, err);
   if (s != TILEMM_OK)
     return s;
@@ -810,13 +810,13 @@ tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options,
   tilemm_emu_stats st;
   memset (&st, 0, sizeof st);
   st.inner = ps.p[0].k;
-  const int base = options->target_bits + 1 + options->guard_bits;
-  const int with_ratios = tilemm_emu_needs_ratios (options);
+  (void) options;
   for (int q = 0; q < ps.count && s == TILEMM_OK; q++)
-    s = mark_uncarried (&ps.p[q], with_ratios, base, exact, &st, err);
+    s = mark_uncarried (&ps.p[q], branches->needs_ratios, branches->carried_ratio_bits, exact,
+                        &st, err);
   if (s == TILEMM_OK)
     {
-      decide (decide_ctx, options, &st, used);
+      tilemm_emu_select (branches, &st, used);
       if (used->verdict == TILEMM_EMU_OK)
         s = run_problems (used, &ps, c, stop, err);
       else

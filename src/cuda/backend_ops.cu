@@ -289,7 +289,7 @@ tilemm_status cuda_emu_stats (void *state, int worker, const tilemm_emu_options 
                               const tilemm_view *b, tilemm_emu_stats *stats, tilemm_error *err)
 {
   product_state *s = (product_state *) state;
-  emu_stage stage = { emu_stage::STATS, options, nullptr, 0, gemm_of (s), nullptr, nullptr };
+  emu_stage stage = { emu_stage::STATS, options, nullptr, 0, gemm_of (s), nullptr };
   emulated_most (s, stage);
   tilemm_emu_plan used;
   return timed_panel (s, worker, [&] (tilemm_cuda_stats *st) {
@@ -304,8 +304,7 @@ tilemm_status cuda_emu_product (void *state, int worker, const tilemm_emu_plan *
                                 const tilemm_stop *stop, tilemm_emu_plan *used, tilemm_error *err)
 {
   product_state *s = (product_state *) state;
-  emu_stage stage = { emu_stage::PRODUCT, nullptr, plan, block_cols_of (s), gemm_of (s), nullptr,
-                      nullptr };
+  emu_stage stage = { emu_stage::PRODUCT, nullptr, plan, block_cols_of (s), gemm_of (s), nullptr };
   emulated_most (s, stage);
   return timed_panel (s, worker, [&] (tilemm_cuda_stats *st) {
     return emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, c, stop, nullptr, used, st, err);
@@ -313,14 +312,13 @@ tilemm_status cuda_emu_product (void *state, int worker, const tilemm_emu_plan *
 }
 
 tilemm_status cuda_emu_whole (void *state, int worker, const tilemm_emu_options *options,
-                              tilemm_emu_decide_fn decide, void *decide_ctx, tilemm_op op_a,
+                              const tilemm_emu_branches *branches, tilemm_op op_a,
                               const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
                               const tilemm_view *c, const tilemm_stop *stop, tilemm_emu_plan *used,
                               tilemm_error *err)
 {
   product_state *s = (product_state *) state;
-  emu_stage stage = { emu_stage::WHOLE, options, nullptr, block_cols_of (s), gemm_of (s), decide,
-                      decide_ctx };
+  emu_stage stage = { emu_stage::WHOLE, options, nullptr, block_cols_of (s), gemm_of (s), branches };
   return timed_panel (s, worker, [&] (tilemm_cuda_stats *st) {
     return emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, c, stop, nullptr, used, st, err);
   });

@@ -1,7 +1,7 @@
 /* emulated_scheme.cu — the emulated precision (Ozaki scheme II, src/common/emulated.h) on the
  * GPU, its host side: one call's stages on one stream in the caller's arena (its slots reserved,
- * the scan's flag and the statistics brought to the host, where the caller's function decides the
- * plan between the stages, then the product's launches block by block of C), and the entry
+ * the scan's flag and the statistics brought to the host, where they select the plan among the
+ * call plan's branches between the stages, then the product's launches block by block of C), and the entry
  * points of emulated_scheme.h.  The kernels and their launchers are src/kernels/emulated_cuda.cu's
  * (emulated_launch.h); the operands' staging is the executor's (emulated_product.cu).
  *
@@ -132,7 +132,7 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, const gemm_choice &gc,
   /* S and lo: the certified rule's; a given plan needs the exponents only */
   const bool automatic = tilemm_emu_needs_ratios (opt) != 0 && !exponents_only;
   const int64_t kp = pr.kp = tilemm_emu_padded_k (k);
-  const int64_t ktiles = ceil_div (kp, 64);
+  const int64_t ktiles = tilemm_ceil_div (kp, 64);
   const bool chunked = ktiles > gc.chunk_tiles;
   const tilemm_emu_stats_layout l1 = pr.l1
     = tilemm_emu_layout_stats (m, n, kp, automatic, automatic && chunked);
@@ -152,7 +152,7 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, const gemm_choice &gc,
   if (st != TILEMM_OK)
     return st;
   /* The statistics come back to the host here, inside the stage, because the plan that the next
-   * stage runs is decided on the host between the two (the caller's decide function). */
+   * stage runs is selected on the host between the two (among the call plan's branches). */
   int nonfinite = 0;
   CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
                              cudaMemcpyAsync (&nonfinite, flag, sizeof nonfinite, cudaMemcpyDeviceToHost, stream)),
@@ -259,7 +259,7 @@ tilemm_status stage_product (const tilemm_emu_plan &plan, const gemm_choice &gc,
       /* 4. the modular GEMMs: all moduli in one launch on the wgmma kernel, or when one modulus
        * does not fill the GPU; else one launch each (the stop is polled in between) */
       {
-        const int64_t tiles = ceil_div (m, 128) * ceil_div (cols, 128);
+        const int64_t tiles = tilemm_ceil_div (m, 128) * tilemm_ceil_div (cols, 128);
         /* The wgmma kernel's persistent grid walks the tiles of all its planes: one launch for
          * all the moduli leaves one tail wave in all instead of one per modulus. */
         const int per_launch = gc.gemm == TILEMM_EMU_GEMM_WGMMA || tiles < 264 ? N : 1;
@@ -302,13 +302,12 @@ enum run_mode { RUN_WHOLE = TILEMM_EMU_RUN_WHOLE, RUN_STATS = TILEMM_EMU_RUN_STA
                 RUN_GIVEN = TILEMM_EMU_RUN_GIVEN };
 
 /* What the caller decided for one call: the mode, the plan (RUN_GIVEN: the given one; RUN_WHOLE:
- * its function decides it from the statistics), the int8 GEMM and its k-chunk. */
+ * the branch of the call plan's that the statistics select), the int8 GEMM and its k-chunk. */
 struct run_request
 {
   run_mode mode;
   const tilemm_emu_plan *given;
-  tilemm_emu_decide_fn decide;
-  void *decide_ctx;
+  const tilemm_emu_branches *branches;
   gemm_choice gc;
 };
 
@@ -317,6 +316,7 @@ struct run_request
 bool settle_plan (const run_request &rq, const tilemm_emu_options *opt, const tilemm_emu_stats &stats,
                   tilemm_emu_plan *used)
 {
+  (void) opt;
   tilemm_emu_plan plan;
   memset (&plan, 0, sizeof plan);
   if (stats.nonfinite)
@@ -324,7 +324,7 @@ bool settle_plan (const run_request &rq, const tilemm_emu_options *opt, const ti
   else if (rq.mode == RUN_GIVEN)
     plan = *rq.given;
   else if (rq.mode == RUN_WHOLE)
-    rq.decide (rq.decide_ctx, opt, &stats, &plan);
+    tilemm_emu_select (rq.branches, &stats, &plan);
   *used = plan;
   return rq.mode != RUN_STATS && plan.verdict == TILEMM_EMU_OK;
 }
@@ -454,9 +454,10 @@ tilemm_status run_entry (const run_request &rq, const tilemm_emu_options *option
 {
   if (rq.gc.chunk_tiles < 0)
     return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: no setup (the caller decides "
-                             "the int8 GEMM and, for the whole scheme, who decides the plan)");
-  if (rq.mode == RUN_WHOLE && !rq.decide)
-    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: no function to decide the plan");
+                             "the int8 GEMM and, for the whole scheme, the plan's branches)");
+  if (rq.mode == RUN_WHOLE && !rq.branches)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: no planned branches to select "
+                             "the plan from");
   if (rq.gc.chunk_tiles < 1 || rq.gc.chunk_tiles > TILEMM_EMU_KCHUNK_TILES)
     return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: a k-chunk of %lld tiles "
                              "(1 to %d)", (long long) rq.gc.chunk_tiles, TILEMM_EMU_KCHUNK_TILES);
@@ -481,7 +482,7 @@ tilemm_status run_entry (const run_request &rq, const tilemm_emu_options *option
       && (!rq.given || rq.given->verdict != TILEMM_EMU_OK || rq.given->moduli < 1
           || rq.given->moduli > TILEMM_EMU_MAX_MODULI))
     return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: the given plan cannot run");
-  const int64_t c_blocks = n > 0 ? ceil_div (n, block_width (blocks, n)) : 1;
+  const int64_t c_blocks = n > 0 ? tilemm_ceil_div (n, block_width (blocks, n)) : 1;
   if (blocks && blocks->done && c_blocks > (int64_t) blocks->count)
     return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: %lld blocks of C, %d events",
                              (long long) c_blocks, blocks->count);
@@ -524,11 +525,10 @@ tilemm_status run_entry (const run_request &rq, const tilemm_emu_options *option
 static tilemm_emu_gpu::run_request request (tilemm_emu_gpu::run_mode mode, const tilemm_emu_plan *given,
                                             const tilemm_emu_cuda_setup *setup)
 {
-  tilemm_emu_gpu::run_request rq = { mode, given, nullptr, nullptr, { TILEMM_EMU_GEMM_V2, 0 } };
+  tilemm_emu_gpu::run_request rq = { mode, given, nullptr, { TILEMM_EMU_GEMM_V2, 0 } };
   if (setup)
     {
-      rq.decide = setup->decide;
-      rq.decide_ctx = setup->decide_ctx;
+      rq.branches = setup->branches;
       rq.gc.gemm = setup->gemm;
       rq.gc.chunk_tiles = setup->chunk_tiles > 0 ? setup->chunk_tiles : TILEMM_EMU_KCHUNK_TILES;
     }

@@ -41,14 +41,13 @@ typedef struct {
 /* What the caller decided for a call: the int8 GEMM (TILEMM_EMU_GEMM_WGMMA only where
  * tilemm_emu_cuda_wgmma_runs), the GEMM's k-chunk in 64-byte tiles (0: the real one,
  * TILEMM_EMU_KCHUNK_TILES; the tests shorten it to exercise the chunks on small k; the arena's
- * size depends on it), and for tilemm_emu_cuda_run the function that decides the plan from the
- * statistics (tilemm_emu_decide_fn, emulated.h), so that one function of the executor decides
- * every product's moduli and the call stays one pass on data uploaded once. */
+ * size depends on it), and for tilemm_emu_cuda_run the call plan's branches (emulated.h) among
+ * which the statistics select the moduli (tilemm_emu_select: no rule applied here), so the call
+ * stays one pass on data uploaded once. */
 typedef struct {
   tilemm_emu_gemm gemm;
   int64_t chunk_tiles;
-  tilemm_emu_decide_fn decide;
-  void *decide_ctx;
+  const tilemm_emu_branches *branches;
 } tilemm_emu_cuda_setup;
 
 /* Whether the current device and this build can run the wgmma GEMM (compute capability 9.0 and
@@ -72,8 +71,8 @@ typedef struct {
  * elements), enqueued on
  * `stream` (a cudaStream_t; NULL: the default stream) and waited for.  Returns TILEMM_OK with
  * used->verdict saying whether C was written (TILEMM_EMU_OK) or left untouched (NONFINITE,
- * RANGE: the caller runs the native product).  The plan is setup->decide's, from the statistics
- * (setup: see above; required).  stats (may be NULL) receives the statistics the plan was
+ * RANGE: the caller runs the native product).  The plan is the branch of setup->branches the
+ * statistics select (setup: see above; required).  stats (may be NULL) receives the statistics the plan was
  * decided from, times (may be NULL) the stages' times, arena (required) see above, blocks (may
  * be NULL) see above.  stop (may be NULL) is polled between the stages and between the launches
  * of the moduli and of the blocks. */

@@ -276,8 +276,8 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
 tilemm_status operand_on_device (workspace &ws, tilemm_op op, const tilemm_view *x, int stored,
                                  int transposed,
                                  cudaStream_t s, const void **ready, tilemm_error *err);
-/* What one emulated panel does: the whole scheme in one pass (statistics, the plan the caller's
- * decide function makes from them, the product), the statistics only, or the product under a
+/* What one emulated panel does: the whole scheme in one pass (statistics, the plan they select
+ * among the call plan's branches, the product), the statistics only, or the product under a
  * plan made from every panel's; with the int8 GEMM the call's plan chose; C comes back in blocks
  * of block_cols columns (the call's plan says how wide). */
 struct emu_stage
@@ -287,8 +287,7 @@ struct emu_stage
   const tilemm_emu_plan *plan;        /* PRODUCT      */
   int64_t block_cols;
   tilemm_emu_gemm gemm;
-  tilemm_emu_decide_fn decide;        /* WHOLE        */
-  void *decide_ctx;
+  const tilemm_emu_branches *branches;  /* WHOLE: the call plan's */
   int64_t most_m = 0, most_n = 0;     /* the largest panel the worker may take (0: this one's):
                                          its workspace made for it at once                  */
   unsigned long long product = 0;     /* STATS, PRODUCT of several workers: the product whose

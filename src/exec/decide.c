@@ -15,14 +15,20 @@
 #include "front.h"
 
 /* The settings of the precision in effect (read once a call, by tilemm_precision_in_effect in
- * tilemm_decide_op or tilemm_decide_batch, and handed down): emulated or not and, for emulated,
- * its options; TILEMM_EOPTION where "moduli" or "accuracy" are given without emulated
+ * tilemm_decide_op or tilemm_decide_batch, and handed down): the precision table's entry, whether
+ * its plan is the emulated one and, for emulated, its options; TILEMM_EOPTION where "moduli" or "accuracy" are given without emulated
  * precision, or both together. */
 static tilemm_status precision_of_call (const tilemm_options *options, tilemm_precision precision,
-                                        tilemm_type type, int *emulated, tilemm_emu_options *emu,
+                                        tilemm_type type, tilemm_decision *decision,
                                         tilemm_error *err)
 {
-  *emulated = precision == TILEMM_PRECISION_EMULATED;
+  /* The entry of the precision table the plan runs: the caller's own, else the built-in one
+   * the option (or TILEMM_PRECISION) names. */
+  decision->precision = options->precision_entry ? options->precision_entry
+                                                 : tilemm_precision_entry_of (precision);
+  int *emulated = &decision->emulated;
+  tilemm_emu_options *emu = &decision->emu;
+  *emulated = decision->precision->plan_emulated;
   if (!*emulated && (options->moduli > 0 || options->accuracy != 0))
     return tilemm_error_set (err, TILEMM_EOPTION,
                              "options \"moduli\" and \"accuracy\" apply to the emulated "
@@ -64,8 +70,7 @@ static tilemm_status decide_route (const tilemm_operand *a, tilemm_op op_a,
   tilemm_emu_default_options (&decision->emu, TILEMM_DOUBLE);
   /* The precision's options are checked at every call, whatever the route. */
   const tilemm_status precision_status
-    = precision_of_call (options, precision, decision->route.compute_type, &decision->emulated,
-                         &decision->emu, err);
+    = precision_of_call (options, precision, decision->route.compute_type, decision, err);
   if (precision_status != TILEMM_OK)
     return precision_status;
   switch (decision->route.action)
@@ -106,6 +111,13 @@ static void gather_facts (const tilemm_options *options, int with_gpu, double by
 }
 
 /* Whether the options leave the backend to "auto" (an unknown choice is "auto" too). */
+/* Whether the host's own `*` computes the call's precision: the native one only (`*` is not
+ * emulated, nor any other entry of the precision table), so only it is ever delegated. */
+static int host_computes (const tilemm_decision *decision)
+{
+  return decision->precision == tilemm_precision_entry_of (TILEMM_PRECISION_NATIVE);
+}
+
 static int chooses_auto (const tilemm_options *options)
 {
   return options->backend != TILEMM_CHOOSE_CPU && options->backend != TILEMM_CHOOSE_GPU;
@@ -125,7 +137,7 @@ static int auto_weighs (const tilemm_options *options, tilemm_decision *decision
   decision->auto_weighed = 1;
   tilemm_plan_auto_way (f, r->compute_type, m, n, r->k, rank_k, f->gpus, &decision->way_costs);
   (void) options;
-  if (decision->way_costs.best == TILEMM_WAY_HOST && !decision->emulated)
+  if (decision->way_costs.best == TILEMM_WAY_HOST && host_computes (decision))
     {
       decision->action = TILEMM_DO_DELEGATE;
       return 1;
@@ -220,8 +232,9 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
           decision->backend = TILEMM_BACKEND_CUDA;
           break;
         case TILEMM_WAY_HOST:
-          /* An emulated product runs on the CPU (bitwise the same as on the GPU). */
-          if (!decision->emulated)
+          /* A product of another precision runs on the CPU (an emulated one bitwise the same as
+           * on the GPU). */
+          if (host_computes (decision))
             {
               decision->action = TILEMM_DO_DELEGATE;
               return TILEMM_OK;

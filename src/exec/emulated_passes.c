@@ -10,8 +10,9 @@
  * its entries of C).  So a product in panels runs two passes over them: the statistics of every
  * panel, merged (each a maximum, exact), give the whole product's plan; then every panel is
  * computed under that plan.  One panel on one device is one pass: its data go up once.  Either
- * way the moduli are decided by one rule, tilemm_emu_decide: here between the passes, and by the
- * backend between the statistics and the product of its one pass.
+ * way the moduli are the plan's branch the statistics select (tilemm_emu_select on the plan's
+ * emu_branches): here between the passes, and in the backend between the statistics and the
+ * product of its one pass.  No rule is applied here.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +50,7 @@ tilemm_status tilemm_exec_emulated (tilemm_backend backend, const tilemm_call_pl
       status = ops->worker_start ? ops->worker_start (state, 0, device, &p->emu_teams[0], err)
                                  : TILEMM_OK;
       if (status == TILEMM_OK)
-        status = ops->emu_whole (state, 0, options, tilemm_emu_decide_by_rule, NULL, p->op_a, a,
+        status = ops->emu_whole (state, 0, options, &p->emu_branches, p->op_a, a,
                                  p->op_b, b, c, stop, used, err);
       ran->emu_passes = 1;
       ran->emu_workers = 1;
@@ -89,10 +90,7 @@ tilemm_status tilemm_exec_emulated (tilemm_backend backend, const tilemm_call_pl
       merged.inner = tilemm_type_is_complex (p->type) ? 2 * p->k : p->k;
       for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
         tilemm_emu_stats_merge (&merged, &stats[w]);
-      if (merged.nonfinite)
-        used->verdict = TILEMM_EMU_NONFINITE;
-      else
-        tilemm_emu_decide_by_rule (NULL, options, &merged, used);
+      tilemm_emu_select (&p->emu_branches, &merged, used);
       if (used->verdict == TILEMM_EMU_OK)
         {
           job.kind = TILEMM_JOB_EMU_PRODUCT;

@@ -103,6 +103,21 @@ tilemm_status tilemm_cuda_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
 
 /* ---------------------------------------------------------------- the emulated precision */
 
+/* The branches of a low-level entry's call plan, from its options (NULL: the defaults of
+ * `type`, written into *defaults, the caller's, and *options then pointing at them), as
+ * tilemm_call_plan_make plans a call's: the entry makes its own plan, so it plans these too; the
+ * passes and the backends select among them. */
+static void emulated_branches (tilemm_call_plan *p, const tilemm_emu_options **options,
+                               tilemm_emu_options *defaults, tilemm_type type)
+{
+  if (!*options)
+    {
+      tilemm_emu_default_options (defaults, type);
+      *options = defaults;
+    }
+  tilemm_emu_branches_make (*options, &p->emu_branches);
+}
+
 tilemm_status tilemm_emu_multiply_panels (const tilemm_plan *plan,
                                           const tilemm_emu_options *options,
                                           const tilemm_workers *workers, int named, tilemm_op op_a,
@@ -117,6 +132,8 @@ tilemm_status tilemm_emu_multiply_panels (const tilemm_plan *plan,
   tilemm_backend_facts (plan->backend, 0, &facts);
   tilemm_call_plan p;
   tilemm_call_plan_emulated_around (&p, plan, op_a, op_b, workers, named, &facts, &settings);
+  tilemm_emu_options defaults;
+  emulated_branches (&p, &options, &defaults, a->type);
   return tilemm_exec_emulated (plan->backend, &p, options, a, b, c, stop, used, NULL, err);
 }
 
@@ -157,5 +174,7 @@ tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
   tilemm_backend_facts (TILEMM_BACKEND_CUDA, 0, &facts);
   tilemm_call_plan p;
   tilemm_call_plan_emulated_around (&p, &whole, op_a, op_b, NULL, 0, &facts, &settings);
+  tilemm_emu_options defaults;
+  emulated_branches (&p, &options, &defaults, a->type);
   return tilemm_exec_emulated (TILEMM_BACKEND_CUDA, &p, options, a, b, c, stop, used, NULL, err);
 }

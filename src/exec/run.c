@@ -106,10 +106,13 @@ static tilemm_status emulate (const tilemm_decision *decision, const tilemm_opti
       return tilemm_exec_native (decision->backend, plan, a, b, c, &options->stop, NULL, err);
     }
   int64_t exact_entries;
-  /* The pairs' classification and the exact entries are the CPU's, whatever the backend. */
-  const tilemm_backend_ops *cpu = tilemm_backend_find (TILEMM_BACKEND_CPU);
-  return cpu->emu_split (&decision->emu, tilemm_emu_decide_by_rule, NULL, plan->op_a, a,
-                         plan->op_b, b, c, &options->stop, &used, &exact_entries, err);
+  /* The pairs' classification and the exact entries: the backend the plan named for them. */
+  const tilemm_backend_ops *split = tilemm_backend_find (plan->emu_split_backend);
+  if (!split || !split->emu_split)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated precision: the plan's backend has no "
+                             "exact split");
+  return split->emu_split (&decision->emu, &plan->emu_branches, plan->op_a, a, plan->op_b, b, c,
+                           &options->stop, &used, &exact_entries, err);
 }
 
 /* Whether element x of `type` is finite (both parts when complex). */
@@ -275,6 +278,36 @@ tilemm_status tilemm_run (const tilemm_decision *decision, const tilemm_options 
   return status;
 }
 
+/* The native product on the plan's queue of panels and workers (exec/native.c). */
+static tilemm_status run_native (const tilemm_decision *decision, const tilemm_options *options,
+                                 const tilemm_view *va, const tilemm_view *vb,
+                                 const tilemm_view *vc, tilemm_error *err)
+{
+  const tilemm_call_plan *p = &decision->plan;
+  tilemm_status status;
+  tilemm_multi_report ran;
+  status = tilemm_exec_native (decision->backend, p, va, vb, vc, &options->stop, &ran, err);
+  if (options->report)
+    {
+      options->report->workers = ran.workers;
+      options->report->panels = ran.panels;
+      for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
+        options->report->done[w] = ran.done[w];
+    }
+  return status;
+}
+
+/* The precision table's built-in entries, each a plan and a run (front.h): a new precision is
+ * one more entry (a caller's own: tilemm_options.precision_entry), not a flag through the
+ * executor and the backends. */
+static const tilemm_precision_entry native_precision = { "native", 0, run_native };
+static const tilemm_precision_entry emulated_precision = { "emulated", 1, run_emulated };
+
+const tilemm_precision_entry *tilemm_precision_entry_of (tilemm_precision precision)
+{
+  return precision == TILEMM_PRECISION_EMULATED ? &emulated_precision : &native_precision;
+}
+
 /* The product the plan runs (after a split, the real one) on contiguous buffers as stored: a
  * transposed A is k×m, a transposed B n×k. */
 static tilemm_status run_real (const tilemm_decision *decision, const tilemm_options *options,
@@ -294,16 +327,5 @@ static tilemm_status run_real (const tilemm_decision *decision, const tilemm_opt
       || (status = tilemm_check_operands_op (&p->native, p->op_a, &va, p->op_b, &vb, &vc))
            != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
-  if (decision->emulated)
-    return run_emulated (decision, options, &va, &vb, &vc, err);
-  tilemm_multi_report ran;
-  status = tilemm_exec_native (decision->backend, p, &va, &vb, &vc, &options->stop, &ran, err);
-  if (options->report)
-    {
-      options->report->workers = ran.workers;
-      options->report->panels = ran.panels;
-      for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
-        options->report->done[w] = ran.done[w];
-    }
-  return status;
+  return decision->precision->run (decision, options, &va, &vb, &vc, err);
 }

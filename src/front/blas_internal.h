@@ -29,23 +29,12 @@ const char *blas_routine_name (blas_routine routine);
  * tilemm's own element loop (the last resort, where nothing else could run it). */
 typedef enum { BLAS_ON_CPU, BLAS_ON_GPU, BLAS_ON_NEXT, BLAS_ON_LOOP, BLAS_NPLACES } blas_place;
 
-/* A scalar argument as (re, im) doubles: alpha and beta of every type (front.h). */
-typedef tilemm_scalar blas_scalar;
-
-/* One call, its arguments already checked: C := alpha·op_a(A)·op_b(B) + beta·C over C's m×n block
- * (gemm), or over its upper or lower triangle only (syrk, herk: B is A, m = n). */
+/* One call, its arguments already checked: the request (front.h, the one struct of a BLAS call:
+ * C := alpha·op_a(A)·op_b(B) + beta·C over C's m×n block or one triangle, m, n, k all > 0 by the
+ * time a product is computed), which routine it came through, and its arguments as given. */
 typedef struct {
   blas_routine routine;
-  tilemm_type type;
-  char uplo;              /* 0 for gemm (the whole block), 'U' or 'L' for syrk and herk       */
-  int hermitian;          /* herk: alpha and beta are real, C's diagonal has no imaginary part */
-  tilemm_op op_a, op_b;
-  const void *a, *b;      /* as stored: A is m×k (k×m when op_a transposes), B k×n (n×k)      */
-  int64_t lda, ldb;
-  int64_t m, n, k;        /* all > 0 by the time a product is computed                        */
-  blas_scalar alpha, beta;
-  void *c;
-  int64_t ldc;
+  tilemm_blas_request req;
   /* The call's own arguments, to hand the whole call unchanged to the next BLAS. */
   const char *arg_char[2];          /* transa, transb (gemm); uplo, trans (syrk, herk) */
   const int *arg_int[6];            /* m, n, k, lda, ldb, ldc (gemm); n, k, lda, ldc */

@@ -62,10 +62,10 @@ void blas_next_call (const blas_call *call)
 {
   void *fn = blas_next (call->routine);
   const int *const *i = call->arg_int;
-  if (!call->uplo)
+  if (!call->req.uplo)
     ((gemm_fn *) fn) (call->arg_char[0], call->arg_char[1], i[0], i[1], i[2], call->arg_alpha,
-                      call->a, i[3], call->b, i[4], call->arg_beta, call->c, i[5], 1, 1);
+                      call->req.a, i[3], call->req.b, i[4], call->arg_beta, call->req.c, i[5], 1, 1);
   else
     ((rank_k_fn *) fn) (call->arg_char[0], call->arg_char[1], i[0], i[1], call->arg_alpha,
-                        call->a, i[2], call->arg_beta, call->c, i[3], 1, 1);
+                        call->req.a, i[2], call->arg_beta, call->req.c, i[3], 1, 1);
 }

@@ -48,27 +48,17 @@ static double now (void)
   return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
 }
 
-/* The call as a request of the BLAS's own arithmetic (front.h; exec/blas_request.c). */
-static tilemm_blas_request request_of (const blas_call *call)
-{
-  const tilemm_blas_request r = { call->type, call->uplo, call->hermitian, call->op_a, call->op_b,
-                                  call->a, call->b, call->lda, call->ldb, call->m, call->n,
-                                  call->k, call->alpha, call->beta, call->c, call->ldc };
-  return r;
-}
-
 void blas_scale_c (const blas_call *call)
 {
-  const tilemm_blas_request r = request_of (call);
-  tilemm_blas_scale_c (&r);
+  tilemm_blas_scale_c (&call->req);
 }
 
-static int is_zero (blas_scalar s)
+static int is_zero (tilemm_scalar s)
 {
   return s.re == 0 && s.im == 0;
 }
 
-static int is_one (blas_scalar s)
+static int is_one (tilemm_scalar s)
 {
   return s.re == 1 && s.im == 0;
 }
@@ -146,28 +136,28 @@ static attempt by_tilemm (const blas_call *call, const tilemm_options *options, 
                           double t0, blas_place *place, tilemm_backend *tried, char *what,
                           size_t what_len)
 {
-  const int ta = call->op_a != TILEMM_OP_NONE, tb = call->op_b != TILEMM_OP_NONE;
-  const int cplx = tilemm_type_is_complex (call->type);
-  const tilemm_class cls = call->type == TILEMM_SINGLE || call->type == TILEMM_COMPLEX_SINGLE
+  const int ta = call->req.op_a != TILEMM_OP_NONE, tb = call->req.op_b != TILEMM_OP_NONE;
+  const int cplx = tilemm_type_is_complex (call->req.type);
+  const tilemm_class cls = call->req.type == TILEMM_SINGLE || call->req.type == TILEMM_COMPLEX_SINGLE
                              ? TILEMM_CLASS_SINGLE
                              : TILEMM_CLASS_DOUBLE;
-  const int64_t a_rows = ta ? call->k : call->m, a_cols = ta ? call->m : call->k;
-  const int64_t b_rows = tb ? call->n : call->k, b_cols = tb ? call->k : call->n;
+  const int64_t a_rows = ta ? call->req.k : call->req.m, a_cols = ta ? call->req.m : call->req.k;
+  const int64_t b_rows = tb ? call->req.n : call->req.k, b_cols = tb ? call->req.k : call->req.n;
   /* A syrk's or herk's operands are one object (A, one side transposed): decided as that rank-k
    * update (half the plain product's flops on the host), and, as only the call's triangle is
    * read, not mirrored (one_triangle: the mirror would copy the other triangle for nothing). */
-  const void *identity = call->uplo ? call->a : NULL;
+  const void *identity = call->req.uplo ? call->req.a : NULL;
   const tilemm_operand oa = { cls, cplx, 0, 2, a_rows, a_cols, 0, identity, 0 };
   const tilemm_operand ob = { cls, cplx, 0, 2, b_rows, b_cols, 0, identity, 0 };
   tilemm_options triangle = *options;
-  triangle.one_triangle = call->uplo != 0;
+  triangle.one_triangle = call->req.uplo != 0;
   options = &triangle;
   tilemm_decision decision;
   tilemm_error err;   /* (not zero-filled: its detail alone is 384 bytes a call) */
   err.status = TILEMM_OK;
   err.detail[0] = '\0';
   *tried = TILEMM_BACKEND_CPU;
-  if (tilemm_decide_op (&oa, call->op_a, &ob, call->op_b, options, &decision, &err) != TILEMM_OK)
+  if (tilemm_decide_op (&oa, call->req.op_a, &ob, call->req.op_b, options, &decision, &err) != TILEMM_OK)
     {
       snprintf (what, what_len, "%s%s", err.status == TILEMM_ENOGPU ? "no usable GPU: " : "",
                 err.detail[0] ? err.detail : tilemm_strerror (err.status));
@@ -187,31 +177,31 @@ static attempt by_tilemm (const blas_call *call, const tilemm_options *options, 
     }
   *tried = decision.backend;
   const tilemm_route *r = &decision.route;
-  if (r->compute_type != call->type || r->m != call->m || r->n != call->n || r->k != call->k
+  if (r->compute_type != call->req.type || r->m != call->req.m || r->n != call->req.n || r->k != call->req.k
       || r->a_as_pairs || r->a_split || r->b_split || r->mirror != TILEMM_MIRROR_NONE)
     {
       /* Two operands of one type never convert or split; if a route ever did, the buffers
        * below would not be what it expects. */
       snprintf (what, what_len, "the route of a %s product is not a plain product",
-                tilemm_type_name (call->type));
+                tilemm_type_name (call->req.type));
       return TILEMM_FAILED;
     }
   const double t_decided = now ();
   void *copy_a = NULL, *copy_b = NULL, *scratch = NULL;
-  const void *a = tilemm_blas_contiguous (call->type, call->a, a_rows, a_cols, call->lda, &copy_a);
-  const void *b = call->b == call->a && call->ldb == call->lda && call->op_b != call->op_a
+  const void *a = tilemm_blas_contiguous (call->req.type, call->req.a, a_rows, a_cols, call->req.lda, &copy_a);
+  const void *b = call->req.b == call->req.a && call->req.ldb == call->req.lda && call->req.op_b != call->req.op_a
                       && a_rows == b_rows
                     ? a   /* syrk, herk: B is A */
-                    : tilemm_blas_contiguous (call->type, call->b, b_rows, b_cols, call->ldb,
+                    : tilemm_blas_contiguous (call->req.type, call->req.b, b_rows, b_cols, call->req.ldb,
                                               &copy_b);
   const double t_copied = now ();
   /* gemm with beta = 0 on a contiguous C: the product is written straight into C (tilemm writes
    * its result whole and never reads it, so a NaN in C cannot reach it).  syrk and herk write
    * one triangle only: their product goes into a scratch buffer. */
-  const int in_place = !call->uplo && is_zero (call->beta) && (call->ldc == call->m || call->n == 1);
-  void *p = in_place ? call->c
-                     : (scratch = malloc ((size_t) call->m * (size_t) call->n
-                                          * tilemm_type_size (call->type)));
+  const int in_place = !call->req.uplo && is_zero (call->req.beta) && (call->req.ldc == call->req.m || call->req.n == 1);
+  void *p = in_place ? call->req.c
+                     : (scratch = malloc ((size_t) call->req.m * (size_t) call->req.n
+                                          * tilemm_type_size (call->req.type)));
   const double t_scratch = now ();
   attempt result = TILEMM_DONE;
   double t_run = t_scratch;
@@ -230,11 +220,10 @@ static attempt by_tilemm (const blas_call *call, const tilemm_options *options, 
   else
     {
       t_run = now ();
-      const tilemm_blas_request request = request_of (call);
       if (!in_place)
-        tilemm_blas_update (&request, call->alpha, p, call->m, call->beta);
-      else if (!is_one (call->alpha))
-        tilemm_blas_update (&request, call->alpha, NULL, call->ldc, call->beta);
+        tilemm_blas_update (&call->req, call->req.alpha, p, call->req.m, call->req.beta);
+      else if (!is_one (call->req.alpha))
+        tilemm_blas_update (&call->req, call->req.alpha, NULL, call->req.ldc, call->req.beta);
       *place = decision.backend == TILEMM_BACKEND_CUDA ? BLAS_ON_GPU : BLAS_ON_CPU;
     }
   free (copy_a);
@@ -248,8 +237,8 @@ static attempt by_tilemm (const blas_call *call, const tilemm_options *options, 
                  "tilemm_blas: %s %lldx%lldx%lld on the %s: decide %.3f ms, copy strided operands "
                  "%.3f ms, scratch %.3f ms, run %.3f ms, update C %.3f ms, total "
                  "%.3f ms\n",
-                 blas_routine_name (call->routine), (long long) call->m, (long long) call->n,
-                 (long long) call->k, *place == BLAS_ON_GPU ? "gpu" : "cpu",
+                 blas_routine_name (call->routine), (long long) call->req.m, (long long) call->req.n,
+                 (long long) call->req.k, *place == BLAS_ON_GPU ? "gpu" : "cpu",
                  1e3 * (t_decided - t0), 1e3 * (t_copied - t_decided),
                  1e3 * (t_scratch - t_copied), 1e3 * (t_run - t_scratch),
                  1e3 * (t_end - t_run), 1e3 * (t_end - t0));
@@ -293,10 +282,9 @@ void blas_run_call (const blas_call *call)
         }
       if (result != TILEMM_DONE)
         {
-          const tilemm_blas_request request = request_of (call);
-          tilemm_blas_loop (&request);
+          tilemm_blas_loop (&call->req);
           place = BLAS_ON_LOOP;
         }
     }
-  blas_trace_product (call->routine, place, call->m, call->n, call->k, now () - t0);
+  blas_trace_product (call->routine, place, call->req.m, call->req.n, call->req.k, now () - t0);
 }

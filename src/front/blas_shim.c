@@ -61,9 +61,9 @@ static void bad_argument (const char *srname, int info)
 }
 
 /* A scalar argument of `type` as (re, im) doubles. */
-static blas_scalar read_scalar (tilemm_type type, const void *p)
+static tilemm_scalar read_scalar (tilemm_type type, const void *p)
 {
-  blas_scalar s = { 0, 0 };
+  tilemm_scalar s = { 0, 0 };
   switch (type)
     {
     case TILEMM_SINGLE:
@@ -85,19 +85,19 @@ static blas_scalar read_scalar (tilemm_type type, const void *p)
 }
 
 /* A real scalar argument (herk's alpha and beta) of a complex `type`'s precision. */
-static blas_scalar read_real_scalar (tilemm_type type, const void *p)
+static tilemm_scalar read_real_scalar (tilemm_type type, const void *p)
 {
-  blas_scalar s = { 0, 0 };
+  tilemm_scalar s = { 0, 0 };
   s.re = type == TILEMM_COMPLEX_SINGLE ? *(const float *) p : *(const double *) p;
   return s;
 }
 
-static int is_zero (blas_scalar s)
+static int is_zero (tilemm_scalar s)
 {
   return s.re == 0 && s.im == 0;
 }
 
-static int is_one (blas_scalar s)
+static int is_one (tilemm_scalar s)
 {
   return s.re == 1 && s.im == 0;
 }
@@ -151,17 +151,18 @@ static void gemm (blas_routine routine, tilemm_type type, const char *srname, co
   blas_trace_call (routine);
 
   const blas_call call = {
-    .routine = routine, .type = type, .uplo = 0, .hermitian = 0,
-    .op_a = op_of (transa, type), .op_b = op_of (transb, type),
-    .a = a, .b = b, .lda = lda, .ldb = ldb, .m = m, .n = n, .k = k,
-    .alpha = read_scalar (type, alpha_), .beta = read_scalar (type, beta_),
-    .c = c, .ldc = ldc,
+    .routine = routine,
+    .req = { .type = type, .uplo = 0, .hermitian = 0,
+             .op_a = op_of (transa, type), .op_b = op_of (transb, type),
+             .a = a, .b = b, .lda = lda, .ldb = ldb, .m = m, .n = n, .k = k,
+             .alpha = read_scalar (type, alpha_), .beta = read_scalar (type, beta_),
+             .c = c, .ldc = ldc },
     .arg_char = { transa, transb }, .arg_int = { m_, n_, k_, lda_, ldb_, ldc_ },
     .arg_alpha = alpha_, .arg_beta = beta_,
   };
-  if (m == 0 || n == 0 || ((is_zero (call.alpha) || k == 0) && is_one (call.beta)))
+  if (m == 0 || n == 0 || ((is_zero (call.req.alpha) || k == 0) && is_one (call.req.beta)))
     return;
-  if (is_zero (call.alpha) || k == 0)
+  if (is_zero (call.req.alpha) || k == 0)
     blas_scale_c (&call);
   else
     blas_run_call (&call);
@@ -239,19 +240,19 @@ static void rank_k (blas_routine routine, tilemm_type type, int hermitian, const
 
   const tilemm_op t = hermitian ? TILEMM_OP_CTRANSPOSE : TILEMM_OP_TRANSPOSE;
   const blas_call call = {
-    .routine = routine, .type = type, .uplo = same_letter (uplo, 'U') ? 'U' : 'L',
-    .hermitian = hermitian,
-    .op_a = notrans ? TILEMM_OP_NONE : t, .op_b = notrans ? t : TILEMM_OP_NONE,
-    .a = a, .b = a, .lda = lda, .ldb = lda, .m = n, .n = n, .k = k,
-    .alpha = hermitian ? read_real_scalar (type, alpha_) : read_scalar (type, alpha_),
-    .beta = hermitian ? read_real_scalar (type, beta_) : read_scalar (type, beta_),
-    .c = c, .ldc = ldc,
+    .routine = routine,
+    .req = { .type = type, .uplo = same_letter (uplo, 'U') ? 'U' : 'L', .hermitian = hermitian,
+             .op_a = notrans ? TILEMM_OP_NONE : t, .op_b = notrans ? t : TILEMM_OP_NONE,
+             .a = a, .b = a, .lda = lda, .ldb = lda, .m = n, .n = n, .k = k,
+             .alpha = hermitian ? read_real_scalar (type, alpha_) : read_scalar (type, alpha_),
+             .beta = hermitian ? read_real_scalar (type, beta_) : read_scalar (type, beta_),
+             .c = c, .ldc = ldc },
     .arg_char = { uplo, trans }, .arg_int = { n_, k_, lda_, ldc_ },
     .arg_alpha = alpha_, .arg_beta = beta_,
   };
-  if (n == 0 || ((is_zero (call.alpha) || k == 0) && is_one (call.beta)))
+  if (n == 0 || ((is_zero (call.req.alpha) || k == 0) && is_one (call.req.beta)))
     return;
-  if (is_zero (call.alpha) || k == 0)
+  if (is_zero (call.req.alpha) || k == 0)
     blas_scale_c (&call);
   else
     blas_run_call (&call);

@@ -60,7 +60,7 @@ tilemm_status launch_imma (const imma_args &args, int planes, cudaStream_t strea
   CUDA_TRY (cudaFuncSetAttribute ((const void *) imma_kernel<Cfg, EPI>,
                                   cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES),
             "cudaFuncSetAttribute(imma_kernel)");
-  const dim3 grid ((unsigned) ceil_div (args.n, Cfg::BN), (unsigned) ceil_div (args.m, Cfg::BM), planes);
+  const dim3 grid ((unsigned) tilemm_ceil_div (args.n, Cfg::BN), (unsigned) tilemm_ceil_div (args.m, Cfg::BM), planes);
   if constexpr (Cfg::BK != 64)
     {
       /* args.chunk_tiles counts 64-byte tiles: the same chunk or a shorter one in Cfg::BK-byte
@@ -226,7 +226,7 @@ tilemm_status crt_setup (int N, const uint8_t *r, int64_t r_plane, int64_t m, in
   a.r = r; a.r_plane = r_plane; a.m = m; a.n = n;
   a.ea = ea; a.eb = eb; a.shift = shift;
   a.c = c; a.ldc = ldc; a.step = step;
-  grid = dim3 ((unsigned) ceil_div (m, 4 * 256), (unsigned) (n < 65535 ? n : 65535));
+  grid = dim3 ((unsigned) tilemm_ceil_div (m, 4 * 256), (unsigned) (n < 65535 ? n : 65535));
   return TILEMM_OK;
 }
 
@@ -293,15 +293,15 @@ tilemm_status launch_scan (const T *a, int64_t m, int64_t k, int64_t lda, const 
   if (k > 0)
     {
       const int64_t pchunk = 256;
-      TILEMM_LAUNCH (scan_rows_kernel<T>, dim3 ((unsigned) ceil_div (m, 256), (unsigned) ceil_div (k, pchunk)),
+      TILEMM_LAUNCH (scan_rows_kernel<T>, dim3 ((unsigned) tilemm_ceil_div (m, 256), (unsigned) tilemm_ceil_div (k, pchunk)),
                      dim3 (256), stream, a, m, k, lda, pchunk, amax);
       LAUNCHED ("scan_rows_kernel");
       const int64_t pchunk_b = 8192;
-      TILEMM_LAUNCH (scan_cols_kernel<T>, dim3 ((unsigned) n, (unsigned) ceil_div (k, pchunk_b)), dim3 (256),
+      TILEMM_LAUNCH (scan_cols_kernel<T>, dim3 ((unsigned) n, (unsigned) tilemm_ceil_div (k, pchunk_b)), dim3 (256),
                      stream, b, k, ldb, pchunk_b, amax + m);
       LAUNCHED ("scan_cols_kernel");
     }
-  TILEMM_LAUNCH (exponents_kernel, dim3 ((unsigned) ceil_div (m + n, 256)), dim3 (256), stream,
+  TILEMM_LAUNCH (exponents_kernel, dim3 ((unsigned) tilemm_ceil_div (m + n, 256)), dim3 (256), stream,
                  (const unsigned long long *) amax, m + n, e, flag);
   LAUNCHED ("exponents_kernel");
   return TILEMM_OK;
@@ -316,7 +316,7 @@ tilemm_status launch_quantize (bool of_a, const T *x, int64_t rows, int64_t k, i
   ca.src = x; ca.rows = rows; ca.k = k; ca.ld = ld; ca.kp = kp; ca.e = e;
   ca.lo = lo; ca.sum = sum; ca.sum2 = sum2;
   /* QUANT_TILES tiles of k per block: a row's sums take one atomic addition per block */
-  const dim3 grid (quant_blocks_k (kp), (unsigned) ceil_div (rows, CT));
+  const dim3 grid (quant_blocks_k (kp), (unsigned) tilemm_ceil_div (rows, CT));
   if (of_a)
     {
       TILEMM_LAUNCH ((convert_kernel<T, true, CONVERT_QUANT>), grid, dim3 (256), stream, ca);
@@ -370,7 +370,7 @@ tilemm_status launch_residues (bool of_a, const T *x, int64_t rows, int64_t k, i
       ca.moduli[t] = (unsigned) tab.moduli[t];
       ca.pow32[t] = tab.pow32[t];
     }
-  const dim3 grid ((unsigned) ceil_div (kp, CT), (unsigned) ceil_div (rows, CT));
+  const dim3 grid ((unsigned) tilemm_ceil_div (kp, CT), (unsigned) tilemm_ceil_div (rows, CT));
   if (of_a)
     {
       TILEMM_LAUNCH ((convert_kernel<T, true, CONVERT_RESIDUES>), grid, dim3 (256), stream, ca);
@@ -409,10 +409,10 @@ tilemm_status launch_complex_split (const T *a, int64_t m, int64_t k, int64_t ld
 {
   if (k == 0)
     return TILEMM_OK;
-  TILEMM_LAUNCH (split_a_kernel<T>, dim3 ((unsigned) ceil_div (m, 256), (unsigned) (k < 4096 ? k : 4096)),
+  TILEMM_LAUNCH (split_a_kernel<T>, dim3 ((unsigned) tilemm_ceil_div (m, 256), (unsigned) (k < 4096 ? k : 4096)),
                  dim3 (256), stream, a, m, k, lda, x1, x2);
   LAUNCHED ("split_a_kernel");
-  TILEMM_LAUNCH (split_b_kernel<T>, dim3 ((unsigned) ceil_div (k, 256), (unsigned) (n < 4096 ? n : 4096)),
+  TILEMM_LAUNCH (split_b_kernel<T>, dim3 ((unsigned) tilemm_ceil_div (k, 256), (unsigned) (n < 4096 ? n : 4096)),
                  dim3 (256), stream, b, k, n, ldb, y1, y2);
   LAUNCHED ("split_b_kernel");
   return TILEMM_OK;

@@ -21,8 +21,6 @@
 
 namespace tilemm_emu_gpu {
 
-inline int64_t ceil_div (int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 /* The caller's int8 GEMM and its k-chunk in 64-byte tiles (tilemm_emu_cuda_setup). */
 struct gemm_choice
 {

@@ -149,11 +149,6 @@ bool wide_whole (const tilemm_matrix &m, size_t elem)
   return wide_ok (m, elem) && ((size_t) m.width * elem) % 16 == 0;
 }
 
-int64_t ceil_div (int64_t a, int64_t b)
-{
-  return (a + b - 1) / b;
-}
-
 #ifdef TILEMM_BENCH_VARIANTS
 template <typename T>
 void launch_guide (const tilemm_matrix &c, const tilemm_matrix &x, const tilemm_matrix &y,
@@ -164,7 +159,7 @@ void launch_guide (const tilemm_matrix &c, const tilemm_matrix &x, const tilemm_
   for (int64_t r = 0; r < c.height; r += step)
     {
       const int64_t h = c.height - r < step ? c.height - r : step;
-      dim3 grid ((unsigned) ceil_div (c.width, B), (unsigned) ceil_div (h, B));
+      dim3 grid ((unsigned) tilemm_ceil_div (c.width, B), (unsigned) tilemm_ceil_div (h, B));
       dim3 block (B, B);
       TILEMM_LAUNCH (guide_kernel<T>, grid, block, stream, typed<T> (rows_of (c, r, h, sizeof (T))),
                      typed<const T> (rows_of (x, r, h, sizeof (T))), typed<const T> (y));
@@ -181,7 +176,7 @@ void launch_regtile_as (const tilemm_matrix &c, const tilemm_matrix &x, const ti
   for (int64_t r = 0; r < c.height; r += step)
     {
       const int64_t h = c.height - r < step ? c.height - r : step;
-      dim3 grid ((unsigned) ceil_div (c.width, Cfg::BN), (unsigned) ceil_div (h, Cfg::BM));
+      dim3 grid ((unsigned) tilemm_ceil_div (c.width, Cfg::BN), (unsigned) tilemm_ceil_div (h, Cfg::BM));
       dim3 block (Cfg::THREADS);
       TILEMM_LAUNCH ((regtile_kernel<Cfg, WX, WY>), grid, block, stream,
                      typed<T> (rows_of (c, r, h, sizeof (T))),
@@ -239,7 +234,7 @@ void launch_pipelined (Kernel kernel, const tilemm_matrix &c, const tilemm_matri
   for (int64_t r = 0; r < c.height; r += step)
     {
       const int64_t h = c.height - r < step ? c.height - r : step;
-      dim3 grid ((unsigned) ceil_div (c.width, Cfg::BN), (unsigned) ceil_div (h, Cfg::BM),
+      dim3 grid ((unsigned) tilemm_ceil_div (c.width, Cfg::BN), (unsigned) tilemm_ceil_div (h, Cfg::BM),
                  (unsigned) splits);
       dim3 block (Cfg::THREADS);
       TILEMM_LAUNCH_SMEM (kernel, grid, block, Cfg::SMEM_BYTES, stream,
@@ -331,7 +326,7 @@ void launch_split (const tilemm_matrix &c, const tilemm_matrix &x, const tilemm_
       Whole (c, x, y, 1, no_split, stream);
       return;
     }
-  const int64_t ws_stride = ceil_div (width, 4) * 4; /* keeps 16-byte rows */
+  const int64_t ws_stride = tilemm_ceil_div (width, 4) * 4; /* keeps 16-byte rows */
   const int64_t plane = c.height * ws_stride;
   R *ws = (R *) lp.scratch;
   /* The scratch as a matrix of the type (complex: ws_stride / 2 complex elements per row). */
@@ -339,7 +334,7 @@ void launch_split (const tilemm_matrix &c, const tilemm_matrix &x, const tilemm_
   const ksplit split = { lp.kchunk, plane };
   Run (w, x, y, splits, split, stream);
   const kmatrix<R> cr = { c.height, width, c.stride * parts, (R *) c.elements };
-  dim3 grid ((unsigned) ceil_div (width, 32), (unsigned) (c.height < max_grid_y ? c.height : max_grid_y));
+  dim3 grid ((unsigned) tilemm_ceil_div (width, 32), (unsigned) (c.height < max_grid_y ? c.height : max_grid_y));
   TILEMM_LAUNCH (splitk_reduce<R>, grid, dim3 (32, 8), stream, cr, (const R *) ws, ws_stride,
                  plane, splits);
 }
@@ -522,7 +517,7 @@ tilemm_status check_split (const kernel_entry &kernel, tilemm_type type, const t
     return TILEMM_OK;
   const int parts = complex_type (type) ? 2 : 1;
   const int64_t kr = x.width * parts, bk = (int64_t) kernel.shape.tile_depth * parts;
-  if (lp.kchunk <= 0 || lp.kchunk % bk != 0 || ceil_div (kr, lp.kchunk) != lp.splits
+  if (lp.kchunk <= 0 || lp.kchunk % bk != 0 || tilemm_ceil_div (kr, lp.kchunk) != lp.splits
       || c.height > max_grid_y * kernel.shape.tile_rows)
     return tilemm_error_set (err, TILEMM_EINVAL, "CUDA kernel variant %d for %s: k = %lld reals "
                              "cannot be %d pieces of %lld (whole steps of %lld, covering k once)",

@@ -13,19 +13,22 @@ B=${BUILD:-/tmp/tilemm-emu-emulated}
 mkdir -p "$B"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 INC=$(tilemm_includes | tr '\n' ' ')
-FLAGS="-std=c++17 -O1 -g $SAN -Itests/emu $INC -Itests -DTILEMM_VERSION=$(tilemm_version)"
-CFLAGS="-std=c11 -O1 -g $SAN -pthread $INC -DTILEMM_VERSION=$(tilemm_version)"
+# A source of src/FOLDER/ is compiled with its layer's folders only (tilemm_includes_of: the
+# build keeps the layers); the programs of tests/ with every folder.
+SRC_FLAGS="-std=c++17 -O1 -g $SAN -Itests/emu -DTILEMM_VERSION=$(tilemm_version)"
+FLAGS="$SRC_FLAGS $INC -Itests"
+CFLAGS="-std=c11 -O1 -g $SAN -pthread -DTILEMM_VERSION=$(tilemm_version)"
 g++ $FLAGS -c tests/emu/emu.cc -o "$B/emu.o" &
 g++ $FLAGS -x c++ -c tests/test_emulated_cuda.cu -o "$B/test_emulated_cuda.o" &
 # The scheme's stages (the test includes the kernels and their launchers itself).
-g++ $FLAGS -x c++ -c "$(tilemm_source emulated_scheme.cu)" -o "$B/emulated_scheme.o" &
+g++ $SRC_FLAGS $(tilemm_includes_of "$(tilemm_source emulated_scheme.cu)") -x c++ -c "$(tilemm_source emulated_scheme.cu)" -o "$B/emulated_scheme.o" &
 # The core and the CPU side (the emulated plan and CPU scheme: tables, plan, the CPU references),
 # compiled once into an archive of which the program links what it needs; the stand-in for the
 # executor (TILEMM_EXEC) finds no GPU table there, which the emulation never reaches.
 core=""
 for f in $(tilemm_sources TILEMM_CORE TILEMM_EXEC TILEMM_CPU); do
   o="$B/$(basename "${f%.c}").o"
-  gcc $CFLAGS -c "$f" -o "$o" &
+  gcc $CFLAGS $(tilemm_includes_of "$f") -c "$f" -o "$o" &
   core="$core $o"
 done
 wait

@@ -12,20 +12,23 @@ B=${BUILD:-/tmp/tilemm-emu}
 mkdir -p "$B"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 INC=$(tilemm_includes | tr '\n' ' ')
-FLAGS="-std=c++17 -O1 -g $SAN -Itests/emu $INC -Itests -Ibench -DTILEMM_BENCH_VARIANTS=1 -DTILEMM_VERSION=$(tilemm_version)"
-CFLAGS="-std=c11 -O1 -g $SAN -pthread $INC -DTILEMM_VERSION=$(tilemm_version)"
+# A source of src/FOLDER/ is compiled with its layer's folders only (tilemm_includes_of: the
+# build keeps the layers); the programs of tests/ with every folder.
+SRC_FLAGS="-std=c++17 -O1 -g $SAN -Itests/emu -Ibench -DTILEMM_BENCH_VARIANTS=1 -DTILEMM_VERSION=$(tilemm_version)"
+FLAGS="$SRC_FLAGS $INC -Itests"
+CFLAGS="-std=c11 -O1 -g $SAN -pthread -DTILEMM_VERSION=$(tilemm_version)"
 obj () { echo "$B/$(basename "${1%.*}").o"; }
 for f in emu.cc test_emu.cc; do g++ $FLAGS -c tests/emu/$f -o "$(obj $f)" & done
 # The kernels and the GPU path of transposed operands, on the emulation.
 kernels=""
 for f in $(tilemm_sources TILEMM_KERNELS); do
-  g++ $FLAGS -x c++ -c "$f" -o "$(obj "$f")" &
+  g++ $SRC_FLAGS $(tilemm_includes_of "$f") -x c++ -c "$f" -o "$(obj "$f")" &
 done
 for f in $(tilemm_sources TILEMM_KERNELS); do kernels="$kernels $(obj "$f")"; done
 # The core and the CPU backend, compiled once into an archive: each program links what it needs.
 core=""
 for f in $(tilemm_sources TILEMM_CORE TILEMM_EXEC TILEMM_CPU); do
-  gcc $CFLAGS -c "$f" -o "$(obj "$f")" &
+  gcc $CFLAGS $(tilemm_includes_of "$f") -c "$f" -o "$(obj "$f")" &
   core="$core $(obj "$f")"
 done
 wait

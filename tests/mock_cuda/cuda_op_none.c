@@ -110,7 +110,7 @@ tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options,
   if (st.nonfinite)
     used->verdict = TILEMM_EMU_NONFINITE;
   else
-    setup->decide (setup->decide_ctx, options, &st, used);
+    tilemm_emu_select (setup->branches, &st, used);
   if (used->verdict != TILEMM_EMU_OK)
     return TILEMM_OK;
   return enqueue_product (used, type, m, n, k, a, lda, b, ldb, c, ldc, stream, blocks, err);
