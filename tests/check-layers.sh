@@ -175,13 +175,29 @@ rule_no_plan_made_below_the_decision () {
     | grep -E '\btilemm_(plan_make(_op)?|plan_for_panel|plan_workers|plan_unfilled_[a-z_]+|plan_launches|call_plan_(make|queue|around|emulated_around)|batch_plan_make|emu_plan_[a-z_]+|plan_[a-z_]*gpu_pays|batch_[a-z_]+_pays|batch_page_alone)[[:space:]]*\('
 }
 
+# ---------------------------------------------------------------- host threads
+
+# Every host team is sized in the plan (team_size.h) and runs on tilemm's own pool
+# (common/host_pool.c, host_team.c): no OpenMP anywhere in src/ (no pragma, _Pragma, omp.h or
+# omp_* call: a region of every core, sized at run time, that busy-waits beside the host BLAS's
+# threads).  Allowed: none.  Comments and strings are not read (strip_noise); a pragma is
+# matched before it (a pragma line is code).
+rule_host_threads_are_the_pools () {
+  grep -rnE '^[[:space:]]*#[[:space:]]*pragma[[:space:]]+omp\b|_Pragma[[:space:]]*\([[:space:]]*"[[:space:]]*omp\b' \
+    "$src" --include='*.c' --include='*.h' --include='*.cc' --include='*.cu' --include='*.cuh' /dev/null
+  code_of $(layer_files common exec cpu cuda kernels front) \
+          $(find "$src" -type f \( -name '*.h' -o -name '*.cuh' \) | sort) \
+    | grep -E '#[[:space:]]*include[[:space:]]*<omp\.h>|\bomp_[a-z_]+[[:space:]]*\('
+}
+
 # Each rule prints the lines that break it; a rule that prints nothing passes.
 for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_kernels_read_no_environment rule_kernels_keep_no_state \
             rule_common_calls_nothing_above rule_exec_reaches_backends_through_tables \
             rule_front_calls_no_backend rule_front_applies_no_rule rule_call_plan_fills_launches_once \
             rule_cuda_passes_the_workspace rule_environment_read_in_options_only \
-            rule_kernels_include_no_cuda_header rule_no_plan_made_below_the_decision; do
+            rule_kernels_include_no_cuda_header rule_no_plan_made_below_the_decision \
+            rule_host_threads_are_the_pools; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"
