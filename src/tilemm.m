@@ -37,7 +37,8 @@
 ## @item @qcode{"gpu"}
 ## tilemm's CUDA kernels; error @code{tilemm:nogpu} (with the reason) when no GPU is usable.
 ## @item @qcode{"cpu"}
-## tilemm's tiled C backend (OpenMP across tiles), the reference of the GPU kernels.
+## tilemm's tiled C backend (its tiles on tilemm's pool of host threads), the reference of the
+## GPU kernels.
 ## @end table
 ##
 ## @item @qcode{"max_device_bytes"}
