@@ -24,7 +24,7 @@ common=$(TILEMM_SRC=$srcdir/ tilemm_sources TILEMM_CORE TILEMM_EXEC TILEMM_CPU T
 gateway=$(tilemm_source tilemm.c | root)
 includes=$(tilemm_includes | sed "s|^-I$srcdir|-Isrc|" | tr '\n' ' ' | sed 's/ $//')
 flags="-R2018a -DTILEMM_VERSION=@value{VERSION} $includes"
-omp="'CFLAGS=\$CFLAGS -std=c11 -fopenmp' 'LDFLAGS=\$LDFLAGS -fopenmp'"
+threads="'CFLAGS=\$CFLAGS -std=c11 -pthread' 'LDFLAGS=\$LDFLAGS -pthread'"
 arch="-gencode arch=compute_90,code=sm_90"
 cuda=$(tilemm_sources TILEMM_CUDA_HOST TILEMM_DEVICE TILEMM_KERNELS)
 hopper=$(tilemm_sources TILEMM_KERNELS_SM90A)
@@ -36,7 +36,7 @@ case $what in
   mex)
     echo "% CPU backend"
     echo "mex $flags ..."
-    echo "    $omp ..."
+    echo "    $threads ..."
     echo "    -outdir src -output tilemm $gateway ..."
     echo "$common" | wrap
     echo
@@ -50,7 +50,7 @@ case $what in
       echo "!nvcc -std=c++17 -O3 $arch $hopper_flags -Xcompiler -fPIC -DTILEMM_VERSION=@value{VERSION} $includes -c $(echo "$f" | root) -o $o"
     done
     echo "mex $flags ..."
-    echo "    $omp ..."
+    echo "    $threads ..."
     echo "    -outdir src -output tilemm $gateway ..."
     { echo "$common"; printf '%s\n%s\n' "$cuda" "$hopper" | sed 's/\.cu$/.o/'; } | wrap | sed '$s/$/ .../'
     echo "    -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++"
@@ -58,7 +58,7 @@ case $what in
   mexcuda)
     echo "mexcuda $flags ..."
     echo "    'NVCCFLAGS=-std=c++17 -O3 $arch' ..."
-    echo "    $omp ..."
+    echo "    $threads ..."
     echo "    -outdir src -output tilemm $gateway ..."
     { echo "$common"; echo "$cuda"; } | wrap
     ;;

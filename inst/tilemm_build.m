@@ -80,12 +80,12 @@ function tilemm_build (varargin)
   if (in_octave)
     % Octave's mex is mkoctfile, which takes its compiler flags from the environment.
     old_cflags = getenv ('CFLAGS');  old_ldflags = getenv ('LDFLAGS');
-    setenv ('CFLAGS', [mkoctfile_var('CFLAGS') ' -std=c11 -fopenmp']);
-    setenv ('LDFLAGS', [mkoctfile_var('LDFLAGS') ' -fopenmp']);
+    setenv ('CFLAGS', [mkoctfile_var('CFLAGS') ' -std=c11 -pthread']);
+    setenv ('LDFLAGS', [mkoctfile_var('LDFLAGS') ' -pthread']);
     cleanup = onCleanup (@() restore_env (old_cflags, old_ldflags));
-    ompflags = {};
+    threadflags = {};
   else
-    ompflags = {'CFLAGS=$CFLAGS -std=c11 -fopenmp', 'LDFLAGS=$LDFLAGS -fopenmp'};
+    threadflags = {'CFLAGS=$CFLAGS -std=c11 -pthread', 'LDFLAGS=$LDFLAGS -pthread'};
   end
 
   % The files the two gateways share are compiled once, into a folder of objects.
@@ -104,7 +104,7 @@ function tilemm_build (varargin)
     if (in_octave)
       mex (flags{:}, includes{:}, '-c', source, '-o', object_name (objdir, f{1}));
     else
-      mex (flags{:}, includes{:}, ompflags{:}, '-c', '-outdir', objdir, source);
+      mex (flags{:}, includes{:}, threadflags{:}, '-c', '-outdir', objdir, source);
     end
     objects{end+1} = object_name (objdir, f{1});
   end
@@ -123,7 +123,7 @@ function tilemm_build (varargin)
       output = {'-outdir', outdir, '-output', base};
     end
     includes = layer_includes (srcdir, lists, name{1});
-    mex (flags{:}, includes{:}, ompflags{:}, output{:}, gateway, objects{:}, libs{:});
+    mex (flags{:}, includes{:}, threadflags{:}, output{:}, gateway, objects{:}, libs{:});
   end
   for i = 1:numel (objects)
     delete (objects{i});

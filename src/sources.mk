@@ -18,7 +18,7 @@
 #   front/    the front ends: the oct-file, the mex gateways, the BLAS library, their BIST
 #   exec/     the executor: the decision's facts gathered, the plan run (panels, the queue of
 #             devices, the workers, the emulated passes) through the backends' tables
-#   cpu/      the CPU backend (OpenMP), its simulated devices, the emulated precision's CPU scheme
+#   cpu/      the CPU backend (on the host pool), its simulated devices, the emulated precision's CPU scheme
 #   cuda/     the CUDA backend's host side: the device state, the staging, the products on host
 #             views, its table
 #   kernels/  code that runs on device pointers and its launchers: the tiled kernels, the device
@@ -42,14 +42,15 @@ TILEMM_INCLUDE_DIRS_front = front exec cpu cuda kernels common
 TILEMM_INCLUDE_DIRS = common exec cpu cuda kernels front
 
 # The bottom layer: status, views, the device model, the plan of a product and of a call, routing,
-# options, host copy helpers (the host's CPUs, a team of threads, each GPU's copy team), fault
+# options, host thread helpers (the host's CPUs, a team of threads, the process's pool of them,
+# the one rule sizing every team, each GPU's copy team), fault
 # injection, the emulated precision's plan and sizes.  Plain C11.
 TILEMM_CORE = common/status.c common/view.c common/device_model.c common/plan.c common/route.c \
   common/options.c common/call_plan.c common/parallel_copy.c common/host_pages.c \
   common/fault.c common/emulated_plan.c common/emulated_sizing.c common/exact_dot.c \
   common/batch_plan.c common/ksplit.c common/emulated_arena.c common/machine_facts.c \
-  common/host_cpus.c common/host_team.c common/copy_team.c common/uniform_fill.c \
-  common/host_blas.c
+  common/host_cpus.c common/host_team.c common/host_pool.c common/team_size.c common/copy_team.c \
+  common/uniform_fill.c common/host_blas.c
 
 # The executor: the decision (facts gathered, the plan made), the plan run, the queue and its
 # workers, the emulated passes, the backends' tables, the GPU's public facts, a BLAS call's own
@@ -58,7 +59,7 @@ TILEMM_EXEC = exec/decide.c exec/run.c exec/native.c exec/workers.c exec/emulate
   exec/multiply.c exec/backends.c exec/devices.c exec/batch.c exec/parts.c exec/blas_request.c \
   exec/machine.c exec/calibrate.c
 
-# The CPU backend (OpenMP), its simulated devices, the emulated precision's CPU scheme and its
+# The CPU backend (on the host pool), its simulated devices, the emulated precision's CPU scheme and its
 # batch of pages.
 TILEMM_CPU = cpu/backend_cpu.c cpu/simulated.c cpu/emulated_cpu.c cpu/batch_cpu.c
 
@@ -103,7 +104,7 @@ TILEMM_BLAS = front/blas_shim.c front/blas_product.c front/blas_next.c front/bla
 TILEMM_CORE_H = common/tilemm.h common/device_model.h common/backend.h common/front.h common/parallel_copy.h common/host_pages.h \
   common/fault.h common/devices.h common/call_plan.h common/emulated.h common/cuda_variants.h \
   common/cuda_variant_list.h common/exact_dot.h common/batch.h common/ksplit.h common/plan_unfilled.h common/emulated_arena.h \
-  common/machine_facts.h common/host_cpus.h common/host_team.h common/copy_team.h common/uniform_fill.h \
+  common/machine_facts.h common/host_cpus.h common/host_team.h common/host_pool.h common/team_size.h common/copy_team.h common/uniform_fill.h \
   common/host_blas.h \
   common/tilemm_settings.h
 TILEMM_EXEC_H = exec/multi.h exec/emulated_passes.h exec/batch_run.h exec/parts.h

@@ -280,6 +280,21 @@ rule_no_stale_copy_of_a_front_end () {
   rm -f "$lines"
 }
 
+# ---------------------------------------------------------------- host threads
+
+# Every host team is sized in the plan (team_size.h) and runs on tilemm's own pool
+# (common/host_pool.c, host_team.c): no OpenMP anywhere in src/ (no pragma, _Pragma, omp.h or
+# omp_* call: a region of every core, sized at run time, that busy-waits beside the host BLAS's
+# threads).  Allowed: none.  Comments and strings are not read (strip_noise); a pragma is
+# matched before it (a pragma line is code).
+rule_host_threads_are_the_pools () {
+  grep -rnE '^[[:space:]]*#[[:space:]]*pragma[[:space:]]+omp\b|_Pragma[[:space:]]*\([[:space:]]*"[[:space:]]*omp\b' \
+    "$src" --include='*.c' --include='*.h' --include='*.cc' --include='*.cu' --include='*.cuh' /dev/null
+  code_of $(layer_files common exec cpu cuda kernels front) \
+          $(find "$src" -type f \( -name '*.h' -o -name '*.cuh' \) | sort) \
+    | grep -E '#[[:space:]]*include[[:space:]]*<omp\.h>|\bomp_[a-z_]+[[:space:]]*\('
+}
+
 # Each rule prints the lines that break it; a rule that prints nothing passes.
 for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_kernels_read_no_environment rule_kernels_keep_no_state \
@@ -288,7 +303,7 @@ for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_cuda_passes_the_workspace rule_environment_read_in_options_only \
             rule_kernels_include_no_cuda_header rule_no_plan_made_below_the_decision \
             rule_no_stale_copy_of_a_front_end rule_backends_call_nothing_above \
-            rule_no_policy_below_the_plan; do
+            rule_no_policy_below_the_plan rule_host_threads_are_the_pools; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"

@@ -1688,54 +1688,6 @@ static void test_operand_errors (void)
     }
 }
 
-/* A team's jobs: every member's share run once, by as many members as asked (no more than the
- * team has), job after job, some after the helpers have gone to sleep. */
-typedef struct {
-  int hits[8];
-  int members;
-  int wrong_members;
-} team_job;
-
-static void team_share (void *arg, int member, int members)
-{
-  team_job *j = (team_job *) arg;
-  j->hits[member]++;
-  j->wrong_members += members != j->members;
-}
-
-static void test_host_team (void)
-{
-  CHECK_CASE ("host team: each member's share once, job after job");
-  tilemm_cpu_set anywhere;
-  tilemm_cpu_set_clear (&anywhere);
-  tilemm_host_team *team = tilemm_host_team_start (5, &anywhere);
-  CHECK (team && tilemm_host_team_size (team) == 5, "a team of %d", tilemm_host_team_size (team));
-  int bad = 0;
-  for (int i = 0; i < 20000 && team; i++)
-    {
-      team_job j;
-      memset (&j, 0, sizeof j);
-      const int asked = 1 + i % 7;
-      j.members = asked < 5 ? asked : 5;
-      if (i % 5000 == 4999)
-        {
-          const struct timespec pause = { 0, 2 * 1000 * 1000 };   /* the helpers fall asleep */
-          nanosleep (&pause, NULL);
-        }
-      tilemm_host_team_run (team, asked, team_share, &j);
-      for (int m = 0; m < 8; m++)
-        bad += j.hits[m] != (m < j.members);
-      bad += j.wrong_members;
-    }
-  CHECK (bad == 0, "%d shares run other than once, or told the wrong members", bad);
-  team_job alone;
-  memset (&alone, 0, sizeof alone);
-  alone.members = 1;
-  tilemm_host_team_run (NULL, 4, team_share, &alone);
-  CHECK (alone.hits[0] == 1 && alone.hits[1] == 0, "no team: the caller alone");
-  tilemm_host_team_stop (team);
-}
-
 /* Parallel staging copies: every byte of the block arrives, nothing beside it is touched; on a
  * team of 4 (every other case) or the calling thread alone. */
 static void test_parallel_copy (void)
@@ -2338,7 +2290,6 @@ int main (void)
   test_random_shapes ();
   test_exhaustive_small_double ();
   test_large_products ();
-  test_host_team ();
   test_parallel_copy ();
   printf ("test_core: %.1f s\n", wall_seconds () - start);
   return check_summary ("test_core");

@@ -12,10 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "backend.h"
 #include "check.h"
 #include "test_random.h"
@@ -25,9 +21,11 @@
 
 /* ---------------------------------------------------------------- products */
 
-/* The emulated product of column-major contiguous operands of `type` (interleaved complex). */
-static tilemm_status emulated (tilemm_type type, int64_t m, int64_t n, int64_t k, void *a, void *b,
-                               void *c, const tilemm_emu_options *options, tilemm_emu_plan *used)
+/* The emulated product of column-major contiguous operands of `type` (interleaved complex), its
+ * loops on at most `threads` host threads (0: the host's). */
+static tilemm_status emulated_on (int threads, tilemm_type type, int64_t m, int64_t n, int64_t k,
+                                  void *a, void *b, void *c, const tilemm_emu_options *options,
+                                  tilemm_emu_plan *used)
 {
   tilemm_view va, vb, vc;
   tilemm_plan plan;
@@ -43,6 +41,7 @@ static tilemm_status emulated (tilemm_type type, int64_t m, int64_t n, int64_t k
       || tilemm_view_init (&vc, type, m, n, m > 0 ? m : 1, c) != TILEMM_OK
       || tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, type, m, n, k, NULL) != TILEMM_OK)
     return TILEMM_EINVAL;
+  plan.threads = threads;
   tilemm_emu_branches branches;   /* as the call's plan holds them */
   tilemm_emu_branches_make (options, &branches);
   const tilemm_status s = tilemm_cpu_multiply_emulated (&plan, options, &branches,
@@ -51,6 +50,12 @@ static tilemm_status emulated (tilemm_type type, int64_t m, int64_t n, int64_t k
   if (s != TILEMM_OK)
     printf ("  emulated: %s\n", err.detail);
   return s;
+}
+
+static tilemm_status emulated (tilemm_type type, int64_t m, int64_t n, int64_t k, void *a, void *b,
+                               void *c, const tilemm_emu_options *options, tilemm_emu_plan *used)
+{
+  return emulated_on (0, type, m, n, k, a, b, c, options, used);
 }
 
 /* Plain double product in k order (what a naive `*` does), and the __float128 reference with
@@ -775,24 +780,34 @@ static void test_views_plans_threads (void)
   bad.moduli = TILEMM_EMU_MAX_MODULI + 1;
   CHECK (tilemm_emu_run_cpu (&bad, &vap, &vbp, &vc3, NULL) == TILEMM_EINVAL, "25 moduli");
   CHECK (tilemm_emu_stats_cpu (&vap, &vap, &st, &err) == TILEMM_ESHAPE, "shapes");
-#ifdef _OPENMP
-  CHECK_CASE ("1, 2 and 3 threads: the same statistics and bits");
-  const int saved = omp_get_max_threads ();
-  tilemm_emu_stats by[3];
-  for (int t = 1; t <= 3; t++)
-    {
-      omp_set_num_threads (t);
-      CHECK (tilemm_emu_stats_cpu (&vap, &vbp, &by[t - 1], NULL) == TILEMM_OK, "stats");
-      CHECK (tilemm_emu_run_cpu (&plan, &vap, &vbp, &vc3, NULL) == TILEMM_OK
-               && memcmp (c1, c3, sizeof (double) * m * n) == 0,
-             "C with %d threads", t);
-    }
-  omp_set_num_threads (saved);
-  CHECK (memcmp (&by[0], &by[1], sizeof by[0]) == 0 && memcmp (&by[0], &by[2], sizeof by[0]) == 0,
-         "statistics differ");
-#else
-  check_skip ("threads", "built without OpenMP");
-#endif
+  CHECK_CASE ("1, 2 and 3 threads: the same plan and bits");
+  {
+    /* Large enough that the loops take more than one thread (team_size.h). */
+    const int bm = 130, bn = 120, bk = 100;
+    double *ba = malloc (sizeof (double) * bm * bk), *bb = malloc (sizeof (double) * bk * bn);
+    double *bc[3] = { malloc (sizeof (double) * bm * bn), malloc (sizeof (double) * bm * bn),
+                      malloc (sizeof (double) * bm * bn) };
+    CHECK (ba && bb && bc[0] && bc[1] && bc[2], "memory");
+    if (ba && bb && bc[0] && bc[1] && bc[2])
+      {
+        for (int i = 0; i < bm * bk; i++)
+          ba[i] = ldexp (nrand (), (i % bm) % 9 - 4);
+        for (int i = 0; i < bk * bn; i++)
+          bb[i] = nrand ();
+        tilemm_emu_plan by[3];
+        for (int t = 1; t <= 3; t++)
+          CHECK (emulated_on (t, TILEMM_DOUBLE, bm, bn, bk, ba, bb, bc[t - 1], NULL, &by[t - 1])
+                   == TILEMM_OK,
+                 "C with %d threads", t);
+        CHECK (memcmp (bc[0], bc[1], sizeof (double) * bm * bn) == 0
+                 && memcmp (bc[0], bc[2], sizeof (double) * bm * bn) == 0,
+               "C differs by the threads");
+        CHECK (memcmp (&by[0], &by[1], sizeof by[0]) == 0
+                 && memcmp (&by[0], &by[2], sizeof by[0]) == 0,
+               "plans differ by the threads");
+      }
+    free (ba), free (bb), free (bc[0]), free (bc[1]), free (bc[2]);
+  }
   CHECK_CASE ("fixed moduli: exactly N, more moduli never less accurate here");
   double prev = INFINITY;
   __float128 *r = malloc (sizeof (__float128) * m * n), *s = malloc (sizeof (__float128) * m * n);

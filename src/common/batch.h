@@ -70,10 +70,10 @@ typedef struct tilemm_batch_plan_s {
                                 CPU: every page; per_page: 1                                  */
   int parallel_pages;        /* CPU: pages spread over the threads, each page on one thread;
                                 0: page after page, each spread over the threads            */
-  int threads;               /* CPU: the threads (0: OpenMP's default; 1 for a batch too
-                                small to gain from more)                                      */
+  int threads;               /* CPU: the threads the batch pays for on the host's threads
+                                (team_size.h; 1 for a batch too small to gain from more)      */
   int64_t pages_per_poll;    /* CPU: pages between two polls of the host's stop (each group a
-                                parallel region of about 20 ms of work a thread)             */
+                                job of the host pool, about 20 ms of work a thread)           */
   int copy_threads;          /* GPU: the host threads that copy pages into and out of the
                                 staging: 1 for a batch under 64 MiB (a team's wake-up can cost
                                 more than its copies: milliseconds where another library's
@@ -101,8 +101,8 @@ typedef struct tilemm_batch_plan_s {
 } tilemm_batch_plan;
 
 /* The plan of a batch of `pages` products of one page's route (m, n, k in the route's terms: a
- * complex page read as pairs or split counts twice), on `threads` host threads (0: OpenMP's
- * default).  choice: "cpu", "gpu" or "auto" (the GPU
+ * complex page read as pairs or split counts twice), on a host of `threads` threads (the host's
+ * facts, tilemm_host_facts; 0: the machine's facts' count, else one).  choice: "cpu", "gpu" or "auto" (the GPU
  * where the device model says that it pays for the whole batch, tilemm_batch_gpu_pays, and
  * gpu_usable); max_device_bytes: 0 for no limit, else the device bytes a panel of pages may
  * hold (device_bytes: the GPU's memory budget, 0 when unknown).  Pages that run alone
@@ -158,14 +158,14 @@ double tilemm_batch_cpu_page_s (const tilemm_machine_facts *facts, tilemm_type t
 double tilemm_batch_page_bytes (const tilemm_route *route);
 
 /* Whether a batch of `pages` such products pays on the GPU against the CPU's batched path:
- * the device model's call (fixed cost, bus, kernels) and panels, against the pages on `threads`
- * host threads (0: OpenMP's default).  Pure. */
+ * the device model's call (fixed cost, bus, kernels) and panels, against the pages on a host of
+ * `threads` threads (as tilemm_batch_plan_make).  Pure. */
 int tilemm_batch_gpu_pays (const tilemm_route *route, int64_t pages, int threads,
                            const tilemm_machine_facts *facts);
 
 /* Whether the loop of the host's own `*` over the pages (one call a page, from the oct-file:
- * tilemm_model_host_page_s) beats the CPU's batched path on `threads` threads (0: OpenMP's
- * default) and, where `gpu_usable`, the GPU's: pages of a few hundred rows, few of them, where
+ * tilemm_model_host_page_s) beats the CPU's batched path on a host of `threads` threads (as
+ * tilemm_batch_plan_make) and, where `gpu_usable`, the GPU's: pages of a few hundred rows, few of them, where
  * the host BLAS is faster than our CPU kernels and the GPU's call costs more than the pages.
  * "auto" then hands the pages to `*` (TILEMM_BATCH_HOST).  Pure. */
 int tilemm_batch_host_pays (const tilemm_route *route, int64_t pages, int threads, int gpu_usable,

@@ -9,13 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "batch.h"
 #include "device_model.h"
 #include "devices.h"
+#include "team_size.h"
 
 /* The CPU's batched path is costed by the model (device_model.h): a page's fixed cost on one
  * thread (a small real page, computed directly, has almost none) and the tiled C backend's rate
@@ -185,25 +182,27 @@ static double cpu_one_thread_s (const tilemm_route *route, int64_t pages,
                                     route_cols (route), (double) route->k);
 }
 
-/* The host's threads where `threads` is 0, as tilemm_batch_plan_make counts them. */
-static int threads_or_host (int threads)
+/* The threads the batch pays for on a host of `threads` threads (the host's facts; 0, unknown:
+ * the threads the machine's facts were measured with, else one): the one rule of team_size.h on
+ * the batch's seconds on one thread.  (How many of them its pages or tiles keep busy at once is
+ * the page plan's and the run's: each job has no more members than pieces.) */
+static int batch_threads (const tilemm_route *route, int64_t pages, int threads,
+                          const tilemm_machine_facts *facts)
 {
-#ifdef _OPENMP
-  if (threads < 1)
-    threads = omp_get_max_threads ();
-#endif
-  return threads < 1 ? 1 : threads;
+  if (threads < 1 && facts)
+    threads = facts->threads;
+  return tilemm_team_size (threads, INT64_MAX, cpu_one_thread_s (route, pages, facts));
 }
 
-/* Seconds the CPU's batched path takes on `threads` threads: one thread's time where the plan
- * keeps the batch on one thread, else that time shared plus a parallel region's start and
- * barrier (tilemm_model_cpu_region_s). */
+/* Seconds the CPU's batched path takes on the threads it pays for: one thread's time where that
+ * is one, else that time shared plus a job's start and end on the pool
+ * (tilemm_model_cpu_region_s). */
 static double cpu_batch_s (const tilemm_route *route, int64_t pages, int threads,
                            const tilemm_machine_facts *facts)
 {
   const double one = cpu_one_thread_s (route, pages, facts);
-  const double region = tilemm_model_cpu_region_s (facts);
-  return one < region || threads <= 1 ? one : one / (double) threads + region;
+  const int team = batch_threads (route, pages, threads, facts);
+  return team <= 1 ? one : one / (double) team + tilemm_model_cpu_region_s (facts);
 }
 
 /* Seconds the batch takes on the GPU: pages run alone pay one call each; a batch, one call. */
@@ -225,7 +224,7 @@ int tilemm_batch_gpu_pays (const tilemm_route *route, int64_t pages, int threads
   if (pages <= 0)
     return 0;
   return gpu_batch_s (route, pages, facts)
-         < cpu_batch_s (route, pages, threads_or_host (threads), facts);
+         < cpu_batch_s (route, pages, threads, facts);
 }
 
 int tilemm_batch_host_pays (const tilemm_route *route, int64_t pages, int threads, int gpu_usable,
@@ -236,7 +235,7 @@ int tilemm_batch_host_pays (const tilemm_route *route, int64_t pages, int thread
   const double host_s
     = (double) pages
       * tilemm_model_host_page_s (facts, route->compute_type, batch_flops (route, 1));
-  if (host_s >= cpu_batch_s (route, pages, threads_or_host (threads), facts))
+  if (host_s >= cpu_batch_s (route, pages, threads, facts))
     return 0;
   return !gpu_usable || host_s < gpu_batch_s (route, pages, facts);
 }
@@ -246,14 +245,14 @@ void tilemm_batch_ways (const tilemm_route *route, int64_t pages, int threads, i
 {
   seconds[TILEMM_WAY_HOST]
     = (double) pages * tilemm_model_host_page_s (facts, route->compute_type, batch_flops (route, 1));
-  seconds[TILEMM_WAY_CPU] = cpu_batch_s (route, pages, threads_or_host (threads), facts);
+  seconds[TILEMM_WAY_CPU] = cpu_batch_s (route, pages, threads, facts);
   seconds[TILEMM_WAY_GPU] = gpu_usable ? gpu_batch_s (route, pages, facts) : INFINITY;
 }
 
 /* Pages between two polls of the host's stop on the CPU: about 20 ms of work on every thread
- * (each group is a parallel region: its start and barrier cost threads that wait by spinning,
- * which on a busy machine take the cores from the threads that work), and at least a few pages
- * a thread. */
+ * (each group is a job of the host pool: its start and end cost wake-ups, and threads that wait
+ * by spinning, which on a busy machine take the cores from the threads that work), and at least
+ * a few pages a thread. */
 static int64_t pages_per_poll (const tilemm_route *route, int threads,
                                const tilemm_machine_facts *facts)
 {
@@ -280,7 +279,10 @@ static tilemm_status cpu_page_plan (const tilemm_route *route, size_t max_device
                         route->b_split ? 2 * route->n : route->n, route->k, &limits);
   if (status != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
-  plan->page.threads = plan->parallel_pages ? 1 : plan->threads;
+  /* A page on the batch's threads, as many as its tiles and flops pay for, or on one where the
+   * pages spread over them. */
+  plan->page.threads
+    = plan->parallel_pages ? 1 : tilemm_plan_cpu_threads (&plan->page, NULL, plan->threads);
   plan->direct_pages = !tilemm_type_is_complex (plan->page.type)
                        && (double) plan->page.m * (double) plan->page.n * (double) plan->page.k
                             <= TILEMM_BATCH_SMALL_PAGE_WORK;
@@ -293,15 +295,10 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
                                       int pages_alone, const tilemm_machine_facts *facts,
                                       tilemm_batch_plan *plan, tilemm_error *err)
 {
-#ifdef _OPENMP
-  if (threads <= 0)
-    threads = omp_get_max_threads ();
-#endif
-  if (threads <= 0)
-    threads = 1;
-  /* On the CPU (the backend may yet be the GPU: "auto" weighs the CPU on every thread). */
-  plan->threads
-    = cpu_one_thread_s (route, pages, facts) < tilemm_model_cpu_region_s (facts) ? 1 : threads;
+  /* On the CPU (the backend may yet be the GPU: "auto" weighs the CPU on the threads it would
+   * take). */
+  plan->threads = batch_threads (route, pages, threads, facts);
+  threads = plan->threads;
   plan->pages_per_poll = pages_per_poll (route, plan->threads, facts);
   plan->pages_per_panel = pages;
   plan->backend = TILEMM_BACKEND_CPU;

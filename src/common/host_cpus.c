@@ -11,12 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "host_cpus.h"
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "tilemm_settings.h"
 
 #if defined(__linux__)
 #include <pthread.h>
@@ -170,14 +168,14 @@ static int allowed_cpus (tilemm_cpu_set *set)
 void tilemm_host_facts_gather (tilemm_host_facts *host)
 {
   allowed_cpus (&host->cpus);
-  int threads = 1;
-#ifdef _OPENMP
-  threads = omp_get_max_threads ();
-#endif
   const int cpus = tilemm_cpu_set_count (&host->cpus);
-  if (cpus > 0 && threads > cpus)
-    threads = cpus;
-  host->threads = threads > 0 ? threads : 1;
+  const int cap = tilemm_process_settings_get ()->host_threads;
+  /* Without a mask (elsewhere than Linux): the CPUs online. */
+  const long online = cpus > 0 ? cpus : sysconf (_SC_NPROCESSORS_ONLN);
+  int threads = online > 0 ? (online < 1L << 16 ? (int) online : 1 << 16) : 1;
+  if (cap > 0 && cap < threads)
+    threads = cap;
+  host->threads = threads;
 }
 
 /* The first line of a small file, or 0. */

@@ -46,9 +46,9 @@ void tilemm_cpu_set_format (const tilemm_cpu_set *set, char *buf, int size);
 /* What the plan knows of the host's CPUs. */
 typedef struct {
   tilemm_cpu_set cpus;   /* the CPUs this process may run on (its affinity mask); empty: unknown */
-  int threads;           /* the host threads tilemm's teams may use at once: OpenMP's default
-                            (OMP_NUM_THREADS, else the CPUs the process could use when it
-                            started), no more than the CPUs of the mask                        */
+  int threads;           /* the host threads tilemm's teams may use at once: the CPUs of the
+                            mask (unknown: the CPUs online), no more than OMP_NUM_THREADS where
+                            the user set it (tilemm_settings.h)                                */
 } tilemm_host_facts;
 
 /* The host's facts now (one system call: the mask may change between calls). */

@@ -2,13 +2,22 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *
- * Each helper has a slot of its own: the caller writes a job into the slots of the job's members
- * only, then moves each one's `jobs` on; a member sees it (spinning for a while after its last
- * job, else asleep on its own condition), does its share and counts itself off `remaining`; the
- * caller, once its own share is done, waits for `remaining` to reach 0.  A helper outside the job
- * is neither woken nor waited for (a woken thread that must find a core before the job can end
- * costs milliseconds where another library's threads hold the cores), and a slot is written again
- * only after its helper has counted itself off the job before.
+ * The job lives in the team: the caller writes it (fn, arg, count, members, the counter `next`)
+ * while no job is open and no helper is inside one, then opens it by moving `state` on (the job's
+ * number times two, plus one while open).  A helper that sees a new number counts itself in
+ * `active`, then reads `state` again: only if the job is still open does it read the job and
+ * claim indices, and either way it counts itself out.  Once the caller has seen every index
+ * claimed it closes the job (`state` even) and waits for `active` to reach 0.  Every one of these
+ * is a sequentially consistent atomic, which is what makes the two checks meet (a Dekker pair):
+ * either the helper's count comes before the caller reads `active` (the caller waits for it to
+ * leave) or the caller's close comes before the helper reads `state` (the helper leaves without
+ * touching the job).  So the caller never waits for a helper that has not started, and the job's
+ * arguments, which live on the caller's stack, are never read after the caller returns.
+ *
+ * Sleeping: a helper that saw no job for SPIN_NS counts itself in `sleepers` and sleeps on its
+ * own condition under the team's lock, after checking `state` once more under that lock; the
+ * caller, after opening a job, takes the lock only when `sleepers` is not 0 and wakes the
+ * sleeping helpers the job may use (the same Dekker pair: no wake-up is lost).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -22,9 +31,15 @@
 
 #include "host_team.h"
 
-/* A helper spins this long after its last job before it sleeps: a product's copies come back to
- * back, and waking a sleeping thread costs more than a small copy takes. */
-enum { SPIN_NS = 200 * 1000, HELPER_STACK = 256 << 10 };
+/* A helper spins (yielding its core between looks) this long after a job before it sleeps:
+ * the jobs of one product come back to back, and waking a sleeping thread costs more than a
+ * small job.  Short, so that an idle team never competes for long with another library's
+ * threads. */
+enum { SPIN_NS = 75 * 1000, YIELD_EVERY = 16 };
+
+/* A helper's stack: room for the CPU backend's tile buffers (backend_cpu.c) with a margin; only
+ * the pages touched are ever backed. */
+enum { HELPER_STACK = 1 << 20 };
 
 static inline void relax (void)
 {
@@ -42,17 +57,12 @@ static int64_t now_ns (void)
   return (int64_t) t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* One helper's slot: its job, written by the caller before `jobs` moves on. */
 typedef struct {
   tilemm_host_team *team;
   int member;
   pthread_t thread;
-  atomic_uint_fast64_t jobs;     /* jobs given to this helper so far (and one more to stop) */
   pthread_cond_t wake;           /* where it sleeps, under the team's lock                  */
   int sleeping;                  /* under the team's lock                                   */
-  tilemm_team_fn fn;
-  void *arg;
-  int members;
 } helper_slot;
 
 struct tilemm_host_team {
@@ -61,9 +71,54 @@ struct tilemm_host_team {
   pid_t pid;                     /* the process the helpers live in                         */
   helper_slot *slot;             /* threads - 1 of them: member i is slot[i - 1]            */
   pthread_mutex_t lock;          /* guards the slots' `sleeping` and the sleeps             */
-  atomic_int remaining;          /* members yet to count themselves off the current job     */
+  atomic_int sleepers;           /* helpers asleep or about to be                           */
   atomic_int quit;
+  /* The job: written by the caller only while it is closed and `active` is 0. */
+  tilemm_team_fn fn;
+  void *arg;
+  int64_t count;
+  int members;
+  atomic_int_fast64_t next;      /* the next index to claim                                 */
+  atomic_uint_fast64_t state;    /* job number × 2, + 1 while the job is open              */
+  atomic_int active;             /* helpers inside the job                                  */
 };
+
+/* Claims and runs indices of the open job until none is left. */
+static void claim_all (tilemm_host_team *t, int member)
+{
+  const int64_t count = t->count;
+  for (int64_t i; (i = atomic_fetch_add (&t->next, 1)) < count;)
+    t->fn (t->arg, i, member);
+}
+
+/* The state once it names a job other than `seen` (or the team quits): spinning a while, then
+ * asleep. */
+static uint_fast64_t wait_for_job (tilemm_host_team *t, helper_slot *s, uint_fast64_t seen)
+{
+  uint_fast64_t state;
+  const int64_t until = now_ns () + SPIN_NS;
+  for (unsigned spins = 1;; spins++)
+    {
+      state = atomic_load (&t->state);
+      if (state >> 1 != seen || atomic_load (&t->quit))
+        return state;
+      if (spins % YIELD_EVERY)
+        relax ();
+      else if (now_ns () > until)
+        break;
+      else
+        sched_yield ();   /* a thread of another library may be waiting for this core */
+    }
+  pthread_mutex_lock (&t->lock);
+  atomic_fetch_add (&t->sleepers, 1);
+  s->sleeping = 1;
+  while ((state = atomic_load (&t->state)) >> 1 == seen && !atomic_load (&t->quit))
+    pthread_cond_wait (&s->wake, &t->lock);
+  s->sleeping = 0;
+  atomic_fetch_sub (&t->sleepers, 1);
+  pthread_mutex_unlock (&t->lock);
+  return state;
+}
 
 static void *helper_main (void *p)
 {
@@ -73,34 +128,16 @@ static void *helper_main (void *p)
   uint_fast64_t seen = 0;
   for (;;)
     {
-      uint_fast64_t g = atomic_load (&s->jobs);
-      if (g == seen)
-        {
-          const int64_t until = now_ns () + SPIN_NS;
-          for (unsigned spins = 1; g == seen; spins++)
-            {
-              relax ();
-              g = atomic_load (&s->jobs);
-              if (g == seen && (spins & 1023) == 0 && now_ns () > until)
-                break;
-            }
-        }
-      if (g == seen)
-        {
-          pthread_mutex_lock (&t->lock);
-          while ((g = atomic_load (&s->jobs)) == seen)
-            {
-              s->sleeping = 1;
-              pthread_cond_wait (&s->wake, &t->lock);
-            }
-          s->sleeping = 0;
-          pthread_mutex_unlock (&t->lock);
-        }
-      seen = g;
+      const uint_fast64_t state = wait_for_job (t, s, seen);
       if (atomic_load (&t->quit))
         return NULL;
-      s->fn (s->arg, s->member, s->members);
-      atomic_fetch_sub (&t->remaining, 1);
+      seen = state >> 1;
+      if (!(state & 1))
+        continue;   /* it closed before this helper looked: nothing of it is read */
+      atomic_fetch_add (&t->active, 1);
+      if (atomic_load (&t->state) == state && s->member < t->members)
+        claim_all (t, s->member);
+      atomic_fetch_sub (&t->active, 1);
     }
 }
 
@@ -115,8 +152,11 @@ tilemm_host_team *tilemm_host_team_start (int threads, const tilemm_cpu_set *cpu
     t->cpus = *cpus;
   t->pid = getpid ();
   t->threads = 1;
-  atomic_init (&t->remaining, 0);
+  atomic_init (&t->sleepers, 0);
   atomic_init (&t->quit, 0);
+  atomic_init (&t->next, 0);
+  atomic_init (&t->state, 0);
+  atomic_init (&t->active, 0);
   if (pthread_mutex_init (&t->lock, NULL) != 0)
     {
       free (t);
@@ -126,18 +166,17 @@ tilemm_host_team *tilemm_host_team_start (int threads, const tilemm_cpu_set *cpu
     t->slot = (helper_slot *) calloc ((size_t) threads - 1, sizeof *t->slot);
   pthread_attr_t attr;
   const int attr_ok = pthread_attr_init (&attr) == 0;
-  if (attr_ok)
-    pthread_attr_setstacksize (&attr, HELPER_STACK);
+  /* A small stack where the system takes it, else the system's default (larger). */
+  const int sized = attr_ok && pthread_attr_setstacksize (&attr, HELPER_STACK) == 0;
   /* As many helpers as the system gives: a team of fewer members still works. */
   for (int i = 1; t->slot && i < threads; i++)
     {
       helper_slot *s = &t->slot[i - 1];
       s->team = t;
       s->member = i;
-      atomic_init (&s->jobs, 0);
       if (pthread_cond_init (&s->wake, NULL) != 0)
         break;
-      if (pthread_create (&s->thread, attr_ok ? &attr : NULL, helper_main, s) != 0)
+      if (pthread_create (&s->thread, sized ? &attr : NULL, helper_main, s) != 0)
         {
           pthread_cond_destroy (&s->wake);
           break;
@@ -156,8 +195,6 @@ void tilemm_host_team_stop (tilemm_host_team *t)
   if (t->pid == getpid ())
     {
       atomic_store (&t->quit, 1);
-      for (int i = 1; i < t->threads; i++)
-        atomic_fetch_add (&t->slot[i - 1].jobs, 1);
       pthread_mutex_lock (&t->lock);
       for (int i = 1; i < t->threads; i++)
         pthread_cond_signal (&t->slot[i - 1].wake);
@@ -187,34 +224,41 @@ int tilemm_host_team_fits (const tilemm_host_team *t, int threads, const tilemm_
   return t->threads >= threads && tilemm_cpu_set_equal (&t->cpus, cpus ? cpus : &none);
 }
 
-void tilemm_host_team_run (tilemm_host_team *t, int members, tilemm_team_fn fn, void *arg)
+void tilemm_host_team_each (tilemm_host_team *t, int members, int64_t count, tilemm_team_fn fn,
+                            void *arg)
 {
-  if (!t || members <= 1 || t->threads <= 1 || t->pid != getpid ())
+  if (count <= 0)
+    return;
+  if (!t || members <= 1 || count == 1 || t->threads <= 1 || t->pid != getpid ())
     {
-      fn (arg, 0, 1);
+      for (int64_t i = 0; i < count; i++)
+        fn (arg, i, 0);
       return;
     }
   if (members > t->threads)
     members = t->threads;
-  atomic_store (&t->remaining, members - 1);
-  for (int i = 1; i < members; i++)
+  if ((int64_t) members > count)
+    members = (int) count;
+  t->fn = fn;
+  t->arg = arg;
+  t->count = count;
+  t->members = members;
+  atomic_store (&t->next, 0);
+  const uint_fast64_t job = (atomic_load (&t->state) >> 1) + 1;
+  atomic_store (&t->state, job * 2 + 1);
+  if (atomic_load (&t->sleepers) > 0)
     {
-      helper_slot *s = &t->slot[i - 1];
-      s->fn = fn;
-      s->arg = arg;
-      s->members = members;
-      atomic_fetch_add (&s->jobs, 1);
+      pthread_mutex_lock (&t->lock);
+      for (int i = 1; i < members; i++)
+        if (t->slot[i - 1].sleeping)
+          pthread_cond_signal (&t->slot[i - 1].wake);
+      pthread_mutex_unlock (&t->lock);
     }
-  pthread_mutex_lock (&t->lock);
-  for (int i = 1; i < members; i++)
-    if (t->slot[i - 1].sleeping)
-      pthread_cond_signal (&t->slot[i - 1].wake);
-  pthread_mutex_unlock (&t->lock);
-  fn (arg, 0, members);
-  for (unsigned spins = 1; atomic_load (&t->remaining) > 0; spins++)
-    {
+  claim_all (t, 0);
+  atomic_store (&t->state, job * 2);
+  for (unsigned spins = 1; atomic_load (&t->active) > 0; spins++)
+    if (spins % YIELD_EVERY)
       relax ();
-      if ((spins & 4095) == 0)
-        sched_yield ();   /* a member descheduled by another process: give it the core */
-    }
+    else
+      sched_yield ();   /* a helper finishing its index may be waiting for this core */
 }

@@ -10,13 +10,19 @@
  * worker's thread (one product).  A team here is made once per worker's workspace, of the size
  * and on the CPUs its plan says (copy_team.h), and kept: the next product wakes it.
  *
- * The caller of tilemm_host_team_run is member 0 and works too; the helpers wait for work by
- * spinning a little (work comes back to back while a product streams), then sleep.  A job of
- * fewer members than the team wakes and waits for those only.  After a fork the child has no
- * helpers: a team run there does all the work on the calling thread.
+ * A job is `count` indices that the members claim one at a time from a shared counter, so a
+ * member the system does not schedule (another library's threads spinning on its core) holds
+ * back only the index it claimed, never a fixed share of the job: the others take the rest.  The
+ * caller is member 0 and works too; it returns once every index is done and every helper that
+ * entered the job has left it.  A helper that comes late, after the job closed, does not enter
+ * it and never reads its arguments.  The helpers wait for work by spinning a little (yielding
+ * the core as they spin: jobs come back to back while a product streams), then sleep.  After a
+ * fork the child has no helpers: a job there runs every index on the calling thread.
  */
 #ifndef TILEMM_HOST_TEAM_H
 #define TILEMM_HOST_TEAM_H
+
+#include <stdint.h>
 
 #include "host_cpus.h"
 
@@ -41,11 +47,14 @@ int tilemm_host_team_size (const tilemm_host_team *team);
  * it has that many members at least. */
 int tilemm_host_team_fits (const tilemm_host_team *team, int threads, const tilemm_cpu_set *cpus);
 
-/* One job: fn (arg, member, members) on `members` members at once (at most the team's; the
- * caller is member 0), returning when every member has returned.  A NULL team, members <= 1 or a
- * forked child: fn (arg, 0, 1) on the caller. */
-typedef void (*tilemm_team_fn) (void *arg, int member, int members);
-void tilemm_host_team_run (tilemm_host_team *team, int members, tilemm_team_fn fn, void *arg);
+/* One job: fn (arg, index, member) for every index in [0, count), each exactly once, on at most
+ * `members` members at once (the caller is member 0; member < members, so a job may keep a slot
+ * per member).  Returns when every index is done.  A NULL team, members <= 1, count <= 1 or a
+ * forked child: every index on the caller, in order, as member 0.  Not for two callers at once
+ * on one team (host_pool.h shares one between threads). */
+typedef void (*tilemm_team_fn) (void *arg, int64_t index, int member);
+void tilemm_host_team_each (tilemm_host_team *team, int members, int64_t count, tilemm_team_fn fn,
+                            void *arg);
 
 #ifdef __cplusplus
 }

@@ -411,6 +411,19 @@ static int env_text (const char *name, char *out, size_t size)
   return v && *v;
 }
 
+/* OMP_NUM_THREADS, as the user's cap on the host's threads (the name every threaded library of
+ * the process reads): its first number (a list names the threads of nested levels), 0 when unset
+ * or malformed. */
+static int host_threads_cap (void)
+{
+  const char *v = getenv ("OMP_NUM_THREADS");
+  if (!v)
+    return 0;
+  char *end = NULL;
+  const long x = strtol (v, &end, 10);
+  return end != v && (*end == '\0' || *end == ',') && x > 0 && x <= 1L << 16 ? (int) x : 0;
+}
+
 static tilemm_process_settings process_settings;
 static pthread_once_t process_settings_once = PTHREAD_ONCE_INIT;
 
@@ -422,6 +435,7 @@ static void read_process_settings (void)
                              : (size_t) env_long ("TILEMM_STAGING_MB", 16, 1, 1024) << 20;
   s->staging_chunks = (int) env_long ("TILEMM_STAGING_CHUNKS", 4, 2, 16);
   s->copy_threads = (int) env_long ("TILEMM_COPY_THREADS", 0, 0, 1024);
+  s->host_threads = host_threads_cap ();
   s->huge_pages = (int) env_long ("TILEMM_HUGEPAGES", 1, 0, 1);
   s->prefault_threads = (int) env_long ("TILEMM_PREFAULT_THREADS", 0, 0, 64);
   const char *memset_value = getenv ("TILEMM_BLAS_MEMSET");

@@ -5,49 +5,37 @@
 #include <string.h>
 
 #include "parallel_copy.h"
+#include "team_size.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
-/* Below this many bytes a single thread is faster than waking a team. */
+/* Below this many bytes a single thread is faster than waking a team; a piece of a copy is about
+ * this large (a contiguous block's 1 MiB, or as many whole columns), so that a copy has more
+ * pieces than members and a member the system does not schedule holds back one piece only. */
 enum { PARALLEL_COPY_MIN_BYTES = 1 << 20, PARALLEL_COPY_PIECE = 1 << 20 };
 
-int tilemm_team_size (int threads, int64_t items)
-{
-#ifdef _OPENMP
-  if (threads <= 0)
-    threads = omp_get_max_threads ();
-#endif
-  if (threads < 1)
-    threads = 1;
-  return items < (int64_t) threads ? (int) (items > 0 ? items : 1) : threads;
-}
-
-/* One copy, cut into pieces: 1 MiB of a contiguous block, or a column. */
+/* One copy, cut into pieces: PARALLEL_COPY_PIECE bytes of a contiguous block, or `per_piece`
+ * columns. */
 typedef struct {
   char *dst;
   const char *src;
-  size_t dst_pitch, src_pitch, row_bytes, cols, total;
+  size_t dst_pitch, src_pitch, row_bytes, cols, total, per_piece;
   int contiguous;
-  int64_t pieces;
 } copy_job;
 
-/* Member `member` of `members` copies its share: consecutive pieces, as a static schedule. */
-static void copy_share (void *arg, int member, int members)
+static void copy_piece (void *arg, int64_t piece, int member)
 {
+  (void) member;
   const copy_job *j = (const copy_job *) arg;
-  const int64_t first = j->pieces * member / members, last = j->pieces * (member + 1) / members;
-  for (int64_t p = first; p < last; p++)
-    if (j->contiguous)
-      {
-        const size_t at = (size_t) p * PARALLEL_COPY_PIECE;
-        const size_t len = j->total - at < PARALLEL_COPY_PIECE ? j->total - at : PARALLEL_COPY_PIECE;
-        memcpy (j->dst + at, j->src + at, len);
-      }
-    else
-      memcpy (j->dst + (size_t) p * j->dst_pitch, j->src + (size_t) p * j->src_pitch,
-              j->row_bytes);
+  if (j->contiguous)
+    {
+      const size_t at = (size_t) piece * PARALLEL_COPY_PIECE;
+      const size_t len = j->total - at < PARALLEL_COPY_PIECE ? j->total - at : PARALLEL_COPY_PIECE;
+      memcpy (j->dst + at, j->src + at, len);
+      return;
+    }
+  const size_t first = (size_t) piece * j->per_piece;
+  const size_t last = j->cols - first < j->per_piece ? j->cols : first + j->per_piece;
+  for (size_t c = first; c < last; c++)
+    memcpy (j->dst + c * j->dst_pitch, j->src + c * j->src_pitch, j->row_bytes);
 }
 
 void tilemm_parallel_copy_2d (tilemm_host_team *team, int threads, void *dst, size_t dst_pitch,
@@ -63,12 +51,16 @@ void tilemm_parallel_copy_2d (tilemm_host_team *team, int threads, void *dst, si
   j.total = row_bytes * cols;
   if (j.total == 0)
     return;
-  /* Contiguous: cut into 1 MiB pieces so every member gets work whatever the shape. */
   j.contiguous = dst_pitch == row_bytes && src_pitch == row_bytes;
-  j.pieces = j.contiguous ? (int64_t) ((j.total + PARALLEL_COPY_PIECE - 1) / PARALLEL_COPY_PIECE)
-                          : (int64_t) cols;
+  j.per_piece = j.contiguous || row_bytes >= PARALLEL_COPY_PIECE ? 1 : PARALLEL_COPY_PIECE / row_bytes;
+  const int64_t pieces
+    = j.contiguous ? (int64_t) ((j.total + PARALLEL_COPY_PIECE - 1) / PARALLEL_COPY_PIECE)
+                   : (int64_t) ((cols + j.per_piece - 1) / j.per_piece);
   if (threads < 1)
     threads = tilemm_host_team_size (team);
-  const int members = j.total < PARALLEL_COPY_MIN_BYTES ? 1 : tilemm_team_size (threads, j.pieces);
-  tilemm_host_team_run (team, members, copy_share, &j);
+  const int members = j.total < PARALLEL_COPY_MIN_BYTES
+                        ? 1
+                        : tilemm_team_size (threads, pieces,
+                                            (double) j.total / TILEMM_TEAM_THREAD_BYTES_PER_S);
+  tilemm_host_team_each (team, members, pieces, copy_piece, &j);
 }

@@ -18,18 +18,12 @@ extern "C" {
 
 /* Copies `cols` columns of `row_bytes` bytes each, column j from src + j*src_pitch to
  * dst + j*dst_pitch (a 2-D block, like cudaMemcpy2D), on up to `threads` members of `team` (the
- * calling thread is one of them; a NULL team, or threads 1: the calling thread alone).  A copy
- * under 1 MiB takes the calling thread alone, and no more members than it has pieces (1 MiB of
- * a contiguous block, or a column: tilemm_team_size).  Regions must not overlap. */
+ * calling thread is one of them; a NULL team, or threads 1: the calling thread alone; threads 0:
+ * the team's size).  The copy goes in pieces of about 1 MiB (of a contiguous block, or whole
+ * columns) that the members claim one at a time; under 1 MiB the calling thread copies alone,
+ * and no more members than the copy pays for (tilemm_team_size).  Regions must not overlap. */
 void tilemm_parallel_copy_2d (tilemm_host_team *team, int threads, void *dst, size_t dst_pitch,
                               const void *src, size_t src_pitch, size_t row_bytes, size_t cols);
-
-/* The team of host threads for `items` pieces of work: `threads` (0 or less: OpenMP's default),
- * never more than the pieces (at least 1).  A thread beyond them only wakes to wait at the
- * barrier, and where another library's threads hold the cores (a BLAS whose threads spin after
- * each call) the barrier then waits for it to be scheduled: milliseconds.  The copies here and
- * the CPU backend's tiles take their teams from it. */
-int tilemm_team_size (int threads, int64_t items);
 
 #ifdef __cplusplus
 }

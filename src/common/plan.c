@@ -11,6 +11,7 @@
 #include "devices.h"
 #include "ksplit.h"
 #include "plan_unfilled.h"
+#include "team_size.h"
 #include "tilemm.h"
 
 const char *tilemm_backend_name (tilemm_backend backend)
@@ -36,6 +37,21 @@ static void plan_cpu_tiles (tilemm_plan *plan)
   plan->tile_cols = 64;
   plan->tile_depth = tilemm_type_is_complex (plan->type) ? 32 : 64;
   plan->pad = 0;
+}
+
+/* The CPU backend's tiles of a panel go one at a time to the threads (backend_cpu.c). */
+int tilemm_plan_cpu_threads (const tilemm_plan *plan, const tilemm_machine_facts *facts,
+                             int host_threads)
+{
+  const int64_t rows = plan->panel_rows < plan->n ? plan->panel_rows : plan->n;
+  const int64_t cols = plan->panel_cols < plan->m ? plan->panel_cols : plan->m;
+  const int64_t tiles = tilemm_ceil_div (rows, plan->tile_rows) * tilemm_ceil_div (cols, plan->tile_cols);
+  const double measured = tilemm_model_cpu_thread_flops_per_s (facts);
+  const double rate = measured > TILEMM_TEAM_THREAD_FLOPS_PER_S ? measured
+                                                                 : TILEMM_TEAM_THREAD_FLOPS_PER_S;
+  const double flops = tilemm_model_flops (plan->type, (double) plan->m, (double) plan->n,
+                                           (double) plan->k);
+  return tilemm_team_size (host_threads, tiles, flops / rate);
 }
 
 /* Blocks a variant's tiles cut the product into (the kernels' Cᵀ is n × m; for a complex type

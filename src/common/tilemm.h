@@ -161,7 +161,8 @@ typedef struct {
   int pad;              /* elements added to each shared-memory tile row against conflicts */
   int64_t panel_rows;   /* rows of Cᵀ (columns of C) per panel; n when there is one panel   */
   int64_t panel_cols;   /* cols of Cᵀ (rows of C) per panel; m when there is one panel      */
-  int threads;          /* host threads (CPU backend); 0 = the runtime's default          */
+  int threads;          /* host threads (CPU backend): sized to the product on the host's
+                           threads (tilemm_plan_cpu_threads); 0: one thread                  */
   /* How the GPU backend streams a panel (the CPU backend ignores these).  A panel's piece of
    * Bᵀ (panel_rows × k) stays on the device while A's rows go through it in steps of step_cols
    * rows; each step is uploaded, multiplied and its piece of C downloaded while the next one
@@ -209,6 +210,14 @@ typedef struct {
  * so that they are tested without a GPU). */
 tilemm_status tilemm_plan_make (tilemm_plan *plan, tilemm_backend backend, tilemm_type type,
                                 int64_t m, int64_t n, int64_t k, const tilemm_limits *limits);
+
+/* The CPU backend's threads for `plan` on a host of `host_threads` threads (tilemm_host_facts):
+ * no more than its tiles of a panel, none beyond what its flops pay for (team_size.h) at the
+ * faster of the rule's per-thread rate and the one `facts` measured (NULL: the built-in model's);
+ * at least 1.  The call plan and the batch plan set plan->threads from it; a plan made without
+ * the host's facts keeps 0 (one thread).  Pure. */
+int tilemm_plan_cpu_threads (const tilemm_plan *plan, const struct tilemm_machine_facts_s *facts,
+                             int host_threads);
 
 /* tilemm_plan_make for C = op_a(A)·op_b(B): on the GPU (backend CUDA) the plan records the
  * transposed operands and counts their scratch (a step's piece as stored) in its panels and
@@ -401,7 +410,7 @@ tilemm_route tilemm_route_decide_op (const tilemm_operand *a, tilemm_op op_a,
 
 const char *tilemm_version (void);
 int tilemm_cuda_built (void);      /* 1 when this build has the CUDA backend */
-int tilemm_openmp_built (void);    /* 1 when the CPU backend runs on OpenMP   */
+int tilemm_openmp_built (void);    /* 0: the CPU backend runs on tilemm's pool */
 
 #ifdef __cplusplus
 }

@@ -43,8 +43,11 @@ typedef struct {
   size_t staging_chunk_bytes;  /* TILEMM_STAGING_KB (finer: tests use tiny chunks), else
                                   TILEMM_STAGING_MB (16)                                       */
   int staging_chunks;          /* TILEMM_STAGING_CHUNKS: chunks each way, 2 to 16 (4)          */
-  int copy_threads;            /* TILEMM_COPY_THREADS: host threads per staging copy (0:
-                                  OpenMP's default)                                            */
+  int copy_threads;            /* TILEMM_COPY_THREADS: host threads per staging copy (0: the
+                                  plan's)                                                      */
+  int host_threads;            /* OMP_NUM_THREADS: the user's cap on the host threads tilemm's
+                                  teams use (its first number; 0: unset, the CPUs of the
+                                  process's affinity mask)                                     */
   int huge_pages;              /* TILEMM_HUGEPAGES: ask huge pages for a large result (1)      */
   int prefault_threads;        /* TILEMM_PREFAULT_THREADS: threads faulting a large result's
                                   pages in (0: none)                                           */

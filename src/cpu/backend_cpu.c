@@ -4,7 +4,8 @@
  *
  * C = A·B is computed as the row-major product Cᵀ = Bᵀ·Aᵀ on the row-major readings of the
  * untouched column-major buffers, panel by panel as the plan cuts it, block tile by block tile
- * within a panel (one OpenMP task per tile).  The per-type kernel is written once, in
+ * within a panel (the tiles claimed one at a time by the threads of the host pool, host_pool.h,
+ * as many as the plan says).  The per-type kernel is written once, in
  * backend_cpu_tile.h, and instantiated below for float, double and their complex pairs, once
  * per CPU variant (cpu_isa.h): the build's baseline and, on x86-64 with GCC or clang, AVX2 and
  * AVX-512 copies compiled with target attributes, the widest the CPU supports chosen per product.
@@ -20,17 +21,15 @@
  * AVX2 variant is compiled without the FMA instructions besides.  tests/test_core.c compares every
  * variant the machine runs bitwise against the default.
  */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "backend.h"
 #include "batch.h"
 #include "cpu_isa.h"
-#include "parallel_copy.h"
+#include "host_pool.h"
+#include "team_size.h"
 #include "tilemm.h"
 
 #ifdef __clang__
@@ -39,7 +38,8 @@
 
 /* The largest block tile (rows and columns of Cᵀ, and real k depth) the local buffers hold.
  * Three 64×64 double tiles are 96 KiB of stack per thread, 128 KiB for complex double (whose
- * depth is halved); every platform's default thread stack (512 KiB and up) has room. */
+ * depth is halved); every platform's default thread stack (512 KiB and up) has room, and the host
+ * pool's threads have 1 MiB (host_team.c). */
 #define CPU_TILE_MAX 64
 
 /* The operands of one panel, as the kernels read them.  A transposed operand is the same view
@@ -132,15 +132,11 @@ static int cpu_tiles_fit (const tilemm_plan *plan)
          && plan->tile_depth <= depth_max;
 }
 
+/* The plan's threads (plan.c sizes them to the product on the host's threads); a plan made
+ * without the host's facts: one. */
 static int cpu_threads (const tilemm_plan *plan)
 {
-  if (plan->threads > 0)
-    return plan->threads;
-#ifdef _OPENMP
-  return omp_get_max_threads ();
-#else
-  return 1;
-#endif
+  return plan->threads > 0 ? plan->threads : 1;
 }
 
 /* The operands of one panel: sub-views of A, B and C (the guide's GetSubMatrix), read row-major.
@@ -170,10 +166,30 @@ static cpu_operands cpu_panel_operands (const tilemm_plan *plan, const tilemm_pa
   return op;
 }
 
+/* One batch of a panel's tiles, a job of the host pool: tile `first + index`. */
+typedef struct {
+  const cpu_operands *op;
+  cpu_tile_fn *tile;
+  int64_t first, tiles_across;
+} tile_batch;
+
+static void cpu_tile_at (void *arg, int64_t index, int member)
+{
+  (void) member;
+  const tile_batch *b = (const tile_batch *) arg;
+  const cpu_operands *op = b->op;
+  const int64_t t = b->first + index;
+  const int64_t r0 = (t / b->tiles_across) * op->tile_rows;
+  const int64_t c0 = (t % b->tiles_across) * op->tile_cols;
+  const int rows = (int) (op->ct.height - r0 < op->tile_rows ? op->ct.height - r0 : op->tile_rows);
+  const int cols = (int) (op->ct.width - c0 < op->tile_cols ? op->ct.width - c0 : op->tile_cols);
+  b->tile (op, r0, c0, rows, cols);
+}
+
 /* Every block tile of one panel, spread over the threads, each by tile (the kernel of the type
  * and variant).  With a stop callback the tiles go in batches of whole tile rows (4 tiles a
  * thread or more), and the callback is polled on this thread between batches: it need not be
- * thread-safe, and no thread leaves an OpenMP loop early.  Returns 1 when stopped. */
+ * thread-safe, and no thread leaves a job early.  Returns 1 when stopped. */
 static int cpu_panel (const cpu_operands *op, cpu_tile_fn *tile, const tilemm_stop *stop)
 {
   const int64_t tiles_down = tilemm_ceil_div (op->ct.height, op->tile_rows);
@@ -187,20 +203,10 @@ static int cpu_panel (const cpu_operands *op, cpu_tile_fn *tile, const tilemm_st
       if (first > 0 && tilemm_stop_requested (stop))
         return 1;
       const int64_t last = ntiles - first < batch ? ntiles : first + batch;
-      /* No more threads than tiles (tilemm_team_size). */
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic) num_threads(tilemm_team_size (op->threads, last - first)) if (last - first > 1)
-#endif
-      for (int64_t t = first; t < last; t++)
-        {
-          const int64_t r0 = (t / tiles_across) * op->tile_rows;
-          const int64_t c0 = (t % tiles_across) * op->tile_cols;
-          const int rows = (int) (op->ct.height - r0 < op->tile_rows ? op->ct.height - r0
-                                                                     : op->tile_rows);
-          const int cols = (int) (op->ct.width - c0 < op->tile_cols ? op->ct.width - c0
-                                                                    : op->tile_cols);
-          tile (op, r0, c0, rows, cols);
-        }
+      const tile_batch b = { op, tile, first, tiles_across };
+      /* No more threads than tiles (the plan sized them to the whole panel). */
+      tilemm_host_pool_run (tilemm_team_size (op->threads, last - first, INFINITY), last - first,
+                            cpu_tile_at, (void *) &b);
     }
   return 0;
 }

@@ -5,24 +5,13 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "backend.h"
 #include "batch.h"
-
-static int max_threads (void)
-{
-#ifdef _OPENMP
-  return omp_get_max_threads ();
-#else
-  return 1;
-#endif
-}
+#include "host_pool.h"
 
 /* One page of a job on the CPU: views of its pages (a transposed page as stored), the tiled
  * backend on `plan`. */
@@ -78,6 +67,47 @@ static tilemm_status cpu_page (const tilemm_batch_job *job, const tilemm_plan *p
 SMALL_PAGES (small_pages_s, float)
 SMALL_PAGES (small_pages_d, double)
 
+/* Pages [first, last) of a job spread over the host pool: small real pages in blocks (one page
+ * is too little work to hand out alone), others in groups through the tiled backend on one
+ * thread each (the page plan's threads are 1); the first failure kept. */
+enum { DIRECT_BLOCK = 64, PAGE_GROUP = 16 };
+typedef struct {
+  const tilemm_batch_job *job;
+  const tilemm_plan *plan;
+  int64_t first, last, per_index;
+  atomic_int failed;        /* 0, then 1 once the first failure below is written */
+  tilemm_status status;
+  tilemm_error error;
+} pages_job;
+
+static void pages_at (void *arg, int64_t index, int member)
+{
+  (void) member;
+  pages_job *j = (pages_job *) arg;
+  const int64_t b = j->first + index * j->per_index;
+  const int64_t end = j->last - b < j->per_index ? j->last : b + j->per_index;
+  if (j->job->plan->direct_pages)
+    {
+      if (j->job->type == TILEMM_SINGLE)
+        small_pages_s (j->job, b, end);
+      else
+        small_pages_d (j->job, b, end);
+      return;
+    }
+  for (int64_t p = b; p < end; p++)
+    {
+      tilemm_error page_err = { TILEMM_OK, "" };
+      const tilemm_status s = cpu_page (j->job, j->plan, p, &page_err);
+      int none = 0;
+      if (s != TILEMM_OK && atomic_compare_exchange_strong (&j->failed, &none, 1))
+        {
+          /* (Read by the caller once the pool's job has returned: the job's end orders it.) */
+          j->status = s;
+          j->error = page_err;
+        }
+    }
+}
+
 tilemm_status tilemm_cpu_multiply_batch (void *state, int worker, const tilemm_batch_job *job,
                                          int64_t first_page, int64_t count, const tilemm_stop *stop,
                                          tilemm_error *err)
@@ -93,7 +123,7 @@ tilemm_status tilemm_cpu_multiply_batch (void *state, int worker, const tilemm_b
   if (plan->type != job->type || plan->m != job->m || plan->n != job->n || plan->k != job->k)
     return tilemm_error_set (err, TILEMM_EINVAL, "batch: the plan's page is not the job's");
   tilemm_status status;
-  const int threads = bplan->threads > 0 ? bplan->threads : max_threads ();
+  const int threads = bplan->threads > 0 ? bplan->threads : 1;
   if (!bplan->parallel_pages)
     {
       /* A few pages, each large enough to spread over the threads itself (plan->threads). */
@@ -115,47 +145,23 @@ tilemm_status tilemm_cpu_multiply_batch (void *state, int worker, const tilemm_b
       if (first > first_page && tilemm_stop_requested (stop))
         return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted at page %lld of %lld",
                                  (long long) first + 1, (long long) pages);
-      const int64_t last = pages - first < group ? pages : first + group;
-      if (bplan->direct_pages)
-        {
-          /* In blocks of pages per thread: one page is too little work to hand out alone. */
-          const int64_t block = 64;
-#ifdef _OPENMP
-#pragma omp parallel for schedule (dynamic, 4) num_threads (threads)
-#endif
-          for (int64_t b = first; b < last; b += block)
-            {
-              const int64_t end = last - b < block ? last : b + block;
-              if (job->type == TILEMM_SINGLE)
-                small_pages_s (job, b, end);
-              else
-                small_pages_d (job, b, end);
-            }
-          continue;
-        }
-      tilemm_status failed = TILEMM_OK;
-      tilemm_error failure = { TILEMM_OK, "" };
-#ifdef _OPENMP
-#pragma omp parallel for schedule (dynamic, 16) num_threads (threads)
-#endif
-      for (int64_t p = first; p < last; p++)
-        {
-          tilemm_error page_err = { TILEMM_OK, "" };
-          const tilemm_status s = cpu_page (job, plan, p, &page_err);
-          if (s != TILEMM_OK)
-            {
-#ifdef _OPENMP
-#pragma omp critical (tilemm_batch_failure)
-#endif
-              if (failed == TILEMM_OK)
-                failed = s, failure = page_err;
-            }
-        }
-      if (failed != TILEMM_OK)
+      pages_job j;
+      j.job = job;
+      j.plan = plan;
+      j.first = first;
+      j.last = pages - first < group ? pages : first + group;
+      j.per_index = bplan->direct_pages ? DIRECT_BLOCK : PAGE_GROUP;
+      atomic_init (&j.failed, 0);
+      j.status = TILEMM_OK;
+      j.error.status = TILEMM_OK;
+      j.error.detail[0] = '\0';
+      tilemm_host_pool_run (threads, (j.last - j.first + j.per_index - 1) / j.per_index, pages_at,
+                            &j);
+      if (atomic_load (&j.failed))
         {
           if (err)
-            *err = failure;
-          return failed;
+            *err = j.error;
+          return j.status;
         }
     }
   return tilemm_error_set (err, TILEMM_OK, NULL);

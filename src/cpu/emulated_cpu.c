@@ -6,10 +6,13 @@
  * Every real problem (a real product, or one of the two of a complex one) is held as K-major
  * double copies of its operands: row i of A at a + i·k, column j of B at b + j·k (single data
  * is exact in double).  Everything the plan is decided from is an exact integer, so the thread
- * count changes no bit of the statistics nor of C.  Ported from the tested CPU reference of
+ * count changes no bit of the statistics nor of C.  The loops run on the host pool (host_pool.h),
+ * on as many threads as their work pays for (team_size.h).  Ported from the tested CPU reference of
  * wip/ozaki (without its inner-dimension rebalancing, which the contract does not have).
  */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +20,8 @@
 #include "backend.h"
 #include "emulated.h"
 #include "exact_dot.h"
+#include "host_pool.h"
+#include "team_size.h"
 
 typedef unsigned __int128 emu_u128;
 
@@ -162,7 +167,51 @@ double tilemm_emu_crt_single (const uint8_t *residues, int moduli, int exponent)
 typedef struct {
   int64_t m, n, k;
   double *a, *b;
+  int threads;   /* the host's threads its loops may take (0: the host's facts now) */
 } emu_problem;
+
+/* ---------------------------------------------------------------- the loops, on the host pool */
+
+/* Seconds of one thread per inner step of a loop (an element read, a multiply-add of bytes), on
+ * the fast side: the team is sized by it (team_size.h). */
+#define EMU_STEP_S 0.25e-9
+
+/* body (ctx, first, last): items [first, last) of a loop. */
+typedef void emu_body (void *ctx, int64_t first, int64_t last);
+
+typedef struct {
+  emu_body *body;
+  void *ctx;
+  int64_t count, per;
+} emu_loop;
+
+static void emu_chunk (void *arg, int64_t index, int member)
+{
+  (void) member;
+  const emu_loop *l = (const emu_loop *) arg;
+  const int64_t first = index * l->per;
+  l->body (l->ctx, first, l->count - first < l->per ? l->count : first + l->per);
+}
+
+/* body over [0, count) of items of `steps` inner steps each, in chunks the pool's threads claim
+ * (a few per thread, so that a late thread holds back one chunk), on as many threads as the
+ * work pays for on a host of `threads` threads (0: the host's facts now: the emulated plan holds
+ * no count of them). */
+static void emu_for (int threads, int64_t count, double steps, emu_body *body, void *ctx)
+{
+  if (count <= 0)
+    return;
+  const double work_s = (double) count * (steps > 1 ? steps : 1) * EMU_STEP_S;
+  const int team = threads > 0 ? tilemm_team_size (threads, count, work_s)
+                               : tilemm_team_size_here (count, work_s);
+  emu_loop l = { body, ctx, count, count };
+  if (team > 1)
+    {
+      l.per = count / (8 * (int64_t) team);
+      l.per = l.per > 0 ? l.per : 1;
+    }
+  tilemm_host_pool_run (team, (count + l.per - 1) / l.per, emu_chunk, &l);
+}
 
 /* The real problems of a product (one, or two for a complex one) and what they share. */
 typedef struct {
@@ -222,13 +271,24 @@ static double op_part (tilemm_op op, const tilemm_view *v, int64_t i, int64_t j,
 /* Rows of op(A) (operand_b 0: row i is op(A)(i, :)) or columns of op(B) (operand_b 1:
  * op(B)(:, j)) as K-major rows of the real problems: real, out[0] row q = the row; complex,
  * out[0] row q = [re −im] (A) or [re im] (B), out[1] row q = [re im] (A) or [im re] (B). */
-static void gather (tilemm_op op, const tilemm_view *v, int operand_b, int64_t count, int64_t k,
-                    int complex_type, double *out[2])
+typedef struct {
+  tilemm_op op;
+  const tilemm_view *v;
+  int operand_b, complex_type;
+  int64_t k;
+  double **out;
+} gather_job;
+
+static void gather_rows (void *ctx, int64_t first, int64_t last)
 {
+  const gather_job *g = (const gather_job *) ctx;
+  const tilemm_op op = g->op;
+  const tilemm_view *v = g->v;
+  const int operand_b = g->operand_b, complex_type = g->complex_type;
+  const int64_t k = g->k;
+  double **out = g->out;
   const size_t len = (size_t) (complex_type ? 2 * k : k);
-  const ptrdiff_t c = (ptrdiff_t) count;
-#pragma omp parallel for schedule (static)
-  for (ptrdiff_t q = 0; q < c; q++)
+  for (int64_t q = first; q < last; q++)
     for (int64_t p = 0; p < k; p++)
       {
         const int64_t i = operand_b ? p : q, j = operand_b ? q : p;
@@ -247,10 +307,18 @@ static void gather (tilemm_op op, const tilemm_view *v, int operand_b, int64_t c
       }
 }
 
+static void gather (int threads, tilemm_op op, const tilemm_view *v, int operand_b, int64_t count,
+                    int64_t k, int complex_type, double *out[2])
+{
+  gather_job g = { op, v, operand_b, complex_type, k, out };
+  emu_for (threads, count, (double) k, gather_rows, &g);
+}
+
 /* The real problems of C = op_a(A)·op_b(B).  Complex: Re C = [Ar −Ai]·[Br; Bi],
  * Im C = [Ar Ai]·[Bi; Br]. */
-static tilemm_status problems_make (tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
-                                    const tilemm_view *b, emu_problems *ps, tilemm_error *err)
+static tilemm_status problems_make (int threads, tilemm_op op_a, const tilemm_view *a,
+                                    tilemm_op op_b, const tilemm_view *b, emu_problems *ps,
+                                    tilemm_error *err)
 {
   memset (ps, 0, sizeof *ps);
   ps->complex_type = tilemm_type_is_complex (a->type);
@@ -264,6 +332,7 @@ static tilemm_status problems_make (tilemm_op op_a, const tilemm_view *a, tilemm
       p->m = m;
       p->n = n;
       p->k = parts * k;
+      p->threads = threads;
       p->a = alloc_doubles (m, p->k);
       p->b = alloc_doubles (n, p->k);
       if (!p->a || !p->b)
@@ -274,17 +343,25 @@ static tilemm_status problems_make (tilemm_op op_a, const tilemm_view *a, tilemm
         }
     }
   double *a_parts[2] = { ps->p[0].a, ps->p[1].a }, *b_parts[2] = { ps->p[0].b, ps->p[1].b };
-  gather (op_a, a, 0, m, k, ps->complex_type, a_parts);
-  gather (op_b, b, 1, n, k, ps->complex_type, b_parts);
+  gather (threads, op_a, a, 0, m, k, ps->complex_type, a_parts);
+  gather (threads, op_b, b, 1, n, k, ps->complex_type, b_parts);
   return TILEMM_OK;
 }
 
 /* Step 1: the exponent of each of `count` K-major rows of length k. */
-static void row_exponents (const double *x, int64_t count, int64_t k, int *e)
+typedef struct {
+  const double *x;
+  int64_t k;
+  int *e;
+} exponents_job;
+
+static void exponents_of (void *ctx, int64_t first, int64_t last)
 {
-  const ptrdiff_t c = (ptrdiff_t) count;
-#pragma omp parallel for schedule (static)
-  for (ptrdiff_t i = 0; i < c; i++)
+  const exponents_job *j = (const exponents_job *) ctx;
+  const double *x = j->x;
+  const int64_t k = j->k;
+  int *e = j->e;
+  for (int64_t i = first; i < last; i++)
     {
       double largest = 0.0;
       const double *row = x + (size_t) i * (size_t) k;
@@ -295,23 +372,54 @@ static void row_exponents (const double *x, int64_t count, int64_t k, int *e)
     }
 }
 
-static int any_nonfinite (const double *x, size_t count)
+static void row_exponents (int threads, const double *x, int64_t count, int64_t k, int *e)
 {
+  exponents_job j = { x, k, e };
+  emu_for (threads, count, (double) k, exponents_of, &j);
+}
+
+typedef struct {
+  const double *x;
+  atomic_int bad;
+} nonfinite_job;
+
+static void nonfinite_in (void *ctx, int64_t first, int64_t last)
+{
+  nonfinite_job *j = (nonfinite_job *) ctx;
   int bad = 0;
-  const ptrdiff_t c = (ptrdiff_t) count;
-#pragma omp parallel for schedule (static) reduction (|| : bad)
-  for (ptrdiff_t q = 0; q < c; q++)
-    bad = bad || !isfinite (x[q]);
-  return bad;
+  for (int64_t q = first; q < last; q++)
+    bad = bad || !isfinite (j->x[q]);
+  if (bad)
+    atomic_store (&j->bad, 1);
+}
+
+static int any_nonfinite (int threads, const double *x, size_t count)
+{
+  nonfinite_job j;
+  j.x = x;
+  atomic_init (&j.bad, 0);
+  emu_for (threads, (int64_t) count, 1.0, nonfinite_in, &j);
+  return atomic_load (&j.bad);
 }
 
 /* lo and hi of every element of `count` K-major rows, the row sums of hi and of hi². */
-static void quantize_rows (const double *x, int64_t count, int64_t k, const int *e, uint8_t *lo,
-                           int64_t *sum, int64_t *sum_sq)
+typedef struct {
+  const double *x;
+  int64_t k;
+  const int *e;
+  uint8_t *lo;
+  int64_t *sum, *sum_sq;
+} quantize_job;
+
+static void quantize_of (void *ctx, int64_t first, int64_t last)
 {
-  const ptrdiff_t c = (ptrdiff_t) count;
-#pragma omp parallel for schedule (static)
-  for (ptrdiff_t i = 0; i < c; i++)
+  const quantize_job *j = (const quantize_job *) ctx;
+  const double *x = j->x;
+  const int64_t k = j->k;
+  const int *e = j->e;
+  uint8_t *lo = j->lo;
+  int64_t *sum = j->sum, *sum_sq = j->sum_sq;
+  for (int64_t i = first; i < last; i++)
     {
       int64_t s = 0, s2 = 0;
       for (int64_t p = 0; p < k; p++)
@@ -326,6 +434,13 @@ static void quantize_rows (const double *x, int64_t count, int64_t k, const int 
       sum[i] = s;
       sum_sq[i] = s2;
     }
+}
+
+static void quantize_rows (int threads, const double *x, int64_t count, int64_t k, const int *e,
+                           uint8_t *lo, int64_t *sum, int64_t *sum_sq)
+{
+  quantize_job j = { x, k, e, lo, sum, sum_sq };
+  emu_for (threads, count, 4.0 * (double) k, quantize_of, &j);
 }
 
 /* Σ_p x[p]·y[p] of unsigned bytes < 128 (lo values), exact: int32 chunks, int64 total. */
@@ -380,10 +495,10 @@ static tilemm_status quant_make (const emu_problem *p, emu_quant *q, tilemm_erro
       return tilemm_error_set (err, TILEMM_ENOMEM, "emulated precision: %s",
                                tilemm_strerror (TILEMM_ENOMEM));
     }
-  row_exponents (p->a, p->m, p->k, q->ea);
-  row_exponents (p->b, p->n, p->k, q->eb);
-  quantize_rows (p->a, p->m, p->k, q->ea, q->la, q->sa, q->qa);
-  quantize_rows (p->b, p->n, p->k, q->eb, q->lb, q->sb, q->qb);
+  row_exponents (p->threads, p->a, p->m, p->k, q->ea);
+  row_exponents (p->threads, p->b, p->n, p->k, q->eb);
+  quantize_rows (p->threads, p->a, p->m, p->k, q->ea, q->la, q->sa, q->qa);
+  quantize_rows (p->threads, p->b, p->n, p->k, q->eb, q->lb, q->sb, q->qb);
   return TILEMM_OK;
 }
 
@@ -414,13 +529,25 @@ static int pair_has_term (const double *x, const double *y, int64_t k)
  * ratio of more bits than `carried`, the branches' carried_ratio_bits) are marked in
  * exact[i + j·m] and left out, and pairs of S_ij = 0 with no nonzero term are left out unmarked
  * (exact zeros in any plan). */
-static void pair_ratios (const emu_problem *p, const emu_quant *q, int carried, uint8_t *exact,
-                         double *ra_out, double *rb_out)
+typedef struct {
+  const emu_problem *p;
+  const emu_quant *q;
+  int carried;
+  uint8_t *exact;
+  int locked;             /* lock made: chunks may run at once */
+  pthread_mutex_t lock;   /* merges each chunk's maxima into ra, rb */
+  double ra, rb;
+} ratios_job;
+
+static void ratios_of (void *ctx, int64_t first, int64_t last)
 {
-  double ra = *ra_out, rb = *rb_out;
-  const ptrdiff_t nn = (ptrdiff_t) p->n;
-#pragma omp parallel for schedule (dynamic, 1) reduction (max : ra, rb)
-  for (ptrdiff_t j = 0; j < nn; j++)
+  ratios_job *r = (ratios_job *) ctx;
+  const emu_problem *p = r->p;
+  const emu_quant *q = r->q;
+  const int carried = r->carried;
+  uint8_t *exact = r->exact;
+  double ra = 0.0, rb = 0.0;
+  for (int64_t j = first; j < last; j++)
     {
       if (q->eb[j] == TILEMM_EMU_ZERO_ROW)
         continue;
@@ -455,8 +582,38 @@ static void pair_ratios (const emu_problem *p, const emu_quant *q, int carried, 
             rb = rb_;
         }
     }
-  *ra_out = ra;
-  *rb_out = rb;
+  const int locked = r->locked && pthread_mutex_lock (&r->lock) == 0;
+  if (ra > r->ra)
+    r->ra = ra;
+  if (rb > r->rb)
+    r->rb = rb;
+  if (locked)
+    pthread_mutex_unlock (&r->lock);
+}
+
+/* Step 2's ratios over the (row, column) pairs of nonzero rows and columns, merged (max) into
+ * *ra and *rb.  exact NULL: every pair counts, S_ij = 0 as +Inf (the whole-product rule).
+ * Otherwise pairs no plan within TILEMM_EMU_PMAX carries (S_ij = 0 with a nonzero term, or a
+ * ratio of more bits than `carried`) are marked in exact[i + j·m] and left out, and pairs of
+ * S_ij = 0 with no nonzero term are left out unmarked (exact zeros in any plan).
+ * Column after column, each on one thread. */
+static void pair_ratios (const emu_problem *p, const emu_quant *q, int carried, uint8_t *exact,
+                         double *ra_out, double *rb_out)
+{
+  ratios_job r;
+  r.p = p;
+  r.q = q;
+  r.carried = carried;
+  r.exact = exact;
+  r.ra = *ra_out;
+  r.rb = *rb_out;
+  /* Without a lock to merge under, the columns go on this thread alone. */
+  r.locked = pthread_mutex_init (&r.lock, NULL) == 0;
+  emu_for (r.locked ? p->threads : 1, p->n, (double) p->m * (double) p->k, ratios_of, &r);
+  if (r.locked)
+    pthread_mutex_destroy (&r.lock);
+  *ra_out = r.ra;
+  *rb_out = r.rb;
 }
 
 /* Steps 1–2 for one real problem; the ratios (S) only with_ratios (else they stay 0). */
@@ -466,7 +623,7 @@ static tilemm_status problem_stats (const emu_problem *p, int with_ratios, tilem
   memset (st, 0, sizeof *st);
   st->inner = p->k;
   const size_t ak = (size_t) p->m * (size_t) p->k, bk = (size_t) p->n * (size_t) p->k;
-  st->nonfinite = any_nonfinite (p->a, ak) || any_nonfinite (p->b, bk);
+  st->nonfinite = any_nonfinite (p->threads, p->a, ak) || any_nonfinite (p->threads, p->b, bk);
   if (st->nonfinite)
     return TILEMM_OK;
   emu_quant q;
@@ -497,21 +654,35 @@ static int residue_dot (const int8_t *x, const int8_t *y, int64_t k, int m)
   return (int) (acc < 0 ? acc + m : acc);
 }
 
-/* Steps 4–5 for `count` K-major rows: residues modulo m of trunc (x·2^(bits − e)). */
-static void row_residues (const double *x, int64_t count, int64_t k, const int *e, int bits,
-                          int m, int8_t *r)
+typedef struct {
+  const double *x;
+  int64_t k;
+  const int *e;
+  int bits, m;
+  int8_t *r;
+} residues_job;
+
+static void residues_of (void *ctx, int64_t first, int64_t last)
 {
-  const ptrdiff_t c = (ptrdiff_t) count;
-#pragma omp parallel for schedule (static)
-  for (ptrdiff_t i = 0; i < c; i++)
+  const residues_job *j = (const residues_job *) ctx;
+  const int64_t k = j->k;
+  for (int64_t i = first; i < last; i++)
     for (int64_t p = 0; p < k; p++)
       {
         const size_t at = (size_t) i * (size_t) k + (size_t) p;
-        const int64_t scaled = e[i] == TILEMM_EMU_ZERO_ROW
+        const int64_t scaled = j->e[i] == TILEMM_EMU_ZERO_ROW
                                  ? 0
-                                 : (int64_t) trunc (ldexp (x[at], bits - e[i]));
-        r[at] = tilemm_emu_residue (scaled, m);
+                                 : (int64_t) trunc (ldexp (j->x[at], j->bits - j->e[i]));
+        j->r[at] = tilemm_emu_residue (scaled, j->m);
       }
+}
+
+/* Steps 4–5 for `count` K-major rows: residues modulo m of trunc (x·2^(bits − e)). */
+static void row_residues (int threads, const double *x, int64_t count, int64_t k, const int *e,
+                          int bits, int m, int8_t *r)
+{
+  residues_job j = { x, k, e, bits, m, r };
+  emu_for (threads, count, 8.0 * (double) k, residues_of, &j);
 }
 
 /* Part `part` (0 real, 1 imaginary) of C(i, j) := v (rounded to single already when single). */
@@ -524,6 +695,49 @@ static void store_part (const tilemm_view *c, int64_t i, int64_t j, int part, in
     ((float *) c->data)[to] = (float) v;
   else
     ((double *) c->data)[to] = v;
+}
+
+/* Step 6 for one modulus (column after column: res's residue l of every pair), or step 7 (l < 0:
+ * every pair's value from its residues, into C's part `part`). */
+typedef struct {
+  const emu_problem *p;
+  const tilemm_emu_plan *plan;
+  const int *ea, *eb;
+  const int8_t *ra, *rb;
+  uint8_t *res;
+  int nmod, l, ml;
+  int single, complex_type, part;
+  const tilemm_view *c;
+} pairs_job;
+
+static void residue_dots (void *ctx, int64_t first, int64_t last)
+{
+  const pairs_job *q = (const pairs_job *) ctx;
+  const emu_problem *p = q->p;
+  for (int64_t j = first; j < last; j++)
+    for (int64_t i = 0; i < p->m; i++)
+      q->res[((size_t) i + (size_t) j * (size_t) p->m) * (size_t) q->nmod + (size_t) q->l]
+        = (uint8_t) residue_dot (q->ra + (size_t) i * (size_t) p->k,
+                                 q->rb + (size_t) j * (size_t) p->k, p->k, q->ml);
+}
+
+static void pair_values (void *ctx, int64_t first, int64_t last)
+{
+  const pairs_job *q = (const pairs_job *) ctx;
+  const emu_problem *p = q->p;
+  const int nmod = q->nmod;
+  for (int64_t j = first; j < last; j++)
+    for (int64_t i = 0; i < p->m; i++)
+      {
+        double v = 0.0;
+        if (q->ea[i] != TILEMM_EMU_ZERO_ROW && q->eb[j] != TILEMM_EMU_ZERO_ROW)
+          {
+            const uint8_t *r = q->res + ((size_t) i + (size_t) j * (size_t) p->m) * (size_t) nmod;
+            const int e = q->ea[i] + q->eb[j] - q->plan->pa - q->plan->pb;
+            v = q->single ? tilemm_emu_crt_single (r, nmod, e) : tilemm_emu_crt_double (r, nmod, e);
+          }
+        store_part (q->c, i, j, q->part, q->complex_type, q->single, v);
+      }
 }
 
 /* Steps 4–7 for one real problem: the part `part` of C (interleaved when complex). */
@@ -543,9 +757,9 @@ static tilemm_status problem_run (const tilemm_emu_plan *plan, const emu_problem
                                tilemm_strerror (TILEMM_ENOMEM));
   else
     {
-      row_exponents (p->a, p->m, p->k, ea);
-      row_exponents (p->b, p->n, p->k, eb);
-      const ptrdiff_t nn = (ptrdiff_t) p->n;
+      row_exponents (p->threads, p->a, p->m, p->k, ea);
+      row_exponents (p->threads, p->b, p->n, p->k, eb);
+      pairs_job q = { p, plan, ea, eb, ra, rb, res, nmod, 0, 0, single, complex_type, part, c };
       for (int l = 0; l < nmod && status == TILEMM_OK; l++)
         {
           if (tilemm_stop_requested (stop))
@@ -555,31 +769,14 @@ static tilemm_status problem_run (const tilemm_emu_plan *plan, const emu_problem
               break;
             }
           const int ml = tilemm_emu_moduli[l];
-          row_residues (p->a, p->m, p->k, ea, plan->pa, ml, ra);
-          row_residues (p->b, p->n, p->k, eb, plan->pb, ml, rb);
-#pragma omp parallel for schedule (dynamic, 1)
-          for (ptrdiff_t j = 0; j < nn; j++)
-            for (int64_t i = 0; i < p->m; i++)
-              res[((size_t) i + (size_t) j * (size_t) p->m) * (size_t) nmod + (size_t) l]
-                = (uint8_t) residue_dot (ra + (size_t) i * (size_t) p->k,
-                                         rb + (size_t) j * (size_t) p->k, p->k, ml);
+          row_residues (p->threads, p->a, p->m, p->k, ea, plan->pa, ml, ra);
+          row_residues (p->threads, p->b, p->n, p->k, eb, plan->pb, ml, rb);
+          q.l = l;
+          q.ml = ml;
+          emu_for (p->threads, p->n, (double) p->m * (double) p->k, residue_dots, &q);
         }
       if (status == TILEMM_OK)
-        {
-#pragma omp parallel for schedule (static)
-          for (ptrdiff_t j = 0; j < nn; j++)
-            for (int64_t i = 0; i < p->m; i++)
-              {
-                double v = 0.0;
-                if (ea[i] != TILEMM_EMU_ZERO_ROW && eb[j] != TILEMM_EMU_ZERO_ROW)
-                  {
-                    const uint8_t *r = res + ((size_t) i + (size_t) j * (size_t) p->m) * (size_t) nmod;
-                    const int e = ea[i] + eb[j] - plan->pa - plan->pb;
-                    v = single ? tilemm_emu_crt_single (r, nmod, e) : tilemm_emu_crt_double (r, nmod, e);
-                  }
-                store_part (c, i, j, part, complex_type, single, v);
-              }
-        }
+        emu_for (p->threads, p->n, (double) p->m * 16.0 * (double) nmod, pair_values, &q);
     }
   free (ea);
   free (eb);
@@ -642,7 +839,7 @@ tilemm_status tilemm_emu_stats_cpu_op (tilemm_op op_a, const tilemm_view *a, til
   if (s != TILEMM_OK)
     return s;
   emu_problems ps;
-  if ((s = problems_make (op_a, a, op_b, b, &ps, err)) != TILEMM_OK)
+  if ((s = problems_make (0, op_a, a, op_b, b, &ps, err)) != TILEMM_OK)
     return s;
   s = stats_of (&ps, 1, st, err);
   problems_free (&ps);
@@ -691,7 +888,7 @@ tilemm_status tilemm_emu_run_cpu_op (const tilemm_emu_plan *plan, tilemm_op op_a
   if (c->rows == 0 || c->cols == 0)
     return tilemm_error_set (err, TILEMM_OK, NULL);
   emu_problems ps;
-  if ((s = problems_make (op_a, a, op_b, b, &ps, err)) != TILEMM_OK)
+  if ((s = problems_make (0, op_a, a, op_b, b, &ps, err)) != TILEMM_OK)
     return s;
   s = run_problems (plan, &ps, c, NULL, err);
   problems_free (&ps);
@@ -721,7 +918,7 @@ tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
   if (c->rows == 0 || c->cols == 0)
     return tilemm_error_set (err, TILEMM_OK, NULL);
   emu_problems ps;
-  if ((s = problems_make (op_a, a, op_b, b, &ps, err)) == TILEMM_OK)
+  if ((s = problems_make (plan->threads, op_a, a, op_b, b, &ps, err)) == TILEMM_OK)
     {
       tilemm_emu_stats st;
       /* The GPU skips S where the branches do not need it; so does the CPU (same plan either
@@ -758,14 +955,20 @@ static tilemm_status mark_uncarried (const emu_problem *p, int with_ratios, int 
   return TILEMM_OK;
 }
 
-/* Writes the marked entries of C, each part the exact dot product of its real problem rounded
- * once. */
-static void run_exact (const emu_problems *ps, const uint8_t *exact, const tilemm_view *c)
+typedef struct {
+  const emu_problems *ps;
+  const uint8_t *exact;
+  const tilemm_view *c;
+} exact_job;
+
+static void exact_columns (void *ctx, int64_t first, int64_t last)
 {
+  const exact_job *x = (const exact_job *) ctx;
+  const emu_problems *ps = x->ps;
+  const uint8_t *exact = x->exact;
+  const tilemm_view *c = x->c;
   const int64_t m = ps->p[0].m, k = ps->p[0].k;
-  const ptrdiff_t nn = (ptrdiff_t) ps->p[0].n;
-#pragma omp parallel for schedule (dynamic, 1)
-  for (ptrdiff_t j = 0; j < nn; j++)
+  for (int64_t j = first; j < last; j++)
     for (int64_t i = 0; i < m; i++)
       {
         if (!exact[(size_t) i + (size_t) j * (size_t) m])
@@ -778,6 +981,15 @@ static void run_exact (const emu_problems *ps, const uint8_t *exact, const tilem
             store_part (c, i, j, q, ps->complex_type, ps->single, v);
           }
       }
+}
+
+/* Writes the marked entries of C, each part the exact dot product of its real problem rounded
+ * once: column after column on the pool (the marked entries' work, counted as whole columns). */
+static void run_exact (const emu_problems *ps, const uint8_t *exact, const tilemm_view *c)
+{
+  exact_job x = { ps, exact, c };
+  emu_for (ps->p[0].threads, ps->p[0].n, (double) ps->p[0].m * (double) ps->p[0].k * 8.0,
+           exact_columns, &x);
 }
 
 tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options,
@@ -797,7 +1009,7 @@ tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options,
   if (c->rows == 0 || c->cols == 0)
     return tilemm_error_set (err, TILEMM_OK, NULL);
   emu_problems ps;
-  if ((s = problems_make (op_a, a, op_b, b, &ps, err)) != TILEMM_OK)
+  if ((s = problems_make (0, op_a, a, op_b, b, &ps, err)) != TILEMM_OK)
     return s;
   const size_t mn = (size_t) c->rows * (size_t) c->cols;
   uint8_t *exact = calloc (mn, 1);

@@ -1,5 +1,5 @@
 /* batch.c — a batch of pages run (see batch_run.h): the native pages as one batch through the
- * backend's table (its `batch`: the CPU's pages over OpenMP threads, cpu/batch_cpu.c; the GPU's
+ * backend's table (its `batch`: the CPU's pages over the host pool's threads, cpu/batch_cpu.c; the GPU's
  * batched product, cuda/batch_product.cu); real and complex pages that `*` takes as two real
  * products split once for the whole batch; emulated pages and pages that run alone (the plan's
  * per_page) one by one through tilemm_run with the page's call plan.
@@ -11,8 +11,10 @@
 
 #include "backend.h"
 #include "batch_run.h"
+#include "host_pool.h"
 #include "multi.h"
 #include "parts.h"
+#include "team_size.h"
 
 static tilemm_type real_of (tilemm_type type)
 {
@@ -81,6 +83,51 @@ static tilemm_status native_batch (const tilemm_batch_job *job, const tilemm_bat
 /* ---------------------------------------------------------------- real and complex pages */
 
 
+/* Each page of a split batch's complex operand apart, or of its product back together (parts.h),
+ * over the host pool: a page an index where the pages keep the batch plan's threads busy, else
+ * page after page, each over the threads. */
+typedef struct {
+  int single, join, stacked;
+  double sign;
+  const void *from;
+  void *to;
+  size_t from_page, to_page;   /* bytes */
+  int64_t rows, cols;          /* the complex matrix of a page */
+} page_parts;
+
+static void page_parts_at (void *arg, int64_t page, int member)
+{
+  (void) member;
+  const page_parts *j = (const page_parts *) arg;
+  const unsigned char *from = (const unsigned char *) j->from + (size_t) page * j->from_page;
+  unsigned char *to = (unsigned char *) j->to + (size_t) page * j->to_page;
+  if (j->join)
+    tilemm_join_parts_on (1, j->single, from, j->rows, j->cols, j->stacked, to);
+  else
+    tilemm_split_parts_on (1, j->single, from, j->rows, j->cols, j->stacked, j->sign, to);
+}
+
+static void page_parts_run (page_parts *j, int64_t pages, int threads)
+{
+  const double one_thread_s
+    = 2.0 * (double) j->from_page * (double) pages / TILEMM_TEAM_THREAD_BYTES_PER_S;
+  const int team = tilemm_team_size (threads, pages, one_thread_s);
+  if (pages >= (int64_t) (threads > 1 ? threads : 1) || team <= 1)
+    {
+      tilemm_host_pool_run (team, pages, page_parts_at, j);
+      return;
+    }
+  for (int64_t p = 0; p < pages; p++)
+    {
+      const unsigned char *from = (const unsigned char *) j->from + (size_t) p * j->from_page;
+      unsigned char *to = (unsigned char *) j->to + (size_t) p * j->to_page;
+      if (j->join)
+        tilemm_join_parts_on (threads, j->single, from, j->rows, j->cols, j->stacked, to);
+      else
+        tilemm_split_parts_on (threads, j->single, from, j->rows, j->cols, j->stacked, j->sign, to);
+    }
+}
+
 /* A real and a complex operand where `*` takes two real products (route.b_split, a_split): the
  * complex operand's pages copied apart into real pages of twice the width (once for the
  * batch), one real batch of twice the width, its pages joined into Z.  Real X · complex Y:
@@ -113,12 +160,9 @@ static tilemm_status split_batch (const tilemm_batch *batch, const tilemm_option
    * side by side, read transposed as stacked. */
   const int stacked_in = split_y && op != TILEMM_OP_NONE;
   const void *from = split_y ? y : x;
-#ifdef _OPENMP
-#pragma omp parallel for schedule (static) if (stored_pages > 1 && part_page * stored_pages > 4096)
-#endif
-  for (int64_t p = 0; p < stored_pages; p++)
-    tilemm_split_parts (single, (const unsigned char *) from + (size_t) p * part_page * es, rows,
-                        cols, stacked_in, negate ? -1.0 : 1.0, parts + (size_t) p * part_page * es);
+  page_parts split = { single, 0, stacked_in, negate ? -1.0 : 1.0, from, parts,
+                       part_page * es, part_page * es, rows, cols };
+  page_parts_run (&split, stored_pages, batch->plan.threads);
   tilemm_batch_job job;
   job.type = type;
   job.shape = s;
@@ -146,12 +190,9 @@ static tilemm_status split_batch (const tilemm_batch *batch, const tilemm_option
   const tilemm_status status = native_batch (&job, batch, options, err);
   if (status == TILEMM_OK)
     {
-#ifdef _OPENMP
-#pragma omp parallel for schedule (static) if (s->z_pages > 1 && product_page * s->z_pages > 4096)
-#endif
-      for (int64_t p = 0; p < s->z_pages; p++)
-        tilemm_join_parts (single, product + (size_t) p * product_page * es, r->m, r->n, !split_y,
-                   (unsigned char *) z + (size_t) p * product_page * es);
+      page_parts join = { single, 1, !split_y, 1.0, product, z, product_page * es,
+                          product_page * es, r->m, r->n };
+      page_parts_run (&join, s->z_pages, batch->plan.threads);
     }
   free (parts);
   free (product);
@@ -162,40 +203,55 @@ static tilemm_status split_batch (const tilemm_batch *batch, const tilemm_option
 
 /* X'·X and the like of one array (route.mirror): each page's upper triangle mirrored onto its
  * lower one (conjugated, with a real diagonal, when Hermitian), as `*` leaves one such product. */
-static void mirror_pages (tilemm_type type, void *z, int64_t n, int64_t pages, int hermitian)
+typedef struct {
+  tilemm_type type;
+  void *z;
+  int64_t n;
+  int hermitian;
+} mirror_job;
+
+static void mirror_page (void *arg, int64_t p, int member)
 {
+  (void) member;
+  const mirror_job *m = (const mirror_job *) arg;
+  const tilemm_type type = m->type;
+  const int64_t n = m->n;
+  const int hermitian = m->hermitian;
   const size_t es = tilemm_type_size (type);
   const int complex_type = tilemm_type_is_complex (type), single = type == TILEMM_COMPLEX_SINGLE;
-#ifdef _OPENMP
-#pragma omp parallel for schedule (static) if (pages > 16)
-#endif
-  for (int64_t p = 0; p < pages; p++)
+  unsigned char *d = (unsigned char *) m->z + (size_t) p * (size_t) n * (size_t) n * es;
+  for (int64_t j = 0; j < n; j++)
     {
-      unsigned char *d = (unsigned char *) z + (size_t) p * (size_t) n * (size_t) n * es;
-      for (int64_t j = 0; j < n; j++)
+      for (int64_t i = j + 1; i < n; i++)
         {
-          for (int64_t i = j + 1; i < n; i++)
-            {
-              unsigned char *low = d + ((size_t) i + (size_t) j * (size_t) n) * es;
-              memcpy (low, d + ((size_t) j + (size_t) i * (size_t) n) * es, es);
-              if (hermitian && complex_type)
-                {
-                  if (single)
-                    ((float *) low)[1] = -((float *) low)[1];
-                  else
-                    ((double *) low)[1] = -((double *) low)[1];
-                }
-            }
+          unsigned char *low = d + ((size_t) i + (size_t) j * (size_t) n) * es;
+          memcpy (low, d + ((size_t) j + (size_t) i * (size_t) n) * es, es);
           if (hermitian && complex_type)
             {
-              unsigned char *diag = d + ((size_t) j + (size_t) j * (size_t) n) * es;
               if (single)
-                ((float *) diag)[1] = 0.0f;
+                ((float *) low)[1] = -((float *) low)[1];
               else
-                ((double *) diag)[1] = 0.0;
+                ((double *) low)[1] = -((double *) low)[1];
             }
         }
+      if (hermitian && complex_type)
+        {
+          unsigned char *diag = d + ((size_t) j + (size_t) j * (size_t) n) * es;
+          if (single)
+            ((float *) diag)[1] = 0.0f;
+          else
+            ((double *) diag)[1] = 0.0;
+        }
     }
+}
+
+static void mirror_pages (tilemm_type type, void *z, int64_t n, int64_t pages, int hermitian,
+                          int threads)
+{
+  const mirror_job m = { type, z, n, hermitian };
+  const double bytes = (double) pages * (double) n * (double) n * (double) tilemm_type_size (type);
+  tilemm_host_pool_run (tilemm_team_size (threads, pages, bytes / TILEMM_TEAM_THREAD_BYTES_PER_S),
+                        pages, mirror_page, (void *) &m);
 }
 
 /* Pages one by one (emulated pages, and pages that run alone), each as tilemm (X page, op_a,
@@ -271,6 +327,6 @@ tilemm_status tilemm_batch_run (const tilemm_batch *batch, const tilemm_options 
     }
   if (status == TILEMM_OK && r->mirror != TILEMM_MIRROR_NONE)
     mirror_pages (r->result_complex ? complex_of (type) : real_of (type), z, r->m, s->z_pages,
-                  r->mirror == TILEMM_MIRROR_HERMITIAN);
+                  r->mirror == TILEMM_MIRROR_HERMITIAN, batch->plan.threads);
   return status;
 }

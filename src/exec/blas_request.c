@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "front.h"
+#include "host_pool.h"
+#include "team_size.h"
 
 static int is_zero (tilemm_scalar s)
 {
@@ -27,16 +29,27 @@ static void row_range (const tilemm_blas_request *call, int64_t j, int64_t *firs
 
 /* Over the call's block or triangle, in the element type's own arithmetic as the reference
  * does.  P == NULL means P is C itself (beta is 0 then).  beta = 0 never reads C.  Columns in
- * parallel for large C (the update is memory-bound, one thread cannot keep up with the GPU). */
+ * parallel for large C, on the host pool (the update is memory-bound, one thread cannot keep up
+ * with the GPU): a BLAS call holds no plan, so the team is the one rule's on the host's facts
+ * (team_size.h). */
+typedef struct update_job update_job;
+struct update_job {
+  const tilemm_blas_request *call;
+  tilemm_scalar alpha, beta;
+  const void *p;
+  int64_t ldp;
+  void (*columns) (const update_job *u, int64_t first, int64_t last);
+};
+
 #define DEFINE_UPDATE_REAL(NAME, T)                                                            \
-  static void NAME (const tilemm_blas_request *call, tilemm_scalar alpha, const T *p,          \
-                    int64_t ldp, tilemm_scalar beta)                                           \
+  static void NAME (const update_job *u, int64_t j0, int64_t j1)                               \
   {                                                                                            \
-    const T al = (T) alpha.re, be = (T) beta.re;                                               \
+    const tilemm_blas_request *call = u->call;                                                 \
+    const T al = (T) u->alpha.re, be = (T) u->beta.re;                                         \
+    const T *p = (const T *) u->p;                                                             \
+    const int64_t ldp = u->ldp, ldc = call->ldc;                                               \
     T *c = call->c;                                                                            \
-    const int64_t n = call->n, ldc = call->ldc;                                                \
-    _Pragma ("omp parallel for schedule (dynamic, 8) if (call->m * n > (1 << 18))")            \
-    for (int64_t j = 0; j < n; j++)                                                            \
+    for (int64_t j = j0; j < j1; j++)                                                          \
       {                                                                                        \
         int64_t first, end;                                                                    \
         row_range (call, j, &first, &end);                                                     \
@@ -55,15 +68,16 @@ static void row_range (const tilemm_blas_request *call, int64_t j, int64_t *firs
  * terms, as Fortran multiplies a REAL by a COMPLEX); herk's diagonal takes the real parts only
  * and gets a zero imaginary part, as the reference leaves it. */
 #define DEFINE_UPDATE_COMPLEX(NAME, T)                                                         \
-  static void NAME (const tilemm_blas_request *call, tilemm_scalar alpha, const T *p,          \
-                    int64_t ldp, tilemm_scalar beta)                                           \
+  static void NAME (const update_job *u, int64_t j0, int64_t j1)                               \
   {                                                                                            \
-    const T ar = (T) alpha.re, ai = (T) alpha.im, br = (T) beta.re, bi = (T) beta.im;          \
+    const tilemm_blas_request *call = u->call;                                                 \
+    const T ar = (T) u->alpha.re, ai = (T) u->alpha.im;                                        \
+    const T br = (T) u->beta.re, bi = (T) u->beta.im;                                          \
     const int beta_zero = br == 0 && bi == 0, herk = call->hermitian;                          \
+    const T *p = (const T *) u->p;                                                             \
+    const int64_t ldp = u->ldp, ldc = call->ldc;                                               \
     T *c = call->c;                                                                            \
-    const int64_t n = call->n, ldc = call->ldc;                                                \
-    _Pragma ("omp parallel for schedule (dynamic, 8) if (call->m * n > (1 << 17))")            \
-    for (int64_t j = 0; j < n; j++)                                                            \
+    for (int64_t j = j0; j < j1; j++)                                                          \
       {                                                                                        \
         int64_t first, end;                                                                    \
         row_range (call, j, &first, &end);                                                     \
@@ -96,24 +110,43 @@ DEFINE_UPDATE_REAL (update_d, double)
 DEFINE_UPDATE_COMPLEX (update_c, float)
 DEFINE_UPDATE_COMPLEX (update_z, double)
 
+/* Columns a claim of the pool's job. */
+enum { UPDATE_COLUMNS = 8 };
+
+static void update_at (void *arg, int64_t index, int member)
+{
+  (void) member;
+  const update_job *u = (const update_job *) arg;
+  const int64_t first = index * UPDATE_COLUMNS, n = u->call->n;
+  u->columns (u, first, n - first < UPDATE_COLUMNS ? n : first + UPDATE_COLUMNS);
+}
+
 void tilemm_blas_update (const tilemm_blas_request *call, tilemm_scalar alpha, const void *p,
                          int64_t ldp, tilemm_scalar beta)
 {
+  update_job u = { call, alpha, beta, p, ldp, update_z };
   switch (call->type)
     {
     case TILEMM_SINGLE:
-      update_s (call, alpha, p, ldp, beta);
+      u.columns = update_s;
       break;
     case TILEMM_DOUBLE:
-      update_d (call, alpha, p, ldp, beta);
+      u.columns = update_d;
       break;
     case TILEMM_COMPLEX_SINGLE:
-      update_c (call, alpha, p, ldp, beta);
+      u.columns = update_c;
       break;
     default:
-      update_z (call, alpha, p, ldp, beta);
       break;
     }
+  if (call->n <= 0)
+    return;
+  const int64_t pieces = (call->n + UPDATE_COLUMNS - 1) / UPDATE_COLUMNS;
+  /* P read, C read and written. */
+  const double bytes = 3.0 * (double) call->m * (double) call->n
+                       * (double) tilemm_type_size (call->type);
+  tilemm_host_pool_run (tilemm_team_size_here (pieces, bytes / TILEMM_TEAM_THREAD_BYTES_PER_S),
+                        pieces, update_at, &u);
 }
 
 void tilemm_blas_scale_c (const tilemm_blas_request *call)

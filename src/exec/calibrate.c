@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L   /* nanosleep */
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,15 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "backend.h"
 #include "batch_run.h"
 #include "device_model.h"
 #include "host_cpus.h"
 #include "front.h"
+#include "host_pool.h"
 #include "machine_facts.h"
 #include "parallel_copy.h"
 #include "uniform_fill.h"
@@ -395,31 +393,31 @@ static int measure_cpu_batch (tilemm_machine_facts *f, tilemm_error *err)
 
 /* ---------------------------------------------------------------- a parallel region */
 
-/* A parallel region on every thread, each time after a pause long enough for idle threads to
- * sleep (as between the groups of a batch, or a script's calls): its start and barrier, the
+/* One index of measure_region's job: a touch of a shared counter. */
+static void region_touch (void *arg, int64_t index, int member)
+{
+  (void) index;
+  (void) member;
+  atomic_fetch_add ((atomic_int *) arg, 1);
+}
+
+/* A job of the host pool on every thread, each time after a pause long enough for idle threads
+ * to sleep (as between the groups of a batch, or a script's calls): its start and end, the
  * median of several. */
 static void measure_region (tilemm_machine_facts *f)
 {
   enum { ROUNDS = 7 };
   double s[ROUNDS];
-  volatile int sink = 0;
+  atomic_int sink;
+  atomic_init (&sink, 0);
   for (int r = 0; r < ROUNDS; r++)
     {
       const struct timespec pause = { 0, 5 * 1000 * 1000 };
       nanosleep (&pause, NULL);
       const double t0 = tilemm_now_s ();
-#ifdef _OPENMP
-#pragma omp parallel num_threads (f->threads)
-      {
-#pragma omp atomic
-        sink += 1;
-      }
-#else
-      sink += 1;
-#endif
+      tilemm_host_pool_run (f->threads, f->threads, region_touch, &sink);
       s[r] = tilemm_now_s () - t0;
     }
-  (void) sink;
   qsort (s, ROUNDS, sizeof s[0], compare_doubles);
   f->cpu_region_s = s[ROUNDS / 2] > 1e-7 ? s[ROUNDS / 2] : 1e-7;
 }

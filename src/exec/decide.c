@@ -316,7 +316,8 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
     return tilemm_error_set (err, TILEMM_ENOGPU, "%s", facts.gpu.why);
   tilemm_call_settings settings;
   tilemm_call_settings_read (&settings);
-  status = tilemm_batch_plan_make (r, s->z_pages, 0, options->backend, facts.gpu.usable,
+  status = tilemm_batch_plan_make (r, s->z_pages, facts.host.threads, options->backend,
+                                   facts.gpu.usable,
                                    options->max_device_bytes,
                                    facts.gpu.usable ? tilemm_facts_budget (&facts.gpu,
                                                                            facts.gpu.current)
@@ -328,13 +329,14 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
   if (chooses_auto (options) && !d->emulated)
     {
       batch->ways_weighed = 1;
-      tilemm_batch_ways (r, s->z_pages, 0, facts.gpu.usable, machine, batch->way_s);
+      tilemm_batch_ways (r, s->z_pages, facts.host.threads, facts.gpu.usable, machine,
+                         batch->way_s);
     }
   /* "auto" in native precision: the host's own `*` page by page where the model finds the loop
    * of it faster than both of ours (as a plain product too small for the GPU goes to `*`);
    * never for emulated pages (`*` is native). */
   if (chooses_auto (options) && !d->emulated
-      && tilemm_batch_host_pays (r, s->z_pages, 0, facts.gpu.usable, machine))
+      && tilemm_batch_host_pays (r, s->z_pages, facts.host.threads, facts.gpu.usable, machine))
     {
       batch->action = TILEMM_BATCH_HOST;
       return tilemm_error_set (err, TILEMM_OK, NULL);

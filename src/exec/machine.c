@@ -23,12 +23,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "backend.h"
 #include "front.h"
+#include "host_cpus.h"
 #include "machine_facts.h"
 
 #ifndef TILEMM_VERSION
@@ -112,11 +109,9 @@ static void cpu_key (char *out, size_t size)
 
 static int host_threads (void)
 {
-#ifdef _OPENMP
-  return omp_get_max_threads ();
-#else
-  return 1;
-#endif
+  tilemm_host_facts host;
+  tilemm_host_facts_gather (&host);
+  return host.threads;
 }
 
 void tilemm_machine_key (const tilemm_host_product *host, char *key, size_t size)

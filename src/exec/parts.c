@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "host_pool.h"
 #include "parts.h"
+#include "team_size.h"
 
 /* Where the real and imaginary parts of element (i, j) of a rows×cols complex matrix (count
  * elements) sit when held apart as one real matrix: side by side, [re im] (rows×2cols), or
@@ -19,56 +21,82 @@ static void part_positions (size_t i, size_t j, size_t rows, size_t count, int s
   *im_at = stacked ? *re_at + rows : *re_at + count;
 }
 
-/* Copies a complex matrix's parts apart (rows×cols, column-major, leading dimension rows):
- * side by side, [re  sign·im] as rows×2cols, or stacked, [re; sign·im] as 2rows×cols.  sign -1
- * conjugates (negation is exact). */
-void tilemm_split_parts (int single, const void *z, int64_t rows, int64_t cols, int stacked,
-                         double sign, void *out)
+/* One split or join over the host pool: columns [index·per, (index+1)·per) of the complex
+ * matrix each index. */
+typedef struct {
+  int single, stacked, join;
+  const void *from;
+  void *to;
+  size_t rows, cols, count, per;
+  double sign;
+} parts_job;
+
+static void parts_at (void *arg, int64_t index, int member)
 {
-  const ptrdiff_t nr = (ptrdiff_t) rows, nc = (ptrdiff_t) cols;
-  const size_t count = (size_t) rows * (size_t) cols;
-#pragma omp parallel for schedule (static) if (count > (1u << 16))
-  for (ptrdiff_t j = 0; j < nc; j++)
-    for (ptrdiff_t i = 0; i < nr; i++)
+  (void) member;
+  const parts_job *p = (const parts_job *) arg;
+  const size_t first = (size_t) index * p->per;
+  const size_t last = p->cols - first < p->per ? p->cols : first + p->per;
+  for (size_t j = first; j < last; j++)
+    for (size_t i = 0; i < p->rows; i++)
       {
-        const size_t from = 2 * ((size_t) j * (size_t) nr + (size_t) i);
+        const size_t at = 2 * (j * p->rows + i);   /* the complex element, interleaved */
         size_t re_at, im_at;
-        part_positions ((size_t) i, (size_t) j, (size_t) nr, count, stacked, &re_at, &im_at);
-        if (single)
-          {
-            const float *x = z;
-            float *y = out;
-            y[re_at] = x[from], y[im_at] = (float) sign * x[from + 1];
-          }
+        part_positions (i, j, p->rows, p->count, p->stacked, &re_at, &im_at);
+        if (p->join && p->single)
+          ((float *) p->to)[at] = ((const float *) p->from)[re_at],
+          ((float *) p->to)[at + 1] = ((const float *) p->from)[im_at];
+        else if (p->join)
+          ((double *) p->to)[at] = ((const double *) p->from)[re_at],
+          ((double *) p->to)[at + 1] = ((const double *) p->from)[im_at];
+        else if (p->single)
+          ((float *) p->to)[re_at] = ((const float *) p->from)[at],
+          ((float *) p->to)[im_at] = (float) p->sign * ((const float *) p->from)[at + 1];
         else
-          {
-            const double *x = z;
-            double *y = out;
-            y[re_at] = x[from], y[im_at] = sign * x[from + 1];
-          }
+          ((double *) p->to)[re_at] = ((const double *) p->from)[at],
+          ((double *) p->to)[im_at] = p->sign * ((const double *) p->from)[at + 1];
       }
 }
 
-/* The inverse for the result: C (m×n complex) from P holding its real and imaginary parts side by
- * side (m×2n) or stacked (2m×n). */
+/* The job over the pool: about 256 KiB of the matrix an index, on the threads the copy pays for
+ * on `threads` host threads (0: the host's facts now, team_size.h). */
+static void parts_run (parts_job *p, int threads)
+{
+  const size_t bytes = 2 * p->count * (p->single ? sizeof (float) : sizeof (double));
+  const size_t col_bytes = bytes / (p->cols > 0 ? p->cols : 1);
+  p->per = col_bytes >= (256u << 10) || col_bytes == 0 ? 1 : (256u << 10) / col_bytes;
+  const int64_t pieces = (int64_t) ((p->cols + p->per - 1) / p->per);
+  const double one_thread_s = 2.0 * (double) bytes / TILEMM_TEAM_THREAD_BYTES_PER_S;
+  const int team = threads > 0 ? tilemm_team_size (threads, pieces, one_thread_s)
+                               : tilemm_team_size_here (pieces, one_thread_s);
+  tilemm_host_pool_run (team, pieces, parts_at, p);
+}
+
+void tilemm_split_parts_on (int threads, int single, const void *z, int64_t rows, int64_t cols,
+                            int stacked, double sign, void *out)
+{
+  parts_job p = { single, stacked, 0, z, out, (size_t) rows, (size_t) cols,
+                  (size_t) rows * (size_t) cols, 1, sign };
+  parts_run (&p, threads);
+}
+
+void tilemm_split_parts (int single, const void *z, int64_t rows, int64_t cols, int stacked,
+                         double sign, void *out)
+{
+  tilemm_split_parts_on (0, single, z, rows, cols, stacked, sign, out);
+}
+
+void tilemm_join_parts_on (int threads, int single, const void *p, int64_t m, int64_t n,
+                           int stacked, void *c)
+{
+  parts_job j = { single, stacked, 1, p, c, (size_t) m, (size_t) n, (size_t) m * (size_t) n, 1,
+                  1.0 };
+  parts_run (&j, threads);
+}
+
 void tilemm_join_parts (int single, const void *p, int64_t m, int64_t n, int stacked, void *c)
 {
-  const ptrdiff_t nm = (ptrdiff_t) m, nn = (ptrdiff_t) n;
-  const size_t count = (size_t) m * (size_t) n;
-#pragma omp parallel for schedule (static) if (count > (1u << 16))
-  for (ptrdiff_t j = 0; j < nn; j++)
-    for (ptrdiff_t i = 0; i < nm; i++)
-      {
-        const size_t to = 2 * ((size_t) j * (size_t) nm + (size_t) i);
-        size_t re_at, im_at;
-        part_positions ((size_t) i, (size_t) j, (size_t) nm, count, stacked, &re_at, &im_at);
-        if (single)
-          ((float *) c)[to] = ((const float *) p)[re_at],
-          ((float *) c)[to + 1] = ((const float *) p)[im_at];
-        else
-          ((double *) c)[to] = ((const double *) p)[re_at],
-          ((double *) c)[to + 1] = ((const double *) p)[im_at];
-      }
+  tilemm_join_parts_on (0, single, p, m, n, stacked, c);
 }
 
 /* A real and a complex operand as mtimes multiplies them where it takes two real products

@@ -21,6 +21,13 @@ void tilemm_split_parts (int single, const void *z, int64_t rows, int64_t cols, 
  * (m×2n) or stacked (2m×n). */
 void tilemm_join_parts (int single, const void *p, int64_t m, int64_t n, int stacked, void *c);
 
+/* The same on the host pool's threads: as many as the copy pays for on a host of `threads`
+ * threads (a plan's count; 0: the host's facts now, as the two above). */
+void tilemm_split_parts_on (int threads, int single, const void *z, int64_t rows, int64_t cols,
+                            int stacked, double sign, void *out);
+void tilemm_join_parts_on (int threads, int single, const void *p, int64_t m, int64_t n,
+                           int stacked, void *c);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,11 +7,12 @@
  * that fill is most of `*`: for a 8192x8192 double product it took longer on the GPU machine
  * than the product itself on the GPU (bench/RESULTS.md, "The BLAS library preloaded").  So the
  * library exports memset: calls from outside the C library (Octave's, the program's) come here,
- * and a block of at least PARALLEL_MEMSET_MIN_BYTES is set by OpenMP threads, each its own slice
- * of whole pages, so the page faults are taken in parallel too (TILEMM_BLAS_MEMSET=huge: after
- * asking huge pages for the block).  Smaller blocks, calls made inside a parallel region or in a
- * child of fork, and everything when TILEMM_BLAS_MEMSET=0 is set go to the C library's memset
- * unchanged.  The bytes written are the same either way.
+ * and a block of at least PARALLEL_MEMSET_MIN_BYTES is set by the host pool's threads
+ * (host_pool.h), as many as the block pays for (team_size.h), in slices of whole pages claimed one
+ * at a time, so the page faults are taken in parallel too (TILEMM_BLAS_MEMSET=huge: after asking
+ * huge pages for the block).  Smaller blocks and everything when TILEMM_BLAS_MEMSET=0 is set go to
+ * the C library's memset unchanged; a call made while the pool runs a job (from one of its
+ * threads, or beside it), or in a child of fork, sets its block on its own thread.  The bytes written are the same either way.
  */
 #define _GNU_SOURCE   /* RTLD_NEXT */
 #include <dlfcn.h>
@@ -23,15 +24,13 @@
 #include <string.h>
 
 #include "host_pages.h"
+#include "host_pool.h"
+#include "team_size.h"
 #include "tilemm_settings.h"
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 typedef void *(*memset_fn) (void *, int, size_t);
 
-/* Blocks from this size are set in parallel; each thread takes at least a slice this large. */
+/* Blocks from this size are set in parallel, in slices of about this size. */
 enum { PARALLEL_MEMSET_MIN_BYTES = 32 << 20, PARALLEL_MEMSET_SLICE = 4 << 20, PAGE = 4096 };
 
 /* What the library does with a large block (TILEMM_BLAS_MEMSET: the process's settings, read
@@ -46,8 +45,8 @@ typedef enum {
 static _Atomic (memset_fn) next_memset;   /* the C library's, looked up on first use */
 static atomic_int setting_read;           /* a memset_setting */
 
-/* OpenMP's threads are not in a child of fork, and GNU OpenMP can hang starting a parallel region
- * there once the parent has run one: a child sets its blocks on its own thread. */
+/* The pool's threads are not in a child of fork: a child sets its blocks on its own thread (the
+ * C library's memset, without the pool's checks). */
 static void in_forked_child (void)
 {
   atomic_store_explicit (&setting_read, MEMSET_OFF, memory_order_relaxed);
@@ -126,39 +125,50 @@ static uintptr_t slice_start (uintptr_t start, uintptr_t end, int t, int nt)
   return at > start ? at : start;
 }
 
+/* One block over the host pool: slice `index` of `slices`. */
+typedef struct {
+  memset_fn next;
+  uintptr_t start, end;
+  int c, slices;
+} memset_job;
+
+static void memset_slice (void *arg, int64_t index, int member)
+{
+  (void) member;
+  const memset_job *j = (const memset_job *) arg;
+  const uintptr_t lo = slice_start (j->start, j->end, (int) index, j->slices);
+  const uintptr_t hi = slice_start (j->start, j->end, (int) index + 1, j->slices);
+  if (hi > lo)
+    j->next ((void *) lo, j->c, (size_t) (hi - lo));
+}
+
 void *memset (void *s, int c, size_t n)
 {
   const memset_fn next = the_next ();
   if (!next)
     return fill_bytes (s, c, n);
-#ifdef _OPENMP
   /* Small blocks (nearly every call) pay this comparison only. */
-  if (n >= PARALLEL_MEMSET_MIN_BYTES && !omp_in_parallel ())
+  if (n >= PARALLEL_MEMSET_MIN_BYTES)
     {
       const memset_setting setting = the_setting ();
-      int threads = omp_get_max_threads ();
-      if ((size_t) threads > n / PARALLEL_MEMSET_SLICE)
-        threads = (int) (n / PARALLEL_MEMSET_SLICE);
-      if (setting != MEMSET_OFF && threads > 1)
+      const int slices = (int) (n / PARALLEL_MEMSET_SLICE);
+      /* (The setting first: a child of fork asks the host's facts nothing.) */
+      const int threads
+        = setting == MEMSET_OFF
+            ? 1
+            : tilemm_team_size_here (slices, (double) n / TILEMM_TEAM_THREAD_BYTES_PER_S);
+      if (threads > 1)
         {
-          const uintptr_t start = (uintptr_t) s, end = start + n;
           /* Asked for: huge pages for the block's 2 MiB-aligned interior (advice, as for a GPU
            * product's result: host_pages.h), one fault per 2 MiB instead of per 4 KiB.  Not the
            * default: on the GPU machine the preloaded products were no faster with it, some
            * slower, and a process's first such block can wait for the kernel to compact memory. */
           if (setting == MEMSET_HUGE)
             tilemm_prefault_finish (tilemm_prefault_start (s, n, 1, 0, NULL));
-#pragma omp parallel num_threads(threads)
-          {
-            const int t = omp_get_thread_num (), nt = omp_get_num_threads ();
-            const uintptr_t lo = slice_start (start, end, t, nt);
-            const uintptr_t hi = slice_start (start, end, t + 1, nt);
-            if (hi > lo)
-              next ((void *) lo, c, (size_t) (hi - lo));
-          }
+          const memset_job j = { next, (uintptr_t) s, (uintptr_t) s + n, c, slices };
+          tilemm_host_pool_run (threads, slices, memset_slice, (void *) &j);
           return s;
         }
     }
-#endif
   return next (s, c, n);
 }

@@ -1,0 +1,47 @@
+/* team_size.h — how many host threads a piece of work pays for: the one rule every host team is
+ * sized by (the CPU backend's tiles, a CPU batch, the emulated scheme's loops, the executor's
+ * parts apart and back, the staging copies, the BLAS library's memset).
+ *
+ * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+ *
+ * Why a rule and not every core: each thread of a team is woken, and its end waited for; where
+ * another library's threads hold the cores (a BLAS whose idle threads spin after each call) a
+ * woken thread waits for a core, and a team of every core waits for the slowest.  A thread is
+ * worth it only for work that keeps it busy well beyond that: here, TILEMM_TEAM_MIN_SHARE_S of
+ * work each at a per-thread rate on the fast side (so a thread too many is rarer than one too
+ * few), and no more threads than pieces of work that can run at once.
+ */
+#ifndef TILEMM_TEAM_SIZE_H
+#define TILEMM_TEAM_SIZE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The least work one thread of a team is given, in seconds. */
+#define TILEMM_TEAM_MIN_SHARE_S 1.0e-4
+/* Per-thread rates on the fast side of what the host's threads reach: flops of the CPU
+ * backend's kernels (a measured rate, where faster, takes its place: tilemm_plan), and bytes
+ * copied or set. */
+#define TILEMM_TEAM_THREAD_FLOPS_PER_S 8.0e9
+#define TILEMM_TEAM_THREAD_BYTES_PER_S 8.0e9
+
+/* The threads for work of `pieces` pieces that take `one_thread_s` seconds on one thread, on a
+ * host of `threads` usable threads (the plan's figure; < 1: one): at most `threads`, at most
+ * `pieces`, and no more than give each thread TILEMM_TEAM_MIN_SHARE_S of the work (INFINITY: no
+ * bound from the work).  At least 1. */
+int tilemm_team_size (int threads, int64_t pieces, double one_thread_s);
+
+/* The same rule for host work whose caller holds no plan's count of the host's threads (a split
+ * operand's parts, the emulated scheme's CPU loops, the BLAS library's memset): on the host's
+ * facts gathered now (tilemm_host_facts: the affinity mask, OMP_NUM_THREADS), only where the work
+ * pays for more than one thread at all. */
+int tilemm_team_size_here (int64_t pieces, double one_thread_s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILEMM_TEAM_SIZE_H */
