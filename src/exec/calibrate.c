@@ -931,7 +931,8 @@ static tilemm_status measure_ways (tilemm_machine_facts *f, const tilemm_host_pr
           {
             const double mean = mean_of (t[w], runs);
             const double median = median_of (t[w], runs);
-            tilemm_curve_add_episodes (curve[w], flops, median, mean / median);
+            /* (A mean below the median: runs faster now and then, no episodes: 1.) */
+            tilemm_curve_add_episodes (curve[w], flops, median, fmax (1.0, mean / median));
             last[w] = median;
             growing[w] = median <= CURVE_RUN_S;
           }
@@ -960,8 +961,8 @@ static tilemm_status measure_pages (tilemm_machine_facts *f, const tilemm_host_p
                               PAGE_LARGEST, err))
             return err->status != TILEMM_OK ? err->status : TILEMM_EINVAL;
         }
-      else if (f->parts & TILEMM_FACTS_WAYS (t))
-        f->host_page[t] = f->host[t];
+      else if (f->host[t].points > 0)
+        f->host_page[t] = f->host[t];   /* a page costs what one product does */
     }
   return TILEMM_OK;
 }
