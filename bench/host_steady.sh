@@ -10,7 +10,7 @@
 #   cpu      the CPU backend's double 256 and 512, each call following a `*` of the same size,
 #            median of 21, against the calibrated time (the facts' CPU curve there)
 #   bist     `test tilemm_info` (the facts' check among them) ROUNDS times (default 5), each in a
-#            fresh process, and `test tilemm` once
+#            fresh process
 #   grid     bench/auto_grid.sh with SETTLE=0 (the ways back to back), GRID_TIMEOUT (default 300)
 # Usage: bench/host_steady.sh DIR OUT [STEP ...]   (DIR: where tilemm.oct is loaded from: src/ of
 # a build, or an installed package's folder; OUT: a folder for the logs, OUT/steady.txt the
@@ -96,8 +96,8 @@ for step in $steps; do
         say "test tilemm_info round $r: $(grep -E 'PASSES|FAIL' "$out/bist-info-$r.log" | tail -1)"
         grep -B2 -A4 "^!!!!!" "$out/bist-info-$r.log" | head -20 >> "$summary"
       done
-      octave_run "test tilemm" > "$out/bist-tilemm.log" 2>&1
-      say "test tilemm: $(grep -E 'PASSES|FAIL' "$out/bist-tilemm.log" | tail -1)"
+      # (The oct-file's own BIST, tilemm's, is the project's tests/bist.sh: `test` finds no
+      # source of a dynamically linked function outside an installed package.)
       ;;
     grid)
       SETTLE=0 GRID_TIMEOUT=${GRID_TIMEOUT:-300} "$here/auto_grid.sh" "$dir" "$out/grid" \

@@ -1709,6 +1709,9 @@ static void test_parallel_copy (void)
     { 4096, 600, 4104, 4096, 2 },      /* packing columns (host stride > rows)          */
     { 4093, 700, 4093, 4100, 0 },      /* unpacking into a strided destination           */
     { 12345, 99, 12400, 12350, 1 },    /* one thread asked for                           */
+    { 4096, 2049, 4096, 4096, 0 },     /* contiguous, 8 MiB + 4 KiB: huge-page pieces   */
+    { 4096, 1500, 4104, 8192, 3 },     /* strided, 12 MiB spanned: huge-page columns    */
+    { 3000, 3001, 3000, 3000, 0 },     /* contiguous 9 MB, its first piece partial      */
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
     {
@@ -1728,8 +1731,13 @@ static void test_parallel_copy (void)
       for (size_t i = 0; i < src_len; i++)
         src[i] = (unsigned char) (i * 2654435761u >> 13);
       memset (dst, 0xA5, dst_len);
-      tilemm_parallel_copy_2d (c % 2 ? team : NULL, cases[c].threads, dst, cases[c].dst_pitch,
-                               src, cases[c].src_pitch, cases[c].row_bytes, cases[c].cols);
+      /* (Cases from 6 on also through the copy into a result's huge pages.) */
+      if (c >= 6)
+        tilemm_parallel_copy_into_huge (team, cases[c].threads, dst, cases[c].dst_pitch, src,
+                                        cases[c].src_pitch, cases[c].row_bytes, cases[c].cols);
+      else
+        tilemm_parallel_copy_2d (c % 2 ? team : NULL, cases[c].threads, dst, cases[c].dst_pitch,
+                                 src, cases[c].src_pitch, cases[c].row_bytes, cases[c].cols);
       size_t wrong = 0, touched = 0;
       for (size_t j = 0; j < cases[c].cols; j++)
         {

@@ -35,7 +35,7 @@
  * the jobs of one product come back to back, and waking a sleeping thread costs more than a
  * small job.  Short, so that an idle team never competes for long with another library's
  * threads. */
-enum { SPIN_NS = 75 * 1000, YIELD_EVERY = 16 };
+enum { SPIN_NS = 200 * 1000, YIELD_EVERY = 16 };
 
 /* A helper's stack: room for the CPU backend's tile buffers (backend_cpu.c) with a margin; only
  * the pages touched are ever backed. */

@@ -91,6 +91,8 @@ typedef struct tilemm_machine_facts_s {
                               measured (0 to 1; negative: not known).  Facts measured on a busy
                               machine are used by the process that measured them, never kept. */
   unsigned parts;       /* TILEMM_FACTS_*: the parts measured (the others: the built-in model's) */
+  double part_s[8];     /* how long each part (bit i of TILEMM_FACTS_*) took to measure, the last
+                           time it was (informative: the first call's wait, part by part)      */
   /* The host's BLAS as its own interface says (host_blas.h): which, its threads, whether its
    * idle threads keep spinning after a call (a pool that holds the cores a product that follows
    * it would use: the ways' curves, measured alternately with it, price that). */

@@ -2,22 +2,31 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "parallel_copy.h"
 #include "team_size.h"
 
-/* Below this many bytes a single thread is faster than waking a team; a piece of a copy is about
- * this large (a contiguous block's 1 MiB, or as many whole columns), so that a copy has more
- * pieces than members and a member the system does not schedule holds back one piece only. */
-enum { PARALLEL_COPY_MIN_BYTES = 1 << 20, PARALLEL_COPY_PIECE = 1 << 20 };
+/* Below this many bytes a single thread is faster than waking a team.  A copy is cut into
+ * PIECES_A_MEMBER pieces a member (none under PARALLEL_COPY_LEAST_PIECE bytes): members take
+ * pieces as they come, so the last piece is a small share of the copy (a staging chunk of 16
+ * pieces on 15 members took two pieces' time, nearly twice its even share), and a member the
+ * system does not schedule holds back one small piece only.  A copy of HUGE_PAGE_BYTES or more
+ * is cut instead at the destination's huge-page boundaries, a piece a huge page: a result's
+ * pages are asked as huge pages (staging.cu), and the first thread to touch one faults and
+ * clears all of it while every other thread touching it waits, so pieces smaller than a huge
+ * page had the whole team queue on one page at a time (tilemm_parallel_copy_into_huge: into a
+ * result; into the pinned ring the small pieces keep every member busy). */
+enum { PARALLEL_COPY_MIN_BYTES = 1 << 20, PARALLEL_COPY_LEAST_PIECE = 64 << 10,
+       PIECES_A_MEMBER = 8, HUGE_PAGE_BYTES = 2 << 20 };
 
-/* One copy, cut into pieces: PARALLEL_COPY_PIECE bytes of a contiguous block, or `per_piece`
- * columns. */
+/* One copy, cut into pieces: of a contiguous block, the bytes from `first_end` on in `piece`s
+ * (piece 0: those before first_end), or `per_piece` columns. */
 typedef struct {
   char *dst;
   const char *src;
-  size_t dst_pitch, src_pitch, row_bytes, cols, total, per_piece;
+  size_t dst_pitch, src_pitch, row_bytes, cols, total, per_piece, piece, first_end;
   int contiguous;
 } copy_job;
 
@@ -27,8 +36,9 @@ static void copy_piece (void *arg, int64_t piece, int member)
   const copy_job *j = (const copy_job *) arg;
   if (j->contiguous)
     {
-      const size_t at = (size_t) piece * PARALLEL_COPY_PIECE;
-      const size_t len = j->total - at < PARALLEL_COPY_PIECE ? j->total - at : PARALLEL_COPY_PIECE;
+      const size_t at = piece == 0 ? 0 : j->first_end + (size_t) (piece - 1) * j->piece;
+      const size_t end = piece == 0 ? j->first_end : at + j->piece;
+      const size_t len = (end < j->total ? end : j->total) - at;
       memcpy (j->dst + at, j->src + at, len);
       return;
     }
@@ -38,8 +48,8 @@ static void copy_piece (void *arg, int64_t piece, int member)
     memcpy (j->dst + c * j->dst_pitch, j->src + c * j->src_pitch, j->row_bytes);
 }
 
-void tilemm_parallel_copy_2d (tilemm_host_team *team, int threads, void *dst, size_t dst_pitch,
-                              const void *src, size_t src_pitch, size_t row_bytes, size_t cols)
+static void copy_2d (tilemm_host_team *team, int threads, void *dst, size_t dst_pitch,
+                     const void *src, size_t src_pitch, size_t row_bytes, size_t cols, int huge)
 {
   copy_job j;
   j.dst = (char *) dst;
@@ -52,15 +62,42 @@ void tilemm_parallel_copy_2d (tilemm_host_team *team, int threads, void *dst, si
   if (j.total == 0)
     return;
   j.contiguous = dst_pitch == row_bytes && src_pitch == row_bytes;
-  j.per_piece = j.contiguous || row_bytes >= PARALLEL_COPY_PIECE ? 1 : PARALLEL_COPY_PIECE / row_bytes;
-  const int64_t pieces
-    = j.contiguous ? (int64_t) ((j.total + PARALLEL_COPY_PIECE - 1) / PARALLEL_COPY_PIECE)
-                   : (int64_t) ((cols + j.per_piece - 1) / j.per_piece);
   if (threads < 1)
     threads = tilemm_host_team_size (team);
-  const int members = j.total < PARALLEL_COPY_MIN_BYTES
-                        ? 1
-                        : tilemm_team_size (threads, pieces,
-                                            (double) j.total / TILEMM_TEAM_THREAD_BYTES_PER_S);
+  const int members
+    = j.total < PARALLEL_COPY_MIN_BYTES
+        ? 1
+        : tilemm_team_size (threads, (int64_t) (j.total / PARALLEL_COPY_LEAST_PIECE),
+                            (double) j.total / TILEMM_TEAM_THREAD_BYTES_PER_S);
+  size_t piece = j.total / ((size_t) members * PIECES_A_MEMBER);
+  piece = piece < PARALLEL_COPY_LEAST_PIECE ? PARALLEL_COPY_LEAST_PIECE : piece;
+  piece = (piece + 4095) & ~(size_t) 4095;   /* whole pages of the destination a piece */
+  const int whole_huge_pages = huge && j.total >= 2 * (size_t) HUGE_PAGE_BYTES;
+  if (whole_huge_pages)
+    piece = HUGE_PAGE_BYTES;
+  j.piece = piece;
+  /* A contiguous copy's pieces end at multiples of `piece` in the destination's addresses. */
+  const uintptr_t start = (uintptr_t) j.dst;
+  const size_t to_boundary = piece - (size_t) (start % piece);
+  j.first_end = to_boundary < j.total ? to_boundary : j.total;
+  /* Columns: as many as span a piece of the destination (its pitch a column). */
+  const size_t span = whole_huge_pages && dst_pitch > row_bytes ? dst_pitch : row_bytes;
+  j.per_piece = j.contiguous || span >= piece ? 1 : piece / span;
+  const int64_t pieces
+    = j.contiguous ? 1 + (int64_t) ((j.total - j.first_end + piece - 1) / piece)
+                   : (int64_t) ((cols + j.per_piece - 1) / j.per_piece);
   tilemm_host_team_each (team, members, pieces, copy_piece, &j);
+}
+
+void tilemm_parallel_copy_2d (tilemm_host_team *team, int threads, void *dst, size_t dst_pitch,
+                              const void *src, size_t src_pitch, size_t row_bytes, size_t cols)
+{
+  copy_2d (team, threads, dst, dst_pitch, src, src_pitch, row_bytes, cols, 0);
+}
+
+void tilemm_parallel_copy_into_huge (tilemm_host_team *team, int threads, void *dst,
+                                     size_t dst_pitch, const void *src, size_t src_pitch,
+                                     size_t row_bytes, size_t cols)
+{
+  copy_2d (team, threads, dst, dst_pitch, src, src_pitch, row_bytes, cols, 1);
 }

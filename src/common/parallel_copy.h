@@ -25,6 +25,13 @@ extern "C" {
 void tilemm_parallel_copy_2d (tilemm_host_team *team, int threads, void *dst, size_t dst_pitch,
                               const void *src, size_t src_pitch, size_t row_bytes, size_t cols);
 
+/* The same into a destination whose pages the copy faults in as huge pages (a result's, asked
+ * as huge pages by the staging): from 4 MiB up its pieces are the destination's huge pages, so
+ * that no two members fault one (the second would wait while the first clears it). */
+void tilemm_parallel_copy_into_huge (tilemm_host_team *team, int threads, void *dst,
+                                     size_t dst_pitch, const void *src, size_t src_pitch,
+                                     size_t row_bytes, size_t cols);
+
 #ifdef __cplusplus
 }
 #endif

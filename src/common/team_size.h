@@ -24,9 +24,11 @@ extern "C" {
 #define TILEMM_TEAM_MIN_SHARE_S 1.0e-4
 /* Per-thread rates on the fast side of what the host's threads reach: flops of the CPU
  * backend's kernels (a measured rate, where faster, takes its place: tilemm_plan), and bytes
- * copied or set. */
+ * copied or set.  The bytes' rate is a thread's into fresh pages (each faulted in by the copy:
+ * a result's copy into the array the host has just made for it), not into resident ones: a
+ * team sized at the resident rate left a result's copy on a few threads at a few GB/s. */
 #define TILEMM_TEAM_THREAD_FLOPS_PER_S 8.0e9
-#define TILEMM_TEAM_THREAD_BYTES_PER_S 8.0e9
+#define TILEMM_TEAM_THREAD_BYTES_PER_S 1.0e9
 
 /* The threads for work of `pieces` pieces that take `one_thread_s` seconds on one thread, on a
  * host of `threads` usable threads (the plan's figure; < 1: one): at most `threads`, at most

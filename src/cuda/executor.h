@@ -233,9 +233,10 @@ tilemm_status fetch_unit (workspace &ws, const piece &p, const unit &u, int chun
                           unsigned char *stage,
                           tilemm_cuda_stats *st, tilemm_error *err);
 /* The host copies of the staging run on ws's copy team (workspace_team), ws.team_threads
- * members at most. */
+ * members at most; into_result: the destination is a result's (its pages faulted in by this
+ * copy, as huge pages: tilemm_parallel_copy_into_huge). */
 void copy_on_team (workspace &ws, void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
-                   size_t row_bytes, size_t cols);
+                   size_t row_bytes, size_t cols, bool into_result);
 tilemm_status stage_up (workspace &ws, const tilemm_view &v, void *dev, tilemm_cuda_stats *st,
                         tilemm_error *err);
 tilemm_status stage_down (workspace &ws, void *dev, const tilemm_view &v, cudaEvent_t ready,

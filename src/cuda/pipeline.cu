@@ -343,7 +343,7 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
           CUDA_TRY (q, "copying C to the host (step %lld)", (long long) dj);
           const auto t0 = std::chrono::steady_clock::now ();
           copy_on_team (ws, f.host, f.pitch, down_stage + (size_t) f.chunk * cfg.chunk_bytes,
-                        f.u.len, f.u.len, (size_t) f.u.lines);
+                        f.u.len, f.u.len, (size_t) f.u.lines, true);
           st->copy_out_ms += ms_since (t0);
           fifo_head = (fifo_head + 1) % MAX_CHUNKS;
           fifo_count--;

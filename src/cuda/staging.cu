@@ -68,10 +68,14 @@ piece piece_of (const tilemm_view &v, void *dev, size_t es)
 }
 
 void copy_on_team (workspace &ws, void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
-                   size_t row_bytes, size_t cols)
+                   size_t row_bytes, size_t cols, bool into_result)
 {
-  tilemm_parallel_copy_2d (ws.team, ws.team_threads, dst, dst_pitch, src, src_pitch, row_bytes,
-                           cols);
+  if (into_result)
+    tilemm_parallel_copy_into_huge (ws.team, ws.team_threads, dst, dst_pitch, src, src_pitch,
+                                    row_bytes, cols);
+  else
+    tilemm_parallel_copy_2d (ws.team, ws.team_threads, dst, dst_pitch, src, src_pitch, row_bytes,
+                             cols);
 }
 
 /* One unit of a piece through upload chunk `stage` (chunk number `chunk`): host threads copy it
@@ -83,7 +87,7 @@ tilemm_status send_unit (workspace &ws, const piece &p, const unit &u, int chunk
 {
   const auto t0 = std::chrono::steady_clock::now ();
   copy_on_team (ws, stage, u.len, p.host + (size_t) u.line * p.pitch + u.off, p.pitch, u.len,
-                (size_t) u.lines);
+                (size_t) u.lines, false);
   st->copy_in_ms += std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now () - t0)
                       .count ();
   CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
@@ -206,7 +210,7 @@ tilemm_status stage_down (workspace &ws, void *dev, const tilemm_view &v, cudaEv
       const auto t0 = std::chrono::steady_clock::now ();
       copy_on_team (ws, p.host + (size_t) f.u.line * p.pitch + f.u.off, p.pitch,
                     stage + (size_t) f.chunk * cfg.chunk_bytes, f.u.len, f.u.len,
-                    (size_t) f.u.lines);
+                    (size_t) f.u.lines, true);
       st->copy_out_ms += ms_since (t0);
     }
   return TILEMM_OK;

@@ -455,7 +455,8 @@ static void measure_copies (tilemm_machine_facts *f)
               if (fresh_dst)
                 {
                   t0 = tilemm_now_s ();
-                  tilemm_parallel_copy_2d (team, t, fresh_dst, bytes, src, bytes, bytes, 1);
+                  tilemm_parallel_copy_into_huge (team, t, fresh_dst, bytes, src, bytes, bytes,
+                                                  1);
                   fresh[fresh_runs++] = tilemm_now_s () - t0;
                   free (fresh_dst);
                 }
@@ -879,18 +880,29 @@ static tilemm_status measure_ways (tilemm_machine_facts *f, const tilemm_host_pr
   for (size_t i = 0; i < sizeof CURVE_SIZES / sizeof CURVE_SIZES[0]; i++)
     {
       const int64_t n = CURVE_SIZES[i];
-      double guess = 0;
+      /* One round's cost, guessed from the last point's (8 times the flops): the host's callback
+       * makes its operands and runs once untimed before each timed run. */
+      const double fill_s = 3.0 * (double) n * (double) n * (double) tilemm_type_size (type) / 1e9;
+      double round_s = 0;
       int any = 0;
       for (int w = 0; w < NWAYS_MEASURED; w++)
         {
           growing[w] = growing[w] && n <= largest[w];
           any |= growing[w];
-          guess += growing[w] ? 8 * last[w] : 0;
+          round_s += !growing[w] ? 0 : w == WAY_HOST ? 16 * last[w] + fill_s : 8 * last[w];
         }
       if (!any)
         break;
-      int runs = runs_for (guess);
+      int runs = runs_for (round_s);
       runs = runs < 3 ? 3 : runs > WAY_RUNS_MOST ? WAY_RUNS_MOST : runs;
+      /* A point that would overrun the budget is not begun, once each curve has three. */
+      const double left = WAYS_BUDGET_S - (tilemm_now_s () - start);
+      if (i >= 3 && (double) runs * round_s > left)
+        {
+          if ((double) 3 * round_s > left)
+            break;
+          runs = (int) (left / round_s);
+        }
       own_call ours[NWAYS_MEASURED];
       int begun[NWAYS_MEASURED] = { 0, 0, 0 };
       tilemm_status status = TILEMM_OK;
@@ -992,17 +1004,42 @@ tilemm_status tilemm_calibrate_parts (const tilemm_host_product *host, unsigned 
     }
   else
     f->gpus = 0;
+  double t0 = tilemm_now_s ();
+#define TOOK(bit)                                                                           \
+  do                                                                                        \
+    {                                                                                       \
+      const double t1 = tilemm_now_s ();                                                    \
+      f->part_s[bit] = t1 - t0;                                                             \
+      t0 = t1;                                                                              \
+    }                                                                                       \
+  while (0)
   if (parts & TILEMM_FACTS_COPIES)
-    measure_copies (f);
+    {
+      measure_copies (f);
+      TOOK (0);
+    }
   if (gpus && (parts & (TILEMM_FACTS_GPU | TILEMM_FACTS_GPUS)))
-    status = measure_gpu_call (f, &g, err);
+    {
+      status = measure_gpu_call (f, &g, err);
+      TOOK (6);
+    }
   for (int t = 0; t < TILEMM_NTYPES && status == TILEMM_OK; t++)
     if (parts & TILEMM_FACTS_WAYS (t))
-      status = measure_ways (f, host, gpus ? &g : NULL, (tilemm_type) t, err);
+      {
+        status = measure_ways (f, host, gpus ? &g : NULL, (tilemm_type) t, err);
+        TOOK (1 + t);
+      }
   if (status == TILEMM_OK && (parts & TILEMM_FACTS_PAGES))
-    status = measure_pages (f, host, gpus ? &g : NULL, err);
+    {
+      status = measure_pages (f, host, gpus ? &g : NULL, err);
+      TOOK (5);
+    }
   if (status == TILEMM_OK && gpus && (parts & TILEMM_FACTS_GPUS))
-    status = measure_every_gpu (f, &g, err);
+    {
+      status = measure_every_gpu (f, &g, err);
+      TOOK (7);
+    }
+#undef TOOK
   operands_free (&pool);
   if (status != TILEMM_OK)
     return status;

@@ -342,6 +342,7 @@ static void measure (const tilemm_options *options, const char *key, const char 
   /* One line, once a part: the call waits for it (about a second) and no later call will. */
   fprintf (stderr, "tilemm: measuring this machine once for the decisions of \"auto\" (%s)\n",
            named);
+  const double started = tilemm_now_s ();
   if (tilemm_calibrate_parts (options->host, parts, &facts, &err) != TILEMM_OK)
     {
       cache.failed |= parts;
@@ -389,6 +390,10 @@ static void measure (const tilemm_options *options, const char *key, const char 
   facts.origin = TILEMM_FACTS_MEASURED;
   cache.facts = keep (&facts);
   snprintf (cache.key, sizeof cache.key, "%s", key);
+  fprintf (stderr, "tilemm: measured in %.2f s (host copies %.2f, a GPU call %.2f, the ways %.2f "
+                   "%.2f %.2f %.2f, pages %.2f, every GPU %.2f)\n",
+           tilemm_now_s () - started, facts.part_s[0], facts.part_s[6], facts.part_s[1],
+           facts.part_s[2], facts.part_s[3], facts.part_s[4], facts.part_s[5], facts.part_s[7]);
 }
 
 /* The parts of `needs` neither the process's copy holds nor failed for its key. */
