@@ -219,6 +219,11 @@ void tilemm_emu_branches_make (const tilemm_emu_options *options, tilemm_emu_bra
 void tilemm_emu_select (const tilemm_emu_branches *branches, const tilemm_emu_stats *stats,
                         tilemm_emu_plan *plan);
 
+/* The count the certified rule of `options` gives typical data of inner dimension `inner`
+ * (what a model prices before the data are seen): the statistics of uniform [0, 1) operands,
+ * ratios a little above 2 and νa² = νb² = inner/3.  0 where they would not run (RANGE). */
+int tilemm_emu_typical_moduli (const tilemm_emu_options *options, int64_t inner);
+
 /* Step 3: the plan from the statistics, the branches of `options` made and selected at once
  * (the rule in one call, for the tests and the plan's own sizing; the backends select). */
 void tilemm_emu_decide (const tilemm_emu_options *options, const tilemm_emu_stats *stats,

@@ -262,3 +262,16 @@ void tilemm_emu_decide (const tilemm_emu_options *options, const tilemm_emu_stat
   tilemm_emu_branches_make (options, &branches);
   tilemm_emu_select (&branches, stats, plan);
 }
+
+int tilemm_emu_typical_moduli (const tilemm_emu_options *options, int64_t inner)
+{
+  const double q2 = (double) TILEMM_EMU_Q * (double) TILEMM_EMU_Q;
+  tilemm_emu_stats typical;
+  memset (&typical, 0, sizeof typical);
+  typical.inner = inner > 0 ? inner : 1;
+  typical.max_qa = typical.max_qb = (int64_t) ceil (q2 * (double) typical.inner / 3.0);
+  typical.ratio_a = typical.ratio_b = 2.1;
+  tilemm_emu_plan plan;
+  tilemm_emu_decide (options, &typical, &plan);
+  return plan.verdict == TILEMM_EMU_OK ? plan.moduli : 0;
+}
