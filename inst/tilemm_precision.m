@@ -8,9 +8,11 @@
 ## @deftypefn  {} {@var{p} =} tilemm_precision ()
 ## @deftypefnx {} {@var{old} =} tilemm_precision (@var{p})
 ## The precision @code{tilemm} computes in when a call names none: @qcode{"native"} (the
-## default: the floating-point product, rounded as @code{*} rounds) or @qcode{"emulated"} (Ozaki
+## default: the floating-point product, rounded as @code{*} rounds), @qcode{"emulated"} (Ozaki
 ## scheme II on exact integer products, see @code{help tilemm} and the manual's section
-## ``Emulated precision'').
+## ``Emulated precision'') or @qcode{"auto"} (the emulated product where the machine's facts say
+## a GPU computes it faster than the native one, at a certified bound at least as tight; native
+## elsewhere).
 ##
 ## The setting is the environment variable @env{TILEMM_PRECISION}, which @code{tilemm} reads at
 ## every call (an unset or empty variable means @qcode{"native"}); this function only reads and
@@ -38,9 +40,9 @@ function old = tilemm_precision (p)
     old = "native";
   endif
   if (nargin == 1)
-    if (! ischar (p) || ! any (strcmpi (p, {"native", "emulated"})))
+    if (! ischar (p) || ! any (strcmpi (p, {"native", "emulated", "auto"})))
       error ("tilemm:badoption",
-             "tilemm_precision: P must be \"native\" or \"emulated\"");
+             "tilemm_precision: P must be \"native\", \"emulated\" or \"auto\"");
     endif
     setenv ("TILEMM_PRECISION", lower (p));
   endif
@@ -56,9 +58,11 @@ endfunction
 %!   assert (tilemm_precision (), "emulated");
 %!   assert (tilemm_precision ("native"), "emulated");
 %!   assert (tilemm_precision (), "native");
+%!   assert (tilemm_precision ("AUTO"), "native");
+%!   assert (tilemm_precision (), "auto");
 %! unwind_protect_cleanup
 %!   setenv ("TILEMM_PRECISION", saved);
 %! end_unwind_protect
-%!error <must be "native" or "emulated"> tilemm_precision ("double")
+%!error <must be "native", "emulated" or "auto"> tilemm_precision ("double")
 %!error id=tilemm:badoption tilemm_precision (53)
 %!error tilemm_precision ("native", 1)

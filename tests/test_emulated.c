@@ -492,6 +492,57 @@ static void test_accuracy (void)
   free (b);
 }
 
+/* Step 3's shared budget: for ratios anywhere in [1, 2^6], the widths the plan takes keep the
+ * truncation within the guarantee, (1 + u)·(ra·2^-pa + rb·2^-pb) ≤ 2^-(t+g) (in long double,
+ * computed here apart from the plan), and are the fewest the ratios' sixteenths allow: neither
+ * width one bit lower keeps 2^(c−1+s/16)-bounded ratios within it (c, s computed here from
+ * log2). */
+static void test_shared_budget (void)
+{
+  CHECK_CASE ("the shared budget of the widths: within the guarantee, and the fewest bits");
+  tilemm_emu_options o;
+  tilemm_emu_default_options (&o, TILEMM_DOUBLE);
+  const long double target = ldexpl (1.0L, -(o.target_bits + o.guard_bits));
+  int dropped = 0, bad = 0;
+  for (int q = 0; q < 20000 && bad < 3; q++)
+    {
+      const double ra = exp2 (6.0 * urand ()), rb = q % 7 == 0 ? ra : exp2 (6.0 * urand ());
+      tilemm_emu_stats s = { 0, 100, 100 * 127 * 127, 100 * 127 * 127, ra, rb };
+      tilemm_emu_plan plan;
+      tilemm_emu_decide (&o, &s, &plan);
+      const long double err = (1.0L + ldexpl (1.0L, -53))
+                              * (ra * ldexpl (1.0L, -plan.pa) + rb * ldexpl (1.0L, -plan.pb));
+      if (plan.verdict != TILEMM_EMU_OK || err > target)
+        {
+          bad++;
+          CHECK (0, "ratios %.17g %.17g: pa %d pb %d exceed the budget", ra, rb, plan.pa, plan.pb);
+          continue;
+        }
+      /* the class bounds: r ≤ 2^(c−1+s/16) */
+      long double bound[2];
+      const double r[2] = { ra, rb };
+      for (int x = 0; x < 2; x++)
+        {
+          const int c = r[x] > 1 ? (int) ceil (log2 (r[x])) : 0;
+          const int sx = c == 0 ? 16 : (int) ceill (16.0L * (log2l (r[x]) - (c - 1)));
+          bound[x] = exp2l ((long double) (c - 1) + sx / 16.0L);
+        }
+      const long double fewer_a = bound[0] * ldexpl (1.0L, -(plan.pa - 1)) + bound[1] * ldexpl (1.0L, -plan.pb);
+      const long double fewer_b = bound[0] * ldexpl (1.0L, -plan.pa) + bound[1] * ldexpl (1.0L, -(plan.pb - 1));
+      const long double margin = target * (1.0L - ldexpl (1.0L, -40));
+      dropped += plan.pa + plan.pb < 2 * 55 + (int) ceil (log2 (ra > 1 ? ra : 1))
+                                      + (int) ceil (log2 (rb > 1 ? rb : 1));
+      if (fewer_a <= margin * 0.999999L || fewer_b <= margin * 0.999999L)
+        {
+          bad++;
+          CHECK (0, "ratios %.17g %.17g: pa %d pb %d, one bit fewer would do", ra, rb, plan.pa,
+                 plan.pb);
+        }
+    }
+  CHECK (dropped > 1000, "the shared budget let a width go a bit lower in %d of 20000 cases",
+         dropped);
+}
+
 static void test_verdicts (void)
 {
   CHECK_CASE ("NaN, Inf: verdict NONFINITE, C untouched");
@@ -890,6 +941,7 @@ int main (void)
   test_integers ();
   test_accuracy ();
   test_verdicts ();
+  test_shared_budget ();
   test_single ();
   test_complex ();
   test_views_plans_threads ();

@@ -22,6 +22,7 @@
 #include "backend.h"
 #include "check.h"
 #include "test_random.h"
+#include "emulated.h"
 #include "exact_dot.h"
 #include "front.h"
 #include "tilemm.h"
@@ -395,6 +396,60 @@ static void test_exact_dot (void)
   CHECK (tilemm_exact_dot (one, 1, one, 1, 0, 0) == 0, "empty");
 }
 
+/* The count of moduli against the exact product, on data where the bound of step 3 is tight:
+ * A and B all 0.99 (every term positive, every row aligned with every column), so the integer
+ * product nearly reaches what the plan carries.  The plan's count keeps the bound on every entry;
+ * one modulus fewer wraps around (the CRT gives X − M) and must break it, which shows that these
+ * data need the count the plan chose, and that the test sees a count too small. */
+static void test_count_is_needed (int64_t k)
+{
+  CHECK_CASE ("the count of moduli: 0.99 · 0.99 at k = %lld needs exactly the plan's", (long long) k);
+  const int64_t m = 3, n = 2;
+  double *a = malloc (sizeof (double) * (size_t) (m * k)), *b = malloc (sizeof (double) * (size_t) (k * n));
+  double c[6];
+  for (int64_t q = 0; q < m * k; q++)
+    a[q] = 0.99;
+  for (int64_t q = 0; q < k * n; q++)
+    b[q] = 0.99;
+  tilemm_view va = { m, k, m, TILEMM_DOUBLE, a }, vb = { k, n, k, TILEMM_DOUBLE, b };
+  tilemm_view vc = { m, n, m, TILEMM_DOUBLE, c };
+  tilemm_error err = { TILEMM_OK, "" };
+  tilemm_emu_stats st;
+  tilemm_emu_options o;
+  tilemm_emu_default_options (&o, TILEMM_DOUBLE);
+  tilemm_emu_plan plan;
+  CHECK (tilemm_emu_stats_cpu (&va, &vb, &st, &err) == TILEMM_OK, "stats: %s", err.detail);
+  tilemm_emu_decide (&o, &st, &plan);
+  CHECK (plan.verdict == TILEMM_EMU_OK && plan.moduli >= 2, "verdict %d, %d moduli",
+         (int) plan.verdict, plan.moduli);
+  /* the smallest count: the one below carries less than the plan needs */
+  CHECK (tilemm_emu_log2_product (plan.moduli) > plan.log2_needed
+         && tilemm_emu_log2_product (plan.moduli - 1) <= plan.log2_needed,
+         "%d moduli (log2 M %.3f) for a need of %.3f", plan.moduli,
+         tilemm_emu_log2_product (plan.moduli), plan.log2_needed);
+  const operand oa = { TILEMM_DOUBLE, m, k, TILEMM_OP_NONE, a };
+  const operand ob = { TILEMM_DOUBLE, k, n, TILEMM_OP_NONE, b };
+  for (int fewer = 0; fewer <= 1 && plan.verdict == TILEMM_EMU_OK; fewer++)
+    {
+      tilemm_emu_plan p = plan;
+      p.moduli -= fewer;
+      CHECK (tilemm_emu_run_cpu (&p, &va, &vb, &vc, &err) == TILEMM_OK, "run: %s", err.detail);
+      int bad = 0;
+      double excess = 0;
+      for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++)
+          bad += !entry_ok (&oa, &ob, i, j, 0, c[i + j * m], 53, 0, &excess);
+      if (fewer == 0)
+        CHECK (bad == 0, "%d entries beyond the bound with the plan's %d moduli (x%.3g)", bad,
+               p.moduli, excess);
+      else
+        CHECK (bad == (int) (m * n), "one modulus fewer (%d) kept the bound on %d of %d entries: "
+               "the data do not need the count", p.moduli, (int) (m * n) - bad, (int) (m * n));
+    }
+  free (a);
+  free (b);
+}
+
 static void run_all (const char *backend)
 {
   /* The example: a pair of no overlap made the whole product native (C(1,1) = 0). */
@@ -456,6 +511,8 @@ int main (int argc, char **argv)
   setvbuf (stdout, NULL, _IOLBF, 0);   /* a log cut short by a time limit keeps what ran */
   test_seed (0x2545F4914F6CDD1Dull);
   test_exact_dot ();
+  for (int64_t k = 32; k <= 16384; k *= 8)
+    test_count_is_needed (k);
   run_all ("cpu");
   tilemm_error probe;
   if (tilemm_cuda_probe (&probe) == TILEMM_OK)

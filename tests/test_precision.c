@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "check.h"
 #include "front.h"
 #include "tilemm.h"
@@ -137,6 +138,97 @@ static void product (const tilemm_precision_entry *entry, tilemm_backend_choice 
   free (c);
 }
 
+/* ---------------------------------------------------------------- "precision", "auto" */
+
+/* Facts of one GPU whose native double kernels run at fp64 flop/s and whose int8 GEMM at int8
+ * op/s, the rest the built-in model's (host, bus, fixed costs). */
+static void card_facts (tilemm_machine_facts *f, const char *name, double fp64, double int8)
+{
+  tilemm_facts_model (f, name);
+  f->gpus = 1;
+  f->gpu_kernel_flops_per_s[TILEMM_DOUBLE] = f->gpu_kernel_flops_per_s[TILEMM_COMPLEX_DOUBLE] = fp64;
+  f->gpu_int8_ops_per_s = int8;
+  f->gpu[0].kernel_flops_per_s[TILEMM_DOUBLE] = fp64;
+}
+
+static void test_auto (void)
+{
+  /* A GeForce/RTX-class card: FP64 at 1/64 of its FP32, int8 tensor cores at full speed; and an
+   * H100-class one: FP64 tensor cores, int8 about 26 times their rate.  Each rate as such a card's
+   * kernels reach, not the peak. */
+  tilemm_machine_facts slow_fp64, h100;
+  card_facts (&slow_fp64, "slow FP64 (RTX class)", 1.2e12, 5.0e14);
+  card_facts (&h100, "H100 class", 5.0e13, 1.3e15);
+  CHECK_CASE ("auto: a card of slow FP64 takes the emulated product at far smaller sizes");
+  const int64_t from_slow = tilemm_plan_precision_auto_from (&slow_fp64, TILEMM_DOUBLE, 1);
+  const int64_t from_h100 = tilemm_plan_precision_auto_from (&h100, TILEMM_DOUBLE, 1);
+  CHECK (from_slow > 0 && from_slow <= 1024, "slow FP64: emulated from n = %lld",
+         (long long) from_slow);
+  CHECK (from_h100 == 0 || from_h100 >= 4 * from_slow,
+         "H100: emulated from n = %lld, slow FP64 from %lld", (long long) from_h100,
+         (long long) from_slow);
+  tilemm_precision_choice c;
+  tilemm_plan_precision_auto (&slow_fp64, TILEMM_DOUBLE, 2048, 2048, 2048, 0, 1, 0, &c);
+  CHECK (c.emulated && c.bound_ok && c.moduli >= 14 && c.emulated_s < c.native_s
+           && strncmp (c.why, "emulated:", 9) == 0,
+         "slow FP64, 2048: %s", c.why);
+  tilemm_plan_precision_auto (&h100, TILEMM_DOUBLE, 2048, 2048, 2048, 0, 1, 0, &c);
+  CHECK (!c.emulated && strncmp (c.why, "native:", 7) == 0, "H100, 2048: %s", c.why);
+  tilemm_plan_precision_auto (&slow_fp64, TILEMM_DOUBLE, 4096, 4096, 1, 0, 1, 0, &c);
+  CHECK (!c.emulated && !c.bound_ok, "k = 1, where one rounding is tighter: %s", c.why);
+  tilemm_plan_precision_auto (&slow_fp64, TILEMM_DOUBLE, 4096, 4096, 4096, 0, 0, 0, &c);
+  CHECK (!c.emulated && isinf (c.emulated_s), "no GPU: %s", c.why);
+  /* the model's count grows with k as the certified rule's does */
+  tilemm_emu_options o;
+  tilemm_emu_default_options (&o, TILEMM_DOUBLE);
+  CHECK (tilemm_emu_typical_moduli (&o, 1024) <= tilemm_emu_typical_moduli (&o, 16384)
+           && tilemm_emu_typical_moduli (&o, 16384) <= 17,
+         "typical counts %d (k 1024), %d (k 16384)", tilemm_emu_typical_moduli (&o, 1024),
+         tilemm_emu_typical_moduli (&o, 16384));
+
+  CHECK_CASE ("auto through the decision: the option, TILEMM_PRECISION, the plan's line");
+  tilemm_options opt;
+  tilemm_options_init (&opt);
+  tilemm_error err = { TILEMM_OK, "" };
+  const tilemm_value autov = { TILEMM_VALUE_STRING, "Auto", 0.0, NULL, 0 };
+  CHECK (tilemm_options_set (&opt, "precision", &autov, &err) == TILEMM_OK
+           && opt.precision == TILEMM_PRECISION_AUTO, "\"precision\", \"auto\": %s", err.detail);
+  opt.facts = &slow_fp64;
+  tilemm_operand sq = { TILEMM_CLASS_DOUBLE, 0, 0, 2, 2048, 2048, 0, NULL, 0 };
+  tilemm_decision d;
+  tilemm_status s = tilemm_decide_op (&sq, TILEMM_OP_NONE, &sq, TILEMM_OP_NONE, &opt, &d, &err);
+  char text[4096];
+  tilemm_decision_describe (&d, text, sizeof text);
+  CHECK (s == TILEMM_OK && d.precision_weighed && strstr (text, "precision auto: "),
+         "the plan says what auto took: %s", text);
+  /* with a usable GPU the emulated product; without one (this machine) native, saying why */
+  tilemm_error probe;
+  if (tilemm_cuda_probe (&probe) == TILEMM_OK)
+    CHECK (d.emulated && d.backend == TILEMM_BACKEND_CUDA, "slow FP64 with a GPU: %s", text);
+  else
+    CHECK (!d.emulated && strstr (text, "none is usable"), "no usable GPU: %s", text);
+  opt.backend = TILEMM_CHOOSE_CPU;
+  s = tilemm_decide_op (&sq, TILEMM_OP_NONE, &sq, TILEMM_OP_NONE, &opt, &d, &err);
+  CHECK (s == TILEMM_OK && !d.emulated && !d.precision_choice.emulated,
+         "\"backend\", \"cpu\": native (%s)", d.precision_choice.why);
+  const tilemm_value moduli = { TILEMM_VALUE_REAL_SCALAR, NULL, 15.0, NULL, 0 };
+  tilemm_options_set (&opt, "moduli", &moduli, &err);
+  s = tilemm_decide_op (&sq, TILEMM_OP_NONE, &sq, TILEMM_OP_NONE, &opt, &d, &err);
+  CHECK (s == TILEMM_EOPTION, "\"moduli\" with \"auto\": refused (%d)", (int) s);
+  tilemm_options_init (&opt);
+  opt.facts = &slow_fp64;
+  setenv ("TILEMM_PRECISION", "auto", 1);
+  s = tilemm_decide_op (&sq, TILEMM_OP_NONE, &sq, TILEMM_OP_NONE, &opt, &d, &err);
+  CHECK (s == TILEMM_OK && d.precision_weighed, "TILEMM_PRECISION=auto weighs the precision");
+  unsetenv ("TILEMM_PRECISION");
+  s = tilemm_decide_op (&sq, TILEMM_OP_NONE, &sq, TILEMM_OP_NONE, &opt, &d, &err);
+  CHECK (s == TILEMM_OK && !d.precision_weighed && !d.emulated, "unset: native, nothing weighed");
+  CHECK_CASE ("auto on the built-in model (nothing measured): native for every square");
+  CHECK (tilemm_plan_precision_auto_from (NULL, TILEMM_DOUBLE, 1) == 0,
+         "the built-in model takes the emulated product from n = %lld",
+         (long long) tilemm_plan_precision_auto_from (NULL, TILEMM_DOUBLE, 1));
+}
+
 int main (void)
 {
   static const tilemm_op ops[] = { TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE };
@@ -158,5 +250,6 @@ int main (void)
            && strcmp (tilemm_precision_entry_of (TILEMM_PRECISION_EMULATED)->name, "emulated") == 0
            && tilemm_precision_entry_of (TILEMM_PRECISION_EMULATED)->plan_emulated == 1,
          "native and emulated");
+  test_auto ();
   return check_summary ("test_precision");
 }

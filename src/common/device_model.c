@@ -79,6 +79,23 @@ double tilemm_model_gpu_call_s (const tilemm_machine_facts *facts, tilemm_type t
   return tilemm_curve_seconds (curve, flops) + extra;
 }
 
+/* The stages around the emulated precision's int8 products (scan, conversion to residues, the
+ * reconstruction), as a share of those products' time: memory passes that grow with the moduli
+ * as the products do. */
+#define EMULATED_STAGES_SHARE 0.2
+
+double tilemm_model_gpu_emulated_s (const tilemm_machine_facts *facts, tilemm_type type,
+                                    double bytes, double m, double n, double k, int moduli)
+{
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  const double rate = rate_or_builtin (f->gpu_int8_ops_per_s,
+                                       tilemm_facts_builtin ()->gpu_int8_ops_per_s);
+  const double products = (double) (moduli + 1) * tilemm_model_flops (type, m, n, k);
+  const double device_s = products / rate * (1.0 + EMULATED_STAGES_SHARE);
+  /* the native call's line without its kernels, and the statistics' round trip */
+  return gpu_line_s (f, type, bytes, 0.0) + f->gpu_call_s + device_s;
+}
+
 double tilemm_model_spread_s (const tilemm_machine_facts *facts, double one_s, double fixed_s,
                               int devices)
 {

@@ -45,6 +45,16 @@ double tilemm_model_step_s (const tilemm_machine_facts *facts);
 double tilemm_model_gpu_call_s (const tilemm_machine_facts *facts, tilemm_type type, double bytes,
                                 double flops);
 
+/* Seconds a whole call of the emulated precision (emulated.h) takes on one GPU: C (m×n) =
+ * A (m×k)·B (k×n) of `type` moving `bytes`, with `moduli` moduli.  The call's fixed cost and its
+ * bytes as the native call's (tilemm_model_gpu_call_s's line), one more round trip for the
+ * statistics the plan is selected from, and on the device one int8 product per modulus plus the
+ * statistics product at the facts' int8 rate (a complex product's two real problems of inner
+ * dimension 2k: tilemm_model_flops's four real products' worth), the stages around them (scan,
+ * conversion, reconstruction) a fixed share of those. */
+double tilemm_model_gpu_emulated_s (const tilemm_machine_facts *facts, tilemm_type type,
+                                    double bytes, double m, double n, double k, int moduli);
+
 /* Seconds work that takes `one_s` on one GPU (`fixed_s` of it its call's fixed cost) takes on
  * `devices` GPUs: where the facts measured a call on every GPU, its fixed cost and the rest sped
  * up as measured (faster or slower); where they did not, the one GPU's time (the model claims no

@@ -26,7 +26,24 @@
  *     (t = target bits, g = guard bits), then the fewest moduli N whose product M satisfies
  *     log2 M > 1 + pa + pb + log2 νa + log2 νb (νa² = max_i qa_i / Q², νb likewise).  With
  *     that, |C_emulated − C| ≤ u|C| + 2^-(t+g)·(|A||B|) componentwise — for t = 53, g = 1 never
- *     worse than the native product's bound γ_k·|A||B|.  pa or pb above TILEMM_EMU_PMAX, or N
+ *     worse than the native product's bound γ_k·|A||B|.
+     Why (the bound the count rests on): in units of 2^(e_a[i] + e_b[j]), with α = â·2^pa,
+     a' = trunc(α) (|α − a'| < 1, |a'| ≤ |α|), β and b' likewise, the exact integer
+     X_ij = Σ_p a'_ip·b'_pj has |X_ij| ≤ Σ_p |α||β| = 2^(pa+pb)·Σ_p â_ip·b̂_pj
+     ≤ 2^(pa+pb)·‖â_i‖₂‖b̂_j‖₂ ≤ 2^(pa+pb)·νa·νb (Cauchy–Schwarz; hi ≥ Q·x̂), so log2 M above
+     1 + pa + pb + log2 νa + log2 νb gives |X_ij| < M/2 and the CRT's symmetric X is X_ij: no
+     wrap-around, the count the fewest moduli whose M does that.  The truncation costs
+     |Σ αβ − X_ij| < Σ_p (|α_p| + |β_p|), i.e. |y − C_ij| < 2^(e_a+e_b)·(2^-pb·Σ â + 2^-pa·Σ b̂)
+     ≤ (rb·2^-pb + ra·2^-pa)·(|A||B|)_ij (step 2: ra ≥ Σ b̂ / Σ â·b̂, rb ≥ Σ â / Σ â·b̂), and the
+     final rounding |fl(y) − y| ≤ u|y| ≤ u|C_ij| + u|y − C_ij|: the guarantee holds wherever
+     (1 + u)·(ra·2^-pa + rb·2^-pb) ≤ 2^-(t+g).  The even split (each term half of it) is the
+     widths above; the shared budget lets one of them go a bit lower where the other term leaves
+     room: with r ≤ 2^(c−1+s/16) (c = ceil log2 r, s its sixteenth), pa − 1 keeps the sum within
+     2^-(t+g)·(2^(s_a/16 − 1) + 2^(s_b/16 − 2)), allowed where that is ≤ 1 − 2^-40
+     (tilemm_emu_branches.drop; pb likewise, pa first).  One bit less of pa + pb is one bit less
+     for the moduli: uniform [0, 1) data at k = 4096 (ratios near 2.1) need 16 moduli instead of
+     17; at k = 16384 the need (about 126.5 bits) stays above 16 moduli's 125.4.
+     pa or pb above TILEMM_EMU_PMAX, or N
  *     above max_moduli, is TILEMM_EMU_RANGE: the caller then runs
  *     tilemm_emu_multiply_split_cpu, which carries what it can and computes the rest exactly.
  *     Any NaN or Inf in A or B is TILEMM_EMU_NONFINITE: the caller computes the rows of A and
@@ -166,6 +183,7 @@ int tilemm_emu_ratio_bits (double ratio);
  * `capacity` (log2 M of the first n moduli) above what the widths and νa, νb need.  The plan
  * tilemm_emu_decide gives is bitwise the one selected. */
 #define TILEMM_EMU_WIDTH_CLASSES 64
+#define TILEMM_EMU_FRACTIONS 16   /* sixteenths of a bit: the shared budget's classes */
 typedef enum {
   TILEMM_EMU_WIDTHS_BY_RATIO = 0, /* step 3: pa = widths[ceil log2 ratio_a], pb likewise       */
   TILEMM_EMU_WIDTHS_BY_INNER,     /* step 3': pa = pb = widths[h], 4^h ≤ inner < 4^(h+1)       */
@@ -181,6 +199,13 @@ typedef struct {
   int carried_ratio_bits;                /* step 3's largest ratio class a width carries: a
                                             (row, column) pair of more bits is computed
                                             exactly by the split (emulated_cpu.c)           */
+  /* Step 3's shared budget (BY_RATIO): a ratio r of class c = ceil log2 r > 0 lies in
+   * (2^(c−1), 2^c]; its sixteenth s (1..TILEMM_EMU_FRACTIONS) is the least with
+   * r ≤ 2^(c−1+s/16), read against fraction_top[s] (a double at most 2^(s/16)).  drop[sa−1][sb−1]
+   * says which width the pair of sixteenths lets go one bit below the even split: 0 neither,
+   * 1 pa, 2 pb (emulated.h step 3, "the shared budget"). */
+  double fraction_top[TILEMM_EMU_FRACTIONS + 1];
+  unsigned char drop[TILEMM_EMU_FRACTIONS][TILEMM_EMU_FRACTIONS];
   double capacity[TILEMM_EMU_MAX_MODULI + 1];  /* log2 of the product of the first n moduli */
 } tilemm_emu_branches;
 
@@ -193,6 +218,11 @@ void tilemm_emu_branches_make (const tilemm_emu_options *options, tilemm_emu_bra
  * call between the statistics and the product. */
 void tilemm_emu_select (const tilemm_emu_branches *branches, const tilemm_emu_stats *stats,
                         tilemm_emu_plan *plan);
+
+/* The count the certified rule of `options` gives typical data of inner dimension `inner`
+ * (what a model prices before the data are seen): the statistics of uniform [0, 1) operands,
+ * ratios a little above 2 and νa² = νb² = inner/3.  0 where they would not run (RANGE). */
+int tilemm_emu_typical_moduli (const tilemm_emu_options *options, int64_t inner);
 
 /* Step 3: the plan from the statistics, the branches of `options` made and selected at once
  * (the rule in one call, for the tests and the plan's own sizing; the backends select). */

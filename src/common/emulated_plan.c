@@ -80,6 +80,54 @@ int tilemm_emu_ratio_bits (double ratio)
 /* Margin against the rounding of the logarithms in the comparison log2 M > needed. */
 #define EMU_LOG2_SLACK 1e-9
 
+/* Step 3's shared budget (emulated.h): the sixteenths' tops and the drop table.
+ *
+ * The truncation error of entry (i, j), in units of 2^(e_a[i] + e_b[j]), is below
+ * 2^-pb·Σ_p â_ip + 2^-pa·Σ_p b̂_pj ≤ (rb·2^-pb + ra·2^-pa)·Σ_p â_ip·b̂_pj (ra ≥ Σ b̂ / Σ â·b̂, rb
+ * ≥ Σ â / Σ â·b̂: step 2), and the guarantee needs (1 + u)·(ra·2^-pa + rb·2^-pb) ≤ 2^-(t+g) (the
+ * final rounding adds u·|y| ≤ u·|C| + u·|y − C|).  The even split gives each term half:
+ * pa = t + g + 1 + c_a (c = ceil log2 r).  With r ≤ 2^(c−1+s/16), letting pa go one bit lower
+ * leaves ra·2^-pa + rb·2^-pb ≤ 2^-(t+g)·(2^(s_a/16 − 1) + 2^(s_b/16 − 2)), so pa may drop where
+ * that sum is at most 1/(1 + u); pb likewise with the roles swapped (pa first where both may: a
+ * fixed choice, every backend the same).  Both never drop together: each term alone is above a
+ * quarter.  The margin 2^-40 covers 1/(1 + u) ≥ 1 − 2^-53 and the rounding of exp2.  One bit less
+ * of pa + pb is one bit less that the moduli must carry: a modulus less where the even split's
+ * need sat within a bit above a modulus's capacity. */
+#define EMU_BUDGET_MARGIN 0x1p-40
+
+static void shared_budget_make (tilemm_emu_branches *b)
+{
+  const int f = TILEMM_EMU_FRACTIONS;
+  for (int s = 1; s < f; s++)
+    /* rounded down twice: at most 2^(s/16) whatever exp2's last bit */
+    b->fraction_top[s] = nextafter (nextafter (exp2 ((double) s / f), 0.0), 0.0);
+  b->fraction_top[f] = 2.0;
+  for (int sa = 1; sa <= f; sa++)
+    for (int sb = 1; sb <= f; sb++)
+      {
+        const double ta = exp2 ((double) sa / f), tb = exp2 ((double) sb / f);
+        unsigned char d = 0;
+        if (ta / 2 + tb / 4 <= 1.0 - EMU_BUDGET_MARGIN)
+          d = 1;
+        else if (ta / 4 + tb / 2 <= 1.0 - EMU_BUDGET_MARGIN)
+          d = 2;
+        b->drop[sa - 1][sb - 1] = d;
+      }
+}
+
+/* The sixteenth of a ratio of class c (see shared_budget_make): the least s with
+ * r ≤ 2^(c−1+s/16); TILEMM_EMU_FRACTIONS for class 0 (r ≤ 1 = 2^(0−1+16/16)). */
+static int fraction_of (const tilemm_emu_branches *b, double ratio, int c)
+{
+  if (c <= 0)
+    return TILEMM_EMU_FRACTIONS;
+  const double m = ldexp (ratio, 1 - c);   /* in (1, 2], exact */
+  for (int s = 1; s < TILEMM_EMU_FRACTIONS; s++)
+    if (m <= b->fraction_top[s])
+      return s;
+  return TILEMM_EMU_FRACTIONS;
+}
+
 void tilemm_emu_branches_make (const tilemm_emu_options *options, tilemm_emu_branches *b)
 {
   memset (b, 0, sizeof *b);
@@ -113,6 +161,7 @@ void tilemm_emu_branches_make (const tilemm_emu_options *options, tilemm_emu_bra
   const int base = options->target_bits + 1 + options->guard_bits;
   for (int c = 0; c < TILEMM_EMU_WIDTH_CLASSES; c++)
     b->widths[c] = base + c;
+  shared_budget_make (b);
 }
 
 /* The width of a class; beyond the table (a ratio of more bits than any width carries: always
@@ -179,8 +228,16 @@ void tilemm_emu_select (const tilemm_emu_branches *b, const tilemm_emu_stats *st
           plan->verdict = TILEMM_EMU_RANGE;
           return;
         }
-      plan->pa = width_of (b, tilemm_emu_ratio_bits (stats->ratio_a));
-      plan->pb = width_of (b, tilemm_emu_ratio_bits (stats->ratio_b));
+      const int ca = tilemm_emu_ratio_bits (stats->ratio_a);
+      const int cb = tilemm_emu_ratio_bits (stats->ratio_b);
+      plan->pa = width_of (b, ca);
+      plan->pb = width_of (b, cb);
+      const int drop = b->drop[fraction_of (b, stats->ratio_a, ca) - 1]
+                              [fraction_of (b, stats->ratio_b, cb) - 1];
+      if (drop == 1)
+        plan->pa--;
+      else if (drop == 2)
+        plan->pb--;
     }
   if (plan->pa > TILEMM_EMU_PMAX || plan->pb > TILEMM_EMU_PMAX)
     {
@@ -204,4 +261,17 @@ void tilemm_emu_decide (const tilemm_emu_options *options, const tilemm_emu_stat
   tilemm_emu_branches branches;
   tilemm_emu_branches_make (options, &branches);
   tilemm_emu_select (&branches, stats, plan);
+}
+
+int tilemm_emu_typical_moduli (const tilemm_emu_options *options, int64_t inner)
+{
+  const double q2 = (double) TILEMM_EMU_Q * (double) TILEMM_EMU_Q;
+  tilemm_emu_stats typical;
+  memset (&typical, 0, sizeof typical);
+  typical.inner = inner > 0 ? inner : 1;
+  typical.max_qa = typical.max_qb = (int64_t) ceil (q2 * (double) typical.inner / 3.0);
+  typical.ratio_a = typical.ratio_b = 2.1;
+  tilemm_emu_plan plan;
+  tilemm_emu_decide (options, &typical, &plan);
+  return plan.verdict == TILEMM_EMU_OK ? plan.moduli : 0;
 }

@@ -13,6 +13,7 @@
 #include "devices.h"
 #include "emulated.h"
 #include "machine_facts.h"
+#include "precision_auto.h"
 #include "tilemm.h"
 
 #ifdef __cplusplus
@@ -35,7 +36,9 @@ int tilemm_backend_choice_from_name (const char *name, tilemm_backend_choice *ch
 typedef enum {
   TILEMM_PRECISION_UNSET = -1,   /* not named: TILEMM_PRECISION's, else native           */
   TILEMM_PRECISION_NATIVE = 0,   /* the backend's floating-point product (`*`'s rounding) */
-  TILEMM_PRECISION_EMULATED      /* Ozaki scheme II on exact int8 products (emulated.h)   */
+  TILEMM_PRECISION_EMULATED,     /* Ozaki scheme II on exact int8 products (emulated.h)   */
+  TILEMM_PRECISION_AUTO          /* emulated where the model prices it faster at a bound at
+                                    least as tight, native elsewhere (precision_auto.h)      */
 } tilemm_precision;
 
 /* A warning a call leaves for its host (not an error: the result is there). */
@@ -154,6 +157,10 @@ typedef struct tilemm_decision_s {
    * GPU's facts; `auto_weighed` 0 where no way was weighed: a backend the user named). */
   int auto_weighed;
   tilemm_way_costs way_costs;
+  /* "precision", "auto": what it weighed and took (`precision_weighed` 0 where the precision
+   * was named, or no product is computed). */
+  int precision_weighed;
+  tilemm_precision_choice precision_choice;
   const struct tilemm_machine_facts_s *facts; /* the facts the decision read */
 } tilemm_decision;
 
@@ -174,8 +181,8 @@ tilemm_status tilemm_ops_parse (const char *ta, const char *tb, tilemm_op *op_a,
 
 extern const char tilemm_badtranspose_id[];   /* "tilemm:badtranspose" */
 
-/* The precision a call runs in: the option's, else TILEMM_PRECISION's ("native" or "emulated",
- * read at every call), else native.  TILEMM_EOPTION for a bad TILEMM_PRECISION. */
+/* The precision a call runs in: the option's, else TILEMM_PRECISION's ("native", "emulated" or
+ * "auto", read at every call), else native ("auto" is then decided with the plan).  TILEMM_EOPTION for a bad TILEMM_PRECISION. */
 tilemm_status tilemm_precision_in_effect (const tilemm_options *options,
                                           tilemm_precision *precision, tilemm_error *err);
 

@@ -136,6 +136,14 @@ typedef struct tilemm_machine_facts_s {
   tilemm_curve gpu_curve[TILEMM_NTYPES];
   double gpu_step_s, gpu_panel_s, gpu_panel_worth;
   double gpu_kernel_flops_per_s[TILEMM_NTYPES];
+  /* The emulated precision's int8 GEMM (src/kernels/emulated_cuda.cu), exact products: int8
+   * multiply-adds ×2 a second with the GPU filled.  What "precision", "auto" weighs against the
+   * native kernels' rate (device_model.h: tilemm_model_gpu_emulated_s).
+   * TODO(lead): exec/calibrate.c does not measure it yet (the built-in model's serves): time one
+   * int8 GEMM of the emulated scheme (tilemm_emu_cuda_* with a given plan of one modulus, or
+   * the stats GEMM) on a square of a few thousand, device time from CUDA events, and store
+   * 2·m·n·k / seconds here ("gpu_int8" line of the store). */
+  double gpu_int8_ops_per_s;
   /* The same call on every GPU (gpu_all_count > 1): its fixed cost, and how many times faster
    * the rest of it runs than on one (below 1: slower).  gpu_all_count 0: not measured. */
   int gpu_all_count;

@@ -123,13 +123,15 @@ static tilemm_status set_byte_count (size_t *bytes, const char *name, const tile
 
 /* ---------------------------------------------------------------- precision */
 
-/* "native" or "emulated" (any case) into *precision; 0 when text names neither. */
+/* "native", "emulated" or "auto" (any case) into *precision; 0 when text names none. */
 static int precision_from_name (const char *text, tilemm_precision *precision)
 {
   if (text && same_ignoring_case (text, "native"))
     *precision = TILEMM_PRECISION_NATIVE;
   else if (text && same_ignoring_case (text, "emulated"))
     *precision = TILEMM_PRECISION_EMULATED;
+  else if (text && same_ignoring_case (text, "auto"))
+    *precision = TILEMM_PRECISION_AUTO;
   else
     return 0;
   return 1;
@@ -141,8 +143,8 @@ static tilemm_status set_precision (tilemm_options *options, const tilemm_value 
   if (value->kind == TILEMM_VALUE_STRING && precision_from_name (value->string, &options->precision))
     return TILEMM_OK;
   return tilemm_error_set (err, TILEMM_EOPTION,
-                           "option \"precision\" must be \"native\" (the default) or "
-                           "\"emulated\"");
+                           "option \"precision\" must be \"native\" (the default), "
+                           "\"emulated\" or \"auto\"");
 }
 
 /* A whole number from low to high into *x; else TILEMM_EOPTION saying so, and what it means. */
@@ -168,8 +170,8 @@ tilemm_status tilemm_precision_in_effect (const tilemm_options *options,
   const char *env = getenv ("TILEMM_PRECISION");
   if (env && *env && !precision_from_name (env, precision))
     return tilemm_error_set (err, TILEMM_EOPTION,
-                             "TILEMM_PRECISION=\"%s\" must be \"native\" or \"emulated\" "
-                             "(or unset: native)",
+                             "TILEMM_PRECISION=\"%s\" must be \"native\", \"emulated\" or "
+                             "\"auto\" (or unset: native)",
                              env);
   return TILEMM_OK;
 }

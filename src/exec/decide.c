@@ -47,6 +47,32 @@ static tilemm_status precision_of_call (const tilemm_options *options, tilemm_pr
   return TILEMM_OK;
 }
 
+/* "precision", "auto": the precision the plan takes for this product, from the facts
+ * (tilemm_plan_precision_auto: the emulated product where a GPU computes it faster at a bound at
+ * least as tight), and that precision's settings.  The named backend bounds what is weighed:
+ * "cpu" never takes the emulated product (the CPU scheme is a reference), "gpu" weighs the
+ * GPU's native product only. */
+static void choose_precision (const tilemm_options *options, tilemm_decision *decision,
+                              int64_t m, int64_t n, int rank_k)
+{
+  const tilemm_route *r = &decision->route;
+  const int gpus = options->backend == TILEMM_CHOOSE_CPU ? 0 : decision->facts->gpus;
+  decision->precision_weighed = 1;
+  tilemm_plan_precision_auto (decision->facts, r->compute_type, m, n, r->k, rank_k, gpus,
+                              options->backend == TILEMM_CHOOSE_GPU,
+                              &decision->precision_choice);
+  /* The emulated entry's settings (no "moduli" nor "accuracy" with "auto": checked already). */
+  (void) precision_of_call (options, decision->precision_choice.emulated
+                                       ? TILEMM_PRECISION_EMULATED : TILEMM_PRECISION_NATIVE,
+                            r->compute_type, decision, NULL);
+}
+
+/* Whether "auto" took the emulated precision for this call. */
+static int auto_took_emulated (const tilemm_decision *decision)
+{
+  return decision->precision_weighed && decision->precision_choice.emulated;
+}
+
 tilemm_status tilemm_decide (const tilemm_operand *a, const tilemm_operand *b,
                              const tilemm_options *options, tilemm_decision *decision,
                              tilemm_error *err)
@@ -186,6 +212,7 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
   /* The precision is read (and checked) at every call, whatever the route. */
   tilemm_precision precision;
   decision->auto_weighed = 0;
+  decision->precision_weighed = 0;
   decision->facts = NULL;
   tilemm_status status = tilemm_precision_in_effect (options, &precision, err);
   if (status == TILEMM_OK)
@@ -203,10 +230,14 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
   const double n = (double) (r->b_split ? 2 * r->n : r->n), k = (double) r->k;
   decision->facts = tilemm_machine_facts_with (options, parts_read (options, r->compute_type,
                                                                      m * n * k));
+  if (precision == TILEMM_PRECISION_AUTO && !options->precision_entry)
+    choose_precision (options, decision, (int64_t) m, (int64_t) n, rank_k);
   if (chooses_auto (options)
       && auto_weighs (options, decision, (int64_t) m, (int64_t) n, rank_k))
     return TILEMM_OK;
-  const int gpu_may_run = !chooses_auto (options) || decision->way_costs.best == TILEMM_WAY_GPU;
+  /* An emulated product "auto" took was priced on the GPU: it goes there where it is usable. */
+  const int gpu_may_run = !chooses_auto (options) || decision->way_costs.best == TILEMM_WAY_GPU
+                          || auto_took_emulated (decision);
   const double es = (double) tilemm_type_size (r->compute_type);
   tilemm_call_facts facts;
   gather_facts (options, gpu_may_run, es * (m * k + k * n + m * n), &facts);
@@ -226,6 +257,21 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
       break;
     case TILEMM_CHOOSE_AUTO:
     default:
+      if (auto_took_emulated (decision))
+        {
+          if (facts.gpu.usable)
+            {
+              decision->backend = TILEMM_BACKEND_CUDA;
+              break;
+            }
+          /* priced on a GPU that is not usable now: the native product, its way as weighed */
+          decision->precision_choice.emulated = 0;
+          snprintf (decision->precision_choice.why, sizeof decision->precision_choice.why,
+                    "native: the emulated product was priced on a GPU, and none is usable (%s)",
+                    facts.gpu.why);
+          (void) precision_of_call (options, TILEMM_PRECISION_NATIVE, r->compute_type, decision,
+                                    NULL);
+        }
       switch (auto_way_after_facts (decision, facts.gpu.usable))
         {
         case TILEMM_WAY_GPU:
@@ -374,6 +420,9 @@ static size_t describe_facts (const tilemm_decision *decision, char *buf, size_t
   if (f && size > 0)
     used += (size_t) snprintf (buf, size, "facts: %s (%s)\n", tilemm_facts_origin_name (f->origin),
                                f->where);
+  if (decision->precision_weighed && used < size)
+    used += (size_t) snprintf (buf + used, size - used, "precision auto: %s\n",
+                               decision->precision_choice.why);
   if (decision->auto_weighed && used < size)
     {
       const tilemm_way_costs *c = &decision->way_costs;

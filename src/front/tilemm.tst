@@ -468,6 +468,17 @@
 %!error <must be "native"> tilemm (ones (2), ones (2), "precision", "emulated", "accuracy", "")
 %!error <apply to the emulated precision> tilemm (ones (2), ones (2), "accuracy", "native")
 %!error <not both> tilemm (ones (2), ones (2), "precision", "emulated", "moduli", 4, "accuracy", "native")
+%!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", "auto", "moduli", 4)
+%!error <"emulated" or "auto"> tilemm (ones (2), ones (2), "precision", "fast")
+%!test
+%! ## "precision", "auto": the plan says which precision it took and why, and the product is
+%! ## that precision's (on the CPU backend always the native one).
+%! A = rand (40, 30);  B = rand (30, 20);
+%! plan = __tilemm_plan__ (A, B, "precision", "auto");
+%! assert (! isempty (strfind (plan, "precision auto: ")));
+%! assert (tilemm (A, B, "backend", "cpu", "precision", "auto"), tilemm (A, B, "backend", "cpu"));
+%! plan = __tilemm_plan__ (A, B, "backend", "cpu", "precision", "auto");
+%! assert (! isempty (strfind (plan, "precision auto: native")));
 %!error <apply to the emulated precision> tilemm (ones (2), ones (2), "precision", "native", "moduli", 4)
 %!error <apply to the emulated precision> tilemm (ones (2), ones (2), "accuracy", 24)
 %!error <not both> tilemm (ones (2), ones (2), "precision", "emulated", "moduli", 4, "accuracy", 24)

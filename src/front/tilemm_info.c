@@ -81,9 +81,9 @@ static mxArray *plans_struct (void)
 
 /* What each precision would use: the one in effect (TILEMM_PRECISION, else native; "" when the
  * variable is malformed, which tilemm then reports), and the emulated precision's settings. */
-static mxArray *precision_struct (int gpu_usable)
+static mxArray *precision_struct (int gpu_usable, const tilemm_machine_facts *facts)
 {
-  static const char *fields[] = { "in_effect", "native_backends", "emulated_backends",
+  static const char *fields[] = { "in_effect", "auto", "native_backends", "emulated_backends",
                                   "emulated_accuracy_double", "emulated_accuracy_single",
                                   "emulated_guard_bits", "emulated_max_moduli", "moduli_limit" };
   mxArray *s = mxCreateStructMatrix (1, 1, (int) (sizeof fields / sizeof fields[0]), fields);
@@ -92,7 +92,21 @@ static mxArray *precision_struct (int gpu_usable)
   tilemm_precision p;
   const int ok = tilemm_precision_in_effect (&none, &p, NULL) == TILEMM_OK;
   mxSetField (s, 0, "in_effect",
-              mxCreateString (!ok ? "" : p == TILEMM_PRECISION_EMULATED ? "emulated" : "native"));
+              mxCreateString (!ok ? "" : p == TILEMM_PRECISION_EMULATED ? "emulated"
+                                         : p == TILEMM_PRECISION_AUTO ? "auto" : "native"));
+  /* What "auto" takes for square double products on this machine's facts, and why. */
+  char line[256];
+  const int64_t from = tilemm_plan_precision_auto_from (facts, TILEMM_DOUBLE,
+                                                        gpu_usable ? facts->gpus : 0);
+  if (from > 0)
+    snprintf (line, sizeof line, "square double products: emulated from n = %lld (the model "
+              "prices it faster on the GPU, its bound at least as tight), native below",
+              (long long) from);
+  else
+    snprintf (line, sizeof line, "square double products: native (%s)",
+              gpu_usable ? "the model never prices the emulated product faster on this GPU"
+                         : "the emulated product runs fast on a GPU only, and none is usable");
+  mxSetField (s, 0, "auto", mxCreateString (line));
   const char *backends = gpu_usable ? "cpu gpu" : "cpu";
   mxSetField (s, 0, "native_backends", mxCreateString (backends));
   mxSetField (s, 0, "emulated_backends", mxCreateString (backends));
@@ -332,7 +346,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
                      : mxCreateDoubleMatrix (0, 0, mxREAL));
   mxSetField (s, 0, "devices_in_use", ordinals);
   mxSetField (s, 0, "plans", plans_struct ());
-  mxSetField (s, 0, "precision", precision_struct (usable));
+  mxSetField (s, 0, "precision", precision_struct (usable, facts));
   mxSetField (s, 0, "blas_library", blas_library_path ());
   mxSetField (s, 0, "calibration", calibration_struct (facts));
   plhs[0] = s;

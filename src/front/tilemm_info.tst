@@ -24,6 +24,9 @@
 %!   assert (! isempty (strfind (p.emulated_backends, "cpu")));
 %!   setenv ("TILEMM_PRECISION", "Emulated");
 %!   assert (getfield (tilemm_info (), "precision").in_effect, "emulated");
+%!   assert (ischar (p.auto) && ! isempty (strfind (p.auto, "square double products")));
+%!   setenv ("TILEMM_PRECISION", "AUTO");
+%!   assert (getfield (tilemm_info (), "precision").in_effect, "auto");
 %!   setenv ("TILEMM_PRECISION", "bogus");
 %!   assert (getfield (tilemm_info (), "precision").in_effect, "");
 %! unwind_protect_cleanup
