@@ -267,7 +267,7 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
           /* priced on a GPU that is not usable now: the native product, its way as weighed */
           decision->precision_choice.emulated = 0;
           snprintf (decision->precision_choice.why, sizeof decision->precision_choice.why,
-                    "native: the emulated product was priced on a GPU, and none is usable (%s)",
+                    "native: the emulated product was priced on a GPU, and none is usable (%.80s)",
                     facts.gpu.why);
           (void) precision_of_call (options, TILEMM_PRECISION_NATIVE, r->compute_type, decision,
                                     NULL);
