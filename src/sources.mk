@@ -49,7 +49,7 @@ TILEMM_CORE = common/status.c common/view.c common/device_model.c common/plan.c 
   common/fault.c common/emulated_plan.c common/emulated_sizing.c common/exact_dot.c \
   common/batch_plan.c common/ksplit.c common/emulated_arena.c common/machine_facts.c \
   common/host_cpus.c common/host_team.c common/copy_team.c common/uniform_fill.c \
-  common/host_blas.c
+  common/host_blas.c common/exchange_plan.c common/exchange.c
 
 # The executor: the decision (facts gathered, the plan made), the plan run, the queue and its
 # workers, the emulated passes, the backends' tables, the GPU's public facts, a BLAS call's own
