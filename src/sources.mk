@@ -50,7 +50,8 @@ TILEMM_CORE = common/status.c common/view.c common/device_model.c common/plan.c 
   common/fault.c common/emulated_plan.c common/emulated_sizing.c common/exact_dot.c \
   common/batch_plan.c common/ksplit.c common/emulated_arena.c common/machine_facts.c \
   common/host_cpus.c common/host_team.c common/host_pool.c common/team_size.c common/copy_team.c \
-  common/uniform_fill.c common/host_blas.c common/precision_auto.c
+  common/uniform_fill.c common/host_blas.c common/precision_auto.c common/exchange_plan.c \
+  common/exchange.c
 
 # The executor: the decision (facts gathered, the plan made), the plan run, the queue and its
 # workers, the emulated passes, the backends' tables, the GPU's public facts, a BLAS call's own
@@ -68,7 +69,7 @@ TILEMM_CPU = cpu/backend_cpu.c cpu/simulated.c cpu/emulated_cpu.c cpu/batch_cpu.
 # products on host views, its table (backend.h).  A build without it has no GPU table at all.
 TILEMM_CUDA_HOST = cuda/device.cu cuda/workspace.cu cuda/staging.cu cuda/pipeline.cu \
   cuda/transposed_product.cu cuda/emulated_product.cu cuda/backend_ops.cu cuda/batch_product.cu \
-  cuda/kernel_launch.cu cuda/links.cu
+  cuda/kernel_launch.cu cuda/links.cu cuda/exchange.cu
 
 # Code on device pointers beside the tiled kernels: the device transpose, the emulated
 # precision's scheme (its stages' host side in cuda/: the arena's slots, the statistics brought

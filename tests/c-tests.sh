@@ -3,7 +3,8 @@
 # simulated), test_pool (the host's threads: the team, the pool, the teams' sizes, beside a
 # spinning pool), test_emulated (the emulated precision on the CPU), test_emulated_exact (its
 # guarantee against exact products, on the GPU too where one is usable), test_pipeline (the CUDA
-# backend's host side on a stand-in runtime), test_leaks_mock (10,000 mixed calls on it),
+# backend's host side on a stand-in runtime), test_exchange (the operand every GPU holds, sent
+# once from the host and shared between GPUs, on the stand-in), test_leaks_mock (10,000 mixed calls on it),
 # test_cuda, test_emulated_cuda and test_leaks_gpu where CUDA is built (they skip their GPU
 # parts without a GPU), and test_blas on the CPU and, where a GPU is usable, on the GPU.
 # test_leaks_cpu runs under valgrind in tests/valgrind.sh.  Each prints "NAME: N passed, N
@@ -14,7 +15,7 @@ builddir=${TILEMM_BUILDDIR:-.}
 # The programs test the mechanics on the built-in model (tests/check.h turns calibration off
 # before their main; test_facts keeps it for its own cases).
 status=0
-for t in test_core test_route test_multi test_facts test_emulated test_emulated_panels test_precision test_pool test_emulated_exact test_pipeline test_executor test_pages test_leaks_mock test_cuda test_pages_gpu test_emulated_cuda \
+for t in test_core test_route test_multi test_facts test_emulated test_emulated_panels test_precision test_pool test_emulated_exact test_pipeline test_executor test_exchange test_pages test_leaks_mock test_cuda test_pages_gpu test_emulated_cuda \
          test_leaks_gpu test_blas; do
   prog="$builddir/src/$t"
   if [ ! -x "$prog" ] && [ "$t" = test_emulated_exact ]; then

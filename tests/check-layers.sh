@@ -198,11 +198,11 @@ rule_backends_call_nothing_above () {
 # named as the policy's (POLICY_NAMES: the plans of tilemm.h and devices.h, the emulated
 # precision's rule tilemm_emu_decide* and its panels' plan); less what a backend reads a made
 # plan with (POLICY_READERS: a panel of the plan and its steps, the plan's launch for a shape, a
-# batch panel's pages, a plan in words) and what is no decision (a backend's own entry or a size
-# the layers agree on).
-POLICY_HEADERS="plan_unfilled.h call_plan.h batch.h device_model.h ksplit.h copy_team.h"
+# batch panel's pages, a plan in words, the shares holding some columns) and what is no decision
+# (a backend's own entry or a size the layers agree on).
+POLICY_HEADERS="plan_unfilled.h call_plan.h batch.h device_model.h ksplit.h copy_team.h exchange_plan.h"
 POLICY_NAMES='tilemm_plan_[a-z0-9_]+|tilemm_emu_(decide|plan|branches)[a-z0-9_]*'
-POLICY_READERS='tilemm_plan_launch_of|tilemm_plan_panel|tilemm_plan_panel_count|tilemm_plan_steps|tilemm_plan_transposed_scratch|tilemm_plan_device_bytes|tilemm_call_plan_describe|tilemm_batch_panel_at|tilemm_batch_sources|tilemm_batch_page_bytes|tilemm_batch_shape_make|tilemm_way_name|tilemm_cpu_multiply_batch|tilemm_cuda_launch_scratch_bytes'
+POLICY_READERS='tilemm_plan_launch_of|tilemm_plan_panel|tilemm_plan_panel_count|tilemm_plan_steps|tilemm_plan_transposed_scratch|tilemm_plan_device_bytes|tilemm_call_plan_describe|tilemm_batch_panel_at|tilemm_batch_sources|tilemm_batch_page_bytes|tilemm_batch_shape_make|tilemm_way_name|tilemm_cpu_multiply_batch|tilemm_cuda_launch_scratch_bytes|tilemm_exchange_shares_of'
 # Where a backend still decides, each with its reason (file: name), to move into the plan: the
 # low-level entries' copy team (cuda/workspace.cu, workspace_team: the host issue owns the copy
 # teams), and a batch chunk's panels and pipelining (cuda/batch_product.cu: the chunk's page

@@ -212,12 +212,16 @@ void check_followed (const outcome &o, const char *what)
       CHECK (o.planned == o.launches && o.launches >= (unsigned long long) o.ran.panels,
              "%s: %llu launches (%llu of the plan's variant %d) for %lld panels", what,
              o.launches, o.planned, p.native.variant, (long long) o.ran.panels);
-      // (An operand a worker keeps between its panels is transposed once by that worker.)
+      // (An operand a worker keeps between its panels is transposed once by that worker; one
+      // the workers share, once in all: each share by its owner, tests/test_exchange.cc.)
       const bool transposed = p.op_a != TILEMM_OP_NONE || p.op_b != TILEMM_OP_NONE;
       const bool kept_only = (p.op_a == TILEMM_OP_NONE || p.queue_keeps == TILEMM_KEEP_A)
                              && (p.op_b == TILEMM_OP_NONE || p.queue_keeps == TILEMM_KEEP_B);
       unsigned long long least = (unsigned long long) o.ran.panels;
-      if (kept_only)
+      if (kept_only && p.exchange.path == TILEMM_EXCHANGE_PEER)
+        for (int w = 0, owners = 0; w < p.exchange.shares; w++)
+          least = (unsigned long long) (owners += p.exchange.first[w + 1] > p.exchange.first[w]);
+      else if (kept_only)
         for (int w = 0, took = 0; w < TILEMM_MAX_WORKERS; w++)
           least = (unsigned long long) (took += o.ran.done[w] > 0);
       CHECK (transposed ? o.transposes >= least : o.transposes == 0,
@@ -413,12 +417,14 @@ void multi_gpu_case (bool single, bool a_complex, bool b_complex, tilemm_op op_a
   const tilemm_call_plan &p = many.d.plan;
   const int workers = emulated ? p.emu_workers : p.workers.count;
   CHECK (workers == devices, "the plan takes %d of %d named GPUs", workers, devices);
-  // What the plan says each worker keeps goes up once per worker that took a panel.
+  // What the plan says each worker keeps goes up from the host once in all where the GPUs
+  // share it (each its share, the rest from its peers: tests/test_exchange.cc), else once per
+  // worker that took a panel.
   if (!emulated && p.queue_keeps != TILEMM_KEEP_NONE)
     {
       const bool keep_a = p.queue_keeps == TILEMM_KEEP_A;
-      const double want = devices_that_took (many) * operand_bytes (p, keep_a)
-                          + operand_bytes (p, !keep_a);
+      const int sent = p.exchange.path == TILEMM_EXCHANGE_PEER ? 1 : devices_that_took (many);
+      const double want = sent * operand_bytes (p, keep_a) + operand_bytes (p, !keep_a);
       CHECK (st.bytes_up == want, "keeping %s: %.0f bytes up, %.0f sent once a worker",
              keep_a ? "A" : "B", st.bytes_up, want);
     }

@@ -152,7 +152,10 @@ typedef struct {
   double busy_ms;            /* its first panel's start to its last panel's end         */
   double upload_ms, compute_ms, download_ms;  /* its panels' splits, summed (below)    */
   double copy_in_ms, copy_out_ms, result_prep_ms;
-  double bytes_up, bytes_down;
+  double bytes_up, bytes_down;   /* host to device (what the host read for it), device to host:
+                                    their sum is what crossed its bus                        */
+  double bytes_peer;             /* received from other GPUs by peer copies (shares of the
+                                    operand the workers share: call_plan.h, exchange)        */
 } tilemm_cuda_device_stats;
 
 /* Where the time of the last GPU product went (tilemm_cuda_multiply), for tilemm_bench and the
@@ -174,6 +177,7 @@ typedef struct tilemm_cuda_stats_s {
   double copy_out_ms;        /* host time spent copying results out of pinned staging   */
   double result_prep_ms;     /* host time preparing the result's pages (huge pages)     */
   double bytes_up, bytes_down;
+  double bytes_peer;         /* received by peer copies, summed over the devices           */
   long long panels, steps;
   /* Sums over every GPU product since load (this one included), so that a caller running many
    * products in one call (pagemtimes' pages that run alone) can take the difference. */
@@ -199,6 +203,7 @@ void tilemm_cuda_last_stats (tilemm_cuda_stats *stats);
  * chunk's panels, are what is left to move into the plan). */
 struct tilemm_batch_job_s; /* batch.h */
 struct tilemm_copy_team_s; /* copy_team.h */
+struct tilemm_exchange_s;  /* exchange.h */
 
 typedef struct tilemm_backend_ops {
   const char *name;          /* "cpu", "gpu", "simulated"                                    */
@@ -265,6 +270,14 @@ typedef struct tilemm_backend_ops {
   /* The pinned copies of each device of `devices` (rates[i] for devices->device[i]): alone and
    * all at once, for the machine's facts; NULL where the backend has no bus. */
   tilemm_status (*links) (const tilemm_workers *devices, tilemm_link_rates *rates,
+                          tilemm_error *err);
+  /* On the worker's thread after worker_start, before its first panel, where the call plan's
+   * exchange is TILEMM_EXCHANGE_PEER: its share of the operand the workers share (a and b as
+   * stored, whole) up from the host and published on `exchange`, then every other share copied
+   * from its owner's device (or, an absent owner's, read from the host), for its panels to
+   * find; NULL where the backend has no peers. */
+  tilemm_status (*share) (void *state, int worker, tilemm_op op_a, const tilemm_view *a,
+                          tilemm_op op_b, const tilemm_view *b, struct tilemm_exchange_s *exchange,
                           tilemm_error *err);
 } tilemm_backend_ops;
 

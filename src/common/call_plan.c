@@ -176,6 +176,18 @@ static void plan_keep (tilemm_call_plan *p)
     }
 }
 
+/* How the operand every worker keeps reaches them (exchange_plan.h): its steps are those of
+ * every panel's plan (plan_keep made them the same); its shares cut op(B)'s columns, or op(A)'s
+ * inner dimension (contiguous in each step of op(A)ᵀ the pipeline keeps). */
+static void plan_exchange (tilemm_call_plan *p, const tilemm_device_facts *gpu)
+{
+  int64_t sr = 0, sc = 0;
+  tilemm_plan_steps (&p->sub[0][0], &sr, &sc);
+  const int keep_a = p->queue_keeps == TILEMM_KEEP_A;
+  tilemm_exchange_plan_make (&p->exchange, p->queue_keeps, keep_a ? sc : sr,
+                             keep_a ? p->k : p->n, &p->workers, gpu);
+}
+
 /* The emulated precision's panels, workers and passes for the product p->m × p->n × p->k. */
 static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
                                     const tilemm_emu_options *emu, size_t asked,
@@ -330,6 +342,7 @@ static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
     tilemm_plan_copy_teams (&facts->host, gpu, &p->workers, gpu->copy_threads,
                             tilemm_model_copy_saturating_threads (p->facts), p->teams);
   p->queue_keeps = TILEMM_KEEP_NONE;
+  memset (&p->exchange, 0, sizeof p->exchange);
   if (count <= 1)
     {
       p->queue.panel_rows = p->n > 0 ? p->n : 1;
@@ -341,7 +354,10 @@ static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
     }
   const tilemm_status status = plan_subs (p, panel_limit);
   if (status == TILEMM_OK && backend == TILEMM_BACKEND_CUDA)
-    plan_keep (p);
+    {
+      plan_keep (p);
+      plan_exchange (p, gpu);
+    }
   return status;
 }
 
@@ -553,6 +569,36 @@ static void say_teams (text *t, const char *name, const tilemm_copy_team *teams,
   say (t, "\n");
 }
 
+/* The kept operand's path: "exchange: op(B) in 2 shares of its columns, each read once from the
+ * host (GPU 0: 0-49, GPU 1: 50-99), the others' shares copied from their GPUs (peer access)". */
+static void say_exchange (text *t, const tilemm_exchange_plan *x, const tilemm_workers *w)
+{
+  const char *name = x->which == TILEMM_KEEP_A ? "op(A)" : "op(B)";
+  if (x->path == TILEMM_EXCHANGE_NONE)
+    {
+      say (t, "exchange: none (each GPU's operands from the host)\n");
+      return;
+    }
+  if (x->path == TILEMM_EXCHANGE_HOST)
+    {
+      say (t, "exchange: host staging for every GPU: each reads all of %s from the host (GPU %d "
+              "cannot read GPU %d's memory: no peer access)\n",
+           name, x->apart_to, x->apart_from);
+      return;
+    }
+  say (t, "exchange: %s in %d shares of its %s, each read once from the host (", name,
+       x->shares, x->which == TILEMM_KEEP_A ? "columns (k)" : "columns");
+  for (int s = 0; s < x->shares; s++)
+    {
+      if (x->first[s + 1] > x->first[s])
+        say (t, "%sGPU %d: %lld-%lld", s ? ", " : "", w->device[s], (long long) x->first[s],
+             (long long) x->first[s + 1] - 1);
+      else
+        say (t, "%sGPU %d: none", s ? ", " : "", w->device[s]);
+    }
+  say (t, "), the others' shares copied from their GPUs (peer access)\n");
+}
+
 void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backend, int emulated,
                                 const tilemm_emu_options *emu, char *buf, size_t size)
 {
@@ -595,6 +641,7 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
            : p->queue_keeps == TILEMM_KEEP_B ? "op(B) on each device between its panels"
                                              : "nothing");
       say_teams (&t, "copy_teams", p->teams, &p->workers);
+      say_exchange (&t, &p->exchange, &p->workers);
     }
   if (emulated)
     {

@@ -24,6 +24,7 @@
 #include "devices.h"
 #include "emulated.h"
 #include "emulated_arena.h"
+#include "exchange_plan.h"
 #include "tilemm_settings.h"
 #include "tilemm.h"
 
@@ -55,11 +56,6 @@ typedef enum {
  * route.a_split): its parts copied apart into one real matrix, one real product, joined. */
 typedef enum { TILEMM_SPLIT_NONE = 0, TILEMM_SPLIT_B, TILEMM_SPLIT_A } tilemm_split;
 
-/* What a GPU worker keeps on its device from one of its queue's panels to the next: the queue
- * cut into strips (every panel all of op(A)'s rows, or all of op(B)'s columns) whose panels each
- * run whole on a device, so that operand goes up once per worker, not once per panel. */
-typedef enum { TILEMM_KEEP_NONE = 0, TILEMM_KEEP_A, TILEMM_KEEP_B } tilemm_keep;
-
 typedef struct {
   /* The product the backends run: the route's, a complex A times a real B read as a real
    * (2m)×k one, a split operand's parts side by side (n or m doubled, real). */
@@ -83,7 +79,11 @@ typedef struct {
   tilemm_plan sub[2][2]; /* the plan of a queue panel: [in the last panel row][in the last
                             panel column] (their sizes differ only there; the kept operand's
                             steps the same in all)                                          */
-  tilemm_keep queue_keeps;   /* what each GPU worker keeps between its panels                */
+  tilemm_keep queue_keeps;   /* what each GPU worker keeps between its panels (tilemm_keep:
+                                exchange_plan.h)                                           */
+  tilemm_exchange_plan exchange;  /* how the kept operand reaches the workers: a share each
+                                from the host and the rest from their peers, or all of it
+                                from the host (exchange_plan.h)                            */
   tilemm_copy_team teams[TILEMM_MAX_WORKERS];   /* GPU worker w's host copy team (its
                             threads also where its own thread runs): copy_team.h            */
   /* The emulated precision. */

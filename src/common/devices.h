@@ -60,6 +60,10 @@ typedef struct {
   int numa_node[TILEMM_MAX_WORKERS];   /* device[i]'s NUMA node (-1: unknown or none) ...    */
   tilemm_cpu_set local_cpus[TILEMM_MAX_WORKERS]; /* ... and the CPUs near it (sysfs of its
                                           PCI device; empty: unknown)                        */
+  int peers_known;                     /* 1 when peer[][] was asked (several usable devices) */
+  unsigned char peer[TILEMM_MAX_WORKERS][TILEMM_MAX_WORKERS]; /* device[i] can read device[j]'s
+                                          memory directly (cudaDeviceCanAccessPeer; NVLink or
+                                          PCIe P2P): a peer copy between them needs no host  */
 } tilemm_device_facts;
 
 /* How many of `available` workers the product `plan` (a plan for one device) gains from, and the

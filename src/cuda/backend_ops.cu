@@ -28,6 +28,7 @@ struct product_state
   int threads[TILEMM_MAX_WORKERS];        /* each worker's copy team's members            */
   std::chrono::steady_clock::time_point started[TILEMM_MAX_WORKERS], ended[TILEMM_MAX_WORKERS];
   long long taken[TILEMM_MAX_WORKERS];    /* queue panels each worker took                */
+  bool settled;                           /* every device's work waited for (a failure)  */
   bool streamed;                          /* a panel went through the pipeline: its download
                                              is what is left of the total                 */
 };
@@ -62,6 +63,22 @@ void cuda_facts (int with_budgets, tilemm_device_facts *facts)
   if (cudaGetDevice (&current) == cudaSuccess)
     facts->current = current;
   cudaGetLastError ();
+  /* Which devices can read each other's memory: the path of an operand the workers share
+   * (the plan's exchange).  Asked at every call, as the devices' facts are. */
+  if (usable.count > 1)
+    {
+      for (int i = 0; i < usable.count; i++)
+        for (int j = 0; j < usable.count; j++)
+          {
+            int can = 0;
+            if (i != j && cudaDeviceCanAccessPeer (&can, usable.device[i], usable.device[j])
+                            != cudaSuccess)
+              can = 0;
+            facts->peer[i][j] = i == j || can;
+          }
+      facts->peers_known = 1;
+      cudaGetLastError ();
+    }
   facts->staging_chunk_bytes = config ().chunk_bytes;
   facts->copy_threads = config ().copy_threads;
   facts->wgmma = tilemm_emu_cuda_wgmma_runs ();
@@ -135,6 +152,7 @@ tilemm_cuda_stats product_stats (const product_state *s, int workers, tilemm_sta
           st.result_prep_ms += x.result_prep_ms;
           st.bytes_up += x.bytes_up;
           st.bytes_down += x.bytes_down;
+          st.bytes_peer += x.bytes_peer;
           st.panels += x.panels;
           st.steps += x.steps;
           if (d.busy_ms > longest)
@@ -163,12 +181,38 @@ tilemm_cuda_stats product_stats (const product_state *s, int workers, tilemm_sta
 /* The product's end: a stopped product's workspaces drained and kept, a failed one's freed (and
  * a context broken for good reset), the caller's device and workspace back, the figures kept
  * as the last product's (__tilemm_stats__), the turn given up. */
+/* Waits for everything enqueued on every device of the product: a worker may still copy from
+ * another's buffers (a share of the operand they share), so none is freed before all are idle. */
+void settle (product_state *s)
+{
+  if (s->settled)
+    return;
+  s->settled = true;
+  for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
+    if (s->used[w] >= 0 && cudaSetDevice (s->used[w]) == cudaSuccess)
+      cudaDeviceSynchronize ();
+  cudaGetLastError ();
+}
+
 void cuda_end (void *state, tilemm_status status)
 {
   product_state *s = (product_state *) state;
   int workers = 0;
   for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
     workers += s->used[w] >= 0;
+  /* A worker that took no panel after its share went up has its upload and its peer copies
+   * still running: done before the product returns and the next may touch their buffers. */
+  for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
+    {
+      workspace &ws = ws_pool[w];
+      if (s->used[w] < 0 || !ws.peer || cudaSetDevice (ws.device) != cudaSuccess)
+        continue;
+      if ((cudaStreamSynchronize (ws.up) != cudaSuccess
+           || cudaStreamSynchronize (ws.peer) != cudaSuccess)
+          && status == TILEMM_OK)
+        status = TILEMM_ECUDA;   /* a device in trouble: freed and reset below as after any
+                                    failure, so the next product starts clean             */
+    }
   if (status == TILEMM_EINTERRUPTED)
     for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
       {
@@ -227,10 +271,25 @@ template <typename Panel> tilemm_status timed_panel (product_state *s, int worke
 
 /* After every worker stopped: a failed product frees the worker's workspace (kept otherwise, so
  * the next product allocates nothing). */
-void cuda_worker_finish (void *, int worker, int, int failed)
+void cuda_worker_finish (void *state, int worker, int, int failed)
 {
-  if (failed)
-    pool_free (worker);
+  if (!failed)
+    return;
+  settle ((product_state *) state);
+  pool_free (worker);
+}
+
+/* Before worker `worker`'s first panel: its share of the operand the workers share up and
+ * published, the others' copied in from their devices (exchange.cu). */
+tilemm_status cuda_share (void *state, int worker, tilemm_op op_a, const tilemm_view *a,
+                          tilemm_op op_b, const tilemm_view *b, tilemm_exchange *exchange,
+                          tilemm_error *err)
+{
+  product_state *s = (product_state *) state;
+  if (!s->plan)
+    return tilemm_error_set (err, TILEMM_EINVAL, "GPU share: no call plan");
+  return share_operand (ws_pool[worker], worker, s->plan, s->serial, op_a, a, op_b, b, exchange,
+                        &s->st[worker], err);
 }
 
 /* One panel of the native product: the pipeline (panels and steps, stoppable between steps; a
@@ -364,6 +423,7 @@ const tilemm_backend_ops tilemm_cuda_backend_ops = {
   current_device,
   nullptr, /* one variant of the GPU's code */
   cuda_links,
+  cuda_share,
 };
 
 } /* extern "C" */

@@ -25,6 +25,7 @@
 #include "call_plan.h"
 #include "copy_team.h"
 #include "devices.h"
+#include "exchange.h"
 #include "host_team.h"
 #include "parallel_copy.h"
 #include "tilemm.h"
@@ -74,16 +75,28 @@ struct kept_operand
   tilemm_op op;
 };
 
+/* Where a worker's share of the operand the workers share lies and when it is there: what the
+ * others copy it from (published on the product's exchange, exchange.h). */
+struct share_handle
+{
+  int device;
+  const char *base;        /* the kept operand's buffer (its steps in place)          */
+  cudaEvent_t uploaded;    /* recorded on the owner's upload stream after its share   */
+};
+
 /* The streams, events and buffers kept between calls, on device `device`. */
 struct workspace
 {
   int device;
   int cc_major;                      /* the device's compute capability (major)    */
   cudaStream_t up, down, comp[NCOMP];
+  cudaStream_t peer;                 /* the others' shares copied in from their devices */
   bool events;                       /* the fixed events below exist              */
   cudaEvent_t up_ev[MAX_CHUNKS];     /* an upload chunk's copy to the device done  */
   cudaEvent_t down_ev[MAX_CHUNKS];   /* a download chunk's copy from the device done */
   cudaEvent_t t_begin, t_first, t_last; /* timing: entry, first kernel, last kernel */
+  cudaEvent_t share_up;              /* this worker's share up (on up)             */
+  cudaEvent_t share_in[TILEMM_MAX_WORKERS]; /* share s in from its owner (on peer) */
   cudaEvent_t *ring[NRING];          /* per step, modulo their length: A's rows up,
                                         kernel done, C's slot downloaded; per part of
                                         Bᵀ: up                                        */
@@ -96,6 +109,13 @@ struct workspace
   size_t pinned_bytes;
   tilemm_emu_cuda_arena emu;         /* the emulated precision's residues and statistics */
   kept_operand kept_x, kept_y;       /* what buffers BUF_X and BUF_Y hold for the next panel */
+  /* The shares of the kept operand still on their way from the other workers' devices: of
+   * product `arriving` (0: none), as its plan's exchange cuts it; this worker's kernels wait
+   * for share s's share_in until a panel of it has ended. */
+  unsigned long long arriving;
+  const tilemm_exchange_plan *arriving_plan;
+  int arriving_worker;
+  share_handle published;            /* this worker's share, as the others see it  */
   /* The host side, kept between products like the rest: the team of threads that copies into
    * and out of the pinned chunks (made as the plan's copy team says, kept while the plan says
    * the same), and the members one copy of this product uses. */
@@ -152,6 +172,7 @@ inline tilemm_cuda_device_stats device_stats (const tilemm_cuda_stats &x, int de
   d.result_prep_ms = x.result_prep_ms;
   d.bytes_up = x.bytes_up;
   d.bytes_down = x.bytes_down;
+  d.bytes_peer = x.bytes_peer;
   return d;
 }
 
@@ -243,6 +264,14 @@ tilemm_status stage_down (workspace &ws, void *dev, const tilemm_view &v, cudaEv
                           tilemm_cuda_stats *st,
                           tilemm_error *err);
 tilemm_matrix device_matrix (void *elements, int64_t height, int64_t width);
+/* pipeline.cu: a transposed operand's piece, up as stored in `scratch`, transposed into `slot`
+ * on ws.up (nothing for an untransposed one, which went straight into its slot). */
+tilemm_status transpose_into_slot (workspace &ws, tilemm_op op, const tilemm_view &stored,
+                                   const void *scratch, void *slot, tilemm_error *err);
+/* pipeline.cu: the workspace made for the largest of `plans` (count of them: the panels a
+ * worker may take), as every panel's pipeline makes it. */
+tilemm_status reserve_for_panels (workspace &ws, const tilemm_plan *plans, int count,
+                                  tilemm_op op_a, tilemm_op op_b, tilemm_error *err);
 double ms_since (std::chrono::steady_clock::time_point t0);
 
 /* Waits for the result's page preparation threads however the product ends. */
@@ -295,6 +324,15 @@ struct emu_stage
                                          panel's operands stay on the device from the one pass
                                          to the other (0: none)                              */
 };
+/* exchange.cu: worker `worker`'s share of the operand the plan's exchange shares (TILEMM_EXCHANGE_PEER)
+ * up from the host into its kept buffer and published on `exchange`, then every other share
+ * copied from its owner's device on ws.peer (an absent owner's read from the host), so that the
+ * worker's panels of product `product` find the operand kept, their kernels waiting for the
+ * shares still on their way. */
+tilemm_status share_operand (workspace &ws, int worker, const tilemm_call_plan *plan,
+                             unsigned long long product, tilemm_op op_a, const tilemm_view *a,
+                             tilemm_op op_b, const tilemm_view *b, tilemm_exchange *exchange,
+                             tilemm_cuda_stats *st, tilemm_error *err);
 /* What a workspace keeps of an operand: see kept_operand. */
 kept_operand kept_of (unsigned long long product, tilemm_keep which, tilemm_op op,
                       const tilemm_view *v, int64_t step, int64_t k);

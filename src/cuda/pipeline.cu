@@ -75,7 +75,7 @@ struct step
  * cols, column-major), transposed (conjugated for 'C') into `slot` in the layout the kernels read,
  * on the upload stream (see the header).  Nothing to do for an untransposed piece, which went
  * straight into its slot. */
-static tilemm_status transpose_into_slot (workspace &ws, tilemm_op op, const tilemm_view &stored,
+tilemm_status transpose_into_slot (workspace &ws, tilemm_op op, const tilemm_view &stored,
                                           const void *scratch, void *slot, tilemm_error *err)
 {
   if (op == TILEMM_OP_NONE)
@@ -190,6 +190,35 @@ static void layout_of (const tilemm_plan *plan, tilemm_op op_a, tilemm_op op_b, 
   l.ring = (size_t) (ring > l.parts ? ring : l.parts);
 }
 
+/* The workspace made for the largest of the layout `l` and the plans `also` (count of them). */
+static tilemm_status reserve_largest (workspace &ws, const layout &l, const tilemm_plan *also,
+                                      int count, tilemm_op op_a, tilemm_op op_b,
+                                      tilemm_error *err)
+{
+  size_t bytes[NBUF];
+  memcpy (bytes, l.bytes, sizeof bytes);
+  size_t ring = l.ring;
+  for (int i = 0; i < count; i++)
+    {
+      layout other;
+      layout_of (&also[i], op_a, op_b, other);
+      for (int j = 0; j < NBUF; j++)
+        bytes[j] = other.bytes[j] > bytes[j] ? other.bytes[j] : bytes[j];
+      ring = other.ring > ring ? other.ring : ring;
+    }
+  return workspace_reserve (ws, bytes, ring, err);
+}
+
+tilemm_status reserve_for_panels (workspace &ws, const tilemm_plan *plans, int count,
+                                  tilemm_op op_a, tilemm_op op_b, tilemm_error *err)
+{
+  if (count < 1)
+    return tilemm_error_set (err, TILEMM_EINVAL, "reserve_for_panels: no plan");
+  layout l;
+  layout_of (&plans[0], op_a, op_b, l);
+  return reserve_largest (ws, l, plans + 1, count - 1, op_a, op_b, err);
+}
+
 tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op_a,
                             const tilemm_view *a, tilemm_op op_b, const tilemm_view *b,
                             const tilemm_view *c, const tilemm_stop *stop, tilemm_cuda_stats *st,
@@ -215,18 +244,7 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
   const bool t_a = op_a != TILEMM_OP_NONE, t_b = op_b != TILEMM_OP_NONE;
   /* The workspace holds what the largest of `also` (the other panels this worker may take)
    * asks, so that it is made once, whichever panel it meets first. */
-  size_t bytes[NBUF];
-  memcpy (bytes, l.bytes, sizeof bytes);
-  size_t ring = l.ring;
-  for (int i = 0; i < also_count; i++)
-    {
-      layout other;
-      layout_of (&also[i], op_a, op_b, other);
-      for (int j = 0; j < NBUF; j++)
-        bytes[j] = other.bytes[j] > bytes[j] ? other.bytes[j] : bytes[j];
-      ring = other.ring > ring ? other.ring : ring;
-    }
-  tilemm_status status = workspace_reserve (ws, bytes, ring, err);
+  tilemm_status status = reserve_largest (ws, l, also, also_count, op_a, op_b, err);
   if (status != TILEMM_OK)
     return status;
   /* The operand the plan keeps between this worker's panels: all of op(A)'s rows (or op(B)'s
@@ -239,6 +257,24 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
   const bool kept_y = keeping && keep == TILEMM_KEEP_A && same_kept (ws.kept_y, mine);
   const bool kept_x = keeping && keep == TILEMM_KEEP_B && same_kept (ws.kept_x, mine);
   ws.kept_x.product = ws.kept_y.product = 0;
+  /* Kept, but the other workers' shares of it still on their way (share_operand): a kernel
+   * waits for every share it reads that another worker owns: those of its columns of op(B), or
+   * every one of op(A) (they cut its inner dimension). */
+  const tilemm_exchange_plan *const arriving
+    = (kept_x || kept_y) && ws.arriving == product ? ws.arriving_plan : nullptr;
+  auto wait_for_shares = [&] (int64_t j, cudaStream_t s) {
+    int first = 0, last = -1;
+    if (keep == TILEMM_KEEP_A)
+      tilemm_exchange_shares_of (arriving, 0, k, &first, &last);
+    else
+      tilemm_exchange_shares_of (arriving, steps[j].row, steps[j].row + steps[j].rows, &first,
+                                 &last);
+    for (int o = first; o <= last; o++)
+      if (o != ws.arriving_worker && arriving->first[o + 1] > arriving->first[o])
+        CUDA_TRY (cudaStreamWaitEvent (s, ws.share_in[o], 0),
+                  "cudaStreamWaitEvent(share %d from its GPU)", o);
+    return TILEMM_OK;
+  };
 
   /* The result's pages: huge, faulted in by the copies into them (or, if asked for, by other
    * threads while the operands go up: slower on the GPU machine, as those faults compete with
@@ -362,6 +398,8 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
           cudaStream_t s = ws.comp[j % NCOMP];
           CUDA_TRY (cudaStreamWaitEvent (s, ev_x[sp.part], 0), "cudaStreamWaitEvent");
           CUDA_TRY (cudaStreamWaitEvent (s, ev_y[sp.y % RY], 0), "cudaStreamWaitEvent");
+          if (arriving && (status = wait_for_shares (j, s)) != TILEMM_OK)
+            return status;
           if (sp.y >= S)
             CUDA_TRY (cudaStreamWaitEvent (s, ev_cfree[(sp.y - S) % RY], 0),
                       "cudaStreamWaitEvent");
@@ -505,7 +543,7 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
   /* Every piece of C is in place; errors inside a kernel show here at the latest. */
   CUDA_TRY (cudaEventSynchronize (ws.t_last), "running CUDA kernel variant %d for %s",
             plan->variant, tilemm_type_name (plan->type));
-  cudaStream_t *streams[] = { &ws.up, &ws.down, &ws.comp[0], &ws.comp[1] };
+  cudaStream_t *streams[] = { &ws.up, &ws.down, &ws.comp[0], &ws.comp[1], &ws.peer };
   for (cudaStream_t *s : streams)
     CUDA_TRY (cudaStreamSynchronize (*s), "cudaStreamSynchronize");
   float up_ms = 0, comp_ms = 0;
@@ -521,6 +559,8 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
   }
   if (keeping)
     (keep == TILEMM_KEEP_A ? ws.kept_y : ws.kept_x) = mine;
+  if (arriving)   /* every share waited for has landed: the streams are idle */
+    ws.arriving = 0;
   return TILEMM_OK;
 }
 

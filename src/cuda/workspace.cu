@@ -80,9 +80,12 @@ void workspace_free (workspace &ws)
       cudaEventDestroy (ws.t_begin);
       cudaEventDestroy (ws.t_first);
       cudaEventDestroy (ws.t_last);
+      cudaEventDestroy (ws.share_up);
+      for (cudaEvent_t e : ws.share_in)
+        cudaEventDestroy (e);
       ws.events = false;
     }
-  cudaStream_t *streams[] = { &ws.up, &ws.down, &ws.comp[0], &ws.comp[1] };
+  cudaStream_t *streams[] = { &ws.up, &ws.down, &ws.comp[0], &ws.comp[1], &ws.peer };
   for (cudaStream_t *s : streams)
     {
       if (*s)
@@ -91,6 +94,7 @@ void workspace_free (workspace &ws)
     }
   ws.device = -1;
   ws.kept_x.product = ws.kept_y.product = 0;
+  ws.arriving = 0;
   cudaGetLastError ();
 }
 
@@ -137,7 +141,7 @@ void workspace_recover (void)
  * fails the device has a real error: free and reset as after any failure. */
 void workspace_drain (workspace &ws)
 {
-  cudaStream_t *streams[] = { &ws.up, &ws.down, &ws.comp[0], &ws.comp[1] };
+  cudaStream_t *streams[] = { &ws.up, &ws.down, &ws.comp[0], &ws.comp[1], &ws.peer };
   for (cudaStream_t *s : streams)
     if (*s && cudaStreamSynchronize (*s) != cudaSuccess)
       {
@@ -149,10 +153,13 @@ void workspace_drain (workspace &ws)
 /* Creates the fixed events; on failure destroys those made and leaves ws.events false. */
 tilemm_status create_events (workspace &ws, tilemm_error *err)
 {
-  cudaEvent_t made[2 * MAX_CHUNKS + 3];
+  /* The chunks' (both ways) and the shares' (this worker's up, each one's in) without timing,
+   * then the three timed ones. */
+  enum { UNTIMED = 2 * MAX_CHUNKS + 1 + TILEMM_MAX_WORKERS };
+  cudaEvent_t made[UNTIMED + 3];
   int count = 0;
   cudaError_t e = cudaSuccess;
-  for (int i = 0; i < 2 * MAX_CHUNKS && e == cudaSuccess; i++)
+  for (int i = 0; i < UNTIMED && e == cudaSuccess; i++)
     if ((e = cudaEventCreateWithFlags (&made[count], cudaEventDisableTiming)) == cudaSuccess)
       count++;
   for (int i = 0; i < 3 && e == cudaSuccess; i++)
@@ -169,9 +176,12 @@ tilemm_status create_events (workspace &ws, tilemm_error *err)
       ws.up_ev[i] = made[i];
       ws.down_ev[i] = made[MAX_CHUNKS + i];
     }
-  ws.t_begin = made[2 * MAX_CHUNKS];
-  ws.t_first = made[2 * MAX_CHUNKS + 1];
-  ws.t_last = made[2 * MAX_CHUNKS + 2];
+  ws.share_up = made[2 * MAX_CHUNKS];
+  for (int i = 0; i < TILEMM_MAX_WORKERS; i++)
+    ws.share_in[i] = made[2 * MAX_CHUNKS + 1 + i];
+  ws.t_begin = made[UNTIMED];
+  ws.t_first = made[UNTIMED + 1];
+  ws.t_last = made[UNTIMED + 2];
   ws.events = true;
   return TILEMM_OK;
 }
@@ -197,7 +207,7 @@ tilemm_status workspace_reserve (workspace &ws, const size_t bytes[NBUF], size_t
       ws.device = device;
       ws.cc_major = cc_major;
     }
-  cudaStream_t *streams[] = { &ws.up, &ws.down, &ws.comp[0], &ws.comp[1] };
+  cudaStream_t *streams[] = { &ws.up, &ws.down, &ws.comp[0], &ws.comp[1], &ws.peer };
   for (cudaStream_t *s : streams)
     if (!*s)
       CUDA_TRY (cudaStreamCreateWithFlags (s, cudaStreamNonBlocking), "cudaStreamCreate");

@@ -51,6 +51,7 @@ tilemm_status tilemm_exec_native (tilemm_backend backend, const tilemm_call_plan
   job.sub = plan->sub;
   job.workers = &plan->workers;
   job.teams = plan->teams;
+  job.exchange = &plan->exchange;
   status = tilemm_job_run (&job, stop, report, err);
   job.ops->end (job.state, status);
   return status;

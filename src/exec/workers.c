@@ -4,8 +4,10 @@
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *
  * Everything a product needs lives in its own run structure on the caller's stack: the queue is
- * one atomic counter, the stop flag one atomic int, the first error behind a mutex.  No state
- * outlives a call, so a failed product leaves nothing the next one could trip on.
+ * one atomic counter, the stop flag one atomic int, the first error behind a mutex, and where
+ * the workers share an operand (the plan's exchange), the hand-off of its shares between them
+ * (exchange.h).  No state outlives a call, so a failed product leaves nothing the next one could
+ * trip on.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -16,6 +18,7 @@
 #include <time.h>
 
 #include "backend.h"
+#include "exchange.h"
 #include "multi.h"
 #include "tilemm.h"
 
@@ -33,12 +36,22 @@ typedef struct {
   int failed_worker;
   int started[TILEMM_MAX_WORKERS];
   int64_t done[TILEMM_MAX_WORKERS];
+  int exchanging;             /* the workers hand each other shares of an operand ...   */
+  tilemm_exchange exchange;   /* ... through this (stopped with the run)                */
 } multi_run;
 
 typedef struct {
   multi_run *run;
   int worker;
 } worker_arg;
+
+/* Stops the run: no more panels taken, and no worker left waiting for another's share. */
+static void multi_stop (multi_run *run)
+{
+  atomic_store (&run->stop, 1);
+  if (run->exchanging)
+    tilemm_exchange_stop (&run->exchange);
+}
 
 /* Keeps the first failure (the others are most often its echo: a worker stopped early) and
  * names its device. */
@@ -56,7 +69,7 @@ static void multi_fail (multi_run *run, int worker, const tilemm_error *e)
         run->first = *e;
     }
   pthread_mutex_unlock (&run->lock);
-  atomic_store (&run->stop, 1);
+  multi_stop (run);
 }
 
 /* The run a worker thread is in, for tilemm_multi_stopping (panel ops have no run argument). */
@@ -169,6 +182,18 @@ static void worker_work (multi_run *run, int w)
       return;
     }
   run->started[w] = 1;
+  /* Its share of the operand the workers share up, the others' from their devices, before its
+   * first panel: every worker that runs publishes its share, panels or none, so none waits for
+   * a share that never comes. */
+  if (run->exchanging && !atomic_load (&run->stop)
+      && job->ops->share (job->state, w, job->op_a, job->a, job->op_b, job->b, &run->exchange, &e)
+           != TILEMM_OK)
+    {
+      if (e.status == TILEMM_OK)
+        e.status = TILEMM_ECUDA;
+      multi_fail (run, w, &e);
+      return;
+    }
   /* The caller's own thread polls the host; a worker thread polls the run (the host's stop is
    * seen by the caller, which sets run->stop). */
   static const tilemm_stop stopping = { tilemm_multi_stopping, NULL };
@@ -244,7 +269,7 @@ static int multi_watch (multi_run *run, int running, const tilemm_stop *stop)
     }
   pthread_mutex_unlock (&run->lock);
   if (asked)
-    atomic_store (&run->stop, 1);
+    multi_stop (run);
   return asked;
 }
 
@@ -271,6 +296,14 @@ tilemm_status tilemm_job_run (const tilemm_job *job, const tilemm_stop *stop,
     }
   const int count = job->workers->count;
   int running = 0, interrupted = 0;
+  run.exchanging = job->kind == TILEMM_JOB_NATIVE && count > 1 && job->exchange && job->ops->share
+                   && job->exchange->path == TILEMM_EXCHANGE_PEER;
+  if (run.exchanging && tilemm_exchange_init (&run.exchange, count) != 0)
+    {
+      pthread_cond_destroy (&run.changed);
+      pthread_mutex_destroy (&run.lock);
+      return tilemm_error_set (err, TILEMM_ENOMEM, "cannot create the workers' exchange");
+    }
   if (job->took)
     for (int64_t i = 0; i < run.panels; i++)
       job->took[i] = -1;
@@ -297,6 +330,10 @@ tilemm_status tilemm_job_run (const tilemm_job *job, const tilemm_stop *stop,
           made[w] = pthread_create (&thread[w], NULL, multi_worker, &args[w]) == 0;
           running += made[w];
         }
+      /* A worker without a thread publishes no share: the others read it from the host. */
+      for (int w = 0; w < count && run.exchanging; w++)
+        if (!made[w])
+          tilemm_exchange_absent (&run.exchange, w);
       interrupted = running > 0 && stop && stop->should_stop && multi_watch (&run, running, stop);
       for (int w = 0; w < count; w++)
         if (made[w])
@@ -331,6 +368,8 @@ tilemm_status tilemm_job_run (const tilemm_job *job, const tilemm_stop *stop,
       if (run.started[w])
         job->ops->worker_finish (job->state, w, job->workers->device[w],
                                  status != TILEMM_OK && status != TILEMM_EINTERRUPTED);
+  if (run.exchanging)
+    tilemm_exchange_destroy (&run.exchange);
   pthread_cond_destroy (&run.changed);
   pthread_mutex_destroy (&run.lock);
   if (report)

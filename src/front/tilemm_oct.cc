@@ -257,8 +257,11 @@ DEFUN_DLD (__tilemm_stats__, args, ,
            "@code{panels} (queue panels it took), @code{steps}, @code{busy_ms} (its first panel's\n"
            "start to its last one's end), @code{upload_ms}, @code{compute_ms} and\n"
            "@code{download_ms} (its panels' splits, summed), @code{copy_in_ms},\n"
-           "@code{copy_out_ms}, @code{result_prep_ms}, @code{bytes_up} and @code{bytes_down}.  On\n"
-           "several devices @code{backend_ms} is the wall time of the whole, @code{upload_ms},\n"
+           "@code{copy_out_ms}, @code{result_prep_ms}, @code{bytes_up} and @code{bytes_down},\n"
+           "@code{host_bytes} (what the host read for it: its uploads), @code{bus_bytes} (what\n"
+           "crossed its bus: up and down) and @code{peer_bytes} (received from the other GPUs by\n"
+           "peer copies: their shares of the operand every GPU holds; @code{bytes_peer} is their\n"
+           "sum).  On several devices @code{backend_ms} is the wall time of the whole, @code{upload_ms},\n"
            "@code{compute_ms} and @code{download_ms} are those of the device busy longest, and\n"
            "the copies and bytes are sums over the devices.\n"
            "@end deftypefn")
@@ -293,6 +296,7 @@ DEFUN_DLD (__tilemm_stats__, args, ,
   s.assign ("result_prep_ms", octave_value (st.result_prep_ms));
   s.assign ("bytes_up", octave_value (st.bytes_up));
   s.assign ("bytes_down", octave_value (st.bytes_down));
+  s.assign ("bytes_peer", octave_value (st.bytes_peer));
   s.assign ("panels", octave_value ((double) st.panels));
   s.assign ("steps", octave_value ((double) st.steps));
   s.assign ("backend_ms_sum", octave_value (st.sum_total_ms));
@@ -316,7 +320,8 @@ DEFUN_DLD (__tilemm_stats__, args, ,
   static const char *const fields[] = { "device", "copy_threads", "panels", "steps", "busy_ms",
                                         "upload_ms", "compute_ms", "download_ms", "copy_in_ms",
                                         "copy_out_ms", "result_prep_ms", "bytes_up",
-                                        "bytes_down" };
+                                        "bytes_down", "host_bytes", "bus_bytes",
+                                        "peer_bytes" };
   const int count = st.devices > 0 && st.devices <= TILEMM_MAX_WORKERS ? st.devices : 0;
   octave_map devices (dim_vector (1, count));
   for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
@@ -329,7 +334,8 @@ DEFUN_DLD (__tilemm_stats__, args, ,
                                (double) d.steps,     d.busy_ms,               d.upload_ms,
                                d.compute_ms,         d.download_ms,           d.copy_in_ms,
                                d.copy_out_ms,        d.result_prep_ms,        d.bytes_up,
-                               d.bytes_down };
+                               d.bytes_down,         d.bytes_up,
+                               d.bytes_up + d.bytes_down,                     d.bytes_peer };
           values(i) = octave_value (v[f]);
         }
       devices.assign (fields[f], values);

@@ -30,8 +30,11 @@ typedef enum cudaError {
   cudaSuccess = 0,
   cudaErrorInvalidValue = 1,
   cudaErrorMemoryAllocation = 2,
+  cudaErrorPeerAccessUnsupported = 217,
   cudaErrorNotReady = 600,
   cudaErrorIllegalAddress = 700,
+  cudaErrorPeerAccessAlreadyEnabled = 704,
+  cudaErrorPeerAccessNotEnabled = 705,
   cudaErrorUnknown = 999
 } cudaError_t;
 
@@ -84,6 +87,14 @@ cudaError_t cudaEventSynchronize (cudaEvent_t e);
 cudaError_t cudaEventElapsedTime (float *ms, cudaEvent_t start, cudaEvent_t end);
 cudaError_t cudaMemcpyAsync (void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
                              cudaStream_t s);
+/* Peers: whether `device` can read `peer`'s memory (unless a test turned the pair off), the
+ * current device allowed to (once; again: cudaErrorPeerAccessAlreadyEnabled), and a copy from
+ * one device's buffer to another's on a stream of the receiving device, which reads its source
+ * when it runs (so a copy not made to wait for the source's upload reads what is there then). */
+cudaError_t cudaDeviceCanAccessPeer (int *can, int device, int peer);
+cudaError_t cudaDeviceEnablePeerAccess (int peer, unsigned flags);
+cudaError_t cudaMemcpyPeerAsync (void *dst, int dst_device, const void *src, int src_device,
+                                 size_t bytes, cudaStream_t s);
 
 /* ---- for the test only */
 
@@ -129,6 +140,14 @@ unsigned long long mock_cuda_ops_run (void);
 unsigned long long mock_cuda_allocations (void);
 /* Operations enqueued on all streams and not yet run (0: the device is idle). */
 size_t mock_cuda_pending_ops (void);
+/* Turns peer access from `device` to `peer` off or on (-1: every device, or every peer); all
+ * on at the start.  A pair turned off answers no in cudaDeviceCanAccessPeer, refuses
+ * cudaDeviceEnablePeerAccess, and a peer copy over it aborts. */
+void mock_cuda_peer_access (int device, int peer, int on);
+/* Bytes enqueued since the start onto device `device`: from the host (cudaMemcpyAsync host to
+ * device), and from other devices (cudaMemcpyPeerAsync). */
+unsigned long long mock_cuda_host_to_device_bytes (int device);
+unsigned long long mock_cuda_peer_bytes (int device);
 /* Launches of the stand-in kernel (mock_kernels.cc) with inconsistent shapes. */
 int mock_kernels_bad_launches (void);
 

@@ -68,6 +68,11 @@ size_t fail_over = 0;
 size_t memory_total = (size_t) 1 << 30;
 size_t device_peak[MOST_DEVICES];
 size_t device_held[MOST_DEVICES];
+// Peer access: the pairs a test turned off, the pairs enabled (device reads peer); the bytes
+// each device received from the host and from its peers.
+bool peer_off[MOST_DEVICES][MOST_DEVICES];
+bool peer_enabled[MOST_DEVICES][MOST_DEVICES];
+unsigned long long host_bytes_in[MOST_DEVICES], peer_bytes_in[MOST_DEVICES];
 
 bool valid_device (int d) { return d >= 0 && d < device_count; }
 
@@ -468,6 +473,85 @@ cudaError_t cudaMemcpyAsync (void *dst, const void *src, size_t bytes, enum cuda
   o.src = src;
   o.bytes = bytes;
   s->ops.push_back (o);
+  if (kind == cudaMemcpyHostToDevice)
+    host_bytes_in[block] += bytes;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceCanAccessPeer (int *can, int device, int peer)
+{
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
+  if (!can || !valid_device (device) || !valid_device (peer))
+    return cudaErrorInvalidValue;
+  *can = device != peer && !peer_off[device][peer];
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceEnablePeerAccess (int peer, unsigned flags)
+{
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
+  if (!valid_device (peer) || peer == current || flags != 0)
+    return cudaErrorInvalidValue;
+  if (peer_off[current][peer])
+    return cudaErrorPeerAccessUnsupported;
+  if (peer_enabled[current][peer])
+    return cudaErrorPeerAccessAlreadyEnabled;
+  peer_enabled[current][peer] = true;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyPeerAsync (void *dst, int dst_device, const void *src, int src_device,
+                                 size_t bytes, cudaStream_t s)
+{
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
+  if (!streams.count (s) || !valid_device (dst_device) || !valid_device (src_device))
+    return cudaErrorInvalidValue;
+  // Each side inside one device block of its own device; the stream the receiver's, the calling
+  // thread on it; another device's memory read only over a pair that is on and enabled.
+  auto block_of = [] (const void *p, size_t n, int *device) {
+    auto it = device_blocks.upper_bound ((void *) p);
+    if (it == device_blocks.begin ())
+      return false;
+    --it;
+    *device = block_device[it->first];
+    return (const char *) p >= (const char *) it->first
+           && (const char *) p + n <= (const char *) it->first + it->second;
+  };
+  int dst_block = -1, src_block = -1;
+  if (!block_of (dst, bytes, &dst_block) || !block_of (src, bytes, &src_block)
+      || dst_block != dst_device || src_block != src_device)
+    {
+      fprintf (stderr, "mock_cuda: cudaMemcpyPeerAsync of %zu bytes outside its devices' "
+               "buffers (GPU %d to GPU %d)\n", bytes, src_device, dst_device);
+      abort ();
+    }
+  if (s->device != dst_device || current != dst_device)
+    {
+      fprintf (stderr, "mock_cuda: cudaMemcpyPeerAsync to GPU %d on a stream of GPU %d, from a "
+               "thread on GPU %d\n", dst_device, s->device, current);
+      abort ();
+    }
+  if (dst_device != src_device
+      && (peer_off[dst_device][src_device] || !peer_enabled[dst_device][src_device]))
+    {
+      fprintf (stderr, "mock_cuda: cudaMemcpyPeerAsync from GPU %d to GPU %d, whose peer access "
+               "is %s\n", src_device, dst_device,
+               peer_off[dst_device][src_device] ? "off" : "not enabled");
+      abort ();
+    }
+  if (s->device == fail_device && fail_after-- <= 0)
+    {
+      fail_device = -1;
+      return cudaErrorIllegalAddress;
+    }
+  op o;
+  o.kind = op::COPY;
+  o.dst = dst;
+  o.src = src;
+  o.bytes = bytes;
+  s->ops.push_back (o);
+  if (dst_device != src_device)
+    peer_bytes_in[dst_device] += bytes;
   return cudaSuccess;
 }
 
@@ -479,6 +563,24 @@ void mock_cuda_enqueue (cudaStream_t s, void (*fn) (void *), void *arg)
   o.fn = fn;
   o.arg = arg;
   s->ops.push_back (o);
+}
+void mock_cuda_peer_access (int device, int peer, int on)
+{
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
+  for (int d = 0; d < MOST_DEVICES; d++)
+    for (int p = 0; p < MOST_DEVICES; p++)
+      if ((device < 0 || d == device) && (peer < 0 || p == peer))
+        peer_off[d][p] = !on;
+}
+unsigned long long mock_cuda_host_to_device_bytes (int device)
+{
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
+  return valid_device (device) ? host_bytes_in[device] : 0;
+}
+unsigned long long mock_cuda_peer_bytes (int device)
+{
+  std::lock_guard<std::recursive_mutex> lock (mock_mutex);
+  return valid_device (device) ? peer_bytes_in[device] : 0;
 }
 void mock_cuda_seed (unsigned long long seed) { rng = seed ? seed : 88172645463325252ull; }
 size_t mock_cuda_device_bytes (void)

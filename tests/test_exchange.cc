@@ -1,0 +1,411 @@
+// test_exchange.cc — the operand every GPU of a product holds whole goes up from the host once:
+// each GPU uploads its share and copies the others' from their devices (call_plan.h, exchange);
+// where a pair of GPUs cannot reach each other, every GPU reads all of it from the host.  On the
+// stand-in CUDA runtime (tests/mock_cuda) with four devices, each a memory of its own, whose
+// peer copies read their source when they run: a copy of the wrong share, a share sent twice, a
+// copy that does not wait for its share's upload give a wrong result or wrong bytes.
+//
+// Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+//
+// Each case goes through the front ends' path (tilemm_decide_op, then tilemm_run) on GPUs 0 ..
+// d-1 named, against the same product on GPU 0 alone: bitwise equal, the plan's path, the host
+// to device bytes of every device summed (the shared operand's size once with peers, once per
+// GPU without), the peer bytes each device received (the shares it does not own) as the
+// figures say them; then a GPU failing part way: the product fails, nothing is left held or
+// queued, and the next product is right.
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vector>
+
+#include <cuda_runtime_api.h> /* the stand-in's own test hooks */
+
+#include "backend.h"
+#include "check.h"
+#include "front.h"
+#include "tilemm.h"
+
+namespace
+{
+const int DEVICES = 4;   // the stand-in GPUs this program sees
+
+unsigned long long seed_state = 0x2545F4914F6CDD1Dull;
+double uniform ()
+{
+  seed_state ^= seed_state >> 12;
+  seed_state ^= seed_state << 25;
+  seed_state ^= seed_state >> 27;
+  return (double) ((seed_state * 0x2545F4914F6CDD1Dull) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+const char *op_name (tilemm_op op)
+{
+  return op == TILEMM_OP_NONE ? "N" : op == TILEMM_OP_TRANSPOSE ? "T" : "C";
+}
+
+struct operands
+{
+  tilemm_operand a, b;
+  std::vector<unsigned char> da, db;
+};
+
+// Random values of `count` reals, single or double.
+std::vector<unsigned char> random_data (size_t count, bool single)
+{
+  std::vector<unsigned char> v (count * (single ? 4 : 8));
+  for (size_t i = 0; i < count; i++)
+    if (single)
+      ((float *) v.data ())[i] = (float) uniform ();
+    else
+      ((double *) v.data ())[i] = uniform ();
+  return v;
+}
+
+// op_a(A) m×k and op_b(B) k×n as stored.
+operands make (bool single, bool is_complex, int64_t m, int64_t n, int64_t k, tilemm_op op_a,
+               tilemm_op op_b)
+{
+  operands x;
+  const tilemm_class cls = single ? TILEMM_CLASS_SINGLE : TILEMM_CLASS_DOUBLE;
+  const int64_t ar = op_a == TILEMM_OP_NONE ? m : k, ac = op_a == TILEMM_OP_NONE ? k : m;
+  const int64_t br = op_b == TILEMM_OP_NONE ? k : n, bc = op_b == TILEMM_OP_NONE ? n : k;
+  x.a = { cls, is_complex, 0, 2, ar, ac, 0, NULL, 0 };
+  x.b = { cls, is_complex, 0, 2, br, bc, 0, NULL, 0 };
+  x.da = random_data ((size_t) (ar * ac) * (is_complex ? 2 : 1), single);
+  x.db = random_data ((size_t) (br * bc) * (is_complex ? 2 : 1), single);
+  return x;
+}
+
+struct outcome
+{
+  tilemm_status status;
+  char detail[384];
+  std::vector<unsigned char> c;
+  tilemm_decision d;
+  tilemm_run_report ran;
+  tilemm_cuda_stats st;
+  unsigned long long up[DEVICES], peer[DEVICES];   // bytes each device received in the call
+};
+
+// One call on GPUs 0 .. devices-1 named (1: GPU 0 alone), from a clean workspace unless `warm`.
+outcome call (const operands &x, tilemm_op op_a, tilemm_op op_b, int devices, bool warm = false)
+{
+  outcome o;
+  memset (&o.ran, 0, sizeof o.ran);
+  memset (&o.st, 0, sizeof o.st);
+  tilemm_options opt;
+  tilemm_options_init (&opt);
+  opt.backend = TILEMM_CHOOSE_GPU;
+  opt.devices.count = devices;
+  for (int w = 0; w < devices; w++)
+    opt.devices.device[w] = w;
+  opt.report = &o.ran;
+  tilemm_error err = { TILEMM_OK, "" };
+  o.status = tilemm_decide_op (&x.a, op_a, &x.b, op_b, &opt, &o.d, &err);
+  snprintf (o.detail, sizeof o.detail, "%s", err.detail);
+  if (o.status != TILEMM_OK || o.d.action != TILEMM_DO_COMPUTE)
+    {
+      if (o.status == TILEMM_OK)
+        o.status = TILEMM_EINVAL;
+      return o;
+    }
+  const tilemm_route &r = o.d.route;
+  const size_t es = r.result_class == TILEMM_CLASS_SINGLE ? 4 : 8;
+  o.c.assign ((size_t) (r.m * r.n) * es * (r.result_complex ? 2 : 1), 0x5A); // poisoned
+  if (!warm)
+    tilemm_cuda_release ();
+  unsigned long long up0[DEVICES], peer0[DEVICES];
+  for (int d = 0; d < DEVICES; d++)
+    {
+      up0[d] = mock_cuda_host_to_device_bytes (d);
+      peer0[d] = mock_cuda_peer_bytes (d);
+    }
+  o.status = tilemm_run (&o.d, &opt, x.da.data (), x.db.data (), o.c.data (), &err);
+  snprintf (o.detail, sizeof o.detail, "%s", err.detail);
+  for (int d = 0; d < DEVICES; d++)
+    {
+      o.up[d] = mock_cuda_host_to_device_bytes (d) - up0[d];
+      o.peer[d] = mock_cuda_peer_bytes (d) - peer0[d];
+    }
+  tilemm_cuda_last_stats (&o.st);
+  return o;
+}
+
+// Bytes of an operand as the backend runs it (after the route's pairs and splits).
+double operand_bytes (const tilemm_call_plan &p, bool of_a)
+{
+  return (double) tilemm_type_size (p.type) * (double) p.k * (double) (of_a ? p.m : p.n);
+}
+
+// The bytes of share w of the plan's exchange: its columns of op(B) (k each), or its columns of
+// op(A) (m each).
+double share_bytes (const tilemm_call_plan &p, int w)
+{
+  const tilemm_exchange_plan &x = p.exchange;
+  const double lines = (double) (x.first[w + 1] - x.first[w]);
+  return (double) tilemm_type_size (p.type) * lines
+         * (double) (x.which == TILEMM_KEEP_A ? p.m : p.k);
+}
+
+// Where the product went and what each device received, against the plan's exchange.
+void check_bytes (const outcome &o, bool peers, const char *what)
+{
+  const tilemm_call_plan &p = o.d.plan;
+  const int workers = p.workers.count;
+  CHECK (p.queue_keeps != TILEMM_KEEP_NONE, "%s: the plan keeps no operand on each GPU", what);
+  if (p.queue_keeps == TILEMM_KEEP_NONE)
+    return;
+  const bool keep_a = p.queue_keeps == TILEMM_KEEP_A;
+  const double shared = operand_bytes (p, keep_a), own = operand_bytes (p, !keep_a);
+  double up = 0, peer = 0;
+  for (int d = 0; d < DEVICES; d++)
+    {
+      up += (double) o.up[d];
+      peer += (double) o.peer[d];
+    }
+  int took = 0;
+  for (int w = 0; w < workers; w++)
+    took += o.ran.done[w] > 0;
+  if (peers)
+    {
+      CHECK (p.exchange.path == TILEMM_EXCHANGE_PEER && p.exchange.shares == workers,
+             "%s: the plan's path %d, %d shares for %d workers", what, (int) p.exchange.path,
+             p.exchange.shares, workers);
+      // The shared operand read from the host once; each GPU copied in the shares it lacks.
+      CHECK (up == own + shared, "%s: %.0f bytes from the host, want %.0f (%s once: %.0f)", what,
+             up, own + shared, keep_a ? "op(A)" : "op(B)", shared);
+      CHECK (peer == (workers - 1) * shared, "%s: %.0f peer bytes, want %d x %.0f", what, peer,
+             workers - 1, shared);
+      for (int w = 0; w < workers; w++)
+        {
+          const int d = p.workers.device[w];
+          CHECK ((double) o.peer[d] == shared - share_bytes (p, w),
+                 "%s: GPU %d received %llu bytes from its peers, lacks %.0f", what, d, o.peer[d],
+                 shared - share_bytes (p, w));
+        }
+    }
+  else
+    {
+      CHECK (p.exchange.path == TILEMM_EXCHANGE_HOST, "%s: the plan's path %d, not the host's",
+             what, (int) p.exchange.path);
+      // Every GPU that took a panel reads all of it from the host: today's path.
+      CHECK (up == own + took * shared, "%s: %.0f bytes from the host, want %.0f (%d x %.0f)",
+             what, up, own + took * shared, took, shared);
+      CHECK (peer == 0, "%s: %.0f peer bytes without peer access", what, peer);
+    }
+  // The figures say the same, device by device.
+  CHECK (o.st.ok && o.st.devices == workers, "%s: figures of %d devices, %d workers", what,
+         o.st.devices, workers);
+  double st_peer = 0;
+  for (int i = 0; i < o.st.devices && i < TILEMM_MAX_WORKERS; i++)
+    {
+      const tilemm_cuda_device_stats &s = o.st.device[i];
+      const int d = s.device;
+      CHECK (d >= 0 && d < DEVICES && s.bytes_up == (double) o.up[d]
+               && s.bytes_peer == (double) o.peer[d],
+             "%s: GPU %d's figures: %.0f up, %.0f peer; the runtime: %llu, %llu", what, d,
+             s.bytes_up, s.bytes_peer, d >= 0 && d < DEVICES ? o.up[d] : 0,
+             d >= 0 && d < DEVICES ? o.peer[d] : 0);
+      st_peer += s.bytes_peer;
+    }
+  CHECK (o.st.bytes_peer == st_peer, "%s: %.0f peer bytes in all, the devices' sum %.0f", what,
+         o.st.bytes_peer, st_peer);
+}
+
+// One kind of product on `devices` GPUs, peers on and off, against GPU 0 alone.
+void exchange_case (bool single, bool is_complex, tilemm_op op_a, tilemm_op op_b, int64_t m,
+                    int64_t n, int64_t k, int devices)
+{
+  CHECK_CASE ("%d GPUs: %s%s %s x %s %lldx%lldx%lld: each share once from the host, the rest "
+              "from peers (or all from the host without them), bitwise one GPU's",
+              devices, single ? "single" : "double", is_complex ? " complex" : "", op_name (op_a),
+              op_name (op_b), (long long) m, (long long) n, (long long) k);
+  const operands x = make (single, is_complex, m, n, k, op_a, op_b);
+  const outcome one = call (x, op_a, op_b, 1);
+  CHECK (one.status == TILEMM_OK, "one GPU: %s (%s)", tilemm_strerror (one.status), one.detail);
+  for (bool peers : { true, false })
+    {
+      mock_cuda_peer_access (-1, -1, peers);
+      const outcome many = call (x, op_a, op_b, devices);
+      // The same again on the workspaces it left: nothing of the last product taken for this one.
+      const outcome again = call (x, op_a, op_b, devices, true);
+      const char *what = peers ? "peers" : "no peers";
+      CHECK (many.status == TILEMM_OK && again.status == TILEMM_OK, "%s: %s (%s)", what,
+             tilemm_strerror (many.status != TILEMM_OK ? many.status : again.status),
+             many.status != TILEMM_OK ? many.detail : again.detail);
+      if (many.status != TILEMM_OK || again.status != TILEMM_OK || one.status != TILEMM_OK)
+        continue;
+      CHECK (many.c == one.c && again.c == one.c, "%s: not bitwise one GPU's product (%d, %d)",
+             what, many.c == one.c, again.c == one.c);
+      CHECK (many.d.plan.workers.count == devices, "%s: the plan takes %d of %d GPUs", what,
+             many.d.plan.workers.count, devices);
+      check_bytes (many, peers, what);
+      check_bytes (again, peers, peers ? "peers, again" : "no peers, again");
+      CHECK (mock_cuda_pending_ops () == 0, "%s: %zu operations left queued", what,
+             mock_cuda_pending_ops ());
+    }
+  mock_cuda_peer_access (-1, -1, 1);
+}
+
+// One pair of GPUs that cannot reach each other (one way): the plan takes the host's path for
+// every GPU, and says why.
+void one_pair_apart (int devices)
+{
+  CHECK_CASE ("%d GPUs, GPU %d cannot read GPU 0: every GPU reads the shared operand from the "
+              "host", devices, devices - 1);
+  const operands x = make (false, false, 300, 70, 40, TILEMM_OP_NONE, TILEMM_OP_NONE);
+  const outcome one = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, 1);
+  mock_cuda_peer_access (devices - 1, 0, 0);
+  const outcome many = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, devices);
+  mock_cuda_peer_access (-1, -1, 1);
+  CHECK (many.status == TILEMM_OK && many.c == one.c, "%s, bitwise %d", many.detail,
+         many.c == one.c);
+  if (many.status != TILEMM_OK)
+    return;
+  const tilemm_exchange_plan &e = many.d.plan.exchange;
+  CHECK (e.path == TILEMM_EXCHANGE_HOST && e.apart_to == devices - 1 && e.apart_from == 0,
+         "the plan's path %d (GPU %d cannot read GPU %d)", (int) e.path, e.apart_to,
+         e.apart_from);
+  check_bytes (many, false, "one pair apart");
+  char text[4096];
+  tilemm_decision_describe (&many.d, text, sizeof text);
+  CHECK (strstr (text, "exchange: host staging for every GPU") != NULL,
+         "the plan in words does not say the host's path:\n%s", text);
+}
+
+// A GPU failing part way (its n-th copy, a share's upload or a peer copy): the product fails
+// naming it, nothing is left held (device or pinned) or queued, the next product is right.
+void failing_case (int devices)
+{
+  CHECK_CASE ("%d GPUs with peers: one failing part way fails the product cleanly", devices);
+  const operands x = make (false, false, 320, 90, 40, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE);
+  const outcome one = call (x, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, 1);
+  for (int failing : { 0, devices - 1 })
+    for (int after : { 0, 1, 2, 4, 7 })
+      {
+        mock_cuda_fail_device (failing, after);
+        const outcome failed = call (x, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, devices);
+        mock_cuda_fail_device (-1, 0);
+        char name[64];
+        snprintf (name, sizeof name, "GPU %d (worker %d)", failing, failing);
+        // A failure that came after every copy of the failing GPU was made may not happen at all.
+        CHECK (failed.status == TILEMM_OK
+                 ? failed.c == one.c
+                 : failed.status == TILEMM_ECUDA && strstr (failed.detail, name) != NULL,
+               "GPU %d failing after %d copies: %s (%s)", failing, after,
+               tilemm_strerror (failed.status), failed.detail);
+        CHECK (failed.status == TILEMM_OK
+                 || (mock_cuda_device_bytes () == 0 && mock_cuda_pinned_bytes () == 0
+                     && tilemm_cuda_bytes_held () == 0),
+               "after GPU %d failed: %zu device bytes, %zu pinned left", failing,
+               mock_cuda_device_bytes (), mock_cuda_pinned_bytes ());
+        CHECK (mock_cuda_pending_ops () == 0, "after GPU %d failed: %zu operations queued",
+               failing, mock_cuda_pending_ops ());
+        const outcome next = call (x, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, devices, true);
+        CHECK (next.status == TILEMM_OK && next.c == one.c, "the next product: %s, bitwise %d",
+               next.detail, next.c == one.c);
+      }
+}
+
+// The plan's shares: every column in one share, as even as they go; none where the workers keep
+// nothing; the host's path where the peers are not known.
+void plan_shares ()
+{
+  CHECK_CASE ("the exchange's shares: every column once, as even as they go");
+  tilemm_device_facts gpu;
+  memset (&gpu, 0, sizeof gpu);
+  gpu.count = DEVICES;
+  gpu.peers_known = 1;
+  for (int i = 0; i < DEVICES; i++)
+    {
+      gpu.device[i] = i;
+      for (int j = 0; j < DEVICES; j++)
+        gpu.peer[i][j] = 1;
+    }
+  for (int workers = 2; workers <= DEVICES; workers++)
+    for (int64_t extent : { 1, 3, 64, 65, 1000 })
+      {
+        tilemm_workers w = { workers, { 0, 1, 2, 3 } };
+        tilemm_exchange_plan x;
+        tilemm_exchange_plan_make (&x, TILEMM_KEEP_B, 64, extent, &w, &gpu);
+        CHECK (x.path == TILEMM_EXCHANGE_PEER && x.shares == workers && x.first[0] == 0
+                 && x.first[workers] == extent,
+               "%d workers, %lld columns: path %d, %d shares over 0..%lld", workers,
+               (long long) extent, (int) x.path, x.shares, (long long) x.first[workers]);
+        for (int s = 0; s < workers; s++)
+          {
+            const int64_t size = x.first[s + 1] - x.first[s];
+            CHECK (size >= extent / workers && size <= extent / workers + 1,
+                   "share %d of %lld over %d: %lld", s, (long long) extent, workers,
+                   (long long) size);
+            int first, last;
+            tilemm_exchange_shares_of (&x, x.first[s], x.first[s + 1], &first, &last);
+            CHECK (size == 0 || (first == s && last == s), "share %d's columns in shares %d-%d",
+                   s, first, last);
+          }
+        int first, last;
+        tilemm_exchange_shares_of (&x, 0, extent, &first, &last);
+        CHECK (first == 0 || x.first[1] == 0, "all columns from share %d", first);
+        CHECK (last == workers - 1, "all columns to share %d", last);
+        // The same GPU twice: its two workers reach each other through its own memory.
+        tilemm_workers same = { 2, { 1, 1 } };
+        tilemm_exchange_plan_make (&x, TILEMM_KEEP_A, 64, extent, &same, &gpu);
+        CHECK (x.path == TILEMM_EXCHANGE_PEER, "one GPU twice: path %d", (int) x.path);
+      }
+  tilemm_workers w = { 3, { 0, 1, 2 } };
+  tilemm_exchange_plan x;
+  tilemm_exchange_plan_make (&x, TILEMM_KEEP_NONE, 64, 100, &w, &gpu);
+  CHECK (x.path == TILEMM_EXCHANGE_NONE, "nothing kept: path %d", (int) x.path);
+  gpu.peer[2][1] = 0;
+  tilemm_exchange_plan_make (&x, TILEMM_KEEP_A, 64, 100, &w, &gpu);
+  CHECK (x.path == TILEMM_EXCHANGE_HOST && x.apart_to == 2 && x.apart_from == 1,
+         "GPU 2 cannot read GPU 1: path %d (%d from %d)", (int) x.path, x.apart_to, x.apart_from);
+  gpu.peer[2][1] = 1;
+  gpu.peers_known = 0;
+  tilemm_exchange_plan_make (&x, TILEMM_KEEP_A, 64, 100, &w, &gpu);
+  CHECK (x.path == TILEMM_EXCHANGE_HOST, "peers not known: path %d", (int) x.path);
+}
+} // namespace
+
+int main ()
+{
+  setvbuf (stdout, NULL, _IOLBF, 0);
+  mock_cuda_seed (20261128);
+  mock_cuda_set_devices (DEVICES);   // before the backend first asks (it asks once)
+  plan_shares ();
+  static const tilemm_op ops[] = { TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, TILEMM_OP_CTRANSPOSE };
+  for (int devices : { 2, 3, 4 })
+    {
+      // Strips of C's rows (op(B) shared) and of its columns (op(A) shared), ragged sizes.
+      exchange_case (false, false, TILEMM_OP_NONE, TILEMM_OP_NONE, 301, 67, 37, devices);
+      exchange_case (false, false, TILEMM_OP_NONE, TILEMM_OP_NONE, 67, 301, 37, devices);
+      exchange_case (true, false, TILEMM_OP_NONE, TILEMM_OP_NONE, 250, 130, 45, devices);
+      // Fewer columns of the shared operand than GPUs: shares of none.
+      exchange_case (false, false, TILEMM_OP_NONE, TILEMM_OP_NONE, 400, 3, 20, devices);
+      exchange_case (false, false, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, 3, 400, 2, devices);
+      // The shared operand in several steps (op(B) in parts, op(A) in slots).
+      exchange_case (false, false, TILEMM_OP_NONE, TILEMM_OP_NONE, 1500, 700, 30, devices);
+      exchange_case (false, false, TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, 700, 1500, 30, devices);
+      // op(A), op(B) each of N, T, C: real (C is T) both ways, complex one way each.
+      for (int oa = 0; oa < 3; oa++)
+        for (int ob = 0; ob < 3; ob++)
+          {
+            if (oa < 2 && ob < 2)
+              exchange_case (false, false, ops[oa], ops[ob], 203, 71, 29, devices);
+            exchange_case (false, true, ops[oa], ops[ob], oa == ob ? 61 : 300, oa == ob ? 300 : 59,
+                           23, devices);
+          }
+      if (devices > 2)
+        one_pair_apart (devices);
+      failing_case (devices);
+    }
+  tilemm_cuda_release ();
+  CHECK_CASE ("nothing held at the end");
+  CHECK (mock_cuda_device_bytes () == 0 && mock_cuda_pinned_bytes () == 0,
+         "%zu device bytes, %zu pinned held", mock_cuda_device_bytes (),
+         mock_cuda_pinned_bytes ());
+  return check_summary ("test_exchange");
+}
