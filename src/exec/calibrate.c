@@ -784,8 +784,8 @@ static int gpu_run_begin (gpu_run *g)
 /* One GPU's call (TILEMM_FACTS_GPU): its fixed cost, bus and kernels' rates. */
 static tilemm_status measure_gpu_call (tilemm_machine_facts *f, gpu_run *g, tilemm_error *err)
 {
-  /* To 2048, the operands' pool: a 4096 product's own operands took longer to fill than to
-   * multiply, and a first call waits for this part. */
+  /* To 2048, the operands' pool (past it the fitted line serves): a first call waits for this
+   * part, and a 4096 product makes operands of its own and grows every buffer of the worker. */
   const tilemm_status status = measure_one_gpu (f, g, 2048, err);
   if (status != TILEMM_OK)
     return status;
