@@ -69,7 +69,7 @@ TILEMM_CPU = cpu/backend_cpu.c cpu/simulated.c cpu/emulated_cpu.c cpu/batch_cpu.
 # products on host views, its table (backend.h).  A build without it has no GPU table at all.
 TILEMM_CUDA_HOST = cuda/device.cu cuda/workspace.cu cuda/staging.cu cuda/pipeline.cu \
   cuda/transposed_product.cu cuda/emulated_product.cu cuda/backend_ops.cu cuda/batch_product.cu \
-  cuda/kernel_launch.cu cuda/links.cu cuda/exchange.cu
+  cuda/kernel_launch.cu cuda/links.cu cuda/peer_exchange.cu
 
 # Code on device pointers beside the tiled kernels: the device transpose, the emulated
 # precision's scheme (its stages' host side in cuda/: the arena's slots, the statistics brought
@@ -106,7 +106,7 @@ TILEMM_CORE_H = common/tilemm.h common/device_model.h common/backend.h common/fr
   common/fault.h common/devices.h common/call_plan.h common/emulated.h common/cuda_variants.h \
   common/cuda_variant_list.h common/exact_dot.h common/batch.h common/ksplit.h common/plan_unfilled.h common/emulated_arena.h \
   common/machine_facts.h common/host_cpus.h common/host_team.h common/host_pool.h common/team_size.h common/copy_team.h common/uniform_fill.h \
-  common/host_blas.h \
+  common/host_blas.h common/exchange.h common/exchange_plan.h common/precision_auto.h \
   common/tilemm_settings.h
 TILEMM_EXEC_H = exec/multi.h exec/emulated_passes.h exec/batch_run.h exec/parts.h
 TILEMM_CPU_H = cpu/backend_cpu_tile.h cpu/backend_cpu_variant.h cpu/cpu_isa.h

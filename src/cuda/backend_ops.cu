@@ -280,7 +280,7 @@ void cuda_worker_finish (void *state, int worker, int, int failed)
 }
 
 /* Before worker `worker`'s first panel: its share of the operand the workers share up and
- * published, the others' copied in from their devices (exchange.cu). */
+ * published, the others' copied in from their devices (peer_exchange.cu). */
 tilemm_status cuda_share (void *state, int worker, tilemm_op op_a, const tilemm_view *a,
                           tilemm_op op_b, const tilemm_view *b, tilemm_exchange *exchange,
                           tilemm_error *err)

@@ -324,7 +324,7 @@ struct emu_stage
                                          panel's operands stay on the device from the one pass
                                          to the other (0: none)                              */
 };
-/* exchange.cu: worker `worker`'s share of the operand the plan's exchange shares (TILEMM_EXCHANGE_PEER)
+/* peer_exchange.cu: worker `worker`'s share of the operand the plan's exchange shares (TILEMM_EXCHANGE_PEER)
  * up from the host into its kept buffer and published on `exchange`, then every other share
  * copied from its owner's device on ws.peer (an absent owner's read from the host), so that the
  * worker's panels of product `product` find the operand kept, their kernels waiting for the

@@ -1,4 +1,4 @@
-/* exchange.cu — the operand every worker of a product keeps, sent once from the host: each
+/* peer_exchange.cu — the operand every worker of a product keeps, sent once from the host: each
  * worker uploads its share of it (call_plan.h's exchange: 1/N of its columns) into
  * its kept buffer, in the place and layout its pipeline keeps it, and publishes it; then copies
  * every other share from its owner's device (cudaMemcpyPeerAsync on its own peer stream, after
