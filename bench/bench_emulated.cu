@@ -529,9 +529,11 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
     opt.rule = TILEMM_EMU_RULE_NATIVE;
   /* As the executor decides: the int8 GEMM TILEMM_EMU_IMMA names (run-emulated.sh sets it), the
    * real k-chunk, the options' rule; the arena sized before the timed calls. */
+  tilemm_emu_branches branches;   /* as the call's plan holds them */
+  tilemm_emu_branches_make (&opt, &branches);
   const tilemm_emu_cuda_setup setup = { tilemm_emu_gemm_named (getenv ("TILEMM_EMU_IMMA"),
                                                                tilemm_emu_cuda_wgmma_runs ()),
-                                        0, tilemm_emu_decide_by_rule, nullptr };
+                                        0, &branches };
   {
     size_t need[4];
     tilemm_emu_cuda_arena_need (dbl ? TILEMM_DOUBLE : TILEMM_SINGLE, m, n, k, &opt, 0, TILEMM_EMU_RUN_WHOLE, 0,
