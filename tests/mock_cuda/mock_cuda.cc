@@ -432,6 +432,25 @@ cudaError_t cudaEventElapsedTime (float *ms, cudaEvent_t start, cudaEvent_t end)
   *ms = 0.5f;
   return cudaSuccess;
 }
+
+// A copy queued on s (run when the stream runs), unless the fault injection fails s's device
+// now: 0, the fault then spent.  Every kind of copy the runtime takes goes through here.
+static bool enqueue_copy (mock_stream *s, void *dst, const void *src, size_t bytes)
+{
+  if (s->device == fail_device && fail_after-- <= 0)
+    {
+      fail_device = -1;
+      return false;
+    }
+  op o;
+  o.kind = op::COPY;
+  o.dst = dst;
+  o.src = src;
+  o.bytes = bytes;
+  s->ops.push_back (o);
+  return true;
+}
+
 cudaError_t cudaMemcpyAsync (void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
                              cudaStream_t s)
 {
@@ -462,17 +481,8 @@ cudaError_t cudaMemcpyAsync (void *dst, const void *src, size_t bytes, enum cuda
                "device %d, from a thread on device %d\n", block, s->device, current);
       abort ();
     }
-  if (s->device == fail_device && fail_after-- <= 0)
-    {
-      fail_device = -1;
-      return cudaErrorIllegalAddress;
-    }
-  op o;
-  o.kind = op::COPY;
-  o.dst = dst;
-  o.src = src;
-  o.bytes = bytes;
-  s->ops.push_back (o);
+  if (!enqueue_copy (s, dst, src, bytes))
+    return cudaErrorIllegalAddress;
   if (kind == cudaMemcpyHostToDevice)
     host_bytes_in[block] += bytes;
   return cudaSuccess;
@@ -539,17 +549,8 @@ cudaError_t cudaMemcpyPeerAsync (void *dst, int dst_device, const void *src, int
                peer_off[dst_device][src_device] ? "off" : "not enabled");
       abort ();
     }
-  if (s->device == fail_device && fail_after-- <= 0)
-    {
-      fail_device = -1;
-      return cudaErrorIllegalAddress;
-    }
-  op o;
-  o.kind = op::COPY;
-  o.dst = dst;
-  o.src = src;
-  o.bytes = bytes;
-  s->ops.push_back (o);
+  if (!enqueue_copy (s, dst, src, bytes))
+    return cudaErrorIllegalAddress;
   if (dst_device != src_device)
     peer_bytes_in[dst_device] += bytes;
   return cudaSuccess;
