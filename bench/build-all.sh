@@ -10,7 +10,7 @@
 #   test_emulated_cuda, bench_emulated    bench/run-emulated.sh --build-only
 #   bench_kernels (profile)               bench/profile-single.sh --build-only
 #   hostmem, fresh_probe                  nvcc, as their headers say (fresh_probe: bench/fresh.sh)
-#   blas_latency, syrk_mirror             cc, as their headers say (blas_latency: -lblas)
+#   blas_latency, syrk_mirror, fresh_pages  cc, as their headers say (blas_latency: -lblas)
 #   naive_cublas_mex                      mkoctfile --mex, as bench/e2e.sh builds it
 # The three scripts build into the one $BUILD with BENCH_REUSE=1 (bench/build-common.sh), so the
 # kernels are compiled once; the standalone programs build beside them meanwhile.  Every
@@ -34,7 +34,7 @@ status=0
 
 # The programs this script builds, by source: each bench/*.c and bench/*.cu must be named here.
 PROGRAMS="bench_kernels.cu bench_emulated.cu hostmem.cu fresh_probe.cu blas_latency.c
-  syrk_mirror.c naive_cublas_mex.c"
+  syrk_mirror.c naive_cublas_mex.c fresh_pages.c"
 for f in bench/*.c bench/*.cu; do
   case " $(echo $PROGRAMS) " in
     *" ${f#bench/} "*) ;;
@@ -96,6 +96,9 @@ standalone () {
   fi
   ${CC:-cc} -O2 -std=c11 -Wall bench/syrk_mirror.c -o "$BUILD/syrk_mirror" > "$BUILD/syrk_mirror.log" 2>&1
   report syrk_mirror "$BUILD/syrk_mirror.log" $?
+  ${CC:-cc} -O2 -std=c11 -Wall -pthread bench/fresh_pages.c -o "$BUILD/fresh_pages" \
+    > "$BUILD/fresh_pages.log" 2>&1
+  report fresh_pages "$BUILD/fresh_pages.log" $?
   if echo 'int main(void){return 0;}' | ${CC:-cc} -x c - -lblas -o "$BUILD/has_blas" 2> /dev/null; then
     ${CC:-cc} -O2 -std=c11 -Wall bench/blas_latency.c -lblas -o "$BUILD/blas_latency" \
       > "$BUILD/blas_latency.log" 2>&1
