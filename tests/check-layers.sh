@@ -202,13 +202,9 @@ rule_backends_call_nothing_above () {
 # (a backend's own entry or a size the layers agree on).
 POLICY_HEADERS="plan_unfilled.h call_plan.h batch.h device_model.h ksplit.h copy_team.h exchange_plan.h"
 POLICY_NAMES='tilemm_plan_[a-z0-9_]+|tilemm_emu_(decide|plan|branches)[a-z0-9_]*'
-POLICY_READERS='tilemm_plan_launch_of|tilemm_plan_panel|tilemm_plan_panel_count|tilemm_plan_steps|tilemm_plan_transposed_scratch|tilemm_plan_device_bytes|tilemm_call_plan_describe|tilemm_batch_panel_at|tilemm_batch_sources|tilemm_batch_page_bytes|tilemm_batch_shape_make|tilemm_way_name|tilemm_cpu_multiply_batch|tilemm_cuda_launch_scratch_bytes|tilemm_exchange_shares_of'
-# Where a backend still decides, each with its reason (file: name), to move into the plan: the
-# low-level entries' copy team (cuda/workspace.cu, workspace_team: the host issue owns the copy
-# teams), and a batch chunk's panels and pipelining (cuda/batch_product.cu: the chunk's page
-# bytes are the executor's layout of the pages, exec/batch.c, which the batch's decision does not
-# know yet).
-POLICY_ALLOWED='cuda/workspace\.cu:[0-9]+: *tilemm_plan_copy_teams|cuda/batch_product\.cu:[0-9]+: *tilemm_batch_chunk_panels'
+POLICY_READERS='tilemm_plan_launch_of|tilemm_plan_panel|tilemm_plan_panel_count|tilemm_plan_steps|tilemm_plan_transposed_scratch|tilemm_plan_device_bytes|tilemm_call_plan_describe|tilemm_batch_panel_at|tilemm_batch_chunk_cut|tilemm_batch_sources|tilemm_batch_page_bytes|tilemm_batch_shape_make|tilemm_way_name|tilemm_cpu_multiply_batch|tilemm_cuda_launch_scratch_bytes|tilemm_exchange_shares_of'
+# Allowed: none (a low-level entry's copy team and a batch chunk's panels, the last two, are the
+# plan's: the call plan's teams, copy_team.c; the batch plan's chunk cuts, batch_plan.c).
 declared_in () {
   sed -E 's#//.*$##' "$@" | tr '\n' ' ' | sed 's#/\*#\n/*#g; s#\*/#*/\n#g' | grep -v '^/\*' \
     | grep -oE '\btilemm_[a-z0-9_]+[[:space:]]*\(' | sed -E 's/[[:space:]]*\($//' | sort -u
@@ -221,7 +217,7 @@ policy_functions () {
   } | grep -vxE "$POLICY_READERS" | sort -u
 }
 rule_no_policy_below_the_plan () {
-  policy_functions | calls_of_names "cpu cuda kernels" | grep -vE "^$src/($POLICY_ALLOWED)" || true
+  policy_functions | calls_of_names "cpu cuda kernels"
 }
 
 # ---------------------------------------------------------------- the environment

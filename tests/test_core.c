@@ -2238,7 +2238,7 @@ static void test_call_plan_launches (void)
           /* A low-level entry's emulated plan around the call's native plan. */
           tilemm_call_plan around;
           CHECK (tilemm_call_plan_emulated_around (&around, &p.native, TILEMM_OP_NONE,
-                                                   TILEMM_OP_NONE, NULL, 0, &facts.gpu, &settings)
+                                                   TILEMM_OP_NONE, NULL, 0, &facts, &settings)
                    == TILEMM_OK, "tilemm_call_plan_emulated_around");
           check_call_launches (&around, 1, "tilemm_call_plan_emulated_around");
         }

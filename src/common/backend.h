@@ -251,7 +251,7 @@ typedef struct tilemm_backend_ops {
                               const tilemm_stop *stop, tilemm_emu_plan *used,
                               int64_t *exact_entries, tilemm_error *err);
   /* A chunk of a batch of pages (pagemtimes, batch.h): `count` pages of the job from page
-   * `first`, in the panels its plan says (tilemm_batch_chunk_panels), on worker `worker`; NULL
+   * `first`, in the panels its plan says (tilemm_batch_chunk_cut), on worker `worker`; NULL
    * where the executor runs the pages itself through `product` (the CPU). */
   tilemm_status (*batch) (void *state, int worker, const struct tilemm_batch_job_s *job,
                           int64_t first, int64_t count, const tilemm_stop *stop,

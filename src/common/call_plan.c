@@ -390,9 +390,10 @@ void tilemm_call_plan_around (tilemm_call_plan *p, const tilemm_plan *given, til
 tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *p, const tilemm_plan *given,
                                                 tilemm_op op_a, tilemm_op op_b,
                                                 const tilemm_workers *workers, int named,
-                                                const tilemm_device_facts *facts,
+                                                const tilemm_call_facts *call_facts,
                                                 const tilemm_call_settings *settings)
 {
+  const tilemm_device_facts *facts = &call_facts->gpu;
   tilemm_call_plan_around (p, given, op_a, op_b, 0, settings);
   p->devices_named = named;
   p->emu_devices.device[0] = facts->current >= 0 ? facts->current : 0;
@@ -412,6 +413,10 @@ tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *p, const tilem
   p->emu_block_cols = tilemm_emu_result_block_cols (given->type, rows, cols,
                                                     facts->staging_chunk_bytes);
   p->emu_gemm = tilemm_emu_gemm_named (settings->emu_gemm, facts->wgmma);
+  /* Each GPU worker's host copy team, as a call's plan sizes it (no machine facts to cap it). */
+  if (given->backend == TILEMM_BACKEND_CUDA)
+    tilemm_plan_copy_teams (&call_facts->host, facts, &p->emu_devices, facts->copy_threads,
+                            TILEMM_COPY_SATURATING_THREADS, p->emu_teams);
   fill_launches (p, 1);
   return TILEMM_OK;
 }

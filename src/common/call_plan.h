@@ -159,11 +159,13 @@ void tilemm_call_plan_around (tilemm_call_plan *plan, const tilemm_plan *given, 
 /* The emulated precision over the panels of a low-level `given` plan (its backend), on
  * `workers` (NULL or one: one device, the facts' current one; several: the queue of
  * tilemm_plan_workers over them, `named` as there; the CPU's: simulated devices), the int8
- * GEMM and C's blocks from the facts and the settings: a whole call plan (launches filled). */
+ * GEMM and C's blocks from the GPU's facts and the settings, a GPU worker's copy team from the
+ * host's (no machine facts: TILEMM_COPY_SATURATING_THREADS): a whole call plan (launches
+ * filled). */
 tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *plan, const tilemm_plan *given,
                                                 tilemm_op op_a, tilemm_op op_b,
                                                 const tilemm_workers *workers, int named,
-                                                const tilemm_device_facts *facts,
+                                                const tilemm_call_facts *facts,
                                                 const tilemm_call_settings *settings);
 
 /* The queue of a plan whose native plan, workers, simulated devices, devices_named, ops and

@@ -245,7 +245,9 @@ tilemm_status cuda_worker_start (void *state, int worker, int device,
   s->used[worker] = device;
   s->started[worker] = s->ended[worker] = std::chrono::steady_clock::now ();
   CUDA_TRY (cudaSetDevice (device), "cudaSetDevice(%d)", device);
-  workspace_team (ws_pool[worker], team);
+  const tilemm_status status = workspace_team (ws_pool[worker], team, err);
+  if (status != TILEMM_OK)
+    return status;
   s->threads[worker] = ws_pool[worker].team_threads;
   return TILEMM_OK;
 }
