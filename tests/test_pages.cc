@@ -250,12 +250,15 @@ void one_case (const char *label, tilemm_backend_choice choice, size_t max_devic
   if (batch.plan.backend == TILEMM_BACKEND_CUDA)
     {
       // The GPU's part of the plan, as tilemm_decide_batch completes it: one device, its copy
-      // team and the chunk's panels.
+      // team, the chunk's panels and the staging.
       tilemm_host_facts host;
       tilemm_host_facts_gather (&host);
       const tilemm_workers one = { 1, { 0 } };
       tilemm_batch_plan_devices (&batch.plan, &batch.decision.route, batch.shape.z_pages, &one, 0,
                                  &host, NULL, NULL);
+      tilemm_call_settings settings;
+      tilemm_call_settings_read (&settings);
+      tilemm_plan_staging (&settings, &batch.plan.staging);
     }
   batch.decision.backend = batch.plan.backend;
   const tilemm_route &r = batch.decision.route;

@@ -97,6 +97,8 @@ typedef struct tilemm_batch_plan_s {
   int chunk_pipelined[2];    /* two of its panels in flight (each within half pages_per_panel) */
   tilemm_fault_spec fault;   /* GPU: the fault hook its product arms (TILEMM_FAULT, fault.h; the
                                 call's settings)                                              */
+  tilemm_staging_plan staging;  /* GPU: the pinned staging its workers copy through (the
+                                call's settings, tilemm_plan_staging)                         */
   tilemm_plan page;          /* CPU, pages as one batch: the tiled backend's plan of one page as
                                 the kernels see it (pairs and splits counted), on `threads`
                                 threads, or one where the pages spread over the threads       */

@@ -380,11 +380,20 @@ void tilemm_call_plan_around (tilemm_call_plan *p, const tilemm_plan *given, til
   p->workers.count = 1;
   p->sim_faults = settings->sim_faults;
   p->fault = settings->fault;
+  tilemm_plan_staging (settings, &p->staging);
   p->emu_panels = *given;
   p->emu_queue = *given;
   p->emu_workers = 1;
   p->emu_devices.count = 1;
   p->emu_one_pass = 1;
+}
+
+void tilemm_call_plan_simulated (tilemm_call_plan *p, int devices,
+                                 const tilemm_sim_faults *faults)
+{
+  p->simulated = devices;
+  p->on_simulated = 1;
+  p->sim_faults = *faults;
 }
 
 tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *p, const tilemm_plan *given,
@@ -401,7 +410,10 @@ tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *p, const tilem
     {
       p->emu_devices = *workers;
       if (given->backend == TILEMM_BACKEND_CPU)
-        p->simulated = workers->count;
+        {
+          p->simulated = workers->count;
+          p->on_simulated = 1;
+        }
       p->emu_workers = tilemm_plan_unfilled_queue (&p->emu_queue, given, workers->count, named, 1,
                                                    NULL);
       p->emu_devices.count = p->emu_workers;
@@ -492,6 +504,7 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
     }
   p->sim_faults = settings->sim_faults;
   p->fault = settings->fault;
+  tilemm_plan_staging (settings, &p->staging);
   const tilemm_device_facts *gpu = &facts->gpu;
   if (backend == TILEMM_BACKEND_CUDA)
     {
@@ -509,6 +522,7 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
     {
       const int simulated = tilemm_simulated_of_call (options, settings);
       p->simulated = simulated > 1 ? simulated : 0;
+      p->on_simulated = p->simulated > 1;
       p->workers.count = 1;
       p->workers.device[0] = 0;
     }

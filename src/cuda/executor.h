@@ -1,4 +1,4 @@
-/* executor.h — the CUDA executor's shared pieces (internal to src/cuda/): the settings, the
+/* executor.h — the CUDA executor's shared pieces (internal to src/cuda/): the
  * device workspace each worker owns, the units that travel through the pinned staging, and the
  * common frame of the host entries.  Not a public header: backend.h and multi.h are the
  * executor's interface.
@@ -33,22 +33,6 @@
 
 namespace tilemm_cuda {
 
-/* ---------------------------------------------------------------- settings (staging.cu) */
-
-struct settings
-{
-  size_t chunk_bytes;    /* one pinned staging chunk                               */
-  int chunks;            /* chunks for uploads, and as many for downloads          */
-  int copy_threads;      /* TILEMM_COPY_THREADS, handed to the plan as a fact: each
-                            GPU's copy team's threads (0: its share of the host)    */
-  int huge_pages;        /* ask huge pages for a large result                      */
-  int prefault_threads;  /* threads faulting a large result's pages in (0: none)   */
-};
-
-/* The settings, the process's (tilemm_settings.h: read from the environment once; the manual,
- * Performance > Settings). */
-const settings &config (void);
-
 /* ---------------------------------------------------------------- the device (device.cu) */
 
 /* Whether there is a usable GPU (asked once; the answer kept). */
@@ -56,7 +40,7 @@ tilemm_status probe (tilemm_error *err);
 
 /* ---------------------------------------------------------------- the workspace (workspace.cu) */
 
-enum { NCOMP = 2, MAX_CHUNKS = 16 };
+enum { NCOMP = 2, MAX_CHUNKS = TILEMM_STAGING_MAX_CHUNKS };
 /* BUF_SPLIT + i: the split-k kernel's partial sums for compute stream i (kernel_launch.cu). */
 enum { BUF_X, BUF_Y, BUF_C, BUF_XT, BUF_YT, BUF_SPLIT, NBUF = BUF_SPLIT + NCOMP };
 enum { EV_Y, EV_COMP, EV_CFREE, EV_X, NRING };
@@ -122,6 +106,9 @@ struct workspace
   tilemm_host_team *team;
   tilemm_copy_team team_plan;
   int team_threads;
+  /* The pinned staging the product being run copies through: its call plan's (set when the
+   * worker starts; the pinned chunks above are made for it, grown when a plan asks more). */
+  tilemm_staging_plan staging;
 };
 
 size_t workspace_bytes (const workspace &w);

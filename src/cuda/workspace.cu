@@ -263,9 +263,18 @@ tilemm_status workspace_reserve (workspace &ws, const size_t bytes[NBUF], size_t
                 "cudaMalloc(%s, %zu bytes)", buffer_name[i], bytes[i]);
       ws.capacity[i] = bytes[i];
     }
+  const size_t pinned = 2 * (size_t) ws.staging.chunks * ws.staging.chunk_bytes;
+  if (ws.pinned && ws.pinned_bytes < pinned)
+    {
+      /* A plan whose staging is larger than the chunks made for an earlier one: nothing may
+       * still be in flight into the old chunks when they go. */
+      CUDA_TRY (cudaDeviceSynchronize (), "cudaDeviceSynchronize");
+      CUDA_TRY (cudaFreeHost (ws.pinned), "cudaFreeHost(pinned staging)");
+      ws.pinned = nullptr;
+      ws.pinned_bytes = 0;
+    }
   if (!ws.pinned)
     {
-      const size_t pinned = 2 * (size_t) config ().chunks * config ().chunk_bytes;
       void *p = nullptr;
       const cudaError_t e = TILEMM_FAULT_OR (TILEMM_FAULT_HOST, cudaErrorMemoryAllocation,
                                              cudaHostAlloc (&p, pinned, cudaHostAllocDefault));

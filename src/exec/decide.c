@@ -372,6 +372,7 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
   if (status != TILEMM_OK)
     return status;
   batch->plan.fault = settings.fault;
+  tilemm_plan_staging (&settings, &batch->plan.staging);
   if (chooses_auto (options) && !d->emulated)
     {
       batch->ways_weighed = 1;
