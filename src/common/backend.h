@@ -198,9 +198,9 @@ void tilemm_cuda_last_stats (tilemm_cuda_stats *stats);
  * one device is the caller's own thread.  `state` is what begin made for this product (its
  * figures, a simulated device's memory): nothing outlives end.  The operations run the plan they
  * are given, the call's plan's, and select among its planned branches (the emulated moduli,
- * tilemm_emu_select); they apply no rule of the policy (tests/check-layers.sh:
- * no_policy_below_the_plan, whose two allowed calls, a low-level entry's copy team and a batch
- * chunk's panels, are what is left to move into the plan). */
+ * tilemm_emu_select); they apply no rule of the policy and read no setting (tests/check-layers.sh:
+ * no_policy_below_the_plan, settings_reach_backends_in_the_plan): the copy teams, the staging,
+ * a batch chunk's panels come in the plan. */
 struct tilemm_batch_job_s; /* batch.h */
 struct tilemm_copy_team_s; /* copy_team.h */
 struct tilemm_exchange_s;  /* exchange.h */
