@@ -56,7 +56,7 @@ TILEMM_CORE = common/status.c common/view.c common/device_model.c common/plan.c 
 # The executor: the decision (facts gathered, the plan made), the plan run, the queue and its
 # workers, the emulated passes, the backends' tables, the GPU's public facts, a BLAS call's own
 # arithmetic around its product.  Plain C11.
-TILEMM_EXEC = exec/decide.c exec/run.c exec/native.c exec/workers.c exec/emulated_passes.c \
+TILEMM_EXEC = exec/prepare.c exec/decide.c exec/run.c exec/native.c exec/workers.c exec/emulated_passes.c \
   exec/multiply.c exec/backends.c exec/devices.c exec/batch.c exec/parts.c exec/blas_request.c \
   exec/machine.c exec/calibrate.c
 
@@ -108,7 +108,7 @@ TILEMM_CORE_H = common/tilemm.h common/device_model.h common/backend.h common/fr
   common/machine_facts.h common/host_cpus.h common/host_team.h common/host_pool.h common/team_size.h common/copy_team.h common/uniform_fill.h \
   common/host_blas.h common/exchange.h common/exchange_plan.h common/precision_auto.h \
   common/tilemm_settings.h
-TILEMM_EXEC_H = exec/multi.h exec/emulated_passes.h exec/batch_run.h exec/parts.h
+TILEMM_EXEC_H = exec/multi.h exec/emulated_passes.h exec/batch_run.h exec/parts.h exec/decide.h
 TILEMM_CPU_H = cpu/backend_cpu_tile.h cpu/backend_cpu_variant.h cpu/cpu_isa.h
 TILEMM_CUDA_H = kernels/cuda_try.h cuda/executor.h cuda/emulated_scheme.h kernels/transpose.h \
   kernels/emulated_launch.h kernels/kernels.h kernels/imma_wgmma.h kernels/batched.h

@@ -202,13 +202,9 @@ rule_backends_call_nothing_above () {
 # (a backend's own entry or a size the layers agree on).
 POLICY_HEADERS="plan_unfilled.h call_plan.h batch.h device_model.h ksplit.h copy_team.h exchange_plan.h"
 POLICY_NAMES='tilemm_plan_[a-z0-9_]+|tilemm_emu_(decide|plan|branches)[a-z0-9_]*'
-POLICY_READERS='tilemm_plan_launch_of|tilemm_plan_panel|tilemm_plan_panel_count|tilemm_plan_steps|tilemm_plan_transposed_scratch|tilemm_plan_device_bytes|tilemm_call_plan_describe|tilemm_batch_panel_at|tilemm_batch_sources|tilemm_batch_page_bytes|tilemm_batch_shape_make|tilemm_way_name|tilemm_cpu_multiply_batch|tilemm_cuda_launch_scratch_bytes|tilemm_exchange_shares_of'
-# Where a backend still decides, each with its reason (file: name), to move into the plan: the
-# low-level entries' copy team (cuda/workspace.cu, workspace_team: the host issue owns the copy
-# teams), and a batch chunk's panels and pipelining (cuda/batch_product.cu: the chunk's page
-# bytes are the executor's layout of the pages, exec/batch.c, which the batch's decision does not
-# know yet).
-POLICY_ALLOWED='cuda/workspace\.cu:[0-9]+: *tilemm_plan_copy_teams|cuda/batch_product\.cu:[0-9]+: *tilemm_batch_chunk_panels'
+POLICY_READERS='tilemm_plan_launch_of|tilemm_plan_panel|tilemm_plan_panel_count|tilemm_plan_steps|tilemm_plan_transposed_scratch|tilemm_plan_device_bytes|tilemm_call_plan_describe|tilemm_batch_panel_at|tilemm_batch_chunk_cut|tilemm_batch_sources|tilemm_batch_page_bytes|tilemm_batch_shape_make|tilemm_way_name|tilemm_cpu_multiply_batch|tilemm_cuda_launch_scratch_bytes|tilemm_exchange_shares_of'
+# Allowed: none (a low-level entry's copy team and a batch chunk's panels, the last two, are the
+# plan's: the call plan's teams, copy_team.c; the batch plan's chunk cuts, batch_plan.c).
 declared_in () {
   sed -E 's#//.*$##' "$@" | tr '\n' ' ' | sed 's#/\*#\n/*#g; s#\*/#*/\n#g' | grep -v '^/\*' \
     | grep -oE '\btilemm_[a-z0-9_]+[[:space:]]*\(' | sed -E 's/[[:space:]]*\($//' | sort -u
@@ -221,7 +217,7 @@ policy_functions () {
   } | grep -vxE "$POLICY_READERS" | sort -u
 }
 rule_no_policy_below_the_plan () {
-  policy_functions | calls_of_names "cpu cuda kernels" | grep -vE "^$src/($POLICY_ALLOWED)" || true
+  policy_functions | calls_of_names "cpu cuda kernels"
 }
 
 # ---------------------------------------------------------------- the environment
@@ -235,7 +231,38 @@ rule_environment_read_in_options_only () {
     | grep -E '\b(secure_getenv|getenv)[[:space:]]*\(' | grep -vE "^$src/common/options\.c:"
 }
 
+# The settings reach the backends only as the plan's decisions: cpu/, cuda/ and kernels/ read no
+# setting (the process's or a call's, calibration's, the BLAS library's) and gather no host facts
+# to plan from; the staging's chunks, the copy teams, the simulated devices and their faults come
+# in the call plan (call_plan.h: staging, teams, on_simulated, sim_faults).  Allowed: none.
+rule_settings_reach_backends_in_the_plan () {
+  code_of $(layer_files cpu cuda kernels) \
+          $(find "$src/cpu" "$src/cuda" "$src/kernels" -type f \( -name '*.h' -o -name '*.cuh' \) | sort) \
+    | grep -E '\btilemm_(process_settings_get|call_settings_read|blas_settings_read|calibration_[a-z_]+|host_facts_gather|host_threads_setting|simulated_of_call|precision_in_effect)[[:space:]]*\('
+}
+
+# Every variable the settings read (common/options.c: getenv and its helpers env_long, env_pair,
+# env_text) is listed in doc/ARCHITECTURE.md's settings, so that the table of where each is read
+# stays whole.  (Skipped in an unpacked tarball without doc/.)
+rule_every_setting_documented () {
+  local doc="$src/../doc/ARCHITECTURE.md" name
+  [ -f "$doc" ] || return 0
+  for name in $(grep -oE '\b(getenv|env_long|env_pair|env_text)[[:space:]]*\([[:space:]]*"[A-Z_]+"' \
+                  "$src/common/options.c" | grep -oE '"[A-Z_]+"' | tr -d '"' | sort -u) \
+              $(grep -oE '"(TILEMM|OMP)_[A-Z_]+"' "$src/common/options.c" | tr -d '"' | sort -u); do
+    grep -q "\b$name\b" "$doc" || echo "$src/common/options.c: $name is read but not in doc/ARCHITECTURE.md"
+  done | sort -u
+}
+
 # ---------------------------------------------------------------- the plan, made once
+
+# Calibration is a step before deciding (exec/prepare.c: the parts the decision reads, made
+# ready, then the decision's second step on them): the decision (exec/decide.c) and the plans
+# (common/) measure nothing and ask for no facts of the machine; they read the facts handed in.
+rule_decision_measures_nothing () {
+  code_of "$src/exec/decide.c" $(layer_files common) \
+    | grep -E '\btilemm_(machine_facts_(with|for|measure)|calibrate[a-z_]*)[[:space:]]*\('
+}
 
 # No plan is made below the decision: the executor's files that run a call's plan (run.c,
 # native.c, workers.c, batch.c, emulated_passes.c), the backends and the kernels call no plan
@@ -244,7 +271,7 @@ rule_environment_read_in_options_only () {
 rule_no_plan_made_below_the_decision () {
   code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
           "$src/exec/emulated_passes.c" $(layer_files cpu cuda kernels) \
-    | grep -E '\btilemm_(plan_make(_op)?|plan_for_panel|plan_workers|plan_unfilled_[a-z_]+|plan_launches|call_plan_(make|queue|around|emulated_around)|batch_plan_make|emu_plan_[a-z_]+|plan_[a-z_]*gpu_pays|batch_[a-z_]+_pays|batch_page_alone)[[:space:]]*\('
+    | grep -E '\btilemm_(plan_make(_op)?|plan_for_panel|plan_workers|plan_unfilled_[a-z_]+|plan_launches|plan_copy_teams|plan_staging|call_plan_(make|queue|around|emulated_around|simulated)|batch_plan_(make|devices)|emu_plan_[a-z_]+|plan_[a-z_]*gpu_pays|batch_[a-z_]+_pays|batch_page_alone)[[:space:]]*\('
 }
 
 # ---------------------------------------------------------------- one of each
@@ -303,7 +330,9 @@ for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_cuda_passes_the_workspace rule_environment_read_in_options_only \
             rule_kernels_include_no_cuda_header rule_no_plan_made_below_the_decision \
             rule_no_stale_copy_of_a_front_end rule_backends_call_nothing_above \
-            rule_no_policy_below_the_plan rule_host_threads_are_the_pools; do
+            rule_no_policy_below_the_plan rule_host_threads_are_the_pools \
+            rule_settings_reach_backends_in_the_plan rule_every_setting_documented \
+            rule_decision_measures_nothing; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"

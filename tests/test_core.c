@@ -2221,6 +2221,11 @@ static void test_call_plan_launches (void)
       const tilemm_status status
         = tilemm_call_plan_make (&p, &route, cases[i].backend, cases[i].op_a, TILEMM_OP_NONE,
                                  cases[i].emulated, &emu, &opt, &settings, &facts, &err);
+      CHECK (status != TILEMM_OK
+               || (p.staging.chunks == settings.staging_chunks
+                   && p.staging.chunk_bytes == settings.staging_chunk_bytes
+                   && p.staging.prepare_result_bytes > 0 && p.on_simulated == (p.simulated > 1)),
+             "the plan's staging: %d chunks of %zu bytes", p.staging.chunks, p.staging.chunk_bytes);
       unsetenv ("TILEMM_STEP_COLS");
       unsetenv ("TILEMM_STEP_ROWS");
       CHECK (status == TILEMM_OK, "tilemm_call_plan_make: %s", err.detail);
@@ -2238,7 +2243,7 @@ static void test_call_plan_launches (void)
           /* A low-level entry's emulated plan around the call's native plan. */
           tilemm_call_plan around;
           CHECK (tilemm_call_plan_emulated_around (&around, &p.native, TILEMM_OP_NONE,
-                                                   TILEMM_OP_NONE, NULL, 0, &facts.gpu, &settings)
+                                                   TILEMM_OP_NONE, NULL, 0, &facts, &settings)
                    == TILEMM_OK, "tilemm_call_plan_emulated_around");
           check_call_launches (&around, 1, "tilemm_call_plan_emulated_around");
         }

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "decide.h"
 #include "backend.h"
 #include "call_plan.h"
 #include "check.h"
@@ -481,6 +482,27 @@ static void test_store (void)
   setenv ("TILEMM_CALIBRATION", "keep", 1);
   tilemm_options o;
   tilemm_options_init (&o);
+
+  CHECK_CASE ("parts: what a decision reads, named from its options and route before it runs");
+  {
+    tilemm_options c;
+    tilemm_options_init (&c);
+    tilemm_route r;
+    memset (&r, 0, sizeof r);
+    r.compute_type = TILEMM_DOUBLE;
+    r.m = r.n = r.k = 100;
+    const unsigned gpu = TILEMM_FACTS_COPIES | TILEMM_FACTS_GPU;
+    c.backend = TILEMM_CHOOSE_CPU;
+    CHECK (tilemm_decide_op_parts (&c, &r) == 0, "a named CPU backend reads none");
+    c.backend = TILEMM_CHOOSE_GPU;
+    CHECK (tilemm_decide_op_parts (&c, &r) == gpu, "the GPU: its copies and one GPU's call");
+    c.backend = TILEMM_CHOOSE_AUTO;
+    CHECK (tilemm_decide_op_parts (&c, &r) == (gpu | TILEMM_FACTS_WAYS (TILEMM_DOUBLE)),
+           "auto: its type's ways too");
+    r.m = r.n = r.k = 4096;
+    CHECK (tilemm_decide_op_parts (&c, &r) & TILEMM_FACTS_GPUS, "every GPU where several may pay");
+    CHECK (tilemm_decide_batch_parts (&c) == (gpu | TILEMM_FACTS_PAGES), "a batch: its pages");
+  }
 
   CHECK_CASE ("store: a call measures the parts its decision reads, and only those");
   const unsigned double_parts = TILEMM_FACTS_WAYS (TILEMM_DOUBLE) | TILEMM_FACTS_COPIES

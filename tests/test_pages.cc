@@ -247,6 +247,19 @@ void one_case (const char *label, tilemm_backend_choice choice, size_t max_devic
   st = tilemm_batch_plan_make (&batch.decision.route, batch.shape.z_pages, 2, choice, 1,
                                max_device_bytes, 0, -1, NULL, &batch.plan, &err);
   CHECK (st == TILEMM_OK, "%s", err.detail);
+  if (batch.plan.backend == TILEMM_BACKEND_CUDA)
+    {
+      // The GPU's part of the plan, as tilemm_decide_batch completes it: one device, its copy
+      // team, the chunk's panels and the staging.
+      tilemm_host_facts host;
+      tilemm_host_facts_gather (&host);
+      const tilemm_workers one = { 1, { 0 } };
+      tilemm_batch_plan_devices (&batch.plan, &batch.decision.route, batch.shape.z_pages, &one, 0,
+                                 &host, NULL, NULL);
+      tilemm_call_settings settings;
+      tilemm_call_settings_read (&settings);
+      tilemm_plan_staging (&settings, &batch.plan.staging);
+    }
   batch.decision.backend = batch.plan.backend;
   const tilemm_route &r = batch.decision.route;
   const bool single = r.result_class == TILEMM_CLASS_SINGLE;
@@ -652,14 +665,31 @@ int main (void)
     tilemm_route r = square_route (TILEMM_DOUBLE, 64);
     tilemm_batch_plan plan;
     tilemm_batch_plan_make (&r, 1000, 8, TILEMM_CHOOSE_GPU, 1, 0, 0, -1, NULL, &plan, &err);
-    const double page = 3.0 * 8 * 64 * 64;
+    tilemm_host_facts host;
+    tilemm_host_facts_gather (&host);
+    const tilemm_workers one = { 1, { 0 } }, two = { 2, { 0, 1 } };
     int64_t per_panel;
     int pipelined;
-    tilemm_batch_chunk_panels (&plan, page, 1000, &per_panel, &pipelined);
-    CHECK (pipelined && per_panel == 250, "1000 pages of 64^2: pipelined %d, %lld a panel",
-           pipelined, (long long) per_panel);
-    tilemm_batch_chunk_panels (&plan, page, 6, &per_panel, &pipelined);
-    CHECK (!pipelined && per_panel == 1000, "a chunk of 6 pages: pipelined %d", pipelined);
+    CHECK (!tilemm_batch_chunk_cut (&plan, 1000, &per_panel, &pipelined),
+           "no chunk's panels before the plan has its devices");
+    tilemm_batch_plan_devices (&plan, &r, 1000, &one, 0, &host, NULL, NULL);
+    CHECK (tilemm_batch_chunk_cut (&plan, 1000, &per_panel, &pipelined) && pipelined
+             && per_panel == 250, "1000 pages of 64^2: pipelined %d, %lld a panel", pipelined,
+           (long long) per_panel);
+    CHECK (!tilemm_batch_chunk_cut (&plan, 6, &per_panel, &pipelined),
+           "no chunk of 6 pages in a one-device queue of 1000");
+    tilemm_batch_plan six;
+    tilemm_batch_plan_make (&r, 6, 8, TILEMM_CHOOSE_GPU, 1, 0, 0, -1, NULL, &six, &err);
+    tilemm_batch_plan_devices (&six, &r, 6, &one, 0, &host, NULL, NULL);
+    CHECK (tilemm_batch_chunk_cut (&six, 6, &per_panel, &pipelined) && !pipelined
+             && per_panel == six.pages_per_panel,
+           "a chunk of 6 pages: pipelined %d, %lld a panel", pipelined, (long long) per_panel);
+    /* Two named GPUs: a page a chunk's worth; the whole chunks and the last one are cut. */
+    tilemm_batch_plan_devices (&plan, &r, 1000, &two, 1, &host, NULL, NULL);
+    const int64_t chunk = plan.pages_per_chunk, last = 1000 % chunk ? 1000 % chunk : chunk;
+    CHECK (tilemm_batch_chunk_cut (&plan, chunk, &per_panel, &pipelined)
+             && tilemm_batch_chunk_cut (&plan, last, &per_panel, &pipelined),
+           "chunks of %lld pages and a last one of %lld", (long long) chunk, (long long) last);
     /* X of 10 pages against Y expanded (one page): a panel of 4 pages reads 4 of X, 1 of Y. */
     const int64_t xd[] = { 64, 64, 10 }, yd[] = { 64, 64, 1 };
     tilemm_batch_shape shape;

@@ -198,9 +198,9 @@ void tilemm_cuda_last_stats (tilemm_cuda_stats *stats);
  * one device is the caller's own thread.  `state` is what begin made for this product (its
  * figures, a simulated device's memory): nothing outlives end.  The operations run the plan they
  * are given, the call's plan's, and select among its planned branches (the emulated moduli,
- * tilemm_emu_select); they apply no rule of the policy (tests/check-layers.sh:
- * no_policy_below_the_plan, whose two allowed calls, a low-level entry's copy team and a batch
- * chunk's panels, are what is left to move into the plan). */
+ * tilemm_emu_select); they apply no rule of the policy and read no setting (tests/check-layers.sh:
+ * no_policy_below_the_plan, settings_reach_backends_in_the_plan): the copy teams, the staging,
+ * a batch chunk's panels come in the plan. */
 struct tilemm_batch_job_s; /* batch.h */
 struct tilemm_copy_team_s; /* copy_team.h */
 struct tilemm_exchange_s;  /* exchange.h */
@@ -251,7 +251,7 @@ typedef struct tilemm_backend_ops {
                               const tilemm_stop *stop, tilemm_emu_plan *used,
                               int64_t *exact_entries, tilemm_error *err);
   /* A chunk of a batch of pages (pagemtimes, batch.h): `count` pages of the job from page
-   * `first`, in the panels its plan says (tilemm_batch_chunk_panels), on worker `worker`; NULL
+   * `first`, in the panels its plan says (tilemm_batch_chunk_cut), on worker `worker`; NULL
    * where the executor runs the pages itself through `product` (the CPU). */
   tilemm_status (*batch) (void *state, int worker, const struct tilemm_batch_job_s *job,
                           int64_t first, int64_t count, const tilemm_stop *stop,

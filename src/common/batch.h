@@ -89,8 +89,16 @@ typedef struct tilemm_batch_plan_s {
                                 the pages from one queue (else each page over the devices its
                                 own call plan takes, one page after another)                  */
   tilemm_copy_team teams[TILEMM_MAX_WORKERS];   /* each GPU worker's host copy team           */
+  /* GPU: the panels of the queue's chunks (tilemm_batch_plan_devices, from one page's bytes as
+   * the kernels see it, tilemm_batch_page_bytes): [0] a chunk of pages_per_chunk pages (per_page:
+   * one), [1] the queue's last chunk, the pages left; read with tilemm_batch_chunk_cut. */
+  int64_t chunk_pages[2];    /* the chunk's pages                                             */
+  int64_t chunk_per_panel[2];   /* its pages a panel                                          */
+  int chunk_pipelined[2];    /* two of its panels in flight (each within half pages_per_panel) */
   tilemm_fault_spec fault;   /* GPU: the fault hook its product arms (TILEMM_FAULT, fault.h; the
                                 call's settings)                                              */
+  tilemm_staging_plan staging;  /* GPU: the pinned staging its workers copy through (the
+                                call's settings, tilemm_plan_staging)                         */
   tilemm_plan page;          /* CPU, pages as one batch: the tiled backend's plan of one page as
                                 the kernels see it (pairs and splits counted), on `threads`
                                 threads, or one where the pages spread over the threads       */
@@ -128,11 +136,11 @@ void tilemm_batch_plan_devices (tilemm_batch_plan *plan, const tilemm_route *rou
                                 const tilemm_host_facts *host, const tilemm_device_facts *gpu,
                                 const tilemm_machine_facts *facts);
 
-/* The GPU's panels of a batch's chunk of `count` pages from page `first`: its pages a panel
- * (*per_panel) and whether two panels are in flight (*pipelined: each then within half the
- * plan's pages_per_panel).  page_bytes: one page's X, Y and Z bytes.  Pure. */
-void tilemm_batch_chunk_panels (const tilemm_batch_plan *plan, double page_bytes, int64_t count,
-                                int64_t *per_panel, int *pipelined);
+/* The GPU's panels of a chunk of `count` pages of the plan's queue, as the plan cut them
+ * (tilemm_batch_plan_devices): its pages a panel (*per_panel) and whether two panels are in
+ * flight (*pipelined).  0 where the plan holds no chunk of `count` pages.  Pure. */
+int tilemm_batch_chunk_cut (const tilemm_batch_plan *plan, int64_t count, int64_t *per_panel,
+                            int *pipelined);
 
 /* The panel of pages from Z's page `first` of a chunk ending before page `end`: at most `most`
  * pages, fewer where expansion makes the stored pages of X and Y it reads (*x_lo..*x_hi,
@@ -192,7 +200,7 @@ typedef struct tilemm_batch_job_s {
   const tilemm_batch_shape *shape;
   tilemm_fault_spec fault;   /* the fault hook its product arms (the plan's fault)           */
   const tilemm_batch_plan *plan;   /* its plan: the GPU's panels of pages
-                                      (tilemm_batch_chunk_panels), the CPU's threads, page plan,
+                                      (tilemm_batch_chunk_cut), the CPU's threads, page plan,
                                       pages spread or not, direct pages and poll groups       */
 } tilemm_batch_job;
 

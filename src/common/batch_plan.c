@@ -309,6 +309,7 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
   plan->pages_per_chunk = pages;
   plan->pages_over_devices = 0;
   memset (plan->teams, 0, sizeof plan->teams);
+  memset (plan->chunk_pages, 0, sizeof plan->chunk_pages);
   plan->fault.kind = -1;   /* none: the caller arms the call's (tilemm_decide_batch) */
   plan->fault.nth = 0;
   /* TILEMM_PAGES_ALONE=1 (0) runs every batch's pages alone (none), for tests and to measure
@@ -395,6 +396,36 @@ static int batch_gpus_that_pay (const tilemm_route *route, int64_t pages, int co
                                      NULL);
 }
 
+/* The GPU's panels of a chunk of `count` pages: its pages a panel (*per_panel) and whether two
+ * panels are in flight (*pipelined: each then within half the plan's pages_per_panel), for
+ * pages of page_bytes (X, Y and Z) each. */
+static void chunk_panels (const tilemm_batch_plan *plan, double page_bytes, int64_t count,
+                          int64_t *per_panel, int *pipelined)
+{
+  const int64_t most = plan->pages_per_panel > 0 ? plan->pages_per_panel : 1;
+  *pipelined = count >= 2 * BATCH_PIPELINE_PANELS
+               && (double) count * page_bytes > BATCH_PIPELINE_BYTES && most >= 2;
+  *per_panel = most;
+  if (*pipelined)
+    {
+      /* Two panels on the device at once: each within half the limit. */
+      const int64_t quarter = (count + BATCH_PIPELINE_PANELS - 1) / BATCH_PIPELINE_PANELS;
+      *per_panel = most / 2 < quarter ? most / 2 : quarter;
+    }
+}
+
+/* The panels of the queue's chunks: a whole chunk's and the last one's (the pages left). */
+static void plan_chunk_cuts (tilemm_batch_plan *plan, const tilemm_route *route, int64_t pages)
+{
+  const double page_bytes = tilemm_batch_page_bytes (route);
+  const int64_t per = plan->per_page ? 1 : (plan->pages_per_chunk > 0 ? plan->pages_per_chunk : 1);
+  plan->chunk_pages[0] = per;
+  plan->chunk_pages[1] = pages % per ? pages % per : per;
+  for (int i = 0; i < 2; i++)
+    chunk_panels (plan, page_bytes, plan->chunk_pages[i], &plan->chunk_per_panel[i],
+                  &plan->chunk_pipelined[i]);
+}
+
 void tilemm_batch_plan_devices (tilemm_batch_plan *plan, const tilemm_route *route,
                                 int64_t pages, const tilemm_workers *available, int named,
                                 const tilemm_host_facts *host, const tilemm_device_facts *gpu,
@@ -461,21 +492,20 @@ void tilemm_batch_plan_devices (tilemm_batch_plan *plan, const tilemm_route *rou
   if (plan->copy_threads == 1)
     for (int w = 0; w < count; w++)
       plan->teams[w].threads = 1;
+  plan_chunk_cuts (plan, route, pages);
 }
 
-void tilemm_batch_chunk_panels (const tilemm_batch_plan *plan, double page_bytes, int64_t count,
-                                int64_t *per_panel, int *pipelined)
+int tilemm_batch_chunk_cut (const tilemm_batch_plan *plan, int64_t count, int64_t *per_panel,
+                            int *pipelined)
 {
-  const int64_t most = plan->pages_per_panel > 0 ? plan->pages_per_panel : 1;
-  *pipelined = count >= 2 * BATCH_PIPELINE_PANELS
-               && (double) count * page_bytes > BATCH_PIPELINE_BYTES && most >= 2;
-  *per_panel = most;
-  if (*pipelined)
-    {
-      /* Two panels on the device at once: each within half the limit. */
-      const int64_t quarter = (count + BATCH_PIPELINE_PANELS - 1) / BATCH_PIPELINE_PANELS;
-      *per_panel = most / 2 < quarter ? most / 2 : quarter;
-    }
+  for (int i = 0; i < 2; i++)
+    if (plan->chunk_pages[i] == count && count > 0)
+      {
+        *per_panel = plan->chunk_per_panel[i];
+        *pipelined = plan->chunk_pipelined[i];
+        return 1;
+      }
+  return 0;
 }
 
 int64_t tilemm_batch_panel_at (const tilemm_batch_shape *shape, int64_t first, int64_t end,

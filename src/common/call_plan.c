@@ -380,6 +380,7 @@ void tilemm_call_plan_around (tilemm_call_plan *p, const tilemm_plan *given, til
   p->workers.count = 1;
   p->sim_faults = settings->sim_faults;
   p->fault = settings->fault;
+  tilemm_plan_staging (settings, &p->staging);
   p->emu_panels = *given;
   p->emu_queue = *given;
   p->emu_workers = 1;
@@ -387,12 +388,21 @@ void tilemm_call_plan_around (tilemm_call_plan *p, const tilemm_plan *given, til
   p->emu_one_pass = 1;
 }
 
+void tilemm_call_plan_simulated (tilemm_call_plan *p, int devices,
+                                 const tilemm_sim_faults *faults)
+{
+  p->simulated = devices;
+  p->on_simulated = 1;
+  p->sim_faults = *faults;
+}
+
 tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *p, const tilemm_plan *given,
                                                 tilemm_op op_a, tilemm_op op_b,
                                                 const tilemm_workers *workers, int named,
-                                                const tilemm_device_facts *facts,
+                                                const tilemm_call_facts *call_facts,
                                                 const tilemm_call_settings *settings)
 {
+  const tilemm_device_facts *facts = &call_facts->gpu;
   tilemm_call_plan_around (p, given, op_a, op_b, 0, settings);
   p->devices_named = named;
   p->emu_devices.device[0] = facts->current >= 0 ? facts->current : 0;
@@ -400,7 +410,10 @@ tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *p, const tilem
     {
       p->emu_devices = *workers;
       if (given->backend == TILEMM_BACKEND_CPU)
-        p->simulated = workers->count;
+        {
+          p->simulated = workers->count;
+          p->on_simulated = 1;
+        }
       p->emu_workers = tilemm_plan_unfilled_queue (&p->emu_queue, given, workers->count, named, 1,
                                                    NULL);
       p->emu_devices.count = p->emu_workers;
@@ -412,6 +425,10 @@ tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *p, const tilem
   p->emu_block_cols = tilemm_emu_result_block_cols (given->type, rows, cols,
                                                     facts->staging_chunk_bytes);
   p->emu_gemm = tilemm_emu_gemm_named (settings->emu_gemm, facts->wgmma);
+  /* Each GPU worker's host copy team, as a call's plan sizes it (no machine facts to cap it). */
+  if (given->backend == TILEMM_BACKEND_CUDA)
+    tilemm_plan_copy_teams (&call_facts->host, facts, &p->emu_devices, facts->copy_threads,
+                            TILEMM_COPY_SATURATING_THREADS, p->emu_teams);
   fill_launches (p, 1);
   return TILEMM_OK;
 }
@@ -487,6 +504,7 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
     }
   p->sim_faults = settings->sim_faults;
   p->fault = settings->fault;
+  tilemm_plan_staging (settings, &p->staging);
   const tilemm_device_facts *gpu = &facts->gpu;
   if (backend == TILEMM_BACKEND_CUDA)
     {
@@ -504,6 +522,7 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
     {
       const int simulated = tilemm_simulated_of_call (options, settings);
       p->simulated = simulated > 1 ? simulated : 0;
+      p->on_simulated = p->simulated > 1;
       p->workers.count = 1;
       p->workers.device[0] = 0;
     }

@@ -71,6 +71,8 @@ typedef struct {
                             steps, slots                                                     */
   /* Who runs it.  workers.count 1: one device, the caller's thread. */
   int simulated;         /* the CPU's simulated devices (tests): their count, else 0         */
+  int on_simulated;      /* the native product runs on the simulated devices' table (a CPU
+                            plan with several of them, or the simulated entry's, one too)    */
   tilemm_sim_faults sim_faults;  /* how they misbehave (the call's settings)                  */
   tilemm_fault_spec fault;       /* the fault hook each product arms (TILEMM_FAULT, fault.h)   */
   int devices_named;     /* the user named the devices (every one that gets a panel works)   */
@@ -86,6 +88,8 @@ typedef struct {
                                 from the host (exchange_plan.h)                            */
   tilemm_copy_team teams[TILEMM_MAX_WORKERS];   /* GPU worker w's host copy team (its
                             threads also where its own thread runs): copy_team.h            */
+  tilemm_staging_plan staging;  /* the pinned staging every GPU worker copies through: its
+                            chunks, a large result's pages prepared (copy_team.h)          */
   /* The emulated precision. */
   tilemm_plan emu_panels;        /* its panels under device_limit (panel_rows, panel_cols)    */
   int emu_workers;               /* workers of its passes (1: one device) ...                */
@@ -159,12 +163,20 @@ void tilemm_call_plan_around (tilemm_call_plan *plan, const tilemm_plan *given, 
 /* The emulated precision over the panels of a low-level `given` plan (its backend), on
  * `workers` (NULL or one: one device, the facts' current one; several: the queue of
  * tilemm_plan_workers over them, `named` as there; the CPU's: simulated devices), the int8
- * GEMM and C's blocks from the facts and the settings: a whole call plan (launches filled). */
+ * GEMM and C's blocks from the GPU's facts and the settings, a GPU worker's copy team from the
+ * host's (no machine facts: TILEMM_COPY_SATURATING_THREADS): a whole call plan (launches
+ * filled). */
 tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *plan, const tilemm_plan *given,
                                                 tilemm_op op_a, tilemm_op op_b,
                                                 const tilemm_workers *workers, int named,
-                                                const tilemm_device_facts *facts,
+                                                const tilemm_call_facts *facts,
                                                 const tilemm_call_settings *settings);
+
+/* A low-level entry's plan on `devices` simulated devices (1 to TILEMM_MAX_WORKERS) that
+ * misbehave as `faults` say, before its queue (tilemm_call_plan_queue): the product runs on the
+ * simulated devices' table, one device's too. */
+void tilemm_call_plan_simulated (tilemm_call_plan *plan, int devices,
+                                 const tilemm_sim_faults *faults);
 
 /* The queue of a plan whose native plan, workers, simulated devices, devices_named, ops and
  * device_limit are set: how many workers run it, the queue's panels and their plans, what each

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "copy_team.h"
+#include "tilemm_settings.h"
 
 /* The CPUs near device ordinal `device` in the facts (empty where unknown). */
 static tilemm_cpu_set local_cpus (const tilemm_device_facts *gpu, int device)
@@ -129,4 +130,19 @@ void tilemm_plan_copy_teams (const tilemm_host_facts *whole_host, const tilemm_d
       if (t->threads < 1)
         t->threads = 1;
     }
+}
+
+/* Results smaller than this are left to the ordinary page faults: preparing their pages costs
+ * more than the faults it saves. */
+static const size_t PREPARE_RESULT_BYTES = (size_t) 8 << 20;
+
+void tilemm_plan_staging (const struct tilemm_call_settings_s *settings, tilemm_staging_plan *plan)
+{
+  const int chunks = settings->staging_chunks;
+  plan->chunk_bytes = settings->staging_chunk_bytes > 0 ? settings->staging_chunk_bytes : 1;
+  plan->chunks = chunks < 2 ? 2 : chunks > TILEMM_STAGING_MAX_CHUNKS ? TILEMM_STAGING_MAX_CHUNKS
+                                                                      : chunks;
+  plan->prepare_result_bytes = PREPARE_RESULT_BYTES;
+  plan->huge_pages = settings->huge_pages;
+  plan->prefault_threads = settings->prefault_threads;
 }

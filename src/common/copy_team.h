@@ -1,5 +1,6 @@
-/* copy_team.h — the plan's host copy teams: how many host threads copy each worker's operands
- * into its pinned staging and its results out, and on which CPUs (copy_team.c).  Pure.
+/* copy_team.h — the plan's host side of the GPU's copies: how many host threads copy each
+ * worker's operands into its pinned staging and its results out, and on which CPUs; and the
+ * staging they copy through (copy_team.c).  Pure.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *
@@ -50,6 +51,26 @@ int tilemm_copy_reserved_cpus (int cpus);
 void tilemm_plan_copy_teams (const tilemm_host_facts *host, const tilemm_device_facts *gpu,
                              const tilemm_workers *workers, int setting, int saturating,
                              tilemm_copy_team *teams);
+
+/* The pinned staging every GPU worker of a call copies through: its chunks (each way) and what
+ * is done with a large result before the copies into it. */
+#define TILEMM_STAGING_MAX_CHUNKS 16
+typedef struct tilemm_staging_plan_s {
+  size_t chunk_bytes;          /* one pinned chunk: the unit a view travels in               */
+  int chunks;                  /* chunks for uploads, as many for downloads (2 to
+                                  TILEMM_STAGING_MAX_CHUNKS)                                  */
+  size_t prepare_result_bytes; /* a result of at least this many bytes gets its pages prepared
+                                  while the device computes (smaller ones are left to the
+                                  ordinary page faults)                                       */
+  int huge_pages;              /* ... asked as huge pages                                     */
+  int prefault_threads;        /* ... and faulted in by this many threads (0: none), no more
+                                  than the worker's copy team                                 */
+} tilemm_staging_plan;
+
+/* The staging of a call from the settings its plan was made with (tilemm_settings.h: the
+ * process's staging settings, as the call read them). */
+struct tilemm_call_settings_s;
+void tilemm_plan_staging (const struct tilemm_call_settings_s *settings, tilemm_staging_plan *plan);
 
 #ifdef __cplusplus
 }

@@ -463,6 +463,11 @@ void tilemm_sim_faults_none (tilemm_sim_faults *faults)
 
 void tilemm_call_settings_read (tilemm_call_settings *s)
 {
+  const tilemm_process_settings *process = tilemm_process_settings_get ();
+  s->staging_chunk_bytes = process->staging_chunk_bytes;
+  s->staging_chunks = process->staging_chunks;
+  s->huge_pages = process->huge_pages;
+  s->prefault_threads = process->prefault_threads;
   const char *devices = getenv ("TILEMM_DEVICES");
   s->devices_given = devices && *devices;
   snprintf (s->devices_text, sizeof s->devices_text, "%s", devices ? devices : "");

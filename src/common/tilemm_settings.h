@@ -7,7 +7,8 @@
  * When each is read follows what it is for:
  *   - the process's settings (the GPU's pinned staging, the BLAS library's memset and trace) are
  *     read once per process, by the first call of tilemm_process_settings_get, whatever the thread
- *     (the BLAS library calls it while it loads);
+ *     (the BLAS library calls it while it loads); the staging's reach the GPU only through each
+ *     call's settings and plan (tilemm_call_settings_read, tilemm_plan_staging);
  *   - a call's settings (devices, simulated devices and their faults, the steps of a one-panel
  *     product, the emulated int8 GEMM, pages alone, the fault hook) are read once per call by
  *     whoever makes the call's plan (tilemm_call_settings_read: exec/decide.c, or a low-level
@@ -75,7 +76,11 @@ typedef struct {
 /* No failure, no slow device. */
 void tilemm_sim_faults_none (tilemm_sim_faults *faults);
 
-typedef struct {
+typedef struct tilemm_call_settings_s {
+  /* The process's staging settings (tilemm_process_settings), as the call's plan takes them
+   * (tilemm_plan_staging, copy_team.h). */
+  size_t staging_chunk_bytes;
+  int staging_chunks, huge_pages, prefault_threads;
   int devices_given;            /* TILEMM_DEVICES is set (not empty) ...                       */
   int devices_bad;              /* ... but is no list of at most TILEMM_MAX_WORKERS ordinals
                                    (tilemm_devices_of_call says so) ...                        */

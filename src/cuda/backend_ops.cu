@@ -79,8 +79,6 @@ void cuda_facts (int with_budgets, tilemm_device_facts *facts)
       facts->peers_known = 1;
       cudaGetLastError ();
     }
-  facts->staging_chunk_bytes = config ().chunk_bytes;
-  facts->copy_threads = config ().copy_threads;
   facts->wgmma = tilemm_emu_cuda_wgmma_runs ();
   if (with_budgets)
     {
@@ -237,7 +235,7 @@ void cuda_end (void *state, tilemm_status status)
 }
 
 /* On the worker's thread: its device (its workspace, ws_pool[worker], is handed to each panel)
- * and its workspace's copy team, the plan's. */
+ * and its workspace's copy team and staging, the plan's. */
 tilemm_status cuda_worker_start (void *state, int worker, int device,
                                  const tilemm_copy_team *team, tilemm_error *err)
 {
@@ -245,7 +243,13 @@ tilemm_status cuda_worker_start (void *state, int worker, int device,
   s->used[worker] = device;
   s->started[worker] = s->ended[worker] = std::chrono::steady_clock::now ();
   CUDA_TRY (cudaSetDevice (device), "cudaSetDevice(%d)", device);
-  workspace_team (ws_pool[worker], team);
+  const tilemm_staging_plan &staging = s->plan->staging;
+  if (staging.chunks < 1 || staging.chunks > MAX_CHUNKS || staging.chunk_bytes == 0)
+    return tilemm_error_set (err, TILEMM_EINVAL, "GPU worker: the call plan gives it no staging");
+  const tilemm_status status = workspace_team (ws_pool[worker], team, err);
+  if (status != TILEMM_OK)
+    return status;
+  ws_pool[worker].staging = staging;
   s->threads[worker] = ws_pool[worker].team_threads;
   return TILEMM_OK;
 }

@@ -54,7 +54,7 @@ struct panel
 };
 
 /* The panels of the job's pages [first, first + pages) one after another, as the batch's plan
- * cuts them (tilemm_batch_chunk_panels, tilemm_batch_panel_at); where there are several, two in
+ * cuts them (tilemm_batch_chunk_cut, tilemm_batch_panel_at); where there are several, two in
  * flight: panel i's X and Y go up (slot i mod 2: BUF_X/BUF_Y or BUF_XT/BUF_YT, and half of
  * BUF_C) while panel i-1 computes, and panel i-1's Z comes down while panel i computes.  A
  * slot's operands are overwritten only after the kernel that read them (its EV_COMP event); its
@@ -69,7 +69,10 @@ tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t fir
   const double page_bytes = (double) (x_page + y_page + z_page);
   int64_t per_panel;
   int pipelined_plan;
-  tilemm_batch_chunk_panels (job->plan, page_bytes, pages, &per_panel, &pipelined_plan);
+  if (!tilemm_batch_chunk_cut (job->plan, pages, &per_panel, &pipelined_plan))
+    return tilemm_error_set (err, TILEMM_EINVAL,
+                             "GPU batch: the plan holds no panels for a chunk of %lld pages",
+                             (long long) pages);
   const bool pipelined = pipelined_plan != 0;
   const double budget = (double) per_panel * page_bytes;
   std::vector<panel> panels;

@@ -1,4 +1,4 @@
-/* executor.h — the CUDA executor's shared pieces (internal to src/cuda/): the settings, the
+/* executor.h — the CUDA executor's shared pieces (internal to src/cuda/): the
  * device workspace each worker owns, the units that travel through the pinned staging, and the
  * common frame of the host entries.  Not a public header: backend.h and multi.h are the
  * executor's interface.
@@ -33,22 +33,6 @@
 
 namespace tilemm_cuda {
 
-/* ---------------------------------------------------------------- settings (staging.cu) */
-
-struct settings
-{
-  size_t chunk_bytes;    /* one pinned staging chunk                               */
-  int chunks;            /* chunks for uploads, and as many for downloads          */
-  int copy_threads;      /* TILEMM_COPY_THREADS, handed to the plan as a fact: each
-                            GPU's copy team's threads (0: its share of the host)    */
-  int huge_pages;        /* ask huge pages for a large result                      */
-  int prefault_threads;  /* threads faulting a large result's pages in (0: none)   */
-};
-
-/* The settings, the process's (tilemm_settings.h: read from the environment once; the manual,
- * Performance > Settings). */
-const settings &config (void);
-
 /* ---------------------------------------------------------------- the device (device.cu) */
 
 /* Whether there is a usable GPU (asked once; the answer kept). */
@@ -56,7 +40,7 @@ tilemm_status probe (tilemm_error *err);
 
 /* ---------------------------------------------------------------- the workspace (workspace.cu) */
 
-enum { NCOMP = 2, MAX_CHUNKS = 16 };
+enum { NCOMP = 2, MAX_CHUNKS = TILEMM_STAGING_MAX_CHUNKS };
 /* BUF_SPLIT + i: the split-k kernel's partial sums for compute stream i (kernel_launch.cu). */
 enum { BUF_X, BUF_Y, BUF_C, BUF_XT, BUF_YT, BUF_SPLIT, NBUF = BUF_SPLIT + NCOMP };
 enum { EV_Y, EV_COMP, EV_CFREE, EV_X, NRING };
@@ -122,6 +106,9 @@ struct workspace
   tilemm_host_team *team;
   tilemm_copy_team team_plan;
   int team_threads;
+  /* The pinned staging the product being run copies through: its call plan's (set when the
+   * worker starts; the pinned chunks above are made for it, grown when a plan asks more). */
+  tilemm_staging_plan staging;
 };
 
 size_t workspace_bytes (const workspace &w);
@@ -185,9 +172,9 @@ inline void accumulate_stats (tilemm_cuda_stats &st)
 }
 
 void workspace_free (workspace &ws);
-/* Makes ws's copy team the plan's `team` (NULL: a low-level entry's, the whole host's), kept
- * when it already is (workspace.cu). */
-void workspace_team (workspace &ws, const tilemm_copy_team *team);
+/* Makes ws's copy team the plan's `team`, kept when it already is (workspace.cu); TILEMM_EINVAL
+ * where the plan gives none. */
+tilemm_status workspace_team (workspace &ws, const tilemm_copy_team *team, tilemm_error *err);
 void workspace_recover (void);
 void workspace_drain (workspace &ws);
 tilemm_status workspace_reserve (workspace &ws, const size_t bytes[NBUF], size_t ring,
@@ -349,35 +336,6 @@ tilemm_status emu_panel (workspace &ws, const emu_stage &stage, tilemm_op op_a,
                          tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
                          const tilemm_stop *stop, tilemm_emu_stats *stats, tilemm_emu_plan *used,
                          tilemm_cuda_stats *st, tilemm_error *err);
-
-/* Runs one product on the workspace ws (product: tilemm_status (tilemm_cuda_stats *))
- * and keeps its figures as the last product's (__tilemm_stats__).  After a stop the workspace
- * is drained and kept; after a failure it is freed (a broken context reset), so the next call
- * starts clean.  download_is_the_rest: the product times only its uploads and compute, and the
- * download is what is left of the total. */
-template <typename Product>
-tilemm_status recorded_product (workspace &ws, Product product, bool download_is_the_rest)
-{
-  const auto t0 = std::chrono::steady_clock::now ();
-  tilemm_cuda_stats st;
-  memset (&st, 0, sizeof st);
-  st.calls = last_stats.calls + 1;
-  workspace_team (ws, nullptr);
-  const tilemm_status status = product (&st);
-  if (status == TILEMM_EINTERRUPTED)
-    workspace_drain (ws);
-  else if (status != TILEMM_OK)
-    workspace_recover ();
-  st.ok = status == TILEMM_OK;
-  st.total_ms = ms_since (t0);
-  if (download_is_the_rest)
-    st.download_ms = st.ok ? st.total_ms - st.upload_ms - st.compute_ms : 0;
-  st.devices = 1;   /* a product on one workspace: its figures are its device's */
-  st.device[0] = device_stats (st, ws.device, ws.team_threads, 1, st.total_ms);
-  accumulate_stats (st);
-  last_stats = st;
-  return status;
-}
 
 } /* namespace tilemm_cuda */
 

@@ -42,7 +42,8 @@
  * and a broken context (a "sticky" error such as an illegal address) reset, so the next call
  * starts clean.  A mutex makes concurrent calls safe (they take turns).
  *
- * Settings (environment, read once; the manual, Performance > Settings): TILEMM_STAGING_MB (chunk size, 16),
+ * Settings (environment, read once, into the call plan's staging and copy teams: copy_team.c;
+ * the manual, Performance > Settings): TILEMM_STAGING_MB (chunk size, 16),
  * TILEMM_STAGING_CHUNKS (chunks each way, 4), TILEMM_COPY_THREADS (the threads of each GPU's
  * copy team, 0 = its share of the host: the plan's copy_team.c decides), TILEMM_HUGEPAGES (1: ask huge pages for the result), TILEMM_PREFAULT_THREADS
  * (threads faulting the result in, 0: none).  (TILEMM_STEP_COLS and TILEMM_STEP_ROWS are read
@@ -225,7 +226,7 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
                             tilemm_error *err, tilemm_keep keep, unsigned long long product,
                             const tilemm_plan *also, int also_count)
 {
-  const settings &cfg = config ();
+  const tilemm_staging_plan &cfg = ws.staging;
   const size_t es = tilemm_type_size (plan->type);
   const int64_t k = plan->k, m = plan->m, n = plan->n;
   layout l;

@@ -1,4 +1,4 @@
-/* staging.cu — the bus: the settings of the pinned staging, the units a view travels in, an
+/* staging.cu — the bus: the units a view travels in, an
  * upload and a download of a unit, whole views up and down, and the result's pages prepared
  * while the device computes.
  *
@@ -7,27 +7,10 @@
 #include <stdlib.h>
 
 #include "executor.h"
-#include "tilemm_settings.h"
 
 using namespace tilemm_cuda;
 
 namespace tilemm_cuda {
-
-/* ---------------------------------------------------------------- settings */
-
-/* The process's staging settings (tilemm_settings.h: read once, in options.c). */
-const settings &config (void)
-{
-  static const settings s = [] {
-    const tilemm_process_settings *p = tilemm_process_settings_get ();
-    return settings{ p->staging_chunk_bytes, p->staging_chunks, p->copy_threads, p->huge_pages,
-                     p->prefault_threads };
-  }();
-  return s;
-}
-
-/* Results smaller than this are left to the ordinary page faults. */
-static const size_t PREPARE_RESULT_BYTES = (size_t) 8 << 20;
 
 unit next_unit (const piece &p, cursor &c, size_t most)
 {
@@ -132,14 +115,14 @@ double ms_since (std::chrono::steady_clock::time_point t0)
  * before any copy into it; tilemm_prefault_finish (prefault_guard) waits for those threads. */
 tilemm_prefault *prepare_result (workspace &ws, const tilemm_view *c, tilemm_cuda_stats *st)
 {
-  const settings &cfg = config ();
+  const tilemm_staging_plan &cfg = ws.staging;
   if (c->rows == 0 || c->cols == 0)
     return nullptr;
   const auto t0 = std::chrono::steady_clock::now ();
   const size_t extent = (size_t) ((c->cols - 1) * c->stride + c->rows) * tilemm_type_size (c->type);
   const int threads = cfg.prefault_threads < ws.team_threads ? cfg.prefault_threads
                                                              : ws.team_threads;
-  tilemm_prefault *p = extent >= PREPARE_RESULT_BYTES
+  tilemm_prefault *p = extent >= cfg.prepare_result_bytes
                          ? tilemm_prefault_start (c->data, extent, cfg.huge_pages, threads,
                                                   &ws.team_plan.cpus)
                          : nullptr;
@@ -152,7 +135,7 @@ tilemm_prefault *prepare_result (workspace &ws, const tilemm_view *c, tilemm_cud
 tilemm_status stage_up (workspace &ws, const tilemm_view &v, void *dev, tilemm_cuda_stats *st,
                         tilemm_error *err)
 {
-  const settings &cfg = config ();
+  const tilemm_staging_plan &cfg = ws.staging;
   const piece p = piece_of (v, dev, tilemm_type_size (v.type));
   if (p.width == 0 || p.lines == 0)
     return TILEMM_OK;
@@ -177,7 +160,7 @@ tilemm_status stage_down (workspace &ws, void *dev, const tilemm_view &v, cudaEv
                           tilemm_cuda_stats *st,
                           tilemm_error *err)
 {
-  const settings &cfg = config ();
+  const tilemm_staging_plan &cfg = ws.staging;
   const piece p = piece_of (v, dev, tilemm_type_size (v.type));
   if (p.width == 0 || p.lines == 0)
     return TILEMM_OK;

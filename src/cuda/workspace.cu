@@ -98,21 +98,13 @@ void workspace_free (workspace &ws)
   cudaGetLastError ();
 }
 
-void workspace_team (workspace &ws, const tilemm_copy_team *team)
+tilemm_status workspace_team (workspace &ws, const tilemm_copy_team *team, tilemm_error *err)
 {
-  tilemm_copy_team whole;
+  /* Every call plan that runs on the GPU sizes its workers' teams (copy_team.c), a low-level
+   * entry's too: a plan without one is not the plan of a GPU product. */
   if (!team || team->threads <= 0)
-    {
-      /* No team in the plan (a low-level entry's): the plan of one worker on the whole host
-       * (no GPU facts). */
-      tilemm_host_facts host;
-      tilemm_host_facts_gather (&host);
-      tilemm_workers one = { 1, { 0 } };
-      tilemm_plan_copy_teams (&host, nullptr, &one, config ().copy_threads,
-                              TILEMM_COPY_SATURATING_THREADS, &whole);
-      team = &whole;
-    }
-  const int threads = team->threads > 0 ? team->threads : 1;
+    return tilemm_error_set (err, TILEMM_EINVAL, "GPU worker: the call plan gives it no copy team");
+  const int threads = team->threads;
   /* A team of one is the worker's own thread: the kept team stays for the products after. */
   if (threads > 1 && !tilemm_host_team_fits (ws.team, threads, &team->cpus))
     {
@@ -121,6 +113,7 @@ void workspace_team (workspace &ws, const tilemm_copy_team *team)
       ws.team_plan = *team;
     }
   ws.team_threads = threads;
+  return TILEMM_OK;
 }
 
 
@@ -270,9 +263,18 @@ tilemm_status workspace_reserve (workspace &ws, const size_t bytes[NBUF], size_t
                 "cudaMalloc(%s, %zu bytes)", buffer_name[i], bytes[i]);
       ws.capacity[i] = bytes[i];
     }
+  const size_t pinned = 2 * (size_t) ws.staging.chunks * ws.staging.chunk_bytes;
+  if (ws.pinned && ws.pinned_bytes < pinned)
+    {
+      /* A plan whose staging is larger than the chunks made for an earlier one: nothing may
+       * still be in flight into the old chunks when they go. */
+      CUDA_TRY (cudaDeviceSynchronize (), "cudaDeviceSynchronize");
+      CUDA_TRY (cudaFreeHost (ws.pinned), "cudaFreeHost(pinned staging)");
+      ws.pinned = nullptr;
+      ws.pinned_bytes = 0;
+    }
   if (!ws.pinned)
     {
-      const size_t pinned = 2 * (size_t) config ().chunks * config ().chunk_bytes;
       void *p = nullptr;
       const cudaError_t e = TILEMM_FAULT_OR (TILEMM_FAULT_HOST, cudaErrorMemoryAllocation,
                                              cudaHostAlloc (&p, pinned, cudaHostAllocDefault));

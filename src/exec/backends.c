@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "tilemm_settings.h"
 
 extern const tilemm_backend_ops tilemm_cpu_backend_ops;
 /* Defined by src/cuda/backend_ops.cu in a build with CUDA.  Hidden: the reference is resolved
@@ -40,6 +41,14 @@ void tilemm_backend_facts (tilemm_backend backend, int with_budgets, tilemm_devi
   if (ops)
     {
       ops->facts (with_budgets, facts);
+      /* The staging's settings a GPU plan is made with (its chunk, its copy threads): the
+       * process's, beside the device's facts (the backend reads no setting). */
+      if (backend == TILEMM_BACKEND_CUDA && facts->usable)
+        {
+          const tilemm_process_settings *settings = tilemm_process_settings_get ();
+          facts->staging_chunk_bytes = settings->staging_chunk_bytes;
+          facts->copy_threads = settings->copy_threads;
+        }
       return;
     }
   memset (facts, 0, sizeof *facts);

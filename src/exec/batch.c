@@ -42,10 +42,11 @@ static tilemm_status gpu_batch (const tilemm_batch_job *job, const tilemm_batch 
   if (!gpu || !gpu->batch)
     return tilemm_exec_no_backend (TILEMM_BACKEND_CUDA, err);
   /* The turn's plan: a batch has no call plan of its own (its pages' plan is the batch plan's);
-   * the table's begin reads only the call's fault hook from it. */
+   * the table reads only the call's fault hook and the staging from it. */
   tilemm_call_plan turn;
   memset (&turn, 0, sizeof turn);
   turn.fault = plan->fault;
+  turn.staging = plan->staging;
   tilemm_job j;
   memset (&j, 0, sizeof j);
   j.ops = gpu;

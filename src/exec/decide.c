@@ -1,9 +1,11 @@
-/* decide.c — what a call does, decided once (see front.h: tilemm_decide_op): the route of its
- * operands, the precision in effect, the backend (the GPU only where it pays), or `*` itself;
- * then the plan of the product (call_plan.c), made from the facts about the devices that this
- * file gathers from the backends' tables before it, so that the plan reads no device itself.
- * A batch of pages (pagemtimes, tilemm_decide_batch) likewise: its shape, one page's route, the
- * facts, the batch's plan (batch_plan.c) and, for pages run one by one, the page's call plan.
+/* decide.c — what a call does, decided once, in two steps (decide.h) that its entry runs
+ * (prepare.c: tilemm_decide_op) with the machine's facts made ready between them: first the
+ * precision in effect and the route of its operands; then, on the facts it is handed (it
+ * measures nothing), the backend (the GPU only where it pays) or `*` itself, and the plan of
+ * the product (call_plan.c), made from the facts about the devices that this file gathers from
+ * the backends' tables before it, so that the plan reads no device itself.  A batch of pages
+ * (pagemtimes, tilemm_decide_batch) likewise: its shape, one page's route; then the batch's
+ * plan (batch_plan.c) and, for pages run one by one, the page's call plan.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
@@ -12,6 +14,7 @@
 
 #include "backend.h"
 #include "batch_run.h"
+#include "decide.h"
 #include "front.h"
 
 /* The settings of the precision in effect (read once a call, by tilemm_precision_in_effect in
@@ -71,13 +74,6 @@ static void choose_precision (const tilemm_options *options, tilemm_decision *de
 static int auto_took_emulated (const tilemm_decision *decision)
 {
   return decision->precision_weighed && decision->precision_choice.emulated;
-}
-
-tilemm_status tilemm_decide (const tilemm_operand *a, const tilemm_operand *b,
-                             const tilemm_options *options, tilemm_decision *decision,
-                             tilemm_error *err)
-{
-  return tilemm_decide_op (a, TILEMM_OP_NONE, b, TILEMM_OP_NONE, options, decision, err);
 }
 
 /* The first decisions of a call: the route of its operands, the precision's settings (from the
@@ -182,54 +178,42 @@ static tilemm_way auto_way_after_facts (const tilemm_decision *decision, int gpu
                                                                         : TILEMM_WAY_HOST;
 }
 
-/* The parts of the machine's facts a plain product's decision reads (machine_facts.h), measured
- * before it decides where none are kept: "auto" weighs the host's product, the CPU backend and
- * one GPU of its type; a GPU's plan sizes its copy team and, for a product where several GPUs
- * may pay, weighs them; the CPU backend, named, reads none. */
-static unsigned parts_read (const tilemm_options *options, tilemm_type type, double mnk)
-{
-  /* Below this (2048 cubed) a second GPU never pays: every GPU is measured only for a product
-   * that may take several. */
-  const double several_gpus_may_pay = 8.6e9;
-  const unsigned gpu = TILEMM_FACTS_COPIES | TILEMM_FACTS_GPU
-                       | (mnk >= several_gpus_may_pay ? TILEMM_FACTS_GPUS : 0u);
-  switch (options->backend)
-    {
-    case TILEMM_CHOOSE_CPU:
-      return 0;
-    case TILEMM_CHOOSE_GPU:
-      return gpu;
-    case TILEMM_CHOOSE_AUTO:
-    default:
-      return gpu | TILEMM_FACTS_WAYS (type);
-    }
-}
-
-tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const tilemm_operand *b,
-                                tilemm_op op_b, const tilemm_options *options,
-                                tilemm_decision *decision, tilemm_error *err)
+tilemm_status tilemm_decide_op_first (const tilemm_operand *a, tilemm_op op_a,
+                                      const tilemm_operand *b, tilemm_op op_b,
+                                      const tilemm_options *options, tilemm_decision *decision,
+                                      tilemm_decide_first *first, tilemm_error *err)
 {
   /* The precision is read (and checked) at every call, whatever the route. */
-  tilemm_precision precision;
   decision->auto_weighed = 0;
   decision->precision_weighed = 0;
   decision->facts = NULL;
-  tilemm_status status = tilemm_precision_in_effect (options, &precision, err);
+  first->rank_k = 0;
+  tilemm_status status = tilemm_precision_in_effect (options, &first->precision, err);
   if (status == TILEMM_OK)
-    status = decide_route (a, op_a, b, op_b, options, precision, decision, err);
+    status = decide_route (a, op_a, b, op_b, options, first->precision, decision, err);
   if (status != TILEMM_OK || decision->action != TILEMM_DO_COMPUTE)
     return status;
   /* A product of one object with one side transposed is the host's rank-k update (syrk, herk):
    * decided as one (tilemm_plan_auto_way's rank_k); a host that reads one triangle only (the
    * BLAS library) gets no mirror. */
-  const int rank_k = decision->route.mirror != TILEMM_MIRROR_NONE;
+  first->rank_k = decision->route.mirror != TILEMM_MIRROR_NONE;
   if (options->one_triangle)
     decision->route.mirror = TILEMM_MIRROR_NONE;
+  return TILEMM_OK;
+}
+
+tilemm_status tilemm_decide_op_with (const tilemm_options *options,
+                                     const tilemm_decide_first *first,
+                                     const tilemm_machine_facts *machine,
+                                     tilemm_decision *decision, tilemm_error *err)
+{
+  const tilemm_precision precision = first->precision;
+  const int rank_k = first->rank_k;
+  const tilemm_op op_a = decision->op_a, op_b = decision->op_b;
   const tilemm_route *r = &decision->route;
   const double m = (double) (r->a_as_pairs || r->a_split ? 2 * r->m : r->m);
   const double n = (double) (r->b_split ? 2 * r->n : r->n), k = (double) r->k;
-  decision->facts = tilemm_machine_facts_with (options, parts_read (options, r->compute_type,
-                                                                     m * n * k));
+  decision->facts = machine;
   if (precision == TILEMM_PRECISION_AUTO && !options->precision_entry)
     choose_precision (options, decision, (int64_t) m, (int64_t) n, rank_k);
   if (chooses_auto (options)
@@ -297,12 +281,14 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
                                 err);
 }
 
-tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const int64_t *x_dims,
-                                   tilemm_op op_a, const tilemm_operand *y, int y_ndims,
-                                   const int64_t *y_dims, tilemm_op op_b,
-                                   const tilemm_options *options, tilemm_batch *batch,
-                                   tilemm_error *err)
+tilemm_status tilemm_decide_batch_first (const tilemm_operand *x, int x_ndims,
+                                         const int64_t *x_dims, tilemm_op op_a,
+                                         const tilemm_operand *y, int y_ndims,
+                                         const int64_t *y_dims, tilemm_op op_b,
+                                         const tilemm_options *options, tilemm_batch *batch,
+                                         tilemm_decide_first *first, tilemm_error *err)
 {
+  first->rank_k = 0;
   batch->action = TILEMM_BATCH_COMPUTE;
   tilemm_status status = tilemm_batch_shape_make (x_ndims, x_dims, op_a, y_ndims, y_dims, op_b,
                                                   &batch->shape, err);
@@ -311,8 +297,7 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
   const tilemm_batch_shape *s = &batch->shape;
   /* The precision is read and checked at every call, whatever the shape (as tilemm does);
    * once: decide_route takes it for the page. */
-  tilemm_precision precision;
-  if ((status = tilemm_precision_in_effect (options, &precision, err)) != TILEMM_OK)
+  if ((status = tilemm_precision_in_effect (options, &first->precision, err)) != TILEMM_OK)
     return status;
   if (s->z_pages == 0 || s->m == 0 || s->n == 0 || s->k == 0)
     {
@@ -335,23 +320,30 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
   d->auto_weighed = 0;
   d->facts = NULL;
   batch->ways_weighed = 0;
-  if ((status = decide_route (&a, op_a, &b, op_b, options, precision, d, err)) != TILEMM_OK)
+  if ((status = decide_route (&a, op_a, &b, op_b, options, first->precision, d, err))
+      != TILEMM_OK)
     return status;
   if (d->action != TILEMM_DO_COMPUTE)
     {
       batch->action = TILEMM_BATCH_BEYOND;
       return tilemm_error_set (err, TILEMM_OK, NULL);
     }
+  return tilemm_error_set (err, TILEMM_OK, NULL);
+}
+
+tilemm_status tilemm_decide_batch_with (const tilemm_options *options,
+                                        const tilemm_machine_facts *machine, tilemm_batch *batch,
+                                        tilemm_error *err)
+{
+  tilemm_status status;
+  const tilemm_batch_shape *s = &batch->shape;
+  tilemm_decision *d = &batch->decision;
+  const tilemm_op op_a = d->op_a, op_b = d->op_b;
   const tilemm_route *r = &d->route;
   /* "auto"'s rule for the batch, from its route and page count alone, before the devices are
    * asked: a batch the GPU would not pay for even where it is usable runs on the CPU without
    * the GPU's probe and lock (a few small pages must not pay for them: they cost more than the
    * pages). */
-  const tilemm_machine_facts *machine
-    = tilemm_machine_facts_with (options, options->backend == TILEMM_CHOOSE_CPU
-                                            ? TILEMM_FACTS_PAGES
-                                            : TILEMM_FACTS_PAGES | TILEMM_FACTS_COPIES
-                                                | TILEMM_FACTS_GPU);
   d->facts = machine;
   const int gpu_may_pay
     = !chooses_auto (options) || (machine->gpus > 0 && tilemm_batch_gpu_pays (r, s->z_pages, 0, machine));
@@ -372,6 +364,7 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
   if (status != TILEMM_OK)
     return status;
   batch->plan.fault = settings.fault;
+  tilemm_plan_staging (&settings, &batch->plan.staging);
   if (chooses_auto (options) && !d->emulated)
     {
       batch->ways_weighed = 1;

@@ -132,17 +132,13 @@ tilemm_status tilemm_sim_multiply_op (const tilemm_plan *plan, const tilemm_sim_
   tilemm_call_settings_read (&settings);
   tilemm_call_plan p;
   tilemm_call_plan_around (&p, plan, op_a, op_b, 0, &settings);
-  p.simulated = config->devices;
-  p.sim_faults.fail_device = config->fail_device;
-  p.sim_faults.fail_after = config->fail_after;
-  p.sim_faults.slow_device = config->slow_device;
-  p.sim_faults.slow_ms = config->slow_ms;
+  const tilemm_sim_faults faults = { config->fail_device, config->fail_after,
+                                     config->slow_device, config->slow_ms };
+  tilemm_call_plan_simulated (&p, config->devices, &faults);
   tilemm_call_facts none;
   memset (&none, 0, sizeof none);
   if ((status = tilemm_call_plan_queue (&p, TILEMM_BACKEND_CPU, &none)) != TILEMM_OK)
     return tilemm_error_set (err, status, "%s", tilemm_strerror (status));
-  /* A product that stays on one device still runs on a simulated one (its copies). */
-  p.simulated = config->devices > 1 ? config->devices : 2;
   return tilemm_exec_native (TILEMM_BACKEND_CPU, &p, a, b, c, &config->stop, report, err);
 }
 

@@ -128,8 +128,10 @@ tilemm_status tilemm_emu_multiply_panels (const tilemm_plan *plan,
 {
   tilemm_call_settings settings;
   tilemm_call_settings_read (&settings);
-  tilemm_device_facts facts;
-  tilemm_backend_facts (plan->backend, 0, &facts);
+  tilemm_call_facts facts;
+  memset (&facts, 0, sizeof facts);
+  tilemm_backend_facts (plan->backend, 0, &facts.gpu);
+  tilemm_host_facts_gather (&facts.host);
   tilemm_call_plan p;
   tilemm_call_plan_emulated_around (&p, plan, op_a, op_b, workers, named, &facts, &settings);
   tilemm_emu_options defaults;
@@ -170,8 +172,10 @@ tilemm_status tilemm_cuda_multiply_emulated (const tilemm_plan *plan,
   whole.panel_cols = whole.m > 0 ? whole.m : 1;
   tilemm_call_settings settings;
   tilemm_call_settings_read (&settings);
-  tilemm_device_facts facts;
-  tilemm_backend_facts (TILEMM_BACKEND_CUDA, 0, &facts);
+  tilemm_call_facts facts;
+  memset (&facts, 0, sizeof facts);
+  tilemm_backend_facts (TILEMM_BACKEND_CUDA, 0, &facts.gpu);
+  tilemm_host_facts_gather (&facts.host);
   tilemm_call_plan p;
   tilemm_call_plan_emulated_around (&p, &whole, op_a, op_b, NULL, 0, &facts, &settings);
   tilemm_emu_options defaults;

@@ -43,7 +43,7 @@ tilemm_status tilemm_exec_native (tilemm_backend backend, const tilemm_call_plan
   if (plan->m == 0 || plan->n == 0)
     return tilemm_error_set (err, TILEMM_OK, NULL);
   tilemm_job job;
-  tilemm_status status = tilemm_exec_begin (backend, plan->simulated > 1, plan,
+  tilemm_status status = tilemm_exec_begin (backend, plan->on_simulated, plan,
                                             TILEMM_JOB_NATIVE, a, b, c, &job, err);
   if (status != TILEMM_OK)
     return status;
