@@ -310,6 +310,30 @@ void failing_case (int devices)
       }
 }
 
+// One GPU slow (its host waits longer, so its share is published late): the others' pipelines
+// go on without it (their first kernels read their own shares, the rest wait on the GPU for
+// the late share's copy, enqueued once it is published), bitwise one GPU's, the bytes as ever.
+void slow_case (int devices)
+{
+  CHECK_CASE ("%d GPUs with peers, GPU %d slow: its share late, the others' kernels wait for it "
+              "on the GPU, bitwise one GPU's", devices, devices - 1);
+  for (bool keep_b : { true, false })
+    {
+      const int64_t m = keep_b ? 900 : 70, n = keep_b ? 70 : 900;
+      const operands x = make (false, false, m, n, 33, TILEMM_OP_NONE, TILEMM_OP_NONE);
+      const outcome one = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, 1);
+      mock_cuda_slow_device (devices - 1, 300);
+      const outcome many = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, devices);
+      mock_cuda_slow_device (-1, 0);
+      CHECK (many.status == TILEMM_OK && many.c == one.c, "%s: %s, bitwise %d",
+             keep_b ? "op(B) shared" : "op(A) shared", many.detail, many.c == one.c);
+      if (many.status == TILEMM_OK)
+        check_bytes (many, true, keep_b ? "slow, op(B) shared" : "slow, op(A) shared");
+      CHECK (mock_cuda_pending_ops () == 0, "%zu operations left queued",
+             mock_cuda_pending_ops ());
+    }
+}
+
 // The plan's shares: every column in one share, as even as they go; none where the workers keep
 // nothing; the host's path where the peers are not known.
 void plan_shares ()
@@ -398,6 +422,7 @@ int main ()
             exchange_case (false, true, ops[oa], ops[ob], oa == ob ? 61 : 300, oa == ob ? 300 : 59,
                            23, devices);
           }
+      slow_case (devices);
       if (devices > 2)
         one_pair_apart (devices);
       failing_case (devices);

@@ -182,9 +182,10 @@ static void worker_work (multi_run *run, int w)
       return;
     }
   run->started[w] = 1;
-  /* Its share of the operand the workers share up, the others' from their devices, before its
-   * first panel: every worker that runs publishes its share, panels or none, so none waits for
-   * a share that never comes. */
+  /* Its share of the operand the workers share up and published before its first panel (the
+   * others' come in from their devices as they are published, the backend's pipeline asking
+   * between its steps: this thread waits for no other worker): every worker that runs
+   * publishes its share, panels or none, so none waits for a share that never comes. */
   if (run->exchanging && !atomic_load (&run->stop)
       && job->ops->share (job->state, w, job->op_a, job->a, job->op_b, job->b, &run->exchange, &e)
            != TILEMM_OK)
