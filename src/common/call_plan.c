@@ -10,6 +10,7 @@
 #include "call_plan.h"
 #include "device_model.h"
 #include "fault.h"
+#include "gpus_model.h"
 #include "front.h"
 #include "ksplit.h"
 #include "plan_unfilled.h"
@@ -280,18 +281,20 @@ static void plan_fallback (tilemm_call_plan *p, tilemm_backend backend,
 }
 
 /* How many of the call's GPUs its product runs on when the user named none: the count the cost
- * model finds fastest (tilemm_model_call_gpus_that_pay: several GPUs only where the machine's facts
- * measured a gain, so a model that has not seen two GPUs pay keeps the product on one). */
-static int gpus_that_pay (const tilemm_call_plan *p)
+ * model finds fastest, its stages priced on each count (gpus_model.h: each GPU's host bytes, the
+ * host's copies shared by the GPUs' teams, the exchange's peer bytes where every pair of the
+ * GPUs reaches, the kernels on each GPU's part), several GPUs only where the machine's facts
+ * measured a gain, so a model that has not seen two GPUs pay keeps the product on one. */
+static int gpus_that_pay (const tilemm_call_plan *p, const tilemm_call_facts *facts)
 {
   const int available = p->workers.count;
   if (available < 2 || p->devices_named)
     return available;
-  const double es = (double) tilemm_type_size (p->type);
-  const double m = (double) p->m, n = (double) p->n, k = (double) p->k;
-  const double bytes = es * (m * k + k * n + m * n);
-  const double flops = tilemm_model_flops (p->type, m, n, k);
-  return tilemm_model_call_gpus_that_pay (p->facts, p->type, bytes, flops, available, NULL);
+  tilemm_exchange_plan reach;
+  tilemm_exchange_plan_make (&reach, TILEMM_KEEP_B, 1, available, &p->workers, &facts->gpu);
+  const tilemm_gpus_product product = { p->type, (double) p->m, (double) p->n, (double) p->k,
+                                        reach.path == TILEMM_EXCHANGE_PEER, facts->host.threads };
+  return tilemm_model_product_gpus_that_pay (p->facts, &product, available, NULL);
 }
 
 /* The queue of the native plan's panels, their launches not yet filled (fill_launches). */
@@ -314,7 +317,7 @@ static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
   p->queue = p->native;
   if (several)
     count = tilemm_plan_unfilled_workers (&p->queue, &p->native,
-                                 backend == TILEMM_BACKEND_CUDA ? gpus_that_pay (p)
+                                 backend == TILEMM_BACKEND_CUDA ? gpus_that_pay (p, facts)
                                                                 : p->simulated,
                                  backend == TILEMM_BACKEND_CUDA ? p->devices_named : 1,
                                  p->facts);
