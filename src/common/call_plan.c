@@ -11,6 +11,8 @@
 #include "device_model.h"
 #include "fault.h"
 #include "gpus_model.h"
+#include "machine_facts.h"
+#include "strip_owners.h"
 #include "front.h"
 #include "ksplit.h"
 #include "plan_unfilled.h"
@@ -175,6 +177,60 @@ static void plan_keep (tilemm_call_plan *p)
         for (int c = 0; c < 2; c++)
           p->sub[r][c].step_rows = step;
     }
+}
+
+/* The kernel rate of each GPU worker's device for the product's type, where the facts measured
+ * it (0 where not: strip_owners.h then takes the devices as one rate). */
+static void worker_rates (const tilemm_call_plan *p, double rate[TILEMM_MAX_WORKERS])
+{
+  const tilemm_machine_facts *f = p->facts;
+  for (int w = 0; w < p->workers.count; w++)
+    {
+      rate[w] = 0;
+      for (int i = 0; f && i < f->gpus && i < TILEMM_MAX_WORKERS; i++)
+        if (f->gpu[i].ordinal == p->workers.device[w])
+          rate[w] = f->gpu[i].kernel_flops_per_s[p->type];
+    }
+}
+
+/* The GPU workers' strips given in advance where the queue is strips of a product that fits one
+ * device and the facts measured every worker's device (strip_owners.h): kept only where each
+ * strip still runs whole on its device (so the workers keep an operand and share it).  Else the
+ * queue as it was, each panel to the first worker free: it balances devices whose rates the
+ * plan does not know (a device slower than anyone measured takes fewer panels). */
+static tilemm_status plan_owned (tilemm_call_plan *p, size_t panel_limit)
+{
+  p->queue_owned = 0;
+  const tilemm_plan *n = &p->native;
+  if (n->panel_rows < n->n || n->panel_cols < n->m)
+    return TILEMM_OK;
+  double rate[TILEMM_MAX_WORKERS];
+  worker_rates (p, rate);
+  for (int w = 0; w < p->workers.count; w++)
+    if (!(rate[w] > 0))
+      return TILEMM_OK;
+  tilemm_plan queue;
+  int64_t first[TILEMM_MAX_WORKERS + 1];
+  if (!tilemm_strip_owners (&queue, n, p->workers.count, rate, first))
+    return TILEMM_OK;
+  const tilemm_plan was = p->queue;
+  tilemm_plan subs[2][2];
+  memcpy (subs, p->sub, sizeof subs);
+  p->queue = queue;
+  tilemm_status status = plan_subs (p, panel_limit);
+  int whole = status == TILEMM_OK;
+  for (int r = 0; r < 2 && whole; r++)
+    for (int c = 0; c < 2; c++)
+      whole = whole && tilemm_plan_panel_count (&p->sub[r][c]) == 1;
+  if (!whole)
+    {
+      p->queue = was;
+      memcpy (p->sub, subs, sizeof subs);
+      return TILEMM_OK;
+    }
+  p->queue_owned = 1;
+  memcpy (p->queue_first, first, sizeof first);
+  return TILEMM_OK;
 }
 
 /* How the operand every worker keeps reaches them (exchange_plan.h): its steps are those of
@@ -345,6 +401,7 @@ static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
     tilemm_plan_copy_teams (&facts->host, gpu, &p->workers, gpu->copy_threads,
                             tilemm_model_copy_saturating_threads (p->facts), p->teams);
   p->queue_keeps = TILEMM_KEEP_NONE;
+  p->queue_owned = 0;
   memset (&p->exchange, 0, sizeof p->exchange);
   if (count <= 1)
     {
@@ -355,7 +412,9 @@ static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
           p->sub[r][c] = p->native;
       return TILEMM_OK;
     }
-  const tilemm_status status = plan_subs (p, panel_limit);
+  tilemm_status status = plan_subs (p, panel_limit);
+  if (status == TILEMM_OK && backend == TILEMM_BACKEND_CUDA)
+    status = plan_owned (p, panel_limit);
   if (status == TILEMM_OK && backend == TILEMM_BACKEND_CUDA)
     {
       plan_keep (p);
@@ -643,6 +702,14 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
            p->queue_keeps == TILEMM_KEEP_A   ? "op(A) on each device between its panels"
            : p->queue_keeps == TILEMM_KEEP_B ? "op(B) on each device between its panels"
                                              : "nothing");
+      if (p->queue_owned)
+        {
+          say (&t, "queue_owners: strips given in advance (");
+          for (int w = 0; w < p->workers.count; w++)
+            say (&t, "%sGPU %d %lld-%lld", w ? ", " : "", p->workers.device[w],
+                 (long long) p->queue_first[w], (long long) p->queue_first[w + 1] - 1);
+          say (&t, ")\n");
+        }
       say_teams (&t, "copy_teams", p->teams, &p->workers);
       say_exchange (&t, &p->exchange, &p->workers);
     }
