@@ -457,6 +457,28 @@ void owned_case (int devices)
         check_bytes (many, peers, what);
         CHECK (mock_cuda_pending_ops () == 0, "%s: %zu operations left queued", what,
                mock_cuda_pending_ops ());
+        // The last GPU failing part way through its own strips: the product fails naming it,
+        // nothing left held or queued, the next product right.
+        mock_cuda_peer_access (-1, -1, peers);
+        mock_cuda_fail_device (devices - 1, 1);
+        const outcome failed = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, devices, false, &rates,
+                                     peers);
+        mock_cuda_fail_device (-1, 0);
+        char name[64];
+        snprintf (name, sizeof name, "GPU %d (worker %d)", devices - 1, devices - 1);
+        CHECK (failed.status == TILEMM_ECUDA && strstr (failed.detail, name) != NULL,
+               "%s, GPU %d failing: %s (%s)", what, devices - 1, tilemm_strerror (failed.status),
+               failed.detail);
+        CHECK (mock_cuda_device_bytes () == 0 && mock_cuda_pinned_bytes () == 0
+                 && tilemm_cuda_bytes_held () == 0 && mock_cuda_pending_ops () == 0,
+               "%s, after the failure: %zu device bytes, %zu pinned, %zu operations queued",
+               what, mock_cuda_device_bytes (), mock_cuda_pinned_bytes (),
+               mock_cuda_pending_ops ());
+        const outcome next = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, devices, true, &rates,
+                                   peers);
+        mock_cuda_peer_access (-1, -1, 1);
+        CHECK (next.status == TILEMM_OK && next.c == one.c, "%s, the next product: %s, bitwise %d",
+               what, next.detail, next.c == one.c);
       }
 }
 
