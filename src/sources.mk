@@ -51,7 +51,7 @@ TILEMM_CORE = common/status.c common/view.c common/device_model.c common/plan.c 
   common/batch_plan.c common/ksplit.c common/emulated_arena.c common/machine_facts.c \
   common/host_cpus.c common/host_team.c common/host_pool.c common/team_size.c common/copy_team.c \
   common/uniform_fill.c common/host_blas.c common/precision_auto.c common/exchange_plan.c \
-  common/exchange.c
+  common/exchange.c common/gpus_model.c common/strip_owners.c
 
 # The executor: the decision (facts gathered, the plan made), the plan run, the queue and its
 # workers, the emulated passes, the backends' tables, the GPU's public facts, a BLAS call's own
@@ -106,7 +106,7 @@ TILEMM_CORE_H = common/tilemm.h common/device_model.h common/backend.h common/fr
   common/fault.h common/devices.h common/call_plan.h common/emulated.h common/cuda_variants.h \
   common/cuda_variant_list.h common/exact_dot.h common/batch.h common/ksplit.h common/plan_unfilled.h common/emulated_arena.h \
   common/machine_facts.h common/host_cpus.h common/host_team.h common/host_pool.h common/team_size.h common/copy_team.h common/uniform_fill.h \
-  common/host_blas.h common/exchange.h common/exchange_plan.h common/precision_auto.h \
+  common/host_blas.h common/exchange.h common/exchange_plan.h common/precision_auto.h common/gpus_model.h common/strip_owners.h \
   common/tilemm_settings.h
 TILEMM_EXEC_H = exec/multi.h exec/emulated_passes.h exec/batch_run.h exec/parts.h exec/decide.h
 TILEMM_CPU_H = cpu/backend_cpu_tile.h cpu/backend_cpu_variant.h cpu/cpu_isa.h

@@ -26,6 +26,8 @@
 #include "backend.h"
 #include "check.h"
 #include "front.h"
+#include "machine_facts.h"
+#include "strip_owners.h"
 #include "tilemm.h"
 
 namespace
@@ -90,8 +92,38 @@ struct outcome
   unsigned long long up[DEVICES], peer[DEVICES];   // bytes each device received in the call
 };
 
-// One call on GPUs 0 .. devices-1 named (1: GPU 0 alone), from a clean workspace unless `warm`.
-outcome call (const operands &x, tilemm_op op_a, tilemm_op op_b, int devices, bool warm = false)
+// The decision's queue made again as under machine facts `rates` (each GPU's kernel rate
+// measured): what the plan does where calibration measured the devices, with the peers as the
+// stand-in has them now.
+tilemm_status replan (tilemm_decision &d, int devices, bool peers,
+                      const tilemm_machine_facts *rates)
+{
+  tilemm_call_plan &p = d.plan;
+  tilemm_call_facts cf;
+  memset (&cf, 0, sizeof cf);
+  cf.cpu.current = -1;
+  cf.gpu.usable = 1;
+  cf.gpu.total = cf.gpu.count = devices;
+  cf.gpu.current = 0;
+  cf.gpu.staging_chunk_bytes = 16 << 20;
+  cf.gpu.peers_known = 1;
+  for (int i = 0; i < devices; i++)
+    {
+      cf.gpu.device[i] = i;
+      cf.gpu.cc_major[i] = 9;
+      cf.gpu.numa_node[i] = -1;
+      for (int j = 0; j < devices; j++)
+        cf.gpu.peer[i][j] = peers || i == j;
+    }
+  cf.machine = rates;
+  p.facts = rates;
+  return tilemm_call_plan_queue (&p, TILEMM_BACKEND_CUDA, &cf);
+}
+
+// One call on GPUs 0 .. devices-1 named (1: GPU 0 alone), from a clean workspace unless `warm`;
+// its queue made as under `rates` where given (replan).
+outcome call (const operands &x, tilemm_op op_a, tilemm_op op_b, int devices, bool warm = false,
+              const tilemm_machine_facts *rates = nullptr, bool peers = true)
 {
   outcome o;
   memset (&o.ran, 0, sizeof o.ran);
@@ -112,6 +144,8 @@ outcome call (const operands &x, tilemm_op op_a, tilemm_op op_b, int devices, bo
         o.status = TILEMM_EINVAL;
       return o;
     }
+  if (rates && (o.status = replan (o.d, devices, peers, rates)) != TILEMM_OK)
+    return o;
   const tilemm_route &r = o.d.route;
   const size_t es = r.result_class == TILEMM_CLASS_SINGLE ? 4 : 8;
   o.c.assign ((size_t) (r.m * r.n) * es * (r.result_complex ? 2 : 1), 0x5A); // poisoned
@@ -177,15 +211,20 @@ void check_bytes (const outcome &o, bool peers, const char *what)
       // The shared operand read from the host once; each GPU copied in the shares it lacks.
       CHECK (up == own + shared, "%s: %.0f bytes from the host, want %.0f (%s once: %.0f)", what,
              up, own + shared, keep_a ? "op(A)" : "op(B)", shared);
-      CHECK (peer == (workers - 1) * shared, "%s: %.0f peer bytes, want %d x %.0f", what, peer,
-             workers - 1, shared);
+      // A GPU that took no panel needs no other share: it may have copied in fewer (those
+      // published before it ended).
+      double lack = 0;
       for (int w = 0; w < workers; w++)
         {
           const int d = p.workers.device[w];
-          CHECK ((double) o.peer[d] == shared - share_bytes (p, w),
-                 "%s: GPU %d received %llu bytes from its peers, lacks %.0f", what, d, o.peer[d],
-                 shared - share_bytes (p, w));
+          const double lacks = shared - share_bytes (p, w);
+          lack += lacks;
+          CHECK (o.ran.done[w] > 0 ? (double) o.peer[d] == lacks : (double) o.peer[d] <= lacks,
+                 "%s: GPU %d (%lld panels) received %llu bytes from its peers, lacks %.0f", what,
+                 d, (long long) o.ran.done[w], o.peer[d], lacks);
         }
+      CHECK (peer <= lack, "%s: %.0f peer bytes, more than the %.0f the GPUs lack", what, peer,
+             lack);
     }
   else
     {
@@ -242,6 +281,12 @@ void exchange_case (bool single, bool is_complex, tilemm_op op_a, tilemm_op op_b
              what, many.c == one.c, again.c == one.c);
       CHECK (many.d.plan.workers.count == devices, "%s: the plan takes %d of %d GPUs", what,
              many.d.plan.workers.count, devices);
+      // Each GPU ran the strips given to it, no other.
+      const tilemm_call_plan &p = many.d.plan;
+      for (int w = 0; p.queue_owned && w < p.workers.count; w++)
+        CHECK (many.ran.done[w] == p.queue_first[w + 1] - p.queue_first[w],
+               "%s: worker %d ran %lld panels, owns %lld", what, w, (long long) many.ran.done[w],
+               (long long) (p.queue_first[w + 1] - p.queue_first[w]));
       check_bytes (many, peers, what);
       check_bytes (again, peers, peers ? "peers, again" : "no peers, again");
       CHECK (mock_cuda_pending_ops () == 0, "%s: %zu operations left queued", what,
@@ -310,6 +355,157 @@ void failing_case (int devices)
       }
 }
 
+// The strips given in advance: one a GPU as equal as the tiles allow where the GPUs' rates are
+// one (or not measured); runs in proportion where they differ; none where too few tiles.
+void plan_owners ()
+{
+  CHECK_CASE ("strips given in advance: one each, equal in tiles, or in proportion to the rates");
+  tilemm_plan plan;
+  memset (&plan, 0, sizeof plan);
+  plan.m = 1000;
+  plan.n = 16384;
+  plan.k = 64;
+  plan.tile_rows = plan.tile_cols = 128;
+  plan.panel_rows = plan.n;
+  plan.panel_cols = plan.m;
+  for (int workers = 2; workers <= 4; workers++)
+    {
+      tilemm_plan q;
+      int64_t first[TILEMM_MAX_WORKERS + 1];
+      CHECK (tilemm_strip_owners (&q, &plan, workers, NULL, first) == 1,
+             "%d workers: no strips", workers);
+      const int64_t tiles = 16384 / 128;
+      CHECK (q.panel_cols == plan.m && q.panel_rows % 128 == 0
+               && q.panel_rows == (tiles + workers - 1) / workers * 128,
+             "%d workers: strips of %lld rows", workers, (long long) q.panel_rows);
+      for (int w = 0; w < workers; w++)
+        CHECK (first[w] == w && first[w + 1] == w + 1, "%d workers: worker %d owns %lld-%lld",
+               workers, w, (long long) first[w], (long long) first[w + 1] - 1);
+      // Rates 2 : 1 (: 1 ...): the first worker twice the strips of each other.
+      double rate[TILEMM_MAX_WORKERS];
+      for (int w = 0; w < workers; w++)
+        rate[w] = w == 0 ? 2e13 : 1e13;
+      CHECK (tilemm_strip_owners (&q, &plan, workers, rate, first) == 1, "weighted: no strips");
+      const int64_t strips = first[workers];
+      CHECK (strips == tilemm_ceil_div (plan.n, q.panel_rows), "%d workers 2:1: %lld strips",
+             workers, (long long) strips);
+      for (int w = 0; w < workers; w++)
+        {
+          const double earned = (double) strips * rate[w] / (1e13 * (workers + 1));
+          const int64_t got = first[w + 1] - first[w];
+          CHECK (got >= 1 && (double) got > earned - 1 && (double) got < earned + 1,
+                 "%d workers 2:1: worker %d %lld strips of %lld, earns %.2f", workers, w,
+                 (long long) got, (long long) strips, earned);
+        }
+      // Near rates are one rate.
+      rate[0] = 1.05e13;
+      tilemm_strip_owners (&q, &plan, workers, rate, first);
+      CHECK (first[workers] == workers, "rates within a tenth: %lld strips",
+             (long long) first[workers]);
+    }
+  plan.n = 3 * 128;
+  plan.m = 200;
+  tilemm_plan q;
+  int64_t first[TILEMM_MAX_WORKERS + 1];
+  CHECK (tilemm_strip_owners (&q, &plan, 4, NULL, first) == 0, "three tiles for four: strips");
+}
+
+// Where the facts measured each GPU's kernels: the strips given in advance, one a GPU of one
+// rate, runs in proportion where the rates differ; each GPU runs its own strips and no other,
+// bitwise one GPU's, each operand once from the host with peers.
+void owned_case (int devices)
+{
+  CHECK_CASE ("%d GPUs, their rates measured: each runs the strips given to it, bitwise one "
+              "GPU's", devices);
+  static tilemm_machine_facts rates;
+  const operands x = make (false, false, 1500, 70, 30, TILEMM_OP_NONE, TILEMM_OP_NONE);
+  const outcome one = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, 1);
+  for (bool weighted : { false, true })
+    for (bool peers : { true, false })
+      {
+        tilemm_facts_model (&rates, "test: each GPU's kernels measured");
+        rates.gpus = devices;
+        for (int g = 0; g < devices; g++)
+          {
+            rates.gpu[g].ordinal = g;
+            for (int t = 0; t < TILEMM_NTYPES; t++)
+              rates.gpu[g].kernel_flops_per_s[t] = weighted && g == 0 ? 4e13 : 2e13;
+          }
+        mock_cuda_peer_access (-1, -1, peers);
+        const outcome many = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, devices, false, &rates,
+                                   peers);
+        mock_cuda_peer_access (-1, -1, 1);
+        const char *what = weighted ? (peers ? "2:1, peers" : "2:1, no peers")
+                                    : (peers ? "one rate, peers" : "one rate, no peers");
+        CHECK (many.status == TILEMM_OK && many.c == one.c, "%s: %s (%s), bitwise %d", what,
+               tilemm_strerror (many.status), many.detail, many.c == one.c);
+        if (many.status != TILEMM_OK)
+          continue;
+        const tilemm_call_plan &p = many.d.plan;
+        CHECK (p.queue_owned && p.workers.count == devices
+                 && (weighted || p.queue_first[devices] == devices),
+               "%s: owned %d, %d workers, %lld strips", what, p.queue_owned, p.workers.count,
+               (long long) p.queue_first[devices]);
+        CHECK (!weighted || p.queue_first[1] > p.queue_first[2] - p.queue_first[1],
+               "%s: the fast GPU %lld strips, the next %lld", what,
+               (long long) p.queue_first[1], (long long) (p.queue_first[2] - p.queue_first[1]));
+        for (int w = 0; w < p.workers.count; w++)
+          CHECK (many.ran.done[w] == p.queue_first[w + 1] - p.queue_first[w],
+                 "%s: worker %d ran %lld panels, owns %lld", what, w,
+                 (long long) many.ran.done[w],
+                 (long long) (p.queue_first[w + 1] - p.queue_first[w]));
+        check_bytes (many, peers, what);
+        CHECK (mock_cuda_pending_ops () == 0, "%s: %zu operations left queued", what,
+               mock_cuda_pending_ops ());
+        // The last GPU failing part way through its own strips: the product fails naming it,
+        // nothing left held or queued, the next product right.
+        mock_cuda_peer_access (-1, -1, peers);
+        mock_cuda_fail_device (devices - 1, 1);
+        const outcome failed = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, devices, false, &rates,
+                                     peers);
+        mock_cuda_fail_device (-1, 0);
+        char name[64];
+        snprintf (name, sizeof name, "GPU %d (worker %d)", devices - 1, devices - 1);
+        CHECK (failed.status == TILEMM_ECUDA && strstr (failed.detail, name) != NULL,
+               "%s, GPU %d failing: %s (%s)", what, devices - 1, tilemm_strerror (failed.status),
+               failed.detail);
+        CHECK (mock_cuda_device_bytes () == 0 && mock_cuda_pinned_bytes () == 0
+                 && tilemm_cuda_bytes_held () == 0 && mock_cuda_pending_ops () == 0,
+               "%s, after the failure: %zu device bytes, %zu pinned, %zu operations queued",
+               what, mock_cuda_device_bytes (), mock_cuda_pinned_bytes (),
+               mock_cuda_pending_ops ());
+        const outcome next = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, devices, true, &rates,
+                                   peers);
+        mock_cuda_peer_access (-1, -1, 1);
+        CHECK (next.status == TILEMM_OK && next.c == one.c, "%s, the next product: %s, bitwise %d",
+               what, next.detail, next.c == one.c);
+      }
+}
+
+// One GPU slow (its host waits longer, so its share is published late): the others' pipelines
+// go on without it (their first kernels read their own shares, the rest wait on the GPU for
+// the late share's copy, enqueued once it is published), bitwise one GPU's, the bytes as ever.
+void slow_case (int devices)
+{
+  CHECK_CASE ("%d GPUs with peers, GPU %d slow: its share late, the others' kernels wait for it "
+              "on the GPU, bitwise one GPU's", devices, devices - 1);
+  for (bool keep_b : { true, false })
+    {
+      const int64_t m = keep_b ? 900 : 70, n = keep_b ? 70 : 900;
+      const operands x = make (false, false, m, n, 33, TILEMM_OP_NONE, TILEMM_OP_NONE);
+      const outcome one = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, 1);
+      mock_cuda_slow_device (devices - 1, 300);
+      const outcome many = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, devices);
+      mock_cuda_slow_device (-1, 0);
+      CHECK (many.status == TILEMM_OK && many.c == one.c, "%s: %s, bitwise %d",
+             keep_b ? "op(B) shared" : "op(A) shared", many.detail, many.c == one.c);
+      if (many.status == TILEMM_OK)
+        check_bytes (many, true, keep_b ? "slow, op(B) shared" : "slow, op(A) shared");
+      CHECK (mock_cuda_pending_ops () == 0, "%zu operations left queued",
+             mock_cuda_pending_ops ());
+    }
+}
+
 // The plan's shares: every column in one share, as even as they go; none where the workers keep
 // nothing; the host's path where the peers are not known.
 void plan_shares ()
@@ -376,6 +572,7 @@ int main ()
   mock_cuda_seed (20261128);
   mock_cuda_set_devices (DEVICES);   // before the backend first asks (it asks once)
   plan_shares ();
+  plan_owners ();
   static const tilemm_op ops[] = { TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, TILEMM_OP_CTRANSPOSE };
   for (int devices : { 2, 3, 4 })
     {
@@ -398,6 +595,8 @@ int main ()
             exchange_case (false, true, ops[oa], ops[ob], oa == ob ? 61 : 300, oa == ob ? 300 : 59,
                            23, devices);
           }
+      slow_case (devices);
+      owned_case (devices);
       if (devices > 2)
         one_pair_apart (devices);
       failing_case (devices);

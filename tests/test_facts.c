@@ -24,6 +24,7 @@
 #include "check.h"
 #include "device_model.h"
 #include "front.h"
+#include "gpus_model.h"
 #include "machine_facts.h"
 #include "tilemm.h"
 #include "tilemm_settings.h"
@@ -449,6 +450,110 @@ static void test_devices_follow_facts (void)
   CHECK (gpu_workers (NULL, 16384, 0) == 1, "the built-in model has seen no gain: one");
 }
 
+/* A host of four GPUs, made up: kernels 2e13 flop/s double, links 5e10 B/s (0.9 of it while
+ * all copy), 64 threads whose copies reach 8e10 B/s into resident pages and half that into
+ * fresh ones (`copies` scales them), every GPU's call measured 3.9x one. */
+static void four_gpus (tilemm_machine_facts *f, double copies)
+{
+  made_up (f);
+  for (int t = 0; t < TILEMM_NTYPES; t++)
+    memset (&f->gpu_curve[t], 0, sizeof f->gpu_curve[t]);   /* the fitted line: plain numbers */
+  f->gpu_kernel_flops_per_s[TILEMM_DOUBLE] = 2e13;
+  f->gpu_bus_bytes_per_s = 5e10;
+  f->threads = 64;
+  static const double rate[] = { 5e9, 1e10, 2e10, 4e10, 6e10, 8e10, 8e10 };
+  f->copy_points = 7;
+  for (int i = 0; i < 7; i++)
+    {
+      f->copy_threads[i] = 1 << i;
+      f->copy_bytes_per_s[i] = rate[i] * copies;
+      f->copy_fresh_bytes_per_s[i] = rate[i] * copies / 2;
+    }
+  f->gpus = 4;
+  f->gpu_all_count = 4;
+  f->gpu_all_call_s = 3e-4;
+  f->gpu_all_speedup = 3.9;
+  f->gpu_peer_bytes_per_s = 0;
+  for (int g = 0; g < 4; g++)
+    {
+      f->gpu[g].up_bytes_per_s = f->gpu[g].down_bytes_per_s = 5e10;
+      f->gpu[g].up_busy_bytes_per_s = f->gpu[g].down_busy_bytes_per_s = 4.5e10;
+    }
+}
+
+static int pays (const tilemm_machine_facts *f, double n, int peers, int most)
+{
+  const tilemm_gpus_product p = { TILEMM_DOUBLE, n, n, n, peers, 64 };
+  return tilemm_model_product_gpus_that_pay (f, &p, most, NULL);
+}
+
+static void test_gpus_priced (void)
+{
+  CHECK_CASE ("model: g GPUs priced by their stages: each GPU's host bytes, the host's copies "
+              "shared, the peers' bytes, the kernels on its part");
+  tilemm_machine_facts f;
+  four_gpus (&f, 1);
+  const double n = 16384, es = 8, operand = es * n * n;
+  /* The bytes: with peers each operand read once from the host, the others' shares from the
+   * peers; without, the shared operand read by every GPU. */
+  for (int g = 1; g <= 4; g++)
+    for (int peers = 0; peers < 2; peers++)
+      {
+        const tilemm_gpus_product p = { TILEMM_DOUBLE, n, n, n, peers, 64 };
+        tilemm_gpus_price price;
+        tilemm_model_gpus_price (&f, &p, g, &price);
+        const double host = g * price.host_bytes;
+        const double want = peers || g == 1 ? 3 * operand : (2 + g) * operand;
+        CHECK (near (host, want, 1e-12), "%d GPUs, peers %d: %g host bytes, want %g", g, peers,
+               host, want);
+        const double peer = g > 1 && peers ? operand * (g - 1) / g : 0;
+        CHECK (near (price.peer_bytes, peer, 1e-12) || (peer == 0 && price.peer_bytes == 0),
+               "%d GPUs, peers %d: %g peer bytes each, want %g", g, peers, price.peer_bytes, peer);
+        CHECK (near (price.kernel_s, tilemm_model_flops (TILEMM_DOUBLE, n, n, n) / g / 2e13, 1e-12),
+               "%d GPUs: the kernels on a %d-th", g, g);
+      }
+  /* Everything fast and peers: all four; without peers the shared operand through the host four
+   * times outweighs the fourth GPU's kernels: three. */
+  CHECK (pays (&f, n, 1, 4) == 4, "16384, peers: %d GPUs, want 4", pays (&f, n, 1, 4));
+  CHECK (pays (&f, n, 0, 4) == 3, "16384, no peers: %d GPUs, want 3", pays (&f, n, 0, 4));
+  CHECK (pays (&f, n, 1, 2) == 2 && pays (&f, n, 0, 2) == 2, "16384 on two: %d, %d",
+         pays (&f, n, 1, 2), pays (&f, n, 0, 2));
+  CHECK (pays (&f, 256, 1, 4) == 1, "256: the fixed costs outweigh (%d)", pays (&f, 256, 1, 4));
+  /* At every n, the count taken beats every fewer one (and is no slower than any other). */
+  for (double m = 256; m <= 32768; m *= 2)
+    for (int peers = 0; peers < 2; peers++)
+      {
+        const tilemm_gpus_product p = { TILEMM_DOUBLE, m, m, m, peers, 64 };
+        double took_s;
+        const int took = tilemm_model_product_gpus_that_pay (&f, &p, 4, &took_s);
+        for (int g = 1; g <= 4; g++)
+          {
+            tilemm_gpus_price price;
+            tilemm_model_gpus_price (&f, &p, g, &price);
+            CHECK (g == took ? price.seconds == took_s
+                             : g < took ? price.seconds > took_s : price.seconds >= took_s,
+                   "n %.0f, peers %d: took %d GPUs (%g s), %d GPUs %g s", m, peers, took,
+                   took_s, g, price.seconds);
+          }
+      }
+  /* Host copies ten times slower: they set the pace, the same on any count: one GPU. */
+  four_gpus (&f, 0.1);
+  CHECK (pays (&f, n, 1, 4) == 1 && pays (&f, n, 0, 4) == 1,
+         "slow host copies: %d GPUs with peers, %d without, want 1", pays (&f, n, 1, 4),
+         pays (&f, n, 0, 4));
+  /* Peer copies slow (measured): each GPU's missing shares outweigh its kernels' gain. */
+  four_gpus (&f, 1);
+  f.gpu_peer_bytes_per_s = 2e9;
+  CHECK (pays (&f, n, 1, 4) == 1, "slow peers: %d GPUs, want 1", pays (&f, n, 1, 4));
+  f.gpu_peer_bytes_per_s = 4e11;   /* NVLink's */
+  CHECK (pays (&f, n, 1, 4) == 4, "NVLink peers: %d GPUs, want 4", pays (&f, n, 1, 4));
+  /* Never faster than a call on every GPU measured, nor a gain where none was measured. */
+  f.gpu_all_speedup = 0.9;
+  CHECK (pays (&f, n, 1, 4) == 1, "every GPU measured slower: %d", pays (&f, n, 1, 4));
+  f.gpu_all_count = 0;
+  CHECK (pays (&f, n, 1, 4) == 1, "several GPUs never measured: %d", pays (&f, n, 1, 4));
+}
+
 /* ---------------------------------------------------------------- the process's facts */
 
 static int file_count (const char *dir)
@@ -622,6 +727,7 @@ int main (void)
   test_ways ();
   test_auto_follows_facts ();
   test_devices_follow_facts ();
+  test_gpus_priced ();
   test_store ();
   return check_summary ("test_facts");
 }

@@ -273,9 +273,10 @@ typedef struct tilemm_backend_ops {
                           tilemm_error *err);
   /* On the worker's thread after worker_start, before its first panel, where the call plan's
    * exchange is TILEMM_EXCHANGE_PEER: its share of the operand the workers share (a and b as
-   * stored, whole) up from the host and published on `exchange`, then every other share copied
-   * from its owner's device (or, an absent owner's, read from the host), for its panels to
-   * find; NULL where the backend has no peers. */
+   * stored, whole) up from the host and published on `exchange`; every other share is copied
+   * from its owner's device (or, an absent owner's, read from the host) once published, its
+   * panels' kernels waiting for it on the device, never this thread on the host; NULL where
+   * the backend has no peers. */
   tilemm_status (*share) (void *state, int worker, tilemm_op op_a, const tilemm_view *a,
                           tilemm_op op_b, const tilemm_view *b, struct tilemm_exchange_s *exchange,
                           tilemm_error *err);

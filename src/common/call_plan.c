@@ -10,6 +10,9 @@
 #include "call_plan.h"
 #include "device_model.h"
 #include "fault.h"
+#include "gpus_model.h"
+#include "machine_facts.h"
+#include "strip_owners.h"
 #include "front.h"
 #include "ksplit.h"
 #include "plan_unfilled.h"
@@ -176,6 +179,60 @@ static void plan_keep (tilemm_call_plan *p)
     }
 }
 
+/* The kernel rate of each GPU worker's device for the product's type, where the facts measured
+ * it (0 where not: strip_owners.h then takes the devices as one rate). */
+static void worker_rates (const tilemm_call_plan *p, double rate[TILEMM_MAX_WORKERS])
+{
+  const tilemm_machine_facts *f = p->facts;
+  for (int w = 0; w < p->workers.count; w++)
+    {
+      rate[w] = 0;
+      for (int i = 0; f && i < f->gpus && i < TILEMM_MAX_WORKERS; i++)
+        if (f->gpu[i].ordinal == p->workers.device[w])
+          rate[w] = f->gpu[i].kernel_flops_per_s[p->type];
+    }
+}
+
+/* The GPU workers' strips given in advance where the queue is strips of a product that fits one
+ * device and the facts measured every worker's device (strip_owners.h): kept only where each
+ * strip still runs whole on its device (so the workers keep an operand and share it).  Else the
+ * queue as it was, each panel to the first worker free: it balances devices whose rates the
+ * plan does not know (a device slower than anyone measured takes fewer panels). */
+static tilemm_status plan_owned (tilemm_call_plan *p, size_t panel_limit)
+{
+  p->queue_owned = 0;
+  const tilemm_plan *n = &p->native;
+  if (n->panel_rows < n->n || n->panel_cols < n->m)
+    return TILEMM_OK;
+  double rate[TILEMM_MAX_WORKERS];
+  worker_rates (p, rate);
+  for (int w = 0; w < p->workers.count; w++)
+    if (!(rate[w] > 0))
+      return TILEMM_OK;
+  tilemm_plan queue;
+  int64_t first[TILEMM_MAX_WORKERS + 1];
+  if (!tilemm_strip_owners (&queue, n, p->workers.count, rate, first))
+    return TILEMM_OK;
+  const tilemm_plan was = p->queue;
+  tilemm_plan subs[2][2];
+  memcpy (subs, p->sub, sizeof subs);
+  p->queue = queue;
+  tilemm_status status = plan_subs (p, panel_limit);
+  int whole = status == TILEMM_OK;
+  for (int r = 0; r < 2 && whole; r++)
+    for (int c = 0; c < 2; c++)
+      whole = whole && tilemm_plan_panel_count (&p->sub[r][c]) == 1;
+  if (!whole)
+    {
+      p->queue = was;
+      memcpy (p->sub, subs, sizeof subs);
+      return TILEMM_OK;
+    }
+  p->queue_owned = 1;
+  memcpy (p->queue_first, first, sizeof first);
+  return TILEMM_OK;
+}
+
 /* How the operand every worker keeps reaches them (exchange_plan.h): its steps are those of
  * every panel's plan (plan_keep made them the same); its shares cut op(B)'s columns, or op(A)'s
  * inner dimension (contiguous in each step of op(A)ᵀ the pipeline keeps). */
@@ -280,18 +337,20 @@ static void plan_fallback (tilemm_call_plan *p, tilemm_backend backend,
 }
 
 /* How many of the call's GPUs its product runs on when the user named none: the count the cost
- * model finds fastest (tilemm_model_call_gpus_that_pay: several GPUs only where the machine's facts
- * measured a gain, so a model that has not seen two GPUs pay keeps the product on one). */
-static int gpus_that_pay (const tilemm_call_plan *p)
+ * model finds fastest, its stages priced on each count (gpus_model.h: each GPU's host bytes, the
+ * host's copies shared by the GPUs' teams, the exchange's peer bytes where every pair of the
+ * GPUs reaches, the kernels on each GPU's part), several GPUs only where the machine's facts
+ * measured a gain, so a model that has not seen two GPUs pay keeps the product on one. */
+static int gpus_that_pay (const tilemm_call_plan *p, const tilemm_call_facts *facts)
 {
   const int available = p->workers.count;
   if (available < 2 || p->devices_named)
     return available;
-  const double es = (double) tilemm_type_size (p->type);
-  const double m = (double) p->m, n = (double) p->n, k = (double) p->k;
-  const double bytes = es * (m * k + k * n + m * n);
-  const double flops = tilemm_model_flops (p->type, m, n, k);
-  return tilemm_model_call_gpus_that_pay (p->facts, p->type, bytes, flops, available, NULL);
+  tilemm_exchange_plan reach;
+  tilemm_exchange_plan_make (&reach, TILEMM_KEEP_B, 1, available, &p->workers, &facts->gpu);
+  const tilemm_gpus_product product = { p->type, (double) p->m, (double) p->n, (double) p->k,
+                                        reach.path == TILEMM_EXCHANGE_PEER, facts->host.threads };
+  return tilemm_model_product_gpus_that_pay (p->facts, &product, available, NULL);
 }
 
 /* The queue of the native plan's panels, their launches not yet filled (fill_launches). */
@@ -314,7 +373,7 @@ static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
   p->queue = p->native;
   if (several)
     count = tilemm_plan_unfilled_workers (&p->queue, &p->native,
-                                 backend == TILEMM_BACKEND_CUDA ? gpus_that_pay (p)
+                                 backend == TILEMM_BACKEND_CUDA ? gpus_that_pay (p, facts)
                                                                 : p->simulated,
                                  backend == TILEMM_BACKEND_CUDA ? p->devices_named : 1,
                                  p->facts);
@@ -342,6 +401,7 @@ static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
     tilemm_plan_copy_teams (&facts->host, gpu, &p->workers, gpu->copy_threads,
                             tilemm_model_copy_saturating_threads (p->facts), p->teams);
   p->queue_keeps = TILEMM_KEEP_NONE;
+  p->queue_owned = 0;
   memset (&p->exchange, 0, sizeof p->exchange);
   if (count <= 1)
     {
@@ -352,7 +412,9 @@ static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
           p->sub[r][c] = p->native;
       return TILEMM_OK;
     }
-  const tilemm_status status = plan_subs (p, panel_limit);
+  tilemm_status status = plan_subs (p, panel_limit);
+  if (status == TILEMM_OK && backend == TILEMM_BACKEND_CUDA)
+    status = plan_owned (p, panel_limit);
   if (status == TILEMM_OK && backend == TILEMM_BACKEND_CUDA)
     {
       plan_keep (p);
@@ -659,6 +721,14 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
            p->queue_keeps == TILEMM_KEEP_A   ? "op(A) on each device between its panels"
            : p->queue_keeps == TILEMM_KEEP_B ? "op(B) on each device between its panels"
                                              : "nothing");
+      if (p->queue_owned)
+        {
+          say (&t, "queue_owners: strips given in advance (");
+          for (int w = 0; w < p->workers.count; w++)
+            say (&t, "%sGPU %d %lld-%lld", w ? ", " : "", p->workers.device[w],
+                 (long long) p->queue_first[w], (long long) p->queue_first[w + 1] - 1);
+          say (&t, ")\n");
+        }
       say_teams (&t, "copy_teams", p->teams, &p->workers);
       say_exchange (&t, &p->exchange, &p->workers);
     }

@@ -81,6 +81,10 @@ typedef struct {
   tilemm_plan sub[2][2]; /* the plan of a queue panel: [in the last panel row][in the last
                             panel column] (their sizes differ only there; the kept operand's
                             steps the same in all)                                          */
+  int queue_owned;       /* 1: worker w runs the queue's panels queue_first[w] ..
+                            queue_first[w + 1] - 1, its strips as its device's rate earns
+                            (strip_owners.h); 0: each panel to the first worker free        */
+  int64_t queue_first[TILEMM_MAX_WORKERS + 1];
   tilemm_keep queue_keeps;   /* what each GPU worker keeps between its panels (tilemm_keep:
                                 exchange_plan.h)                                           */
   tilemm_exchange_plan exchange;  /* how the kept operand reaches the workers: a share each

@@ -72,3 +72,15 @@ tilemm_share_state tilemm_exchange_await (tilemm_exchange *x, int owner, const v
   pthread_mutex_unlock (&x->lock);
   return state;
 }
+
+int tilemm_exchange_poll (tilemm_exchange *x, int owner, const void **handle)
+{
+  *handle = NULL;
+  if (owner < 0 || owner >= x->shares)
+    return TILEMM_SHARE_ABSENT;
+  pthread_mutex_lock (&x->lock);
+  const int state = x->stopped ? TILEMM_SHARE_STOPPED : x->state[owner];
+  *handle = x->handle[owner];
+  pthread_mutex_unlock (&x->lock);
+  return state;
+}

@@ -47,6 +47,10 @@ void tilemm_exchange_absent (tilemm_exchange *x, int owner);
 void tilemm_exchange_stop (tilemm_exchange *x);
 /* Waits until share `owner` is published (*handle its handle), absent, or the product stops. */
 tilemm_share_state tilemm_exchange_await (tilemm_exchange *x, int owner, const void **handle);
+/* The same without waiting: 0 where share `owner` is not yet published nor absent and the
+ * product goes on (a worker's pipeline asks between its steps, and meanwhile runs what needs
+ * only the shares it has). */
+int tilemm_exchange_poll (tilemm_exchange *x, int owner, const void **handle);
 
 #ifdef __cplusplus
 }

@@ -148,6 +148,11 @@ typedef struct tilemm_machine_facts_s {
    * the rest of it runs than on one (below 1: slower).  gpu_all_count 0: not measured. */
   int gpu_all_count;
   double gpu_all_call_s, gpu_all_speedup;
+  /* One GPU's copies from another (cudaMemcpyPeerAsync), bytes/s, every pair copying at once:
+   * what the several-GPU price reads for the shares of the operand every GPU holds
+   * (gpus_model.h).  0: not measured (the model's conservative built-in serves); not yet
+   * measured by calibration nor kept in the store. */
+  double gpu_peer_bytes_per_s;
   /* A batch of pages on one GPU (the batched kernels): its fixed cost, its pages' bytes through
    * the staging (0: the plain call's bus), its kernels' rate by type. */
   double gpu_batch_call_s, gpu_batch_bus_bytes_per_s;

@@ -99,6 +99,15 @@ struct workspace
   unsigned long long arriving;
   const tilemm_exchange_plan *arriving_plan;
   int arriving_worker;
+  /* ... and how the ones not yet published are fetched when they are (receive_shares): no
+   * worker thread waits on the host for a share; its pipeline asks between its steps and holds
+   * back only the kernels that read a share whose copy is not yet enqueued. */
+  tilemm_exchange *arriving_exchange;   /* the product's hand-off (lives while its workers run) */
+  tilemm_view arriving_stored;          /* the shared operand as stored, whole               */
+  tilemm_op arriving_op;
+  int64_t arriving_m, arriving_k;
+  bool arriving_pending[TILEMM_MAX_WORKERS];  /* share s: its copy in not yet enqueued     */
+  int arriving_left;                    /* how many are pending                              */
   share_handle published;            /* this worker's share, as the others see it  */
   /* The host side, kept between products like the rest: the team of threads that copies into
    * and out of the pinned chunks (made as the plan's copy team says, kept while the plan says
@@ -312,14 +321,23 @@ struct emu_stage
                                          to the other (0: none)                              */
 };
 /* peer_exchange.cu: worker `worker`'s share of the operand the plan's exchange shares (TILEMM_EXCHANGE_PEER)
- * up from the host into its kept buffer and published on `exchange`, then every other share
- * copied from its owner's device on ws.peer (an absent owner's read from the host), so that the
- * worker's panels of product `product` find the operand kept, their kernels waiting for the
- * shares still on their way. */
+ * up from the host into its kept buffer and published on `exchange`, and every other share
+ * already published copied from its owner's device on ws.peer; the rest are left to
+ * receive_shares, which the worker's pipeline calls between its steps.  So the worker's panels
+ * of product `product` find the operand kept, their kernels waiting on the GPU for the shares
+ * still on their way, and its thread never waits for another worker's upload. */
 tilemm_status share_operand (workspace &ws, int worker, const tilemm_call_plan *plan,
                              unsigned long long product, tilemm_op op_a, const tilemm_view *a,
                              tilemm_op op_b, const tilemm_view *b, tilemm_exchange *exchange,
                              tilemm_cuda_stats *st, tilemm_error *err);
+/* peer_exchange.cu: the shares of product ws.arriving not yet copied in whose owners have
+ * published them since (or will not: those read from the host), their copies enqueued now,
+ * without waiting for the others; TILEMM_EINTERRUPTED once the product stops. */
+tilemm_status receive_shares (workspace &ws, tilemm_cuda_stats *st, tilemm_error *err);
+/* Whether every share holding any of columns [begin, end) of what the shares cut has its copy
+ * in enqueued (a kernel reading them may wait for share_in on the GPU). */
+bool shares_enqueued (const workspace &ws, int64_t begin, int64_t end);
+
 /* What a workspace keeps of an operand: see kept_operand. */
 kept_operand kept_of (unsigned long long product, tilemm_keep which, tilemm_op op,
                       const tilemm_view *v, int64_t step, int64_t k);

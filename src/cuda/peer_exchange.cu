@@ -98,7 +98,106 @@ tilemm_status reach_peer (workspace &ws, int peer, tilemm_error *err)
 
 } // namespace
 
+namespace {
+
+/* The geometry of the operand product ws.arriving shares, as share_operand left it. */
+kept_geometry arriving_geometry (const workspace &ws)
+{
+  kept_geometry g;
+  g.which = ws.arriving_plan->which;
+  g.step = ws.arriving_plan->step;
+  g.m = ws.arriving_m;
+  g.n = 0;   /* (not read: op(B)'s shares cut its columns, of k each) */
+  g.k = ws.arriving_k;
+  g.es = tilemm_type_size (ws.arriving_stored.type);
+  g.op = ws.arriving_op;
+  g.x = &ws.arriving_stored;
+  return g;
+}
+
+/* Share o in, its copy enqueued and share_in[o] recorded after it: from its owner's device on
+ * ws.peer once the owner's upload event has happened (a wait across devices, on the GPU), or,
+ * where its owner does not run, from the host in the upload stream's order. */
+tilemm_status copy_share_in (workspace &ws, const kept_geometry &g, int o, int got,
+                             const void *handle, tilemm_cuda_stats *st, tilemm_error *err)
+{
+  const tilemm_exchange_plan &x = *ws.arriving_plan;
+  const bool keep_a = g.which == TILEMM_KEEP_A;
+  char *const base = (char *) ws.buffer[keep_a ? BUF_Y : BUF_X];
+  if (got == TILEMM_SHARE_ABSENT)
+    {
+      /* (The kept operand's own scratch: the pipeline uploads only the other operand.) */
+      void *const scratch = ws.buffer[keep_a ? BUF_YT : BUF_XT];
+      const tilemm_status status = upload_share (ws, g, base, scratch, x.first[o],
+                                                 x.first[o + 1], st, err);
+      if (status != TILEMM_OK)
+        return status;
+      CUDA_TRY (cudaEventRecord (ws.share_in[o], ws.up), "cudaEventRecord");
+      return TILEMM_OK;
+    }
+  const share_handle &h = *(const share_handle *) handle;
+  tilemm_status status = reach_peer (ws, h.device, err);
+  if (status != TILEMM_OK)
+    return status;
+  CUDA_TRY (cudaStreamWaitEvent (ws.peer, h.uploaded, 0), "cudaStreamWaitEvent(GPU %d's share)",
+            h.device);
+  for (const share_piece &p : g.pieces (x.first[o], x.first[o + 1]))
+    {
+      CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
+                                 cudaMemcpyPeerAsync (base + p.offset, ws.device,
+                                                      h.base + p.offset, h.device, p.bytes,
+                                                      ws.peer)),
+                "cudaMemcpyPeerAsync(%zu bytes, GPU %d to GPU %d)", p.bytes, h.device,
+                ws.device);
+      st->bytes_peer += (double) p.bytes;
+    }
+  CUDA_TRY (cudaEventRecord (ws.share_in[o], ws.peer), "cudaEventRecord");
+  return TILEMM_OK;
+}
+
+} // namespace
+
 namespace tilemm_cuda {
+
+tilemm_status receive_shares (workspace &ws, tilemm_cuda_stats *st, tilemm_error *err)
+{
+  if (ws.arriving == 0 || ws.arriving_left == 0)
+    return TILEMM_OK;
+  const tilemm_exchange_plan &x = *ws.arriving_plan;
+  const kept_geometry g = arriving_geometry (ws);
+  /* The next worker's first, so that the owners' first readers differ. */
+  for (int i = 1; i < x.shares; i++)
+    {
+      const int o = (ws.arriving_worker + i) % x.shares;
+      if (!ws.arriving_pending[o])
+        continue;
+      const void *handle = nullptr;
+      const int got = tilemm_exchange_poll (ws.arriving_exchange, o, &handle);
+      if (got == 0)
+        continue;   /* not yet: asked again after the pipeline's next round */
+      if (got == TILEMM_SHARE_STOPPED)
+        return tilemm_error_set (err, TILEMM_EINTERRUPTED,
+                                 "stopped while waiting for worker %d's share", o);
+      const tilemm_status status = copy_share_in (ws, g, o, got, handle, st, err);
+      if (status != TILEMM_OK)
+        return status;
+      ws.arriving_pending[o] = false;
+      ws.arriving_left--;
+    }
+  return TILEMM_OK;
+}
+
+bool shares_enqueued (const workspace &ws, int64_t begin, int64_t end)
+{
+  if (ws.arriving == 0 || ws.arriving_left == 0)
+    return true;
+  int first = 0, last = -1;
+  tilemm_exchange_shares_of (ws.arriving_plan, begin, end, &first, &last);
+  for (int o = first; o <= last; o++)
+    if (ws.arriving_pending[o])
+      return false;
+  return true;
+}
 
 tilemm_status share_operand (workspace &ws, int worker, const tilemm_call_plan *plan,
                              unsigned long long product, tilemm_op op_a, const tilemm_view *a,
@@ -106,6 +205,7 @@ tilemm_status share_operand (workspace &ws, int worker, const tilemm_call_plan *
                              tilemm_cuda_stats *st, tilemm_error *err)
 {
   const tilemm_exchange_plan &x = plan->exchange;
+  ws.arriving = 0;
   if (x.path != TILEMM_EXCHANGE_PEER || worker < 0 || worker >= x.shares
       || (x.which != TILEMM_KEEP_A && x.which != TILEMM_KEEP_B) || product == 0)
     return tilemm_error_set (err, TILEMM_EINVAL, "worker %d: no share of an operand to exchange",
@@ -121,15 +221,14 @@ tilemm_status share_operand (workspace &ws, int worker, const tilemm_call_plan *
   if ((keep_a ? sc : sr) != x.step)
     return tilemm_error_set (err, TILEMM_EINVAL, "the exchange's steps (%lld) are not the "
                              "panels' (%lld)", (long long) x.step, (long long) (keep_a ? sc : sr));
-  kept_geometry g;
-  g.which = x.which;
-  g.step = x.step;
-  g.m = plan->m;
-  g.n = plan->n;
-  g.k = plan->k;
-  g.es = tilemm_type_size (plan->type);
-  g.op = keep_a ? op_a : op_b;
-  g.x = keep_a ? a : b;
+  ws.arriving_plan = &x;
+  ws.arriving_worker = worker;
+  ws.arriving_exchange = exchange;
+  ws.arriving_stored = *(keep_a ? a : b);
+  ws.arriving_op = keep_a ? op_a : op_b;
+  ws.arriving_m = plan->m;
+  ws.arriving_k = plan->k;
+  const kept_geometry g = arriving_geometry (ws);
   char *const base = (char *) ws.buffer[keep_a ? BUF_Y : BUF_X];
   void *const scratch = ws.buffer[keep_a ? BUF_YT : BUF_XT];
   /* Its own share up, then published: the others copy it once its event has happened. */
@@ -139,55 +238,20 @@ tilemm_status share_operand (workspace &ws, int worker, const tilemm_call_plan *
   CUDA_TRY (cudaEventRecord (ws.share_up, ws.up), "cudaEventRecord");
   ws.published = { ws.device, base, ws.share_up };
   tilemm_exchange_publish (exchange, worker, &ws.published);
-  /* The others' shares, the next worker's first, so that the owners' first readers differ. */
-  for (int i = 1; i < x.shares; i++)
-    {
-      const int o = (worker + i) % x.shares;
-      if (x.first[o + 1] <= x.first[o])
-        continue;
-      const void *handle = nullptr;
-      const tilemm_share_state got = tilemm_exchange_await (exchange, o, &handle);
-      if (got == TILEMM_SHARE_STOPPED)
-        return tilemm_error_set (err, TILEMM_EINTERRUPTED,
-                                 "stopped while waiting for worker %d's share", o);
-      if (got == TILEMM_SHARE_ABSENT)
-        {
-          /* Its owner does not run: from the host, in the upload stream's order. */
-          status = upload_share (ws, g, base, scratch, x.first[o], x.first[o + 1], st, err);
-          if (status != TILEMM_OK)
-            return status;
-          CUDA_TRY (cudaEventRecord (ws.share_in[o], ws.up), "cudaEventRecord");
-          continue;
-        }
-      const share_handle &h = *(const share_handle *) handle;
-      status = reach_peer (ws, h.device, err);
-      if (status != TILEMM_OK)
-        return status;
-      CUDA_TRY (cudaStreamWaitEvent (ws.peer, h.uploaded, 0),
-                "cudaStreamWaitEvent(GPU %d's share)", h.device);
-      for (const share_piece &p : g.pieces (x.first[o], x.first[o + 1]))
-        {
-          CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
-                                     cudaMemcpyPeerAsync (base + p.offset, ws.device,
-                                                          h.base + p.offset, h.device, p.bytes,
-                                                          ws.peer)),
-                    "cudaMemcpyPeerAsync(%zu bytes, GPU %d to GPU %d)", p.bytes, h.device,
-                    ws.device);
-          st->bytes_peer += (double) p.bytes;
-        }
-      CUDA_TRY (cudaEventRecord (ws.share_in[o], ws.peer), "cudaEventRecord");
-    }
-  /* The operand is kept as a panel of this product keeps it (pipeline.cu), its shares
-   * arriving. */
-  const int64_t sr_or_sc = x.step, k = plan->k;
-  const tilemm_view whole = keep_a ? tilemm_view_op_sub (op_a, a, 0, 0, plan->m, k)
-                                   : tilemm_view_op_sub (op_b, b, 0, 0, k, plan->n);
+  /* The operand is kept as a panel of this product keeps it (pipeline.cu), the others' shares
+   * arriving: those published by now copied in at once, the rest as they are published. */
+  const tilemm_view whole = keep_a ? tilemm_view_op_sub (op_a, a, 0, 0, plan->m, plan->k)
+                                   : tilemm_view_op_sub (op_b, b, 0, 0, plan->k, plan->n);
   (keep_a ? ws.kept_y : ws.kept_x)
-    = kept_of (product, x.which, keep_a ? op_a : op_b, &whole, sr_or_sc, k);
+    = kept_of (product, x.which, keep_a ? op_a : op_b, &whole, x.step, plan->k);
+  ws.arriving_left = 0;
+  for (int o = 0; o < TILEMM_MAX_WORKERS; o++)
+    {
+      ws.arriving_pending[o] = o < x.shares && o != worker && x.first[o + 1] > x.first[o];
+      ws.arriving_left += ws.arriving_pending[o];
+    }
   ws.arriving = product;
-  ws.arriving_plan = &x;
-  ws.arriving_worker = worker;
-  return TILEMM_OK;
+  return receive_shares (ws, st, err);
 }
 
 } // namespace tilemm_cuda

@@ -122,7 +122,8 @@ struct layout
   size_t ring;
 };
 
-static void layout_of (const tilemm_plan *plan, tilemm_op op_a, tilemm_op op_b, layout &l)
+static void layout_of (const tilemm_plan *plan, tilemm_op op_a, tilemm_op op_b, layout &l,
+                       int64_t first_part = 0)
 {
   const size_t es = tilemm_type_size (plan->type);
   const int64_t k = plan->k, m = plan->m, n = plan->n;
@@ -150,9 +151,16 @@ static void layout_of (const tilemm_plan *plan, tilemm_op op_a, tilemm_op op_b, 
           part_up.assign ((size_t) l.parts, false);
           prev_row = p.row;
         }
+      /* Each step of A's rows goes through the panel's parts from `first_part` on, round: a
+       * worker's first kernels read the parts of the kept operand it uploads itself, the
+       * others' shares meanwhile on their way (the order changes no sum: each step is one
+       * block of C). */
+      const int64_t panel_parts = (p.rows + sr - 1) / sr;
+      const int64_t rotate = first_part < panel_parts ? first_part : 0;
       for (int64_t c0 = p.col; c0 < p.col + p.cols; c0 += sc, l.ysteps++)
-        for (int64_t r0 = p.row; r0 < p.row + p.rows; r0 += sr)
+        for (int64_t i = 0; i < panel_parts; i++)
           {
+            const int64_t r0 = p.row + (rotate + i) % panel_parts * sr;
             step s;
             s.row = r0;
             s.rows = p.row + p.rows - r0 < sr ? p.row + p.rows - r0 : sr;
@@ -163,8 +171,8 @@ static void layout_of (const tilemm_plan *plan, tilemm_op op_a, tilemm_op op_b, 
             s.x_new = !part_up[(size_t) s.part];
             s.x_reuse = s.x_new && panel_row > 0;
             part_up[(size_t) s.part] = true;
-            s.y_first = r0 == p.row;
-            s.y_last = r0 + sr >= p.row + p.rows;
+            s.y_first = i == 0;
+            s.y_last = i == panel_parts - 1;
             l.steps.push_back (s);
           }
     }
@@ -229,8 +237,20 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
   const tilemm_staging_plan &cfg = ws.staging;
   const size_t es = tilemm_type_size (plan->type);
   const int64_t k = plan->k, m = plan->m, n = plan->n;
+  /* A worker that uploaded a share of the kept op(B) itself (share_operand) starts each step
+   * of A's rows at the first part of that share. */
+  int64_t first_part = 0;
+  if (keep == TILEMM_KEEP_B && product != 0 && ws.arriving == product && ws.arriving_plan)
+    {
+      int64_t step_rows = 0, step_cols = 0;
+      tilemm_plan_steps (plan, &step_rows, &step_cols);
+      const tilemm_exchange_plan &x = *ws.arriving_plan;
+      const int w = ws.arriving_worker;
+      if (step_rows > 0 && x.first[w + 1] > x.first[w])
+        first_part = x.first[w] / step_rows;
+    }
   layout l;
-  layout_of (plan, op_a, op_b, l);
+  layout_of (plan, op_a, op_b, l, first_part);
   const int64_t panel_rows = l.panel_rows, sr = l.sr, sc = l.sc, parts = l.parts;
   const bool one_panel = l.one_panel;
   const std::vector<step> &steps = l.steps;
@@ -259,17 +279,26 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
   const bool kept_x = keeping && keep == TILEMM_KEEP_B && same_kept (ws.kept_x, mine);
   ws.kept_x.product = ws.kept_y.product = 0;
   /* Kept, but the other workers' shares of it still on their way (share_operand): a kernel
-   * waits for every share it reads that another worker owns: those of its columns of op(B), or
-   * every one of op(A) (they cut its inner dimension). */
+   * reads the shares that hold those of its columns of op(B), or every one of op(A) (they cut
+   * its inner dimension).  It is enqueued once their copies are (receive_shares, between the
+   * rounds below: until then the other kernels, uploads and downloads go on), and waits on the
+   * GPU for those another worker owns. */
   const tilemm_exchange_plan *const arriving
     = (kept_x || kept_y) && ws.arriving == product ? ws.arriving_plan : nullptr;
+  auto shares_read = [&] (int64_t j, int *first, int *last) {
+    if (keep == TILEMM_KEEP_A)
+      tilemm_exchange_shares_of (arriving, 0, k, first, last);
+    else
+      tilemm_exchange_shares_of (arriving, steps[j].row, steps[j].row + steps[j].rows, first,
+                                 last);
+  };
+  auto shares_there = [&] (int64_t j) {
+    return keep == TILEMM_KEEP_A ? shares_enqueued (ws, 0, k)
+                                 : shares_enqueued (ws, steps[j].row, steps[j].row + steps[j].rows);
+  };
   auto wait_for_shares = [&] (int64_t j, cudaStream_t s) {
     int first = 0, last = -1;
-    if (keep == TILEMM_KEEP_A)
-      tilemm_exchange_shares_of (arriving, 0, k, &first, &last);
-    else
-      tilemm_exchange_shares_of (arriving, steps[j].row, steps[j].row + steps[j].rows, &first,
-                                 &last);
+    shares_read (j, &first, &last);
     for (int o = first; o <= last; o++)
       if (o != ws.arriving_worker && arriving->first[o + 1] > arriving->first[o])
         CUDA_TRY (cudaStreamWaitEvent (s, ws.share_in[o], 0),
@@ -370,6 +399,10 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
     {
       bool progress = false;
 
+      /* 0. The shares published since the last round: their copies in enqueued. */
+      if (arriving && ws.arriving_left > 0 && (status = receive_shares (ws, st, err)) != TILEMM_OK)
+        return status;
+
       /* 1. Copy out every chunk that has arrived, in order. */
       while (fifo_count > 0)
         {
@@ -389,7 +422,8 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
 
       /* 2. Enqueue every kernel whose data is enqueued and whose C slot is free again. */
       while (comp_next < N && uj > comp_next
-             && (steps[comp_next].y < S || dy_done > steps[comp_next].y - S))
+             && (steps[comp_next].y < S || dy_done > steps[comp_next].y - S)
+             && (!arriving || shares_there (comp_next)))
         {
           const int64_t j = comp_next;
           if (j > 0 && tilemm_stop_requested (stop)) /* between steps; the caller drains */
@@ -560,7 +594,7 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
   }
   if (keeping)
     (keep == TILEMM_KEEP_A ? ws.kept_y : ws.kept_x) = mine;
-  if (arriving)   /* every share waited for has landed: the streams are idle */
+  if (arriving && ws.arriving_left == 0)   /* every share has landed: the streams are idle */
     ws.arriving = 0;
   return TILEMM_OK;
 }

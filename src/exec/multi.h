@@ -61,6 +61,9 @@ typedef struct {
   const int *owner;                        /* NULL: the queue, each panel to the first
                                               worker free; else panel i to worker
                                               owner[i] (a pass that follows another's)   */
+  const int64_t *owner_first;              /* NULL, or worker w runs panels owner_first[w]
+                                              .. owner_first[w + 1] - 1, in order (the
+                                              plan's strips given in advance)            */
   int *took;                               /* NULL, or where each panel's worker is
                                               written (a panel none took: -1)            */
   const tilemm_exchange_plan *exchange;    /* NULL, or how the operand every worker keeps

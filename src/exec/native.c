@@ -52,6 +52,7 @@ tilemm_status tilemm_exec_native (tilemm_backend backend, const tilemm_call_plan
   job.workers = &plan->workers;
   job.teams = plan->teams;
   job.exchange = &plan->exchange;
+  job.owner_first = plan->queue_owned ? plan->queue_first : NULL;
   status = tilemm_job_run (&job, stop, report, err);
   job.ops->end (job.state, status);
   return status;

@@ -156,6 +156,16 @@ static tilemm_status job_panel (multi_run *run, int w, int64_t i, const tilemm_s
  * -1 when there is none left. */
 static long long next_panel (multi_run *run, int w, long long *own)
 {
+  const int64_t *first = run->job->owner_first;
+  if (first)
+    {
+      /* Its run of panels, in order (*own: the last it took, or -1). */
+      const long long i = *own < 0 ? (long long) first[w] : *own + 1;
+      if (i >= first[w + 1] || i >= run->panels)
+        return -1;
+      *own = i;
+      return i;
+    }
   const int *owner = run->job->owner;
   if (!owner)
     {
@@ -182,9 +192,10 @@ static void worker_work (multi_run *run, int w)
       return;
     }
   run->started[w] = 1;
-  /* Its share of the operand the workers share up, the others' from their devices, before its
-   * first panel: every worker that runs publishes its share, panels or none, so none waits for
-   * a share that never comes. */
+  /* Its share of the operand the workers share up and published before its first panel (the
+   * others' come in from their devices as they are published, the backend's pipeline asking
+   * between its steps: this thread waits for no other worker): every worker that runs
+   * publishes its share, panels or none, so none waits for a share that never comes. */
   if (run->exchanging && !atomic_load (&run->stop)
       && job->ops->share (job->state, w, job->op_a, job->a, job->op_b, job->b, &run->exchange, &e)
            != TILEMM_OK)
@@ -198,7 +209,7 @@ static void worker_work (multi_run *run, int w)
    * seen by the caller, which sets run->stop). */
   static const tilemm_stop stopping = { tilemm_multi_stopping, NULL };
   const tilemm_stop *stop = run->host_stop ? run->host_stop : &stopping;
-  long long own = run->panels, taken = 0;
+  long long own = job->owner_first ? -1 : run->panels, taken = 0;
   while (!atomic_load (&run->stop))
     {
       const long long i = next_panel (run, w, &own);
@@ -330,10 +341,21 @@ tilemm_status tilemm_job_run (const tilemm_job *job, const tilemm_stop *stop,
           made[w] = pthread_create (&thread[w], NULL, multi_worker, &args[w]) == 0;
           running += made[w];
         }
-      /* A worker without a thread publishes no share: the others read it from the host. */
-      for (int w = 0; w < count && run.exchanging; w++)
+      /* A worker without a thread publishes no share: the others read it from the host.  Its
+       * panels, where each worker owns its own, none would take: the product stops. */
+      for (int w = 0; w < count; w++)
         if (!made[w])
-          tilemm_exchange_absent (&run.exchange, w);
+          {
+            if (run.exchanging)
+              tilemm_exchange_absent (&run.exchange, w);
+            if (job->owner_first && running > 0)
+              {
+                tilemm_error e;
+                tilemm_error_set (&e, TILEMM_ENOMEM, "cannot start a host thread for worker %d "
+                                  "(its panels are its own)", w);
+                multi_fail (&run, w, &e);
+              }
+          }
       interrupted = running > 0 && stop && stop->should_stop && multi_watch (&run, running, stop);
       for (int w = 0; w < count; w++)
         if (made[w])
