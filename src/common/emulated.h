@@ -317,6 +317,20 @@ double tilemm_emu_panel_bytes (tilemm_type type, int64_t rows, int64_t cols, int
 int64_t tilemm_emu_result_block_cols (tilemm_type type, int64_t rows, int64_t cols,
                                       size_t chunk_bytes);
 
+/* The columns of C of each panel in which the GPU runs an emulated product of one pass
+ * pipelined (0: one panel, not pipelined): the statistics of panel p (all of A with its columns
+ * of B) merged into the earlier panels', its product under the plan those select, while the
+ * host sends the columns of B of panel p + 1 and brings C of panel p − 1 back.  Bitwise the
+ * product of one panel: each entry depends on its row of A, its column of B and the plan only,
+ * and a panel computed under a plan the later panels' statistics changed is computed again
+ * under the whole product's (emulated_pipeline.cu).  A panel's statistics and product repeat
+ * A's passes (its exponents, quantization, residues): worth it only while sending half of B
+ * takes longer than one more of those passes over A, and B's upload is more than a latency. */
+#define TILEMM_EMU_PIPE_PANELS 2          /* the panels of the plan's own rule               */
+#define TILEMM_EMU_PIPE_MIN_BYTES (32 << 20) /* B's bytes below which one panel serves        */
+#define TILEMM_EMU_PIPE_MOST 1024         /* most panels a given width may cut C into         */
+int64_t tilemm_emu_pipeline_cols (tilemm_type type, int64_t m, int64_t n, int64_t k);
+
 /* Sets plan's panels for an emulated product op_a(A)·op_b(B) under max_device_bytes (0: one
  * panel): the largest panels, halving the longer side, whose tilemm_emu_panel_bytes at the most
  * moduli `options` allow fit.  TILEMM_EDEVMEM (GPU) or TILEMM_ELIMIT (CPU) when not even one

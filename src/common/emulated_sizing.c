@@ -32,6 +32,20 @@ int64_t tilemm_emu_result_block_cols (tilemm_type type, int64_t rows, int64_t co
   return width < cols ? width : cols;
 }
 
+int64_t tilemm_emu_pipeline_cols (tilemm_type type, int64_t m, int64_t n, int64_t k)
+{
+  const double b_bytes = (double) tilemm_type_size (type) * (double) k * (double) n;
+  /* Half of B hidden behind the first panel's GEMMs against one more pass over A: B's columns
+   * must be at least a quarter of A's rows (per element, an upload costs several times a pass
+   * of the scheme's conversions), and each panel whole 256-column GEMM tiles. */
+  if (k <= 0 || m <= 0 || n < 2 * 256 || b_bytes < (double) TILEMM_EMU_PIPE_MIN_BYTES
+      || 4 * n < m)
+    return 0;
+  int64_t cols = (n + TILEMM_EMU_PIPE_PANELS - 1) / TILEMM_EMU_PIPE_PANELS;
+  cols = (cols + 255) / 256 * 256;
+  return cols < n ? cols : 0;
+}
+
 double tilemm_emu_panel_bytes (tilemm_type type, int64_t rows, int64_t cols, int64_t k,
                                int moduli, tilemm_op op_a, tilemm_op op_b)
 {

@@ -350,6 +350,14 @@ tilemm_status emu_panel (workspace &ws, const emu_stage &stage, tilemm_op op_a,
                          const tilemm_stop *stop, tilemm_emu_stats *stats, tilemm_emu_plan *used,
                          tilemm_cuda_stats *st, tilemm_error *err);
 
+/* emulated_pipeline.cu: an emulated product of one pass (stage.kind WHOLE) in panels of C of
+ * panel_cols columns (the call plan's emu_pipe_cols), B's panels sent while the device computes
+ * the panel before: bitwise emu_panel's product. */
+tilemm_status emu_pipelined (workspace &ws, const emu_stage &stage, int64_t panel_cols,
+                             tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                             const tilemm_view *b, const tilemm_view *c, const tilemm_stop *stop,
+                             tilemm_emu_plan *used, tilemm_cuda_stats *st, tilemm_error *err);
+
 /* Runs one product on the workspace ws (product: tilemm_status (tilemm_cuda_stats *))
  * and keeps its figures as the last product's (__tilemm_stats__).  After a stop the workspace
  * is drained and kept; after a failure it is freed (a broken context reset), so the next call
