@@ -964,6 +964,10 @@ void calibration_on_the_stand_in ()
            "GPU %d: links %g %g %g %g", g, f.gpu[g].up_bytes_per_s, f.gpu[g].down_bytes_per_s,
            f.gpu[g].up_busy_bytes_per_s, f.gpu[g].down_busy_bytes_per_s);
   CHECK (f.cpu_measured && !f.host_measured, "the CPU's curves; no host product given");
+  // The stand-in "times" its int8 GEMM at a nominal 1e11 operations a second
+  // (tests/mock_cuda/cuda_op_none.c): the part measured through the GPU table's int8_rate.
+  CHECK ((f.parts & TILEMM_FACTS_INT8) && fabs (f.gpu_int8_ops_per_s / 1e11 - 1) < 1e-9,
+         "the int8 part: parts %#x, %g ops/s", f.parts, f.gpu_int8_ops_per_s);
   tilemm_cuda_release ();
   CHECK (mock_cuda_device_bytes () == device0 && mock_cuda_pinned_bytes () == pinned0,
          "nothing held: %zu device bytes (%zu before), %zu pinned (%zu)",

@@ -428,6 +428,7 @@ const tilemm_backend_ops tilemm_cuda_backend_ops = {
   nullptr, /* one variant of the GPU's code */
   cuda_links,
   cuda_share,
+  cuda_int8_rate,
 };
 
 } /* extern "C" */

@@ -146,6 +146,11 @@ tilemm_status cuda_links (const tilemm_workers *devices, tilemm_link_rates *rate
                           tilemm_error *err);
 int usable_devices (tilemm_workers *workers, int *cc_major, int *total, int *numa_node,
                     tilemm_cpu_set *local_cpus);
+/* int8_rate.cu: the emulated int8 GEMM's rate on `device` (int8 operations a second, 0 where
+ * not timed), n×n×n at the certified rule's typical moduli; the GEMM `gemm` (tilemm_emu_gemm).
+ * Takes ws_mutex. */
+tilemm_status cuda_int8_rate (int device, int64_t n, int gemm, double *ops_per_s,
+                              tilemm_error *err);
 /* workspace.cu: what a host asks (each takes ws_mutex). */
 void release_all (void);
 size_t bytes_held (void);

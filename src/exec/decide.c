@@ -228,8 +228,12 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
   const tilemm_route *r = &decision->route;
   const double m = (double) (r->a_as_pairs || r->a_split ? 2 * r->m : r->m);
   const double n = (double) (r->b_split ? 2 * r->n : r->n), k = (double) r->k;
-  decision->facts = tilemm_machine_facts_with (options, parts_read (options, r->compute_type,
-                                                                     m * n * k));
+  /* "auto" precision weighs the emulated product's int8 GEMM on the GPU besides. */
+  const unsigned parts = parts_read (options, r->compute_type, m * n * k);
+  decision->facts = tilemm_machine_facts_with (
+    options, parts
+               | (precision == TILEMM_PRECISION_AUTO && (parts & TILEMM_FACTS_GPU)
+                    ? TILEMM_FACTS_INT8 : 0u));
   if (precision == TILEMM_PRECISION_AUTO && !options->precision_entry)
     choose_precision (options, decision, (int64_t) m, (int64_t) n, rank_k);
   if (chooses_auto (options)
