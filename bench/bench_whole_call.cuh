@@ -55,7 +55,7 @@ static void tilemm_call_decide (tilemm_call_setup &c, tilemm_precision precision
       fprintf (stderr, "tilemm_decide: %s\n", err.detail);
       exit (2);
     }
-  *pipe = c.d.plan.emu_pipe_cols;
+  *pipe = c.d.plan.emu_pipe_first;
 }
 
 static void tilemm_call_run (tilemm_call_setup &c, const double *a, const double *b, double *out)
@@ -137,7 +137,8 @@ static void whole_call_row (cublasHandle_t h, int64_t m, int64_t n, int64_t k, i
           pipe > 0 ? "panels" : "one panel", t_native / t_piped, flops / t_piped * 1e-9,
           same ? "bitwise" : "DIFFERS");
   if (pipe > 0)
-    printf ("|   (panels of %lld columns) | | | | | | | |\n", (long long) pipe);
+    printf ("|   (a first panel of %lld columns, then %lld) | | | | | | | |\n", (long long) pipe,
+            (long long) piped.d.plan.emu_pipe_cols);
   fflush (stdout);
   free (a);
   free (b);

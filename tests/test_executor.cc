@@ -1064,10 +1064,11 @@ void emulated_nonfinite_case (tilemm_op op_a, tilemm_op op_b, int devices)
 // the whole's).  The second half of k cancels the first but for a few bits (so that the bits of
 // C depend on the branch: well-conditioned entries come out correctly rounded under any).
 void emulated_pipelined_case (bool a_complex, bool b_complex, tilemm_op op_a, tilemm_op op_b,
-                              int64_t m, int64_t n, int64_t k, int64_t cols, int spread)
+                              int64_t m, int64_t n, int64_t k, int64_t cols, int spread,
+                              int64_t first = 0)
 {
-  CHECK_CASE ("emulated pipelined in panels of %lld: %s%s %s%s %lld x %lld x %lld%s",
-              (long long) cols, a_complex ? "complex " : "", op_name (op_a),
+  CHECK_CASE ("emulated pipelined in panels of %lld (the first %lld): %s%s %s%s %lld x %lld x %lld%s",
+              (long long) cols, (long long) (first > 0 ? first : cols), a_complex ? "complex " : "", op_name (op_a),
               b_complex ? "complex " : "", op_name (op_b), (long long) m, (long long) n,
               (long long) k, spread == 1 ? ", B's last columns spread" : spread == 2 ? ", B's first columns spread" : "");
   operands x = make (false, a_complex, b_complex, m, n, k, op_a, op_b);
@@ -1121,8 +1122,9 @@ void emulated_pipelined_case (bool a_complex, bool b_complex, tilemm_op op_a, ti
       tilemm_view va, vb, vfirst;
       tilemm_view_init (&va, type, ar, ac, ar, x.da.data ());
       tilemm_view_init (&vb, type, br, bc, br, x.db.data ());
-      vfirst = op_b == TILEMM_OP_NONE ? tilemm_view_sub (&vb, 0, 0, k, cols)
-                                      : tilemm_view_sub (&vb, 0, 0, cols, k);
+      const int64_t w0 = first > 0 ? first : cols;
+      vfirst = op_b == TILEMM_OP_NONE ? tilemm_view_sub (&vb, 0, 0, k, w0)
+                                      : tilemm_view_sub (&vb, 0, 0, w0, k);
       tilemm_emu_stats sw, sf;
       tilemm_error err;
       tilemm_emu_options eo;
@@ -1143,30 +1145,49 @@ void emulated_pipelined_case (bool a_complex, bool b_complex, tilemm_op op_a, ti
   char width[32];
   snprintf (width, sizeof width, "%lld", (long long) cols);
   setenv ("TILEMM_EMU_PIPE_COLS", width, 1);
+  snprintf (width, sizeof width, "%lld", (long long) first);
+  setenv ("TILEMM_EMU_PIPE_FIRST", width, 1);
   const outcome piped = call (x, op_a, op_b, TILEMM_CHOOSE_GPU, true, 0, 0, 1);
   unsetenv ("TILEMM_EMU_PIPE_COLS");
+  unsetenv ("TILEMM_EMU_PIPE_FIRST");
   CHECK (whole.status == TILEMM_OK && piped.status == TILEMM_OK, "status %s (%s), %s (%s)",
          tilemm_strerror (whole.status), whole.detail, tilemm_strerror (piped.status),
          piped.detail);
-  CHECK (whole.d.plan.emu_pipe_cols == 0, "TILEMM_EMU_PIPE_COLS=-1 pipelined: %lld",
-         (long long) whole.d.plan.emu_pipe_cols);
-  CHECK (piped.d.plan.emu_pipe_cols == (cols < n ? cols : 0), "the plan's panels: %lld",
+  const int64_t w0 = first > 0 ? first : cols;
+  CHECK (whole.d.plan.emu_pipe_first == 0, "TILEMM_EMU_PIPE_COLS=-1 pipelined: %lld",
+         (long long) whole.d.plan.emu_pipe_first);
+  CHECK (piped.d.plan.emu_pipe_first == (w0 < n ? w0 : 0)
+           && (w0 >= n || piped.d.plan.emu_pipe_cols == cols),
+         "the plan's panels: %lld, then %lld", (long long) piped.d.plan.emu_pipe_first,
          (long long) piped.d.plan.emu_pipe_cols);
   CHECK (whole.c.size () == piped.c.size () && memcmp (whole.c.data (), piped.c.data (),
                                                        whole.c.size ()) == 0,
          "pipelined C differs from the unpipelined one");
 }
 
-// The plan's own rule: pipelined only where sending half of B outweighs a pass over A.
+// The plan's own rule: two panels, the first one's product lasting while the rest of B comes up
+// (first·r = n − first, r the product of a column against the upload of one), in whole
+// 256-column tiles, at most half of n; one panel where B is small or n narrow against m.
 void emulated_pipeline_rule (void)
 {
   CHECK_CASE ("the plan's rule for the emulated pipeline");
-  CHECK (tilemm_emu_pipeline_cols (TILEMM_DOUBLE, 16384, 16384, 16384) == 8192, "16384: %lld",
-         (long long) tilemm_emu_pipeline_cols (TILEMM_DOUBLE, 16384, 16384, 16384));
-  CHECK (tilemm_emu_pipeline_cols (TILEMM_DOUBLE, 8192, 8192, 8192) == 4096, "8192");
-  CHECK (tilemm_emu_pipeline_cols (TILEMM_DOUBLE, 1000, 1000, 1000) == 0, "1000: B's bytes");
-  CHECK (tilemm_emu_pipeline_cols (TILEMM_DOUBLE, 65536, 4096, 4096) == 0, "n < m/4");
-  CHECK (tilemm_emu_pipeline_cols (TILEMM_DOUBLE, 4096, 300, 65536) == 0, "n < 512");
+  const double int8 = 1.4e15, bus = 5e10;
+  const int64_t f16 = tilemm_emu_pipeline_first (TILEMM_DOUBLE, 16384, 16384, 16384, 17, int8, bus);
+  const int64_t f8 = tilemm_emu_pipeline_first (TILEMM_DOUBLE, 8192, 8192, 8192, 16, int8, bus);
+  // r = 18·2·16384 / 1.4e15 over 8 / 5e10 = 2.63: 16384 / 3.63 = 4509, up to 4608
+  CHECK (f16 == 4608, "16384: %lld", (long long) f16);
+  // r = 17·2·8192 / 1.4e15 over 8 / 5e10 = 1.24: 8192 / 2.24 = 3653, up to 3840
+  CHECK (f8 == 3840, "8192: %lld", (long long) f8);
+  CHECK (tilemm_emu_pipeline_first (TILEMM_DOUBLE, 16384, 16384, 16384, 17, 1e18, bus) == 8192,
+         "a slow bus against the GEMMs: half");
+  CHECK (tilemm_emu_pipeline_first (TILEMM_DOUBLE, 16384, 16384, 16384, 17, 1e12, bus) == 256,
+         "slow GEMMs: one tile of columns first");
+  CHECK (tilemm_emu_pipeline_first (TILEMM_DOUBLE, 1000, 1000, 1000, 16, int8, bus) == 0,
+         "1000: B's bytes");
+  CHECK (tilemm_emu_pipeline_first (TILEMM_DOUBLE, 65536, 4096, 4096, 16, int8, bus) == 0,
+         "n < m/4");
+  CHECK (tilemm_emu_pipeline_first (TILEMM_DOUBLE, 4096, 300, 65536, 16, int8, bus) == 0,
+         "n < 512");
 }
 
 int main ()
@@ -1189,6 +1210,9 @@ int main ()
       emulated_pipelined_case (false, false, N, N, 70, 130, 90, 50, 0);
       emulated_pipelined_case (false, false, N, N, 70, 130, 90, 50, 1);
       emulated_pipelined_case (false, false, N, N, 70, 130, 90, 50, 2);
+      emulated_pipelined_case (false, false, N, N, 70, 130, 90, 100, 1, 30);
+      emulated_pipelined_case (true, true, T, C, 33, 41, 30, 8, 2, 3);
+      emulated_pipelined_case (false, false, T, N, 70, 130, 90, 30, 1, 70);
       emulated_pipelined_case (false, false, T, T, 61, 77, 45, 16, 1);
       emulated_pipelined_case (false, false, T, N, 61, 77, 44, 20, 2);
       emulated_pipelined_case (true, true, N, C, 33, 41, 29, 7, 1);

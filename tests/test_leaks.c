@@ -488,7 +488,7 @@ static tilemm_status emulated_call (const tilemm_operand *da, const tilemm_opera
     s = tilemm_decide (da, db, &o, &d, err);
   if (s != TILEMM_OK)
     return s;
-  *pipelined = d.plan.emu_pipe_cols > 0;
+  *pipelined = d.plan.emu_pipe_first > 0;
   return tilemm_run (&d, &o, a, b, c, err);
 }
 

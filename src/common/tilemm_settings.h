@@ -90,7 +90,8 @@ typedef struct {
                                    ("": the default; tilemm_emu_gemm_named)                    */
   int64_t emu_pipe_cols;        /* TILEMM_EMU_PIPE_COLS: an emulated one-pass GPU product's
                                    pipelined panels, columns of C each (0: the plan's rule;
-                                   -1: never pipelined)                                        */
+                                   -1: never pipelined) ...                                    */
+  int64_t emu_pipe_first;       /* ... TILEMM_EMU_PIPE_FIRST: its first panel's (0: as many)   */
   int pages_alone;              /* TILEMM_PAGES_ALONE: 1 every batch's pages alone, 0 none, -1
                                    the batch plan's rule                                       */
   tilemm_fault_spec fault;      /* TILEMM_FAULT (fault.h): the test hook's armed fault          */

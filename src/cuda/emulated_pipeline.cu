@@ -1,6 +1,6 @@
 /* emulated_pipeline.cu — an emulated product of one pass on one device, pipelined in panels of
- * C's columns (tilemm_call_plan.emu_pipe_cols): A up whole, then each panel's columns of B sent
- * while the device computes the panel before, and each panel's C brought back in blocks while
+ * C's columns (tilemm_call_plan.emu_pipe_first, then emu_pipe_cols each): A up whole, then each
+ * panel's columns of B sent while the device computes the panel before, and each panel's C brought back in blocks while
  * the device computes the next.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
@@ -44,7 +44,7 @@ struct emu_pipe
   const tilemm_view *a, *b, *c;
   tilemm_type type;
   size_t es;
-  int64_t m, n, k, ka, ld, cols, block_cols;
+  int64_t m, n, k, ka, ld, first_cols, cols, block_cols;
   int panels, blocks_per_panel;
   const void *dA;
   char *dB, *dC;
@@ -52,8 +52,12 @@ struct emu_pipe
   tilemm_cuda_stats *st;
   tilemm_error *err;
 
-  int64_t first (int p) const { return (int64_t) p * cols; }
-  int64_t width (int p) const { return n - first (p) < cols ? n - first (p) : cols; }
+  int64_t first (int p) const { return p == 0 ? 0 : first_cols + (int64_t) (p - 1) * cols; }
+  int64_t width (int p) const
+  {
+    const int64_t w = p == 0 ? first_cols : cols;
+    return n - first (p) < w ? n - first (p) : w;
+  }
   char *b_panel (int p) const { return dB + es * (size_t) ka * (size_t) first (p); }
   cudaEvent_t block_done (int p, int j) const
   {
@@ -135,8 +139,8 @@ struct emu_pipe
 
 } /* namespace */
 
-tilemm_status emu_pipelined (workspace &ws, const emu_stage &stage, int64_t panel_cols,
-                             tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+tilemm_status emu_pipelined (workspace &ws, const emu_stage &stage, int64_t first_cols,
+                             int64_t panel_cols, tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                              const tilemm_view *b, const tilemm_view *c, const tilemm_stop *stop,
                              tilemm_emu_plan *used, tilemm_cuda_stats *st, tilemm_error *err)
 {
@@ -147,14 +151,16 @@ tilemm_status emu_pipelined (workspace &ws, const emu_stage &stage, int64_t pane
   memset (used, 0, sizeof *used);
   if (m == 0 || n == 0)
     return TILEMM_OK;
-  if (k == 0 || panel_cols <= 0 || panel_cols >= n)
-    return tilemm_error_set (err, TILEMM_EINVAL, "emulated pipeline: panels of %lld columns of "
-                             "%lld, k = %lld (the plan pipelines k > 0 in two panels or more)",
-                             (long long) panel_cols, (long long) n, (long long) k);
-  const int panels = (int) ((n + panel_cols - 1) / panel_cols);
-  const int64_t block_cols = stage.block_cols > 0 && stage.block_cols < panel_cols
-                               ? stage.block_cols : panel_cols;
-  const int blocks_per_panel = (int) ((panel_cols + block_cols - 1) / block_cols);
+  if (k == 0 || panel_cols <= 0 || first_cols <= 0 || first_cols >= n)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated pipeline: panels of %lld, then %lld "
+                             "columns of %lld, k = %lld (the plan pipelines k > 0 in two panels "
+                             "or more)", (long long) first_cols, (long long) panel_cols,
+                             (long long) n, (long long) k);
+  const int panels = 1 + (int) ((n - first_cols + panel_cols - 1) / panel_cols);
+  const int64_t widest = first_cols > panel_cols ? first_cols : panel_cols;
+  const int64_t block_cols = stage.block_cols > 0 && stage.block_cols < widest
+                               ? stage.block_cols : widest;
+  const int blocks_per_panel = (int) ((widest + block_cols - 1) / block_cols);
   /* A, B and C whole (B's panels side by side, transposed ones through BUF_XT), as the panel of
    * one pass holds them; one event per panel of B and per block of C. */
   const size_t b_bytes = es * (size_t) k * (size_t) n, a_bytes = es * (size_t) m * (size_t) k;
@@ -168,12 +174,12 @@ tilemm_status emu_pipelined (workspace &ws, const emu_stage &stage, int64_t pane
   ws.kept_x.product = ws.kept_y.product = 0;
   /* The arena for the widest panel: its statistics and its product at the most moduli. */
   size_t arena[4];
-  tilemm_emu_cuda_arena_need (type, m, panel_cols, k, stage.options, 0, TILEMM_EMU_RUN_WHOLE,
-                              0, arena);
+  tilemm_emu_cuda_arena_need (type, m, widest, k, stage.options, 0, TILEMM_EMU_RUN_WHOLE, 0,
+                              arena);
   if ((status = emu_arena_reserve (ws, arena, err)) != TILEMM_OK)
     return status;
   emu_pipe pp = { ws, stage, op_a, op_b, a, b, c, type, es, m, n, k, k,
-                  m > 1 ? m : 1, panel_cols, block_cols, panels, blocks_per_panel,
+                  m > 1 ? m : 1, first_cols, panel_cols, block_cols, panels, blocks_per_panel,
                   nullptr, (char *) ws.buffer[BUF_X], (char *) ws.buffer[BUF_C],
                   { stage.gemm, 0, stage.branches }, st, err };
   st->panels++;

@@ -355,11 +355,12 @@ tilemm_status emu_panel (workspace &ws, const emu_stage &stage, tilemm_op op_a,
                          const tilemm_stop *stop, tilemm_emu_stats *stats, tilemm_emu_plan *used,
                          tilemm_cuda_stats *st, tilemm_error *err);
 
-/* emulated_pipeline.cu: an emulated product of one pass (stage.kind WHOLE) in panels of C of
- * panel_cols columns (the call plan's emu_pipe_cols), B's panels sent while the device computes
- * the panel before: bitwise emu_panel's product. */
-tilemm_status emu_pipelined (workspace &ws, const emu_stage &stage, int64_t panel_cols,
-                             tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+/* emulated_pipeline.cu: an emulated product of one pass (stage.kind WHOLE) in panels of C, the
+ * first of first_cols columns, the others of panel_cols (the call plan's emu_pipe_first and
+ * emu_pipe_cols), B's panels sent while the device computes the panel before: bitwise
+ * emu_panel's product. */
+tilemm_status emu_pipelined (workspace &ws, const emu_stage &stage, int64_t first_cols,
+                             int64_t panel_cols, tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                              const tilemm_view *b, const tilemm_view *c, const tilemm_stop *stop,
                              tilemm_emu_plan *used, tilemm_cuda_stats *st, tilemm_error *err);
 
