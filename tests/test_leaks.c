@@ -369,6 +369,74 @@ static void one_call (int gpu, mix_counts *mc)
 
 /* ---------------------------------------------------------------- every fault, every stop */
 
+/* One product of a fault test into c, whatever it calls (ctx: its own data). */
+typedef tilemm_status (*fault_call) (void *ctx, void *c, tilemm_error *err);
+
+/* For every kind of fault and every N, the Nth operation of that kind fails (TILEMM_FAULT) in
+ * call: it must give its status and leave tilemm holding nothing, and the next call give the
+ * undisturbed bits `good`; until the call runs past its last operation of the kind.  `what`
+ * names the product in the counts printed; a kind the product never does (no_launch: its device
+ * side launches nothing of tilemm's own) may inject none. */
+static void every_fault (fault_call call, void *ctx, const void *good, void *c, size_t bytes_c,
+                         const char *what, int no_launch)
+{
+  static const struct {
+    const char *name;
+    tilemm_fault_kind kind;
+    tilemm_status want;
+  } kinds[] = { { "malloc", TILEMM_FAULT_MALLOC, TILEMM_EDEVMEM },
+                { "host", TILEMM_FAULT_HOST, TILEMM_ENOMEM },
+                { "memcpy", TILEMM_FAULT_MEMCPY, TILEMM_ECUDA },
+                { "launch", TILEMM_FAULT_LAUNCH, TILEMM_ECUDA } };
+  tilemm_error err = { TILEMM_OK, "" };
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+    {
+      int injected = 0;
+      for (long nth = 1; nth < 100000; nth++)
+        {
+          if (kinds[i].kind == TILEMM_FAULT_MALLOC || kinds[i].kind == TILEMM_FAULT_HOST)
+            release_all (); /* allocations happen only when nothing is held */
+          char spec[64];
+          snprintf (spec, sizeof spec, "%s:%ld", kinds[i].name, nth);
+          setenv ("TILEMM_FAULT", spec, 1);
+          memset (c, 0x5a, bytes_c);
+          tilemm_status s = call (ctx, c, &err);
+          const long seen = tilemm_fault_count (kinds[i].kind);
+          unsetenv ("TILEMM_FAULT");
+          if (s == TILEMM_OK)
+            {
+              CHECK (seen < nth && memcmp (c, good, bytes_c) == 0,
+                     "%s: %ld operations and none failed, or a wrong result", spec, seen);
+              break;
+            }
+          injected++;
+          CHECK (s == kinds[i].want, "%s: %s (%s)", spec, tilemm_strerror (s), err.detail);
+          CHECK (tilemm_cuda_bytes_held () == 0 && tilemm_cuda_pinned_bytes_held () == 0,
+                 "%s: %zu device, %zu pinned bytes still held", spec, tilemm_cuda_bytes_held (),
+                 tilemm_cuda_pinned_bytes_held ());
+          s = call (ctx, c, &err);
+          CHECK (s == TILEMM_OK && memcmp (c, good, bytes_c) == 0, "%s: the next call: %s", spec,
+                 err.detail);
+        }
+      printf ("  %s: %d failures injected%s\n", kinds[i].name, injected, what);
+      CHECK (injected > 0 || (no_launch && kinds[i].kind == TILEMM_FAULT_LAUNCH), "no %s to fail",
+             kinds[i].name);
+    }
+}
+
+/* every_fault_and_stop's product: a plan's panels on the GPU path. */
+typedef struct {
+  const tilemm_plan *plan;
+  const tilemm_view *va, *vb, *vc;
+} panels_call;
+
+static tilemm_status panels_product (void *ctx, void *c, tilemm_error *err)
+{
+  const panels_call *p = (const panels_call *) ctx;
+  (void) c; /* p->vc views it */
+  return tilemm_multiply (p->plan, p->va, p->vb, p->vc, err);
+}
+
 /* On whatever runtime this build has (the stand-in, or the real GPU): a double product in panels
  * on the GPU path; for every N, the Nth operation of each kind fails (TILEMM_FAULT) and for every
  * poll a stop comes there.  A fault must give its status and leave tilemm holding nothing; a stop
@@ -395,45 +463,8 @@ static void every_fault_and_stop (void)
          tilemm_strerror (s), (long long) tilemm_plan_panel_count (&plan));
   s = tilemm_multiply (&plan, &va, &vb, &vgood, &err);
   CHECK (s == TILEMM_OK, "undisturbed: %s", err.detail);
-  static const struct {
-    const char *name;
-    tilemm_fault_kind kind;
-    tilemm_status want;
-  } kinds[] = { { "malloc", TILEMM_FAULT_MALLOC, TILEMM_EDEVMEM },
-                { "host", TILEMM_FAULT_HOST, TILEMM_ENOMEM },
-                { "memcpy", TILEMM_FAULT_MEMCPY, TILEMM_ECUDA },
-                { "launch", TILEMM_FAULT_LAUNCH, TILEMM_ECUDA } };
-  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-    {
-      int injected = 0;
-      for (long nth = 1; nth < 100000; nth++)
-        {
-          if (kinds[i].kind == TILEMM_FAULT_MALLOC || kinds[i].kind == TILEMM_FAULT_HOST)
-            release_all (); /* allocations happen only when nothing is held */
-          char spec[64];
-          snprintf (spec, sizeof spec, "%s:%ld", kinds[i].name, nth);
-          setenv ("TILEMM_FAULT", spec, 1);
-          s = tilemm_multiply (&plan, &va, &vb, &vc, &err);
-          const long seen = tilemm_fault_count (kinds[i].kind);
-          unsetenv ("TILEMM_FAULT");
-          if (s == TILEMM_OK)
-            {
-              CHECK (seen < nth && memcmp (c, good, bytes_c) == 0,
-                     "%s: %ld operations and none failed, or a wrong result", spec, seen);
-              break;
-            }
-          injected++;
-          CHECK (s == kinds[i].want, "%s: %s (%s)", spec, tilemm_strerror (s), err.detail);
-          CHECK (tilemm_cuda_bytes_held () == 0 && tilemm_cuda_pinned_bytes_held () == 0,
-                 "%s: %zu device, %zu pinned bytes still held", spec, tilemm_cuda_bytes_held (),
-                 tilemm_cuda_pinned_bytes_held ());
-          s = tilemm_multiply (&plan, &va, &vb, &vc, &err);
-          CHECK (s == TILEMM_OK && memcmp (c, good, bytes_c) == 0, "%s: the next call: %s", spec,
-                 err.detail);
-        }
-      printf ("  %s: %d failures injected\n", kinds[i].name, injected);
-      CHECK (injected > 0, "no %s to fail", kinds[i].name);
-    }
+  panels_call pc = { &plan, &va, &vb, &vc };
+  every_fault (panels_product, &pc, good, c, bytes_c, "", 0);
 
   CHECK_CASE ("a stop at every poll on this runtime: interrupted, buffers kept, the next call right");
   s = tilemm_multiply (&plan, &va, &vb, &vc, &err);
@@ -492,6 +523,21 @@ static tilemm_status emulated_call (const tilemm_operand *da, const tilemm_opera
   return tilemm_run (&d, &o, a, b, c, err);
 }
 
+/* emulated_pipeline_faults's product. */
+typedef struct {
+  const tilemm_operand *da, *db;
+  const double *a, *b;
+} pipe_call;
+
+static tilemm_status pipe_product (void *ctx, void *c, tilemm_error *err)
+{
+  const pipe_call *p = (const pipe_call *) ctx;
+  int pipelined = 0;
+  const tilemm_status s = emulated_call (p->da, p->db, p->a, p->b, c, &pipelined, err);
+  CHECK (s != TILEMM_OK || pipelined, "the emulated product was not pipelined");
+  return s;
+}
+
 /* The emulated product pipelined in panels (TILEMM_EMU_PIPE_COLS) on this runtime: for every N,
  * the Nth operation of each kind fails; the call gives its status, tilemm holds nothing after
  * it, and the next call gives the undisturbed bits. */
@@ -509,47 +555,8 @@ static void emulated_pipeline_faults (void)
   setenv ("TILEMM_EMU_PIPE_COLS", "37", 1);
   tilemm_status s = emulated_call (&da, &db, a, b, good, &pipelined, &err);
   CHECK (s == TILEMM_OK && pipelined, "undisturbed: %s (pipelined %d)", err.detail, pipelined);
-  static const struct {
-    const char *name;
-    tilemm_fault_kind kind;
-    tilemm_status want;
-  } kinds[] = { { "malloc", TILEMM_FAULT_MALLOC, TILEMM_EDEVMEM },
-                { "host", TILEMM_FAULT_HOST, TILEMM_ENOMEM },
-                { "memcpy", TILEMM_FAULT_MEMCPY, TILEMM_ECUDA },
-                { "launch", TILEMM_FAULT_LAUNCH, TILEMM_ECUDA } };
-  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-    {
-      int injected = 0;
-      for (long nth = 1; nth < 10000; nth++)
-        {
-          if (kinds[i].kind == TILEMM_FAULT_MALLOC || kinds[i].kind == TILEMM_FAULT_HOST)
-            release_all (); /* allocations happen only when nothing is held */
-          char spec[64];
-          snprintf (spec, sizeof spec, "%s:%ld", kinds[i].name, nth);
-          setenv ("TILEMM_FAULT", spec, 1);
-          memset (c, 0x5a, bytes_c);
-          s = emulated_call (&da, &db, a, b, c, &pipelined, &err);
-          const long seen = tilemm_fault_count (kinds[i].kind);
-          unsetenv ("TILEMM_FAULT");
-          if (s == TILEMM_OK)
-            {
-              CHECK (seen < nth && memcmp (c, good, bytes_c) == 0,
-                     "%s: %ld operations and none failed, or a wrong result", spec, seen);
-              break;
-            }
-          injected++;
-          CHECK (s == kinds[i].want, "%s: %s (%s)", spec, tilemm_strerror (s), err.detail);
-          CHECK (tilemm_cuda_bytes_held () == 0 && tilemm_cuda_pinned_bytes_held () == 0,
-                 "%s: %zu device, %zu pinned bytes still held", spec, tilemm_cuda_bytes_held (),
-                 tilemm_cuda_pinned_bytes_held ());
-          s = emulated_call (&da, &db, a, b, c, &pipelined, &err);
-          CHECK (s == TILEMM_OK && memcmp (c, good, bytes_c) == 0, "%s: the next call: %s", spec,
-                 err.detail);
-        }
-      printf ("  %s: %d failures injected in the emulated pipeline\n", kinds[i].name, injected);
-      CHECK (injected > 0 || kinds[i].kind == TILEMM_FAULT_LAUNCH, "no %s to fail",
-             kinds[i].name);
-    }
+  pipe_call pc = { &da, &db, a, b };
+  every_fault (pipe_product, &pc, good, c, bytes_c, " in the emulated pipeline", 1);
   unsetenv ("TILEMM_EMU_PIPE_COLS");
   free (a);
   free (b);
