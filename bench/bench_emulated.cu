@@ -30,7 +30,7 @@
  *   --passes: only the statistics' GEMM, CRT, conversion and quantization passes alone (and the copy ceiling),
  *             then table 4;
  *   --no-int8: no int8 table (under a preloaded GEMMul8, whose hook would take cuBLAS's int8 call);
- *   --sizes: these square shapes only; --types: d and/or s;
+ *   --sizes: these shapes only (N: N×N×N, or MxNxK); --types: d and/or s;
  *   --no-whole: no table 5; --whole-only: table 5 alone; --phi X: the wide-range data's phi (4);
  *   --cublas-only: no emulated product of ours (bench/run-peers.sh: a preloaded peer's column).
  *
@@ -487,6 +487,8 @@ static bool native_rule = false;
 static bool with_v10 = true; /* time our native double kernel too */
 static double wide_phi = 4.0; /* the wide-range data's phi (--phi) */
 static bool cublas_only = false; /* --cublas-only: the cuBLAS column alone (a preloaded peer's) */
+/* --sizes' MxNxK entries (a skinny shape beside the squares) */
+static std::vector<shape> given_shapes;
 
 /* The arena as the executor's workspace keeps it: each slot grown to what the call needs
  * (tilemm_emu_cuda_arena_need), kept between calls. */
@@ -717,11 +719,12 @@ static void tables (cublasHandle_t h, tilemm_emu_cuda_arena *arena, bool int8, b
 
   std::vector<shape> shapes = { { 4096, 4096, 4096 }, { 8192, 8192, 8192 }, { 16384, 16384, 16384 },
                                 { 8192, 8192, 64 }, { 8192, 8192, 1024 }, { 65536, 64, 4096 } };
-  if (!sizes.empty ())
+  if (!sizes.empty () || !given_shapes.empty ())
     {
       shapes.clear ();
       for (int64_t n : sizes)
         shapes.push_back ({ n, n, n });
+      shapes.insert (shapes.end (), given_shapes.begin (), given_shapes.end ());
     }
   if (want_d)
     {
@@ -782,7 +785,13 @@ int main (int argc, char **argv)
       types = argv[++i];
     else if (!strcmp (argv[i], "--sizes") && i + 1 < argc)
       for (char *p = strtok (argv[++i], ","); p; p = strtok (NULL, ","))
-        sizes.push_back (atoll (p));
+        {
+          long long sm, sn, sk;
+          if (strchr (p, 'x') && sscanf (p, "%lldx%lldx%lld", &sm, &sn, &sk) == 3)
+            given_shapes.push_back ({ sm, sn, sk });
+          else
+            sizes.push_back (atoll (p));
+        }
     else
       {
         fprintf (stderr, "usage: %s [--quick] [--runs N] [--native] [--passes] [--no-int8] [--no-v10] [--types ds] "
@@ -800,7 +809,7 @@ int main (int argc, char **argv)
   tilemm_emu_cuda_arena arena = {};
   if (whole_only)
     {
-      whole_calls (h, sizes, quick, runs > 5 ? 5 : runs);
+      whole_calls (h, sizes, given_shapes, quick, runs > 5 ? 5 : runs);
       CUBLAS_OK (cublasDestroy (h));
       return 0;
     }
@@ -819,7 +828,7 @@ int main (int argc, char **argv)
       }
   arena_free (&arena);
   if (whole && !passes_only && want_d)
-    whole_calls (h, sizes, quick, runs > 5 ? 5 : runs);
+    whole_calls (h, sizes, given_shapes, quick, runs > 5 ? 5 : runs);
   CUBLAS_OK (cublasDestroy (h));
   return 0;
 }

@@ -145,8 +145,10 @@ static void whole_call_row (cublasHandle_t h, int64_t m, int64_t n, int64_t k, i
   free (c);
 }
 
-/* Table 5: the whole calls at the shapes given. */
-static void whole_calls (cublasHandle_t h, const std::vector<int64_t> &sizes, bool quick, int runs)
+/* Table 5: the whole calls at the shapes given (squares of `sizes`, then `shapes` {m, n, k}). */
+template <typename S>
+static void whole_calls (cublasHandle_t h, const std::vector<int64_t> &sizes,
+                         const std::vector<S> &shapes, bool quick, int runs)
 {
   printf ("\nwhole calls from pageable host memory, double, ms (host clock, median of %d): "
           "transfers included\n"
@@ -154,11 +156,14 @@ static void whole_calls (cublasHandle_t h, const std::vector<int64_t> &sizes, bo
           "tilemm emulated, the plan's | native / emulated | emulated TF/s | pipelined vs one "
           "panel |\n|---|---|---|---|---|---|---|---|\n",
           runs);
-  std::vector<int64_t> ns = sizes.empty () ? std::vector<int64_t>{ 4096, 8192, 16384 } : sizes;
+  const bool given = !sizes.empty () || !shapes.empty ();
+  std::vector<int64_t> ns = given ? sizes : std::vector<int64_t>{ 4096, 8192, 16384 };
   for (int64_t s : ns)
     if (!quick || s <= 8192)
       whole_call_row (h, s, s, s, s >= 16384 ? 3 : runs);
-  if (sizes.empty ())
+  for (const S &s : shapes)
+    whole_call_row (h, s.m, s.n, s.k, runs);
+  if (!given)
     whole_call_row (h, 65536, 64, 4096, runs); /* the skinny shape */
 }
 

@@ -4,7 +4,9 @@
 # against the exact product, the whole calls from host memory), then its double table once per
 # GEMMul8 configuration with the peer preloaded (--cublas-only: the cuBLAS column is then the
 # peer's; the data are drawn from the same seeds, so each row's errors are on the same entries).
-#   bench/run-peers.sh [bench_emulated options, e.g. --sizes 4096,8192,16384]
+#   bench/run-peers.sh [bench_emulated options, e.g. --sizes 4096,8192,16384,65536x64x4096]
+# MAIN=0: the peers only; PEER=v2 or v3: that version only, none: no peer (a GPU command's time
+# limit may want the run in parts).
 # BIN: the bench_emulated binary (bench/run-emulated.sh --build-only builds it into $BUILD);
 # PEERS: the folder holding libgemmul8.so (v2.0.14) and libgemmul8-v3.so (v3.0.5), copied from
 # ../shared/peers into a git-ignored folder sent with the run (../shared/peers/README.md).
@@ -14,11 +16,19 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-/tmp/emu-build/bench_emulated}
 PEERS=${PEERS:-.gpu}
 [ -x "$BIN" ] || { echo "no $BIN: run BUILD=$(dirname "$BIN") bench/run-emulated.sh --build-only first"; exit 1; }
-echo "== cuBLAS DGEMM, ours certified and native-matching, whole calls"
-"$BIN" --no-int8 "$@"
+if [ "${MAIN:-1}" = 1 ]; then
+  echo "== cuBLAS DGEMM, ours certified and native-matching, whole calls"
+  "$BIN" --no-int8 "$@"
+fi
 for peer in libgemmul8.so:v2.0.14 libgemmul8-v3.so:v3.0.5; do
   lib=${peer%%:*}
   version=${peer#*:}
+  case "${PEER:-all}" in
+    all) ;;
+    v2) [ "$version" = v2.0.14 ] || continue ;;
+    v3) [ "$version" = v3.0.5 ] || continue ;;
+    *) continue ;;   # PEER=none: the main run alone
+  esac
   if [ ! -f "$PEERS/$lib" ]; then
     echo "== GEMMul8 $version: $PEERS/$lib missing, skipped"
     continue
