@@ -7,23 +7,32 @@
  *   1. int8 GEMM alone (kernels_imma.cuh, one modulus, the mod epilogue: big, small and v2 tiles; and
  *      kernels_imma_wgmma.cuh on compute capability 9.0) in TOPS (2mnk) beside
  *      cublasGemmEx s8·s8→s32 TN, the ceiling;
- *   2. double: cuBLAS DGEMM, our variant 10 (DMMA), the emulated product (2mnk / time of the whole
- *      call: scan, statistics, conversion, GEMMs, CRT, and the host's share), the ratio to cuBLAS,
- *      the moduli used, and the max relative error over ~2000 sampled entries against a
- *      double-double host reference, beside cuBLAS DGEMM's on the same entries;
+ *   2. double: cuBLAS DGEMM, our variant 10 (DMMA), the emulated product under the certified rule
+ *      and under the native-matching one (2mnk / device time of the whole scheme: scan,
+ *      statistics, conversion, GEMMs, CRT, and the host's share), the ratio to cuBLAS, the moduli
+ *      used, and the max error over ~2000 sampled entries against the exact product rounded once
+ *      (exact_dot.h), beside cuBLAS DGEMM's on the same entries; on uniform data and on wide-range
+ *      data (phi = 4).  Under a preloaded GEMMul8 (bench/run-peers.sh) the cuBLAS column is
+ *      GEMMul8's;
  *   3. single: cublasSgemm (default math mode: no TF32) and the emulated single product;
  *   4. where the time of one emulated double product at 8192 (and 16384 when --sizes names it)
  *      goes, stage by stage.
  * Timings: CUDA events, warm-up, median of repeated runs rotating among input sets where memory
  * allows.  Inputs uniform in [-1, 1] away from zero, drawn on the device.
  *
+ *   5. the whole call from pageable host memory, transfers included (bench_whole_call.cuh):
+ *      cuBLAS DGEMM with its copies, tilemm's native call, tilemm's emulated call in one panel and
+ *      as its plan cuts it (pipelined), and whether the two emulated results are bitwise equal.
+ *
  * Usage: bench_emulated [--quick] [--runs N] [--native] [--passes] [--no-int8] [--no-v10] [--types ds]
- *                       [--sizes 8192,16384]
+ *                       [--sizes 8192,16384] [--no-whole] [--whole-only] [--phi 4]
  *   --native: the emulated products under "accuracy", "native" (TILEMM_EMU_RULE_NATIVE);
  *   --passes: only the statistics' GEMM, CRT, conversion and quantization passes alone (and the copy ceiling),
  *             then table 4;
  *   --no-int8: no int8 table (under a preloaded GEMMul8, whose hook would take cuBLAS's int8 call);
- *   --sizes: these square shapes only; --types: d and/or s.
+ *   --sizes: these shapes only (N: N×N×N, or MxNxK); --types: d and/or s;
+ *   --no-whole: no table 5; --whole-only: table 5 alone; --phi X: the wide-range data's phi (4);
+ *   --cublas-only: no emulated product of ours (bench/run-peers.sh: a preloaded peer's column).
  *
  * Predicted before the first run (H100 SXM, written 2026-11-23 without a GPU at hand):
  *   int8 GEMM, ours 128×256: ~500 TOPS at 4096, ~620 at 8192, ~640 at 16384 (cuBLAS ~1,100–1,250);
@@ -41,9 +50,11 @@
 
 #include "../src/kernels/emulated_cuda.cu" /* the launchers and the kernels' tables */
 #include "emulated_scheme.h"
+#include "exact_dot.h"
 #include "kernels.h"
 
 #include "bench_common.cuh"
+#include "bench_whole_call.cuh"
 
 /* Warm-up runs before each timing (this benchmark has always taken 2). */
 constexpr int EMU_WARMUPS = 2;
@@ -52,6 +63,24 @@ __global__ void fill_s8 (int8_t *p, size_t n, uint64_t seed)
 {
   for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n; i += (size_t) gridDim.x * blockDim.x)
     p[i] = (int8_t) (int) floor (uniform_nonzero (seed, i) * 127.5);
+}
+
+/* Wide-range data, as GEMMul8's papers test: (u − 1/2)·exp(φ·g), u uniform in (0, 1), g standard
+ * normal (Box–Muller from two more uniforms; |g| below 3.7, uniform_nonzero staying 1e-3 away
+ * from 0), φ = 0 the plain uniform_nonzero data. */
+template <typename T> __global__ void fill_phi (T *p, size_t n, uint64_t seed, double phi)
+{
+  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n; i += (size_t) gridDim.x * blockDim.x)
+    if (phi <= 0)
+      p[i] = (T) uniform_nonzero (seed, i);
+    else
+      {
+        const double u = 0.5 * (uniform_nonzero (seed, 3 * i) + 1.0);
+        const double u1 = fabs (uniform_nonzero (seed ^ 0x5bd1e995ull, 3 * i + 1));
+        const double u2 = 0.5 * (uniform_nonzero (seed ^ 0x27d4eb2full, 3 * i + 2) + 1.0);
+        const double g = sqrt (-2.0 * log (u1)) * cospi (2.0 * u2);
+        p[i] = (T) ((u - 0.5) * exp (phi * g));
+      }
 }
 
 /* ---------------------------------------------------------------- double-double reference */
@@ -82,6 +111,11 @@ static void reference (const std::vector<T> &A, const std::vector<T> &B, int64_t
     }
   value = s.hi + s.lo;
   absval = a_abs;
+  /* The value itself exactly, rounded once (exact_dot.h): the errors are against it. */
+  std::vector<double> x ((size_t) k), y ((size_t) k);
+  for (int64_t p = 0; p < k; p++)
+    x[p] = (double) A[i + p * m], y[p] = (double) B[p + j * k];
+  value = tilemm_exact_dot (x.data (), 1, y.data (), 1, k, 0);
 }
 
 struct accuracy
@@ -451,6 +485,10 @@ static void imma_row (cublasHandle_t h, int64_t n, int runs)
 /* The emulated products' options: the certified rule (the default) or "accuracy", "native". */
 static bool native_rule = false;
 static bool with_v10 = true; /* time our native double kernel too */
+static double wide_phi = 4.0; /* the wide-range data's phi (--phi) */
+static bool cublas_only = false; /* --cublas-only: the cuBLAS column alone (a preloaded peer's) */
+/* --sizes' MxNxK entries (a skinny shape beside the squares) */
+static std::vector<shape> given_shapes;
 
 /* The arena as the executor's workspace keeps it: each slot grown to what the call needs
  * (tilemm_emu_cuda_arena_need), kept between calls. */
@@ -478,7 +516,8 @@ static void arena_free (tilemm_emu_cuda_arena *arena)
 }
 
 template <typename T>
-static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_arena *arena, bool breakdown)
+static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_arena *arena, bool breakdown,
+                         double phi = 0)
 {
   const bool dbl = sizeof (T) == 8;
   const int64_t m = s.m, n = s.n, k = s.k;
@@ -493,8 +532,8 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
       CUDA_OK (cudaMalloc (&A[i], sizeof (T) * m * k));
       CUDA_OK (cudaMalloc (&B[i], sizeof (T) * k * n));
       CUDA_OK (cudaMalloc (&C[i], sizeof (T) * m * n));
-      fill<T><<<1024, 256>>> (A[i], m * k, 11 + i);
-      fill<T><<<1024, 256>>> (B[i], k * n, 21 + i);
+      fill_phi<T><<<1024, 256>>> (A[i], m * k, 11 + i, phi);
+      fill_phi<T><<<1024, 256>>> (B[i], k * n, 21 + i, phi);
     }
   CUDA_OK (cudaMalloc (&Cref, sizeof (T) * m * n));
   CUDA_OK (cudaMalloc (&Cn, sizeof (T) * m * n));
@@ -521,12 +560,17 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
         if (tilemm_cuda_launch (10, TILEMM_DOUBLE, cm, xm, ym, nullptr, 0, &err) != TILEMM_OK) { fprintf (stderr, "v10: %s\n", err.detail); exit (2); } },
         sets, runs, EMU_WARMUPS);
     }
-  tilemm_emu_plan plan = {};
+  tilemm_emu_plan plan = {}, plan_nm = {};
   tilemm_error err = {};
-  tilemm_emu_options opt;
+  tilemm_emu_options opt, opt_nm;
   tilemm_emu_default_options (&opt, dbl ? TILEMM_DOUBLE : TILEMM_SINGLE);
   if (native_rule)
     opt.rule = TILEMM_EMU_RULE_NATIVE;
+  /* The other rule beside it in the same row: native-matching ("accuracy", "native"). */
+  opt_nm = opt;
+  opt_nm.rule = TILEMM_EMU_RULE_NATIVE;
+  tilemm_emu_branches branches_nm;
+  tilemm_emu_branches_make (&opt_nm, &branches_nm);
   /* As the executor decides: the int8 GEMM TILEMM_EMU_IMMA names (run-emulated.sh sets it), the
    * real k-chunk, the options' rule; the arena sized before the timed calls. */
   tilemm_emu_branches branches;   /* as the call's plan holds them */
@@ -540,19 +584,46 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
                                 need);
     arena_grow (arena, need);
   }
-  auto emulated = [&] (int i, tilemm_emu_cuda_times *times) {
-    const tilemm_status st = tilemm_emu_cuda_run (&opt, &setup, dbl ? TILEMM_DOUBLE : TILEMM_SINGLE, m, n, k, A[i], m,
-                                                  B[i], k, C[i], m, nullptr, nullptr, &plan, nullptr, times, arena,
+  const tilemm_emu_cuda_setup setup_nm = { setup.gemm, 0, &branches_nm };
+  /* rule 1: the native-matching one; a verdict other than OK (wide-range data the moduli cannot
+   * carry: tilemm's call then splits or goes native) is reported, not timed. */
+  bool carried[2] = { true, true };
+  auto emulated_rule = [&] (int i, tilemm_emu_cuda_times *times, int rule, T *c) {
+    tilemm_emu_plan &p = rule ? plan_nm : plan;
+    const tilemm_status st = tilemm_emu_cuda_run (rule ? &opt_nm : &opt, rule ? &setup_nm : &setup,
+                                                  dbl ? TILEMM_DOUBLE : TILEMM_SINGLE, m, n, k, A[i], m,
+                                                  B[i], k, c, m, nullptr, nullptr, &p, nullptr, times, arena,
                                                   nullptr, &err);
-    if (st != TILEMM_OK || plan.verdict != TILEMM_EMU_OK)
+    if (st != TILEMM_OK)
       {
-        fprintf (stderr, "emulated: status %d verdict %d %s\n", (int) st, (int) plan.verdict, err.detail);
+        fprintf (stderr, "emulated: status %d verdict %d %s\n", (int) st, (int) p.verdict, err.detail);
         exit (2);
       }
+    if (p.verdict != TILEMM_EMU_OK)
+      carried[rule] = false;
   };
-  const double t_emu = median_ms ([&] (int i) { emulated (i, nullptr); }, sets, runs, EMU_WARMUPS);
-  /* accuracy on set 0: a fresh emulated and cuBLAS result */
-  emulated (0, nullptr);
+  auto emulated = [&] (int i, tilemm_emu_cuda_times *times) { emulated_rule (i, times, 0, C[i]); };
+  if (cublas_only)
+    carried[0] = carried[1] = false;
+  else
+    {
+      emulated_rule (0, nullptr, 0, C[0]);
+      emulated_rule (0, nullptr, 1, C[0]);
+    }
+  const double t_emu = carried[0] ? median_ms ([&] (int i) { emulated (i, nullptr); }, sets, runs, EMU_WARMUPS) : 0;
+  const double t_nm = carried[1] ? median_ms ([&] (int i) { emulated_rule (i, nullptr, 1, C[i]); }, sets, runs,
+                                              EMU_WARMUPS)
+                                 : 0;
+  /* accuracy on set 0: fresh emulated results of both rules and cuBLAS's */
+  std::vector<T> hN (m * n);
+  if (carried[1])
+    {
+      emulated_rule (0, nullptr, 1, Cn);
+      CUDA_OK (cudaDeviceSynchronize ());
+      CUDA_OK (cudaMemcpy (hN.data (), Cn, sizeof (T) * m * n, cudaMemcpyDeviceToHost));
+    }
+  if (carried[0])
+    emulated (0, nullptr);
   blas (0, Cref);
   CUDA_OK (cudaDeviceSynchronize ());
   std::vector<T> hA (m * k), hB (k * n), hC (m * n), hR (m * n);
@@ -560,7 +631,7 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
   CUDA_OK (cudaMemcpy (hB.data (), B[0], sizeof (T) * k * n, cudaMemcpyDeviceToHost));
   CUDA_OK (cudaMemcpy (hC.data (), C[0], sizeof (T) * m * n, cudaMemcpyDeviceToHost));
   CUDA_OK (cudaMemcpy (hR.data (), Cref, sizeof (T) * m * n, cudaMemcpyDeviceToHost));
-  accuracy ae = { 0, 0 }, ab = { 0, 0 };
+  accuracy ae = { 0, 0 }, ab = { 0, 0 }, an = { 0, 0 };
   const int samples = k > 8192 ? 1000 : 2000;
   uint64_t z = 12345;
   for (int q = 0; q < samples; q++)
@@ -570,27 +641,42 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
       double ref, absref;
       reference (hA, hB, m, k, i, j, ref, absref);
       const double e1 = fabs ((double) hC[i + j * m] - ref), e2 = fabs ((double) hR[i + j * m] - ref);
+      const double e3 = fabs ((double) hN[i + j * m] - ref);
       if (ref != 0)
         {
           ae.rel = std::max (ae.rel, e1 / fabs (ref));
           ab.rel = std::max (ab.rel, e2 / fabs (ref));
+          an.rel = std::max (an.rel, e3 / fabs (ref));
         }
       if (absref != 0)
         {
           ae.norm = std::max (ae.norm, e1 / absref);
           ab.norm = std::max (ab.norm, e2 / absref);
+          an.norm = std::max (an.norm, e3 / absref);
         }
     }
-  if (dbl)
-    printf ("| %5lldx%5lldx%5lld | %6.2f | %6.2f | %6.2f | %5.2f | %2d (pa %d, pb %d) | %.2e | %.2e | %.2e | %.2e |\n",
-            (long long) m, (long long) n, (long long) k, flops / t_blas * 1e-9, t_native > 0 ? flops / t_native * 1e-9 : 0.0,
-            flops / t_emu * 1e-9, t_blas / t_emu, plan.moduli, plan.pa, plan.pb, ae.rel, ab.rel, ae.norm, ab.norm);
+  /* Entries a rule could not carry (verdict RANGE or NONFINITE): its columns say "-". */
+  char emu_cols[160], nm_cols[160];
+  if (carried[0])
+    snprintf (emu_cols, sizeof emu_cols, "%6.2f | %5.2f | %2d (pa %d, pb %d) | %.2e | %.2e", flops / t_emu * 1e-9,
+              t_blas / t_emu, plan.moduli, plan.pa, plan.pb, ae.rel, ae.norm);
   else
-    printf ("| %5lldx%5lldx%5lld | %6.2f | %6.2f | %5.2f | %2d (pa %d, pb %d) | %.2e | %.2e | %.2e | %.2e |\n",
-            (long long) m, (long long) n, (long long) k, flops / t_blas * 1e-9, flops / t_emu * 1e-9, t_blas / t_emu,
-            plan.moduli, plan.pa, plan.pb, ae.rel, ab.rel, ae.norm, ab.norm);
+    snprintf (emu_cols, sizeof emu_cols, "- | - | verdict %d | - | -", (int) plan.verdict);
+  if (carried[1])
+    snprintf (nm_cols, sizeof nm_cols, "%6.2f | %2d | %.2e | %.2e", flops / t_nm * 1e-9, plan_nm.moduli, an.rel,
+              an.norm);
+  else
+    snprintf (nm_cols, sizeof nm_cols, "- | verdict %d | - | -", (int) plan_nm.verdict);
+  if (dbl)
+    printf ("| %5lldx%5lldx%5lld | %s | %6.2f | %6.2f | %s | %s | %.2e | %.2e |\n",
+            (long long) m, (long long) n, (long long) k, phi > 0 ? "phi" : "uniform", flops / t_blas * 1e-9,
+            t_native > 0 ? flops / t_native * 1e-9 : 0.0, emu_cols, nm_cols, ab.rel, ab.norm);
+  else
+    printf ("| %5lldx%5lldx%5lld | %s | %6.2f | %s | %s | %.2e | %.2e |\n",
+            (long long) m, (long long) n, (long long) k, phi > 0 ? "phi" : "uniform", flops / t_blas * 1e-9, emu_cols,
+            nm_cols, ab.rel, ab.norm);
   fflush (stdout);
-  if (breakdown)
+  if (breakdown && carried[0])
     {
       const int reps = 5;
       tilemm_emu_cuda_times sum = {}, t;
@@ -633,27 +719,34 @@ static void tables (cublasHandle_t h, tilemm_emu_cuda_arena *arena, bool int8, b
 
   std::vector<shape> shapes = { { 4096, 4096, 4096 }, { 8192, 8192, 8192 }, { 16384, 16384, 16384 },
                                 { 8192, 8192, 64 }, { 8192, 8192, 1024 }, { 65536, 64, 4096 } };
-  if (!sizes.empty ())
+  if (!sizes.empty () || !given_shapes.empty ())
     {
       shapes.clear ();
       for (int64_t n : sizes)
         shapes.push_back ({ n, n, n });
+      shapes.insert (shapes.end (), given_shapes.begin (), given_shapes.end ());
     }
   if (want_d)
     {
-      printf ("\ndouble, TF/s (2mnk); errors: max over sampled entries vs a double-double reference "
-              "(rel: /|ref|, norm: /(|A||B|))\n"
-              "| m x n x k | cuBLAS DGEMM | ours v10 | emulated | emu/cuBLAS | moduli | rel err emu | rel err cuBLAS | norm err emu | norm err cuBLAS |\n"
-              "|---|---|---|---|---|---|---|---|---|---|\n");
-      for (const shape &s : shapes)
-        if (!quick || s.m * s.n * s.k <= 8192LL * 8192 * 8192)
-          product_row<double> (h, s, s.m * s.n * s.k > 8192LL * 8192 * 8192 ? 3 : runs, arena, false);
+      printf ("\ndouble, TF/s (2mnk), device time; errors: max over sampled entries vs the exact product "
+              "rounded once (exact_dot.h; rel: /|ref|, norm: /(|A||B|)); data uniform in [-1, 1], and phi = %g "
+              "((u - 1/2)·exp(phi·g))\n"
+              "| m x n x k | data | cuBLAS DGEMM | ours v10 | %s | /cuBLAS | moduli | rel err | norm err | "
+              "native-matching | moduli | rel err | norm err | rel err cuBLAS | norm err cuBLAS |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+              wide_phi, native_rule ? "native-matching" : "certified");
+      for (double phi : { 0.0, wide_phi })
+        for (const shape &s : shapes)
+          if (!quick || s.m * s.n * s.k <= 8192LL * 8192 * 8192)
+            product_row<double> (h, s, s.m * s.n * s.k > 8192LL * 8192 * 8192 ? 3 : runs, arena, false, phi);
     }
   if (want_s)
     {
       printf ("\nsingle (cuBLAS SGEMM without TF32), TF/s:\n"
-              "| m x n x k | cuBLAS SGEMM | emulated | emu/cuBLAS | moduli | rel err emu | rel err cuBLAS | norm err emu | norm err cuBLAS |\n"
-              "|---|---|---|---|---|---|---|---|---|\n");
+              "| m x n x k | data | cuBLAS SGEMM | %s | /cuBLAS | moduli | rel err | norm err | "
+              "native-matching | moduli | rel err | norm err | rel err cuBLAS | norm err cuBLAS |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+              native_rule ? "native-matching" : "certified");
       for (const shape &s : shapes)
         if (!quick || s.m * s.n * s.k <= 8192LL * 8192 * 8192)
           product_row<float> (h, s, s.m * s.n * s.k > 8192LL * 8192 * 8192 ? 3 : runs, arena, false);
@@ -663,7 +756,7 @@ static void tables (cublasHandle_t h, tilemm_emu_cuda_arena *arena, bool int8, b
 
 int main (int argc, char **argv)
 {
-  bool quick = false, passes_only = false, int8 = true;
+  bool quick = false, passes_only = false, int8 = true, whole = true, whole_only = false;
   int runs = 10;
   const char *types = "ds";
   std::vector<int64_t> sizes;
@@ -680,15 +773,29 @@ int main (int argc, char **argv)
       int8 = false;
     else if (!strcmp (argv[i], "--no-v10"))
       with_v10 = false;
+    else if (!strcmp (argv[i], "--cublas-only"))
+      cublas_only = true;
+    else if (!strcmp (argv[i], "--phi") && i + 1 < argc)
+      wide_phi = atof (argv[++i]);
+    else if (!strcmp (argv[i], "--no-whole"))
+      whole = false;
+    else if (!strcmp (argv[i], "--whole-only"))
+      whole_only = true;
     else if (!strcmp (argv[i], "--types") && i + 1 < argc)
       types = argv[++i];
     else if (!strcmp (argv[i], "--sizes") && i + 1 < argc)
       for (char *p = strtok (argv[++i], ","); p; p = strtok (NULL, ","))
-        sizes.push_back (atoll (p));
+        {
+          long long sm, sn, sk;
+          if (strchr (p, 'x') && sscanf (p, "%lldx%lldx%lld", &sm, &sn, &sk) == 3)
+            given_shapes.push_back ({ sm, sn, sk });
+          else
+            sizes.push_back (atoll (p));
+        }
     else
       {
         fprintf (stderr, "usage: %s [--quick] [--runs N] [--native] [--passes] [--no-int8] [--no-v10] [--types ds] "
-                 "[--sizes 8192,16384]\n", argv[0]);
+                 "[--sizes 8192,16384] [--no-whole] [--whole-only] [--phi 4] [--cublas-only]\n", argv[0]);
         return 2;
       }
   const bool want_d = strchr (types, 'd') != nullptr, want_s = strchr (types, 's') != nullptr;
@@ -700,6 +807,12 @@ int main (int argc, char **argv)
   CUBLAS_OK (cublasCreate (&h));
   CUBLAS_OK (cublasSetMathMode (h, CUBLAS_DEFAULT_MATH)); /* IEEE: no TF32 */
   tilemm_emu_cuda_arena arena = {};
+  if (whole_only)
+    {
+      whole_calls (h, sizes, given_shapes, quick, runs > 5 ? 5 : runs);
+      CUBLAS_OK (cublasDestroy (h));
+      return 0;
+    }
   if (passes_only) /* the passes alone, then the stages of one product (below) */
     passes (runs);
   else
@@ -714,6 +827,8 @@ int main (int argc, char **argv)
           product_row<float> (h, { sz, sz, sz }, 3, &arena, true);
       }
   arena_free (&arena);
+  if (whole && !passes_only && want_d)
+    whole_calls (h, sizes, given_shapes, quick, runs > 5 ? 5 : runs);
   CUBLAS_OK (cublasDestroy (h));
   return 0;
 }

@@ -68,8 +68,9 @@ TILEMM_CPU = cpu/backend_cpu.c cpu/simulated.c cpu/emulated_cpu.c cpu/batch_cpu.
 # runtime): the device probe, the workspaces, the staging, the native, transposed and emulated
 # products on host views, its table (backend.h).  A build without it has no GPU table at all.
 TILEMM_CUDA_HOST = cuda/device.cu cuda/workspace.cu cuda/staging.cu cuda/pipeline.cu \
-  cuda/transposed_product.cu cuda/emulated_product.cu cuda/backend_ops.cu cuda/batch_product.cu \
-  cuda/kernel_launch.cu cuda/links.cu cuda/peer_exchange.cu
+  cuda/transposed_product.cu cuda/emulated_product.cu cuda/emulated_pipeline.cu \
+  cuda/backend_ops.cu cuda/batch_product.cu cuda/kernel_launch.cu cuda/links.cu \
+  cuda/peer_exchange.cu cuda/int8_rate.cu
 
 # Code on device pointers beside the tiled kernels: the device transpose, the emulated
 # precision's scheme (its stages' host side in cuda/: the arena's slots, the statistics brought

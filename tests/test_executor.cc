@@ -964,6 +964,10 @@ void calibration_on_the_stand_in ()
            "GPU %d: links %g %g %g %g", g, f.gpu[g].up_bytes_per_s, f.gpu[g].down_bytes_per_s,
            f.gpu[g].up_busy_bytes_per_s, f.gpu[g].down_busy_bytes_per_s);
   CHECK (f.cpu_measured && !f.host_measured, "the CPU's curves; no host product given");
+  // The stand-in "times" its int8 GEMM at a nominal 1e11 operations a second
+  // (tests/mock_cuda/cuda_op_none.c): the part measured through the GPU table's int8_rate.
+  CHECK ((f.parts & TILEMM_FACTS_INT8) && fabs (f.gpu_int8_ops_per_s / 1e11 - 1) < 1e-9,
+         "the int8 part: parts %#x, %g ops/s", f.parts, f.gpu_int8_ops_per_s);
   tilemm_cuda_release ();
   CHECK (mock_cuda_device_bytes () == device0 && mock_cuda_pinned_bytes () == pinned0,
          "nothing held: %zu device bytes (%zu before), %zu pinned (%zu)",
@@ -1051,6 +1055,141 @@ void emulated_nonfinite_case (tilemm_op op_a, tilemm_op op_b, int devices)
   CHECK (finite_bad == 0, "%lld entries of a non-finite line are finite", (long long) finite_bad);
 }
 
+// The emulated product of one pass pipelined in panels of C's columns (TILEMM_EMU_PIPE_COLS, the
+// plan's emu_pipe_cols) gives bitwise the product of one panel: ragged shapes, panels that do not
+// divide n, one column a panel, 1-row and 1-column products, transposed and complex operands.
+// `spread`: a quarter of B's columns over many binades, the last ones (1: the first panel's
+// statistics select another branch than the whole product's, and its panels run again under the
+// whole one's) or the first ones (2: the later panels' own statistics select another branch than
+// the whole's).  The second half of k cancels the first but for a few bits (so that the bits of
+// C depend on the branch: well-conditioned entries come out correctly rounded under any).
+void emulated_pipelined_case (bool a_complex, bool b_complex, tilemm_op op_a, tilemm_op op_b,
+                              int64_t m, int64_t n, int64_t k, int64_t cols, int spread,
+                              int64_t first = 0)
+{
+  CHECK_CASE ("emulated pipelined in panels of %lld (the first %lld): %s%s %s%s %lld x %lld x %lld%s",
+              (long long) cols, (long long) (first > 0 ? first : cols), a_complex ? "complex " : "", op_name (op_a),
+              b_complex ? "complex " : "", op_name (op_b), (long long) m, (long long) n,
+              (long long) k, spread == 1 ? ", B's last columns spread" : spread == 2 ? ", B's first columns spread" : "");
+  operands x = make (false, a_complex, b_complex, m, n, k, op_a, op_b);
+  const int parts = b_complex ? 2 : 1;
+  const int64_t br = op_b == TILEMM_OP_NONE ? k : n, bc = op_b == TILEMM_OP_NONE ? n : k;
+  if (spread)
+    {
+      // op(B)'s last quarter of columns (the last one at least) spread over 2^-3 .. 2^3: their
+      // pairs need more bits than the others', so the first panel's branch is not the whole's.
+      double *db = (double *) x.db.data ();
+      const int64_t quarter = n / 4 > 1 ? n / 4 : 1;
+      for (int64_t j = spread == 1 ? n - quarter : 0; j < (spread == 1 ? n : quarter); j++)
+        for (int64_t p = 0; p < k; p++)
+          {
+            const int64_t r = op_b == TILEMM_OP_NONE ? p : j, c = op_b == TILEMM_OP_NONE ? j : p;
+            for (int q = 0; q < parts; q++)
+              db[(size_t) (r + c * br) * parts + q] *= ldexp (1.0, (int) ((p * 5 + j * 3 + q) % 7) - 3);
+          }
+    }
+  if (spread)
+    {
+      // op(A)(i, p + h) = op(A)(i, p), op(B)(p + h, j) = −op(B)(p, j)·(1 + δ): C is the δ parts.
+      const int ap = a_complex ? 2 : 1, h = (int) (k / 2);
+      const int64_t ar = op_a == TILEMM_OP_NONE ? m : k;
+      double *da = (double *) x.da.data (), *db = (double *) x.db.data ();
+      auto at_a = [&] (int64_t i, int64_t p) {
+        return (size_t) (op_a == TILEMM_OP_NONE ? i + p * ar : p + i * ar) * ap;
+      };
+      auto at_b = [&] (int64_t p, int64_t j) {
+        return (size_t) (op_b == TILEMM_OP_NONE ? p + j * br : j + p * br) * parts;
+      };
+      for (int64_t p = 0; p < h; p++)
+        {
+          for (int64_t i = 0; i < m; i++)
+            for (int q = 0; q < ap; q++)
+              da[at_a (i, p + h) + q] = da[at_a (i, p) + q];
+          for (int64_t j = 0; j < n; j++)
+            for (int q = 0; q < parts; q++)
+              db[at_b (p + h, j) + q] = -db[at_b (p, j) + q] * (1.0 + ldexp ((double) ((p + j) % 3 + 1), -30));
+        }
+      if (k % 2)
+        for (int64_t j = 0; j < n; j++)
+          for (int q = 0; q < parts; q++)
+            db[at_b (k - 1, j) + q] *= 0x1p-40;
+    }
+  if (spread == 1 && a_complex == b_complex)
+    {
+      // The data do what they are for: the first panel's statistics select another branch.
+      const tilemm_type type = a_complex ? TILEMM_COMPLEX_DOUBLE : TILEMM_DOUBLE;
+      const int64_t ar = op_a == TILEMM_OP_NONE ? m : k, ac = op_a == TILEMM_OP_NONE ? k : m;
+      tilemm_view va, vb, vfirst;
+      tilemm_view_init (&va, type, ar, ac, ar, x.da.data ());
+      tilemm_view_init (&vb, type, br, bc, br, x.db.data ());
+      const int64_t w0 = first > 0 ? first : cols;
+      vfirst = op_b == TILEMM_OP_NONE ? tilemm_view_sub (&vb, 0, 0, k, w0)
+                                      : tilemm_view_sub (&vb, 0, 0, w0, k);
+      tilemm_emu_stats sw, sf;
+      tilemm_error err;
+      tilemm_emu_options eo;
+      tilemm_emu_default_options (&eo, type);
+      tilemm_emu_plan pw, pf;
+      CHECK (tilemm_emu_stats_cpu_op (op_a, &va, op_b, &vb, &sw, &err) == TILEMM_OK
+               && tilemm_emu_stats_cpu_op (op_a, &va, op_b, &vfirst, &sf, &err) == TILEMM_OK,
+             "statistics: %s", err.detail);
+      tilemm_emu_decide (&eo, &sw, &pw);
+      tilemm_emu_decide (&eo, &sf, &pf);
+      CHECK (pw.verdict == TILEMM_EMU_OK && (pw.pa != pf.pa || pw.pb != pf.pb
+                                             || pw.moduli != pf.moduli),
+             "the first panel's branch (%d moduli, %d, %d) is the whole's (%d, %d, %d, verdict %d)",
+             pf.moduli, pf.pa, pf.pb, pw.moduli, pw.pa, pw.pb, (int) pw.verdict);
+    }
+  setenv ("TILEMM_EMU_PIPE_COLS", "-1", 1);
+  const outcome whole = call (x, op_a, op_b, TILEMM_CHOOSE_GPU, true, 0, 0, 1);
+  char width[32];
+  snprintf (width, sizeof width, "%lld", (long long) cols);
+  setenv ("TILEMM_EMU_PIPE_COLS", width, 1);
+  snprintf (width, sizeof width, "%lld", (long long) first);
+  setenv ("TILEMM_EMU_PIPE_FIRST", width, 1);
+  const outcome piped = call (x, op_a, op_b, TILEMM_CHOOSE_GPU, true, 0, 0, 1);
+  unsetenv ("TILEMM_EMU_PIPE_COLS");
+  unsetenv ("TILEMM_EMU_PIPE_FIRST");
+  CHECK (whole.status == TILEMM_OK && piped.status == TILEMM_OK, "status %s (%s), %s (%s)",
+         tilemm_strerror (whole.status), whole.detail, tilemm_strerror (piped.status),
+         piped.detail);
+  const int64_t w0 = first > 0 ? first : cols;
+  CHECK (whole.d.plan.emu_pipe_first == 0, "TILEMM_EMU_PIPE_COLS=-1 pipelined: %lld",
+         (long long) whole.d.plan.emu_pipe_first);
+  CHECK (piped.d.plan.emu_pipe_first == (w0 < n ? w0 : 0)
+           && (w0 >= n || piped.d.plan.emu_pipe_cols == cols),
+         "the plan's panels: %lld, then %lld", (long long) piped.d.plan.emu_pipe_first,
+         (long long) piped.d.plan.emu_pipe_cols);
+  CHECK (whole.c.size () == piped.c.size () && memcmp (whole.c.data (), piped.c.data (),
+                                                       whole.c.size ()) == 0,
+         "pipelined C differs from the unpipelined one");
+}
+
+// The plan's own rule: two panels, the first one's product lasting while the rest of B comes up
+// (first·r = n − first, r the product of a column against the upload of one), in whole
+// 256-column tiles, at most half of n; one panel where B is small or n narrow against m.
+void emulated_pipeline_rule (void)
+{
+  CHECK_CASE ("the plan's rule for the emulated pipeline");
+  const double int8 = 1.4e15, bus = 5e10;
+  const int64_t f16 = tilemm_emu_pipeline_first (TILEMM_DOUBLE, 16384, 16384, 16384, 17, int8, bus);
+  const int64_t f8 = tilemm_emu_pipeline_first (TILEMM_DOUBLE, 8192, 8192, 8192, 16, int8, bus);
+  // r = 18·2·16384 / 1.4e15 over 8 / 5e10 = 2.63: 16384 / 3.63 = 4509, up to 4608
+  CHECK (f16 == 4608, "16384: %lld", (long long) f16);
+  // r = 17·2·8192 / 1.4e15 over 8 / 5e10 = 1.24: 8192 / 2.24 = 3653, up to 3840
+  CHECK (f8 == 3840, "8192: %lld", (long long) f8);
+  CHECK (tilemm_emu_pipeline_first (TILEMM_DOUBLE, 16384, 16384, 16384, 17, 1e18, bus) == 8192,
+         "a slow bus against the GEMMs: half");
+  CHECK (tilemm_emu_pipeline_first (TILEMM_DOUBLE, 16384, 16384, 16384, 17, 1e12, bus) == 256,
+         "slow GEMMs: one tile of columns first");
+  CHECK (tilemm_emu_pipeline_first (TILEMM_DOUBLE, 1000, 1000, 1000, 16, int8, bus) == 0,
+         "1000: B's bytes");
+  CHECK (tilemm_emu_pipeline_first (TILEMM_DOUBLE, 65536, 4096, 4096, 16, int8, bus) == 0,
+         "n < m/4");
+  CHECK (tilemm_emu_pipeline_first (TILEMM_DOUBLE, 4096, 300, 65536, 16, int8, bus) == 0,
+         "n < 512");
+}
+
 int main ()
 {
   setvbuf (stdout, NULL, _IOLBF, 0);
@@ -1064,6 +1203,26 @@ int main ()
   precision_read_once ();
   emulated_passes_on_simulated_devices ();
   calibration_on_the_stand_in ();
+  emulated_pipeline_rule ();
+  if (getenv ("TILEMM_TEST_NO_EMULATED") == NULL)
+    {
+      const tilemm_op N = TILEMM_OP_NONE, T = TILEMM_OP_TRANSPOSE, C = TILEMM_OP_CTRANSPOSE;
+      emulated_pipelined_case (false, false, N, N, 70, 130, 90, 50, 0);
+      emulated_pipelined_case (false, false, N, N, 70, 130, 90, 50, 1);
+      emulated_pipelined_case (false, false, N, N, 70, 130, 90, 50, 2);
+      emulated_pipelined_case (false, false, N, N, 70, 130, 90, 100, 1, 30);
+      emulated_pipelined_case (true, true, T, C, 33, 41, 30, 8, 2, 3);
+      emulated_pipelined_case (false, false, T, N, 70, 130, 90, 30, 1, 70);
+      emulated_pipelined_case (false, false, T, T, 61, 77, 45, 16, 1);
+      emulated_pipelined_case (false, false, T, N, 61, 77, 44, 20, 2);
+      emulated_pipelined_case (true, true, N, C, 33, 41, 29, 7, 1);
+      emulated_pipelined_case (true, true, C, N, 33, 41, 30, 9, 2);
+      emulated_pipelined_case (true, false, C, N, 25, 19, 31, 1, 0);
+      emulated_pipelined_case (false, true, N, T, 25, 19, 31, 4, 1);
+      emulated_pipelined_case (false, false, N, T, 1, 53, 40, 10, 1);
+      emulated_pipelined_case (false, false, N, N, 40, 1, 33, 1, 0);
+      emulated_pipelined_case (false, false, N, N, 40, 2, 33, 1, 1);
+    }
   for (int devices : { 1, 3 })
     {
       emulated_nonfinite_case (TILEMM_OP_NONE, TILEMM_OP_NONE, devices);

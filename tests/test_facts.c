@@ -171,6 +171,22 @@ static void test_text (void)
              && same_curve (&f.host_page[t], &g.host_page[t]) && same_curve (&f.cpu[t], &g.cpu[t])
              && same_curve (&f.gpu_curve[t], &g.gpu_curve[t]);
   CHECK (curves, "the curves");
+  /* The int8 part (TILEMM_FACTS_INT8, beyond the first eight parts): its rate and its seconds. */
+  {
+    tilemm_machine_facts h, i;
+    made_up (&h);
+    h.parts = TILEMM_FACTS_ALL;
+    h.part_s[8] = 0.375;
+    h.gpu_int8_ops_per_s = 1.25e15;
+    const size_t n8 = tilemm_facts_print (&h, NULL, 0);
+    char *t8 = malloc (n8 + 1);
+    CHECK (t8 && tilemm_facts_print (&h, t8, n8 + 1) == n8
+             && tilemm_facts_parse (t8, &i) == TILEMM_OK && i.parts == TILEMM_FACTS_ALL
+             && near (i.part_s[8], 0.375, 1e-9) && near (i.gpu_int8_ops_per_s, 1.25e15, 1e-9),
+           "the int8 part read back: parts %#x, %g s, %g ops/s", i.parts, i.part_s[8],
+           i.gpu_int8_ops_per_s);
+    free (t8);
+  }
   CHECK (near (g.measured_s, 1.25, 1e-9) && near (g.others_cpu_share, 0.125, 1e-9) && g.host_measured && g.cpu_measured && g.gpu_measured
            && g.threads == 8 && near (g.cpu_thread_flops_per_s, 7e9, 1e-9)
            && near (g.cpu_page_s, 2.5e-7, 1e-8) && near (g.cpu_small_page_s, 1.5e-8, 1e-8)
@@ -629,6 +645,23 @@ static void test_store (void)
          "single added beside double: parts %#x, %d files", more->parts, file_count (sub));
   CHECK (tilemm_machine_facts_with (&o, double_parts) == more,
          "what is held is not measured again");
+
+  CHECK_CASE ("store: the int8 part measured for a decision that weighs \"precision\", \"auto\" only");
+  {
+    const tilemm_operand big = { TILEMM_CLASS_DOUBLE, 0, 0, 2, 1000, 1000, 0, NULL, 0 };
+    tilemm_options po;
+    tilemm_options_init (&po);
+    po.precision = TILEMM_PRECISION_NATIVE;
+    tilemm_decision d;
+    tilemm_error e = { TILEMM_OK, "" };
+    tilemm_status s = tilemm_decide_op (&big, TILEMM_OP_NONE, &big, TILEMM_OP_NONE, &po, &d, &e);
+    CHECK (s == TILEMM_OK && d.facts && !(d.facts->parts & TILEMM_FACTS_INT8),
+           "native: status %d (%s), parts %#x", (int) s, e.detail, d.facts ? d.facts->parts : 0u);
+    po.precision = TILEMM_PRECISION_AUTO;
+    s = tilemm_decide_op (&big, TILEMM_OP_NONE, &big, TILEMM_OP_NONE, &po, &d, &e);
+    CHECK (s == TILEMM_OK && d.facts && (d.facts->parts & TILEMM_FACTS_INT8),
+           "auto: status %d (%s), parts %#x", (int) s, e.detail, d.facts ? d.facts->parts : 0u);
+  }
 
   const tilemm_machine_facts *f = tilemm_machine_facts_for (&o);
   CHECK (f->parts == TILEMM_FACTS_ALL && f->measured_s > double_s,

@@ -369,6 +369,74 @@ static void one_call (int gpu, mix_counts *mc)
 
 /* ---------------------------------------------------------------- every fault, every stop */
 
+/* One product of a fault test into c, whatever it calls (ctx: its own data). */
+typedef tilemm_status (*fault_call) (void *ctx, void *c, tilemm_error *err);
+
+/* For every kind of fault and every N, the Nth operation of that kind fails (TILEMM_FAULT) in
+ * call: it must give its status and leave tilemm holding nothing, and the next call give the
+ * undisturbed bits `good`; until the call runs past its last operation of the kind.  `what`
+ * names the product in the counts printed; a kind the product never does (no_launch: its device
+ * side launches nothing of tilemm's own) may inject none. */
+static void every_fault (fault_call call, void *ctx, const void *good, void *c, size_t bytes_c,
+                         const char *what, int no_launch)
+{
+  static const struct {
+    const char *name;
+    tilemm_fault_kind kind;
+    tilemm_status want;
+  } kinds[] = { { "malloc", TILEMM_FAULT_MALLOC, TILEMM_EDEVMEM },
+                { "host", TILEMM_FAULT_HOST, TILEMM_ENOMEM },
+                { "memcpy", TILEMM_FAULT_MEMCPY, TILEMM_ECUDA },
+                { "launch", TILEMM_FAULT_LAUNCH, TILEMM_ECUDA } };
+  tilemm_error err = { TILEMM_OK, "" };
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+    {
+      int injected = 0;
+      for (long nth = 1; nth < 100000; nth++)
+        {
+          if (kinds[i].kind == TILEMM_FAULT_MALLOC || kinds[i].kind == TILEMM_FAULT_HOST)
+            release_all (); /* allocations happen only when nothing is held */
+          char spec[64];
+          snprintf (spec, sizeof spec, "%s:%ld", kinds[i].name, nth);
+          setenv ("TILEMM_FAULT", spec, 1);
+          memset (c, 0x5a, bytes_c);
+          tilemm_status s = call (ctx, c, &err);
+          const long seen = tilemm_fault_count (kinds[i].kind);
+          unsetenv ("TILEMM_FAULT");
+          if (s == TILEMM_OK)
+            {
+              CHECK (seen < nth && memcmp (c, good, bytes_c) == 0,
+                     "%s: %ld operations and none failed, or a wrong result", spec, seen);
+              break;
+            }
+          injected++;
+          CHECK (s == kinds[i].want, "%s: %s (%s)", spec, tilemm_strerror (s), err.detail);
+          CHECK (tilemm_cuda_bytes_held () == 0 && tilemm_cuda_pinned_bytes_held () == 0,
+                 "%s: %zu device, %zu pinned bytes still held", spec, tilemm_cuda_bytes_held (),
+                 tilemm_cuda_pinned_bytes_held ());
+          s = call (ctx, c, &err);
+          CHECK (s == TILEMM_OK && memcmp (c, good, bytes_c) == 0, "%s: the next call: %s", spec,
+                 err.detail);
+        }
+      printf ("  %s: %d failures injected%s\n", kinds[i].name, injected, what);
+      CHECK (injected > 0 || (no_launch && kinds[i].kind == TILEMM_FAULT_LAUNCH), "no %s to fail",
+             kinds[i].name);
+    }
+}
+
+/* every_fault_and_stop's product: a plan's panels on the GPU path. */
+typedef struct {
+  const tilemm_plan *plan;
+  const tilemm_view *va, *vb, *vc;
+} panels_call;
+
+static tilemm_status panels_product (void *ctx, void *c, tilemm_error *err)
+{
+  const panels_call *p = (const panels_call *) ctx;
+  (void) c; /* p->vc views it */
+  return tilemm_multiply (p->plan, p->va, p->vb, p->vc, err);
+}
+
 /* On whatever runtime this build has (the stand-in, or the real GPU): a double product in panels
  * on the GPU path; for every N, the Nth operation of each kind fails (TILEMM_FAULT) and for every
  * poll a stop comes there.  A fault must give its status and leave tilemm holding nothing; a stop
@@ -395,45 +463,8 @@ static void every_fault_and_stop (void)
          tilemm_strerror (s), (long long) tilemm_plan_panel_count (&plan));
   s = tilemm_multiply (&plan, &va, &vb, &vgood, &err);
   CHECK (s == TILEMM_OK, "undisturbed: %s", err.detail);
-  static const struct {
-    const char *name;
-    tilemm_fault_kind kind;
-    tilemm_status want;
-  } kinds[] = { { "malloc", TILEMM_FAULT_MALLOC, TILEMM_EDEVMEM },
-                { "host", TILEMM_FAULT_HOST, TILEMM_ENOMEM },
-                { "memcpy", TILEMM_FAULT_MEMCPY, TILEMM_ECUDA },
-                { "launch", TILEMM_FAULT_LAUNCH, TILEMM_ECUDA } };
-  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-    {
-      int injected = 0;
-      for (long nth = 1; nth < 100000; nth++)
-        {
-          if (kinds[i].kind == TILEMM_FAULT_MALLOC || kinds[i].kind == TILEMM_FAULT_HOST)
-            release_all (); /* allocations happen only when nothing is held */
-          char spec[64];
-          snprintf (spec, sizeof spec, "%s:%ld", kinds[i].name, nth);
-          setenv ("TILEMM_FAULT", spec, 1);
-          s = tilemm_multiply (&plan, &va, &vb, &vc, &err);
-          const long seen = tilemm_fault_count (kinds[i].kind);
-          unsetenv ("TILEMM_FAULT");
-          if (s == TILEMM_OK)
-            {
-              CHECK (seen < nth && memcmp (c, good, bytes_c) == 0,
-                     "%s: %ld operations and none failed, or a wrong result", spec, seen);
-              break;
-            }
-          injected++;
-          CHECK (s == kinds[i].want, "%s: %s (%s)", spec, tilemm_strerror (s), err.detail);
-          CHECK (tilemm_cuda_bytes_held () == 0 && tilemm_cuda_pinned_bytes_held () == 0,
-                 "%s: %zu device, %zu pinned bytes still held", spec, tilemm_cuda_bytes_held (),
-                 tilemm_cuda_pinned_bytes_held ());
-          s = tilemm_multiply (&plan, &va, &vb, &vc, &err);
-          CHECK (s == TILEMM_OK && memcmp (c, good, bytes_c) == 0, "%s: the next call: %s", spec,
-                 err.detail);
-        }
-      printf ("  %s: %d failures injected\n", kinds[i].name, injected);
-      CHECK (injected > 0, "no %s to fail", kinds[i].name);
-    }
+  panels_call pc = { &plan, &va, &vb, &vc };
+  every_fault (panels_product, &pc, good, c, bytes_c, "", 0);
 
   CHECK_CASE ("a stop at every poll on this runtime: interrupted, buffers kept, the next call right");
   s = tilemm_multiply (&plan, &va, &vb, &vc, &err);
@@ -462,6 +493,71 @@ static void every_fault_and_stop (void)
     }
   printf ("  stopped at each of %d polls\n", stopped);
   CHECK (stopped > 1, "only %d polls", stopped);
+  free (a);
+  free (b);
+  free (good);
+  free (c);
+}
+
+/* ---------------------------------------------------------------- the emulated pipeline */
+
+/* One emulated double product on the GPU, decided with the environment as it is now
+ * (TILEMM_FAULT, TILEMM_EMU_PIPE_COLS), into c. */
+static tilemm_status emulated_call (const tilemm_operand *da, const tilemm_operand *db,
+                                    const void *a, const void *b, void *c, int *pipelined,
+                                    tilemm_error *err)
+{
+  tilemm_options o;
+  tilemm_options_init (&o);
+  const tilemm_value gpu = { TILEMM_VALUE_STRING, "gpu", 0, NULL, 0 };
+  const tilemm_value emu = { TILEMM_VALUE_STRING, "emulated", 0, NULL, 0 };
+  tilemm_status s = tilemm_options_set (&o, "backend", &gpu, err);
+  if (s == TILEMM_OK)
+    s = tilemm_options_set (&o, "precision", &emu, err);
+  tilemm_decision d;
+  if (s == TILEMM_OK)
+    s = tilemm_decide (da, db, &o, &d, err);
+  if (s != TILEMM_OK)
+    return s;
+  *pipelined = d.plan.emu_pipe_first > 0;
+  return tilemm_run (&d, &o, a, b, c, err);
+}
+
+/* emulated_pipeline_faults's product. */
+typedef struct {
+  const tilemm_operand *da, *db;
+  const double *a, *b;
+} pipe_call;
+
+static tilemm_status pipe_product (void *ctx, void *c, tilemm_error *err)
+{
+  const pipe_call *p = (const pipe_call *) ctx;
+  int pipelined = 0;
+  const tilemm_status s = emulated_call (p->da, p->db, p->a, p->b, c, &pipelined, err);
+  CHECK (s != TILEMM_OK || pipelined, "the emulated product was not pipelined");
+  return s;
+}
+
+/* The emulated product pipelined in panels (TILEMM_EMU_PIPE_COLS) on this runtime: for every N,
+ * the Nth operation of each kind fails; the call gives its status, tilemm holds nothing after
+ * it, and the next call gives the undisturbed bits. */
+static void emulated_pipeline_faults (void)
+{
+  const int64_t m = 60, k = 40, n = 150;
+  const tilemm_operand da = { TILEMM_CLASS_DOUBLE, 0, 0, 2, m, k, 0, NULL, 0 };
+  const tilemm_operand db = { TILEMM_CLASS_DOUBLE, 0, 0, 2, k, n, 0, NULL, 0 };
+  double *a = random_buffer ((size_t) (m * k), 0), *b = random_buffer ((size_t) (k * n), 0);
+  const size_t bytes_c = (size_t) (m * n) * sizeof (double);
+  double *good = malloc (bytes_c), *c = malloc (bytes_c);
+  tilemm_error err = { TILEMM_OK, "" };
+  int pipelined = 0;
+  CHECK_CASE ("the emulated pipeline: every injected fault gives its status, nothing held");
+  setenv ("TILEMM_EMU_PIPE_COLS", "37", 1);
+  tilemm_status s = emulated_call (&da, &db, a, b, good, &pipelined, &err);
+  CHECK (s == TILEMM_OK && pipelined, "undisturbed: %s (pipelined %d)", err.detail, pipelined);
+  pipe_call pc = { &da, &db, a, b };
+  every_fault (pipe_product, &pc, good, c, bytes_c, " in the emulated pipeline", 1);
+  unsetenv ("TILEMM_EMU_PIPE_COLS");
   free (a);
   free (b);
   free (good);
@@ -519,7 +615,10 @@ int main (int argc, char **argv)
            mc.gpu_runs, mc.faults_hit);
 
   if (gpu)
-    every_fault_and_stop ();
+    {
+      every_fault_and_stop ();
+      emulated_pipeline_faults ();
+    }
   else
     check_skip ("every injected fault and every stop on the GPU path", "no usable GPU here");
 

@@ -280,6 +280,11 @@ typedef struct tilemm_backend_ops {
   tilemm_status (*share) (void *state, int worker, tilemm_op op_a, const tilemm_view *a,
                           tilemm_op op_b, const tilemm_view *b, struct tilemm_exchange_s *exchange,
                           tilemm_error *err);
+  /* The emulated precision's int8 GEMM rate on `device` (int8 operations a second; 0: not
+   * timed), an n×n×n product's modular GEMMs with the int8 GEMM `gemm` (tilemm_emu_gemm), for
+   * the machine's facts; NULL where the backend has none. */
+  tilemm_status (*int8_rate) (int device, int64_t n, int gemm, double *ops_per_s,
+                              tilemm_error *err);
 } tilemm_backend_ops;
 
 /* The tables the build has (src/exec/backends.c): the CPU's always, the GPU's in a CUDA build,

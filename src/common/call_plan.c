@@ -287,6 +287,45 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
   const int64_t panel_rows = p->emu_panels.panel_cols < p->m ? p->emu_panels.panel_cols : p->m;
   const int64_t panel_cols = p->emu_panels.panel_rows < p->n ? p->emu_panels.panel_rows : p->n;
   p->emu_block_cols = tilemm_emu_result_block_cols (p->type, panel_rows, panel_cols, chunk_bytes);
+  /* One pass on the GPU pipelined in panels of C's columns (TILEMM_EMU_PIPE_COLS and _FIRST,
+   * else the rule: two panels, the first from the int8 rate and the bus's), C of each panel
+   * back in its blocks. */
+  p->emu_pipe_first = p->emu_pipe_cols = 0;
+  if (backend == TILEMM_BACKEND_CUDA && p->emu_one_pass && p->k > 0 && p->m > 0
+      && settings->emu_pipe_cols >= 0)
+    {
+      int64_t first, cols;
+      if (settings->emu_pipe_cols > 0)
+        {
+          cols = settings->emu_pipe_cols;
+          first = settings->emu_pipe_first > 0 ? settings->emu_pipe_first : cols;
+          if ((p->n + cols - 1) / cols > TILEMM_EMU_PIPE_MOST)
+            first = cols = (p->n + TILEMM_EMU_PIPE_MOST - 1) / TILEMM_EMU_PIPE_MOST;
+        }
+      else
+        {
+          const tilemm_machine_facts *f = p->facts ? p->facts : tilemm_facts_builtin ();
+          const tilemm_machine_facts *model = tilemm_facts_builtin ();
+          const double int8 = f->gpu_int8_ops_per_s > 0 ? f->gpu_int8_ops_per_s
+                                                        : model->gpu_int8_ops_per_s;
+          const double bus = f->gpu_bus_bytes_per_s > 0 ? f->gpu_bus_bytes_per_s
+                                                        : model->gpu_bus_bytes_per_s;
+          const int moduli = tilemm_emu_typical_moduli (emu, tilemm_type_is_complex (p->type)
+                                                               ? 2 * p->k : p->k);
+          first = tilemm_emu_pipeline_first (p->type, p->m, p->n, p->k,
+                                             moduli > 0 ? moduli : most_moduli (emu), int8, bus);
+          cols = p->n - first;
+        }
+      if (first > 0 && first < p->n && cols > 0)
+        {
+          p->emu_pipe_first = first;
+          p->emu_pipe_cols = cols;
+        }
+    }
+  if (p->emu_pipe_first > 0)
+    p->emu_block_cols = tilemm_emu_result_block_cols (
+      p->type, p->m, p->emu_pipe_cols > p->emu_pipe_first ? p->emu_pipe_cols : p->emu_pipe_first,
+      chunk_bytes);
   p->emu_gemm = tilemm_emu_gemm_named (settings->emu_gemm, gpu->wgmma);
   /* The branches the statistics may take: an explicit count of moduli promises nothing, so
    * where it cannot carry the data the native product serves (and says so); the rule's moduli
@@ -752,6 +791,10 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
       if (backend == TILEMM_BACKEND_CUDA)
         {
           say (&t, "emulated_blocks: %lld columns\n", (long long) p->emu_block_cols);
+          if (p->emu_pipe_first > 0)
+            say (&t, "emulated_pipeline: a first panel of %lld columns, then panels of %lld, "
+                 "each one's B sent while the one before computes\n",
+                 (long long) p->emu_pipe_first, (long long) p->emu_pipe_cols);
           say_teams (&t, "emulated_copy_teams", p->emu_teams, &p->emu_devices);
         }
       say (&t, "emulated_on_range: %s\n",

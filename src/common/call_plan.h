@@ -109,6 +109,12 @@ typedef struct {
   tilemm_emu_gemm emu_gemm;      /* the int8 GEMM: wgmma where the device runs it, unless
                                     TILEMM_EMU_IMMA names another (the call's settings)      */
   int64_t emu_block_cols;        /* the GPU brings C back in blocks of these many columns    */
+  int64_t emu_pipe_first;        /* one pass on the GPU: a first panel of C of these many
+                                    columns (0: one panel, not pipelined), ...               */
+  int64_t emu_pipe_cols;         /* ... then panels of these many, each one's columns of B sent
+                                    while the device computes the one before
+                                    (tilemm_emu_pipeline_first); emu_block_cols then cuts each
+                                    panel's C                                                */
   tilemm_emu_branches emu_branches;          /* the moduli and bit widths each outcome of the
                                                 statistics takes: the passes and the backends
                                                 select among them (tilemm_emu_select)         */

@@ -317,6 +317,24 @@ double tilemm_emu_panel_bytes (tilemm_type type, int64_t rows, int64_t cols, int
 int64_t tilemm_emu_result_block_cols (tilemm_type type, int64_t rows, int64_t cols,
                                       size_t chunk_bytes);
 
+/* The GPU's emulated product of one pass pipelined in panels of C's columns: the statistics of
+ * panel p (all of A with its columns of B) merged into the earlier panels', its product under
+ * the plan those select, while the host sends the columns of B of panel p + 1 and brings C of
+ * panel p − 1 back.  Bitwise the product of one panel: each entry depends on its row of A, its
+ * column of B and the plan only, and a panel computed under a plan the later panels' statistics
+ * changed is computed again under the whole product's (emulated_pipeline.cu).  A panel's
+ * statistics and product repeat A's passes (its exponents, quantization, residues), so the
+ * plan's own rule cuts two panels: a first one narrow enough that its columns of B come up
+ * soon, wide enough that its product lasts while the rest of B comes up (the product of a
+ * column against the upload of a column of B, from the int8 rate and the bus's, `moduli` the
+ * count a product of inner dimension k typically takes), and the rest.  Returns the first
+ * panel's columns (0: one panel, not pipelined: B small, or n too narrow against m for one more
+ * pass over A to pay). */
+#define TILEMM_EMU_PIPE_MIN_BYTES (32 << 20) /* B's bytes below which one panel serves        */
+#define TILEMM_EMU_PIPE_MOST 1024         /* most panels a given width may cut C into         */
+int64_t tilemm_emu_pipeline_first (tilemm_type type, int64_t m, int64_t n, int64_t k, int moduli,
+                                   double int8_ops_per_s, double bus_bytes_per_s);
+
 /* Sets plan's panels for an emulated product op_a(A)·op_b(B) under max_device_bytes (0: one
  * panel): the largest panels, halving the longer side, whose tilemm_emu_panel_bytes at the most
  * moduli `options` allow fit.  TILEMM_EDEVMEM (GPU) or TILEMM_ELIMIT (CPU) when not even one

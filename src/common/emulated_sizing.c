@@ -4,6 +4,7 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
+#include <math.h>
 #include <stdint.h>
 
 #include "emulated.h"
@@ -30,6 +31,33 @@ int64_t tilemm_emu_result_block_cols (tilemm_type type, int64_t rows, int64_t co
   if (width > 256)
     width = (width + 255) / 256 * 256;
   return width < cols ? width : cols;
+}
+
+int64_t tilemm_emu_pipeline_first (tilemm_type type, int64_t m, int64_t n, int64_t k, int moduli,
+                                   double int8_ops_per_s, double bus_bytes_per_s)
+{
+  const double es = (double) tilemm_type_size (type);
+  const double b_bytes = es * (double) k * (double) n;
+  /* B's columns at least a quarter of A's rows: per element, an upload costs several times a
+   * pass of the scheme's conversions over A, which the second panel repeats. */
+  if (k <= 0 || m <= 0 || n < 2 * 256 || b_bytes < (double) TILEMM_EMU_PIPE_MIN_BYTES
+      || 4 * n < m || !(int8_ops_per_s > 0) || !(bus_bytes_per_s > 0) || moduli < 1)
+    return 0;
+  /* One column of C: its product (the moduli's GEMMs and the statistics', a complex product's
+   * four real ones) against its column of B's upload.  The first panel's product must last
+   * while the rest of B comes up: first·r = n − first. */
+  const double real_products = tilemm_type_is_complex (type) ? 4.0 : 1.0;
+  const double product_s = (double) (moduli + 1) * 2.0 * (double) m * (double) k * real_products
+                           / int8_ops_per_s;
+  const double upload_s = es * (double) k / bus_bytes_per_s;
+  const double r = product_s / upload_s;
+  int64_t first = (int64_t) ceil ((double) n / (1.0 + r));
+  /* whole 256-column GEMM tiles, at least one, at most half of n */
+  first = (first + 255) / 256 * 256;
+  const int64_t half = (n / 2 + 255) / 256 * 256;
+  if (first > half)
+    first = half;
+  return first < n ? first : 0;
 }
 
 double tilemm_emu_panel_bytes (tilemm_type type, int64_t rows, int64_t cols, int64_t k,

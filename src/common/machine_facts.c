@@ -249,6 +249,7 @@ size_t tilemm_facts_print (const tilemm_machine_facts *f, char *buf, size_t size
   out (&o, "parts %u\n", f->parts);
   out (&o, "part_seconds %.4g %.4g %.4g %.4g %.4g %.4g %.4g %.4g\n", f->part_s[0], f->part_s[1],
        f->part_s[2], f->part_s[3], f->part_s[4], f->part_s[5], f->part_s[6], f->part_s[7]);
+  out (&o, "part_seconds_int8 %.4g\n", f->part_s[8]);
   out (&o, "host_blas %d %d %s\n", f->host_blas.threads, f->host_blas.spins,
        f->host_blas.name[0] ? f->host_blas.name : "-");
   for (int which = 0; which < CURVE_KINDS; which++)
@@ -413,6 +414,8 @@ static int parse_line (tilemm_machine_facts *f, const char *line, size_t *key_us
       f->parts = (unsigned) parts;
       return 1;
     }
+  if (NAMED ("part_seconds_int8"))
+    return read_doubles (&p, &f->part_s[8], 1);
   if (NAMED ("part_seconds"))
     return read_doubles (&p, f->part_s, 8);
   if (NAMED ("host_blas"))

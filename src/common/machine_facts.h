@@ -63,7 +63,8 @@ enum {
   TILEMM_FACTS_PAGES = 1u << 5,    /* the host's loop over pages, the CPU's and GPU's batches     */
   TILEMM_FACTS_GPU = 1u << 6,      /* one GPU's call: its fixed cost, bus and kernels' rates      */
   TILEMM_FACTS_GPUS = 1u << 7,     /* every GPU together; each GPU's links, kernels, emulated rate */
-  TILEMM_FACTS_ALL = 0xffu
+  TILEMM_FACTS_INT8 = 1u << 8,     /* the emulated precision's int8 GEMM on one GPU ("auto")      */
+  TILEMM_FACTS_ALL = 0x1ffu
 };
 #define TILEMM_FACTS_WAYS(type) (1u << (1 + (int) (type)))
 
@@ -91,7 +92,7 @@ typedef struct tilemm_machine_facts_s {
                               measured (0 to 1; negative: not known).  Facts measured on a busy
                               machine are used by the process that measured them, never kept. */
   unsigned parts;       /* TILEMM_FACTS_*: the parts measured (the others: the built-in model's) */
-  double part_s[8];     /* how long each part (bit i of TILEMM_FACTS_*) took to measure, the last
+  double part_s[9];     /* how long each part (bit i of TILEMM_FACTS_*) took to measure, the last
                            time it was (informative: the first call's wait, part by part)      */
   /* The host's BLAS as its own interface says (host_blas.h): which, its threads, whether its
    * idle threads keep spinning after a call (a pool that holds the cores a product that follows
@@ -138,11 +139,10 @@ typedef struct tilemm_machine_facts_s {
   double gpu_kernel_flops_per_s[TILEMM_NTYPES];
   /* The emulated precision's int8 GEMM (src/kernels/emulated_cuda.cu), exact products: int8
    * multiply-adds ×2 a second with the GPU filled.  What "precision", "auto" weighs against the
-   * native kernels' rate (device_model.h: tilemm_model_gpu_emulated_s).
-   * TODO(lead): exec/calibrate.c does not measure it yet (the built-in model's serves): time one
-   * int8 GEMM of the emulated scheme (tilemm_emu_cuda_* with a given plan of one modulus, or
-   * the stats GEMM) on a square of a few thousand, device time from CUDA events, and store
-   * 2·m·n·k / seconds here ("gpu_int8" line of the store). */
+   * native kernels' rate (device_model.h: tilemm_model_gpu_emulated_s).  Measured as the part
+   * TILEMM_FACTS_INT8 (the modular GEMMs of a square product timed on the caller's GPU, device
+   * time: exec/calibrate.c), which only a decision weighing "precision", "auto" reads; the
+   * built-in model's until then ("gpu_int8" line of the store). */
   double gpu_int8_ops_per_s;
   /* The same call on every GPU (gpu_all_count > 1): its fixed cost, and how many times faster
    * the rest of it runs than on one (below 1: slower).  gpu_all_count 0: not measured. */

@@ -480,6 +480,8 @@ void tilemm_call_settings_read (tilemm_call_settings *s)
   s->step_cols = env_long ("TILEMM_STEP_COLS", 0, 0, 1L << 40);
   s->step_rows = env_long ("TILEMM_STEP_ROWS", 0, 0, 1L << 40);
   env_text ("TILEMM_EMU_IMMA", s->emu_gemm, sizeof s->emu_gemm);
+  s->emu_pipe_cols = env_long ("TILEMM_EMU_PIPE_COLS", 0, -1, 1L << 40);
+  s->emu_pipe_first = env_long ("TILEMM_EMU_PIPE_FIRST", 0, 0, 1L << 40);
   const char *alone = getenv ("TILEMM_PAGES_ALONE");
   s->pages_alone = alone && (alone[0] == '0' || alone[0] == '1') && alone[1] == '\0'
                      ? alone[0] == '1'

@@ -93,6 +93,10 @@ typedef struct tilemm_call_settings_s {
                                    product's steps (0: the plan's)                             */
   char emu_gemm[16];            /* TILEMM_EMU_IMMA: the emulated precision's int8 GEMM by name
                                    ("": the default; tilemm_emu_gemm_named)                    */
+  int64_t emu_pipe_cols;        /* TILEMM_EMU_PIPE_COLS: an emulated one-pass GPU product's
+                                   pipelined panels, columns of C each (0: the plan's rule;
+                                   -1: never pipelined) ...                                    */
+  int64_t emu_pipe_first;       /* ... TILEMM_EMU_PIPE_FIRST: its first panel's (0: as many)   */
   int pages_alone;              /* TILEMM_PAGES_ALONE: 1 every batch's pages alone, 0 none, -1
                                    the batch plan's rule                                       */
   tilemm_fault_spec fault;      /* TILEMM_FAULT (fault.h): the test hook's armed fault          */

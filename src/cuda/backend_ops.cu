@@ -382,8 +382,14 @@ tilemm_status cuda_emu_whole (void *state, int worker, const tilemm_emu_options 
 {
   product_state *s = (product_state *) state;
   emu_stage stage = { emu_stage::WHOLE, options, nullptr, block_cols_of (s), gemm_of (s), branches };
+  /* the plan's panels of C */
+  const int64_t first = s->plan ? s->plan->emu_pipe_first : 0;
+  const int64_t pipe = s->plan ? s->plan->emu_pipe_cols : 0;
   return timed_panel (s, worker, [&] (tilemm_cuda_stats *st) {
-    return emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, c, stop, nullptr, used, st, err);
+    return first > 0 ? emu_pipelined (ws_pool[worker], stage, first, pipe, op_a, a, op_b, b, c,
+                                      stop, used, st, err)
+                    : emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, c, stop, nullptr, used,
+                                 st, err);
   });
 }
 
@@ -428,6 +434,7 @@ const tilemm_backend_ops tilemm_cuda_backend_ops = {
   nullptr, /* one variant of the GPU's code */
   cuda_links,
   cuda_share,
+  cuda_int8_rate,
 };
 
 } /* extern "C" */

@@ -546,6 +546,67 @@ extern "C" int tilemm_emu_cuda_wgmma_runs (void)
 #endif
 }
 
+extern "C" tilemm_status tilemm_emu_cuda_time_gemm (const tilemm_emu_cuda_setup *setup, int64_t m,
+                                                    int64_t n, int64_t k, int moduli,
+                                                    void *stream,
+                                                    const tilemm_emu_cuda_arena *arena,
+                                                    double *ms, tilemm_error *err)
+{
+  *ms = 0;
+  const tilemm_emu_gpu::run_request rq = request (tilemm_emu_gpu::RUN_GIVEN, nullptr, setup);
+  if (rq.gc.chunk_tiles < 1 || m < 1 || n < 1 || k < 1 || moduli < 1
+      || moduli > TILEMM_EMU_MAX_MODULI)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated GEMM timing: bad setup or sizes");
+  if (rq.gc.gemm == TILEMM_EMU_GEMM_WGMMA && !tilemm_emu_cuda_wgmma_runs ())
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated GEMM timing: no wgmma here");
+  const int64_t kp = tilemm_emu_padded_k (k);
+  const tilemm_emu_product_layout l = tilemm_emu_layout_product (m, n, kp, moduli);
+  char *base = nullptr;
+  tilemm_status st = tilemm_emu_gpu::reserve (base, l.total, arena, 1, err);
+  if (st != TILEMM_OK)
+    return st;
+  const cudaStream_t s = (cudaStream_t) stream;
+  int8_t *const ra = (int8_t *) (base + l.ra), *const rb = (int8_t *) (base + l.rb);
+  uint8_t *const rr = (uint8_t *) (base + l.r);
+  /* Residues of some value (the GEMM's time does not depend on it), then one launch untimed
+   * (the kernel's first launch loads it) and one timed. */
+  CUDA_TRY (cudaMemsetAsync (ra, 1, (size_t) m * (size_t) kp, s), "cudaMemsetAsync(ra)");
+  CUDA_TRY (cudaMemsetAsync (rb, 1, (size_t) n * (size_t) kp, s), "cudaMemsetAsync(rb)");
+#ifndef TILEMM_EMULATE
+  cudaEvent_t ev[2] = { nullptr, nullptr };
+  cudaError_t e = cudaEventCreate (&ev[0]);
+  if (e == cudaSuccess)
+    e = cudaEventCreate (&ev[1]);
+  for (int round = 0; round < 2 && e == cudaSuccess && st == TILEMM_OK; round++)
+    {
+      e = cudaEventRecord (ev[0], s);
+      if (e == cudaSuccess)
+        st = tilemm_emu_gpu::launch_mod_gemms (rq.gc, ra, rb, m, n, n, kp, 0, moduli, rr, s, err);
+      if (e == cudaSuccess && st == TILEMM_OK)
+        e = cudaEventRecord (ev[1], s);
+    }
+  float elapsed = 0;
+  if (e == cudaSuccess && st == TILEMM_OK)
+    e = cudaEventSynchronize (ev[1]);
+  if (e == cudaSuccess && st == TILEMM_OK)
+    e = cudaEventElapsedTime (&elapsed, ev[0], ev[1]);
+  for (cudaEvent_t x : ev)
+    if (x)
+      cudaEventDestroy (x);
+  if (st != TILEMM_OK)
+    return st;
+  if (e != cudaSuccess)
+    return tilemm_cuda_failure (err, e, "timing the emulated GEMM");
+  *ms = elapsed;
+#else
+  st = tilemm_emu_gpu::launch_mod_gemms (rq.gc, ra, rb, m, n, n, kp, 0, moduli, rr, s, err);
+  if (st != TILEMM_OK)
+    return st;
+  CUDA_TRY (cudaStreamSynchronize (s), "cudaStreamSynchronize(emulated GEMM)");
+#endif
+  return TILEMM_OK;
+}
+
 extern "C" tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options,
                                               const tilemm_emu_cuda_setup *setup, tilemm_type type,
                                               int64_t m, int64_t n, int64_t k, const void *a,

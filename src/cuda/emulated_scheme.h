@@ -54,6 +54,14 @@ typedef struct {
  * the kernel's sm_90a code): a fact the caller's choice reads. */
 int tilemm_emu_cuda_wgmma_runs (void);
 
+/* The device time of the N modular int8 GEMMs of an m×n product of inner dimension k (the
+ * scheme's step 4 on residues of no particular value, in the arena's product slot, on `stream`),
+ * into *ms: the int8 rate that the machine's facts keep (calibration's TILEMM_FACTS_INT8). */
+tilemm_status tilemm_emu_cuda_time_gemm (const tilemm_emu_cuda_setup *setup, int64_t m, int64_t n,
+                                         int64_t k, int moduli, void *stream,
+                                         const tilemm_emu_cuda_arena *arena, double *ms,
+                                         tilemm_error *err);
+
 /* C in column blocks, for a caller that copies C out while the device computes the rest (the
  * executor): the modular GEMMs and the CRT run block by block of `cols` columns (the last one
  * narrower), and event done[j] (a cudaEvent_t, `count` of them) is recorded on the stream once

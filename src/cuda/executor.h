@@ -142,6 +142,11 @@ tilemm_status cuda_links (const tilemm_workers *devices, tilemm_link_rates *rate
                           tilemm_error *err);
 int usable_devices (tilemm_workers *workers, int *cc_major, int *total, int *numa_node,
                     tilemm_cpu_set *local_cpus);
+/* int8_rate.cu: the emulated int8 GEMM's rate on `device` (int8 operations a second, 0 where
+ * not timed), n×n×n at the certified rule's typical moduli; the GEMM `gemm` (tilemm_emu_gemm).
+ * Takes ws_mutex. */
+tilemm_status cuda_int8_rate (int device, int64_t n, int gemm, double *ops_per_s,
+                              tilemm_error *err);
 /* workspace.cu: what a host asks (each takes ws_mutex). */
 void release_all (void);
 size_t bytes_held (void);
@@ -354,6 +359,15 @@ tilemm_status emu_panel (workspace &ws, const emu_stage &stage, tilemm_op op_a,
                          tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
                          const tilemm_stop *stop, tilemm_emu_stats *stats, tilemm_emu_plan *used,
                          tilemm_cuda_stats *st, tilemm_error *err);
+
+/* emulated_pipeline.cu: an emulated product of one pass (stage.kind WHOLE) in panels of C, the
+ * first of first_cols columns, the others of panel_cols (the call plan's emu_pipe_first and
+ * emu_pipe_cols), B's panels sent while the device computes the panel before: bitwise
+ * emu_panel's product. */
+tilemm_status emu_pipelined (workspace &ws, const emu_stage &stage, int64_t first_cols,
+                             int64_t panel_cols, tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
+                             const tilemm_view *b, const tilemm_view *c, const tilemm_stop *stop,
+                             tilemm_emu_plan *used, tilemm_cuda_stats *st, tilemm_error *err);
 
 } /* namespace tilemm_cuda */
 

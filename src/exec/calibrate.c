@@ -23,6 +23,7 @@
 #include "backend.h"
 #include "batch_run.h"
 #include "device_model.h"
+#include "emulated_arena.h"
 #include "host_cpus.h"
 #include "front.h"
 #include "host_pool.h"
@@ -805,6 +806,28 @@ static tilemm_status measure_every_gpu (tilemm_machine_facts *f, gpu_run *g, til
   return status;
 }
 
+/* The emulated precision's int8 GEMM on the caller's GPU (TILEMM_FACTS_INT8): its modular GEMMs
+ * of a square product timed on the device, with the int8 GEMM a call's plan takes there.  Kept
+ * as the model's where the backend cannot time it. */
+static tilemm_status measure_int8 (tilemm_machine_facts *f, const gpu_run *g, tilemm_error *err)
+{
+  /* Large enough to fill the GPU with tiles (its rate, not a tail wave), small enough to take
+   * a fraction of a second and little memory. */
+  const int64_t n = 4096;
+  const tilemm_backend_ops *ops = tilemm_backend_find (TILEMM_BACKEND_CUDA);
+  if (!ops || !ops->int8_rate)
+    return TILEMM_OK;
+  tilemm_device_facts gpu;
+  tilemm_backend_facts (TILEMM_BACKEND_CUDA, 0, &gpu);
+  double rate = 0;
+  if (ops->int8_rate (g->one.device[0], n, (int) tilemm_emu_gemm_named ("", gpu.wgmma), &rate,
+                      err) != TILEMM_OK)
+    return failed (err);
+  if (rate > 0)
+    f->gpu_int8_ops_per_s = rate;
+  return TILEMM_OK;
+}
+
 /* ---------------------------------------------------------------- the machine's other work */
 
 /* The CPUs' busy seconds over every process (the hypervisor's steal included) and their count,
@@ -1040,6 +1063,11 @@ tilemm_status tilemm_calibrate_parts (const tilemm_host_product *host, unsigned 
     {
       status = measure_every_gpu (f, &g, err);
       TOOK (7);
+    }
+  if (status == TILEMM_OK && gpus && (parts & TILEMM_FACTS_INT8))
+    {
+      status = measure_int8 (f, &g, err);
+      TOOK (8);
     }
 #undef TOOK
   operands_free (&pool);

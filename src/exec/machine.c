@@ -316,6 +316,7 @@ static void parts_named (unsigned parts, char *buf, size_t size)
   NAME (parts & TILEMM_FACTS_COPIES, "host copies");
   NAME (parts & TILEMM_FACTS_GPU, "a GPU call");
   NAME (parts & TILEMM_FACTS_GPUS, "every GPU");
+  NAME (parts & TILEMM_FACTS_INT8, "the int8 GEMM");
 #undef NAME
 }
 
@@ -391,9 +392,10 @@ static void measure (const tilemm_options *options, const char *key, const char 
   cache.facts = keep (&facts);
   snprintf (cache.key, sizeof cache.key, "%s", key);
   fprintf (stderr, "tilemm: measured in %.2f s (host copies %.2f, a GPU call %.2f, the ways %.2f "
-                   "%.2f %.2f %.2f, pages %.2f, every GPU %.2f)\n",
+                   "%.2f %.2f %.2f, pages %.2f, every GPU %.2f, the int8 GEMM %.2f)\n",
            tilemm_now_s () - started, facts.part_s[0], facts.part_s[6], facts.part_s[1],
-           facts.part_s[2], facts.part_s[3], facts.part_s[4], facts.part_s[5], facts.part_s[7]);
+           facts.part_s[2], facts.part_s[3], facts.part_s[4], facts.part_s[5], facts.part_s[7],
+           facts.part_s[8]);
 }
 
 /* The parts of `needs` neither the process's copy holds nor failed for its key. */

@@ -46,8 +46,11 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
     = tilemm_decide_op_first (a, op_a, b, op_b, options, decision, &first, err);
   if (status != TILEMM_OK || decision->action != TILEMM_DO_COMPUTE)
     return status;
-  const tilemm_machine_facts *machine
-    = tilemm_machine_facts_with (options, tilemm_decide_op_parts (options, &decision->route));
+  unsigned parts = tilemm_decide_op_parts (options, &decision->route);
+  /* "auto" precision weighs the emulated product's int8 GEMM on the GPU besides. */
+  if (first.precision == TILEMM_PRECISION_AUTO && (parts & TILEMM_FACTS_GPU))
+    parts |= TILEMM_FACTS_INT8;
+  const tilemm_machine_facts *machine = tilemm_machine_facts_with (options, parts);
   return tilemm_decide_op_with (options, &first, machine, decision, err);
 }
 

@@ -205,7 +205,7 @@ static mxArray *gpu_struct (const tilemm_machine_facts *f)
   static const char *fields[] = { "measured", "count", "call_seconds", "bus_gbytes_per_s",
                                   "kernel_tflops", "all_count", "all_call_seconds", "all_speedup",
                                   "batch_call_seconds", "batch_gbytes_per_s", "batch_tflops",
-                                  "calls", "devices" };
+                                  "int8_tops", "calls", "devices" };
   mxArray *s = mxCreateStructMatrix (1, 1, (int) (sizeof fields / sizeof fields[0]), fields);
   mxSetField (s, 0, "measured", logical (f->gpu_measured));
   mxSetField (s, 0, "count", mxCreateDoubleScalar (f->gpus));
@@ -218,6 +218,8 @@ static mxArray *gpu_struct (const tilemm_machine_facts *f)
   mxSetField (s, 0, "batch_call_seconds", mxCreateDoubleScalar (f->gpu_batch_call_s));
   mxSetField (s, 0, "batch_gbytes_per_s", mxCreateDoubleScalar (f->gpu_batch_bus_bytes_per_s * 1e-9));
   mxSetField (s, 0, "batch_tflops", row (f->gpu_batch_flops_per_s, TILEMM_NTYPES, 1e-12));
+  /* the emulated precision's int8 GEMM (measured where "precision", "auto" was weighed) */
+  mxSetField (s, 0, "int8_tops", mxCreateDoubleScalar (f->gpu_int8_ops_per_s * 1e-12));
   mxSetField (s, 0, "calls", curves_struct (f->gpu_curve));
   static const char *dev_fields[] = { "ordinal", "name", "kernel_tflops", "up_gbytes_per_s",
                                       "down_gbytes_per_s", "up_busy_gbytes_per_s",

@@ -141,3 +141,21 @@ tilemm_status tilemm_emu_cuda_run_plan (const tilemm_emu_plan *plan,
   *used = *plan;
   return enqueue_product (plan, type, m, n, k, a, lda, b, ldb, c, ldc, stream, blocks, err);
 }
+
+/* The stand-in's int8 GEMM "time": what a nominal 1e11 int8 operations a second would take (the
+ * stand-in has no device to time; the figure lets calibration's int8 part be tested end to end:
+ * a rate of 1e11 in the facts says it came from here). */
+tilemm_status tilemm_emu_cuda_time_gemm (const tilemm_emu_cuda_setup *setup, int64_t m, int64_t n,
+                                         int64_t k, int moduli, void *stream,
+                                         const tilemm_emu_cuda_arena *arena, double *ms,
+                                         tilemm_error *err)
+{
+  (void) setup; (void) arena;
+  *ms = 0;
+  if (m < 1 || n < 1 || k < 1 || moduli < 1)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated GEMM timing: bad sizes");
+  if (cudaStreamSynchronize ((cudaStream_t) stream) != cudaSuccess)
+    return tilemm_error_set (err, TILEMM_ECUDA, "mock emulated: cudaStreamSynchronize");
+  *ms = 2.0 * (double) m * (double) n * (double) k * (double) moduli / 1e11 * 1e3;
+  return TILEMM_OK;
+}
