@@ -180,17 +180,31 @@ static void plan_keep (tilemm_call_plan *p)
 }
 
 /* The kernel rate of each GPU worker's device for the product's type, where the facts measured
- * it (0 where not: strip_owners.h then takes the devices as one rate). */
+ * it (0 where not: strip_owners.h then takes the devices as one rate).  Devices of one name are
+ * one rate, the best measured of them: calibration times each at a size its kernels do not fill
+ * (a first call waits for it), where two cards of one model read 1.3-3x apart. */
 static void worker_rates (const tilemm_call_plan *p, double rate[TILEMM_MAX_WORKERS])
 {
   const tilemm_machine_facts *f = p->facts;
+  const char *name[TILEMM_MAX_WORKERS];
+  int one_model = 1;
+  double best = 0;
   for (int w = 0; w < p->workers.count; w++)
     {
       rate[w] = 0;
+      name[w] = NULL;
       for (int i = 0; f && i < f->gpus && i < TILEMM_MAX_WORKERS; i++)
         if (f->gpu[i].ordinal == p->workers.device[w])
-          rate[w] = f->gpu[i].kernel_flops_per_s[p->type];
+          {
+            rate[w] = f->gpu[i].kernel_flops_per_s[p->type];
+            name[w] = f->gpu[i].name;
+          }
+      one_model = one_model && name[w] && name[w][0] && strcmp (name[w], name[0]) == 0;
+      best = rate[w] > best ? rate[w] : best;
     }
+  for (int w = 0; one_model && w < p->workers.count; w++)
+    if (rate[w] > 0)
+      rate[w] = best;
 }
 
 /* The GPU workers' strips given in advance where the queue is strips of a product that fits one
