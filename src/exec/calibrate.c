@@ -143,20 +143,29 @@ enum { MOST_RUNS = 50 };
 typedef struct {
   operands o;
   int owned;             /* o is this call's own (else a prefix of a pool's)          */
+  size_t fresh_bytes;    /* each run into a result allocated for it, of these bytes
+                            (0: into o.c, the same pages every run)                    */
   tilemm_options options;
   tilemm_decision d;
   tilemm_backend_choice backend;
 } own_call;
 
+/* How calibration's own product runs (own_call_begin's `how`): the emulated precision; each run
+ * into a result array of its own, new pages as an Octave call's result has (its copy out then
+ * faults them in: on a machine where that is slow, several GPUs' teams share it). */
+enum { OWN_EMULATED = 1, OWN_FRESH_RESULT = 2 };
+
 /* Decides tilemm's product of `type`, m×k by k×n, on `backend` (its devices) as a call takes it;
  * 0 where it cannot, with the reason in *err. */
 static int own_call_begin (own_call *c, tilemm_backend_choice backend,
-                           const tilemm_workers *devices, const operands *pool, int emulated,
+                           const tilemm_workers *devices, const operands *pool, int how,
                            tilemm_type type, int64_t m, int64_t n, int64_t k, tilemm_error *err)
 {
   const size_t es = tilemm_type_size (type);
   memset (c, 0, sizeof *c);
   c->backend = backend;
+  if (how & OWN_FRESH_RESULT)
+    c->fresh_bytes = es * (size_t) (m * n) > 0 ? es * (size_t) (m * n) : 1;
   if (pool && pool->bytes_a >= es * (size_t) (m * k) && pool->bytes_b >= es * (size_t) (k * n)
       && pool->bytes_c >= es * (size_t) (m * n))
     c->o = *pool;   /* a prefix of the pool's random values is a random operand */
@@ -169,7 +178,7 @@ static int own_call_begin (own_call *c, tilemm_backend_choice backend,
       return 0;
     }
   own_options (&c->options, backend, devices);
-  if (emulated)
+  if (how & OWN_EMULATED)
     c->options.precision = TILEMM_PRECISION_EMULATED;
   const tilemm_operand a = operand_of (type, m, k, c->o.a), b = operand_of (type, k, n, c->o.b);
   if (tilemm_decide (&a, &b, &c->options, &c->d, err) == TILEMM_OK
@@ -186,10 +195,19 @@ static int own_call_begin (own_call *c, tilemm_backend_choice backend,
  * GPU's device time of it. */
 static double own_call_run (own_call *c, double *compute_ms, tilemm_error *err)
 {
+  void *fresh = c->fresh_bytes ? malloc (c->fresh_bytes) : NULL;
+  if (c->fresh_bytes && !fresh)
+    {
+      tilemm_error_set (err, TILEMM_ENOMEM, "out of memory for a calibration product's result");
+      return -1;
+    }
   const double t0 = tilemm_now_s ();
-  if (tilemm_run (&c->d, &c->options, c->o.a, c->o.b, c->o.c, err) != TILEMM_OK)
-    return -1;
+  const tilemm_status status
+    = tilemm_run (&c->d, &c->options, c->o.a, c->o.b, fresh ? fresh : c->o.c, err);
   const double t = tilemm_now_s () - t0;
+  free (fresh);
+  if (status != TILEMM_OK)
+    return -1;
   if (compute_ms)
     {
       tilemm_cuda_stats st;
@@ -213,14 +231,14 @@ static void own_call_end (own_call *c)
  * k×n, on `backend` (its devices), through the decision and run a call takes; -1 where it
  * cannot run, with the reason in *err.  *compute_ms: the GPU's device time of the median run. */
 static double own_product_s (tilemm_backend_choice backend, const tilemm_workers *devices,
-                             const operands *pool, int emulated, tilemm_type type, int64_t m,
+                             const operands *pool, int how, tilemm_type type, int64_t m,
                              int64_t n, int64_t k, int runs, double *compute_ms,
                              tilemm_error *err)
 {
   own_call c;
   if (compute_ms)
     *compute_ms = 0;
-  if (!own_call_begin (&c, backend, devices, pool, emulated, type, m, n, k, err))
+  if (!own_call_begin (&c, backend, devices, pool, how, type, m, n, k, err))
     return -1;
   if (runs > MOST_RUNS)
     runs = MOST_RUNS;
@@ -658,10 +676,13 @@ static tilemm_status measure_all_gpus (tilemm_machine_facts *f, const gpu_run *g
         break;
       const int64_t n = sizes[count];
       const int runs = runs_for (count > 0 ? 8 * one[count - 1] : 1e-3);
-      one[count] = own_product_s (TILEMM_CHOOSE_GPU, &g->one, g->pool, 0, TILEMM_DOUBLE, n, n, n,
-                                  runs, NULL, err);
-      all[count] = one[count] > 0 ? own_product_s (TILEMM_CHOOSE_GPU, &g->all, g->pool, 0,
-                                                   TILEMM_DOUBLE, n, n, n, runs, NULL, err)
+      /* Each run into a new result, as a script's calls write theirs: its pages' first touch is
+       * a share of the host's copies that several GPUs' teams do not divide. */
+      one[count] = own_product_s (TILEMM_CHOOSE_GPU, &g->one, g->pool, OWN_FRESH_RESULT,
+                                  TILEMM_DOUBLE, n, n, n, runs, NULL, err);
+      all[count] = one[count] > 0 ? own_product_s (TILEMM_CHOOSE_GPU, &g->all, g->pool,
+                                                   OWN_FRESH_RESULT, TILEMM_DOUBLE, n, n, n,
+                                                   runs, NULL, err)
                                   : -1;
       if (!(all[count] > 0))
         return failed (err);
@@ -756,7 +777,8 @@ static tilemm_status measure_each_gpu (tilemm_machine_facts *f, const gpu_run *g
         snprintf (d->name, sizeof d->name, "%.127s", info.name);
     }
   tilemm_error e3 = { TILEMM_OK, "" };
-  const double s = own_product_s (TILEMM_CHOOSE_GPU, &g->one, g->pool, 1, TILEMM_DOUBLE, n, n, n,
+  const double s = own_product_s (TILEMM_CHOOSE_GPU, &g->one, g->pool, OWN_EMULATED,
+                                  TILEMM_DOUBLE, n, n, n,
                                   2, NULL, &e3);
   if (s > 0)
     for (int i = 0; i < g->all.count; i++)
