@@ -30,17 +30,16 @@
 #include "strip_owners.h"
 #include "tilemm.h"
 
+#include "test_random.h"
+
 namespace
 {
 const int DEVICES = 4;   // the stand-in GPUs this program sees
 
-unsigned long long seed_state = 0x2545F4914F6CDD1Dull;
+// Uniform in [-1, 1): the tests' generator (test_random.h).
 double uniform ()
 {
-  seed_state ^= seed_state >> 12;
-  seed_state ^= seed_state << 25;
-  seed_state ^= seed_state >> 27;
-  return (double) ((seed_state * 0x2545F4914F6CDD1Dull) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+  return 2 * urand () - 1;
 }
 
 const char *op_name (tilemm_op op)
@@ -573,6 +572,7 @@ void plan_shares ()
 
 int main ()
 {
+  test_seed (0x2545F4914F6CDD1Dull);   // the data this program has always drawn
   setvbuf (stdout, NULL, _IOLBF, 0);
   mock_cuda_seed (20261128);
   mock_cuda_set_devices (DEVICES);   // before the backend first asks (it asks once)

@@ -52,15 +52,14 @@ extern "C" char *getenv (const char *name) noexcept
   return NULL;
 }
 
+#include "test_random.h"
+
 namespace
 {
-unsigned long long seed_state = 0x9E3779B97F4A7C15ull;
+// Uniform in [-1, 1): the tests' generator (test_random.h).
 double uniform ()
 {
-  seed_state ^= seed_state >> 12;
-  seed_state ^= seed_state << 25;
-  seed_state ^= seed_state >> 27;
-  return (double) ((seed_state * 0x2545F4914F6CDD1Dull) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+  return 2 * urand () - 1;
 }
 
 // Fresh random data of `count` reals (float or double).

@@ -43,15 +43,14 @@ extern "C" unsigned long long mock_batched_launches (void);
 static size_t mock_cuda_device_bytes (void) { return 0; }
 #endif
 
+#include "test_random.h"
+
 namespace
 {
-unsigned long long state = 0x9E3779B97F4A7C15ull;
+// Uniform in [-1, 1): the tests' generator (test_random.h).
 double uniform ()
 {
-  state ^= state >> 12;
-  state ^= state << 25;
-  state ^= state >> 27;
-  return (double) ((state * 0x2545F4914F6CDD1Dull) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+  return 2 * urand () - 1;
 }
 
 typedef std::complex<long double> ref_t;
