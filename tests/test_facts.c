@@ -614,14 +614,20 @@ static void test_store (void)
     r.m = r.n = r.k = 100;
     const unsigned gpu = TILEMM_FACTS_COPIES | TILEMM_FACTS_GPU;
     c.backend = TILEMM_CHOOSE_CPU;
-    CHECK (tilemm_decide_op_parts (&c, &r) == 0, "a named CPU backend reads none");
+    CHECK (tilemm_decide_op_parts (&c, TILEMM_PRECISION_NATIVE, &r) == 0, "a named CPU backend reads none");
     c.backend = TILEMM_CHOOSE_GPU;
-    CHECK (tilemm_decide_op_parts (&c, &r) == gpu, "the GPU: its copies and one GPU's call");
+    CHECK (tilemm_decide_op_parts (&c, TILEMM_PRECISION_NATIVE, &r) == gpu, "the GPU: its copies and one GPU's call");
     c.backend = TILEMM_CHOOSE_AUTO;
-    CHECK (tilemm_decide_op_parts (&c, &r) == (gpu | TILEMM_FACTS_WAYS (TILEMM_DOUBLE)),
+    CHECK (tilemm_decide_op_parts (&c, TILEMM_PRECISION_NATIVE, &r) == (gpu | TILEMM_FACTS_WAYS (TILEMM_DOUBLE)),
            "auto: its type's ways too");
     r.m = r.n = r.k = 4096;
-    CHECK (tilemm_decide_op_parts (&c, &r) & TILEMM_FACTS_GPUS, "every GPU where several may pay");
+    CHECK (tilemm_decide_op_parts (&c, TILEMM_PRECISION_NATIVE, &r) & TILEMM_FACTS_GPUS, "every GPU where several may pay");
+    CHECK (tilemm_decide_op_parts (&c, TILEMM_PRECISION_AUTO, &r) & TILEMM_FACTS_INT8,
+           "\"precision\", \"auto\": the int8 GEMM's rate besides");
+    c.backend = TILEMM_CHOOSE_CPU;
+    CHECK (tilemm_decide_op_parts (&c, TILEMM_PRECISION_AUTO, &r) == 0,
+           "\"precision\", \"auto\" on a named CPU backend: none");
+    c.backend = TILEMM_CHOOSE_AUTO;
     CHECK (tilemm_decide_batch_parts (&c) == (gpu | TILEMM_FACTS_PAGES), "a batch: its pages");
   }
 

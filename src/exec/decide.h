@@ -30,10 +30,12 @@ tilemm_status tilemm_decide_op_first (const tilemm_operand *a, tilemm_op op_a,
                                       tilemm_decide_first *first, tilemm_error *err);
 
 /* The parts of the machine's facts (machine_facts.h) the second step of a call that computes
- * reads, from its options and route alone: "auto" its type's ways, the host copies and one GPU's
- * call; a GPU's plan the copies and one GPU's call; every GPU only for a product where several
- * may pay; a named CPU backend none.  Pure. */
-unsigned tilemm_decide_op_parts (const tilemm_options *options, const tilemm_route *route);
+ * reads, from its options, the precision in effect (the first step's) and route alone: "auto"
+ * its type's ways, the host copies and one GPU's call; a GPU's plan the copies and one GPU's
+ * call; every GPU only for a product where several may pay; "precision", "auto" on a GPU the
+ * int8 GEMM's rate besides; a named CPU backend none.  Pure. */
+unsigned tilemm_decide_op_parts (const tilemm_options *options, tilemm_precision precision,
+                                 const tilemm_route *route);
 
 /* The second step: the precision "auto" takes, the backend ("auto": the ways weighed on
  * `machine`), the devices' facts gathered, the plan. */

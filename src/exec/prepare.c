@@ -9,15 +9,18 @@
  */
 #include "decide.h"
 
-unsigned tilemm_decide_op_parts (const tilemm_options *options, const tilemm_route *route)
+unsigned tilemm_decide_op_parts (const tilemm_options *options, tilemm_precision precision,
+                                 const tilemm_route *route)
 {
   /* Below this (2048 cubed) a second GPU never pays: every GPU is measured only for a product
    * that may take several. */
   const double several_gpus_may_pay = 8.6e9;
   const double m = (double) (route->a_as_pairs || route->a_split ? 2 * route->m : route->m);
   const double n = (double) (route->b_split ? 2 * route->n : route->n), k = (double) route->k;
+  /* "auto" precision weighs the emulated product's int8 GEMM on the GPU besides. */
   const unsigned gpu = TILEMM_FACTS_COPIES | TILEMM_FACTS_GPU
-                       | (m * n * k >= several_gpus_may_pay ? TILEMM_FACTS_GPUS : 0u);
+                       | (m * n * k >= several_gpus_may_pay ? TILEMM_FACTS_GPUS : 0u)
+                       | (precision == TILEMM_PRECISION_AUTO ? TILEMM_FACTS_INT8 : 0u);
   switch (options->backend)
     {
     case TILEMM_CHOOSE_CPU:
@@ -46,11 +49,8 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
     = tilemm_decide_op_first (a, op_a, b, op_b, options, decision, &first, err);
   if (status != TILEMM_OK || decision->action != TILEMM_DO_COMPUTE)
     return status;
-  unsigned parts = tilemm_decide_op_parts (options, &decision->route);
-  /* "auto" precision weighs the emulated product's int8 GEMM on the GPU besides. */
-  if (first.precision == TILEMM_PRECISION_AUTO && (parts & TILEMM_FACTS_GPU))
-    parts |= TILEMM_FACTS_INT8;
-  const tilemm_machine_facts *machine = tilemm_machine_facts_with (options, parts);
+  const tilemm_machine_facts *machine = tilemm_machine_facts_with (
+    options, tilemm_decide_op_parts (options, first.precision, &decision->route));
   return tilemm_decide_op_with (options, &first, machine, decision, err);
 }
 
