@@ -778,6 +778,36 @@ void auto_batch_decides_before_the_facts ()
          (int) batch.plan.backend);
 }
 
+// __tilemm_pages_plan__'s text (tilemm_batch_describe) says only what this batch's decision
+// weighed: a batch left over from whatever the caller's memory held (here every byte 0xA5)
+// describes no precision "auto" weighed and prints no byte of that memory.
+static void batch_describe_reads_only_its_decision ()
+{
+  CHECK_CASE ("decide: a batch's text reads only what its decision set");
+  const tilemm_operand page = { TILEMM_CLASS_DOUBLE, 0, 0, 2, 8, 8, 0, NULL, 0 };
+  const int64_t dims[] = { 8, 8, 50 };
+  tilemm_batch batch;
+  memset (&batch, 0xA5, sizeof batch);
+  const tilemm_options opt = native_options (TILEMM_CHOOSE_AUTO);
+  tilemm_error err = { TILEMM_OK, "" };
+  if (tilemm_decide_batch (&page, 3, dims, TILEMM_OP_NONE, &page, 3, dims, TILEMM_OP_NONE, &opt,
+                           &batch, &err)
+      != TILEMM_OK)
+    {
+      CHECK (false, "50 pages of 8x8: %s", err.detail);
+      return;
+    }
+  char text[1 << 14];
+  tilemm_batch_describe (&batch, text, sizeof text);
+  bool printable = true;
+  for (const char *c = text; *c; c++)
+    printable = printable && ((*c >= 32 && *c < 127) || *c == '\n');
+  CHECK (printable, "the batch's text has bytes it did not write:\n%s", text);
+  CHECK (strstr (text, "precision auto:") == NULL,
+         "the batch's text names a precision \"auto\" it did not weigh:\n%s", text);
+  CHECK (strstr (text, "auto: host loop") != NULL, "the batch's text has no ways:\n%s", text);
+}
+
 // pagemtimes' "auto" hands pages to the host's own `*` where the model finds the loop of it
 // fastest (a page or a few of 128x128: our CPU team and the GPU's call cost more), and only
 // there: not where "cpu" or "gpu" is asked, not in emulated precision, not for many small
@@ -1198,6 +1228,7 @@ int main ()
   auto_decides_before_the_facts ();
   auto_batch_decides_before_the_facts ();
   auto_batch_hands_pages_to_the_host ();
+  batch_describe_reads_only_its_decision ();
   batch_copy_team ();
   precision_read_once ();
   emulated_passes_on_simulated_devices ();

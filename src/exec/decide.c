@@ -317,7 +317,10 @@ tilemm_status tilemm_decide_batch_first (const tilemm_operand *x, int x_ndims,
   b.rows = s->y_rows, b.cols = s->y_cols;
   tilemm_decision *d = &batch->decision;
   memset (&d->plan, 0, sizeof d->plan);
+  /* What describe reads of the page's decision, fresh for every batch (a batch weighs no
+   * precision of its own: the page's route takes the one in effect). */
   d->auto_weighed = 0;
+  d->precision_weighed = 0;
   d->facts = NULL;
   batch->ways_weighed = 0;
   if ((status = decide_route (&a, op_a, &b, op_b, options, first->precision, d, err))
