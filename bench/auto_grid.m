@@ -12,8 +12,11 @@
 ## its first run not counted (first touch, workspaces), until it has run @code{7} times or for a
 ## second; the median of each way.  A cell passes where auto is
 ## within 10% (or 0.1 ms) of the fastest explicit way and no slower than @code{*} (or its
-## loop) by more than that.  Prints a line a cell and writes them to @var{out}@code{.txt}
-## (a header line, then one line a cell), returns them as a struct array.
+## loop) by more than that.  Beside each cell's times, the cost model's seconds of the three
+## ways and the way it takes (from the plan's text, @code{__tilemm_plan__} and
+## @code{__tilemm_pages_plan__}, decided on the same operands): a miss the model priced wrong
+## shows as a model that ranks the ways unlike the run.  Prints a line a cell and writes them to
+## @var{out}@code{.txt} (a header line, then one line a cell), returns them as a struct array.
 ## @end deftypefn
 ##
 ## Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
@@ -31,9 +34,10 @@ function cells = auto_grid (out, plain_sizes, page_sizes, page_counts, most_byte
           info.calibration.origin, info.calibration.where,
           ifelse_text (gpu, "usable", "none"), info.calibration.threads);
   fid = fopen ([out ".txt"], "w");
-  fprintf (fid, "kind class complexity size pages host_ms cpu_ms gpu_ms auto_ms best ratio_best ratio_host pass\n");
+  fprintf (fid, "kind class complexity size pages host_ms cpu_ms gpu_ms auto_ms best ratio_best ratio_host pass model_host_ms model_cpu_ms model_gpu_ms model_way\n");
   cells = struct ("kind", {}, "cls", {}, "cplx", {}, "size", {}, "pages", {}, "t", {},
-                  "best", {}, "ratio_best", {}, "ratio_host", {}, "pass", {});
+                  "best", {}, "ratio_best", {}, "ratio_host", {}, "pass", {}, "model", {},
+                  "model_way", {});
   rand ("seed", 1);
   classes = {"double", "single"};
   for c = 1:2
@@ -44,7 +48,8 @@ function cells = auto_grid (out, plain_sizes, page_sizes, page_counts, most_byte
         if (gpu)
           ways{3} = @() tilemm (A, B, "backend", "gpu");
         endif
-        cells(end+1) = cell_of ("plain", classes{c}, cplx, n, 1, time_ways (ways, settle));
+        cells(end+1) = cell_of ("plain", classes{c}, cplx, n, 1, time_ways (ways, settle),
+                                __tilemm_plan__ (A, B));
         report (fid, cells(end));
       endfor
     endfor
@@ -60,7 +65,8 @@ function cells = auto_grid (out, plain_sizes, page_sizes, page_counts, most_byte
       if (gpu)
         ways{3} = @() pagemtimes (X, Y, "backend", "gpu");
       endif
-      cells(end+1) = cell_of ("pages", "double", 0, n, p, time_ways (ways, settle));
+      cells(end+1) = cell_of ("pages", "double", 0, n, p, time_ways (ways, settle),
+                              __tilemm_pages_plan__ (X, "none", Y, "none"));
       report (fid, cells(end));
     endfor
   endfor
@@ -118,19 +124,39 @@ function med = time_ways (ways, settle)
   endfor
 endfunction
 
-function c = cell_of (kind, cls, cplx, n, p, t)
+## A cell's times, and the cost model's three ways and its choice as the plan's text gives them
+## (`plan`: __tilemm_plan__'s or __tilemm_pages_plan__'s "auto: host ... ms, cpu ... ms, gpu ...
+## ms" line; NaN and "-" where the plan weighed no ways): where "auto" misses, whether the model
+## priced a way wrong or ranked them right and the run differed.
+function c = cell_of (kind, cls, cplx, n, p, t, plan)
   names = {"host", "cpu", "gpu"};
   [fastest, b] = min (t(1:3));
   slack = @(x) max (0.10 * x, 1e-4);
+  model = NaN (1, 3);
+  way = "-";
+  line = regexp (plan, '(?m)^auto: [^\n]*', "match", "once");
+  ms = regexp (line, 'host(?: loop)? (\S+) ms, cpu(?: batch)? (\S+) ms, gpu(?: batch)? (\S+) ms',
+               "tokens", "once");
+  if (numel (ms) == 3)
+    model = str2double (ms);
+    named = regexp (line, 'ms: (\w+)\s*$', "tokens", "once");
+    if (! isempty (named))
+      way = named{1};
+    else
+      [~, w] = min (model);
+      way = names{w};
+    endif
+  endif
   c = struct ("kind", kind, "cls", cls, "cplx", cplx, "size", n, "pages", p, "t", t,
               "best", names{b}, "ratio_best", t(4) / fastest, "ratio_host", t(4) / t(1),
-              "pass", t(4) <= fastest + slack (fastest) && t(4) <= t(1) + slack (t(1)));
+              "pass", t(4) <= fastest + slack (fastest) && t(4) <= t(1) + slack (t(1)),
+              "model", model, "model_way", way);
 endfunction
 
 function report (fid, c)
-  line = sprintf ("%s %s %s %d %d %.4g %.4g %.4g %.4g %s %.3f %.3f %d", c.kind, c.cls,
-                  ifelse_text (c.cplx, "complex", "real"), c.size, c.pages, 1e3 * c.t, c.best,
-                  c.ratio_best, c.ratio_host, c.pass);
+  line = sprintf ("%s %s %s %d %d %.4g %.4g %.4g %.4g %s %.3f %.3f %d %.4g %.4g %.4g %s", c.kind,
+                  c.cls, ifelse_text (c.cplx, "complex", "real"), c.size, c.pages, 1e3 * c.t,
+                  c.best, c.ratio_best, c.ratio_host, c.pass, c.model, c.model_way);
   fprintf (fid, "%s\n", line);
   printf ("%s%s\n", line, ifelse_text (c.pass, "", "   <-- auto not within 10% / 0.1 ms"));
   fflush (stdout);
