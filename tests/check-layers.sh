@@ -322,6 +322,23 @@ rule_host_threads_are_the_pools () {
     | grep -E '#[[:space:]]*include[[:space:]]*<omp\.h>|\bomp_[a-z_]+[[:space:]]*\('
 }
 
+# Every host team's threads are the plan's (team_size.h: tilemm_team_threads_left and
+# tilemm_team_size on the facts the plan holds): below the plan nothing sizes a team from the
+# host as it is now.  The executor's files that run a plan (run.c, native.c, workers.c, batch.c,
+# emulated_passes.c, parts.c, blas_request.c), the backends, the kernels and the plans of common/
+# gather no host facts, ask no decision for threads (tilemm_decide_host_threads is the decision's,
+# for a front end's host work that has no plan) and count no CPUs (sysconf's processors,
+# get_nprocs, the affinity mask, OpenMP's counts, hardware_concurrency).  Allowed: common/
+# host_cpus.c (the facts' gathering itself) and host_pool.c (the pool's ceiling, the mask's CPUs:
+# the threads it may start, never a job's team, which its caller takes from its plan).
+rule_no_team_sized_from_live_host_facts () {
+  code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
+          "$src/exec/emulated_passes.c" "$src/exec/parts.c" "$src/exec/blas_request.c" \
+          $(layer_files cpu cuda kernels common) \
+    | grep -E '\btilemm_(host_facts_gather|decide_host_threads|team_size_here)[[:space:]]*\(|\bsysconf[[:space:]]*\([[:space:]]*_SC_NPROCESSORS|\bget_nprocs(_conf)?[[:space:]]*\(|\b(sched|pthread)_getaffinity(_np)?[[:space:]]*\(|\bomp_get_(max_threads|num_threads|num_procs)[[:space:]]*\(|\bhardware_concurrency[[:space:]]*\(' \
+    | grep -vE "^$src/common/(host_cpus|host_pool)\.c:"
+}
+
 # Each rule prints the lines that break it; a rule that prints nothing passes.
 for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_kernels_read_no_environment rule_kernels_keep_no_state \
@@ -332,7 +349,7 @@ for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_no_stale_copy_of_a_front_end rule_backends_call_nothing_above \
             rule_no_policy_below_the_plan rule_host_threads_are_the_pools \
             rule_settings_reach_backends_in_the_plan rule_every_setting_documented \
-            rule_decision_measures_nothing; do
+            rule_decision_measures_nothing rule_no_team_sized_from_live_host_facts; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"

@@ -22,6 +22,8 @@
 #include "backend.h"
 #include "call_plan.h"
 #include "check.h"
+#include "copy_team.h"
+#include "batch.h"
 #include "device_model.h"
 #include "front.h"
 #include "gpus_model.h"
@@ -759,6 +761,101 @@ static void test_store (void)
   unsetenv ("TILEMM_CALIBRATION_DIR");
 }
 
+/* ---------------------------------------------------------------- host teams (issue 41) */
+
+/* The host BLAS beside tilemm: none; an OpenBLAS pthreads pool of one thread a CPU whose idle
+ * threads spin after each call; the same pool passive (OpenMP with a passive wait policy). */
+enum { BLAS_NONE, BLAS_SPINNING, BLAS_PASSIVE, BLAS_KINDS };
+
+/* The plan's threads for each way on a machine of `threads` host threads with `blas` beside. */
+typedef struct {
+  int cpu_256, cpu_4096;   /* the CPU backend's team: a 256 and a 4096 double product        */
+  int pages;               /* a CPU batch of 1000 pages of 64×64 double                      */
+  int parts;               /* a split's parts apart and back, 2048 real × complex          */
+  int emulated;            /* the emulated CPU scheme's loops, 512 double                    */
+  int copy;                /* each of two GPU workers' copy teams                            */
+} way_threads;
+
+static way_threads plan_threads (int threads, int blas)
+{
+  tilemm_machine_facts f;
+  tilemm_facts_model (&f, NULL);
+  memset (&f.host_blas, 0, sizeof f.host_blas);
+  if (blas != BLAS_NONE)
+    {
+      snprintf (f.host_blas.name, sizeof f.host_blas.name, "%s",
+                blas == BLAS_SPINNING ? "openblas-pthreads" : "openblas-openmp");
+      f.host_blas.threads = threads;
+      f.host_blas.spins = blas == BLAS_SPINNING;
+    }
+  way_threads w;
+  tilemm_plan plan;
+  tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 256, 256, 256, NULL);
+  w.cpu_256 = tilemm_plan_cpu_threads (
+    &plan, &f, tilemm_plan_host_threads (TILEMM_DOUBLE, 256, 256, 256, &f, threads));
+  tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 4096, 4096, 4096, NULL);
+  w.cpu_4096 = tilemm_plan_cpu_threads (
+    &plan, &f, tilemm_plan_host_threads (TILEMM_DOUBLE, 4096, 4096, 4096, &f, threads));
+  tilemm_route r;
+  memset (&r, 0, sizeof r);
+  r.action = TILEMM_ROUTE_COMPUTE;
+  r.compute_type = TILEMM_DOUBLE;
+  r.m = r.n = r.k = 64;
+  tilemm_batch_plan batch;
+  tilemm_error err;
+  w.pages = tilemm_batch_plan_make (&r, 1000, threads, TILEMM_CHOOSE_CPU, 0, 0, 0, -1, &f, &batch,
+                                    &err) == TILEMM_OK ? batch.threads : -1;
+  /* (The call plan's host_threads, which run.c's parts and the emulated branches take.) */
+  w.parts = tilemm_plan_host_threads (TILEMM_DOUBLE, 2048, 4096, 2048, &f, threads);
+  w.emulated = tilemm_plan_host_threads (TILEMM_DOUBLE, 512, 512, 512, &f, threads);
+  tilemm_host_facts host;
+  memset (&host, 0, sizeof host);
+  host.threads = threads;
+  const tilemm_workers two = { 2, { 0, 1 } };
+  tilemm_copy_team teams[TILEMM_MAX_WORKERS];
+  tilemm_plan_copy_teams (&host, NULL, &two, 0, 0, teams);
+  w.copy = teams[0].threads == teams[1].threads ? teams[0].threads : -1;
+  return w;
+}
+
+static void test_host_teams (void)
+{
+  CHECK_CASE ("teams: each way's threads in the plan, by machine shape and the host BLAS's pool: "
+              "never every core from four up, a 256 product no team of every thread, a spinning "
+              "pool's cores left to it for work within its spin");
+  static const struct {
+    int threads, blas;
+    way_threads want;
+  } table[] = {
+    /* threads, BLAS       cpu_256 cpu_4096 pages parts emulated copy */
+    { 2, BLAS_NONE,      { 2, 2, 2, 2, 2, 1 } },
+    { 2, BLAS_SPINNING,  { 1, 2, 1, 2, 1, 1 } },
+    { 2, BLAS_PASSIVE,   { 2, 2, 2, 2, 2, 1 } },
+    { 16, BLAS_NONE,     { 15, 15, 15, 15, 15, 7 } },
+    { 16, BLAS_SPINNING, { 1, 15, 1, 15, 1, 7 } },
+    { 16, BLAS_PASSIVE,  { 15, 15, 15, 15, 15, 7 } },
+    { 32, BLAS_NONE,     { 16, 30, 30, 30, 30, 15 } },
+    { 32, BLAS_SPINNING, { 1, 30, 1, 30, 1, 15 } },
+    { 32, BLAS_PASSIVE,  { 16, 30, 30, 30, 30, 15 } },
+  };
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    {
+      const way_threads got = plan_threads (table[i].threads, table[i].blas);
+      const way_threads *want = &table[i].want;
+      CHECK (memcmp (&got, want, sizeof got) == 0,
+             "%d threads, BLAS %d: cpu 256 %d (%d), cpu 4096 %d (%d), pages %d (%d), parts %d "
+             "(%d), emulated %d (%d), copy %d (%d)",
+             table[i].threads, table[i].blas, got.cpu_256, want->cpu_256, got.cpu_4096,
+             want->cpu_4096, got.pages, want->pages, got.parts, want->parts, got.emulated,
+             want->emulated, got.copy, want->copy);
+      if (table[i].threads >= 4)
+        CHECK (got.cpu_256 < table[i].threads && got.cpu_4096 < table[i].threads
+                 && got.pages < table[i].threads && got.parts < table[i].threads
+                 && got.emulated < table[i].threads && 2 * got.copy < table[i].threads,
+               "%d threads: a team of every core", table[i].threads);
+    }
+}
+
 int main (void)
 {
   test_curves ();
@@ -768,5 +865,6 @@ int main (void)
   test_devices_follow_facts ();
   test_gpus_priced ();
   test_store ();
+  test_host_teams ();
   return check_summary ("test_facts");
 }

@@ -25,6 +25,7 @@
 #include "batch.h"
 #include "batch_run.h"
 #include "check.h"
+#include "copy_team.h"
 #include "front.h"
 #include "tilemm.h"
 
@@ -592,17 +593,19 @@ int main (void)
              && !plan.per_page && plan.pages_per_panel == 1000, "GPU: small pages batched");
   }
 
-  CHECK_CASE ("plan: a tiny batch on one thread, a larger one on every thread");
+  CHECK_CASE ("plan: a tiny batch on one thread, a larger one on every thread but the reserved");
   {
     tilemm_route r = square_route (TILEMM_DOUBLE, 3);
     tilemm_batch_plan plan;
     CHECK (tilemm_batch_plan_make (&r, 100, 8, TILEMM_CHOOSE_CPU, 0, 0, 0, -1, NULL, &plan, &err) == TILEMM_OK
              && plan.threads == 1, "100 pages of 3x3: %d threads", plan.threads);
     CHECK (tilemm_batch_plan_make (&r, 100000, 8, TILEMM_CHOOSE_CPU, 0, 0, 0, -1, NULL, &plan, &err) == TILEMM_OK
-             && plan.threads == 8, "10^5 pages of 3x3: %d threads", plan.threads);
+             && plan.threads == 8 - tilemm_copy_reserved_cpus (8),
+           "10^5 pages of 3x3: %d threads", plan.threads);
     r.m = r.n = r.k = 64;
     CHECK (tilemm_batch_plan_make (&r, 10, 8, TILEMM_CHOOSE_CPU, 0, 0, 0, -1, NULL, &plan, &err) == TILEMM_OK
-             && plan.threads == 8, "10 pages of 64x64: %d threads", plan.threads);
+             && plan.threads == 8 - tilemm_copy_reserved_cpus (8),
+           "10 pages of 64x64: %d threads", plan.threads);
   }
 
   CHECK_CASE ("plan: a page over the limit on the GPU");

@@ -349,6 +349,7 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
   p->emu_on_nonfinite = TILEMM_EMU_NONFINITE_NATIVE_THEN_FINITE;
   /* The moduli and bit widths of every outcome of the statistics. */
   tilemm_emu_branches_make (emu, &p->emu_branches);
+  p->emu_branches.threads = p->host_threads;
   return TILEMM_OK;
 }
 
@@ -487,6 +488,7 @@ void tilemm_call_plan_around (tilemm_call_plan *p, const tilemm_plan *given, til
   p->op_a = op_a;
   p->op_b = op_b;
   p->device_limit = limit;
+  p->host_threads = given->threads;   /* the low-level plan's (0: one) */
   p->native = *given;
   p->queue = *given;
   for (int r = 0; r < 2; r++)
@@ -519,6 +521,8 @@ tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *p, const tilem
 {
   const tilemm_device_facts *facts = &call_facts->gpu;
   tilemm_call_plan_around (p, given, op_a, op_b, 0, settings);
+  p->host_threads = tilemm_plan_host_threads (given->type, given->m, given->n, given->k,
+                                              call_facts->machine, call_facts->host.threads);
   p->devices_named = named;
   p->emu_devices.device[0] = facts->current >= 0 ? facts->current : 0;
   if (workers && workers->count > 1)
@@ -568,7 +572,7 @@ static tilemm_status plan_native (tilemm_call_plan *p, tilemm_backend backend,
   if (status != TILEMM_OK)
     return status;
   if (backend == TILEMM_BACKEND_CPU)
-    p->native.threads = tilemm_plan_cpu_threads (&p->native, p->facts, facts->host.threads);
+    p->native.threads = tilemm_plan_cpu_threads (&p->native, p->facts, p->host_threads);
   /* TILEMM_STEP_COLS, TILEMM_STEP_ROWS: a one-panel GPU product's steps (measurements).  A
    * transposed operand's scratch grows with the steps, so under a limit they stay the plan's. */
   const int one_panel = p->native.panel_rows >= p->n && p->native.panel_cols >= p->m;
@@ -617,6 +621,8 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
       p->m = 2 * route->m;
       p->op_a = TILEMM_OP_TRANSPOSE;
     }
+  p->host_threads = tilemm_plan_host_threads (p->type, p->m, p->n, p->k, p->facts,
+                                              facts->host.threads);
   p->sim_faults = settings->sim_faults;
   p->fault = settings->fault;
   tilemm_plan_staging (settings, &p->staging);

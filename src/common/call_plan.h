@@ -66,6 +66,11 @@ typedef struct {
   size_t device_limit;   /* device bytes one product may hold on one device: max_device_bytes,
                             or the GPU's budget where the product would not fit it (the smaller
                             of the two); 0: no limit                                        */
+  int host_threads;      /* the host threads the call's host teams take at most, each no more
+                            than its work pays for (team_size.h): the CPU backend's
+                            (native.threads), a split's parts apart and back, the emulated CPU
+                            scheme's loops (emu_branches.threads), a BLAS call's update of C;
+                            tilemm_plan_host_threads of the host's facts; 0: one             */
   tilemm_plan native;    /* the native product: variant, tiles, panels under device_limit (a
                             transposed product on the GPU: its ops, their scratch counted),
                             steps, slots                                                     */

@@ -161,6 +161,7 @@ typedef struct {
   int pa, pb;          /* bit widths of the scaled integers                                   */
   double log2_product; /* log2 M of the moduli used                                           */
   double log2_needed;  /* what log2 M had to exceed                                           */
+  int threads;         /* the CPU scheme's host threads at most (the branches' threads)       */
 } tilemm_emu_plan;
 
 /* Merges the statistics of one real problem into *into (max of each field, nonfinite or-ed). */
@@ -207,6 +208,8 @@ typedef struct {
   double fraction_top[TILEMM_EMU_FRACTIONS + 1];
   unsigned char drop[TILEMM_EMU_FRACTIONS][TILEMM_EMU_FRACTIONS];
   double capacity[TILEMM_EMU_MAX_MODULI + 1];  /* log2 of the product of the first n moduli */
+  int threads;   /* the host threads the CPU scheme's loops may take, each no more than its work
+                    pays for (team_size.h): the call plan's host_threads; 0: one             */
 } tilemm_emu_branches;
 
 /* The branches of `options` (the call's plan holds them: plan_emulated, common/call_plan.c). */

@@ -187,6 +187,7 @@ void tilemm_emu_select (const tilemm_emu_branches *b, const tilemm_emu_stats *st
                         tilemm_emu_plan *plan)
 {
   memset (plan, 0, sizeof *plan);
+  plan->threads = b->threads;
   if (stats->nonfinite)
     {
       plan->verdict = TILEMM_EMU_NONFINITE;

@@ -307,13 +307,20 @@ typedef struct {
 /* C := alpha·P + beta·C over the request's block or triangle, in the element type's own
  * arithmetic as the reference BLAS does (P m×n with leading dimension ldp; NULL: P is C itself,
  * beta 0 then); beta 0 never reads C; herk's diagonal keeps no imaginary part.  Columns in
- * parallel for a large C. */
+ * parallel for a large C, on as many of `threads` as the work pays for (team_size.h): the call
+ * plan's host_threads, or tilemm_decide_host_threads's where there is no product. */
 void tilemm_blas_update (const tilemm_blas_request *request, tilemm_scalar alpha, const void *p,
-                         int64_t ldp, tilemm_scalar beta);
+                         int64_t ldp, tilemm_scalar beta, int threads);
 
 /* C := beta·C over the request's block or triangle (beta 0 writes zeros without reading C): the
- * reference's alpha = 0 and k = 0 branches. */
-void tilemm_blas_scale_c (const tilemm_blas_request *request);
+ * reference's alpha = 0 and k = 0 branches; on `threads` as tilemm_blas_update. */
+void tilemm_blas_scale_c (const tilemm_blas_request *request, int threads);
+
+/* The host threads for host work of the BLAS library that is no product (C scaled with no
+ * product, the process's memset of a large block): work of `pieces` pieces taking `one_thread_s`
+ * seconds on one thread.  The decision's (exec/decide.c): the rule of team_size.h on the host's
+ * facts gathered now, only where the work pays for a second thread at all. */
+int tilemm_decide_host_threads (int64_t pieces, double one_thread_s);
 
 /* A stored operand (rows × cols, leading dimension ld) as tilemm_run takes it: itself when
  * contiguous, else a packed copy (*copy, the caller frees it).  NULL when the copy cannot be

@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-typedef struct {
+typedef struct tilemm_host_blas_s {
   char name[64];   /* "openblas-pthreads", "openblas-openmp", "openblas-serial", "mkl", "blis",
                       "unknown" (no interface tells: the reference BLAS, or another)          */
   int threads;     /* its threads (1 where it runs on the caller's alone or nothing tells)     */

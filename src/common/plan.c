@@ -39,6 +39,21 @@ static void plan_cpu_tiles (tilemm_plan *plan)
   plan->pad = 0;
 }
 
+/* The faster of the rule's per-thread rate and the one the facts measured. */
+static double thread_flops_per_s (const tilemm_machine_facts *facts)
+{
+  const double measured = tilemm_model_cpu_thread_flops_per_s (facts);
+  return measured > TILEMM_TEAM_THREAD_FLOPS_PER_S ? measured : TILEMM_TEAM_THREAD_FLOPS_PER_S;
+}
+
+int tilemm_plan_host_threads (tilemm_type type, int64_t m, int64_t n, int64_t k,
+                              const tilemm_machine_facts *facts, int host_threads)
+{
+  const double flops = tilemm_model_flops (type, (double) m, (double) n, (double) k);
+  return tilemm_team_threads_left (host_threads, facts ? &facts->host_blas : NULL, 0,
+                                   flops / thread_flops_per_s (facts));
+}
+
 /* The CPU backend's tiles of a panel go one at a time to the threads (backend_cpu.c). */
 int tilemm_plan_cpu_threads (const tilemm_plan *plan, const tilemm_machine_facts *facts,
                              int host_threads)
@@ -46,12 +61,9 @@ int tilemm_plan_cpu_threads (const tilemm_plan *plan, const tilemm_machine_facts
   const int64_t rows = plan->panel_rows < plan->n ? plan->panel_rows : plan->n;
   const int64_t cols = plan->panel_cols < plan->m ? plan->panel_cols : plan->m;
   const int64_t tiles = tilemm_ceil_div (rows, plan->tile_rows) * tilemm_ceil_div (cols, plan->tile_cols);
-  const double measured = tilemm_model_cpu_thread_flops_per_s (facts);
-  const double rate = measured > TILEMM_TEAM_THREAD_FLOPS_PER_S ? measured
-                                                                 : TILEMM_TEAM_THREAD_FLOPS_PER_S;
   const double flops = tilemm_model_flops (plan->type, (double) plan->m, (double) plan->n,
                                            (double) plan->k);
-  return tilemm_team_size (host_threads, tiles, flops / rate);
+  return tilemm_team_size (host_threads, tiles, flops / thread_flops_per_s (facts));
 }
 
 /* Blocks a variant's tiles cut the product into (the kernels' Cᵀ is n × m; for a complex type

@@ -36,11 +36,24 @@ extern "C" {
  * bound from the work).  At least 1. */
 int tilemm_team_size (int threads, int64_t pieces, double one_thread_s);
 
-/* The same rule for host work whose caller holds no plan's count of the host's threads (a split
- * operand's parts, the emulated scheme's CPU loops, the BLAS library's memset): on the host's
- * facts gathered now (tilemm_host_facts: the affinity mask, OMP_NUM_THREADS), only where the work
- * pays for more than one thread at all. */
-int tilemm_team_size_here (int64_t pieces, double one_thread_s);
+/* Why a team takes fewer threads than the host has: other threads hold some of its cores while
+ * it runs.  The host BLAS's pool (host_blas.h) holds them only a while after each `*` (its idle
+ * threads spin for about TILEMM_TEAM_BLAS_SPIN_S): work that ends within that window on the
+ * threads left finds them held, work that outlasts it gets them back, and a late member of a
+ * team (host_team.h: dynamic jobs) holds back one index, not the job. */
+#define TILEMM_TEAM_BLAS_SPIN_S 0.1
+
+struct tilemm_host_blas_s;
+/* The host threads a team of tilemm's host work may take at once, of `threads` (the host's:
+ * tilemm_host_facts.threads; < 1: one): less the share no team takes (tilemm_copy_reserved_cpus:
+ * the caller's other threads, the CUDA driver's), less `busy` threads of tilemm's own that run
+ * beside it (another GPU worker's copy team), and, where the host BLAS's idle threads spin
+ * (blas->spins; NULL: no such pool), less its threads but the caller's for work of
+ * `one_thread_s` seconds on one thread that would end within TILEMM_TEAM_BLAS_SPIN_S on the
+ * threads left.  Never every core from four up; at least 1.  Pure: the plan's figure, from the
+ * facts the plan holds (never from the host at run time). */
+int tilemm_team_threads_left (int threads, const struct tilemm_host_blas_s *blas, int busy,
+                              double one_thread_s);
 
 #ifdef __cplusplus
 }

@@ -167,7 +167,7 @@ double tilemm_emu_crt_single (const uint8_t *residues, int moduli, int exponent)
 typedef struct {
   int64_t m, n, k;
   double *a, *b;
-  int threads;   /* the host's threads its loops may take (0: the host's facts now) */
+  int threads;   /* the host's threads its loops may take (the plan's; 0: one) */
 } emu_problem;
 
 /* ---------------------------------------------------------------- the loops, on the host pool */
@@ -195,15 +195,13 @@ static void emu_chunk (void *arg, int64_t index, int member)
 
 /* body over [0, count) of items of `steps` inner steps each, in chunks the pool's threads claim
  * (a few per thread, so that a late thread holds back one chunk), on as many threads as the
- * work pays for on a host of `threads` threads (0: the host's facts now: the emulated plan holds
- * no count of them). */
+ * work pays for of the plan's `threads` (tilemm_emu_branches.threads; 0: one). */
 static void emu_for (int threads, int64_t count, double steps, emu_body *body, void *ctx)
 {
   if (count <= 0)
     return;
   const double work_s = (double) count * (steps > 1 ? steps : 1) * EMU_STEP_S;
-  const int team = threads > 0 ? tilemm_team_size (threads, count, work_s)
-                               : tilemm_team_size_here (count, work_s);
+  const int team = tilemm_team_size (threads, count, work_s);
   emu_loop l = { body, ctx, count, count };
   if (team > 1)
     {
@@ -888,7 +886,7 @@ tilemm_status tilemm_emu_run_cpu_op (const tilemm_emu_plan *plan, tilemm_op op_a
   if (c->rows == 0 || c->cols == 0)
     return tilemm_error_set (err, TILEMM_OK, NULL);
   emu_problems ps;
-  if ((s = problems_make (0, op_a, a, op_b, b, &ps, err)) != TILEMM_OK)
+  if ((s = problems_make (plan->threads, op_a, a, op_b, b, &ps, err)) != TILEMM_OK)
     return s;
   s = run_problems (plan, &ps, c, NULL, err);
   problems_free (&ps);
@@ -918,7 +916,7 @@ tilemm_status tilemm_cpu_multiply_emulated (const tilemm_plan *plan,
   if (c->rows == 0 || c->cols == 0)
     return tilemm_error_set (err, TILEMM_OK, NULL);
   emu_problems ps;
-  if ((s = problems_make (plan->threads, op_a, a, op_b, b, &ps, err)) == TILEMM_OK)
+  if ((s = problems_make (branches->threads, op_a, a, op_b, b, &ps, err)) == TILEMM_OK)
     {
       tilemm_emu_stats st;
       /* The GPU skips S where the branches do not need it; so does the CPU (same plan either
@@ -1009,7 +1007,7 @@ tilemm_status tilemm_emu_multiply_split_cpu (const tilemm_emu_options *options,
   if (c->rows == 0 || c->cols == 0)
     return tilemm_error_set (err, TILEMM_OK, NULL);
   emu_problems ps;
-  if ((s = problems_make (0, op_a, a, op_b, b, &ps, err)) != TILEMM_OK)
+  if ((s = problems_make (branches->threads, op_a, a, op_b, b, &ps, err)) != TILEMM_OK)
     return s;
   const size_t mn = (size_t) c->rows * (size_t) c->cols;
   uint8_t *exact = calloc (mn, 1);

@@ -122,7 +122,7 @@ static void update_at (void *arg, int64_t index, int member)
 }
 
 void tilemm_blas_update (const tilemm_blas_request *call, tilemm_scalar alpha, const void *p,
-                         int64_t ldp, tilemm_scalar beta)
+                         int64_t ldp, tilemm_scalar beta, int threads)
 {
   update_job u = { call, alpha, beta, p, ldp, update_z };
   switch (call->type)
@@ -145,11 +145,11 @@ void tilemm_blas_update (const tilemm_blas_request *call, tilemm_scalar alpha, c
   /* P read, C read and written. */
   const double bytes = 3.0 * (double) call->m * (double) call->n
                        * (double) tilemm_type_size (call->type);
-  tilemm_host_pool_run (tilemm_team_size_here (pieces, bytes / TILEMM_TEAM_THREAD_BYTES_PER_S),
+  tilemm_host_pool_run (tilemm_team_size (threads, pieces, bytes / TILEMM_TEAM_THREAD_BYTES_PER_S),
                         pieces, update_at, &u);
 }
 
-void tilemm_blas_scale_c (const tilemm_blas_request *call)
+void tilemm_blas_scale_c (const tilemm_blas_request *call, int threads)
 {
   const tilemm_scalar zero = { 0, 0 };
   if (is_zero (call->beta))
@@ -165,7 +165,7 @@ void tilemm_blas_scale_c (const tilemm_blas_request *call)
       return;
     }
   /* beta·C is alpha·P with alpha = beta and P = C itself, and no beta term. */
-  tilemm_blas_update (call, call->beta, NULL, call->ldc, zero);
+  tilemm_blas_update (call, call->beta, NULL, call->ldc, zero, threads);
 }
 
 /* ---------------------------------------------------------------- the last resort */

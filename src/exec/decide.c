@@ -9,6 +9,7 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@
 #include "batch_run.h"
 #include "decide.h"
 #include "front.h"
+#include "team_size.h"
 
 /* The settings of the precision in effect (read once a call, by tilemm_precision_in_effect in
  * tilemm_decide_op or tilemm_decide_batch, and handed down): the precision table's entry, whether
@@ -111,6 +113,17 @@ static tilemm_status decide_route (const tilemm_operand *a, tilemm_op op_a,
     }
   decision->action = TILEMM_DO_COMPUTE;
   return TILEMM_OK;
+}
+
+int tilemm_decide_host_threads (int64_t pieces, double one_thread_s)
+{
+  /* Most such work is too small for a second thread: no system call for it. */
+  if (tilemm_team_size (INT_MAX, pieces, one_thread_s) <= 1)
+    return 1;
+  tilemm_host_facts host;
+  tilemm_host_facts_gather (&host);
+  return tilemm_team_size (tilemm_team_threads_left (host.threads, NULL, 0, one_thread_s), pieces,
+                           one_thread_s);
 }
 
 /* The facts a plan is made of: the CPU's, and the GPU's when it may run the product (`with_gpu`:

@@ -116,6 +116,7 @@ static void emulated_branches (tilemm_call_plan *p, const tilemm_emu_options **o
       *options = defaults;
     }
   tilemm_emu_branches_make (*options, &p->emu_branches);
+  p->emu_branches.threads = p->host_threads;   /* tilemm_call_plan_emulated_around's */
 }
 
 tilemm_status tilemm_emu_multiply_panels (const tilemm_plan *plan,

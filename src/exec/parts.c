@@ -59,7 +59,7 @@ static void parts_at (void *arg, int64_t index, int member)
 }
 
 /* The job over the pool: about 256 KiB of the matrix an index, on the threads the copy pays for
- * on `threads` host threads (0: the host's facts now, team_size.h). */
+ * of the plan's `threads` (team_size.h; 0: one). */
 static void parts_run (parts_job *p, int threads)
 {
   const size_t bytes = 2 * p->count * (p->single ? sizeof (float) : sizeof (double));
@@ -67,9 +67,7 @@ static void parts_run (parts_job *p, int threads)
   p->per = col_bytes >= (256u << 10) || col_bytes == 0 ? 1 : (256u << 10) / col_bytes;
   const int64_t pieces = (int64_t) ((p->cols + p->per - 1) / p->per);
   const double one_thread_s = 2.0 * (double) bytes / TILEMM_TEAM_THREAD_BYTES_PER_S;
-  const int team = threads > 0 ? tilemm_team_size (threads, pieces, one_thread_s)
-                               : tilemm_team_size_here (pieces, one_thread_s);
-  tilemm_host_pool_run (team, pieces, parts_at, p);
+  tilemm_host_pool_run (tilemm_team_size (threads, pieces, one_thread_s), pieces, parts_at, p);
 }
 
 void tilemm_split_parts_on (int threads, int single, const void *z, int64_t rows, int64_t cols,
@@ -80,23 +78,12 @@ void tilemm_split_parts_on (int threads, int single, const void *z, int64_t rows
   parts_run (&p, threads);
 }
 
-void tilemm_split_parts (int single, const void *z, int64_t rows, int64_t cols, int stacked,
-                         double sign, void *out)
-{
-  tilemm_split_parts_on (0, single, z, rows, cols, stacked, sign, out);
-}
-
 void tilemm_join_parts_on (int threads, int single, const void *p, int64_t m, int64_t n,
                            int stacked, void *c)
 {
   parts_job j = { single, stacked, 1, p, c, (size_t) m, (size_t) n, (size_t) m * (size_t) n, 1,
                   1.0 };
   parts_run (&j, threads);
-}
-
-void tilemm_join_parts (int single, const void *p, int64_t m, int64_t n, int stacked, void *c)
-{
-  tilemm_join_parts_on (0, single, p, m, n, stacked, c);
 }
 
 /* A real and a complex operand as mtimes multiplies them where it takes two real products

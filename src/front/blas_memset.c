@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "front.h"
 #include "host_pages.h"
 #include "host_pool.h"
 #include "team_size.h"
@@ -156,7 +157,7 @@ void *memset (void *s, int c, size_t n)
       const int threads
         = setting == MEMSET_OFF
             ? 1
-            : tilemm_team_size_here (slices, (double) n / TILEMM_TEAM_THREAD_BYTES_PER_S);
+            : tilemm_decide_host_threads (slices, (double) n / TILEMM_TEAM_THREAD_BYTES_PER_S);
       if (threads > 1)
         {
           /* Asked for: huge pages for the block's 2 MiB-aligned interior (advice, as for a GPU

@@ -32,7 +32,9 @@
  * the decision, the copies of strided operands, the scratch buffer, the run, and the update of C.
  */
 #define _POSIX_C_SOURCE 200809L   /* clock_gettime */
+#include <math.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +52,8 @@ static double now (void)
 
 void blas_scale_c (const blas_call *call)
 {
-  tilemm_blas_scale_c (&call->req);
+  /* No product, no plan: the decision's threads for host work, each job no more than it pays for. */
+  tilemm_blas_scale_c (&call->req, tilemm_decide_host_threads (INT64_MAX, INFINITY));
 }
 
 static int is_zero (tilemm_scalar s)
@@ -221,9 +224,11 @@ static attempt by_tilemm (const blas_call *call, const tilemm_options *options, 
     {
       t_run = now ();
       if (!in_place)
-        tilemm_blas_update (&call->req, call->req.alpha, p, call->req.m, call->req.beta);
+        tilemm_blas_update (&call->req, call->req.alpha, p, call->req.m, call->req.beta,
+                            decision.plan.host_threads);
       else if (!is_one (call->req.alpha))
-        tilemm_blas_update (&call->req, call->req.alpha, NULL, call->req.ldc, call->req.beta);
+        tilemm_blas_update (&call->req, call->req.alpha, NULL, call->req.ldc, call->req.beta,
+                            decision.plan.host_threads);
       *place = decision.backend == TILEMM_BACKEND_CUDA ? BLAS_ON_GPU : BLAS_ON_CPU;
     }
   free (copy_a);
