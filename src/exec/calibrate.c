@@ -771,6 +771,12 @@ static tilemm_status measure_each_gpu (tilemm_machine_facts *f, const gpu_run *g
               < GPU_RUN_S)
     n *= 2;
   const double flops = tilemm_model_flops (TILEMM_DOUBLE, (double) n, (double) n, (double) n);
+  /* The peer rate: the slowest receiver's, where every GPU received (0: some pair cannot
+   * reach, or one GPU). */
+  f->gpu_peer_bytes_per_s = g->all.count > 1 ? rates[0].peer : 0;
+  for (int i = 1; i < g->all.count; i++)
+    f->gpu_peer_bytes_per_s = rates[i].peer < f->gpu_peer_bytes_per_s ? rates[i].peer
+                                                                       : f->gpu_peer_bytes_per_s;
   for (int i = 0; i < g->all.count; i++)
     {
       tilemm_gpu_facts *d = &f->gpu[i];
