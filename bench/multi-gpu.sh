@@ -27,8 +27,10 @@
 #
 # Output: OUT/multi-gpu.txt (every line), OUT/multi-gpu-table.md, OUT/multi-gpu.png (or .svg).
 #   multi-gpu WHAT CLASS SIZE CONFIG MEDIAN_MS MIN_MS GFLOPS SAME DEVICES_RAN
-#   multi-gpu-split ... WALL UPLOAD COMPUTE DOWNLOAD COPY_IN COPY_OUT  (the whole, ms)
+#   multi-gpu-split ... WALL UPLOAD COMPUTE DOWNLOAD COPY_IN COPY_OUT HOST_READS  (the whole, ms;
+#                       HOST_READS: bytes up over op(A) and op(B)'s bytes, 1 = each read once)
 #   multi-gpu-device ... GPU PANELS BUSY UPLOAD COMPUTE DOWNLOAD COPY_IN COPY_OUT THREADS BYTES_UP
+#                        PEER_BYTES
 # (SAME: 1 bitwise GPU 0's, 0 not, -1 handed to the host's `*` by the default.)
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).

@@ -70,13 +70,16 @@ function multi_gpu (what, cls, shape, devices, repeats)
   ms = 1e3 * median (t);
   printf ("multi-gpu %s %s %s %s %.2f %.2f %.1f %d %d\n", what, cls, size_text, config, ms,
           1e3 * min (t), flops / median (t) / 1e9, same, numel (s.devices));
-  printf ("multi-gpu-split %s %s %s %s %.2f %.2f %.2f %.2f %.2f %.2f\n", what, cls, size_text,
+  if (! on_gpu)
+    s.host_reads = NaN;
+  endif
+  printf ("multi-gpu-split %s %s %s %s %.2f %.2f %.2f %.2f %.2f %.2f %.2f\n", what, cls, size_text,
           config, s.backend_ms, s.upload_ms, s.compute_ms, s.download_ms, s.copy_in_ms,
-          s.copy_out_ms);
+          s.copy_out_ms, s.host_reads);
   for d = s.devices
-    printf ("multi-gpu-device %s %s %s %s %d %d %.2f %.2f %.2f %.2f %.2f %.2f %d %.0f\n", what,
+    printf ("multi-gpu-device %s %s %s %s %d %d %.2f %.2f %.2f %.2f %.2f %.2f %d %.0f %.0f\n", what,
             cls, size_text, config, d.device, d.panels, d.busy_ms, d.upload_ms, d.compute_ms,
-            d.download_ms, d.copy_in_ms, d.copy_out_ms, d.copy_threads, d.bytes_up);
+            d.download_ms, d.copy_in_ms, d.copy_out_ms, d.copy_threads, d.bytes_up, d.peer_bytes);
   endfor
   if (same == 0)
     printf ("multi-gpu-differs %s %s %s %s: max |C - C0| %g\n", what, cls, size_text, config,

@@ -210,6 +210,11 @@ void check_bytes (const outcome &o, bool peers, const char *what)
       // The shared operand read from the host once; each GPU copied in the shares it lacks.
       CHECK (up == own + shared, "%s: %.0f bytes from the host, want %.0f (%s once: %.0f)", what,
              up, own + shared, keep_a ? "op(A)" : "op(B)", shared);
+      // The figures (__tilemm_stats__'s host_reads) say each operand was read once.
+      CHECK (o.st.operand_bytes == own + shared && o.st.bytes_up == o.st.operand_bytes,
+             "%s: the figures: %.0f bytes up for operands of %.0f (host reads %g)", what,
+             o.st.bytes_up, o.st.operand_bytes,
+             o.st.operand_bytes > 0 ? o.st.bytes_up / o.st.operand_bytes : 0.0);
       // A GPU that took no panel needs no other share: it may have copied in fewer (those
       // published before it ended).
       double lack = 0;
@@ -232,6 +237,9 @@ void check_bytes (const outcome &o, bool peers, const char *what)
       // Every GPU that took a panel reads all of it from the host: today's path.
       CHECK (up == own + took * shared, "%s: %.0f bytes from the host, want %.0f (%d x %.0f)",
              what, up, own + took * shared, took, shared);
+      CHECK (o.st.operand_bytes == own + shared && o.st.bytes_up == up,
+             "%s: the figures: %.0f bytes up (host reads %g)", what, o.st.bytes_up,
+             o.st.operand_bytes > 0 ? o.st.bytes_up / o.st.operand_bytes : 0.0);
       CHECK (peer == 0, "%s: %.0f peer bytes without peer access", what, peer);
     }
   // The figures say the same, device by device.

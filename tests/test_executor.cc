@@ -969,6 +969,37 @@ void calibration_on_the_stand_in ()
            && (gpus < 2 || f.gpu_all_speedup > 0),
          "%d GPUs measured of %d, together %d (speedup %g)", f.gpus, gpus, f.gpu_all_count,
          f.gpu_all_speedup);
+  CHECK (gpus < 2
+           || (f.gpu_all_every.points >= 3 && f.gpu_all_one.points == f.gpu_all_every.points),
+         "every GPU against one kept by size: %d and %d points", f.gpu_all_one.points,
+         f.gpu_all_every.points);
+  // The peer rate: every pair of the stand-in's GPUs reaches the other, so it is measured, and
+  // kept in the store's text.
+  {
+    char text[16384];
+    tilemm_machine_facts back;
+    CHECK (tilemm_facts_print (&f, text, sizeof text) < sizeof text
+             && tilemm_facts_parse (text, &back) == TILEMM_OK
+             && back.gpu_peer_bytes_per_s == f.gpu_peer_bytes_per_s
+             && back.gpu_all_every.points == f.gpu_all_every.points
+             && (gpus < 2 ? f.gpu_peer_bytes_per_s == 0 : f.gpu_peer_bytes_per_s > 0),
+           "%d GPUs: the peer rate %g B/s, read back %g", gpus, f.gpu_peer_bytes_per_s,
+           back.gpu_peer_bytes_per_s);
+  }
+  if (gpus > 1)
+    {
+      // A pair that cannot reach: no peer rate (the model's conservative one serves), nothing
+      // copied between them.
+      tilemm_cuda_release ();
+      mock_cuda_peer_access (0, 1, 0);
+      tilemm_machine_facts off;
+      tilemm_error e0 = { TILEMM_OK, "" };
+      const tilemm_status st0 = tilemm_calibrate (NULL, &off, &e0);
+      mock_cuda_peer_access (0, 1, 1);
+      CHECK (st0 == TILEMM_OK && off.gpu_peer_bytes_per_s == 0,
+             "GPU 0 cannot read GPU 1: status %d (%s), peer rate %g", (int) st0, e0.detail,
+             off.gpu_peer_bytes_per_s);
+    }
   CHECK (f.gpu_call_s > 0 && f.gpu_bus_bytes_per_s > 0, "the fit: %g s a call, %g B/s",
          f.gpu_call_s, f.gpu_bus_bytes_per_s);
   bool rates = true;

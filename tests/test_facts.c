@@ -80,6 +80,23 @@ static void test_curves (void)
 /* ---------------------------------------------------------------- the facts as text */
 
 /* Facts of a made-up machine: every field set, none the built-in model's. */
+/* Every GPU's call measured against one on square double products of sides `n` (count of them):
+ * one GPU as the facts price its call, every GPU that over `gain`. */
+static void measured_gain (tilemm_machine_facts *f, int gpus, const double *n, const double *gain,
+                           int count)
+{
+  memset (&f->gpu_all_one, 0, sizeof f->gpu_all_one);
+  memset (&f->gpu_all_every, 0, sizeof f->gpu_all_every);
+  f->gpu_all_count = gpus;
+  for (int i = 0; i < count; i++)
+    {
+      const double flops = tilemm_model_flops (TILEMM_DOUBLE, n[i], n[i], n[i]);
+      const double one = tilemm_model_gpu_call_s (f, TILEMM_DOUBLE, 24.0 * n[i] * n[i], flops);
+      tilemm_curve_add (&f->gpu_all_one, flops, one);
+      tilemm_curve_add (&f->gpu_all_every, flops, one / gain[i]);
+    }
+}
+
 static void made_up (tilemm_machine_facts *f)
 {
   tilemm_facts_model (f, NULL);
@@ -142,6 +159,11 @@ static void made_up (tilemm_machine_facts *f)
         f->gpu[g].kernel_flops_per_s[t] = 5e13 + t;
       f->gpu[g].emulated_flops_per_s = 6e13;
     }
+  /* Two GPUs slower than one on small products, 1.8x one from 4096 on. */
+  static const double sides[] = { 512, 1024, 2048, 4096, 8192 }, gains[] = { 0.5, 0.7, 1.2, 1.8, 1.8 };
+  measured_gain (f, 2, sides, gains, 5);
+  f->gpu_filled_flops_per_s = 3e13;
+  f->gpu_peer_bytes_per_s = 1.5e11;
 }
 
 static int same_curve (const tilemm_curve *a, const tilemm_curve *b)
@@ -173,6 +195,43 @@ static void test_text (void)
              && same_curve (&f.host_page[t], &g.host_page[t]) && same_curve (&f.cpu[t], &g.cpu[t])
              && same_curve (&f.gpu_curve[t], &g.gpu_curve[t]);
   CHECK (curves, "the curves");
+  CHECK (f.gpu_all_every.points == 5 && same_curve (&f.gpu_all_one, &g.gpu_all_one)
+           && same_curve (&f.gpu_all_every, &g.gpu_all_every),
+         "every GPU's gain by size: %d points read back", g.gpu_all_every.points);
+  CHECK (near (g.gpu_filled_flops_per_s, 3e13, 1e-9) && near (g.gpu_peer_bytes_per_s, 1.5e11, 1e-9),
+         "the filled kernels' rate and the peer rate read back: %g, %g", g.gpu_filled_flops_per_s,
+         g.gpu_peer_bytes_per_s);
+  CHECK_CASE ("facts: an earlier version's store (every GPU one number) loads, that part to measure again");
+  {
+    tilemm_machine_facts h, i;
+    made_up (&h);
+    h.parts = TILEMM_FACTS_ALL;
+    const size_t nh = tilemm_facts_print (&h, NULL, 0);
+    char *th = malloc (nh + 1), *old = malloc (nh + 1);
+    tilemm_facts_print (&h, th, nh + 1);
+    /* The earlier version's text: the same without the lines it did not write. */
+    size_t used = 0;
+    for (const char *p = th; *p;)
+      {
+        const char *end = strchr (p, '\n');
+        const size_t len = end ? (size_t) (end - p) + 1 : strlen (p);
+        if (strncmp (p, "gpu_all_", 8) != 0 && strncmp (p, "gpu_filled ", 11) != 0
+            && strncmp (p, "gpu_peer ", 9) != 0)
+          memcpy (old + used, p, len), used += len;
+        p += len;
+      }
+    old[used] = '\0';
+    CHECK (tilemm_facts_parse (old, &i) == TILEMM_OK
+             && i.parts == (TILEMM_FACTS_ALL & ~TILEMM_FACTS_GPUS) && i.gpu_all_count == 0
+             && i.gpu_peer_bytes_per_s == 0 && i.gpu_filled_flops_per_s == 0
+             && same_curve (&i.gpu_curve[TILEMM_DOUBLE], &h.gpu_curve[TILEMM_DOUBLE]),
+           "loaded: parts %#x, every GPU %d", i.parts, i.gpu_all_count);
+    CHECK (tilemm_facts_parse (th, &i) == TILEMM_OK && i.parts == TILEMM_FACTS_ALL
+             && i.gpu_all_count == 2,
+           "this version's keeps the part: parts %#x", i.parts);
+    free (th);
+    free (old);
+  }
   /* The int8 part (TILEMM_FACTS_INT8, beyond the first eight parts): its rate and its seconds. */
   {
     tilemm_machine_facts h, i;
@@ -321,15 +380,18 @@ static void test_ways (void)
   const double bytes = 8.0 * 3 * 8192.0 * 8192.0;
   tilemm_model_ways (&f, TILEMM_DOUBLE, bytes, flops, flops, 2, &c);
   const double one = tilemm_model_gpu_call_s (&f, TILEMM_DOUBLE, bytes, flops);
-  const double two = f.gpu_all_call_s + (one - f.gpu_call_s) / f.gpu_all_speedup;
-  CHECK (near (c.seconds[TILEMM_WAY_GPU], two, 1e-12) && c.best == TILEMM_WAY_GPU,
+  const double two = one / 1.8;   /* as measured at 8192 */
+  CHECK (near (c.seconds[TILEMM_WAY_GPU], two, 1e-9) && c.best == TILEMM_WAY_GPU,
          "two GPUs where they pay: %g s (one: %g s)", c.seconds[TILEMM_WAY_GPU], one);
   CHECK (near (c.seconds[TILEMM_WAY_HOST], tilemm_curve_seconds (&f.host[TILEMM_DOUBLE], flops),
                1e-12)
            && near (c.seconds[TILEMM_WAY_CPU], tilemm_curve_seconds (&f.cpu[TILEMM_DOUBLE], flops),
                     1e-12),
          "host and CPU from their curves");
-  f.gpu_all_speedup = 0.5;
+  {
+    static const double sides[] = { 2048, 8192 }, gains[] = { 0.5, 0.5 };
+    measured_gain (&f, 2, sides, gains, 2);
+  }
   tilemm_model_ways (&f, TILEMM_DOUBLE, bytes, flops, flops, 2, &c);
   CHECK (near (c.seconds[TILEMM_WAY_GPU], one, 1e-12), "two GPUs slower: one GPU's time");
   tilemm_model_ways (&f, TILEMM_DOUBLE, bytes, flops, flops, 0, &c);
@@ -461,11 +523,57 @@ static void test_devices_follow_facts (void)
   CHECK (gpu_workers (&f, 16384, 0) == 2, "16384, two GPUs 1.8x: %d", gpu_workers (&f, 16384, 0));
   CHECK (gpu_workers (&f, 256, 0) == 1, "256: the second GPU's fixed cost outweighs: %d",
          gpu_workers (&f, 256, 0));
-  f.gpu_all_speedup = 0.6;
+  {
+    static const double sides[] = { 2048, 8192 }, gains[] = { 0.6, 0.6 };
+    measured_gain (&f, 2, sides, gains, 2);
+  }
   CHECK (gpu_workers (&f, 16384, 0) == 1, "two GPUs measured slower: one (%d)",
          gpu_workers (&f, 16384, 0));
   CHECK (gpu_workers (&f, 16384, 1) == 2, "named, both whatever the facts say");
   CHECK (gpu_workers (NULL, 16384, 0) == 1, "the built-in model has seen no gain: one");
+}
+
+static void test_gain_by_size (void)
+{
+  CHECK_CASE ("devices: the gain of every GPU measured by size, read at the product's size: two "
+              "GPUs slower at 4096, faster at 8192, and past the sizes measured the gain grows");
+  /* Two large GPUs as calibration sees them: kernels timed to 2048 far below their rate when
+   * filled, every GPU measured 0.6x one at 2048, 0.8x at 4096, 1.1x at 8192. */
+  tilemm_machine_facts f;
+  made_up (&f);
+  f.threads = 32;
+  f.gpu_kernel_flops_per_s[TILEMM_DOUBLE] = 1.2e13;
+  f.gpu_filled_flops_per_s = 5e13;
+  f.gpu_bus_bytes_per_s = 4e10;
+  static const double sides[] = { 2048, 4096, 8192 }, gains[] = { 0.6, 0.8, 1.1 };
+  measured_gain (&f, 2, sides, gains, 3);
+  CHECK (gpu_workers (&f, 4096, 0) == 1, "4096 (measured 0.8x): %d GPUs, want 1",
+         gpu_workers (&f, 4096, 0));
+  CHECK (gpu_workers (&f, 8192, 0) == 2, "8192 (measured 1.1x): %d GPUs, want 2",
+         gpu_workers (&f, 8192, 0));
+  CHECK (gpu_workers (&f, 16384, 0) == 2, "16384 (past the sizes measured): %d GPUs, want 2",
+         gpu_workers (&f, 16384, 0));
+  CHECK (gpu_workers (&f, 2048, 0) == 1 && gpu_workers (&f, 1024, 0) == 1,
+         "2048 and 1024: one GPU (%d, %d)", gpu_workers (&f, 2048, 0), gpu_workers (&f, 1024, 0));
+  /* "auto"'s GPU way is priced on the same count. */
+  for (int i = 0; i < 3; i++)
+    {
+      const double n = i == 0 ? 4096 : i == 1 ? 8192 : 16384;
+      const double flops = tilemm_model_flops (TILEMM_DOUBLE, n, n, n), bytes = 24.0 * n * n;
+      tilemm_way_costs c;
+      tilemm_model_ways (&f, TILEMM_DOUBLE, bytes, flops, flops, 2, &c);
+      const double one = tilemm_model_gpu_call_s (&f, TILEMM_DOUBLE, bytes, flops);
+      CHECK (i == 0 ? c.seconds[TILEMM_WAY_GPU] == one
+                    : c.seconds[TILEMM_WAY_GPU] < one / (i == 1 ? 1.09 : 1.12),
+             "n %.0f: the GPU way %g s, one GPU %g s", n, c.seconds[TILEMM_WAY_GPU], one);
+    }
+  /* A batch's count by the same rule: none measured, one GPU. */
+  const tilemm_gpus_product pages = { TILEMM_DOUBLE, 1024, 1024, 1024, 0, 0, 64 };
+  CHECK (tilemm_model_gpus_that_pay (&f, &pages, 0.1, 2, NULL) >= 1, "a batch's count");
+  f.gpu_all_count = 0;
+  CHECK (tilemm_model_gpus_that_pay (&f, &pages, 0.1, 2, NULL) == 1
+           && gpu_workers (&f, 16384, 0) == 1,
+         "never measured: one GPU for a batch and a product");
 }
 
 /* A host of four GPUs, made up: kernels 2e13 flop/s double, links 5e10 B/s (0.9 of it while
@@ -488,9 +596,7 @@ static void four_gpus (tilemm_machine_facts *f, double copies)
       f->copy_fresh_bytes_per_s[i] = rate[i] * copies / 2;
     }
   f->gpus = 4;
-  f->gpu_all_count = 4;
-  f->gpu_all_call_s = 3e-4;
-  f->gpu_all_speedup = 3.9;
+  f->gpu_filled_flops_per_s = 0;
   f->gpu_peer_bytes_per_s = 0;
   for (int g = 0; g < 4; g++)
     {
@@ -499,9 +605,27 @@ static void four_gpus (tilemm_machine_facts *f, double copies)
     }
 }
 
+/* Every GPU (of f->gpus) measured to 8192 exactly as its stages price it (with peers or not):
+ * past that the stages alone decide. */
+static void measured_as_staged (tilemm_machine_facts *f, int peers)
+{
+  enum { POINTS = 4 };
+  static const double sides[POINTS] = { 1024, 2048, 4096, 8192 };
+  double gains[POINTS];
+  for (int i = 0; i < POINTS; i++)
+    {
+      const tilemm_gpus_product p = { TILEMM_DOUBLE, sides[i], sides[i], sides[i], peers, 64, 1 };
+      tilemm_gpus_price one, all;
+      tilemm_model_gpus_price (f, &p, 1, &one);
+      tilemm_model_gpus_price (f, &p, f->gpus, &all);
+      gains[i] = (f->gpu_call_s + one.pace_s) / (f->gpu_call_s + all.pace_s);
+    }
+  measured_gain (f, f->gpus, sides, gains, POINTS);
+}
+
 static int pays (const tilemm_machine_facts *f, double n, int peers, int most)
 {
-  const tilemm_gpus_product p = { TILEMM_DOUBLE, n, n, n, peers, 64 };
+  const tilemm_gpus_product p = { TILEMM_DOUBLE, n, n, n, peers, 64, 1 };
   return tilemm_model_product_gpus_that_pay (f, &p, most, NULL);
 }
 
@@ -511,13 +635,14 @@ static void test_gpus_priced (void)
               "shared, the peers' bytes, the kernels on its part");
   tilemm_machine_facts f;
   four_gpus (&f, 1);
+  measured_as_staged (&f, 1);
   const double n = 16384, es = 8, operand = es * n * n;
   /* The bytes: with peers each operand read once from the host, the others' shares from the
    * peers; without, the shared operand read by every GPU. */
   for (int g = 1; g <= 4; g++)
     for (int peers = 0; peers < 2; peers++)
       {
-        const tilemm_gpus_product p = { TILEMM_DOUBLE, n, n, n, peers, 64 };
+        const tilemm_gpus_product p = { TILEMM_DOUBLE, n, n, n, peers, 64, 1 };
         tilemm_gpus_price price;
         tilemm_model_gpus_price (&f, &p, g, &price);
         const double host = g * price.host_bytes;
@@ -530,18 +655,20 @@ static void test_gpus_priced (void)
         CHECK (near (price.kernel_s, tilemm_model_flops (TILEMM_DOUBLE, n, n, n) / g / 2e13, 1e-12),
                "%d GPUs: the kernels on a %d-th", g, g);
       }
-  /* Everything fast and peers: all four; without peers the shared operand through the host four
-   * times outweighs the fourth GPU's kernels: three. */
+  /* Everything fast and peers: all four; without peers (a machine measured without them) the
+   * shared operand through the host four times outweighs the fourth GPU's kernels: three. */
   CHECK (pays (&f, n, 1, 4) == 4, "16384, peers: %d GPUs, want 4", pays (&f, n, 1, 4));
+  CHECK (pays (&f, n, 1, 2) == 2, "16384 on two: %d", pays (&f, n, 1, 2));
+  measured_as_staged (&f, 0);
   CHECK (pays (&f, n, 0, 4) == 3, "16384, no peers: %d GPUs, want 3", pays (&f, n, 0, 4));
-  CHECK (pays (&f, n, 1, 2) == 2 && pays (&f, n, 0, 2) == 2, "16384 on two: %d, %d",
-         pays (&f, n, 1, 2), pays (&f, n, 0, 2));
+  CHECK (pays (&f, n, 0, 2) == 2, "16384 on two, no peers: %d", pays (&f, n, 0, 2));
+  measured_as_staged (&f, 1);
   CHECK (pays (&f, 256, 1, 4) == 1, "256: the fixed costs outweigh (%d)", pays (&f, 256, 1, 4));
   /* At every n, the count taken beats every fewer one (and is no slower than any other). */
   for (double m = 256; m <= 32768; m *= 2)
     for (int peers = 0; peers < 2; peers++)
       {
-        const tilemm_gpus_product p = { TILEMM_DOUBLE, m, m, m, peers, 64 };
+        const tilemm_gpus_product p = { TILEMM_DOUBLE, m, m, m, peers, 64, 1 };
         double took_s;
         const int took = tilemm_model_product_gpus_that_pay (&f, &p, 4, &took_s);
         for (int g = 1; g <= 4; g++)
@@ -556,18 +683,28 @@ static void test_gpus_priced (void)
       }
   /* Host copies ten times slower: they set the pace, the same on any count: one GPU. */
   four_gpus (&f, 0.1);
-  CHECK (pays (&f, n, 1, 4) == 1 && pays (&f, n, 0, 4) == 1,
-         "slow host copies: %d GPUs with peers, %d without, want 1", pays (&f, n, 1, 4),
+  measured_as_staged (&f, 1);
+  const int slow_peers = pays (&f, n, 1, 4);
+  measured_as_staged (&f, 0);
+  CHECK (slow_peers == 1 && pays (&f, n, 0, 4) == 1,
+         "slow host copies: %d GPUs with peers, %d without, want 1", slow_peers,
          pays (&f, n, 0, 4));
   /* Peer copies slow (measured): each GPU's missing shares outweigh its kernels' gain. */
   four_gpus (&f, 1);
   f.gpu_peer_bytes_per_s = 2e9;
+  measured_as_staged (&f, 1);
   CHECK (pays (&f, n, 1, 4) == 1, "slow peers: %d GPUs, want 1", pays (&f, n, 1, 4));
   f.gpu_peer_bytes_per_s = 4e11;   /* NVLink's */
+  measured_as_staged (&f, 1);
   CHECK (pays (&f, n, 1, 4) == 4, "NVLink peers: %d GPUs, want 4", pays (&f, n, 1, 4));
-  /* Never faster than a call on every GPU measured, nor a gain where none was measured. */
-  f.gpu_all_speedup = 0.9;
-  CHECK (pays (&f, n, 1, 4) == 1, "every GPU measured slower: %d", pays (&f, n, 1, 4));
+  /* No gain where every GPU was measured slower (whatever the stages say there), nor where
+   * none was measured. */
+  {
+    static const double sides[] = { 2048, 4096, 8192, 16384 }, gains[] = { 0.9, 0.9, 0.9, 0.9 };
+    measured_gain (&f, 4, sides, gains, 4);
+  }
+  CHECK (pays (&f, n, 1, 4) == 1 && pays (&f, 8192, 1, 4) == 1 && pays (&f, 4096, 1, 4) == 1,
+         "every GPU measured slower: %d", pays (&f, n, 1, 4));
   f.gpu_all_count = 0;
   CHECK (pays (&f, n, 1, 4) == 1, "several GPUs never measured: %d", pays (&f, n, 1, 4));
 }
@@ -863,6 +1000,7 @@ int main (void)
   test_ways ();
   test_auto_follows_facts ();
   test_devices_follow_facts ();
+  test_gain_by_size ();
   test_gpus_priced ();
   test_store ();
   test_host_teams ();

@@ -178,6 +178,9 @@ typedef struct tilemm_cuda_stats_s {
   double result_prep_ms;     /* host time preparing the result's pages (huge pages)     */
   double bytes_up, bytes_down;
   double bytes_peer;         /* received by peer copies, summed over the devices           */
+  double operand_bytes;      /* op(A) and op(B) as the product's type holds them: bytes_up
+                                over this is how many times the host read its operands (1:
+                                each once, however many devices ran it)                  */
   long long panels, steps;
   /* Sums over every GPU product since load (this one included), so that a caller running many
    * products in one call (pagemtimes' pages that run alone) can take the difference. */

@@ -12,6 +12,7 @@
 #include "batch.h"
 #include "device_model.h"
 #include "devices.h"
+#include "gpus_model.h"
 #include "team_size.h"
 
 /* The CPU's batched path is costed by the model (device_model.h): a page's fixed cost on one
@@ -390,13 +391,14 @@ static double gpu_pages_s (const tilemm_route *route, int64_t pages,
 }
 
 /* How many of `count` GPUs an unnamed batch is spread over: the count the cost model finds
- * fastest (several only where the machine's facts measured them beating one). */
+ * fastest, by the rule of a product's (gpus_model.h: several only where the machine's facts
+ * measured them beating one), its pages split among them. */
 static int batch_gpus_that_pay (const tilemm_route *route, int64_t pages, int count,
                                 const tilemm_machine_facts *facts)
 {
-  const double one = gpu_batch_s (route, pages, facts);
-  return tilemm_model_gpus_that_pay (facts, one, one - gpu_pages_s (route, pages, facts), count,
-                                     NULL);
+  const tilemm_gpus_product p = { route->compute_type, route_rows (route), route_cols (route),
+                                  (double) route->k, 0, 0, (double) pages };
+  return tilemm_model_gpus_that_pay (facts, &p, gpu_batch_s (route, pages, facts), count, NULL);
 }
 
 /* The GPU's panels of a chunk of `count` pages: its pages a panel (*per_panel) and whether two

@@ -403,7 +403,7 @@ static int gpus_that_pay (const tilemm_call_plan *p, const tilemm_call_facts *fa
   tilemm_exchange_plan reach;
   tilemm_exchange_plan_make (&reach, TILEMM_KEEP_B, 1, available, &p->workers, &facts->gpu);
   const tilemm_gpus_product product = { p->type, (double) p->m, (double) p->n, (double) p->k,
-                                        reach.path == TILEMM_EXCHANGE_PEER, facts->host.threads };
+                                        reach.path == TILEMM_EXCHANGE_PEER, facts->host.threads, 1 };
   return tilemm_model_product_gpus_that_pay (p->facts, &product, available, NULL);
 }
 

@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "device_model.h"
+#include "gpus_model.h"
 
 static const tilemm_machine_facts *facts_or_builtin (const tilemm_machine_facts *f)
 {
@@ -94,44 +95,6 @@ double tilemm_model_gpu_emulated_s (const tilemm_machine_facts *facts, tilemm_ty
   const double device_s = products / rate * (1.0 + EMULATED_STAGES_SHARE);
   /* the native call's line without its kernels, and the statistics' round trip */
   return gpu_line_s (f, type, bytes, 0.0) + f->gpu_call_s + device_s;
-}
-
-double tilemm_model_spread_s (const tilemm_machine_facts *facts, double one_s, double fixed_s,
-                              int devices)
-{
-  const tilemm_machine_facts *f = facts_or_builtin (facts);
-  if (devices <= 1 || f->gpu_all_count < 2 || !(f->gpu_all_speedup > 0))
-    return one_s;
-  /* Measured on gpu_all_count GPUs; fewer than that (a user's list) gain in proportion. */
-  const int d = devices < f->gpu_all_count ? devices : f->gpu_all_count;
-  const double speedup = 1.0 + (f->gpu_all_speedup - 1.0) * (double) (d - 1)
-                                 / (double) (f->gpu_all_count - 1);
-  const double rest = one_s - fixed_s;
-  return f->gpu_all_call_s + (rest > 0 ? rest : 0) / speedup;
-}
-
-int tilemm_model_gpus_that_pay (const tilemm_machine_facts *facts, double one_s, double fixed_s,
-                                int most, double *seconds)
-{
-  int best = 1;
-  double best_s = one_s;
-  for (int d = 2; d <= most; d++)
-    {
-      const double s = tilemm_model_spread_s (facts, one_s, fixed_s, d);
-      if (s < best_s)
-        best = d, best_s = s;
-    }
-  if (seconds)
-    *seconds = best_s;
-  return best;
-}
-
-int tilemm_model_call_gpus_that_pay (const tilemm_machine_facts *facts, tilemm_type type,
-                                     double bytes, double flops, int most, double *seconds)
-{
-  const tilemm_machine_facts *f = facts_or_builtin (facts);
-  return tilemm_model_gpus_that_pay (f, tilemm_model_gpu_call_s (f, type, bytes, flops),
-                                     f->gpu_call_s, most, seconds);
 }
 
 double tilemm_model_gpu_batch_kernel_s (const tilemm_machine_facts *facts, tilemm_type type,
@@ -244,8 +207,12 @@ void tilemm_model_ways (const tilemm_machine_facts *facts, tilemm_type type, dou
   costs->seconds[TILEMM_WAY_GPU] = INFINITY;
   if (gpus >= 1)
     {
-      tilemm_model_call_gpus_that_pay (f, type, bytes, flops, gpus,
-                                       &costs->seconds[TILEMM_WAY_GPU]);
+      /* (The square of as many flops, its peers as the facts measured them: a way is weighed
+       * before its devices' links are known.) */
+      const double side = cbrt (flops / tilemm_model_flops (type, 1, 1, 1));
+      const tilemm_gpus_product p = { type, side, side, side, f->gpu_peer_bytes_per_s > 0, 0, 1 };
+      tilemm_model_gpus_that_pay (f, &p, tilemm_model_gpu_call_s (f, type, bytes, flops), gpus,
+                                  &costs->seconds[TILEMM_WAY_GPU]);
       costs->seconds[TILEMM_WAY_GPU] *= tilemm_curve_episodes (&f->gpu_curve[t], flops);
     }
   costs->best = TILEMM_WAY_HOST;

@@ -55,24 +55,6 @@ double tilemm_model_gpu_call_s (const tilemm_machine_facts *facts, tilemm_type t
 double tilemm_model_gpu_emulated_s (const tilemm_machine_facts *facts, tilemm_type type,
                                     double bytes, double m, double n, double k, int moduli);
 
-/* Seconds work that takes `one_s` on one GPU (`fixed_s` of it its call's fixed cost) takes on
- * `devices` GPUs: where the facts measured a call on every GPU, its fixed cost and the rest sped
- * up as measured (faster or slower); where they did not, the one GPU's time (the model claims no
- * gain it has not seen). */
-double tilemm_model_spread_s (const tilemm_machine_facts *facts, double one_s, double fixed_s,
-                              int devices);
-
-/* How many of `most` GPUs (1 to most) work that takes `one_s` on one GPU (`fixed_s` of it its
- * call's fixed cost) is fastest on, the fewest where several are as fast; *seconds its time
- * there.  The one rule for a product's, a call's GPU way's and a batch's count of GPUs. */
-int tilemm_model_gpus_that_pay (const tilemm_machine_facts *facts, double one_s, double fixed_s,
-                                int most, double *seconds);
-
-/* The same for a whole call of `type` moving `bytes` and computing `flops`
- * (tilemm_model_gpu_call_s on one GPU, its fixed cost the facts' call's). */
-int tilemm_model_call_gpus_that_pay (const tilemm_machine_facts *facts, tilemm_type type,
-                                     double bytes, double flops, int most, double *seconds);
-
 /* Seconds a batch of pages takes on one GPU (the batched kernels): its fixed cost, its bytes
  * over the bus, its flops at the batched kernels' rate. */
 double tilemm_model_gpu_batch_s (const tilemm_machine_facts *facts, tilemm_type type,

@@ -84,6 +84,9 @@ tilemm_status tilemm_plan_for_panel (tilemm_plan *sub, const tilemm_plan *parent
  * copies both ways at once (the GPU table's `links`, for the machine's facts). */
 typedef struct {
   double up, down, up_busy, down_busy;
+  double peer;   /* bytes/s it receives from the others by peer copies while every device of
+                    the list receives from every other at once (as the exchange copies: one
+                    stream of its own, a share from each); 0 where some pair cannot reach */
 } tilemm_link_rates;
 
 /* The budget of device ordinal `device` in *facts (0 when not measured or not there). */

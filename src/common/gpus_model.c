@@ -79,22 +79,61 @@ static double busy_share (const tilemm_machine_facts *f, int gpus)
   return share;
 }
 
-void tilemm_model_gpus_price (const tilemm_machine_facts *facts, const tilemm_gpus_product *p,
-                              int gpus, tilemm_gpus_price *price)
+/* The kernels' rate of `type` in the stages: where the facts measured the double kernels with
+ * the GPU filled (gpu_filled_flops_per_s, above the one-GPU call's rate, measured on products
+ * too small to fill a large GPU), that rate, the other types in the measured ratio to double. */
+static double stage_kernel_s (const tilemm_machine_facts *f, tilemm_type type, double flops)
 {
-  const tilemm_machine_facts *f = facts_or_builtin (facts);
-  const int g = gpus < 1 ? 1 : gpus;
-  const double es = (double) tilemm_type_size (p->type);
-  /* Strips along the longer side (plan.c): the other operand is the one every GPU holds. */
-  const double cut = p->m > p->n ? p->m : p->n, side = p->m > p->n ? p->n : p->m;
-  const double strip = es * p->k * cut / g, shared = es * p->k * side, result = es * p->m * p->n / g;
-  const int exchange = g > 1 && p->peers;
+  const double measured_s = tilemm_model_kernel_s (f, type, flops);
+  const double dbl = flops / tilemm_model_kernel_s (f, TILEMM_DOUBLE, flops);
+  if (!(f->gpu_filled_flops_per_s > dbl) || !(measured_s > 0))
+    return measured_s;
+  return measured_s * dbl / f->gpu_filled_flops_per_s;
+}
+
+/* A product's (or a batch's) bytes and flops, all of it. */
+static double product_pages (const tilemm_gpus_product *p)
+{
+  return p->pages > 1 ? p->pages : 1;
+}
+
+static double product_bytes (const tilemm_gpus_product *p)
+{
+  return (double) tilemm_type_size (p->type) * (p->m * p->k + p->k * p->n + p->m * p->n)
+         * product_pages (p);
+}
+
+static double product_flops (const tilemm_gpus_product *p)
+{
+  return tilemm_model_flops (p->type, p->m, p->n, p->k) * product_pages (p);
+}
+
+/* The stages of p on g GPUs (everything but price->seconds). */
+static void price_stages (const tilemm_machine_facts *f, const tilemm_gpus_product *p, int g,
+                          tilemm_gpus_price *price)
+{
+  const double es = (double) tilemm_type_size (p->type), pages = product_pages (p);
+  double strip, shared;
+  if (pages > 1)
+    {
+      /* A batch split by pages: each GPU its pages of both operands, nothing shared. */
+      strip = es * (p->m * p->k + p->k * p->n) * pages / g;
+      shared = 0;
+    }
+  else
+    {
+      /* Strips along the longer side (plan.c): the other operand is the one every GPU holds. */
+      const double cut = p->m > p->n ? p->m : p->n, side = p->m > p->n ? p->n : p->m;
+      strip = es * p->k * cut / g;
+      shared = es * p->k * side;
+    }
+  const double result = es * p->m * p->n * pages / g;
+  const int exchange = g > 1 && p->peers && shared > 0;
   const double own_shared = exchange ? shared / g : shared;
   price->gpus = g;
   price->host_bytes = strip + own_shared + result;
   price->peer_bytes = exchange ? shared - own_shared : 0;
-  const double flops = tilemm_model_flops (p->type, p->m, p->n, p->k);
-  price->kernel_s = tilemm_model_kernel_s (f, p->type, flops / g);
+  price->kernel_s = stage_kernel_s (f, p->type, product_flops (p) / g);
   price->bus_s = tilemm_model_bus_s (f, price->host_bytes) / busy_share (f, g);
   /* The host's copies: every GPU's operands into the pinned rings (pages in memory), every
    * part of C out of them (into the result's fresh pages). */
@@ -112,40 +151,132 @@ void tilemm_model_gpus_price (const tilemm_machine_facts *facts, const tilemm_gp
   for (int i = 0; i < 3; i++)
     pace = stages[i] > pace ? stages[i] : pace;
   price->pace_s = pace;
-  /* One GPU's call as measured, its time past the fixed cost scaled by the paces' ratio. */
-  const double bytes = es * (p->m * p->k + p->k * p->n + p->m * p->n);
-  const double one_s = tilemm_model_gpu_call_s (f, p->type, bytes, flops);
-  if (g == 1)
+  price->seconds = 0;
+}
+
+/* The stages' time of p on g GPUs over its time on one (each the call's fixed cost and its
+ * slowest stage). */
+static double stages_ratio (const tilemm_machine_facts *f, const tilemm_gpus_product *p, int g)
+{
+  tilemm_gpus_price one, many;
+  price_stages (f, p, 1, &one);
+  price_stages (f, p, g, &many);
+  const double one_s = f->gpu_call_s + one.pace_s;
+  return one_s > 0 ? (f->gpu_call_s + many.pace_s) / one_s : 1;
+}
+
+/* Every GPU's call over one GPU's as measured, for the square double product of `flops` read
+ * inside the measured sizes (a product outside them: the nearest measured, *at its flops);
+ * 0 where several GPUs were not measured. */
+static double measured_ratio (const tilemm_machine_facts *f, double flops, double *at)
+{
+  const tilemm_curve *one = &f->gpu_all_one, *all = &f->gpu_all_every;
+  if (f->gpu_all_count < 2 || one->points < 1 || all->points < 1)
+    return 0;
+  const double lo = one->flops[0] > all->flops[0] ? one->flops[0] : all->flops[0];
+  const double hi_one = one->flops[one->points - 1], hi_all = all->flops[all->points - 1];
+  const double hi = hi_one < hi_all ? hi_one : hi_all;
+  *at = flops < lo ? lo : flops > hi ? hi : flops;
+  const double s1 = tilemm_curve_seconds (one, *at), sg = tilemm_curve_seconds (all, *at);
+  return s1 > 0 && sg > 0 && isfinite (s1) && isfinite (sg) ? sg / s1 : 0;
+}
+
+/* What the measurement of the square double product of `flops` took beyond the stages' ratio
+ * on the GPUs measured (the excess: pipelines filling and draining, the teams' starts, the
+ * result's pages faulted in; negative where the stages priced it too high), *ratio the
+ * measured ratio there, *per_s its bytes over one GPU's call time. */
+static double excess_at (const tilemm_machine_facts *f, const tilemm_gpus_product *p,
+                         double flops, double *ratio, double *per_s)
+{
+  double at;
+  *ratio = measured_ratio (f, flops, &at);
+  const double side = cbrt (at / tilemm_model_flops (TILEMM_DOUBLE, 1, 1, 1));
+  const tilemm_gpus_product q = { TILEMM_DOUBLE, side, side, side, p->peers, p->host_threads, 1 };
+  const double bytes = 3.0 * 8.0 * side * side;
+  const double one_s = tilemm_model_gpu_call_s (f, TILEMM_DOUBLE, bytes, at);
+  *per_s = one_s > 0 ? bytes / one_s : 0;
+  return *ratio - stages_ratio (f, &q, f->gpu_all_count);
+}
+
+/* How the excess shrinks with the bytes a second moved, past the measured sizes: as the two
+ * largest measured sizes say, between not at all (0: a ratio that did not improve with size
+ * stays as measured) and in proportion (1: what is paid beyond the stages grows with the bytes,
+ * not the flops). */
+static double excess_trend (const tilemm_machine_facts *f, const tilemm_gpus_product *p)
+{
+  const tilemm_curve *all = &f->gpu_all_every;
+  if (all->points < 2)
+    return 1;
+  double r_last, r_prev, per_last, per_prev;
+  const double e_last = excess_at (f, p, all->flops[all->points - 1], &r_last, &per_last);
+  const double e_prev = excess_at (f, p, all->flops[all->points - 2], &r_prev, &per_prev);
+  if (!(e_last > 0))
+    return 1;
+  if (!(e_prev > e_last) || !(per_prev > 0) || !(per_last > per_prev))
+    return 0;
+  const double trend = log (e_prev / e_last) / log (per_last / per_prev);
+  return trend < 0 ? 0 : trend > 1 ? 1 : trend;
+}
+
+double tilemm_model_gpus_s (const tilemm_machine_facts *facts, const tilemm_gpus_product *p,
+                            double one_s, int gpus)
+{
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  double at;
+  const double flops = product_flops (p);
+  const double ratio_all = gpus > 1 ? measured_ratio (f, flops, &at) : 0;
+  /* One GPU, several never measured, or a product smaller than any measured: no gain the
+   * facts have not seen. */
+  if (!(ratio_all > 0) || flops < at)
+    return one_s;
+  /* The measured square double product nearest p, on the same links: its excess over the
+   * stages is taken to be what any count of GPUs pays beyond theirs, shrinking against the
+   * product's time as the bytes it moves a second grow (past the measured sizes, as fast as
+   * the largest two measured say): there the ratio tends to the stages'. */
+  double ratio, q_per_s;
+  const double excess = excess_at (f, p, flops, &ratio, &q_per_s);
+  const double per_s = one_s > 0 ? product_bytes (p) / one_s : 0;
+  double w = per_s > 0 && q_per_s > 0 ? q_per_s / per_s : 1;
+  if (flops > at)
+    w = pow (w, excess_trend (f, p));
+  const double r = stages_ratio (f, p, gpus) + excess * w;
+  const double least = 1.0 / gpus;
+  return one_s * (r > least ? r : least);
+}
+
+void tilemm_model_gpus_price (const tilemm_machine_facts *facts, const tilemm_gpus_product *p,
+                              int gpus, tilemm_gpus_price *price)
+{
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  const int g = gpus < 1 ? 1 : gpus;
+  price_stages (f, p, g, price);
+  const double one_s
+    = tilemm_model_gpu_call_s (f, p->type, product_bytes (p), product_flops (p));
+  price->seconds = tilemm_model_gpus_s (f, p, one_s, g);
+}
+
+int tilemm_model_gpus_that_pay (const tilemm_machine_facts *facts, const tilemm_gpus_product *p,
+                                double one_s, int most, double *seconds)
+{
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  int best = 1;
+  double best_s = one_s;
+  for (int g = 2; g <= most && g <= TILEMM_MAX_WORKERS; g++)
     {
-      price->seconds = one_s;
-      return;
+      const double s = tilemm_model_gpus_s (f, p, one_s, g);
+      if (s < best_s)
+        best = g, best_s = s;
     }
-  tilemm_gpus_price alone;
-  tilemm_model_gpus_price (f, p, 1, &alone);
-  const double fixed = f->gpu_call_s;
-  const double rest = one_s > fixed ? one_s - fixed : 0;
-  const double fixed_g = f->gpu_all_call_s > 0 ? f->gpu_all_call_s : fixed;
-  double s = fixed_g + (alone.pace_s > 0 ? rest * pace / alone.pace_s : rest);
-  /* Never below what a call on every GPU measured (nor a gain where none was measured). */
-  const double measured = tilemm_model_spread_s (f, one_s, fixed, g);
-  price->seconds = s > measured ? s : measured;
+  if (seconds)
+    *seconds = best_s;
+  return best;
 }
 
 int tilemm_model_product_gpus_that_pay (const tilemm_machine_facts *facts,
                                         const tilemm_gpus_product *p, int most, double *seconds)
 {
   const tilemm_machine_facts *f = facts_or_builtin (facts);
-  tilemm_gpus_price price;
-  tilemm_model_gpus_price (f, p, 1, &price);
-  int best = 1;
-  double best_s = price.seconds;
-  for (int g = 2; g <= most && g <= TILEMM_MAX_WORKERS; g++)
-    {
-      tilemm_model_gpus_price (f, p, g, &price);
-      if (price.seconds < best_s)
-        best = g, best_s = price.seconds;
-    }
-  if (seconds)
-    *seconds = best_s;
-  return best;
+  return tilemm_model_gpus_that_pay (
+    f, p, tilemm_model_gpu_call_s (f, p->type, product_bytes (p), product_flops (p)), most,
+    seconds);
 }

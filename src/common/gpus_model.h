@@ -15,11 +15,19 @@
  *            fast as the copy curve's best, and each no faster than its team's size gives;
  *   peers    the shares it copies from the other GPUs at the peer rate (a fact where measured,
  *            else a conservative built-in: PCIe peer copies, not NVLink).
- * The stages' price of g GPUs against one's scales the one GPU's measured call time (its curve
- * or its fitted line: tilemm_model_gpu_call_s), so calibration still sets the level.  Where the
- * facts measured a call on every GPU, the priced time is never below what that measurement says
- * (tilemm_model_spread_s); where they measured none, one GPU (the model claims no gain it has not
- * seen).  Pure.
+ * A batch of pages (pages > 1) is split by pages: each GPU its pages of both operands, nothing
+ * shared, nothing exchanged.
+ *
+ * What g GPUs take is one GPU's time times a ratio (tilemm_model_gpus_s).  Where the facts
+ * measured every GPU's call against one's on square double products (gpu_all_one and
+ * gpu_all_every, a ratio by size), that ratio is read at the product's flops inside the
+ * measured sizes; what the measurement took beyond the stages' ratio (the excess: pipelines
+ * filling and draining, the teams' starts, the result's pages faulted) grows with the bytes
+ * moved, so past the largest measured size the ratio tends to the stages' (each stage the
+ * call's fixed cost plus its slowest stage, the kernels at their rate with the GPU filled).  The
+ * stages also carry the measurement to other shapes, types and fewer GPUs.  Where the facts
+ * measured no call on every GPU, one GPU's time (the model claims no gain it has not seen).
+ * Pure.
  */
 #ifndef TILEMM_GPUS_MODEL_H
 #define TILEMM_GPUS_MODEL_H
@@ -41,6 +49,7 @@ typedef struct {
   double m, n, k;
   int peers;          /* every pair of the GPUs reaches the other (the exchange's peer path)   */
   int host_threads;   /* the host's threads the copy teams share (0: the facts')               */
+  double pages;       /* a batch of pages of m×k by k×n split by pages (0 or 1: one product)   */
 } tilemm_gpus_product;
 
 /* The product's price on g GPUs: each GPU's stages (seconds) and bytes, and its time. */
@@ -56,8 +65,17 @@ typedef struct {
 void tilemm_model_gpus_price (const tilemm_machine_facts *facts, const tilemm_gpus_product *p,
                               int gpus, tilemm_gpus_price *price);
 
-/* How many of `most` GPUs (1 to most) the product is fastest on: g only where g beats every
- * fewer count, the fewest where several are as fast; *seconds its time there (may be NULL). */
+/* Seconds p, which takes one_s on one GPU (its call, or its batch), takes on `gpus` GPUs. */
+double tilemm_model_gpus_s (const tilemm_machine_facts *facts, const tilemm_gpus_product *p,
+                            double one_s, int gpus);
+
+/* How many of `most` GPUs (1 to most) p, which takes one_s on one GPU, is fastest on: g only
+ * where g beats every fewer count, the fewest where several are as fast; *seconds its time
+ * there (may be NULL).  The one rule for a call's GPUs, "auto"'s GPU way and a batch's GPUs. */
+int tilemm_model_gpus_that_pay (const tilemm_machine_facts *facts, const tilemm_gpus_product *p,
+                                double one_s, int most, double *seconds);
+
+/* The same for a product, one_s its call on one GPU (tilemm_model_gpu_call_s). */
 int tilemm_model_product_gpus_that_pay (const tilemm_machine_facts *facts,
                                         const tilemm_gpus_product *p, int most, double *seconds);
 

@@ -228,6 +228,15 @@ static tilemm_curve *curve_named (tilemm_machine_facts *f, int which, int type)
     }
 }
 
+/* A curve's line after its name: its line's two figures, its points, the newline. */
+static void print_curve_body (text_out *o, const tilemm_curve *c)
+{
+  out (o, " %.9g %.9g %d", c->fixed_s, c->flops_per_s, c->points);
+  for (int i = 0; i < c->points; i++)
+    out (o, " %.9g %.9g %.5g", c->flops[i], c->seconds[i], c->episodes[i]);
+  out (o, "\n");
+}
+
 size_t tilemm_facts_print (const tilemm_machine_facts *f, char *buf, size_t size)
 {
   text_out o = { buf, size, 0 };
@@ -255,12 +264,8 @@ size_t tilemm_facts_print (const tilemm_machine_facts *f, char *buf, size_t size
   for (int which = 0; which < CURVE_KINDS; which++)
     for (int t = 0; t < TILEMM_NTYPES; t++)
       {
-        const tilemm_curve *c = curve_named ((tilemm_machine_facts *) f, which, t);
-        out (&o, "curve %s %d %.9g %.9g %d", CURVE_NAMES[which], t, c->fixed_s, c->flops_per_s,
-             c->points);
-        for (int i = 0; i < c->points; i++)
-          out (&o, " %.9g %.9g %.5g", c->flops[i], c->seconds[i], c->episodes[i]);
-        out (&o, "\n");
+        out (&o, "curve %s %d", CURVE_NAMES[which], t);
+        print_curve_body (&o, curve_named ((tilemm_machine_facts *) f, which, t));
       }
   out (&o, "cpu_batch %.9g %.9g %.9g\n", f->cpu_small_page_s, f->cpu_page_s,
        f->cpu_thread_flops_per_s);
@@ -279,6 +284,15 @@ size_t tilemm_facts_print (const tilemm_machine_facts *f, char *buf, size_t size
        f->gpu_kernel_flops_per_s[1], f->gpu_kernel_flops_per_s[2], f->gpu_kernel_flops_per_s[3]);
   out (&o, "gpu_int8 %.9g\n", f->gpu_int8_ops_per_s);
   out (&o, "gpu_all %d %.9g %.9g\n", f->gpu_all_count, f->gpu_all_call_s, f->gpu_all_speedup);
+  /* Lines an earlier reader ignores (its facts then lack them: see tilemm_facts_parse). */
+  for (int which = 0; which < 2; which++)
+    {
+      const tilemm_curve *c = which ? &f->gpu_all_every : &f->gpu_all_one;
+      out (&o, "%s", which ? "gpu_all_every" : "gpu_all_one");
+      print_curve_body (&o, c);
+    }
+  out (&o, "gpu_filled %.9g\n", f->gpu_filled_flops_per_s);
+  out (&o, "gpu_peer %.9g\n", f->gpu_peer_bytes_per_s);
   out (&o, "gpu_batch %.9g %.9g %.9g %.9g %.9g\n", f->gpu_batch_call_s,
        f->gpu_batch_flops_per_s[0], f->gpu_batch_flops_per_s[1], f->gpu_batch_flops_per_s[2],
        f->gpu_batch_flops_per_s[3]);
@@ -320,24 +334,10 @@ static int read_int (const char **p, int *x)
   return 1;
 }
 
-static int parse_curve (tilemm_machine_facts *f, const char *p)
+/* What print_curve_body wrote, into *c; 0 where it is malformed. */
+static int parse_curve_body (tilemm_curve *c, const char *p)
 {
-  int which = -1, type, points;
-  while (*p == ' ')
-    p++;
-  for (int w = 0; w < CURVE_KINDS; w++)
-    {
-      const size_t len = strlen (CURVE_NAMES[w]);
-      if (strncmp (p, CURVE_NAMES[w], len) == 0 && p[len] == ' ')
-        {
-          which = w;
-          p += len;
-          break;
-        }
-    }
-  if (which < 0 || !read_int (&p, &type) || type < 0 || type >= TILEMM_NTYPES)
-    return 0;
-  tilemm_curve *c = curve_named (f, which, type);
+  int points;
   memset (c, 0, sizeof *c);
   double line2[2];
   if (!read_doubles (&p, line2, 2) || !read_int (&p, &points) || points < 0
@@ -352,6 +352,26 @@ static int parse_curve (tilemm_machine_facts *f, const char *p)
         return 0;
     }
   return 1;
+}
+
+static int parse_curve (tilemm_machine_facts *f, const char *p)
+{
+  int which = -1, type;
+  while (*p == ' ')
+    p++;
+  for (int w = 0; w < CURVE_KINDS; w++)
+    {
+      const size_t len = strlen (CURVE_NAMES[w]);
+      if (strncmp (p, CURVE_NAMES[w], len) == 0 && p[len] == ' ')
+        {
+          which = w;
+          p += len;
+          break;
+        }
+    }
+  if (which < 0 || !read_int (&p, &type) || type < 0 || type >= TILEMM_NTYPES)
+    return 0;
+  return parse_curve_body (curve_named (f, which, type), p);
 }
 
 static int parse_gpu (tilemm_machine_facts *f, const char *p)
@@ -469,6 +489,14 @@ static int parse_line (tilemm_machine_facts *f, const char *line, size_t *key_us
   if (NAMED ("gpu_all"))
     return read_int (&p, &f->gpu_all_count) && read_doubles (&p, &f->gpu_all_call_s, 1)
            && read_doubles (&p, &f->gpu_all_speedup, 1);
+  if (NAMED ("gpu_all_one"))
+    return parse_curve_body (&f->gpu_all_one, p);
+  if (NAMED ("gpu_all_every"))
+    return parse_curve_body (&f->gpu_all_every, p);
+  if (NAMED ("gpu_filled"))
+    return read_doubles (&p, &f->gpu_filled_flops_per_s, 1);
+  if (NAMED ("gpu_peer"))
+    return read_doubles (&p, &f->gpu_peer_bytes_per_s, 1);
   if (NAMED ("gpu_batch"))
     return read_doubles (&p, &f->gpu_batch_call_s, 1)
            && read_doubles (&p, f->gpu_batch_flops_per_s, TILEMM_NTYPES);
@@ -503,6 +531,14 @@ tilemm_status tilemm_facts_parse (const char *text, tilemm_machine_facts *f)
       if (len > 0 && !parse_line (f, line, &key_used))
         return TILEMM_EINVAL;
       p += len + (end ? 1 : 0);
+    }
+  /* Facts an earlier version kept measured every GPU as one number, which cannot follow a gain
+   * that grows with size: they load, without that part, so the first call that reads it measures
+   * it again (the others stay as stored). */
+  if ((f->parts & TILEMM_FACTS_GPUS) && f->gpu_all_count > 1 && f->gpu_all_every.points == 0)
+    {
+      f->parts &= ~TILEMM_FACTS_GPUS;
+      f->gpu_all_count = 0;
     }
   f->origin = TILEMM_FACTS_STORED;
   return TILEMM_OK;

@@ -144,14 +144,25 @@ typedef struct tilemm_machine_facts_s {
    * time: exec/calibrate.c), which only a decision weighing "precision", "auto" reads; the
    * built-in model's until then ("gpu_int8" line of the store). */
   double gpu_int8_ops_per_s;
-  /* The same call on every GPU (gpu_all_count > 1): its fixed cost, and how many times faster
-   * the rest of it runs than on one (below 1: slower).  gpu_all_count 0: not measured. */
+  /* The same call on every GPU (gpu_all_count > 1), square double products of doubling sizes
+   * each into a fresh result: gpu_all_one the caller's GPU alone, gpu_all_every every GPU, timed
+   * one after the other at each size.  Their ratio is the gain of every GPU measured as a
+   * function of size (gpus_model.h reads it in their range, its stages past it); gpu_all_call_s
+   * and gpu_all_speedup a line fitted to them (informative: a single number cannot follow a
+   * gain that grows with size).  gpu_all_count 0: not measured. */
   int gpu_all_count;
   double gpu_all_call_s, gpu_all_speedup;
+  tilemm_curve gpu_all_one, gpu_all_every;
+  /* The double kernels' rate with the GPU filled: the best of the CUDA events' compute windows
+   * of one GPU's products in the every-GPU part (to 8192), at least the one-GPU call's
+   * gpu_kernel_flops_per_s (measured to 2048, where a large GPU is not filled).  Read by the
+   * several-GPU stages only; 0: not measured. */
+  double gpu_filled_flops_per_s;
   /* One GPU's copies from another (cudaMemcpyPeerAsync), bytes/s, every pair copying at once:
    * what the several-GPU price reads for the shares of the operand every GPU holds
-   * (gpus_model.h).  0: not measured (the model's conservative built-in serves); not yet
-   * measured by calibration nor kept in the store. */
+   * (gpus_model.h).  Measured with every GPU where every pair reaches the other
+   * (cudaDeviceCanAccessPeer); 0: not measured, or some pair cannot reach (the model's
+   * conservative built-in serves). */
   double gpu_peer_bytes_per_s;
   /* A batch of pages on one GPU (the batched kernels): its fixed cost, its pages' bytes through
    * the staging (0: the plain call's bus), its kernels' rate by type. */

@@ -164,6 +164,9 @@ tilemm_cuda_stats product_stats (const product_state *s, int workers, tilemm_sta
     }
   st.calls = last_stats.calls + 1;
   st.ok = status == TILEMM_OK;
+  if (s->plan)
+    st.operand_bytes = (double) tilemm_type_size (s->plan->type) * (double) s->plan->k
+                       * ((double) s->plan->m + (double) s->plan->n);
   st.total_ms = ms_since (s->t0);
   if (workers <= 1 && s->streamed)
     st.download_ms = st.ok ? st.total_ms - st.upload_ms - st.compute_ms : 0;

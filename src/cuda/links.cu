@@ -1,7 +1,10 @@
 /* links.cu — each GPU's pinned copies timed, for the machine's facts (backend.h: the GPU table's
  * `links`): up and down on each GPU alone, then with every GPU of the list copying both ways at
- * once (what a product on several GPUs asks of the host's buses).  Device time from CUDA events,
- * the best of a few rounds.  Everything it allocates is freed on every path.
+ * once (what a product on several GPUs asks of the host's buses); and, where every pair of them
+ * can reach the other (cudaDeviceCanAccessPeer), each GPU receiving a share from every other by
+ * peer copies, all at once (what the exchange of a shared operand asks of the links between
+ * them).  Device time from CUDA events, the best of a few rounds.  Everything it allocates is
+ * freed on every path.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
@@ -115,6 +118,76 @@ tilemm_status link_collect (link_set &s, bool up, bool down, double *best_up, do
   return TILEMM_OK;
 }
 
+/* Whether every pair of the first `count` sets' devices can read the other's memory; where
+ * they can, each device's access to every other enabled (as the exchange enables it). */
+tilemm_status peers_reach (link_set *sets, int count, bool *reach, tilemm_error *err)
+{
+  *reach = count > 1;
+  for (int i = 0; i < count && *reach; i++)
+    for (int j = 0; j < count && *reach; j++)
+      {
+        int can = 0;
+        if (i != j)
+          {
+            CUDA_TRY (cudaDeviceCanAccessPeer (&can, sets[i].device, sets[j].device),
+                      "cudaDeviceCanAccessPeer(%d, %d)", sets[i].device, sets[j].device);
+            *reach = can != 0;
+          }
+      }
+  for (int i = 0; i < count && *reach; i++)
+    {
+      CUDA_TRY (cudaSetDevice (sets[i].device), "cudaSetDevice(%d)", sets[i].device);
+      for (int j = 0; j < count; j++)
+        if (j != i)
+          {
+            const cudaError_t e = cudaDeviceEnablePeerAccess (sets[j].device, 0);
+            if (e == cudaErrorPeerAccessAlreadyEnabled)
+              cudaGetLastError ();   /* not an error: leave nothing for the next check */
+            else
+              CUDA_TRY (e, "cudaDeviceEnablePeerAccess(GPU %d reads GPU %d)", sets[i].device,
+                        sets[j].device);
+          }
+    }
+  return TILEMM_OK;
+}
+
+/* Every device receives LINK_BYTES into its down buffer, a share from each other device's up
+ * buffer, on its up stream between its first two events; every device at once. */
+tilemm_status peer_round (link_set *sets, int count, tilemm_link_rates *rates, tilemm_error *err)
+{
+  const size_t share = LINK_BYTES / (size_t) (count - 1);
+  for (int i = 0; i < count; i++)
+    {
+      link_set &s = sets[i];
+      CUDA_TRY (cudaSetDevice (s.device), "cudaSetDevice(%d)", s.device);
+      CUDA_TRY (cudaEventRecord (s.ev[0], s.up), "cudaEventRecord");
+      size_t at = 0;
+      for (int j = 0; j < count; j++)
+        if (j != i)
+          {
+            CUDA_TRY (cudaMemcpyPeerAsync ((char *) s.dev_down + at, s.device,
+                                           (const char *) sets[j].dev_up + at, sets[j].device,
+                                           share, s.up),
+                      "cudaMemcpyPeerAsync(%zu bytes, GPU %d to GPU %d)", share, sets[j].device,
+                      s.device);
+            at += share;
+          }
+      CUDA_TRY (cudaEventRecord (s.ev[1], s.up), "cudaEventRecord");
+    }
+  for (int i = 0; i < count; i++)
+    {
+      link_set &s = sets[i];
+      CUDA_TRY (cudaSetDevice (s.device), "cudaSetDevice(%d)", s.device);
+      CUDA_TRY (cudaEventSynchronize (s.ev[1]), "cudaEventSynchronize");
+      float ms = 0;
+      CUDA_TRY (cudaEventElapsedTime (&ms, s.ev[0], s.ev[1]), "cudaEventElapsedTime");
+      const double bytes = (double) (share * (size_t) (count - 1));
+      if (ms > 0 && bytes / (ms * 1e-3) > rates[i].peer)
+        rates[i].peer = bytes / (ms * 1e-3);
+    }
+  return TILEMM_OK;
+}
+
 tilemm_status measure (const tilemm_workers *devices, tilemm_link_rates *rates, tilemm_error *err)
 {
   const int count = devices->count < TILEMM_MAX_WORKERS ? devices->count : TILEMM_MAX_WORKERS;
@@ -139,6 +212,12 @@ tilemm_status measure (const tilemm_workers *devices, tilemm_link_rates *rates, 
       for (int i = 0; i < count && status == TILEMM_OK; i++)
         status = link_collect (sets[i], true, true, &rates[i].up_busy, &rates[i].down_busy, err);
     }
+  /* Every GPU receiving from every other at once, where every pair reaches. */
+  bool reach = false;
+  if (status == TILEMM_OK)
+    status = peers_reach (sets, count, &reach, err);
+  for (int r = 0; r < LINK_ROUNDS && status == TILEMM_OK && reach; r++)
+    status = peer_round (sets, count, rates, err);
   return status;
 }
 

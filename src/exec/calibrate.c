@@ -667,8 +667,10 @@ static tilemm_status measure_all_gpus (tilemm_machine_facts *f, const gpu_run *g
 {
   enum { MOST = 6, FITTED = 3 };
   static const int64_t sizes[MOST] = { 256, 512, 1024, 2048, 4096, 8192 };
-  double one[MOST], all[MOST];
+  double one[MOST], all[MOST], filled = 0;
   int count = 0;
+  memset (&f->gpu_all_one, 0, sizeof f->gpu_all_one);
+  memset (&f->gpu_all_every, 0, sizeof f->gpu_all_every);
   for (; count < MOST; count++)
     {
       /* Three sizes at least, then until one GPU's product takes GPU_RUN_S. */
@@ -678,15 +680,26 @@ static tilemm_status measure_all_gpus (tilemm_machine_facts *f, const gpu_run *g
       const int runs = runs_for (count > 0 ? 8 * one[count - 1] : 1e-3);
       /* Each run into a new result, as a script's calls write theirs: its pages' first touch is
        * a share of the host's copies that several GPUs' teams do not divide. */
+      double compute_ms = 0;
       one[count] = own_product_s (TILEMM_CHOOSE_GPU, &g->one, g->pool, OWN_FRESH_RESULT,
-                                  TILEMM_DOUBLE, n, n, n, runs, NULL, err);
+                                  TILEMM_DOUBLE, n, n, n, runs, &compute_ms, err);
       all[count] = one[count] > 0 ? own_product_s (TILEMM_CHOOSE_GPU, &g->all, g->pool,
                                                    OWN_FRESH_RESULT, TILEMM_DOUBLE, n, n, n,
                                                    runs, NULL, err)
                                   : -1;
       if (!(all[count] > 0))
         return failed (err);
+      /* Each size kept (the gain measured as a function of size, gpus_model.h), and the
+       * kernels' rate where the larger sizes fill the GPU (their compute window includes the
+       * kernels' waits for copies: a rate no higher than the kernels'). */
+      const double flops = tilemm_model_flops (TILEMM_DOUBLE, (double) n, (double) n, (double) n);
+      tilemm_curve_add (&f->gpu_all_one, flops, one[count]);
+      tilemm_curve_add (&f->gpu_all_every, flops, all[count]);
+      if (compute_ms > 0 && flops / (compute_ms * 1e-3) > filled)
+        filled = flops / (compute_ms * 1e-3);
     }
+  f->gpu_filled_flops_per_s
+    = filled > f->gpu_kernel_flops_per_s[TILEMM_DOUBLE] ? filled : 0;
   double sx = 0, sy = 0, sxx = 0, sxy = 0, sw = 0;
   for (int i = count - FITTED; i < count; i++)
     {
@@ -758,6 +771,12 @@ static tilemm_status measure_each_gpu (tilemm_machine_facts *f, const gpu_run *g
               < GPU_RUN_S)
     n *= 2;
   const double flops = tilemm_model_flops (TILEMM_DOUBLE, (double) n, (double) n, (double) n);
+  /* The peer rate: the slowest receiver's, where every GPU received (0: some pair cannot
+   * reach, or one GPU). */
+  f->gpu_peer_bytes_per_s = g->all.count > 1 ? rates[0].peer : 0;
+  for (int i = 1; i < g->all.count; i++)
+    f->gpu_peer_bytes_per_s = rates[i].peer < f->gpu_peer_bytes_per_s ? rates[i].peer
+                                                                       : f->gpu_peer_bytes_per_s;
   for (int i = 0; i < g->all.count; i++)
     {
       tilemm_gpu_facts *d = &f->gpu[i];
@@ -822,6 +841,7 @@ static tilemm_status measure_gpu_call (tilemm_machine_facts *f, gpu_run *g, tile
 static tilemm_status measure_every_gpu (tilemm_machine_facts *f, gpu_run *g, tilemm_error *err)
 {
   f->gpu_all_count = 0;
+  f->gpu_filled_flops_per_s = 0;
   tilemm_status status = g->all.count > 1 ? measure_all_gpus (f, g, err) : TILEMM_OK;
   if (status == TILEMM_OK)
     status = measure_each_gpu (f, g, err);

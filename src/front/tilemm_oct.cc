@@ -248,7 +248,10 @@ DEFUN_DLD (__tilemm_stats__, args, ,
            "@code{backend_ms} (entry to return of the GPU backend), @code{upload_ms},\n"
            "@code{compute_ms} and @code{download_ms} (its critical path: they sum to\n"
            "@code{backend_ms}), @code{copy_in_ms} and @code{copy_out_ms} (host time in staging\n"
-           "copies), @code{result_prep_ms}, @code{bytes_up}, @code{bytes_down}, @code{panels},\n"
+           "copies), @code{result_prep_ms}, @code{bytes_up}, @code{bytes_down},\n"
+           "@code{operand_bytes} (op(A) and op(B) as the product holds them), @code{host_reads}\n"
+           "(@code{bytes_up} over @code{operand_bytes}: 1 where the host read each operand once,\n"
+           "however many GPUs ran the product), @code{panels},\n"
            "@code{steps}, @code{backend_ms_sum}, @code{copy_in_ms_sum} and @code{copy_out_ms_sum} (sums\n"
            "over every GPU product since load), @code{device_bytes_held}, @code{pinned_bytes_held},\n"
            "@code{device_free} and @code{device_total} (cudaMemGetInfo; -1 without a GPU), and\n"
@@ -297,6 +300,8 @@ DEFUN_DLD (__tilemm_stats__, args, ,
   s.assign ("bytes_up", octave_value (st.bytes_up));
   s.assign ("bytes_down", octave_value (st.bytes_down));
   s.assign ("bytes_peer", octave_value (st.bytes_peer));
+  s.assign ("operand_bytes", octave_value (st.operand_bytes));
+  s.assign ("host_reads", octave_value (st.operand_bytes > 0 ? st.bytes_up / st.operand_bytes : 0.0));
   s.assign ("panels", octave_value ((double) st.panels));
   s.assign ("steps", octave_value ((double) st.steps));
   s.assign ("backend_ms_sum", octave_value (st.sum_total_ms));
