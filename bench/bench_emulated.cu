@@ -577,14 +577,14 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
   tilemm_emu_branches_make (&opt, &branches);
   const tilemm_emu_cuda_setup setup = { tilemm_emu_gemm_named (getenv ("TILEMM_EMU_IMMA"),
                                                                tilemm_emu_cuda_wgmma_runs ()),
-                                        0, &branches };
+                                        0, &branches, nullptr };
   {
     size_t need[4];
     tilemm_emu_cuda_arena_need (dbl ? TILEMM_DOUBLE : TILEMM_SINGLE, m, n, k, &opt, 0, TILEMM_EMU_RUN_WHOLE, 0,
                                 need);
     arena_grow (arena, need);
   }
-  const tilemm_emu_cuda_setup setup_nm = { setup.gemm, 0, &branches_nm };
+  const tilemm_emu_cuda_setup setup_nm = { setup.gemm, 0, &branches_nm, nullptr };
   /* rule 1: the native-matching one; a verdict other than OK (wide-range data the moduli cannot
    * carry: tilemm's call then splits or goes native) is reported, not timed. */
   bool carried[2] = { true, true };

@@ -27,13 +27,15 @@ function emulated_octave (sizes, repeats)
         tic; C = tilemm (A, B, "backend", "gpu", "precision", "emulated"); t_emulated(r) = 1e3 * toc;
         clear C
         s = __tilemm_stats__ ();
-        splits = [splits sprintf(" %.1f=%.1f+%.1f+%.1f", t_emulated(r), s.upload_ms, s.compute_ms, ...
-                                 s.download_ms)];
+        ## steps: the panels' products the pipelined call ran (2 for two panels, 3 where the
+        ## first ran again under the whole product's branch; 0 when not pipelined)
+        splits = [splits sprintf(" %.1f=%.1f+%.1f+%.1f/%d", t_emulated(r), s.upload_ms, s.compute_ms, ...
+                                 s.download_ms, s.steps)];
       endfor
       printf ("emu %s %d native_ms %.1f emulated_ms %.1f ratio %.2f maxrel %.2g (last emulated call: backend %.1f ms = up %.1f + scheme %.1f + down %.1f; host copies in %.1f, out %.1f)\n", ...
               cls{1}, n, median (t_native), median (t_emulated), median (t_emulated) / median (t_native), ...
               maxrel, s.backend_ms, s.upload_ms, s.compute_ms, s.download_ms, s.copy_in_ms, s.copy_out_ms);
-      printf ("  each emulated call (ms = up + scheme + down):%s\n", splits);
+      printf ("  each emulated call (ms = up + scheme + down / panel products):%s\n", splits);
       fflush (stdout);
       clear A B
     endfor

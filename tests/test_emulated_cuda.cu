@@ -173,7 +173,7 @@ static tilemm_emu_cuda_setup test_setup (int64_t chunk, const tilemm_emu_branche
 {
   const tilemm_emu_cuda_setup setup = { tilemm_emu_gemm_named (getenv ("TILEMM_EMU_IMMA"),
                                                                tilemm_emu_cuda_wgmma_runs ()),
-                                        chunk, branches };
+                                        chunk, branches, nullptr };
   return setup;
 }
 
@@ -330,7 +330,7 @@ static void run_case (const char *name, shape s, data_kind kind, int forced_modu
     const tilemm_emu_stats_layout l1 = tilemm_emu_layout_stats (m, n, kp, automatic, automatic && ktiles > ct);
     std::vector<char> w1 (l1.total);
     cudaMemcpy (w1.data (), arena.base[0], l1.total, cudaMemcpyDeviceToHost);
-    const int *gea = (const int *) (w1.data () + l1.e), *geb = gea + m;
+    const int *gea = (const int *) (w1.data () + l1.e), *geb = (const int *) (w1.data () + l1.eb);
     int bad = 0;
     for (int64_t i = 0; i < m; i++) bad += gea[i] != ea[i];
     for (int64_t j = 0; j < n; j++) bad += geb[j] != eb[j];
@@ -1326,6 +1326,144 @@ static void host_entry_cases ()
 }
 #endif
 
+/* A's work kept between the panels of C's columns (tilemm_emu_cuda_keep), as the pipeline
+ * (src/cuda/emulated_pipeline.cu) runs them: each panel's statistics (all of A, its columns of
+ * B) merged, the branch they select, the panel's product under it, and at the end every panel
+ * whose branch is not the whole's run again under the whole's.  C is bitwise the product of one
+ * call without anything kept.  `spread`: B's last quarter of columns over many binades, so the
+ * first panel's branch (its bits for A among them) is not the whole's and A's kept residues must
+ * be made anew.  `poison`: A on the device overwritten once the first panel is enqueued (its data
+ * chosen so that every panel runs the first one's branch: B's first column spread): nothing
+ * after may read A again. */
+static void kept_a_case (const char *name, int64_t m, int64_t n, int64_t k, int64_t pad_a,
+                         int64_t first, int64_t cols, bool spread, bool poison, int forced,
+                         int64_t chunk)
+{
+  const int64_t lda = m + pad_a, ldb = k, ldc = m;
+  std::vector<double> A ((size_t) (lda * k)), B ((size_t) (ldb * n));
+  for (auto &x : A) x = nrand ();
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t p = 0; p < k; p++)
+      {
+        /* spread: the last quarter's columns; poison: the first column (its branch the whole's) */
+        const bool wide = spread ? j >= n - n / 4 : poison && j == 0;
+        B[(size_t) (p + j * ldb)] = ldexp (nrand (), wide ? (int) ((p * 7 + j * 3) % 21) - 10 : 0);
+      }
+  double *dA, *dB, *dC, *dR;
+  cudaMalloc ((void **) &dA, sizeof (double) * A.size ());
+  cudaMalloc ((void **) &dB, sizeof (double) * B.size ());
+  cudaMalloc ((void **) &dC, sizeof (double) * (size_t) (ldc * n));
+  cudaMalloc ((void **) &dR, sizeof (double) * (size_t) (ldc * n));
+  cudaMemcpy (dA, A.data (), sizeof (double) * A.size (), cudaMemcpyHostToDevice);
+  cudaMemcpy (dB, B.data (), sizeof (double) * B.size (), cudaMemcpyHostToDevice);
+  tilemm_emu_options opt;
+  tilemm_emu_default_options (&opt, TILEMM_DOUBLE);
+  opt.moduli = forced;
+  const tilemm_emu_branches branches = branches_of (&opt);
+  tilemm_error err = {};
+  /* the reference: one call, nothing kept */
+  tilemm_emu_plan whole;
+  {
+    tilemm_emu_cuda_arena arena = {};
+    test_arena (arena, TILEMM_DOUBLE, m, n, k, &opt, TILEMM_EMU_RUN_WHOLE, chunk);
+    const tilemm_emu_cuda_setup setup = test_setup (chunk, &branches);
+    CHECK (tilemm_emu_cuda_run (&opt, &setup, TILEMM_DOUBLE, m, n, k, dA, lda, dB, ldb, dR, ldc,
+                                nullptr, nullptr, &whole, nullptr, nullptr, &arena, nullptr, &err)
+             == TILEMM_OK && whole.verdict == TILEMM_EMU_OK,
+           "%s: the whole product: %s", name, err.detail);
+    test_arena_free (arena);
+  }
+  /* the panels, A's work kept: the arena of the widest panel, slot 0 raised for the keeping */
+  const int64_t widest = first > cols ? first : cols;
+  tilemm_emu_cuda_arena arena = {};
+  size_t need[4];
+  tilemm_emu_cuda_arena_need (TILEMM_DOUBLE, m, widest, k, &opt, 0, TILEMM_EMU_RUN_WHOLE, chunk, need);
+  tilemm_emu_cuda_arena_keep_a (TILEMM_DOUBLE, m, widest, k, chunk, need);
+  for (int s = 0; s < 4; s++)
+    if (need[s] > 0 && cudaMalloc (&arena.base[s], need[s]) == cudaSuccess)
+      arena.bytes[s] = need[s];
+  tilemm_emu_cuda_keep keep;
+  memset (&keep, 0, sizeof keep);
+  tilemm_emu_cuda_setup setup = test_setup (chunk, &branches);
+  setup.keep = &keep;
+  const int panels = 1 + (int) ((n - first + cols - 1) / cols);
+  auto j0 = [&] (int p) { return p == 0 ? (int64_t) 0 : first + (int64_t) (p - 1) * cols; };
+  auto width = [&] (int p) {
+    const int64_t w = p == 0 ? first : cols;
+    return n - j0 (p) < w ? n - j0 (p) : w;
+  };
+  std::vector<tilemm_emu_plan> ran ((size_t) panels);
+  tilemm_emu_stats merged;
+  memset (&merged, 0, sizeof merged);
+  merged.inner = k;
+  tilemm_emu_plan now = {}, first_branch = {};
+  bool ok = true;
+  for (int p = 0; p < panels && ok; p++)
+    {
+      tilemm_emu_stats st;
+      ok = tilemm_emu_cuda_stats (&opt, &setup, TILEMM_DOUBLE, m, width (p), k, dA, lda,
+                                  dB + ldb * j0 (p), ldb, nullptr, &st, &arena, &err) == TILEMM_OK;
+      tilemm_emu_stats_merge (&merged, &st);
+      tilemm_emu_select (&branches, &merged, &now);
+      if (p == 0)
+        first_branch = now;
+      ok = ok && now.verdict == TILEMM_EMU_OK
+           && tilemm_emu_cuda_run_plan (&now, &setup, TILEMM_DOUBLE, m, width (p), k, dA, lda,
+                                        dB + ldb * j0 (p), ldb, dC + ldc * j0 (p), ldc, nullptr,
+                                        nullptr, &ran[(size_t) p], nullptr, &arena, nullptr, &err)
+                == TILEMM_OK;
+      if (p == 0 && poison) /* A gone: what is kept must carry every later panel */
+        {
+          std::vector<double> gone (A.size (), 3.0);
+          cudaMemcpy (dA, gone.data (), sizeof (double) * gone.size (), cudaMemcpyHostToDevice);
+        }
+    }
+  for (int p = 0; p < panels && ok; p++)
+    if (ran[(size_t) p].moduli != now.moduli || ran[(size_t) p].pa != now.pa || ran[(size_t) p].pb != now.pb)
+      ok = tilemm_emu_cuda_run_plan (&now, &setup, TILEMM_DOUBLE, m, width (p), k, dA, lda,
+                                     dB + ldb * j0 (p), ldb, dC + ldc * j0 (p), ldc, nullptr,
+                                     nullptr, &ran[(size_t) p], nullptr, &arena, nullptr, &err)
+           == TILEMM_OK;
+  CHECK (ok, "%s: a panel: %s", name, err.detail);
+  CHECK (now.moduli == whole.moduli && now.pa == whole.pa && now.pb == whole.pb,
+         "%s: the panels' branch (%d, %d, %d) is not the whole's (%d, %d, %d)", name, now.moduli,
+         now.pa, now.pb, whole.moduli, whole.pa, whole.pb);
+  /* the data do what they are for */
+  if (spread)
+    CHECK (first_branch.pa != now.pa || first_branch.moduli != now.moduli,
+           "%s: the first panel's branch (%d moduli, %d bits for A) is the whole's", name,
+           first_branch.moduli, first_branch.pa);
+  if (poison)
+    CHECK (first_branch.pa == now.pa && first_branch.moduli == now.moduli,
+           "%s: the branch changed after the first panel: A is read again by design", name);
+  CHECK (keep.a == dA && keep.exponents && keep.sums && keep.residue_moduli == now.moduli
+           && keep.residue_bits == now.pa,
+         "%s: nothing kept (exponents %d, sums %d, residues %d at %d bits)", name, keep.exponents,
+         keep.sums, keep.residue_moduli, keep.residue_bits);
+  std::vector<double> C ((size_t) (ldc * n)), R ((size_t) (ldc * n));
+  cudaMemcpy (C.data (), dC, sizeof (double) * C.size (), cudaMemcpyDeviceToHost);
+  cudaMemcpy (R.data (), dR, sizeof (double) * R.size (), cudaMemcpyDeviceToHost);
+  int64_t differ = 0;
+  for (size_t q = 0; q < C.size (); q++)
+    differ += memcmp (&C[q], &R[q], sizeof (double)) != 0;
+  CHECK (differ == 0, "%s: %lld entries differ from the product of one call", name, (long long) differ);
+  test_arena_free (arena);
+  cudaFree (dA);
+  cudaFree (dB);
+  cudaFree (dC);
+  cudaFree (dR);
+}
+
+static void kept_a_cases ()
+{
+  kept_a_case ("A kept: 37x60x50, 20 then 15", 37, 60, 50, 0, 20, 15, false, false, 0, 0);
+  kept_a_case ("A kept: 21x40x33, B's last columns spread", 21, 40, 33, 3, 10, 12, true, false, 0, 0);
+  kept_a_case ("A kept: 21x40x33, 1-column panels, spread", 21, 40, 33, 0, 1, 1, true, false, 0, 0);
+  kept_a_case ("A kept: 37x60x50, A gone after the first panel", 37, 60, 50, 2, 20, 25, false, true, 0, 0);
+  kept_a_case ("A kept: 21x30x300, chunks of 64, A gone", 21, 30, 300, 0, 16, 12, false, true, 0, 1);
+  kept_a_case ("A kept: 30x26x40, forced 9 moduli, A gone", 30, 26, 40, 0, 10, 13, false, true, 9, 0);
+}
+
 /* The call allocates nothing and decides nothing: each slot of the arena one byte short of what
  * the sizing says is refused before any work (C untouched), and so is a call without a setup or,
  * for the whole scheme, without a decide function; the sized arena runs. */
@@ -1471,6 +1609,12 @@ int main (int argc, char **argv)
     { "300x400x3001", { 300, 400, 3001, 1, 2, 3 }, NORMAL, 0, 0, true },
     { "2048x4352x40 big tiles", { 2048, 4352, 40, 0, 0, 0 }, WIDE, 0, 0, true },
   };
+  if (getenv ("TILEMM_TEST_KEPT_ONLY")) /* A's kept work alone, for a quick run */
+    {
+      kept_a_cases ();
+      printf ("test_emulated_cuda: %d passed, %d failed, 0 skipped\n", npass, nfail);
+      return nfail != 0;
+    }
   const bool quick = getenv ("TILEMM_TEST_QUICK") != nullptr;
   int index = 0;
   for (auto &c : cases)
@@ -1556,6 +1700,8 @@ int main (int argc, char **argv)
       run_case<double> ("double 2048x4352x40 big tiles, blocks of 1000", { 2048, 4352, 40, 0, 0, 0 }, WIDE, 0, 0);
     }
   block_cols = 0;
+  if (!getenv ("TILEMM_TEST_KEPT_ONLY"))
+    kept_a_cases ();
   arena_cases ();
   stats_cases (quick, emulated);
   crt_cases (quick);

@@ -1227,27 +1227,52 @@ void emulated_pipelined_case (bool a_complex, bool b_complex, tilemm_op op_a, ti
 
 // The plan's own rule: two panels, the first one's product lasting while the rest of B comes up
 // (first·r = n − first, r the product of a column against the upload of one), in whole
-// 256-column tiles, at most half of n; one panel where B is small or n narrow against m.
+// 256-column tiles, at most half of n; one panel where B is small, n narrow, or where the model
+// says the second panel costs more than it hides (tilemm_emu_pipeline_gain_s).
 void emulated_pipeline_rule (void)
 {
   CHECK_CASE ("the plan's rule for the emulated pipeline");
-  const double int8 = 1.4e15, bus = 5e10;
-  const int64_t f16 = tilemm_emu_pipeline_first (TILEMM_DOUBLE, 16384, 16384, 16384, 17, int8, bus);
-  const int64_t f8 = tilemm_emu_pipeline_first (TILEMM_DOUBLE, 8192, 8192, 8192, 16, int8, bus);
+  const tilemm_emu_pipe_rates h = { 1.4e15, 5e10, 2e-5 };
+  const int64_t f16 = tilemm_emu_pipeline_first (TILEMM_DOUBLE, 16384, 16384, 16384, 17, &h);
+  const int64_t f8 = tilemm_emu_pipeline_first (TILEMM_DOUBLE, 8192, 8192, 8192, 16, &h);
   // r = 18·2·16384 / 1.4e15 over 8 / 5e10 = 2.63: 16384 / 3.63 = 4509, up to 4608
   CHECK (f16 == 4608, "16384: %lld", (long long) f16);
   // r = 17·2·8192 / 1.4e15 over 8 / 5e10 = 1.24: 8192 / 2.24 = 3653, up to 3840
   CHECK (f8 == 3840, "8192: %lld", (long long) f8);
-  CHECK (tilemm_emu_pipeline_first (TILEMM_DOUBLE, 16384, 16384, 16384, 17, 1e18, bus) == 8192,
+  const tilemm_emu_pipe_rates fast = { 1e17, 5e10, 2e-5 }, slow = { 1e12, 5e10, 2e-5 };
+  CHECK (tilemm_emu_pipeline_first (TILEMM_DOUBLE, 16384, 16384, 16384, 17, &fast) == 8192,
          "a slow bus against the GEMMs: half");
-  CHECK (tilemm_emu_pipeline_first (TILEMM_DOUBLE, 16384, 16384, 16384, 17, 1e12, bus) == 256,
+  CHECK (tilemm_emu_pipeline_first (TILEMM_DOUBLE, 16384, 16384, 16384, 17, &slow) == 256,
          "slow GEMMs: one tile of columns first");
-  CHECK (tilemm_emu_pipeline_first (TILEMM_DOUBLE, 1000, 1000, 1000, 16, int8, bus) == 0,
+  CHECK (tilemm_emu_pipeline_first (TILEMM_DOUBLE, 1000, 1000, 1000, 16, &h) == 0,
          "1000: B's bytes");
-  CHECK (tilemm_emu_pipeline_first (TILEMM_DOUBLE, 65536, 4096, 4096, 16, int8, bus) == 0,
-         "n < m/4");
-  CHECK (tilemm_emu_pipeline_first (TILEMM_DOUBLE, 4096, 300, 65536, 16, int8, bus) == 0,
+  CHECK (tilemm_emu_pipeline_first (TILEMM_DOUBLE, 4096, 300, 65536, 16, &h) == 0,
          "n < 512");
+}
+
+// The model behind the rule on the built-in facts (an H100's): a real product keeps A's work
+// between its panels, so a tall one (m = 16 n) pipelines; the complex product of the same shape
+// repeats A's pass (about 66 GB at the device's rate, 26 ms) for 8 ms of B's upload hidden, and
+// takes one panel.  Where the bus is fast against the host round trips a panel adds, one panel.
+void emulated_pipeline_model (void)
+{
+  CHECK_CASE ("the emulated pipeline priced on the built-in facts");
+  const tilemm_machine_facts *f = tilemm_facts_builtin ();
+  const tilemm_emu_pipe_rates h = { f->gpu_int8_ops_per_s, f->gpu_bus_bytes_per_s, f->gpu_step_s };
+  const int64_t real = tilemm_emu_pipeline_first (TILEMM_DOUBLE, 65536, 4096, 4096, 17, &h);
+  const int64_t cplx = tilemm_emu_pipeline_first (TILEMM_COMPLEX_DOUBLE, 65536, 4096, 4096, 17, &h);
+  CHECK (real == 256, "real 65536x4096x4096: first %lld", (long long) real);
+  CHECK (cplx == 0, "complex 65536x4096x4096: first %lld (A's pass again priced at %.3g s of gain)",
+         (long long) cplx,
+         tilemm_emu_pipeline_gain_s (TILEMM_COMPLEX_DOUBLE, 65536, 4096, 4096, 17, 256, &h));
+  // the gain is the upload hidden less the round trips: a step of 1 ms each loses
+  const tilemm_emu_pipe_rates late = { f->gpu_int8_ops_per_s, f->gpu_bus_bytes_per_s, 1e-3 };
+  const double g = tilemm_emu_pipeline_gain_s (TILEMM_DOUBLE, 8192, 1024, 8192, 16, 512, &h);
+  const double gl = tilemm_emu_pipeline_gain_s (TILEMM_DOUBLE, 8192, 1024, 8192, 16, 512, &late);
+  CHECK (g > 0 && fabs (g - gl - TILEMM_EMU_PIPE_SYNCS * (1e-3 - f->gpu_step_s)) < 1e-9,
+         "the round trips' term: %.6g, %.6g", g, gl);
+  CHECK (tilemm_emu_pipeline_first (TILEMM_DOUBLE, 8192, 1024, 8192, 16, &late) == 0,
+         "1 ms round trips: pipelined");
 }
 
 int main ()
@@ -1265,6 +1290,7 @@ int main ()
   emulated_passes_on_simulated_devices ();
   calibration_on_the_stand_in ();
   emulated_pipeline_rule ();
+  emulated_pipeline_model ();
   if (getenv ("TILEMM_TEST_NO_EMULATED") == NULL)
     {
       const tilemm_op N = TILEMM_OP_NONE, T = TILEMM_OP_TRANSPOSE, C = TILEMM_OP_CTRANSPOSE;

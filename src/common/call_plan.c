@@ -320,14 +320,15 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
         {
           const tilemm_machine_facts *f = p->facts ? p->facts : tilemm_facts_builtin ();
           const tilemm_machine_facts *model = tilemm_facts_builtin ();
-          const double int8 = f->gpu_int8_ops_per_s > 0 ? f->gpu_int8_ops_per_s
-                                                        : model->gpu_int8_ops_per_s;
-          const double bus = f->gpu_bus_bytes_per_s > 0 ? f->gpu_bus_bytes_per_s
-                                                        : model->gpu_bus_bytes_per_s;
+          const tilemm_emu_pipe_rates rates = {
+            f->gpu_int8_ops_per_s > 0 ? f->gpu_int8_ops_per_s : model->gpu_int8_ops_per_s,
+            f->gpu_bus_bytes_per_s > 0 ? f->gpu_bus_bytes_per_s : model->gpu_bus_bytes_per_s,
+            f->gpu_step_s > 0 ? f->gpu_step_s : model->gpu_step_s
+          };
           const int moduli = tilemm_emu_typical_moduli (emu, tilemm_type_is_complex (p->type)
                                                                ? 2 * p->k : p->k);
           first = tilemm_emu_pipeline_first (p->type, p->m, p->n, p->k,
-                                             moduli > 0 ? moduli : most_moduli (emu), int8, bus);
+                                             moduli > 0 ? moduli : most_moduli (emu), &rates);
           cols = p->n - first;
         }
       if (first > 0 && first < p->n && cols > 0)

@@ -325,18 +325,42 @@ int64_t tilemm_emu_result_block_cols (tilemm_type type, int64_t rows, int64_t co
  * the plan those select, while the host sends the columns of B of panel p + 1 and brings C of
  * panel p − 1 back.  Bitwise the product of one panel: each entry depends on its row of A, its
  * column of B and the plan only, and a panel computed under a plan the later panels' statistics
- * changed is computed again under the whole product's (emulated_pipeline.cu).  A panel's
- * statistics and product repeat A's passes (its exponents, quantization, residues), so the
- * plan's own rule cuts two panels: a first one narrow enough that its columns of B come up
+ * changed is computed again under the whole product's (emulated_pipeline.cu).  A real product
+ * keeps A's work (exponents, sums, lo(A), residues) from the first panel for the others
+ * (emulated_scheme.h, tilemm_emu_cuda_keep); a complex one repeats it in each panel.
+ *
+ * The plan's rule cuts two panels: a first one narrow enough that its columns of B come up
  * soon, wide enough that its product lasts while the rest of B comes up (the product of a
  * column against the upload of a column of B, from the int8 rate and the bus's, `moduli` the
- * count a product of inner dimension k typically takes), and the rest.  Returns the first
- * panel's columns (0: one panel, not pipelined: B small, or n too narrow against m for one more
- * pass over A to pay). */
+ * count a product of inner dimension k typically takes), and the rest; and takes them only
+ * where the model says the two panels are faster than one (tilemm_emu_pipeline_gain_s).
+ * Returns the first panel's columns (0: one panel: B small, or the pipeline not paying). */
 #define TILEMM_EMU_PIPE_MIN_BYTES (32 << 20) /* B's bytes below which one panel serves        */
 #define TILEMM_EMU_PIPE_MOST 1024         /* most panels a given width may cut C into         */
+/* The device memory's rate for the scheme's streaming passes over an operand (scans,
+ * conversions, residues): a model constant, an H100's HBM3 at what such kernels reach; no fact
+ * measures it. */
+#define TILEMM_EMU_DEVICE_BYTES_PER_S 2.5e12
+/* The host round trips one more panel adds: its statistics' two synchronisations (the scan's
+ * flag, then the sums and ratios) and its product's exponents' one, each a pipeline step's fixed
+ * cost (the facts' gpu_step_s) with the device drained. */
+#define TILEMM_EMU_PIPE_SYNCS 3
+
+/* The rates the rule weighs: the int8 GEMM's (facts' gpu_int8_ops_per_s), the bus's
+ * (gpu_bus_bytes_per_s), a pipeline step's fixed cost (gpu_step_s). */
+typedef struct {
+  double int8_ops_per_s, bus_bytes_per_s, step_s;
+} tilemm_emu_pipe_rates;
+
+/* What two panels (the first `first` columns wide) save against one, in seconds (negative: they
+ * lose): the upload of the rest of B hidden behind the first panel's product (the shorter of
+ * the two), less what the second panel adds: its host round trips and, where A's work is not
+ * kept (a complex product), one more pass of the scheme over A (its real operands formed, its
+ * scans, quantization and residues) at TILEMM_EMU_DEVICE_BYTES_PER_S. */
+double tilemm_emu_pipeline_gain_s (tilemm_type type, int64_t m, int64_t n, int64_t k, int moduli,
+                                   int64_t first, const tilemm_emu_pipe_rates *rates);
 int64_t tilemm_emu_pipeline_first (tilemm_type type, int64_t m, int64_t n, int64_t k, int moduli,
-                                   double int8_ops_per_s, double bus_bytes_per_s);
+                                   const tilemm_emu_pipe_rates *rates);
 
 /* Sets plan's panels for an emulated product op_a(A)·op_b(B) under max_device_bytes (0: one
  * panel): the largest panels, halving the longer side, whose tilemm_emu_panel_bytes at the most

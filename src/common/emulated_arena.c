@@ -27,15 +27,17 @@ tilemm_emu_stats_layout tilemm_emu_layout_stats (int64_t m, int64_t n, int64_t k
 {
   tilemm_emu_stats_layout l;
   size_t o = 0;
-  l.amax = o; o = align256 (o + 8 * (size_t) (m + n));
-  l.e = o; o = align256 (o + 4 * (size_t) (m + n));
-  l.flag = o; o = align256 (o + 4);
-  l.ratio = o; o = align256 (o + 16);
+  l.amax = o; o = align256 (o + 8 * (size_t) m);
+  l.e = o; o = align256 (o + 4 * (size_t) m);
   l.sa = o; o = align256 (o + 8 * (size_t) m);
   l.qa = o; o = align256 (o + 8 * (size_t) m);
+  l.loa = o; o = align256 (o + (with_lo ? (size_t) m * (size_t) kp : 0));
+  l.amaxb = o; o = align256 (o + 8 * (size_t) n);
+  l.eb = o; o = align256 (o + 4 * (size_t) n);
+  l.flag = o; o = align256 (o + 4);
+  l.ratio = o; o = align256 (o + 16);
   l.sb = o; o = align256 (o + 8 * (size_t) n);
   l.qb = o; o = align256 (o + 8 * (size_t) n);
-  l.loa = o; o = align256 (o + (with_lo ? (size_t) m * (size_t) kp : 0));
   l.lob = o; o = align256 (o + (with_lo ? (size_t) n * (size_t) kp : 0));
   l.s64 = o; o = align256 (o + (with_s64 ? 8 * (size_t) m * (size_t) n : 0));
   l.total = o;
@@ -96,4 +98,18 @@ void tilemm_emu_cuda_arena_need (tilemm_type type, int64_t m, int64_t n, int64_t
       bytes[2] = stats;
       bytes[3] = 2 * align256 (real * (size_t) m * kk) + 2 * align256 (real * kk * (size_t) n);
     }
+}
+
+void tilemm_emu_cuda_arena_keep_a (tilemm_type type, int64_t m, int64_t n, int64_t k,
+                                   int64_t chunk_tiles, size_t bytes[4])
+{
+  if (m <= 0 || n <= 0 || k < 0)
+    return;
+  const int64_t kr = tilemm_type_is_complex (type) ? 2 * k : k;
+  const int64_t kp = tilemm_emu_padded_k (kr);
+  const int64_t chunk = chunk_tiles > 0 ? chunk_tiles : TILEMM_EMU_KCHUNK_TILES;
+  const size_t need
+    = tilemm_emu_layout_stats (m, n, kp, 1, tilemm_ceil_div (kp, 64) > chunk).total;
+  if (bytes[0] < need)
+    bytes[0] = need;
 }

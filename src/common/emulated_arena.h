@@ -44,10 +44,13 @@ typedef enum {
 /* The int8 GEMM's k-chunk: whole 64-byte k tiles, at most TILEMM_EMU_KCHUNK − 1 terms. */
 #define TILEMM_EMU_KCHUNK_TILES ((TILEMM_EMU_KCHUNK - 1) / 64)
 
-/* The pieces of the statistics' slot (offsets in bytes, 256-aligned): the scan's maxima and
- * exponents, the non-finite flag, the ratios, the sums, the lo matrices and S's chunk sums. */
+/* The pieces of the statistics' slot (offsets in bytes, 256-aligned): A's first, at offsets
+ * that depend on m and kp only (its rows' maxima and exponents, sums, lo matrix: what a caller
+ * keeps between the panels of one A, emulated_scheme.h's tilemm_emu_cuda_keep), then B's
+ * columns' maxima and exponents, the non-finite flag, the ratios, B's sums and lo matrix and S's
+ * chunk sums. */
 typedef struct {
-  size_t amax, e, flag, ratio, sa, qa, sb, qb, loa, lob, s64, total;
+  size_t amax, e, sa, qa, loa, amaxb, eb, flag, ratio, sb, qb, lob, s64, total;
 } tilemm_emu_stats_layout;
 
 /* The pieces of the product's slot: the residues of A and B and the residue planes of C. */
@@ -75,6 +78,12 @@ int64_t tilemm_emu_padded_k (int64_t k);
 void tilemm_emu_cuda_arena_need (tilemm_type type, int64_t m, int64_t n, int64_t k,
                                  const tilemm_emu_options *options, int moduli,
                                  tilemm_emu_run_mode mode, int64_t chunk_tiles, size_t bytes[4]);
+
+/* Slot 0's bytes raised (never lowered) to what the calls of one product need when they keep
+ * A's work between its panels of at most n columns (tilemm_emu_cuda_keep): the lo matrices'
+ * room whatever the options, so a call of any mode leaves A's pieces where the next finds them. */
+void tilemm_emu_cuda_arena_keep_a (tilemm_type type, int64_t m, int64_t n, int64_t k,
+                                   int64_t chunk_tiles, size_t bytes[4]);
 
 #ifdef __cplusplus
 }

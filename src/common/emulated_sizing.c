@@ -33,23 +33,54 @@ int64_t tilemm_emu_result_block_cols (tilemm_type type, int64_t rows, int64_t co
   return width < cols ? width : cols;
 }
 
+/* One column of C's product (the moduli's GEMMs and the statistics', a complex product's four
+ * real ones) and one column of B's upload, in seconds. */
+static void per_column (tilemm_type type, int64_t m, int64_t k, int moduli,
+                        const tilemm_emu_pipe_rates *rates, double *product_s, double *upload_s)
+{
+  const double real_products = tilemm_type_is_complex (type) ? 4.0 : 1.0;
+  *product_s = (double) (moduli + 1) * 2.0 * (double) m * (double) k * real_products
+               / rates->int8_ops_per_s;
+  *upload_s = (double) tilemm_type_size (type) * (double) k / rates->bus_bytes_per_s;
+}
+
+double tilemm_emu_pipeline_gain_s (tilemm_type type, int64_t m, int64_t n, int64_t k, int moduli,
+                                   int64_t first, const tilemm_emu_pipe_rates *rates)
+{
+  if (first <= 0 || first >= n || m <= 0 || k <= 0 || moduli < 1 || !rates
+      || !(rates->int8_ops_per_s > 0) || !(rates->bus_bytes_per_s > 0))
+    return 0;
+  double product_s, upload_s;
+  per_column (type, m, k, moduli, rates, &product_s, &upload_s);
+  const double first_product = product_s * (double) first;
+  const double rest_upload = upload_s * (double) (n - first);
+  double extra = TILEMM_EMU_PIPE_SYNCS * (rates->step_s > 0 ? rates->step_s : 0);
+  if (tilemm_type_is_complex (type))
+    {
+      /* A's work again (emulated_scheme.cu): its two real operands formed (A read, twice its
+       * bytes written), then for each of the two real problems (inner dimension 2k, real
+       * elements): two scans, the quantization and the residues each reading A, lo(A) and the
+       * residues of every modulus written (a byte an element each). */
+      const double es = (double) tilemm_type_size (type), er = es / 2.0;
+      const double elements = (double) m * 2.0 * (double) k; /* one real problem's A */
+      const double bytes = 3.0 * es * (double) m * (double) k
+                           + 2.0 * (4.0 * er * elements + (1.0 + moduli) * elements);
+      extra += bytes / TILEMM_EMU_DEVICE_BYTES_PER_S;
+    }
+  return (first_product < rest_upload ? first_product : rest_upload) - extra;
+}
+
 int64_t tilemm_emu_pipeline_first (tilemm_type type, int64_t m, int64_t n, int64_t k, int moduli,
-                                   double int8_ops_per_s, double bus_bytes_per_s)
+                                   const tilemm_emu_pipe_rates *rates)
 {
   const double es = (double) tilemm_type_size (type);
   const double b_bytes = es * (double) k * (double) n;
-  /* B's columns at least a quarter of A's rows: per element, an upload costs several times a
-   * pass of the scheme's conversions over A, which the second panel repeats. */
-  if (k <= 0 || m <= 0 || n < 2 * 256 || b_bytes < (double) TILEMM_EMU_PIPE_MIN_BYTES
-      || 4 * n < m || !(int8_ops_per_s > 0) || !(bus_bytes_per_s > 0) || moduli < 1)
+  if (k <= 0 || m <= 0 || n < 2 * 256 || b_bytes < (double) TILEMM_EMU_PIPE_MIN_BYTES || !rates
+      || !(rates->int8_ops_per_s > 0) || !(rates->bus_bytes_per_s > 0) || moduli < 1)
     return 0;
-  /* One column of C: its product (the moduli's GEMMs and the statistics', a complex product's
-   * four real ones) against its column of B's upload.  The first panel's product must last
-   * while the rest of B comes up: first·r = n − first. */
-  const double real_products = tilemm_type_is_complex (type) ? 4.0 : 1.0;
-  const double product_s = (double) (moduli + 1) * 2.0 * (double) m * (double) k * real_products
-                           / int8_ops_per_s;
-  const double upload_s = es * (double) k / bus_bytes_per_s;
+  /* The first panel's product must last while the rest of B comes up: first·r = n − first. */
+  double product_s, upload_s;
+  per_column (type, m, k, moduli, rates, &product_s, &upload_s);
   const double r = product_s / upload_s;
   int64_t first = (int64_t) ceil ((double) n / (1.0 + r));
   /* whole 256-column GEMM tiles, at least one, at most half of n */
@@ -57,7 +88,9 @@ int64_t tilemm_emu_pipeline_first (tilemm_type type, int64_t m, int64_t n, int64
   const int64_t half = (n / 2 + 255) / 256 * 256;
   if (first > half)
     first = half;
-  return first < n ? first : 0;
+  if (first >= n || !(tilemm_emu_pipeline_gain_s (type, m, n, k, moduli, first, rates) > 0))
+    return 0;
+  return first;
 }
 
 double tilemm_emu_panel_bytes (tilemm_type type, int64_t rows, int64_t cols, int64_t k,

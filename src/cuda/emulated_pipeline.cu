@@ -1,7 +1,9 @@
 /* emulated_pipeline.cu — an emulated product of one pass on one device, pipelined in panels of
  * C's columns (tilemm_call_plan.emu_pipe_first, then emu_pipe_cols each): A up whole, then each
  * panel's columns of B sent while the device computes the panel before, and each panel's C brought back in blocks while
- * the device computes the next.
+ * the device computes the next.  A real A's work (exponents, sums, lo(A), residues) is done
+ * once, by the first panel's calls, and kept in the arena for the others (tilemm_emu_cuda_keep,
+ * emulated_scheme.h): every later panel does B's part, the GEMMs and the CRT only.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *
@@ -113,6 +115,7 @@ struct emu_pipe
       = tilemm_emu_cuda_run_plan (&plan, &setup, type, m, width (p), k, dA, ld, b_panel (p), ka,
                                   dC + es * (size_t) ld * (size_t) first (p), ld, ws.comp[0],
                                   stop, &ran, nullptr, &ws.emu, &blocks, err);
+    st->steps++; /* panels' products run, a panel run again under the whole's branch counted twice */
     st->compute_ms += ms_since (t0);
     return status;
   }
@@ -176,12 +179,19 @@ tilemm_status emu_pipelined (workspace &ws, const emu_stage &stage, int64_t firs
   size_t arena[4];
   tilemm_emu_cuda_arena_need (type, m, widest, k, stage.options, 0, TILEMM_EMU_RUN_WHOLE, 0,
                               arena);
+  /* A's work (exponents, sums, lo(A), residues) done by the first panel's calls and kept in
+   * the arena for the others (a real product's; a complex one forms its real operands anew) */
+  tilemm_emu_cuda_keep keep;
+  memset (&keep, 0, sizeof keep);
+  const bool keeps_a = !tilemm_type_is_complex (type);
+  if (keeps_a)
+    tilemm_emu_cuda_arena_keep_a (type, m, widest, k, 0, arena);
   if ((status = emu_arena_reserve (ws, arena, err)) != TILEMM_OK)
     return status;
   emu_pipe pp = { ws, stage, op_a, op_b, a, b, c, type, es, m, n, k, k,
                   m > 1 ? m : 1, first_cols, panel_cols, block_cols, panels, blocks_per_panel,
                   nullptr, (char *) ws.buffer[BUF_X], (char *) ws.buffer[BUF_C],
-                  { stage.gemm, 0, stage.branches }, st, err };
+                  { stage.gemm, 0, stage.branches, keeps_a ? &keep : nullptr }, st, err };
   st->panels++;
   /* A whole (every panel reads all of it), transposed on ws.up where it is. */
   auto t0 = std::chrono::steady_clock::now ();

@@ -55,7 +55,7 @@ tilemm_status emu_panel (workspace &ws, const emu_stage &stage, tilemm_op op_a,
   const bool kept = keeping && same_kept (ws.kept_y, mine_a) && same_kept (ws.kept_x, mine_b);
   ws.kept_x.product = ws.kept_y.product = 0;
   /* The scheme's arena, sized before it (the scheme allocates nothing), for the largest panel. */
-  const tilemm_emu_cuda_setup setup = { stage.gemm, 0, stage.branches };
+  const tilemm_emu_cuda_setup setup = { stage.gemm, 0, stage.branches, nullptr };
   size_t arena[4];
   tilemm_emu_cuda_arena_need (type, mm, nn, k, stage.options,
                               stage.kind == emu_stage::PRODUCT ? stage.plan->moduli : 0,

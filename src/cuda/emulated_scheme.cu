@@ -115,7 +115,24 @@ template <typename T> struct problem
   char *w1;       /* exponents, sums, lo matrices: kept until the product is done */
   int *ea, *eb;
   tilemm_emu_stats stats;
+  tilemm_emu_cuda_keep *keep = nullptr; /* A's work kept between calls (real products only) */
 };
+
+/* The caller's record of A's kept work for this problem's A: reset when it described another. */
+template <typename T> tilemm_emu_cuda_keep *kept_for (problem<T> &pr)
+{
+  tilemm_emu_cuda_keep *const keep = pr.keep;
+  if (keep && (keep->a != (const void *) pr.a || keep->m != pr.m || keep->k != pr.k
+               || keep->lda != pr.lda))
+    {
+      memset (keep, 0, sizeof *keep);
+      keep->a = pr.a;
+      keep->m = pr.m;
+      keep->k = pr.k;
+      keep->lda = pr.lda;
+    }
+  return keep;
+}
 
 /* Steps 1 and 2 for one problem: p.stats (p.stats.nonfinite set and nothing more done when A or B
  * has NaN or Inf).  Marks the timer at the end of the scan (mark_scan) and of the statistics. */
@@ -134,21 +151,28 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, const gemm_choice &gc,
   const int64_t kp = pr.kp = tilemm_emu_padded_k (k);
   const int64_t ktiles = tilemm_ceil_div (kp, 64);
   const bool chunked = ktiles > gc.chunk_tiles;
+  /* A's pieces kept from an earlier call on this A (then the lo matrices' room in every mode,
+   * so that no call's B lands on a kept lo(A)) */
+  tilemm_emu_cuda_keep *const keep = kept_for (pr);
+  const bool kept_e = keep && keep->exponents;
   const tilemm_emu_stats_layout l1 = pr.l1
-    = tilemm_emu_layout_stats (m, n, kp, automatic, automatic && chunked);
+    = tilemm_emu_layout_stats (m, n, kp, automatic || keep, automatic && chunked);
   tilemm_status st = reserve (pr.w1, l1.total, arena, slot, err);
   if (st != TILEMM_OK)
     return st;
   char *const base1 = pr.w1;
-  unsigned long long *const amax = (unsigned long long *) (base1 + l1.amax);
-  int *const ea = pr.ea = (int *) (base1 + l1.e), *const eb = pr.eb = ea + m;
+  int *const ea = pr.ea = (int *) (base1 + l1.e), *const eb = pr.eb = (int *) (base1 + l1.eb);
   int *const flag = (int *) (base1 + l1.flag);
   unsigned long long *const ratio = (unsigned long long *) (base1 + l1.ratio);
 
-  /* 1. scan */
-  CUDA_TRY (cudaMemsetAsync (base1, 0, l1.sa, stream), "cudaMemsetAsync(scan)");
-  CUDA_TRY (cudaMemsetAsync (base1 + l1.sa, 0, l1.loa - l1.sa, stream), "cudaMemsetAsync(sums)");
-  st = launch_scan<T> (a, m, k, lda, b, n, ldb, amax, ea, flag, stream, err);
+  /* 1. scan (A's rows only where their exponents are not kept) */
+  if (!kept_e)
+    CUDA_TRY (cudaMemsetAsync (base1 + l1.amax, 0, l1.e - l1.amax, stream), "cudaMemsetAsync(scan of A)");
+  CUDA_TRY (cudaMemsetAsync (base1 + l1.amaxb, 0, l1.lob - l1.amaxb, stream),
+            "cudaMemsetAsync(scan of B, sums)");
+  st = launch_scan<T> (a, kept_e ? 0 : m, k, lda, b, n, ldb,
+                       (unsigned long long *) (base1 + l1.amax),
+                       (unsigned long long *) (base1 + l1.amaxb), ea, eb, flag, stream, err);
   if (st != TILEMM_OK)
     return st;
   /* The statistics come back to the host here, inside the stage, because the plan that the next
@@ -165,6 +189,8 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, const gemm_choice &gc,
       stats.nonfinite = 1;
       return TILEMM_OK;
     }
+  if (keep)
+    keep->exponents = 1; /* A finite: its exponents stand for every later call */
   if (exponents_only) /* a given plan needs the exponents only */
     return TILEMM_OK;
 
@@ -175,7 +201,19 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, const gemm_choice &gc,
   unsigned long long *const qb = (unsigned long long *) (base1 + l1.qb);
   int8_t *const loa = automatic ? (int8_t *) (base1 + l1.loa) : nullptr;
   int8_t *const lob = automatic ? (int8_t *) (base1 + l1.lob) : nullptr;
-  st = launch_quantize<T> (true, a, m, k, lda, kp, ea, loa, sa, qa, stream, err);
+  /* A's rows quantized unless their sums (and lo(A), where the rule needs it) are kept */
+  if (!(keep && keep->sums && (keep->lo || !automatic)))
+    {
+      if (keep)
+        keep->sums = keep->lo = 0;
+      CUDA_TRY (cudaMemsetAsync (base1 + l1.sa, 0, l1.loa - l1.sa, stream), "cudaMemsetAsync(sums of A)");
+      st = launch_quantize<T> (true, a, m, k, lda, kp, ea, loa, sa, qa, stream, err);
+      if (st == TILEMM_OK && keep)
+        {
+          keep->sums = 1;
+          keep->lo = automatic;
+        }
+    }
   if (st == TILEMM_OK)
     st = launch_quantize<T> (false, b, n, k, ldb, kp, eb, lob, sb, qb, stream, err);
   if (st == TILEMM_OK && automatic)
@@ -238,7 +276,19 @@ tilemm_status stage_product (const tilemm_emu_plan &plan, const gemm_choice &gc,
     return st;
   int8_t *const ra = (int8_t *) (base2 + l2.ra), *const rb = (int8_t *) (base2 + l2.rb);
   uint8_t *const rr = (uint8_t *) (base2 + l2.r);
-  st = launch_residues<T> (true, a, m, k, lda, kp, ea, plan.pa, N, ra, stream, err);
+  /* A's residues unless kept at the plan's bits for its moduli (B's, written after A's N planes,
+   * overwrite any plane past N: the record keeps N) */
+  tilemm_emu_cuda_keep *const keep = kept_for (pr);
+  if (!(keep && keep->residue_bits == plan.pa && keep->residue_moduli >= N))
+    {
+      if (keep)
+        keep->residue_moduli = 0;
+      st = launch_residues<T> (true, a, m, k, lda, kp, ea, plan.pa, N, ra, stream, err);
+      if (st == TILEMM_OK && keep)
+        keep->residue_bits = plan.pa;
+    }
+  if (keep && st == TILEMM_OK)
+    keep->residue_moduli = N;
   if (st == TILEMM_OK)
     st = launch_residues<T> (false, b, n, k, ldb, kp, eb, plan.pb, N, rb, stream, err);
   if (st != TILEMM_OK)
@@ -309,6 +359,7 @@ struct run_request
   const tilemm_emu_plan *given;
   const tilemm_emu_branches *branches;
   gemm_choice gc;
+  tilemm_emu_cuda_keep *keep; /* A's work kept between calls (a real product's; NULL: none) */
 };
 
 /* The plan of a call from its statistics, or the one given; false when the product is not run
@@ -352,6 +403,7 @@ tilemm_status run_real (const run_request &rq, const tilemm_emu_options *opt, in
 {
   problem<T> pr;
   pr.m = m; pr.n = n; pr.k = k; pr.a = a; pr.lda = lda; pr.b = b; pr.ldb = ldb;
+  pr.keep = rq.keep;
   timer tm;
   tm.start (times != nullptr);
   tm.mark (0, stream);
@@ -525,10 +577,11 @@ tilemm_status run_entry (const run_request &rq, const tilemm_emu_options *option
 static tilemm_emu_gpu::run_request request (tilemm_emu_gpu::run_mode mode, const tilemm_emu_plan *given,
                                             const tilemm_emu_cuda_setup *setup)
 {
-  tilemm_emu_gpu::run_request rq = { mode, given, nullptr, { TILEMM_EMU_GEMM_V2, 0 } };
+  tilemm_emu_gpu::run_request rq = { mode, given, nullptr, { TILEMM_EMU_GEMM_V2, 0 }, nullptr };
   if (setup)
     {
       rq.branches = setup->branches;
+      rq.keep = setup->keep;
       rq.gc.gemm = setup->gemm;
       rq.gc.chunk_tiles = setup->chunk_tiles > 0 ? setup->chunk_tiles : TILEMM_EMU_KCHUNK_TILES;
     }

@@ -44,11 +44,31 @@ typedef struct {
  * size depends on it), and for tilemm_emu_cuda_run the call plan's branches (emulated.h) among
  * which the statistics select the moduli (tilemm_emu_select: no rule applied here), so the call
  * stays one pass on data uploaded once. */
+typedef struct tilemm_emu_cuda_keep tilemm_emu_cuda_keep;
 typedef struct {
   tilemm_emu_gemm gemm;
   int64_t chunk_tiles;
   const tilemm_emu_branches *branches;
+  tilemm_emu_cuda_keep *keep; /* NULL: every call does A's part anew (see below) */
 } tilemm_emu_cuda_setup;
+
+/* A's work kept between calls on the same real A (the panels of C's columns of one product,
+ * emulated_pipeline.cu): its rows' exponents, sums and lo matrix in the arena's slot 0 and its
+ * residues in slot 1, so a later call does only B's part, the GEMMs and the CRT.  Each entry of
+ * what is kept depends on A (and, for the residues, the plan's bits and the modulus) only, so
+ * the product is bitwise the one computed afresh.  The caller zeroes it before the first call,
+ * passes it with every call on that A (another A, m, k or lda: the calls start afresh), keeps the
+ * arena's slots 0 and 1 to these calls and their stream, and sizes slot 0 with
+ * tilemm_emu_cuda_arena_keep_a.  A complex product keeps nothing. */
+struct tilemm_emu_cuda_keep {
+  const void *a;      /* the A the rest describes, with m, k and lda */
+  int64_t m, k, lda;
+  int exponents;      /* A finite, its rows' exponents in slot 0 */
+  int sums;           /* A's rows' sums (Σ hi, Σ hi²) in slot 0 */
+  int lo;             /* lo(A) in slot 0 */
+  int residue_bits;   /* A's residues in slot 1 (planes m·kp apart from its start) at these bits, */
+  int residue_moduli; /* for the first this many moduli (0: none) */
+};
 
 /* Whether the current device and this build can run the wgmma GEMM (compute capability 9.0 and
  * the kernel's sm_90a code): a fact the caller's choice reads. */

@@ -62,7 +62,7 @@ tilemm_status cuda_int8_rate (int device, int64_t n, int gemm, double *ops_per_s
                              cudaMalloc (&r.arena.base[1], bytes[1])),
             "cudaMalloc(int8 GEMM timing, %zu bytes)", bytes[1]);
   r.arena.bytes[1] = bytes[1];
-  const tilemm_emu_cuda_setup setup = { (tilemm_emu_gemm) gemm, 0, nullptr };
+  const tilemm_emu_cuda_setup setup = { (tilemm_emu_gemm) gemm, 0, nullptr, nullptr };
   double best = 0;
   for (int round = 0; round < RATE_ROUNDS; round++)
     {

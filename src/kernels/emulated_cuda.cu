@@ -287,23 +287,35 @@ split_b_kernel (const T *b, int64_t k, int64_t n, int64_t ldb, T *y1, T *y2)
 
 template <typename T>
 tilemm_status launch_scan (const T *a, int64_t m, int64_t k, int64_t lda, const T *b, int64_t n,
-                           int64_t ldb, unsigned long long *amax, int *e, int *flag,
-                           cudaStream_t stream, tilemm_error *err)
+                           int64_t ldb, unsigned long long *amax_a, unsigned long long *amax_b,
+                           int *ea, int *eb, int *flag, cudaStream_t stream, tilemm_error *err)
 {
-  if (k > 0)
+  if (k > 0 && m > 0)
     {
       const int64_t pchunk = 256;
       TILEMM_LAUNCH (scan_rows_kernel<T>, dim3 ((unsigned) tilemm_ceil_div (m, 256), (unsigned) tilemm_ceil_div (k, pchunk)),
-                     dim3 (256), stream, a, m, k, lda, pchunk, amax);
+                     dim3 (256), stream, a, m, k, lda, pchunk, amax_a);
       LAUNCHED ("scan_rows_kernel");
+    }
+  if (k > 0 && n > 0)
+    {
       const int64_t pchunk_b = 8192;
       TILEMM_LAUNCH (scan_cols_kernel<T>, dim3 ((unsigned) n, (unsigned) tilemm_ceil_div (k, pchunk_b)), dim3 (256),
-                     stream, b, k, ldb, pchunk_b, amax + m);
+                     stream, b, k, ldb, pchunk_b, amax_b);
       LAUNCHED ("scan_cols_kernel");
     }
-  TILEMM_LAUNCH (exponents_kernel, dim3 ((unsigned) tilemm_ceil_div (m + n, 256)), dim3 (256), stream,
-                 (const unsigned long long *) amax, m + n, e, flag);
-  LAUNCHED ("exponents_kernel");
+  if (m > 0)
+    {
+      TILEMM_LAUNCH (exponents_kernel, dim3 ((unsigned) tilemm_ceil_div (m, 256)), dim3 (256), stream,
+                     (const unsigned long long *) amax_a, m, ea, flag);
+      LAUNCHED ("exponents_kernel(A)");
+    }
+  if (n > 0)
+    {
+      TILEMM_LAUNCH (exponents_kernel, dim3 ((unsigned) tilemm_ceil_div (n, 256)), dim3 (256), stream,
+                     (const unsigned long long *) amax_b, n, eb, flag);
+      LAUNCHED ("exponents_kernel(B)");
+    }
   return TILEMM_OK;
 }
 
@@ -421,7 +433,8 @@ tilemm_status launch_complex_split (const T *a, int64_t m, int64_t k, int64_t ld
 /* The launchers the CUDA backend's stages call, for both real types. */
 #define TILEMM_EMU_LAUNCHERS(T)                                                              \
   template tilemm_status launch_scan<T> (const T *, int64_t, int64_t, int64_t, const T *,      \
-                                         int64_t, int64_t, unsigned long long *, int *, int *,  \
+                                         int64_t, int64_t, unsigned long long *,                \
+                                         unsigned long long *, int *, int *, int *,             \
                                          cudaStream_t, tilemm_error *);                         \
   template tilemm_status launch_quantize<T> (bool, const T *, int64_t, int64_t, int64_t,        \
                                              int64_t, const int *, int8_t *,                    \

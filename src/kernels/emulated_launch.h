@@ -28,13 +28,14 @@ struct gemm_choice
   int64_t chunk_tiles;
 };
 
-/* Step 1: the largest magnitude of each row of A (m×k, lda) and then each column of B (k×n,
- * ldb) into amax[0 .. m+n) (zero on entry), then their exponents e[0 .. m+n) (rows of A, then
- * columns of B) and the non-finite flag (*flag zero on entry). */
+/* Step 1: the largest magnitude of each row of A (m×k, lda) into amax_a[0 .. m) and of each
+ * column of B (k×n, ldb) into amax_b[0 .. n) (zero on entry), then their exponents into ea and
+ * eb and the non-finite flag (*flag zero on entry).  m = 0: A's rows not scanned (a caller that
+ * keeps their exponents from an earlier call on the same A). */
 template <typename T>
 tilemm_status launch_scan (const T *a, int64_t m, int64_t k, int64_t lda, const T *b, int64_t n,
-                           int64_t ldb, unsigned long long *amax, int *e, int *flag,
-                           cudaStream_t stream, tilemm_error *err);
+                           int64_t ldb, unsigned long long *amax_a, unsigned long long *amax_b,
+                           int *ea, int *eb, int *flag, cudaStream_t stream, tilemm_error *err);
 
 /* Step 2's quantization of A's rows (of_a) or B's columns: lo(x̂) K-major into lo (NULL: none),
  * Σ hi and Σ hi² of each into sum, sum2 (zero on entry).  rows: A's m or B's n; e: their
