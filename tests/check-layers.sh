@@ -339,6 +339,25 @@ rule_no_team_sized_from_live_host_facts () {
     | grep -vE "^$src/common/(host_cpus|host_pool)\.c:"
 }
 
+# ---------------------------------------------------------------- the CPU's variants
+
+# The CPU backend's instruction-set variant is a fact of the host (common/host_cpus.c: detected
+# once a gathering, tilemm_host_facts.cpu_isa) that the plan names (tilemm_plan.cpu_isa); the
+# backend runs the variant named.  Nothing else detects it: no cpuid (the instruction, the
+# compilers' cpuid.h helpers), no __builtin_cpu_supports or __builtin_cpu_init, no
+# tilemm_cpu_isa_best, in any layer.  Allowed: common/host_cpus.c and host_cpus.h (the facts'
+# gathering and its declarations).  The backend's check that a named variant runs here
+# (tilemm_cpu_isa_available: a plan for another CPU is refused, not replaced) chooses nothing.
+rule_cpu_variant_detected_in_the_facts_only () {
+  {
+    code_of $(layer_files common exec cpu cuda kernels front) \
+            $(find "$src" -type f \( -name '*.h' -o -name '*.cuh' \) | sort) \
+      | grep -E '\b(__builtin_cpu_supports|__builtin_cpu_init|__get_cpuid[a-z_]*|__cpuid[a-z_]*|cpuid|tilemm_cpu_isa_best)\b'
+    grep -rnE '\b(asm|__asm__)\b[^;]*\bcpuid\b' "$src" --include='*.c' --include='*.h' \
+      --include='*.cc' --include='*.cu' --include='*.cuh' /dev/null
+  } | grep -vE "^$src/common/host_cpus\.[ch]:" | sort -u
+}
+
 # Each rule prints the lines that break it; a rule that prints nothing passes.
 for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_kernels_read_no_environment rule_kernels_keep_no_state \
@@ -349,7 +368,8 @@ for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_no_stale_copy_of_a_front_end rule_backends_call_nothing_above \
             rule_no_policy_below_the_plan rule_host_threads_are_the_pools \
             rule_settings_reach_backends_in_the_plan rule_every_setting_documented \
-            rule_decision_measures_nothing rule_no_team_sized_from_live_host_facts; do
+            rule_decision_measures_nothing rule_no_team_sized_from_live_host_facts \
+            rule_cpu_variant_detected_in_the_facts_only; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"

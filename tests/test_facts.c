@@ -803,8 +803,9 @@ static way_threads plan_threads (int threads, int blas)
   r.m = r.n = r.k = 64;
   tilemm_batch_plan batch;
   tilemm_error err;
-  w.pages = tilemm_batch_plan_make (&r, 1000, threads, TILEMM_CHOOSE_CPU, 0, 0, 0, -1, &f, &batch,
-                                    &err) == TILEMM_OK ? batch.threads : -1;
+  w.pages = tilemm_batch_plan_make (&r, 1000, threads, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_CPU,
+                                    0, 0, 0, -1, &f, &batch, &err) == TILEMM_OK ? batch.threads
+                                                                                 : -1;
   /* (The call plan's host_threads, which run.c's parts and the emulated branches take.) */
   w.parts = tilemm_plan_host_threads (TILEMM_DOUBLE, 2048, 4096, 2048, &f, threads);
   w.emulated = tilemm_plan_host_threads (TILEMM_DOUBLE, 512, 512, 512, &f, threads);

@@ -572,7 +572,10 @@ static tilemm_status plan_native (tilemm_call_plan *p, tilemm_backend backend,
   if (status != TILEMM_OK)
     return status;
   if (backend == TILEMM_BACKEND_CPU)
-    p->native.threads = tilemm_plan_cpu_threads (&p->native, p->facts, p->host_threads);
+    {
+      p->native.threads = tilemm_plan_cpu_threads (&p->native, p->facts, p->host_threads);
+      p->native.cpu_isa = facts->host.cpu_isa;   /* the variant the host runs: its facts' */
+    }
   /* TILEMM_STEP_COLS, TILEMM_STEP_ROWS: a one-panel GPU product's steps (measurements).  A
    * transposed operand's scratch grows with the steps, so under a limit they stay the plan's. */
   const int one_panel = p->native.panel_rows >= p->n && p->native.panel_cols >= p->m;
