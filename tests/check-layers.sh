@@ -254,6 +254,26 @@ rule_every_setting_documented () {
   done | sort -u
 }
 
+# TILEMM_CALIBRATION (and the store's folder) is read once a call, at its start, into the call's
+# options (tilemm_options.calibration: tilemm_calibration_in_effect, common/options.c), and the
+# machine's facts follow the options' value: the reader is called by the decision's entry
+# (exec/prepare.c) and by the entries of the machine's facts (exec/machine.c:
+# tilemm_machine_facts_with, tilemm_machine_facts_measure: their options' value where the call's
+# start read it, else the environment's now, for a caller that asks for the facts first thing),
+# nowhere else, and never inside machine.c's store and measurements, which are handed the value.
+# Allowed: none.
+rule_calibration_read_at_the_call_start () {
+  code_of $(layer_files common exec cpu cuda kernels front) \
+    | grep -E '\btilemm_calibration_[a-z_]+[[:space:]]*\(' \
+    | grep -vE "^$src/(common/options|exec/prepare)\.c:" | grep -vE "^$src/exec/machine\.c:"
+  code_of "$src/exec/machine.c" | awk -v allowed='^tilemm_machine_facts_(with|measure)$' '
+    { text = $0; sub (/^[^:]+:[0-9]+:/, "", text) }
+    text ~ /^[A-Za-z_].*[A-Za-z_][A-Za-z0-9_]*[[:space:]]*\(/ && text !~ /;[[:space:]]*$/ {
+      name = text; sub (/[[:space:]]*\(.*/, "", name); sub (/.*[ *]/, "", name); fn = name }
+    /(^|[^A-Za-z0-9_])tilemm_calibration_[a-z_]+[[:space:]]*\(/ && (text !~ /^[[:space:]]/ || fn !~ allowed) {
+      print }'
+}
+
 # ---------------------------------------------------------------- the plan, made once
 
 # Calibration is a step before deciding (exec/prepare.c: the parts the decision reads, made
@@ -369,7 +389,7 @@ for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_no_policy_below_the_plan rule_host_threads_are_the_pools \
             rule_settings_reach_backends_in_the_plan rule_every_setting_documented \
             rule_decision_measures_nothing rule_no_team_sized_from_live_host_facts \
-            rule_cpu_variant_detected_in_the_facts_only; do
+            rule_cpu_variant_detected_in_the_facts_only rule_calibration_read_at_the_call_start; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"
