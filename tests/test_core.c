@@ -2086,6 +2086,10 @@ static void test_cpu_variant_of_the_plan (void)
            "status %d (%s): the plan names %s, the host runs %s", (int) s, err.detail,
            tilemm_cpu_isa_name ((tilemm_cpu_isa) d.plan.native.cpu_isa),
            tilemm_cpu_isa_name (host.cpu_isa));
+    char words[4096], line[64];
+    tilemm_call_plan_describe (&d.plan, d.backend, 0, NULL, words, sizeof words);
+    snprintf (line, sizeof line, "cpu: variant %s,", tilemm_cpu_isa_name (host.cpu_isa));
+    CHECK (strstr (words, line) != NULL, "the plan in words says it: %s", words);
     isa_counts (before);
     s = tilemm_run (&d, &o, a, b, c, &err);
     CHECK (s == TILEMM_OK && ran_once_on (before, host.cpu_isa, said, sizeof said),

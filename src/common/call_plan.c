@@ -759,6 +759,10 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
   say (&t, "variant: %d (tiles %d x %d x %d, pad %d)%s\n", p->native.variant, p->native.tile_rows,
        p->native.tile_cols, p->native.tile_depth, p->native.pad,
        p->native.kernel_fallback ? ", register-tiled fallback" : "");
+  if (backend == TILEMM_BACKEND_CPU)
+    say (&t, "cpu: variant %s, %d thread(s)\n",
+         tilemm_cpu_isa_name ((tilemm_cpu_isa) p->native.cpu_isa),
+         p->native.threads > 0 ? p->native.threads : 1);
   say (&t, "ksplit:");
   int split = 0;
   for (int i = 0; i < p->native.launch_heights; i++)
