@@ -254,6 +254,26 @@ rule_every_setting_documented () {
   done | sort -u
 }
 
+# TILEMM_CALIBRATION (and the store's folder) is read once a call, at its start, into the call's
+# options (tilemm_options.calibration: tilemm_calibration_in_effect, common/options.c), and the
+# machine's facts follow the options' value: the reader is called by the decision's entry
+# (exec/prepare.c) and by the entries of the machine's facts (exec/machine.c:
+# tilemm_machine_facts_with, tilemm_machine_facts_measure: their options' value where the call's
+# start read it, else the environment's now, for a caller that asks for the facts first thing),
+# nowhere else, and never inside machine.c's store and measurements, which are handed the value.
+# Allowed: none.
+rule_calibration_read_at_the_call_start () {
+  code_of $(layer_files common exec cpu cuda kernels front) \
+    | grep -E '\btilemm_calibration_[a-z_]+[[:space:]]*\(' \
+    | grep -vE "^$src/(common/options|exec/prepare)\.c:" | grep -vE "^$src/exec/machine\.c:"
+  code_of "$src/exec/machine.c" | awk -v allowed='^tilemm_machine_facts_(with|measure)$' '
+    { text = $0; sub (/^[^:]+:[0-9]+:/, "", text) }
+    text ~ /^[A-Za-z_].*[A-Za-z_][A-Za-z0-9_]*[[:space:]]*\(/ && text !~ /;[[:space:]]*$/ {
+      name = text; sub (/[[:space:]]*\(.*/, "", name); sub (/.*[ *]/, "", name); fn = name }
+    /(^|[^A-Za-z0-9_])tilemm_calibration_[a-z_]+[[:space:]]*\(/ && (text !~ /^[[:space:]]/ || fn !~ allowed) {
+      print }'
+}
+
 # ---------------------------------------------------------------- the plan, made once
 
 # Calibration is a step before deciding (exec/prepare.c: the parts the decision reads, made
@@ -339,6 +359,25 @@ rule_no_team_sized_from_live_host_facts () {
     | grep -vE "^$src/common/(host_cpus|host_pool)\.c:"
 }
 
+# ---------------------------------------------------------------- the CPU's variants
+
+# The CPU backend's instruction-set variant is a fact of the host (common/host_cpus.c: detected
+# once a gathering, tilemm_host_facts.cpu_isa) that the plan names (tilemm_plan.cpu_isa); the
+# backend runs the variant named.  Nothing else detects it: no cpuid (the instruction, the
+# compilers' cpuid.h helpers), no __builtin_cpu_supports or __builtin_cpu_init, no
+# tilemm_cpu_isa_best, in any layer.  Allowed: common/host_cpus.c and host_cpus.h (the facts'
+# gathering and its declarations).  The backend's check that a named variant runs here
+# (tilemm_cpu_isa_available: a plan for another CPU is refused, not replaced) chooses nothing.
+rule_cpu_variant_detected_in_the_facts_only () {
+  {
+    code_of $(layer_files common exec cpu cuda kernels front) \
+            $(find "$src" -type f \( -name '*.h' -o -name '*.cuh' \) | sort) \
+      | grep -E '\b(__builtin_cpu_supports|__builtin_cpu_init|__get_cpuid[a-z_]*|__cpuid[a-z_]*|cpuid|tilemm_cpu_isa_best)\b'
+    grep -rnE '\b(asm|__asm__)\b[^;]*\bcpuid\b' "$src" --include='*.c' --include='*.h' \
+      --include='*.cc' --include='*.cu' --include='*.cuh' /dev/null
+  } | grep -vE "^$src/common/host_cpus\.[ch]:" | sort -u
+}
+
 # Each rule prints the lines that break it; a rule that prints nothing passes.
 for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_kernels_read_no_environment rule_kernels_keep_no_state \
@@ -349,7 +388,8 @@ for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_no_stale_copy_of_a_front_end rule_backends_call_nothing_above \
             rule_no_policy_below_the_plan rule_host_threads_are_the_pools \
             rule_settings_reach_backends_in_the_plan rule_every_setting_documented \
-            rule_decision_measures_nothing rule_no_team_sized_from_live_host_facts; do
+            rule_decision_measures_nothing rule_no_team_sized_from_live_host_facts \
+            rule_cpu_variant_detected_in_the_facts_only rule_calibration_read_at_the_call_start; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "backend.h"
+#include "batch.h"
 #include "call_plan.h"
 #include "check.h"
 #include "cpu_isa.h"
@@ -1989,6 +1990,141 @@ static void variant_case (tilemm_type type, tilemm_op op_a, tilemm_op op_b, int6
   tm_free (&cv);
 }
 
+/* Products each variant ran in this process, in one array (tilemm_cpu_isa_products). */
+static void isa_counts (long counts[TILEMM_CPU_NISAS])
+{
+  for (int isa = 0; isa < TILEMM_CPU_NISAS; isa++)
+    counts[isa] = tilemm_cpu_isa_products ((tilemm_cpu_isa) isa);
+}
+
+/* Whether exactly one product ran since `before`, on `isa`; else says which ran. */
+static int ran_once_on (const long before[TILEMM_CPU_NISAS], tilemm_cpu_isa isa, char *said,
+                        size_t size)
+{
+  long after[TILEMM_CPU_NISAS];
+  isa_counts (after);
+  int ok = 1;
+  said[0] = '\0';
+  for (int v = 0; v < TILEMM_CPU_NISAS; v++)
+    {
+      const long ran = after[v] - before[v];
+      ok &= ran == (v == (int) isa ? 1 : 0);
+      const size_t used = strlen (said);
+      snprintf (said + used, size - used, " %s %ld", tilemm_cpu_isa_name ((tilemm_cpu_isa) v), ran);
+    }
+  return ok;
+}
+
+/* The variant is the plan's (issue 42): the host's facts name the widest one the CPU runs, a
+ * call's plan and a batch's page plan carry it, and the backend runs the variant its plan names,
+ * whatever the CPU could run (a plan made without the facts names the default). */
+static void test_cpu_variant_of_the_plan (void)
+{
+  char said[160];
+  long before[TILEMM_CPU_NISAS];
+  tilemm_error err = { TILEMM_OK, "" };
+  tilemm_host_facts host;
+  tilemm_host_facts_gather (&host);
+  const tilemm_cpu_isa best = tilemm_cpu_isa_best ();
+
+  CHECK_CASE ("cpu variant: the host's facts name the widest variant the CPU runs");
+  CHECK (host.cpu_isa == best && tilemm_cpu_isa_available (host.cpu_isa), "facts %s, widest %s",
+         tilemm_cpu_isa_name (host.cpu_isa), tilemm_cpu_isa_name (best));
+
+  CHECK_CASE ("cpu variant: a plan made without the host's facts names the default, and runs it");
+  {
+    double data[4] = { 1, 2, 3, 4 }, out[4];
+    tilemm_view v, c;
+    tilemm_view_init (&v, TILEMM_DOUBLE, 2, 2, 2, data);
+    tilemm_view_init (&c, TILEMM_DOUBLE, 2, 2, 2, out);
+    tilemm_plan plan;
+    CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 2, 2, 2, NULL) == TILEMM_OK
+             && plan.cpu_isa == TILEMM_CPU_ISA_DEFAULT,
+           "tilemm_plan_make names %s", tilemm_cpu_isa_name ((tilemm_cpu_isa) plan.cpu_isa));
+    isa_counts (before);
+    CHECK (tilemm_cpu_multiply (&plan, &v, &v, &c, NULL, &err) == TILEMM_OK, "%s", err.detail);
+    CHECK (ran_once_on (before, TILEMM_CPU_ISA_DEFAULT, said, sizeof said), "ran:%s", said);
+    /* Each variant this CPU runs, named by the plan, is the one that runs. */
+    for (int isa = 0; isa < TILEMM_CPU_NISAS; isa++)
+      {
+        if (!tilemm_cpu_isa_available ((tilemm_cpu_isa) isa))
+          continue;
+        plan.cpu_isa = isa;
+        isa_counts (before);
+        CHECK (tilemm_cpu_multiply (&plan, &v, &v, &c, NULL, &err) == TILEMM_OK, "%s: %s",
+               tilemm_cpu_isa_name ((tilemm_cpu_isa) isa), err.detail);
+        CHECK (ran_once_on (before, (tilemm_cpu_isa) isa, said, sizeof said), "plan names %s; ran:%s",
+               tilemm_cpu_isa_name ((tilemm_cpu_isa) isa), said);
+      }
+    /* A variant the CPU lacks is refused, not replaced; an unknown one too. */
+    for (int isa = 0; isa <= TILEMM_CPU_NISAS; isa++)
+      {
+        if (isa < TILEMM_CPU_NISAS && tilemm_cpu_isa_available ((tilemm_cpu_isa) isa))
+          continue;
+        plan.cpu_isa = isa;
+        isa_counts (before);
+        CHECK (tilemm_cpu_multiply (&plan, &v, &v, &c, NULL, NULL) == TILEMM_EINVAL
+                 && ran_once_on (before, TILEMM_CPU_NISAS, said, sizeof said),
+               "plan names %s (not here); ran:%s", tilemm_cpu_isa_name ((tilemm_cpu_isa) isa), said);
+      }
+  }
+
+  CHECK_CASE ("cpu variant: a call's plan carries the host's variant, and the call runs it");
+  {
+    double a[64 * 64], b[64 * 64], c[64 * 64];
+    for (int i = 0; i < 64 * 64; i++)
+      a[i] = b[i] = (double) (i % 7);
+    const tilemm_operand da = { TILEMM_CLASS_DOUBLE, 0, 0, 2, 64, 64, 0, NULL, 0 };
+    tilemm_options o;
+    tilemm_options_init (&o);
+    o.backend = TILEMM_CHOOSE_CPU;
+    o.precision = TILEMM_PRECISION_NATIVE;
+    tilemm_decision d;
+    tilemm_status s = tilemm_decide_op (&da, TILEMM_OP_NONE, &da, TILEMM_OP_NONE, &o, &d, &err);
+    CHECK (s == TILEMM_OK && d.action == TILEMM_DO_COMPUTE && d.backend == TILEMM_BACKEND_CPU
+             && d.plan.native.cpu_isa == (int) host.cpu_isa,
+           "status %d (%s): the plan names %s, the host runs %s", (int) s, err.detail,
+           tilemm_cpu_isa_name ((tilemm_cpu_isa) d.plan.native.cpu_isa),
+           tilemm_cpu_isa_name (host.cpu_isa));
+    char words[4096], line[64];
+    tilemm_call_plan_describe (&d.plan, d.backend, 0, NULL, words, sizeof words);
+    snprintf (line, sizeof line, "cpu: variant %s,", tilemm_cpu_isa_name (host.cpu_isa));
+    CHECK (strstr (words, line) != NULL, "the plan in words says it: %s", words);
+    isa_counts (before);
+    s = tilemm_run (&d, &o, a, b, c, &err);
+    CHECK (s == TILEMM_OK && ran_once_on (before, host.cpu_isa, said, sizeof said),
+           "status %d (%s); ran:%s", (int) s, err.detail, said);
+    /* The plan's word is the one the backend runs: the default, named, whatever the CPU runs. */
+    d.plan.native.cpu_isa = d.plan.queue.cpu_isa = TILEMM_CPU_ISA_DEFAULT;
+    for (int r = 0; r < 2; r++)
+      for (int q = 0; q < 2; q++)
+        d.plan.sub[r][q].cpu_isa = TILEMM_CPU_ISA_DEFAULT;
+    isa_counts (before);
+    s = tilemm_run (&d, &o, a, b, c, &err);
+    CHECK (s == TILEMM_OK && ran_once_on (before, TILEMM_CPU_ISA_DEFAULT, said, sizeof said),
+           "the plan names default: status %d (%s); ran:%s", (int) s, err.detail, said);
+  }
+
+  CHECK_CASE ("cpu variant: a batch's page plan carries the host's variant");
+  {
+    tilemm_route r;
+    memset (&r, 0, sizeof r);
+    r.compute_type = TILEMM_DOUBLE;
+    r.m = r.n = r.k = 64;
+    for (int isa = 0; isa < TILEMM_CPU_NISAS; isa++)
+      {
+        tilemm_batch_plan bp;
+        /* Four pages on two threads, none alone: the pages' own plan, on the CPU. */
+        const tilemm_status s = tilemm_batch_plan_make (&r, 4, 2, (tilemm_cpu_isa) isa,
+                                                        TILEMM_CHOOSE_CPU, 0, 0, 0, 0, NULL, &bp,
+                                                        &err);
+        CHECK (s == TILEMM_OK && bp.page.cpu_isa == isa, "asked %s, the page plan names %s",
+               tilemm_cpu_isa_name ((tilemm_cpu_isa) isa),
+               tilemm_cpu_isa_name ((tilemm_cpu_isa) bp.page.cpu_isa));
+      }
+  }
+}
+
 static void test_cpu_variants (void)
 {
   int others = 0;
@@ -2273,6 +2409,7 @@ int main (void)
   const double start = wall_seconds ();
   test_multiply_op ();
   test_cpu_variants ();
+  test_cpu_variant_of_the_plan ();
   test_type_facts ();
   test_view_init ();
   test_view_overflow ();

@@ -880,6 +880,22 @@ static void test_store (void)
   CHECK (off->origin == TILEMM_FACTS_MODEL && strstr (off->where, "TILEMM_CALIBRATION"),
          "off: %s", off->where);
   setenv ("TILEMM_CALIBRATION", "on", 1);
+  {
+    /* What a call's start read into its options is what the facts follow (exec/prepare.c): "off"
+     * there, whatever the environment says now; "on" there, though the environment says off. */
+    tilemm_options held = o;
+    tilemm_calibration_in_effect (&o, &held.calibration);
+    CHECK (held.calibration.mode == TILEMM_CALIBRATION_ON && strcmp (held.calibration.dir, sub) == 0,
+           "read now: mode %d, folder %s", (int) held.calibration.mode, held.calibration.dir);
+    held.calibration.mode = TILEMM_CALIBRATION_OFF;
+    const tilemm_machine_facts *held_off = tilemm_machine_facts_for (&held);
+    CHECK (held_off->origin == TILEMM_FACTS_MODEL, "the options say off: %s", held_off->where);
+    held.calibration.mode = TILEMM_CALIBRATION_ON;
+    setenv ("TILEMM_CALIBRATION", "off", 1);
+    const tilemm_machine_facts *held_on = tilemm_machine_facts_for (&held);
+    CHECK (held_on->origin != TILEMM_FACTS_MODEL, "the options say on: %s", held_on->where);
+    setenv ("TILEMM_CALIBRATION", "on", 1);
+  }
   char blocked[700];
   snprintf (blocked, sizeof blocked, "%s/file", dir);
   FILE *plug = fopen (blocked, "w");   /* a file where the folder should be */
@@ -940,8 +956,9 @@ static way_threads plan_threads (int threads, int blas)
   r.m = r.n = r.k = 64;
   tilemm_batch_plan batch;
   tilemm_error err;
-  w.pages = tilemm_batch_plan_make (&r, 1000, threads, TILEMM_CHOOSE_CPU, 0, 0, 0, -1, &f, &batch,
-                                    &err) == TILEMM_OK ? batch.threads : -1;
+  w.pages = tilemm_batch_plan_make (&r, 1000, threads, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_CPU,
+                                    0, 0, 0, -1, &f, &batch, &err) == TILEMM_OK ? batch.threads
+                                                                                 : -1;
   /* (The call plan's host_threads, which run.c's parts and the emulated branches take.) */
   w.parts = tilemm_plan_host_threads (TILEMM_DOUBLE, 2048, 4096, 2048, &f, threads);
   w.emulated = tilemm_plan_host_threads (TILEMM_DOUBLE, 512, 512, 512, &f, threads);

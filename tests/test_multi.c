@@ -172,6 +172,7 @@ static tilemm_host_facts host_of (const char *cpus, int threads)
   tilemm_host_facts h;
   tilemm_cpu_set_parse (cpus, &h.cpus);
   h.threads = threads;
+  h.cpu_isa = TILEMM_CPU_ISA_DEFAULT;
   return h;
 }
 

@@ -267,9 +267,6 @@ typedef struct tilemm_backend_ops {
   int (*device_count) (void);
   tilemm_status (*device_info) (int index, struct tilemm_device_info_s *info, tilemm_error *err);
   int (*current_device) (void);
-  /* The variant of the backend's code that runs here (the CPU's instruction set: "default",
-   * "avx2", "avx512"; src/cpu/cpu_isa.h); NULL where there is one only. */
-  const char *(*code_variant) (void);
   /* The pinned copies of each device of `devices` (rates[i] for devices->device[i]): alone and
    * all at once, for the machine's facts; NULL where the backend has no bus. */
   tilemm_status (*links) (const tilemm_workers *devices, tilemm_link_rates *rates,

@@ -109,8 +109,9 @@ typedef struct tilemm_batch_plan_s {
 } tilemm_batch_plan;
 
 /* The plan of a batch of `pages` products of one page's route (m, n, k in the route's terms: a
- * complex page read as pairs or split counts twice), on a host of `threads` threads (the host's
- * facts, tilemm_host_facts; 0: the machine's facts' count, else one).  choice: "cpu", "gpu" or "auto" (the GPU
+ * complex page read as pairs or split counts twice), on a host of `threads` threads whose CPU
+ * runs the CPU backend's variant `cpu_isa` (the host's facts, tilemm_host_facts: threads 0, the
+ * machine's facts' count, else one; the page's plan names cpu_isa).  choice: "cpu", "gpu" or "auto" (the GPU
  * where the device model says that it pays for the whole batch, tilemm_batch_gpu_pays, and
  * gpu_usable); max_device_bytes: 0 for no limit, else the device bytes a panel of pages may
  * hold (device_bytes: the GPU's memory budget, 0 when unknown).  Pages that run alone
@@ -120,7 +121,7 @@ typedef struct tilemm_batch_plan_s {
  * tilemm_plan_make's errors under the limit).  TILEMM_EDEVMEM when one page of a batched GPU
  * product does not fit the limit; TILEMM_ENOGPU when "gpu" and !gpu_usable. */
 tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, int threads,
-                                      tilemm_backend_choice choice, int gpu_usable,
+                                      tilemm_cpu_isa cpu_isa, tilemm_backend_choice choice, int gpu_usable,
                                       size_t max_device_bytes, size_t device_bytes,
                                       int pages_alone, const tilemm_machine_facts *facts,
                                       tilemm_batch_plan *plan, tilemm_error *err);

@@ -272,7 +272,8 @@ static int64_t pages_per_poll (const tilemm_route *route, int threads,
  * limit), on the batch's threads, or on one where the pages spread over them (exec/batch.c runs
  * it as it is). */
 static tilemm_status cpu_page_plan (const tilemm_route *route, size_t max_device_bytes,
-                                    tilemm_batch_plan *plan, tilemm_error *err)
+                                    tilemm_cpu_isa cpu_isa, tilemm_batch_plan *plan,
+                                    tilemm_error *err)
 {
   if (plan->per_page)
     return tilemm_error_set (err, TILEMM_OK, NULL);
@@ -287,6 +288,7 @@ static tilemm_status cpu_page_plan (const tilemm_route *route, size_t max_device
    * pages spread over them. */
   plan->page.threads
     = plan->parallel_pages ? 1 : tilemm_plan_cpu_threads (&plan->page, NULL, plan->threads);
+  plan->page.cpu_isa = cpu_isa;
   plan->direct_pages = !tilemm_type_is_complex (plan->page.type)
                        && (double) plan->page.m * (double) plan->page.n * (double) plan->page.k
                             <= TILEMM_BATCH_SMALL_PAGE_WORK;
@@ -294,7 +296,7 @@ static tilemm_status cpu_page_plan (const tilemm_route *route, size_t max_device
 }
 
 tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, int threads,
-                                      tilemm_backend_choice choice, int gpu_usable,
+                                      tilemm_cpu_isa cpu_isa, tilemm_backend_choice choice, int gpu_usable,
                                       size_t max_device_bytes, size_t device_bytes,
                                       int pages_alone, const tilemm_machine_facts *facts,
                                       tilemm_batch_plan *plan, tilemm_error *err)
@@ -327,7 +329,7 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
   switch (choice)
     {
     case TILEMM_CHOOSE_CPU:
-      return cpu_page_plan (route, max_device_bytes, plan, err);
+      return cpu_page_plan (route, max_device_bytes, cpu_isa, plan, err);
     case TILEMM_CHOOSE_GPU:
       if (!gpu_usable)
         return tilemm_error_set (err, TILEMM_ENOGPU, "backend \"gpu\": no usable GPU");
@@ -335,7 +337,7 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
     case TILEMM_CHOOSE_AUTO:
     default:
       if (!gpu_usable || !tilemm_batch_gpu_pays (route, pages, threads, facts))
-        return cpu_page_plan (route, max_device_bytes, plan, err);
+        return cpu_page_plan (route, max_device_bytes, cpu_isa, plan, err);
       break;
     }
   plan->backend = TILEMM_BACKEND_CUDA;

@@ -573,7 +573,10 @@ static tilemm_status plan_native (tilemm_call_plan *p, tilemm_backend backend,
   if (status != TILEMM_OK)
     return status;
   if (backend == TILEMM_BACKEND_CPU)
-    p->native.threads = tilemm_plan_cpu_threads (&p->native, p->facts, p->host_threads);
+    {
+      p->native.threads = tilemm_plan_cpu_threads (&p->native, p->facts, p->host_threads);
+      p->native.cpu_isa = facts->host.cpu_isa;   /* the variant the host runs: its facts' */
+    }
   /* TILEMM_STEP_COLS, TILEMM_STEP_ROWS: a one-panel GPU product's steps (measurements).  A
    * transposed operand's scratch grows with the steps, so under a limit they stay the plan's. */
   const int one_panel = p->native.panel_rows >= p->n && p->native.panel_cols >= p->m;
@@ -757,6 +760,10 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
   say (&t, "variant: %d (tiles %d x %d x %d, pad %d)%s\n", p->native.variant, p->native.tile_rows,
        p->native.tile_cols, p->native.tile_depth, p->native.pad,
        p->native.kernel_fallback ? ", register-tiled fallback" : "");
+  if (backend == TILEMM_BACKEND_CPU)
+    say (&t, "cpu: variant %s, %d thread(s)\n",
+         tilemm_cpu_isa_name ((tilemm_cpu_isa) p->native.cpu_isa),
+         p->native.threads > 0 ? p->native.threads : 1);
   say (&t, "ksplit:");
   int split = 0;
   for (int i = 0; i < p->native.launch_heights; i++)

@@ -116,6 +116,10 @@ typedef struct tilemm_options_s {
   const tilemm_precision_entry *precision_entry; /* not a user option: a precision of the
                                 caller's, one more entry of the table (NULL: the built-in entry
                                 "precision" names)                                            */
+  tilemm_calibration_setting calibration; /* not a user option: TILEMM_CALIBRATION and the
+                                store's folder as the call read them at its start
+                                (tilemm_calibration_in_effect; mode UNSET: not read yet, so the
+                                machine's facts read them as they take the call's options)    */
 } tilemm_options;
 
 /* An option value as a front end sees it: a string, a real scalar, or something else. */
@@ -189,7 +193,7 @@ tilemm_status tilemm_precision_in_effect (const tilemm_options *options,
 /* ---------------------------------------------------------------- the machine's facts */
 
 /* The facts every decision of a call reads (device_model.h): options->facts where set; else the
- * process's: read from the store (tilemm_calibration_settings' folder, one file per key) while
+ * process's: read from the store (the call's calibration setting's folder, one file per key) while
  * what they depend on is unchanged (tilemm_machine_key), else measured now, once
  * (tilemm_calibrate, about a second or two, with options->host for the host's product) and
  * stored; the built-in model where calibration is off or cannot run (then with one warning,
@@ -225,18 +229,12 @@ tilemm_status tilemm_calibrate (const tilemm_host_product *host, tilemm_machine_
 tilemm_status tilemm_calibrate_parts (const tilemm_host_product *host, unsigned parts,
                                       tilemm_machine_facts *facts, tilemm_error *err);
 
-/* The calibration's settings (read at every call): whether the machine's facts are measured and
- * kept (TILEMM_CALIBRATION: "off", "0" or "no" for the built-in model), and in `dir` the folder
- * they are kept in (TILEMM_CALIBRATION_DIR, else $XDG_CACHE_HOME/tilemm, else ~/.cache/tilemm;
- * "" where there is none).  Returns 1 where calibration is on. */
-int tilemm_calibration_settings (char *dir, size_t size);
-
-/* Whether calibration is on (TILEMM_CALIBRATION), alone: read at every call. */
-int tilemm_calibration_enabled (void);
-
-/* Whether facts measured on a busy machine are kept all the same (TILEMM_CALIBRATION=keep: a
- * machine that is always that busy, where measuring again would find the same). */
-int tilemm_calibration_keeps_busy (void);
+/* The calibration's setting of a call (tilemm_settings.h): options->calibration where the call
+ * read it at its start (exec/prepare.c), else TILEMM_CALIBRATION and the store's folder as the
+ * environment says now, so that a change takes effect at the next call (common/options.c, where
+ * every variable is read). */
+void tilemm_calibration_in_effect (const tilemm_options *options,
+                                   tilemm_calibration_setting *setting);
 
 /* The settings that change how many threads the host's products run on (OMP_NUM_THREADS,
  * OPENBLAS_NUM_THREADS, MKL_NUM_THREADS, GOTO_NUM_THREADS) and which GPUs a process sees

@@ -1,5 +1,5 @@
-/* host_cpus.c — the host's CPUs: sets of them, the process's mask, a GPU's NUMA node, pinning
- * (see host_cpus.h).
+/* host_cpus.c — the host's CPUs: sets of them, the process's mask, the instruction sets the CPU
+ * backend's variants need, a GPU's NUMA node, pinning (see host_cpus.h).
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
@@ -165,8 +165,54 @@ static int allowed_cpus (tilemm_cpu_set *set)
 #endif
 }
 
+/* ---------------------------------------------------------------- instruction sets */
+
+const char *tilemm_cpu_isa_name (tilemm_cpu_isa isa)
+{
+  switch (isa)
+    {
+    case TILEMM_CPU_ISA_DEFAULT:
+      return "default";
+    case TILEMM_CPU_ISA_AVX2:
+      return "avx2";
+    case TILEMM_CPU_ISA_AVX512:
+      return "avx512";
+    default:
+      return "unknown";
+    }
+}
+
+/* __builtin_cpu_supports also asks whether the operating system saves the wider registers. */
+int tilemm_cpu_isa_available (tilemm_cpu_isa isa)
+{
+  switch (isa)
+    {
+    case TILEMM_CPU_ISA_DEFAULT:
+      return 1;
+#if TILEMM_CPU_X86_VARIANTS
+    case TILEMM_CPU_ISA_AVX2:
+      return __builtin_cpu_supports ("avx2");
+    case TILEMM_CPU_ISA_AVX512:
+      return __builtin_cpu_supports ("avx512f");
+#endif
+    default:
+      return 0;
+    }
+}
+
+tilemm_cpu_isa tilemm_cpu_isa_best (void)
+{
+  for (int isa = TILEMM_CPU_NISAS - 1; isa > TILEMM_CPU_ISA_DEFAULT; isa--)
+    if (tilemm_cpu_isa_available ((tilemm_cpu_isa) isa))
+      return (tilemm_cpu_isa) isa;
+  return TILEMM_CPU_ISA_DEFAULT;
+}
+
+/* ---------------------------------------------------------------- the host's facts */
+
 void tilemm_host_facts_gather (tilemm_host_facts *host)
 {
+  host->cpu_isa = tilemm_cpu_isa_best ();
   allowed_cpus (&host->cpus);
   const int cpus = tilemm_cpu_set_count (&host->cpus);
   const int cap = tilemm_process_settings_get ()->host_threads;

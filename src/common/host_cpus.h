@@ -1,6 +1,7 @@
 /* host_cpus.h — the host's CPUs as facts a plan is made from: the CPUs this process may run on
- * (its affinity mask: taskset, cgroups), the threads it uses, the CPUs near a GPU (its PCI
- * device's NUMA node in sysfs), and pinning a thread to a set of them.
+ * (its affinity mask: taskset, cgroups), the threads it uses, the widest instruction set of the
+ * CPU backend's variants it runs, the CPUs near a GPU (its PCI device's NUMA node in sysfs), and
+ * pinning a thread to a set of them.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *
@@ -43,15 +44,51 @@ int tilemm_cpu_set_parse (const char *list, tilemm_cpu_set *set);
 /* The set as such a list, into buf (truncated to size). */
 void tilemm_cpu_set_format (const tilemm_cpu_set *set, char *buf, int size);
 
+/* ---------------------------------------------------------------- instruction sets */
+
+/* The CPU backend's variants (cpu/cpu_isa.h): its one tiled kernel compiled for several vector
+ * instruction sets.  The package is compiled for the build machine's baseline (x86-64: SSE2
+ * only), so that it runs on any machine sharing the build; the wider variants are compiled beside
+ * it with function attributes.  Which one a product runs is the plan's (tilemm_plan.cpu_isa),
+ * from the host's facts (cpu_isa below): detected here, once a gathering, never below the plan.
+ * Elsewhere than x86-64 with GCC or clang there is the default only. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TILEMM_CPU_X86_VARIANTS 1
+#else
+#define TILEMM_CPU_X86_VARIANTS 0
+#endif
+
+typedef enum {
+  TILEMM_CPU_ISA_DEFAULT,   /* the build's baseline instruction set                     */
+  TILEMM_CPU_ISA_AVX2,      /* x86-64: 32-byte vectors (AVX2, the x86-64-v3 level)      */
+  TILEMM_CPU_ISA_AVX512,    /* x86-64: 64-byte vectors (AVX-512F, of the x86-64-v4 level) */
+  TILEMM_CPU_NISAS
+} tilemm_cpu_isa;
+
+/* "default", "avx2", "avx512" ("unknown" outside the enum). */
+const char *tilemm_cpu_isa_name (tilemm_cpu_isa isa);
+
+/* Whether the variant is built into this library (TILEMM_CPU_X86_VARIANTS) and this CPU (and its
+ * operating system, which must save the wider registers) runs it. */
+int tilemm_cpu_isa_available (tilemm_cpu_isa isa);
+
+/* The widest available variant: the host's facts' (tilemm_host_facts_gather). */
+tilemm_cpu_isa tilemm_cpu_isa_best (void);
+
+/* ---------------------------------------------------------------- the host's facts */
+
 /* What the plan knows of the host's CPUs. */
 typedef struct {
   tilemm_cpu_set cpus;   /* the CPUs this process may run on (its affinity mask); empty: unknown */
   int threads;           /* the host threads tilemm's teams may use at once: the CPUs of the
                             mask (unknown: the CPUs online), no more than OMP_NUM_THREADS where
                             the user set it (tilemm_settings.h)                                */
+  tilemm_cpu_isa cpu_isa;  /* the CPU backend's variant a plan names (tilemm_plan.cpu_isa): the
+                            widest this CPU runs (tilemm_cpu_isa_best)                         */
 } tilemm_host_facts;
 
-/* The host's facts now (one system call: the mask may change between calls). */
+/* The host's facts now (one system call: the mask may change between calls; the instruction
+ * set is the CPU's, read from the C runtime's copy of cpuid). */
 void tilemm_host_facts_gather (tilemm_host_facts *host);
 
 /* The CPUs near a PCI device (a GPU: its bus id as cudaDeviceGetPCIBusId writes it, e.g.

@@ -36,6 +36,10 @@ void tilemm_options_init (tilemm_options *options)
   options->host = NULL;
   options->facts = NULL;
   options->precision_entry = NULL;
+  /* Read by the call that reads the machine's facts, at its start (tilemm_calibration_in_effect):
+   * options made once and kept across calls follow the environment of each. */
+  options->calibration.mode = TILEMM_CALIBRATION_UNSET;
+  options->calibration.dir[0] = '\0';
 }
 
 static int same_ignoring_case (const char *a, const char *b)
@@ -314,24 +318,24 @@ tilemm_status tilemm_devices_of_call (const tilemm_options *options,
 
 /* ---------------------------------------------------------------- the machine's facts */
 
-int tilemm_calibration_enabled (void)
+void tilemm_calibration_in_effect (const tilemm_options *options,
+                                   tilemm_calibration_setting *setting)
 {
+  if (options && options->calibration.mode != TILEMM_CALIBRATION_UNSET)
+    {
+      *setting = options->calibration;
+      return;
+    }
   const char *on = getenv ("TILEMM_CALIBRATION");
-  return !(on && (same_ignoring_case (on, "off") || same_ignoring_case (on, "0")
-                  || same_ignoring_case (on, "no")));
-}
-
-int tilemm_calibration_keeps_busy (void)
-{
-  const char *on = getenv ("TILEMM_CALIBRATION");
-  return on && same_ignoring_case (on, "keep");
-}
-
-int tilemm_calibration_settings (char *dir, size_t size)
-{
-  const int enabled = tilemm_calibration_enabled ();
-  if (size > 0)
-    dir[0] = '\0';
+  setting->mode = !on ? TILEMM_CALIBRATION_ON
+                  : same_ignoring_case (on, "off") || same_ignoring_case (on, "0")
+                        || same_ignoring_case (on, "no")
+                      ? TILEMM_CALIBRATION_OFF
+                  : same_ignoring_case (on, "keep") ? TILEMM_CALIBRATION_KEEP
+                                                    : TILEMM_CALIBRATION_ON;
+  const size_t size = sizeof setting->dir;
+  char *dir = setting->dir;
+  dir[0] = '\0';
   const char *own = getenv ("TILEMM_CALIBRATION_DIR");
   const char *cache = getenv ("XDG_CACHE_HOME");
   const char *home = getenv ("HOME");
@@ -341,7 +345,6 @@ int tilemm_calibration_settings (char *dir, size_t size)
     snprintf (dir, size, "%s/tilemm", cache);
   else if (home && home[0] == '/')
     snprintf (dir, size, "%s/.cache/tilemm", home);
-  return enabled;
 }
 
 void tilemm_host_threads_setting (char *text, size_t size)

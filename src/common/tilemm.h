@@ -163,6 +163,9 @@ typedef struct {
   int64_t panel_cols;   /* cols of Cᵀ (rows of C) per panel; m when there is one panel      */
   int threads;          /* host threads (CPU backend): sized to the product on the host's
                            threads (tilemm_plan_cpu_threads); 0: one thread                  */
+  int cpu_isa;          /* CPU backend: the instruction-set variant it runs (tilemm_cpu_isa,
+                           host_cpus.h), the host's facts' where the plan sets its threads;
+                           0, the default variant, for a plan made without them             */
   /* How the GPU backend streams a panel (the CPU backend ignores these).  A panel's piece of
    * Bᵀ (panel_rows × k) stays on the device while A's rows go through it in steps of step_cols
    * rows; each step is uploaded, multiplied and its piece of C downloaded while the next one

@@ -15,7 +15,10 @@
  *     entry's plan), and reach the executor and the backends only as the plan's decisions, so a
  *     program (and a test) may change them between calls and never within one;
  *   - TILEMM_PRECISION, read at every call whatever it does (tilemm_precision_in_effect, front.h),
- *     and the BLAS library's own per-call pair (tilemm_blas_settings_read).
+ *     and the BLAS library's own per-call pair (tilemm_blas_settings_read);
+ *   - TILEMM_CALIBRATION and the folder of the facts' store, read once at the start of a call that
+ *     reads the machine's facts, into its options (tilemm_calibration_in_effect, front.h:
+ *     tilemm_options.calibration), which the machine's facts (exec/machine.c) follow.
  */
 #ifndef TILEMM_TILEMM_SETTINGS_H
 #define TILEMM_TILEMM_SETTINGS_H
@@ -104,6 +107,21 @@ typedef struct tilemm_call_settings_s {
 
 /* A call's settings, read from the environment now (once per call: the caller keeps them). */
 void tilemm_call_settings_read (tilemm_call_settings *settings);
+
+/* TILEMM_CALIBRATION: whether the machine's facts are measured and kept. */
+typedef enum {
+  TILEMM_CALIBRATION_UNSET = 0,  /* not read yet (tilemm_options_init): the call reads it      */
+  TILEMM_CALIBRATION_ON,         /* unset or anything else: measured, kept where not busy      */
+  TILEMM_CALIBRATION_OFF,        /* "off", "0" or "no": the built-in model                     */
+  TILEMM_CALIBRATION_KEEP        /* "keep": facts measured on a busy machine kept all the same
+                                    (a machine that is always that busy)                       */
+} tilemm_calibration_mode;
+
+typedef struct {
+  tilemm_calibration_mode mode;
+  char dir[512];   /* the store's folder: TILEMM_CALIBRATION_DIR, else $XDG_CACHE_HOME/tilemm,
+                      else ~/.cache/tilemm; "" where there is none (measured, not kept)       */
+} tilemm_calibration_setting;
 
 /* ---------------------------------------------------------------- the BLAS library's calls */
 

@@ -8,7 +8,8 @@
  * as many as the plan says).  The per-type kernel is written once, in
  * backend_cpu_tile.h, and instantiated below for float, double and their complex pairs, once
  * per CPU variant (cpu_isa.h): the build's baseline and, on x86-64 with GCC or clang, AVX2 and
- * AVX-512 copies compiled with target attributes, the widest the CPU supports chosen per product.
+ * AVX-512 copies compiled with target attributes; a product runs the one its plan names
+ * (tilemm_plan.cpu_isa: the widest the CPU runs, from the host's facts, host_cpus.h).
  *
  * Bitwise reproducibility: every element of C is accumulated in its own element type, starting
  * from zero, one product at a time in increasing k; neither the tile nor the panel an element
@@ -22,6 +23,7 @@
  * variant the machine runs bitwise against the default.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -82,11 +84,8 @@ typedef void cpu_tile_fn (const cpu_operands *op, int64_t r0, int64_t c0, int ro
 #define CPU_NO_CONTRACT
 #endif
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define CPU_X86_VARIANTS 1
-#else
-#define CPU_X86_VARIANTS 0
-#endif
+/* The wider variants are built where host_cpus.h detects them (TILEMM_CPU_X86_VARIANTS). */
+#define CPU_X86_VARIANTS TILEMM_CPU_X86_VARIANTS
 
 /* Each variant: its name (CPU_VARIANT, the suffix of its functions), its function attribute
  * (TILE_TARGET) and its register block (backend_cpu_tile.h): TILE_VECS vectors of TILE_VEC_BYTES
@@ -213,21 +212,6 @@ static int cpu_panel (const cpu_operands *op, cpu_tile_fn *tile, const tilemm_st
 
 /* ---------------------------------------------------------------- the variants (cpu_isa.h) */
 
-const char *tilemm_cpu_isa_name (tilemm_cpu_isa isa)
-{
-  switch (isa)
-    {
-    case TILEMM_CPU_ISA_DEFAULT:
-      return "default";
-    case TILEMM_CPU_ISA_AVX2:
-      return "avx2";
-    case TILEMM_CPU_ISA_AVX512:
-      return "avx512";
-    default:
-      return "unknown";
-    }
-}
-
 /* The variant's kernels by element type; NULL where the variant is not built. */
 static cpu_tile_fn *const *cpu_isa_kernels (tilemm_cpu_isa isa)
 {
@@ -246,26 +230,14 @@ static cpu_tile_fn *const *cpu_isa_kernels (tilemm_cpu_isa isa)
     }
 }
 
-/* __builtin_cpu_supports also asks whether the operating system saves the wider registers. */
-int tilemm_cpu_isa_available (tilemm_cpu_isa isa)
-{
-  if (!cpu_isa_kernels (isa))
-    return 0;
-#if CPU_X86_VARIANTS
-  if (isa == TILEMM_CPU_ISA_AVX2)
-    return __builtin_cpu_supports ("avx2");
-  if (isa == TILEMM_CPU_ISA_AVX512)
-    return __builtin_cpu_supports ("avx512f");
-#endif
-  return 1;
-}
+/* Products each variant ran (tilemm_cpu_isa_products). */
+static atomic_long cpu_isa_runs[TILEMM_CPU_NISAS];
 
-tilemm_cpu_isa tilemm_cpu_isa_best (void)
+long tilemm_cpu_isa_products (tilemm_cpu_isa isa)
 {
-  for (int isa = TILEMM_CPU_NISAS - 1; isa > TILEMM_CPU_ISA_DEFAULT; isa--)
-    if (tilemm_cpu_isa_available ((tilemm_cpu_isa) isa))
-      return (tilemm_cpu_isa) isa;
-  return TILEMM_CPU_ISA_DEFAULT;
+  return (int) isa >= 0 && isa < TILEMM_CPU_NISAS
+           ? atomic_load_explicit (&cpu_isa_runs[isa], memory_order_relaxed)
+           : 0;
 }
 
 /* ---------------------------------------------------------------- products */
@@ -282,7 +254,9 @@ tilemm_status tilemm_cpu_multiply_op (const tilemm_plan *plan, tilemm_op op_a,
                                       const tilemm_view *c, const tilemm_stop *stop,
                                       tilemm_error *err)
 {
-  return tilemm_cpu_multiply_isa (tilemm_cpu_isa_best (), plan, op_a, a, op_b, b, c, stop, err);
+  /* The plan's variant (0, the default, for a plan made without the host's facts). */
+  return tilemm_cpu_multiply_isa ((tilemm_cpu_isa) plan->cpu_isa, plan, op_a, a, op_b, b, c,
+                                  stop, err);
 }
 
 tilemm_status tilemm_cpu_multiply_isa (tilemm_cpu_isa isa, const tilemm_plan *plan,
@@ -293,7 +267,8 @@ tilemm_status tilemm_cpu_multiply_isa (tilemm_cpu_isa isa, const tilemm_plan *pl
   if ((int) plan->type < 0 || plan->type >= TILEMM_NTYPES)
     return tilemm_error_set (err, TILEMM_ETYPE, "cpu backend: unknown element type %d",
                              (int) plan->type);
-  if (!tilemm_cpu_isa_available (isa))
+  /* A check of the plan, not a choice: a variant this CPU lacks is refused, never replaced. */
+  if (!cpu_isa_kernels (isa) || !tilemm_cpu_isa_available (isa))
     return tilemm_error_set (err, TILEMM_EINVAL, "cpu backend: variant %s not available here",
                              tilemm_cpu_isa_name (isa));
   if (!cpu_tiles_fit (plan))
@@ -309,6 +284,7 @@ tilemm_status tilemm_cpu_multiply_isa (tilemm_cpu_isa isa, const tilemm_plan *pl
                              (long long) plan->panel_rows, (long long) plan->panel_cols);
 
   cpu_tile_fn *const tile = cpu_isa_kernels (isa)[plan->type];
+  atomic_fetch_add_explicit (&cpu_isa_runs[isa], 1, memory_order_relaxed);
   const int64_t npanels = tilemm_plan_panel_count (plan);
   for (int64_t i = 0; i < npanels; i++)
     {
@@ -404,11 +380,6 @@ static tilemm_status cpu_emu_whole (void *state, int worker, const tilemm_emu_op
                                        stop, used, err);
 }
 
-static const char *cpu_code_variant (void)
-{
-  return tilemm_cpu_isa_name (tilemm_cpu_isa_best ());
-}
-
 const tilemm_backend_ops tilemm_cpu_backend_ops = {
   .name = "cpu",
   .device_kind = "CPU",
@@ -422,5 +393,4 @@ const tilemm_backend_ops tilemm_cpu_backend_ops = {
   .emu_whole = cpu_emu_whole,
   .emu_split = tilemm_emu_multiply_split_cpu,
   .batch = tilemm_cpu_multiply_batch,
-  .code_variant = cpu_code_variant,
 };

@@ -434,7 +434,6 @@ const tilemm_backend_ops tilemm_cuda_backend_ops = {
   device_count,
   device_info,
   current_device,
-  nullptr, /* one variant of the GPU's code */
   cuda_links,
   cuda_share,
   cuda_int8_rate,

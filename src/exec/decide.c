@@ -370,7 +370,8 @@ tilemm_status tilemm_decide_batch_with (const tilemm_options *options,
     return tilemm_error_set (err, TILEMM_ENOGPU, "%s", facts.gpu.why);
   tilemm_call_settings settings;
   tilemm_call_settings_read (&settings);
-  status = tilemm_batch_plan_make (r, s->z_pages, facts.host.threads, options->backend,
+  status = tilemm_batch_plan_make (r, s->z_pages, facts.host.threads, facts.host.cpu_isa,
+                                   options->backend,
                                    facts.gpu.usable,
                                    options->max_device_bytes,
                                    facts.gpu.usable ? tilemm_facts_budget (&facts.gpu,

@@ -323,8 +323,9 @@ static void parts_named (unsigned parts, char *buf, size_t size)
 /* Measures the `parts` of the facts for `key` on top of `base` (NULL, or facts of another key:
  * the built-in model), keeps them in this process and, where it can (and the machine was quiet
  * enough), in the store. */
-static void measure (const tilemm_options *options, const char *key, const char *dir,
-                     const char *path, const tilemm_machine_facts *base, unsigned parts)
+static void measure (const tilemm_options *options, int keep_busy, const char *key,
+                     const char *dir, const char *path, const tilemm_machine_facts *base,
+                     unsigned parts)
 {
   tilemm_machine_facts facts;
   tilemm_error err = { TILEMM_OK, "" };
@@ -363,7 +364,7 @@ static void measure (const tilemm_options *options, const char *key, const char 
       return;
     }
   struct stat st;
-  const int busy = facts.others_cpu_share > BUSY_SHARE && !tilemm_calibration_keeps_busy ();
+  const int busy = facts.others_cpu_share > BUSY_SHARE && !keep_busy;
   if (busy)
     tilemm_error_set (&err, TILEMM_EINVAL,
                       "the machine was busy while they were measured (other processes took %.0f%% "
@@ -408,12 +409,14 @@ static unsigned missing (unsigned needs)
 /* Brings the process's copy up to date: the key made again and, where it changed or the store
  * holds a newer file, the facts read again; then the parts of `needs` that are still missing
  * measured (all of them where `force`). */
-static void refresh (const tilemm_options *options, int force, unsigned needs)
+static void refresh (const tilemm_options *options, const tilemm_calibration_setting *calibration,
+                     int force, unsigned needs)
 {
-  char dir[512], key[1024], path[600];
-  const int enabled = tilemm_calibration_settings (dir, sizeof dir);
+  char key[1024], path[600];
+  const char *const dir = calibration->dir;
+  const int keep_busy = calibration->mode == TILEMM_CALIBRATION_KEEP;
   tilemm_machine_key (options->host, key, sizeof key);
-  if (!enabled)
+  if (calibration->mode == TILEMM_CALIBRATION_OFF)
     {
       if (!cache.facts || cache.facts->origin != TILEMM_FACTS_MODEL || strcmp (cache.key, key))
         serve_model (options, key, "calibration off (TILEMM_CALIBRATION)", 0);
@@ -443,17 +446,17 @@ static void refresh (const tilemm_options *options, int force, unsigned needs)
   if (force)
     {
       cache.failed = 0;
-      measure (options, key, dir, path, NULL, TILEMM_FACTS_ALL);
+      measure (options, keep_busy, key, dir, path, NULL, TILEMM_FACTS_ALL);
       return;
     }
   const int current = cache.facts && strcmp (cache.key, key) == 0;
   const unsigned parts = current ? missing (needs) : needs;
   if (parts)
-    measure (options, key, dir, path, current ? cache.facts : NULL, parts);
+    measure (options, keep_busy, key, dir, path, current ? cache.facts : NULL, parts);
 }
 
-/* The built-in model where calibration is off (TILEMM_CALIBRATION, read at every call, so that
- * turning it off takes effect at once). */
+/* The built-in model where calibration is off (TILEMM_CALIBRATION, read at the start of every
+ * call, so that turning it off takes effect at the next). */
 static tilemm_machine_facts off_facts;
 static void make_off (void)
 {
@@ -483,7 +486,12 @@ const tilemm_machine_facts *tilemm_machine_facts_with (const tilemm_options *opt
 {
   if (options->facts)
     return options->facts;
-  if (!tilemm_calibration_enabled ())
+  /* The calibration's setting the call's start read into its options (exec/prepare.c), else
+   * (a caller that asks for the facts first thing: tilemm_info, the tests) the environment's
+   * now: read once here, then handed on. */
+  tilemm_calibration_setting calibration;
+  tilemm_calibration_in_effect (options, &calibration);
+  if (calibration.mode == TILEMM_CALIBRATION_OFF)
     return facts_when_off ();
   const tilemm_machine_facts *facts = atomic_load_explicit (&fresh_facts, memory_order_acquire);
   const unsigned failed = atomic_load_explicit (&fresh_failed, memory_order_relaxed);
@@ -494,7 +502,7 @@ const tilemm_machine_facts *tilemm_machine_facts_with (const tilemm_options *opt
   const double now = tilemm_now_s ();
   if (!cache.facts || now - cache.checked_s >= 1.0 || missing (parts))
     {
-      refresh (options, 0, parts);
+      refresh (options, &calibration, 0, parts);
       cache.checked_s = tilemm_now_s ();
     }
   facts = cache.facts;
@@ -516,10 +524,12 @@ const tilemm_machine_facts *tilemm_machine_facts_measure (const tilemm_options *
 {
   if (options->facts)
     return options->facts;
-  if (!tilemm_calibration_enabled ())
+  tilemm_calibration_setting calibration;
+  tilemm_calibration_in_effect (options, &calibration);   /* as tilemm_machine_facts_with */
+  if (calibration.mode == TILEMM_CALIBRATION_OFF)
     return facts_when_off ();
   pthread_mutex_lock (&cache.lock);
-  refresh (options, 1, TILEMM_FACTS_ALL);
+  refresh (options, &calibration, 1, TILEMM_FACTS_ALL);
   cache.checked_s = tilemm_now_s ();
   const tilemm_machine_facts *facts = cache.facts;
   atomic_store_explicit (&fresh_facts, facts, memory_order_release);

@@ -40,6 +40,16 @@ unsigned tilemm_decide_batch_parts (const tilemm_options *options)
            : TILEMM_FACTS_PAGES | TILEMM_FACTS_COPIES | TILEMM_FACTS_GPU;
 }
 
+/* The call's options with the settings read at its start that the facts follow: the
+ * calibration's (TILEMM_CALIBRATION and the store's folder, tilemm_settings.h), where the
+ * options do not hold them already. */
+static tilemm_options call_options (const tilemm_options *options)
+{
+  tilemm_options call = *options;
+  tilemm_calibration_in_effect (options, &call.calibration);
+  return call;
+}
+
 tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const tilemm_operand *b,
                                 tilemm_op op_b, const tilemm_options *options,
                                 tilemm_decision *decision, tilemm_error *err)
@@ -49,8 +59,9 @@ tilemm_status tilemm_decide_op (const tilemm_operand *a, tilemm_op op_a, const t
     = tilemm_decide_op_first (a, op_a, b, op_b, options, decision, &first, err);
   if (status != TILEMM_OK || decision->action != TILEMM_DO_COMPUTE)
     return status;
+  const tilemm_options call = call_options (options);
   const tilemm_machine_facts *machine = tilemm_machine_facts_with (
-    options, tilemm_decide_op_parts (options, first.precision, &decision->route));
+    &call, tilemm_decide_op_parts (options, first.precision, &decision->route));
   return tilemm_decide_op_with (options, &first, machine, decision, err);
 }
 
@@ -73,7 +84,8 @@ tilemm_status tilemm_decide_batch (const tilemm_operand *x, int x_ndims, const i
                                                           err);
   if (status != TILEMM_OK || batch->action != TILEMM_BATCH_COMPUTE)
     return status;
+  const tilemm_options call = call_options (options);
   const tilemm_machine_facts *machine
-    = tilemm_machine_facts_with (options, tilemm_decide_batch_parts (options));
+    = tilemm_machine_facts_with (&call, tilemm_decide_batch_parts (options));
   return tilemm_decide_batch_with (options, machine, batch, err);
 }

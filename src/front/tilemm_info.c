@@ -337,9 +337,10 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   mxSetField (s, 0, "version", mxCreateString (tilemm_version ()));
   mxSetField (s, 0, "cuda_built", logical (tilemm_cuda_built ()));
   mxSetField (s, 0, "openmp", logical (tilemm_openmp_built ()));
-  const tilemm_backend_ops *cpu = tilemm_backend_find (TILEMM_BACKEND_CPU);
-  mxSetField (s, 0, "cpu_variant",
-              mxCreateString (cpu && cpu->code_variant ? cpu->code_variant () : "default"));
+  /* The CPU backend's variant a call's plan names: the host's facts' (host_cpus.h). */
+  tilemm_host_facts host;
+  tilemm_host_facts_gather (&host);
+  mxSetField (s, 0, "cpu_variant", mxCreateString (tilemm_cpu_isa_name (host.cpu_isa)));
   mxSetField (s, 0, "gpu_usable", logical (usable));
   mxSetField (s, 0, "gpu_reason", mxCreateString (usable ? "" : err.detail));
   mxSetField (s, 0, "devices", devices_struct (&in_use));
