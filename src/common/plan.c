@@ -46,12 +46,9 @@ static double thread_flops_per_s (const tilemm_machine_facts *facts)
   return measured > TILEMM_TEAM_THREAD_FLOPS_PER_S ? measured : TILEMM_TEAM_THREAD_FLOPS_PER_S;
 }
 
-int tilemm_plan_host_threads (tilemm_type type, int64_t m, int64_t n, int64_t k,
-                              const tilemm_machine_facts *facts, int host_threads)
+int tilemm_plan_host_threads (int host_threads)
 {
-  const double flops = tilemm_model_flops (type, (double) m, (double) n, (double) k);
-  return tilemm_team_threads_left (host_threads, facts ? &facts->host_blas : NULL, 0,
-                                   flops / thread_flops_per_s (facts));
+  return tilemm_team_threads_left (host_threads, 0);
 }
 
 /* The CPU backend's tiles of a panel go one at a time to the threads (backend_cpu.c). */

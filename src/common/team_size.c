@@ -5,7 +5,6 @@
 #include <limits.h>
 
 #include "copy_team.h"
-#include "host_blas.h"
 #include "team_size.h"
 
 int tilemm_team_size (int threads, int64_t pieces, double one_thread_s)
@@ -22,15 +21,9 @@ int tilemm_team_size (int threads, int64_t pieces, double one_thread_s)
   return team;
 }
 
-int tilemm_team_threads_left (int threads, const tilemm_host_blas *blas, int busy,
-                              double one_thread_s)
+int tilemm_team_threads_left (int threads, int busy)
 {
   const int host = threads > 1 ? threads : 1;
-  int left = host - tilemm_copy_reserved_cpus (host) - (busy > 0 ? busy : 0);
-  left = left > 1 ? left : 1;
-  /* (NaN compares false: no pool counted, as INFINITY.) */
-  if (blas && blas->spins && blas->threads > 1
-      && one_thread_s < (double) left * TILEMM_TEAM_BLAS_SPIN_S)
-    left -= blas->threads - 1;
+  const int left = host - tilemm_copy_reserved_cpus (host) - (busy > 0 ? busy : 0);
   return left > 1 ? left : 1;
 }

@@ -36,24 +36,17 @@ extern "C" {
  * bound from the work).  At least 1. */
 int tilemm_team_size (int threads, int64_t pieces, double one_thread_s);
 
-/* Why a team takes fewer threads than the host has: other threads hold some of its cores while
- * it runs.  The host BLAS's pool (host_blas.h) holds them only a while after each `*` (its idle
- * threads spin for about TILEMM_TEAM_BLAS_SPIN_S): work that ends within that window on the
- * threads left finds them held, work that outlasts it gets them back, and a late member of a
- * team (host_team.h: dynamic jobs) holds back one index, not the job. */
-#define TILEMM_TEAM_BLAS_SPIN_S 0.1
-
-struct tilemm_host_blas_s;
 /* The host threads a team of tilemm's host work may take at once, of `threads` (the host's:
  * tilemm_host_facts.threads; < 1: one): less the share no team takes (tilemm_copy_reserved_cpus:
  * the caller's other threads, the CUDA driver's), less `busy` threads of tilemm's own that run
- * beside it (another GPU worker's copy team), and, where the host BLAS's idle threads spin
- * (blas->spins; NULL: no such pool), less its threads but the caller's for work of
- * `one_thread_s` seconds on one thread that would end within TILEMM_TEAM_BLAS_SPIN_S on the
- * threads left.  Never every core from four up; at least 1.  Pure: the plan's figure, from the
- * facts the plan holds (never from the host at run time). */
-int tilemm_team_threads_left (int threads, const struct tilemm_host_blas_s *blas, int busy,
-                              double one_thread_s);
+ * beside it (another GPU worker's copy team).  Never every core from four up; at least 1.  Pure:
+ * the plan's figure, from the facts the plan holds (never from the host at run time).
+ * The host BLAS's pool (host_blas.h) is not subtracted: its idle threads spin only a while after
+ * each `*` and yield their cores, and a team shrunk for them (to one thread for a 512 product on
+ * 32 cores) ran the CPU backend 6-10 times slower after a `*` than a team of the cores left
+ * (bench/RESULTS.md, the host's section); a team's jobs are dynamic (host_team.h), so a late
+ * member holds back one index, not the job. */
+int tilemm_team_threads_left (int threads, int busy);
 
 #ifdef __cplusplus
 }
