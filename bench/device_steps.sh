@@ -1,0 +1,116 @@
+#!/bin/bash
+# bench/device_steps.sh STEP — the device steps of the session of 2026-11-28 (bench/RESULTS.md),
+# one per device command (each under its 10-minute limit), run from the repository root on the GPU
+# machine with .gpu carried: .gpu/setup.sh (shared/docs/gpu-machine.md), .gpu/built.tar.xz (this
+# tree built here: tar -cJf .gpu/built.tar.xz src/tilemm.oct src/tilemm_info.mex src/tilemm_info.m
+# src/mex src/libtilemm_blas.so src/FILES src/PKG_ADD), and for some steps .gpu/tilemm-0.1.0.tar.gz
+# (make dist), .gpu/base.tar.xz (another tree built the same way), .gpu/blas-test
+# (tools/pack-blas-tester), .gpu/emubin.tar.xz (bench_emulated and the GEMMul8 peer).  Steps:
+#   host      issue 41: bench/host_steady.sh first steady copies cpu bist (+ the first call on GPU 0
+#             alone where there are several)
+#   multi     issue 43: bench/multi-gpu.sh --from-build (sweep 256-16384, single, emulated, pages, blas)
+#   checks    tests/gpu-checks.sh on the release tarball
+#   pkgtest   issue 41: pkg install of the tarball (sm_90), `pkg test tilemm` ROUNDS times (BUDGET s)
+#   cpubist   bench/host_steady.sh first cpu bist
+#   four      issue 45: one, two, four GPUs and the default (SWEEP4, default "8192 16384")
+#   emucheck  the emulated scheme's GPU tests, the BIST and emulated_octave on the tarball
+#   grid      issue 41: the auto grid (with the model's ways), the ways back to back
+#   ab        issue 42: native and emulated end to end, .gpu/base.tar.xz's tree and this one
+#   emu       issue 44: emulated_octave, bench_emulated (ours) and GEMMul8 v3
+# Results: $OUT/STEP.tgz.
+#
+# Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+set -u
+step=${1:?usage: bench/device_steps.sh STEP}
+source .gpu/setup.sh > /dev/null || exit 1
+root=$PWD
+R=$OUT/$step; mkdir -p $R
+[ -f src/tilemm.oct ] || tar -xJf .gpu/built.tar.xz
+nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader > $R/gpu.txt
+echo "== $step on $(head -1 $R/gpu.txt) x$(wc -l < $R/gpu.txt), $(nproc) CPUs, $(date -u +%T)"
+case $step in
+  host)
+    bench/host_steady.sh src $R/hs first steady copies cpu bist > $R/hs.log 2>&1
+    cat $R/hs/steady.txt
+    grep -h "^n " $R/hs/steady-*.log
+    if [ "$(wc -l < $R/gpu.txt)" -gt 1 ]; then
+      CUDA_VISIBLE_DEVICES=0 bench/host_steady.sh src $R/hs0 first > $R/hs0.log 2>&1
+      echo "GPU 0 alone:"; cat $R/hs0/steady.txt
+    fi
+    ;;
+  multi)
+    export TILEMM_CALIBRATION_DIR=$R/facts
+    OUT=$R/m LINE_TIMEOUT=100 timeout 560 bench/multi-gpu.sh --from-build $root > $R/m.log 2>&1
+    tail -5 $R/m.log; cat $R/m/multi-gpu-table.md
+    grep -h "^gpu_all\|^gpu_peer\|^gpu \|^measured" $R/facts/*.txt 2>/dev/null
+    ;;
+  checks)
+    OUT=$R/c WORK=/tmp/tg timeout 580 tests/gpu-checks.sh .gpu/tilemm-0.1.0.tar.gz 2>&1 | tail -40
+    ;;
+  pkgtest)
+    P=/tmp/pkgp; rm -rf $P; mkdir -p $P
+    start=$(date +%s)
+    with_cuda_arch=90 octave-cli --no-gui --norc --quiet --eval "pkg ('prefix', '$P', '$P'); pkg ('local_list', '$P/list'); pkg ('install', '-local', '$root/.gpu/tilemm-0.1.0.tar.gz')" > $R/install.log 2>&1
+    echo "installed in $(( $(date +%s) - start )) s: $(tail -2 $R/install.log | head -1)"
+    export TILEMM_CALIBRATION_DIR=$R/facts
+    for r in $(seq 1 ${ROUNDS:-5}); do
+      [ $(( $(date +%s) - start )) -lt ${BUDGET:-500} ] || { echo "round $r: out of time"; break; }
+      mkdir -p /tmp/pt$r; cd /tmp/pt$r
+      t0=$(date +%s)
+      octave-cli --no-gui --norc --quiet --eval "pkg ('prefix', '$P', '$P'); pkg ('local_list', '$P/list'); pkg load tilemm; addpath ('$root/tests'); exit (run_pkg_test ('pkg_test_round_$r') > 0)" > $R/round-$r.log 2>&1
+      echo "round $r rc $? in $(( $(date +%s) - t0 )) s: $(grep "^pkg_test_round" $R/round-$r.log)"
+      grep -B3 -A8 "^!!!!!" /tmp/pt$r/fntests.log 2>/dev/null | head -40
+      cp /tmp/pt$r/fntests.log $R/fntests-$r.log 2>/dev/null
+      cd $root
+    done
+    ;;
+  emucheck)
+    # The emulated scheme's GPU tests and the BIST on the tarball (a short check of one change).
+    W=/tmp/te; rm -rf $W; mkdir -p $W; tar -C $W -xzf .gpu/tilemm-0.1.0.tar.gz; cd $W/tilemm-*
+    { ./configure --with-cuda-arch=90 && make -j"$(nproc)" && make -C src -j"$(nproc)" test-programs; } > $R/build.log 2>&1 || { tail -20 $R/build.log; exit 1; }
+    echo "built at $(date -u +%T)"
+    timeout 200 src/test_emulated_cuda > $R/test_emulated_cuda.log 2>&1; tail -1 $R/test_emulated_cuda.log
+    timeout 120 src/test_emulated_panels > $R/test_emulated_panels.log 2>&1; tail -1 $R/test_emulated_panels.log
+    TILEMM_BUILDDIR=$PWD TILEMM_SRCDIR=$PWD timeout 200 tests/bist.sh > $R/bist.log 2>&1; grep -E "^bist.*passed|^tilemm.*passed of" $R/bist.log | tail -8
+    timeout 100 octave-cli --no-gui --norc --quiet --eval "addpath ('$PWD/src'); addpath ('$root/bench'); emulated_octave ([8192 16384], 3)" 2>&1 | grep "^emu " | tee $R/emu.txt
+    cd $root
+    ;;
+  cpubist)
+    bench/host_steady.sh src $R/hs first cpu bist > $R/hs.log 2>&1
+    cat $R/hs/steady.txt
+    ;;
+  four)
+    # issue 45: one, two and four GPUs and the default, double 8192 and 16384, single 16384.
+    export TILEMM_CALIBRATION_DIR=$R/facts
+    OUT=$R/m CONFIGS="0;0 1;0 1 2 3;default" SWEEP="${SWEEP4:-8192 16384}" PARTS="sweep single" REPEATS=3 LINE_TIMEOUT=60 timeout ${FOUR_S:-320} bench/multi-gpu.sh --from-build $root > $R/m.log 2>&1
+    grep "^multi-gpu \|^multi-gpu-split" $R/m/multi-gpu.txt
+    grep -h "^gpu_all\|^gpu_peer\|^measured" $R/facts/*.txt 2>/dev/null
+    ;;
+  grid)
+    GRID_TIMEOUT=${GRID_TIMEOUT:-400} bench/host_steady.sh src $R/hs grid > $R/hs.log 2>&1
+    cat $R/hs/steady.txt; awk 'NR == 1 || $13 == 0' $R/hs/grid.txt | head -40
+    ;;
+  ab)
+    # issue 42: the native and emulated end-to-end figures before (cff3910, the issue's base) and
+    # after (this tree), one machine, one call; each tree in its own processes and facts.
+    mkdir -p /tmp/base && tar -C /tmp/base -xJf .gpu/base.tar.xz
+    for t in base after; do
+      d=$root/src; [ $t = base ] && d=/tmp/base/src
+      export TILEMM_CALIBRATION_DIR=/tmp/facts-$t
+      echo "== $t"
+      timeout 150 octave-cli --no-gui --norc --quiet --eval "addpath ('$d'); addpath ('$root/bench'); e2e ('$t', [1024 4096 8192], {'double', 'single'}, 5, 'tilemm', 'gpu')" 2>&1 | grep "^e2e " | tee $R/e2e-$t.txt
+      timeout 150 octave-cli --no-gui --norc --quiet --eval "addpath ('$d'); addpath ('$root/bench'); emulated_octave ([8192 16384], 3)" 2>&1 | grep "^emu " | tee $R/emu-$t.txt
+    done
+    ;;
+  emu)
+    tar -C /tmp -xJf .gpu/emubin.tar.xz   # /tmp/eb/bench_emulated, /tmp/peers/libgemmul8-v3.so
+    export TILEMM_CALIBRATION_DIR=/tmp/facts
+    timeout 150 octave-cli --no-gui --norc --quiet --eval "addpath ('$root/src'); addpath ('$root/bench'); emulated_octave ([8192 16384], 3)" 2>&1 | grep -v "^error: ignoring" | tee $R/octave.txt
+    BIN=/tmp/eb/bench_emulated PEERS=/tmp/peers PEER=none timeout 200 bench/run-peers.sh --runs 5 --types d --sizes 4096,8192,16384,65536x64x4096 > $R/bench-main.txt 2>&1
+    tail -60 $R/bench-main.txt
+    ln -sfn /tmp/peers .gpu-peers
+    MAIN=0 PEER=v3 BIN=/tmp/eb/bench_emulated PEERS=.gpu-peers timeout 150 bench/run-peers.sh --runs 5 --types d --sizes 8192,16384 > $R/bench-v3.txt 2>&1
+    tail -30 $R/bench-v3.txt
+    ;;
+esac
+cd $OUT && tar -czf $step.tgz $step && rm -rf $step
