@@ -29,6 +29,7 @@
 #include "gpus_model.h"
 #include "machine_facts.h"
 #include "tilemm.h"
+#include "team_size.h"
 #include "tilemm_settings.h"
 
 static int near (double a, double b, double rel)
@@ -945,10 +946,10 @@ static way_threads plan_threads (int threads, int blas)
   tilemm_plan plan;
   tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 256, 256, 256, NULL);
   w.cpu_256 = tilemm_plan_cpu_threads (
-    &plan, &f, tilemm_plan_host_threads (threads));
+    &plan, &f, tilemm_team_threads_left (threads));
   tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 4096, 4096, 4096, NULL);
   w.cpu_4096 = tilemm_plan_cpu_threads (
-    &plan, &f, tilemm_plan_host_threads (threads));
+    &plan, &f, tilemm_team_threads_left (threads));
   tilemm_route r;
   memset (&r, 0, sizeof r);
   r.action = TILEMM_ROUTE_COMPUTE;
@@ -960,8 +961,8 @@ static way_threads plan_threads (int threads, int blas)
                                     0, 0, 0, -1, &f, &batch, &err) == TILEMM_OK ? batch.threads
                                                                                  : -1;
   /* (The call plan's host_threads, which run.c's parts and the emulated branches take.) */
-  w.parts = tilemm_plan_host_threads (threads);
-  w.emulated = tilemm_plan_host_threads (threads);
+  w.parts = tilemm_team_threads_left (threads);
+  w.emulated = tilemm_team_threads_left (threads);
   tilemm_host_facts host;
   memset (&host, 0, sizeof host);
   host.threads = threads;
@@ -976,7 +977,7 @@ static void test_host_teams (void)
 {
   CHECK_CASE ("teams: each way's threads in the plan, by machine shape and the host BLAS's pool: "
               "never every core from four up, a 256 product no team of every thread, a spinning "
-              "pool's cores not taken from the teams (measured: 6-10x slower after `*`)");
+              "pool's cores not taken from the teams");
   static const struct {
     int threads, blas;
     way_threads want;

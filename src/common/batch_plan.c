@@ -193,7 +193,7 @@ static int batch_threads (const tilemm_route *route, int64_t pages, int threads,
   if (threads < 1 && facts)
     threads = facts->threads;
   const double one_thread_s = cpu_one_thread_s (route, pages, facts);
-  return tilemm_team_size (tilemm_team_threads_left (threads, 0), INT64_MAX, one_thread_s);
+  return tilemm_team_size (tilemm_team_threads_left (threads), INT64_MAX, one_thread_s);
 }
 
 /* Seconds the CPU's batched path takes on the threads it pays for: one thread's time where that

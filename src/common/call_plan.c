@@ -13,6 +13,7 @@
 #include "gpus_model.h"
 #include "machine_facts.h"
 #include "strip_owners.h"
+#include "team_size.h"
 #include "front.h"
 #include "ksplit.h"
 #include "plan_unfilled.h"
@@ -522,7 +523,7 @@ tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *p, const tilem
 {
   const tilemm_device_facts *facts = &call_facts->gpu;
   tilemm_call_plan_around (p, given, op_a, op_b, 0, settings);
-  p->host_threads = tilemm_plan_host_threads (call_facts->host.threads);
+  p->host_threads = tilemm_team_threads_left (call_facts->host.threads);
   p->devices_named = named;
   p->emu_devices.device[0] = facts->current >= 0 ? facts->current : 0;
   if (workers && workers->count > 1)
@@ -624,7 +625,7 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
       p->m = 2 * route->m;
       p->op_a = TILEMM_OP_TRANSPOSE;
     }
-  p->host_threads = tilemm_plan_host_threads (facts->host.threads);
+  p->host_threads = tilemm_team_threads_left (facts->host.threads);
   p->sim_faults = settings->sim_faults;
   p->fault = settings->fault;
   tilemm_plan_staging (settings, &p->staging);

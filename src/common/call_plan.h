@@ -70,7 +70,7 @@ typedef struct {
                             than its work pays for (team_size.h): the CPU backend's
                             (native.threads), a split's parts apart and back, the emulated CPU
                             scheme's loops (emu_branches.threads), a BLAS call's update of C;
-                            tilemm_plan_host_threads of the host's facts; 0: one             */
+                            tilemm_team_threads_left of the host's facts; 0: one             */
   tilemm_plan native;    /* the native product: variant, tiles, panels under device_limit (a
                             transposed product on the GPU: its ops, their scratch counted),
                             steps, slots                                                     */

@@ -46,11 +46,6 @@ static double thread_flops_per_s (const tilemm_machine_facts *facts)
   return measured > TILEMM_TEAM_THREAD_FLOPS_PER_S ? measured : TILEMM_TEAM_THREAD_FLOPS_PER_S;
 }
 
-int tilemm_plan_host_threads (int host_threads)
-{
-  return tilemm_team_threads_left (host_threads, 0);
-}
-
 /* The CPU backend's tiles of a panel go one at a time to the threads (backend_cpu.c). */
 int tilemm_plan_cpu_threads (const tilemm_plan *plan, const tilemm_machine_facts *facts,
                              int host_threads)

@@ -21,9 +21,9 @@ int tilemm_team_size (int threads, int64_t pieces, double one_thread_s)
   return team;
 }
 
-int tilemm_team_threads_left (int threads, int busy)
+int tilemm_team_threads_left (int threads)
 {
   const int host = threads > 1 ? threads : 1;
-  const int left = host - tilemm_copy_reserved_cpus (host) - (busy > 0 ? busy : 0);
+  const int left = host - tilemm_copy_reserved_cpus (host);
   return left > 1 ? left : 1;
 }

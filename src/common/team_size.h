@@ -38,15 +38,15 @@ int tilemm_team_size (int threads, int64_t pieces, double one_thread_s);
 
 /* The host threads a team of tilemm's host work may take at once, of `threads` (the host's:
  * tilemm_host_facts.threads; < 1: one): less the share no team takes (tilemm_copy_reserved_cpus:
- * the caller's other threads, the CUDA driver's), less `busy` threads of tilemm's own that run
- * beside it (another GPU worker's copy team).  Never every core from four up; at least 1.  Pure:
- * the plan's figure, from the facts the plan holds (never from the host at run time).
+ * the caller's other threads, the CUDA driver's).  Never every core from four up; at least 1.
+ * Pure: the plan's figure, from the facts the plan holds (never from the host at run time); the
+ * call plan's host_threads, a CPU batch's team, the decision's for host work with no product;
+ * each job then takes no more of them than its work pays for (tilemm_team_size).
  * The host BLAS's pool (host_blas.h) is not subtracted: its idle threads spin only a while after
- * each `*` and yield their cores, and a team shrunk for them (to one thread for a 512 product on
- * 32 cores) ran the CPU backend 6-10 times slower after a `*` than a team of the cores left
- * (bench/RESULTS.md, the host's section); a team's jobs are dynamic (host_team.h), so a late
- * member holds back one index, not the job. */
-int tilemm_team_threads_left (int threads, int busy);
+ * each `*` and yield their cores, and a team shrunk for them ran the CPU backend far slower after
+ * a `*` than a team of the cores left (bench/RESULTS.md, 2026-11-28); a team's jobs are dynamic
+ * (host_team.h), so a late member holds back one index, not the job. */
+int tilemm_team_threads_left (int threads);
 
 #ifdef __cplusplus
 }

@@ -214,13 +214,7 @@ typedef struct {
 tilemm_status tilemm_plan_make (tilemm_plan *plan, tilemm_backend backend, tilemm_type type,
                                 int64_t m, int64_t n, int64_t k, const tilemm_limits *limits);
 
-/* The host threads a call's host teams may take (the CPU backend's, a split's parts, the
- * emulated scheme's loops, the BLAS call's update): tilemm_team_threads_left (team_size.h) of
- * the host's `host_threads` (tilemm_host_facts); each job then takes no more of them than its
- * work pays for (tilemm_team_size).  The call plan's host_threads.  Pure. */
-int tilemm_plan_host_threads (int host_threads);
-
-/* The CPU backend's threads for `plan` on `host_threads` threads (tilemm_plan_host_threads):
+/* The CPU backend's threads for `plan` on `host_threads` threads (tilemm_team_threads_left):
  * no more than its tiles of a panel, none beyond what its flops pay for (team_size.h) at the
  * faster of the rule's per-thread rate and the one `facts` measured (NULL: the built-in model's);
  * at least 1.  The call plan and the batch plan set plan->threads from it; a plan made without

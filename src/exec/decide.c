@@ -122,7 +122,7 @@ int tilemm_decide_host_threads (int64_t pieces, double one_thread_s)
     return 1;
   tilemm_host_facts host;
   tilemm_host_facts_gather (&host);
-  return tilemm_team_size (tilemm_team_threads_left (host.threads, 0), pieces, one_thread_s);
+  return tilemm_team_size (tilemm_team_threads_left (host.threads), pieces, one_thread_s);
 }
 
 /* The facts a plan is made of: the CPU's, and the GPU's when it may run the product (`with_gpu`:
