@@ -17,7 +17,8 @@
 #   grid      issue 41: the auto grid (with the model's ways), the ways back to back
 #   ab        issue 42: native and emulated end to end, .gpu/base.tar.xz's tree and this one
 #   emu       issue 44: emulated_octave, bench_emulated (ours) and GEMMul8 v3
-# Results: $OUT/STEP.tgz.
+# Results: $OUT/STEP.tgz.  Run on a GPU machine so far: host, multi, checks, cpubist, four, ab;
+# pkgtest, emucheck, grid and emu are written but not yet run there.
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 set -u
