@@ -365,9 +365,10 @@ static void stats_pass (int64_t n, int runs)
   tilemm_error err = {};
   /* the default int8 GEMM at the real k-chunk, as the executor's plan chooses it */
   const tilemm_emu_gpu::gemm_choice gc = { tilemm_emu_gemm_named (nullptr, tilemm_emu_cuda_wgmma_runs ()), TILEMM_EMU_KCHUNK_TILES };
+  const tilemm_emu_gpu::gemm_choice gs = { tilemm_emu_stats_gemm (gc.gemm, kp, gc.chunk_tiles), gc.chunk_tiles };
   const double ts = median_ms ([&] (int) {
     CUDA_OK (cudaMemsetAsync (ratio, 0, 16));
-    if (tilemm_emu_gpu::launch_imma_auto<IMMA_STATS> (gc, ia, 1, 0, &err) != TILEMM_OK)
+    if (tilemm_emu_gpu::launch_imma_named<IMMA_STATS> (gs, ia, 1, 0, &err) != TILEMM_OK)
       {
         fprintf (stderr, "stats GEMM: %s\n", err.detail);
         exit (2);
@@ -379,7 +380,7 @@ static void stats_pass (int64_t n, int runs)
   im.moduli[0] = tilemm_emu_moduli[0];
   im.r = r; im.r_plane = n * n; im.ldr = n;
   const double tm = median_ms ([&] (int) {
-    if (tilemm_emu_gpu::launch_imma_auto<IMMA_MOD> (gc, im, 1, 0, &err) != TILEMM_OK)
+    if (tilemm_emu_gpu::launch_imma_named<IMMA_MOD> (gc, im, 1, 0, &err) != TILEMM_OK)
       {
         fprintf (stderr, "MOD GEMM: %s\n", err.detail);
         exit (2);

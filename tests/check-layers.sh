@@ -378,6 +378,20 @@ rule_cpu_variant_detected_in_the_facts_only () {
   } | grep -vE "^$src/common/host_cpus\.[ch]:" | sort -u
 }
 
+# ---------------------------------------------------------------- the emulated scheme's int8 GEMMs
+
+# The int8 GEMM each GEMM of the emulated scheme runs is named above the backends (common/
+# emulated_arena.c: tilemm_emu_gemm_named for the modular GEMMs, tilemm_emu_stats_gemm for the
+# statistics'); kernels/ and cuda/ launch the GEMM named or fail, and choose none: no test of a
+# GEMM's name joined (&&) to another condition (the shape, k's range, the epilogue), no GEMM
+# chosen by name, no launcher that picks one (launch_imma_auto).  Allowed: the refusal of wgmma
+# where the device cannot run it (`&& !tilemm_emu_cuda_wgmma_runs ()`: an error, not a switch).
+rule_no_int8_gemm_chosen_below_the_plan () {
+  code_of $(layer_files kernels cuda) \
+    | grep -E '\bTILEMM_EMU_GEMM_[A-Z0-9_]+[[:space:]]*&&|&&[^;]*\bTILEMM_EMU_GEMM_[A-Z0-9_]+|\btilemm_emu_gemm_named[[:space:]]*\(|\blaunch_imma_auto\b' \
+    | grep -vE 'TILEMM_EMU_GEMM_WGMMA[[:space:]]*&&[[:space:]]*!tilemm_emu_cuda_wgmma_runs[[:space:]]*\([[:space:]]*\)[[:space:]]*\)?$'
+}
+
 # Each rule prints the lines that break it; a rule that prints nothing passes.
 for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_kernels_read_no_environment rule_kernels_keep_no_state \
@@ -389,7 +403,8 @@ for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_no_policy_below_the_plan rule_host_threads_are_the_pools \
             rule_settings_reach_backends_in_the_plan rule_every_setting_documented \
             rule_decision_measures_nothing rule_no_team_sized_from_live_host_facts \
-            rule_cpu_variant_detected_in_the_facts_only rule_calibration_read_at_the_call_start; do
+            rule_cpu_variant_detected_in_the_facts_only rule_calibration_read_at_the_call_start \
+            rule_no_int8_gemm_chosen_below_the_plan; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"

@@ -1171,7 +1171,10 @@ static void stats_case (const char *name, int64_t m, int64_t n, int64_t k, bool 
   ia.chunk_tiles = 1 << 30;
   ia.s64 = ds64; ia.sa = dsa; ia.sb = dsb; ia.ea = dea; ia.eb = deb; ia.ratio_bits = dratio;
   const int64_t step = chunk > 0 ? 64 * (int64_t) chunk : kp;
-  const tilemm_emu_gpu::gemm_choice gc = { test_setup (0, nullptr).gemm, TILEMM_EMU_KCHUNK_TILES };
+  /* the statistics' GEMM as the plan names it for these chunks (tilemm_emu_stats_gemm) */
+  const int64_t chunk_tiles = chunk > 0 ? chunk : TILEMM_EMU_KCHUNK_TILES;
+  const tilemm_emu_gpu::gemm_choice gc
+    = { tilemm_emu_stats_gemm (test_setup (0, nullptr).gemm, kp, chunk_tiles), chunk_tiles };
   tilemm_status st = TILEMM_OK;
   tilemm_error err = {};
   for (int64_t k0 = 0; k0 < kp && st == TILEMM_OK; k0 += step)
@@ -1180,7 +1183,7 @@ static void stats_case (const char *name, int64_t m, int64_t n, int64_t k, bool 
       ia.k_end = k0 + step < kp ? k0 + step : kp;
       ia.first = k0 == 0;
       ia.last = ia.k_end == kp;
-      st = tilemm_emu_gpu::launch_imma_auto<IMMA_STATS> (gc, ia, 1, 0, &err);
+      st = tilemm_emu_gpu::launch_imma_named<IMMA_STATS> (gc, ia, 1, 0, &err);
     }
   const cudaError_t ce = cudaDeviceSynchronize ();
   CHECK (st == TILEMM_OK && ce == cudaSuccess, "%s: status %d (%s), %s", name, (int) st, err.detail,
@@ -1538,6 +1541,88 @@ static void arena_cases ()
     }
 }
 
+/* The int8 GEMM each GEMM of the scheme runs is the one the plan names, and no launcher switches
+ * on its own: the statistics' GEMM runs wgmma only where one launch covers k
+ * (tilemm_emu_stats_gemm), and in the host emulation (which counts the kernels run) a product
+ * under each mma.sync GEMM runs that one alone, in one launch or in chunks, and wgmma named where
+ * it cannot run is an error, not v2. */
+#ifdef TILEMM_EMULATE
+/* The int8 GEMMs launched per kernel (tilemm_emu_gemm's order; wgmma never runs here) and
+ * epilogue (the statistics', the modular), counted by the host emulation's launch hook. */
+static unsigned long long imma_launches[4][2];
+template <class Cfg> static void count_of (const void *kernel, int g)
+{
+  imma_launches[g][0] += kernel == (const void *) &imma_kernel<Cfg, IMMA_STATS>;
+  imma_launches[g][1] += kernel == (const void *) &imma_kernel<Cfg, IMMA_MOD>;
+}
+static void count_imma (const void *kernel)
+{
+  count_of<imma_v2> (kernel, TILEMM_EMU_GEMM_V2);
+  count_of<imma_big> (kernel, TILEMM_EMU_GEMM_BIG);
+  count_of<imma_small> (kernel, TILEMM_EMU_GEMM_SMALL);
+}
+#endif
+
+static void named_gemm_cases ()
+{
+  CHECK (tilemm_emu_stats_gemm (TILEMM_EMU_GEMM_WGMMA, 304, 5) == TILEMM_EMU_GEMM_WGMMA
+           && tilemm_emu_stats_gemm (TILEMM_EMU_GEMM_WGMMA, 320, 5) == TILEMM_EMU_GEMM_WGMMA,
+         "statistics' GEMM: wgmma not named where one launch covers k");
+  CHECK (tilemm_emu_stats_gemm (TILEMM_EMU_GEMM_WGMMA, 304, 4) == TILEMM_EMU_GEMM_V2
+           && tilemm_emu_stats_gemm (TILEMM_EMU_GEMM_WGMMA, 321, 5) == TILEMM_EMU_GEMM_V2,
+         "statistics' GEMM: v2 not named where k needs chunks");
+  for (int g = TILEMM_EMU_GEMM_V2; g <= TILEMM_EMU_GEMM_SMALL; g++)
+    CHECK (tilemm_emu_stats_gemm ((tilemm_emu_gemm) g, 304, 1) == g
+             && tilemm_emu_stats_gemm ((tilemm_emu_gemm) g, 304, 5) == g,
+           "statistics' GEMM: %d not kept", g);
+#ifdef TILEMM_EMULATE
+  tilemm_emu_on_launch = count_imma;
+  const char *const names[] = { "wgmma", "v2", "big", "small" };
+  for (int g = TILEMM_EMU_GEMM_V2; g <= TILEMM_EMU_GEMM_SMALL; g++)
+    for (int chunk = 0; chunk <= 1; chunk++)
+      {
+        setenv ("TILEMM_EMU_IMMA", names[g], 1);
+        unsigned long long before[4][2];
+        memcpy (before, imma_launches, sizeof before);
+        char name[96];
+        snprintf (name, sizeof name, "double 33x40x300 %s named%s", names[g], chunk ? ", chunks" : "");
+        run_case<double> (name, { 33, 40, 300, 0, 0, 0 }, NORMAL, 0, chunk);
+        unsigned long long d[4][2];
+        for (int h = 0; h < 4; h++)
+          for (int e = 0; e < 2; e++)
+            d[h][e] = imma_launches[h][e] - before[h][e];
+        bool only = d[g][0] > 0 && d[g][1] > 0;
+        for (int h = 0; h < 4; h++)
+          only &= h == g || (d[h][0] == 0 && d[h][1] == 0);
+        CHECK (only, "%s: launches per kernel (wgmma v2 big small), statistics/modular: %llu/%llu "
+               "%llu/%llu %llu/%llu %llu/%llu", name, d[0][0], d[0][1], d[1][0], d[1][1], d[2][0],
+               d[2][1], d[3][0], d[3][1]);
+      }
+  unsetenv ("TILEMM_EMU_IMMA");
+  imma_args ia;
+  memset (&ia, 0, sizeof ia);
+  ia.m = 1; ia.n = 1; ia.kp = 64; ia.k_end = 64; ia.chunk_tiles = 1;
+  ia.a_plane = 64; ia.b_plane = 64; ia.r_plane = 1; ia.ldr = 1; ia.moduli[0] = tilemm_emu_moduli[0];
+  /* real buffers, so that a kernel run in its place (the bug) computes rather than faults */
+  int8_t *dab = nullptr;
+  uint8_t *dr = nullptr;
+  cudaMalloc ((void **) &dab, 128);
+  cudaMalloc ((void **) &dr, 1);
+  cudaMemsetAsync (dab, 1, 128, 0);
+  ia.a = dab; ia.b = dab + 64; ia.r = dr;
+  const tilemm_emu_gpu::gemm_choice wg = { TILEMM_EMU_GEMM_WGMMA, 1 };
+  unsigned long long before[4][2];
+  memcpy (before, imma_launches, sizeof before);
+  tilemm_error err = {};
+  const tilemm_status st = tilemm_emu_gpu::launch_imma_named<IMMA_MOD> (wg, ia, 1, 0, &err);
+  CHECK (st == TILEMM_EINVAL && !memcmp (before, imma_launches, sizeof before),
+         "wgmma named where it cannot run: status %d (%s), a kernel ran instead", (int) st, err.detail);
+  cudaFree (dab);
+  cudaFree (dr);
+  tilemm_emu_on_launch = nullptr;
+#endif
+}
+
 int main (int argc, char **argv)
 {
   (void) argc, (void) argv;
@@ -1629,6 +1714,7 @@ int main (int argc, char **argv)
       snprintf (name, sizeof name, "single %s", c.name);
       run_case<float> (name, c.s, c.kind, c.moduli, c.chunk);
     }
+  named_gemm_cases ();
   /* the 128×256 tiles on small shapes too */
   setenv ("TILEMM_EMU_IMMA", "big", 1);
   run_case<double> ("double 129x131x67 big tiles", { 129, 131, 67, 0, 0, 0 }, NORMAL, 0, 0);

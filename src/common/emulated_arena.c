@@ -22,6 +22,13 @@ tilemm_emu_gemm tilemm_emu_gemm_named (const char *name, int wgmma_runs)
   return TILEMM_EMU_GEMM_V2;
 }
 
+tilemm_emu_gemm tilemm_emu_stats_gemm (tilemm_emu_gemm gemm, int64_t kp, int64_t chunk_tiles)
+{
+  if (gemm == TILEMM_EMU_GEMM_WGMMA && tilemm_ceil_div (kp, 64) > chunk_tiles)
+    return TILEMM_EMU_GEMM_V2;
+  return gemm;
+}
+
 tilemm_emu_stats_layout tilemm_emu_layout_stats (int64_t m, int64_t n, int64_t kp, int with_lo,
                                                  int with_s64)
 {

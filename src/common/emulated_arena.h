@@ -21,8 +21,9 @@ extern "C" {
 /* The int8 GEMM of the scheme's products (kernels_imma.cuh, kernels_imma_wgmma.cuh). */
 typedef enum {
   TILEMM_EMU_GEMM_WGMMA = 0, /* Hopper's wgmma kernel for the modular GEMMs and for the
-                                statistics' GEMM where one launch covers k, v2 for the rest; only
-                                where it runs (tilemm_emu_cuda_wgmma_runs)                     */
+                                statistics' GEMM where one launch covers k, v2 for the rest
+                                (tilemm_emu_stats_gemm); only where it runs
+                                (tilemm_emu_cuda_wgmma_runs)                                   */
   TILEMM_EMU_GEMM_V2,        /* mma.sync, 128×128 tiles of four 64×64 warp tiles, 3 stages     */
   TILEMM_EMU_GEMM_BIG,       /* mma.sync, 128×256 tiles                                         */
   TILEMM_EMU_GEMM_SMALL      /* mma.sync, 128×128 tiles of 8 warps                              */
@@ -32,6 +33,13 @@ typedef enum {
  * "small", "v2"; NULL, "" or "wgmma" the default, wgmma; anything else v2.  wgmma_runs: whether
  * the device and build can run it (else v2 stands in). */
 tilemm_emu_gemm tilemm_emu_gemm_named (const char *name, int wgmma_runs);
+
+/* The int8 GEMM the statistics' GEMM runs where the modular GEMMs run `gemm`, for a product of
+ * padded inner dimension kp summed in k-chunks of chunk_tiles 64-byte tiles: wgmma sums all of k
+ * in one launch only, so where k needs several chunks the statistics run v2 (the chunks' partial
+ * sums in S's slot); every other GEMM runs its own.  Both compute the same exact int32 sums.
+ * Decided here from the shape alone; the launchers run the GEMM named and switch to none. */
+tilemm_emu_gemm tilemm_emu_stats_gemm (tilemm_emu_gemm gemm, int64_t kp, int64_t chunk_tiles);
 
 /* What a call runs (emulated_scheme.h): the whole scheme, the statistics only, or the product
  * under a plan made elsewhere. */

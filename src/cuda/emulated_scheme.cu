@@ -217,8 +217,12 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, const gemm_choice &gc,
   if (st == TILEMM_OK)
     st = launch_quantize<T> (false, b, n, k, ldb, kp, eb, lob, sb, qb, stream, err);
   if (st == TILEMM_OK && automatic)
-    st = launch_stats_gemm (gc, loa, lob, m, n, kp, (int64_t *) (base1 + l1.s64), sa, sb, ea, eb,
-                            ratio, stream, err);
+    {
+      /* the statistics' GEMM the plan names for this kp (one launch or chunks) */
+      const gemm_choice gs = { tilemm_emu_stats_gemm (gc.gemm, kp, gc.chunk_tiles), gc.chunk_tiles };
+      st = launch_stats_gemm (gs, loa, lob, m, n, kp, (int64_t *) (base1 + l1.s64), sa, sb, ea, eb,
+                              ratio, stream, err);
+    }
   if (st != TILEMM_OK)
     return st;
   /* the few numbers the plan needs (their maxima over the rows' and columns' sums on the host) */

@@ -77,30 +77,33 @@ tilemm_status launch_imma (const imma_args &args, int planes, cudaStream_t strea
   return TILEMM_OK;
 }
 
-/* The int8 GEMM the caller chose (the v2 shape, the fastest of the mma.sync ones at every size
- * measured on the H100, bench/RESULTS.md, unless it names another).  wgmma runs the modular GEMMs
- * (MOD) always and the statistics' GEMM (STATS) when one launch covers all of k; longer k is
- * summed chunk by chunk on the mma.sync v2 kernel. */
+/* The int8 GEMM the caller's plan named (gc.gemm: tilemm_emu_gemm_named for the modular GEMMs,
+ * tilemm_emu_stats_gemm for the statistics'), launched as named: one it cannot run here (wgmma in
+ * the host emulation, or for a k range or shape it refuses) is an error, never another kernel. */
 template <int EPI>
-tilemm_status launch_imma_auto (const gemm_choice &gc, const imma_args &args, int planes,
-                                cudaStream_t stream, tilemm_error *err)
+tilemm_status launch_imma_named (const gemm_choice &gc, const imma_args &args, int planes,
+                                 cudaStream_t stream, tilemm_error *err)
 {
-#ifndef TILEMM_EMULATE
-  if (gc.gemm == TILEMM_EMU_GEMM_WGMMA && EPI == IMMA_MOD)
-    return tilemm_emu_wgmma_launch (args, planes, stream, err);
-  if (gc.gemm == TILEMM_EMU_GEMM_WGMMA && EPI == IMMA_STATS && planes == 1 && args.k_begin == 0
-      && args.k_end == args.kp)
-    return tilemm_emu_wgmma_launch_stats (args, stream, err);
-#endif
   switch (gc.gemm)
     {
+    case TILEMM_EMU_GEMM_WGMMA:
+#ifdef TILEMM_EMULATE
+      return tilemm_error_set (err, TILEMM_EINVAL, "int8 GEMM: wgmma named, not in the host emulation");
+#else
+      if (EPI == IMMA_MOD)
+        return tilemm_emu_wgmma_launch (args, planes, stream, err);
+      if (planes != 1)
+        return tilemm_error_set (err, TILEMM_EINVAL, "wgmma statistics GEMM: %d planes", planes);
+      return tilemm_emu_wgmma_launch_stats (args, stream, err);
+#endif
+    case TILEMM_EMU_GEMM_V2:
+      return launch_imma<imma_v2, EPI> (args, planes, stream, err);
     case TILEMM_EMU_GEMM_BIG:
       return launch_imma<imma_big, EPI> (args, planes, stream, err);
     case TILEMM_EMU_GEMM_SMALL:
       return launch_imma<imma_small, EPI> (args, planes, stream, err);
-    default:
-      return launch_imma<imma_v2, EPI> (args, planes, stream, err);
     }
+  return tilemm_error_set (err, TILEMM_EINVAL, "int8 GEMM: no kernel %d", (int) gc.gemm);
 }
 
 /* ---------------------------------------------------------------- the CRT */
@@ -361,7 +364,7 @@ tilemm_status launch_stats_gemm (const gemm_choice &gc, const int8_t *loa, const
       ia.k_end = k0 + chunk < kp ? k0 + chunk : kp;
       ia.first = k0 == 0;
       ia.last = ia.k_end == kp;
-      const tilemm_status st = launch_imma_auto<IMMA_STATS> (gc, ia, 1, stream, err);
+      const tilemm_status st = launch_imma_named<IMMA_STATS> (gc, ia, 1, stream, err);
       if (st != TILEMM_OK)
         return st;
     }
@@ -411,7 +414,7 @@ tilemm_status launch_mod_gemms (const gemm_choice &gc, const int8_t *ra, const i
   ia.r = r + first * ia.r_plane;
   for (int z = 0; z < planes; z++)
     ia.moduli[z] = tab.moduli[first + z];
-  return launch_imma_auto<IMMA_MOD> (gc, ia, planes, stream, err);
+  return launch_imma_named<IMMA_MOD> (gc, ia, planes, stream, err);
 }
 
 template <typename T>

@@ -99,10 +99,14 @@ void tilemm_emu_check_align (const void *p, size_t bytes, const char *what);
 /* Stops the emulation with a message: a kernel broke a rule the hardware would not report. */
 void tilemm_emu_fail (const char *what);
 
+/* Told of each launch's kernel before it runs, where a test sets it (NULL: no one): how a test
+ * sees which kernel its caller launched. */
+extern void (*tilemm_emu_on_launch) (const void *kernel);
+#define TILEMM_EMU_TELL(kernel) (tilemm_emu_on_launch ? tilemm_emu_on_launch ((const void *) &kernel) : (void) 0)
 #define TILEMM_LAUNCH(kernel, grid, block, stream, ...)                                    \
-  tilemm_emu_launch (grid, block, 0, [=] () { kernel (__VA_ARGS__); })
+  (TILEMM_EMU_TELL (kernel), tilemm_emu_launch (grid, block, 0, [=] () { kernel (__VA_ARGS__); }))
 #define TILEMM_LAUNCH_SMEM(kernel, grid, block, smem, stream, ...)                         \
-  tilemm_emu_launch (grid, block, smem, [=] () { kernel (__VA_ARGS__); })
+  (TILEMM_EMU_TELL (kernel), tilemm_emu_launch (grid, block, smem, [=] () { kernel (__VA_ARGS__); }))
 
 /* ---------------------------------------------------------------- runtime */
 typedef int cudaError_t;

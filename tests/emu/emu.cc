@@ -18,6 +18,7 @@
 #include "cuda_runtime_api.h"
 
 dim3 tilemm_emu_block_idx, tilemm_emu_grid_dim, tilemm_emu_block_dim;
+void (*tilemm_emu_on_launch) (const void *kernel) = nullptr;
 
 namespace {
 
