@@ -17,6 +17,8 @@
 #   grid      issue 41: the auto grid (with the model's ways), the ways back to back
 #   ab        issue 42: native and emulated end to end, .gpu/base.tar.xz's tree and this one
 #   emu       issue 44: emulated_octave, bench_emulated (ours) and GEMMul8 v3
+#   multi5    issues 43/45: calibration's every-GPU times (gpu_all_one / gpu_all_every) beside
+#             Octave's [0], [0 1] and the default at 4096, 8192, 16384 and single 16384
 # Results: $OUT/STEP.tgz.  Run on a GPU machine so far: host, multi, checks, cpubist, four, ab;
 # pkgtest, emucheck, grid and emu are written but not yet run there.
 #
@@ -112,6 +114,21 @@ case $step in
     ln -sfn /tmp/peers .gpu-peers
     MAIN=0 PEER=v3 BIN=/tmp/eb/bench_emulated PEERS=.gpu-peers timeout 150 bench/run-peers.sh --runs 5 --types d --sizes 8192,16384 > $R/bench-v3.txt 2>&1
     tail -30 $R/bench-v3.txt
+    ;;
+  multi5)
+    # issues 43/45: does calibration time [0 1] as Octave's calls run it, and does the default
+    # then take the faster count?  Fresh facts (measured by the sweep's first 4096 call).
+    export TILEMM_CALIBRATION_DIR=$R/facts
+    OUT=$R/m CONFIGS="${CONFIGS5:-0;0 1;default}" SWEEP="${SWEEP5:-4096 8192 16384}" PARTS="sweep single" REPEATS=3 LINE_TIMEOUT=80 timeout ${MULTI5_S:-400} bench/multi-gpu.sh --from-build $root > $R/m.log 2>&1
+    grep "^tilemm: measured" $R/m.log | head -3
+    echo "Octave (median ms, GPUs the default took):"
+    grep "^multi-gpu " $R/m/multi-gpu.txt | awk '{ printf "  %s %s %-8s %8.2f ms  ran on %s\n", $3, $4, $5, $6, $10 }'
+    echo "calibration, every GPU against one (ms; the ratio every/one, below 1: every GPU pays):"
+    cat $R/facts/*.txt 2>/dev/null | awk '
+      $1 == "gpu_all_one" || $1 == "gpu_all_every" {
+        for (i = 0; i < $4; i++) { n = int (exp (log ($(5 + 3 * i) / 2) / 3) + 0.5); t[$1, n] = 1e3 * $(6 + 3 * i); ns[n] = 1 } }
+      $1 == "gpu_peer" || $1 == "gpu_all" || $1 == "gpu_filled" { print "  " $0 }
+      END { for (n in ns) printf "  n %5d  one %8.3f  every %8.3f  ratio %.2f\n", n, t["gpu_all_one", n], t["gpu_all_every", n], t["gpu_all_every", n] / t["gpu_all_one", n] }' | sort -k2 -n
     ;;
 esac
 cd $OUT && tar -czf $step.tgz $step && rm -rf $step

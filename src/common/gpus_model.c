@@ -255,6 +255,15 @@ void tilemm_model_gpus_price (const tilemm_machine_facts *facts, const tilemm_gp
   price->seconds = tilemm_model_gpus_s (f, p, one_s, g);
 }
 
+/* What one of g GPUs does besides the stage that sets its pace: its kernels, bus and peer
+ * copies, all of them (the host's copies, every GPU's together, are not its own). */
+static double own_stages_s (const tilemm_machine_facts *f, const tilemm_gpus_product *p, int g)
+{
+  tilemm_gpus_price price;
+  price_stages (f, p, g, &price);
+  return price.kernel_s + price.bus_s + price.peer_s;
+}
+
 int tilemm_model_gpus_that_pay (const tilemm_machine_facts *facts, const tilemm_gpus_product *p,
                                 double one_s, int most, double *seconds)
 {
@@ -264,8 +273,14 @@ int tilemm_model_gpus_that_pay (const tilemm_machine_facts *facts, const tilemm_
   for (int g = 2; g <= most && g <= TILEMM_MAX_WORKERS; g++)
     {
       const double s = tilemm_model_gpus_s (f, p, one_s, g);
-      if (s < best_s)
-        best = g, best_s = s;
+      /* Counts past one that already pay can price alike where the host's copies, which every
+       * count shares, set the pace of each: the one whose GPUs each have less of their own to
+       * do drains its pipelines sooner (the stages do not overlap whole).  One GPU is never
+       * left for a tie: no gain the model has not seen. */
+      const int alike = best > 1 && fabs (s - best_s) <= 1e-9 * best_s;
+      if (s < best_s - 1e-9 * best_s
+          || (alike && own_stages_s (f, p, g) < own_stages_s (f, p, best)))
+        best = g, best_s = s < best_s ? s : best_s;
     }
   if (seconds)
     *seconds = best_s;

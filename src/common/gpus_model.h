@@ -70,8 +70,10 @@ double tilemm_model_gpus_s (const tilemm_machine_facts *facts, const tilemm_gpus
                             double one_s, int gpus);
 
 /* How many of `most` GPUs (1 to most) p, which takes one_s on one GPU, is fastest on: g only
- * where g beats every fewer count, the fewest where several are as fast; *seconds its time
- * there (may be NULL).  The one rule for a call's GPUs, "auto"'s GPU way and a batch's GPUs. */
+ * where g beats every fewer count, one where none beats it; among counts past one that price
+ * alike (the host's copies, shared by all, set each one's pace) the one whose GPUs each have
+ * least of their own to do (kernels, bus, peers); *seconds its time there (may be NULL).  The
+ * one rule for a call's GPUs, "auto"'s GPU way and a batch's GPUs. */
 int tilemm_model_gpus_that_pay (const tilemm_machine_facts *facts, const tilemm_gpus_product *p,
                                 double one_s, int most, double *seconds);
 

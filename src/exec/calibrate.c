@@ -1,7 +1,11 @@
 /* calibrate.c — the machine's facts measured (front.h: tilemm_calibrate): the host's own product
  * through the front end's callback, and tilemm's own ways through the same decision and run a
- * user's call takes (with a backend named, and the built-in model deciding the rest, so that no
- * measurement reads facts being measured), on random operands, each the best of a few runs.
+ * user's call takes (with a backend named), on random operands, each the best of a few runs.
+ * A GPU product is decided on the facts measured so far, as a call decides on the stored ones:
+ * its copy teams from the host copies' curve, each GPU's strip from the GPUs' kernel rates
+ * (measured before every GPU is timed together), so that calibration times the product a call
+ * runs.  The CPU's products and the batches are decided by the built-in model: their plans read
+ * the CPU facts those same measurements make.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *
@@ -98,15 +102,15 @@ static tilemm_operand operand_of (tilemm_type type, int64_t rows, int64_t cols, 
   return d;
 }
 
-/* Options for one of calibration's own products: the backend and devices named, the built-in
- * model deciding everything else. */
+/* Options for one of calibration's own products: the backend and devices named, `facts` (NULL:
+ * the built-in model) deciding everything else. */
 static void own_options (tilemm_options *o, tilemm_backend_choice backend,
-                         const tilemm_workers *devices)
+                         const tilemm_workers *devices, const tilemm_machine_facts *facts)
 {
   tilemm_options_init (o);
   o->backend = backend;
   o->precision = TILEMM_PRECISION_NATIVE;
-  o->facts = tilemm_facts_builtin ();
+  o->facts = facts ? facts : tilemm_facts_builtin ();
   if (devices)
     o->devices = *devices;
 }
@@ -155,11 +159,12 @@ typedef struct {
  * faults them in: on a machine where that is slow, several GPUs' teams share it). */
 enum { OWN_EMULATED = 1, OWN_FRESH_RESULT = 2 };
 
-/* Decides tilemm's product of `type`, m×k by k×n, on `backend` (its devices) as a call takes it;
- * 0 where it cannot, with the reason in *err. */
+/* Decides tilemm's product of `type`, m×k by k×n, on `backend` (its devices) as a call takes it
+ * on `facts` (own_options); 0 where it cannot, with the reason in *err. */
 static int own_call_begin (own_call *c, tilemm_backend_choice backend,
-                           const tilemm_workers *devices, const operands *pool, int how,
-                           tilemm_type type, int64_t m, int64_t n, int64_t k, tilemm_error *err)
+                           const tilemm_workers *devices, const tilemm_machine_facts *facts,
+                           const operands *pool, int how, tilemm_type type, int64_t m,
+                           int64_t n, int64_t k, tilemm_error *err)
 {
   const size_t es = tilemm_type_size (type);
   memset (c, 0, sizeof *c);
@@ -177,7 +182,7 @@ static int own_call_begin (own_call *c, tilemm_backend_choice backend,
                         (long long) n);
       return 0;
     }
-  own_options (&c->options, backend, devices);
+  own_options (&c->options, backend, devices, facts);
   if (how & OWN_EMULATED)
     c->options.precision = TILEMM_PRECISION_EMULATED;
   const tilemm_operand a = operand_of (type, m, k, c->o.a), b = operand_of (type, k, n, c->o.b);
@@ -228,17 +233,18 @@ static void own_call_end (own_call *c)
 }
 
 /* The median seconds of `runs` runs (after one not timed) of tilemm's product of `type`, m×k by
- * k×n, on `backend` (its devices), through the decision and run a call takes; -1 where it
- * cannot run, with the reason in *err.  *compute_ms: the GPU's device time of the median run. */
+ * k×n, on `backend` (its devices), through the decision (on `facts`) and run a call takes; -1
+ * where it cannot run, with the reason in *err.  *compute_ms: the GPU's device time of the
+ * median run. */
 static double own_product_s (tilemm_backend_choice backend, const tilemm_workers *devices,
-                             const operands *pool, int how, tilemm_type type, int64_t m,
-                             int64_t n, int64_t k, int runs, double *compute_ms,
-                             tilemm_error *err)
+                             const tilemm_machine_facts *facts, const operands *pool, int how,
+                             tilemm_type type, int64_t m, int64_t n, int64_t k, int runs,
+                             double *compute_ms, tilemm_error *err)
 {
   own_call c;
   if (compute_ms)
     *compute_ms = 0;
-  if (!own_call_begin (&c, backend, devices, pool, how, type, m, n, k, err))
+  if (!own_call_begin (&c, backend, devices, facts, pool, how, type, m, n, k, err))
     return -1;
   if (runs > MOST_RUNS)
     runs = MOST_RUNS;
@@ -283,7 +289,7 @@ static double own_batch_s (tilemm_backend_choice backend, tilemm_type type, int6
       return -1;
     }
   tilemm_options options;
-  own_options (&options, backend, NULL);
+  own_options (&options, backend, NULL, NULL);
   const tilemm_operand x = operand_of (type, m, k, o.a), y = operand_of (type, k, n, o.b);
   const int64_t xd[3] = { m, k, pages }, yd[3] = { k, n, pages };
   tilemm_batch *batch = malloc (sizeof *batch);
@@ -591,6 +597,8 @@ typedef struct {
   double bytes[GPU_NSIZES], flops[GPU_NSIZES], s1[GPU_NSIZES];
   double bus_s_per_byte;           /* the fit's bus term                         */
   const operands *pool;
+  const tilemm_machine_facts *facts; /* the facts measured so far: the GPU products'
+                                        decisions read them, as a call's read the store's */
 } gpu_run;
 
 static tilemm_status failed (tilemm_error *err)
@@ -612,7 +620,7 @@ static tilemm_status measure_one_gpu (tilemm_machine_facts *f, gpu_run *g, int l
       const int64_t n = GPU_SIZES[i];
       g->bytes[i] = product_bytes (TILEMM_DOUBLE, (double) n);
       g->flops[i] = tilemm_model_flops (TILEMM_DOUBLE, (double) n, (double) n, (double) n);
-      g->s1[i] = own_product_s (TILEMM_CHOOSE_GPU, &g->one, g->pool, 0, TILEMM_DOUBLE, n, n, n,
+      g->s1[i] = own_product_s (TILEMM_CHOOSE_GPU, &g->one, g->facts, g->pool, 0, TILEMM_DOUBLE, n, n, n,
                                 runs_for (i > 0 ? 4 * g->s1[i - 1] : 1e-4), &compute_ms, err);
       if (!(g->s1[i] > 0))
         return failed (err);
@@ -648,7 +656,8 @@ static tilemm_status measure_one_gpu (tilemm_machine_facts *f, gpu_run *g, int l
       const tilemm_type ty = others[t];
       const int64_t n = tilemm_type_is_complex (ty) ? side / 2 : side;
       const double s
-        = own_product_s (TILEMM_CHOOSE_GPU, &g->one, g->pool, 0, ty, n, n, n, 3, &compute_ms, err);
+        = own_product_s (TILEMM_CHOOSE_GPU, &g->one, g->facts, g->pool, 0, ty, n, n, n, 3,
+                         &compute_ms, err);
       if (!(s > 0))
         return failed (err);
       const double fl = tilemm_model_flops (ty, (double) n, (double) n, (double) n);
@@ -681,9 +690,10 @@ static tilemm_status measure_all_gpus (tilemm_machine_facts *f, const gpu_run *g
       /* Each run into a new result, as a script's calls write theirs: its pages' first touch is
        * a share of the host's copies that several GPUs' teams do not divide. */
       double compute_ms = 0;
-      one[count] = own_product_s (TILEMM_CHOOSE_GPU, &g->one, g->pool, OWN_FRESH_RESULT,
-                                  TILEMM_DOUBLE, n, n, n, runs, &compute_ms, err);
-      all[count] = one[count] > 0 ? own_product_s (TILEMM_CHOOSE_GPU, &g->all, g->pool,
+      one[count] = own_product_s (TILEMM_CHOOSE_GPU, &g->one, g->facts, g->pool,
+                                  OWN_FRESH_RESULT, TILEMM_DOUBLE, n, n, n, runs, &compute_ms,
+                                  err);
+      all[count] = one[count] > 0 ? own_product_s (TILEMM_CHOOSE_GPU, &g->all, g->facts, g->pool,
                                                    OWN_FRESH_RESULT, TILEMM_DOUBLE, n, n, n,
                                                    runs, NULL, err)
                                   : -1;
@@ -786,8 +796,8 @@ static tilemm_status measure_each_gpu (tilemm_machine_facts *f, const gpu_run *g
       double compute_ms = 0;
       const tilemm_workers that = { 1, { g->all.device[i] } };
       if (d->ordinal != g->one.device[0]
-          && own_product_s (TILEMM_CHOOSE_GPU, &that, g->pool, 0, TILEMM_DOUBLE, n, n, n, 3,
-                            &compute_ms, err) > 0
+          && own_product_s (TILEMM_CHOOSE_GPU, &that, g->facts, g->pool, 0, TILEMM_DOUBLE, n,
+                            n, n, 3, &compute_ms, err) > 0
           && compute_ms > 0)
         d->kernel_flops_per_s[TILEMM_DOUBLE] = flops / (compute_ms * 1e-3);
       tilemm_device_info info;
@@ -796,7 +806,7 @@ static tilemm_status measure_each_gpu (tilemm_machine_facts *f, const gpu_run *g
         snprintf (d->name, sizeof d->name, "%.127s", info.name);
     }
   tilemm_error e3 = { TILEMM_OK, "" };
-  const double s = own_product_s (TILEMM_CHOOSE_GPU, &g->one, g->pool, OWN_EMULATED,
+  const double s = own_product_s (TILEMM_CHOOSE_GPU, &g->one, g->facts, g->pool, OWN_EMULATED,
                                   TILEMM_DOUBLE, n, n, n,
                                   2, NULL, &e3);
   if (s > 0)
@@ -836,15 +846,17 @@ static tilemm_status measure_gpu_call (tilemm_machine_facts *f, gpu_run *g, tile
   return TILEMM_OK;
 }
 
-/* Every GPU (TILEMM_FACTS_GPUS): all together against one where there are several, each one's
- * links and kernels, the emulated precision's rate. */
+/* Every GPU (TILEMM_FACTS_GPUS): each one's links and kernels, the emulated precision's rate,
+ * then all together against one where there are several.  Each GPU first: a call on several
+ * GPUs gives each its strip by their kernel rates (call_plan.c, worker_rates), so the products
+ * timed together are cut as a call's only once those rates are facts. */
 static tilemm_status measure_every_gpu (tilemm_machine_facts *f, gpu_run *g, tilemm_error *err)
 {
   f->gpu_all_count = 0;
   f->gpu_filled_flops_per_s = 0;
-  tilemm_status status = g->all.count > 1 ? measure_all_gpus (f, g, err) : TILEMM_OK;
-  if (status == TILEMM_OK)
-    status = measure_each_gpu (f, g, err);
+  tilemm_status status = measure_each_gpu (f, g, err);
+  if (status == TILEMM_OK && g->all.count > 1)
+    status = measure_all_gpus (f, g, err);
   return status;
 }
 
@@ -974,10 +986,10 @@ static tilemm_status measure_ways (tilemm_machine_facts *f, const tilemm_host_pr
       int begun[NWAYS_MEASURED] = { 0, 0, 0 };
       tilemm_status status = TILEMM_OK;
       if (growing[WAY_CPU])
-        begun[WAY_CPU] = own_call_begin (&ours[WAY_CPU], TILEMM_CHOOSE_CPU, NULL, NULL, 0, type,
-                                         n, n, n, err);
+        begun[WAY_CPU] = own_call_begin (&ours[WAY_CPU], TILEMM_CHOOSE_CPU, NULL, NULL, NULL, 0,
+                                         type, n, n, n, err);
       if (growing[WAY_GPU] && (begun[WAY_CPU] || !growing[WAY_CPU]))
-        begun[WAY_GPU] = own_call_begin (&ours[WAY_GPU], TILEMM_CHOOSE_GPU, &g->one,
+        begun[WAY_GPU] = own_call_begin (&ours[WAY_GPU], TILEMM_CHOOSE_GPU, &g->one, g->facts,
                                          type == TILEMM_DOUBLE ? g->pool : NULL, 0, type, n, n, n,
                                          err);
       if ((growing[WAY_CPU] && !begun[WAY_CPU]) || (growing[WAY_GPU] && !begun[WAY_GPU]))
@@ -1068,6 +1080,7 @@ tilemm_status tilemm_calibrate_parts (const tilemm_host_product *host, unsigned 
       if (!operands_make (&pool, TILEMM_DOUBLE, 2048, 2048, 2048, 1))
         return tilemm_error_set (err, TILEMM_ENOMEM, "out of memory for the GPU's calibration");
       g.pool = &pool;
+      g.facts = f;
     }
   else
     f->gpus = 0;
