@@ -427,18 +427,21 @@ void owned_case (int devices)
   static tilemm_machine_facts rates;
   const operands x = make (false, false, 1500, 70, 30, TILEMM_OP_NONE, TILEMM_OP_NONE);
   const outcome one = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, 1);
-  // One rate; 2:1; 2:1 read on cards of one model (calibration's noise: one rate, one strip each).
-  for (int variant = 0; variant < 3; variant++)
+  // One rate; 2:1; 2:1 read on cards of one model (calibration's noise: one rate, one strip each);
+  // one model with the first card's rate alone (calibration times the types other than double
+  // on the first GPU only): one rate, one strip each.
+  for (int variant = 0; variant < 4; variant++)
     for (bool peers : { true, false })
       {
-        const bool weighted = variant == 1, one_model = variant == 2;
+        const bool weighted = variant == 1, one_model = variant >= 2, first_only = variant == 3;
         tilemm_facts_model (&rates, "test: each GPU's kernels measured");
         rates.gpus = devices;
         for (int g = 0; g < devices; g++)
           {
             rates.gpu[g].ordinal = g;
             for (int t = 0; t < TILEMM_NTYPES; t++)
-              rates.gpu[g].kernel_flops_per_s[t] = variant > 0 && g == 0 ? 4e13 : 2e13;
+              rates.gpu[g].kernel_flops_per_s[t]
+                = first_only ? (g == 0 ? 2e13 : 0) : variant > 0 && g == 0 ? 4e13 : 2e13;
             if (one_model)
               snprintf (rates.gpu[g].name, sizeof rates.gpu[g].name, "Made Up H100");
           }
@@ -446,7 +449,9 @@ void owned_case (int devices)
         const outcome many = call (x, TILEMM_OP_NONE, TILEMM_OP_NONE, devices, false, &rates,
                                    peers);
         mock_cuda_peer_access (-1, -1, 1);
-        const char *what = one_model ? (peers ? "2:1 on one model, peers" : "2:1 on one model, no peers")
+        const char *what = first_only ? (peers ? "one model, the first card's rate, peers"
+                                               : "one model, the first card's rate, no peers")
+                           : one_model ? (peers ? "2:1 on one model, peers" : "2:1 on one model, no peers")
                            : weighted ? (peers ? "2:1, peers" : "2:1, no peers")
                                       : (peers ? "one rate, peers" : "one rate, no peers");
         CHECK (many.status == TILEMM_OK && many.c == one.c, "%s: %s (%s), bitwise %d", what,

@@ -183,7 +183,8 @@ static void plan_keep (tilemm_call_plan *p)
 /* The kernel rate of each GPU worker's device for the product's type, where the facts measured
  * it (0 where not: strip_owners.h then takes the devices as one rate).  Devices of one name are
  * one rate, the best measured of them: calibration times each at a size its kernels do not fill
- * (a first call waits for it), where two cards of one model read 1.3-3x apart. */
+ * (a first call waits for it), where two cards of one model read 1.3-3x apart; and it times the
+ * types other than double on the first GPU only, which a card of the same name shares. */
 static void worker_rates (const tilemm_call_plan *p, double rate[TILEMM_MAX_WORKERS])
 {
   const tilemm_machine_facts *f = p->facts;
@@ -204,8 +205,7 @@ static void worker_rates (const tilemm_call_plan *p, double rate[TILEMM_MAX_WORK
       best = rate[w] > best ? rate[w] : best;
     }
   for (int w = 0; one_model && w < p->workers.count; w++)
-    if (rate[w] > 0)
-      rate[w] = best;
+    rate[w] = best;
 }
 
 /* The GPU workers' strips given in advance where the queue is strips of a product that fits one
