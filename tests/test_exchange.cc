@@ -391,43 +391,6 @@ void emulated_case (bool single, bool is_complex, tilemm_op op_a, tilemm_op op_b
     }
 }
 
-// The emulated product on GPUs with peers, one failing part way (its n-th copy: a share's
-// upload, a peer copy, a panel's): the product fails naming it (or, where the failure came after
-// the GPU's last copy, is right), nothing is left held or queued, the next product is right.
-void emulated_failing_case (int devices)
-{
-  CHECK_CASE ("%d GPUs with peers, emulated: one failing part way fails the product cleanly",
-              devices);
-  const operands x = make (false, false, 70, 600, 30, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE);
-  const outcome one = call (x, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, 1, false, nullptr, true, true);
-  for (int failing : { 0, devices - 1 })
-    for (int after : { 0, 1, 3, 6 })
-      {
-        mock_cuda_fail_device (failing, after);
-        const outcome failed = call (x, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, devices, false,
-                                     nullptr, true, true);
-        mock_cuda_fail_device (-1, 0);
-        char name[64];
-        snprintf (name, sizeof name, "GPU %d (worker %d)", failing, failing);
-        CHECK (failed.status == TILEMM_OK
-                 ? failed.c == one.c
-                 : failed.status == TILEMM_ECUDA && strstr (failed.detail, name) != NULL,
-               "GPU %d failing after %d copies: %s (%s)", failing, after,
-               tilemm_strerror (failed.status), failed.detail);
-        CHECK (failed.status == TILEMM_OK
-                 || (mock_cuda_device_bytes () == 0 && mock_cuda_pinned_bytes () == 0
-                     && tilemm_cuda_bytes_held () == 0),
-               "after GPU %d failed: %zu device bytes, %zu pinned left", failing,
-               mock_cuda_device_bytes (), mock_cuda_pinned_bytes ());
-        CHECK (mock_cuda_pending_ops () == 0, "after GPU %d failed: %zu operations queued",
-               failing, mock_cuda_pending_ops ());
-        const outcome next = call (x, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, devices, true, nullptr,
-                                   true, true);
-        CHECK (next.status == TILEMM_OK && next.c == one.c, "the next product: %s, bitwise %d",
-               next.detail, next.c == one.c);
-      }
-}
-
 // One pair of GPUs that cannot reach each other (one way): the plan takes the host's path for
 // every GPU, and says why.
 void one_pair_apart (int devices)
@@ -454,18 +417,23 @@ void one_pair_apart (int devices)
          "the plan in words does not say the host's path:\n%s", text);
 }
 
-// A GPU failing part way (its n-th copy, a share's upload or a peer copy): the product fails
-// naming it, nothing is left held (device or pinned) or queued, the next product is right.
-void failing_case (int devices)
+// A GPU failing part way (its n-th copy, a share's upload or a peer copy; emulated: in either
+// pass): the product fails naming it (or, where the failure came after the GPU's last copy, is
+// right), nothing is left held (device or pinned) or queued, the next product is right.
+void failing_case (int devices, bool emulated = false)
 {
-  CHECK_CASE ("%d GPUs with peers: one failing part way fails the product cleanly", devices);
-  const operands x = make (false, false, 320, 90, 40, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE);
-  const outcome one = call (x, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, 1);
+  CHECK_CASE ("%d GPUs with peers%s: one failing part way fails the product cleanly", devices,
+              emulated ? ", emulated" : "");
+  const operands x = emulated ? make (false, false, 70, 600, 30, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE)
+                              : make (false, false, 320, 90, 40, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE);
+  const outcome one = call (x, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, 1, false, nullptr, true,
+                            emulated);
   for (int failing : { 0, devices - 1 })
     for (int after : { 0, 1, 2, 4, 7 })
       {
         mock_cuda_fail_device (failing, after);
-        const outcome failed = call (x, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, devices);
+        const outcome failed = call (x, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, devices, false,
+                                     nullptr, true, emulated);
         mock_cuda_fail_device (-1, 0);
         char name[64];
         snprintf (name, sizeof name, "GPU %d (worker %d)", failing, failing);
@@ -482,7 +450,8 @@ void failing_case (int devices)
                mock_cuda_device_bytes (), mock_cuda_pinned_bytes ());
         CHECK (mock_cuda_pending_ops () == 0, "after GPU %d failed: %zu operations queued",
                failing, mock_cuda_pending_ops ());
-        const outcome next = call (x, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, devices, true);
+        const outcome next = call (x, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, devices, true, nullptr,
+                                   true, emulated);
         CHECK (next.status == TILEMM_OK && next.c == one.c, "the next product: %s, bitwise %d",
                next.detail, next.c == one.c);
       }
@@ -747,7 +716,7 @@ int main ()
       emulated_case (false, false, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, 650, 70, 29, devices);
       emulated_case (true, false, TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, 600, 90, 25, devices);
       emulated_case (false, true, TILEMM_OP_CTRANSPOSE, TILEMM_OP_NONE, 50, 600, 21, devices);
-      emulated_failing_case (devices);
+      failing_case (devices, true);
     }
   tilemm_cuda_release ();
   CHECK_CASE ("nothing held at the end");
