@@ -19,8 +19,10 @@
 #   emu       issue 44: emulated_octave, bench_emulated (ours) and GEMMul8 v3
 #   multi5    issues 43/45: calibration's every-GPU times (gpu_all_one / gpu_all_every) beside
 #             Octave's [0], [0 1] and the default at 4096, 8192, 16384 and single 16384
-# Results: $OUT/STEP.tgz.  Run on a GPU machine so far: host, multi, checks, cpubist, four, ab;
-# pkgtest, emucheck, grid and emu are written but not yet run there.
+#   emu6      issue 43: the emulated double product at 8192 and 16384 on [0] and [0 1] (medians
+#             of 3, bitwise GPU 0's, host reads: 1.00 where each operand is read once), the plan
+# Results: $OUT/STEP.tgz.  Run on a GPU machine so far: host, multi, checks, cpubist, four, ab,
+# pkgtest; emucheck, grid, emu, multi5 and emu6 are written but not yet run there.
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 set -u
@@ -129,6 +131,20 @@ case $step in
         for (i = 0; i < $4; i++) { n = int (exp (log ($(5 + 3 * i) / 2) / 3) + 0.5); t[$1, n] = 1e3 * $(6 + 3 * i); ns[n] = 1 } }
       $1 == "gpu_peer" || $1 == "gpu_all" || $1 == "gpu_filled" { print "  " $0 }
       END { for (n in ns) printf "  n %5d  one %8.3f  every %8.3f  ratio %.2f\n", n, t["gpu_all_one", n], t["gpu_all_every", n], t["gpu_all_every", n] / t["gpu_all_one", n] }' | sort -k2 -n
+    ;;
+  emu6)
+    # issue 43's emulated line: one Octave process a line (bench/multi_gpu.m: a warm-up, the
+    # median of 3, bitwise against GPU 0's, __tilemm_stats__'s host reads and each GPU's bytes up
+    # and from its peers), then the plan of [0 1] at 16384 (its emulated_exchange line).
+    export TILEMM_CALIBRATION_DIR=$R/facts
+    for n in 8192 16384; do
+      for d in "[0]" "[0 1]"; do
+        timeout 150 octave-cli --no-gui --norc --quiet --eval "addpath ('$root/src'); addpath ('$root/inst'); addpath ('$root/bench'); multi_gpu ('emulated', 'double', $n, $d, 3)" 2>&1 | grep -v "^error: ignoring" | tee -a $R/emu6.txt
+      done
+    done
+    timeout 100 octave-cli --no-gui --norc --quiet --eval "addpath ('$root/src'); A = rand (16384); disp (__tilemm_plan__ (A, A, 'precision', 'emulated', 'devices', [0 1]))" 2>&1 | tee $R/plan.txt | grep "^emulated_\|^workers"
+    awk '$1 == "multi-gpu" { t[$4 " " $5] = $6; print } $1 == "multi-gpu-split" { print "host_reads", $4, $5, $12 }
+         END { if (t["8192 0,1"]) printf "speedup 8192 %.2f\n", t["8192 0"] / t["8192 0,1"]; if (t["16384 0,1"]) printf "speedup 16384 %.2f\n", t["16384 0"] / t["16384 0,1"] }' $R/emu6.txt
     ;;
 esac
 cd $OUT && tar -czf $step.tgz $step && rm -rf $step

@@ -69,7 +69,7 @@ TILEMM_CPU = cpu/backend_cpu.c cpu/simulated.c cpu/emulated_cpu.c cpu/batch_cpu.
 # products on host views, its table (backend.h).  A build without it has no GPU table at all.
 TILEMM_CUDA_HOST = cuda/device.cu cuda/workspace.cu cuda/staging.cu cuda/pipeline.cu \
   cuda/transposed_product.cu cuda/emulated_product.cu cuda/emulated_pipeline.cu \
-  cuda/backend_ops.cu cuda/batch_product.cu cuda/kernel_launch.cu cuda/links.cu \
+  cuda/emulated_exchange.cu cuda/backend_ops.cu cuda/batch_product.cu cuda/kernel_launch.cu cuda/links.cu \
   cuda/peer_exchange.cu cuda/int8_rate.cu
 
 # Code on device pointers beside the tiled kernels: the device transpose, the emulated

@@ -122,7 +122,8 @@ tilemm_status replan (tilemm_decision &d, int devices, bool peers,
 // One call on GPUs 0 .. devices-1 named (1: GPU 0 alone), from a clean workspace unless `warm`;
 // its queue made as under `rates` where given (replan).
 outcome call (const operands &x, tilemm_op op_a, tilemm_op op_b, int devices, bool warm = false,
-              const tilemm_machine_facts *rates = nullptr, bool peers = true)
+              const tilemm_machine_facts *rates = nullptr, bool peers = true,
+              bool emulated = false)
 {
   outcome o;
   memset (&o.ran, 0, sizeof o.ran);
@@ -134,6 +135,8 @@ outcome call (const operands &x, tilemm_op op_a, tilemm_op op_b, int devices, bo
   for (int w = 0; w < devices; w++)
     opt.devices.device[w] = w;
   opt.report = &o.ran;
+  if (emulated)
+    opt.precision = TILEMM_PRECISION_EMULATED;
   tilemm_error err = { TILEMM_OK, "" };
   o.status = tilemm_decide_op (&x.a, op_a, &x.b, op_b, &opt, &o.d, &err);
   snprintf (o.detail, sizeof o.detail, "%s", err.detail);
@@ -175,9 +178,8 @@ double operand_bytes (const tilemm_call_plan &p, bool of_a)
 
 // The bytes of share w of the plan's exchange: its columns of op(B) (k each), or its columns of
 // op(A) (m each).
-double share_bytes (const tilemm_call_plan &p, int w)
+double share_bytes (const tilemm_call_plan &p, int w, const tilemm_exchange_plan &x)
 {
-  const tilemm_exchange_plan &x = p.exchange;
   const double lines = (double) (x.first[w + 1] - x.first[w]);
   return (double) tilemm_type_size (p.type) * lines
          * (double) (x.which == TILEMM_KEEP_A ? p.m : p.k);
@@ -221,7 +223,7 @@ void check_bytes (const outcome &o, bool peers, const char *what)
       for (int w = 0; w < workers; w++)
         {
           const int d = p.workers.device[w];
-          const double lacks = shared - share_bytes (p, w);
+          const double lacks = shared - share_bytes (p, w, p.exchange);
           lack += lacks;
           CHECK (o.ran.done[w] > 0 ? (double) o.peer[d] == lacks : (double) o.peer[d] <= lacks,
                  "%s: GPU %d (%lld panels) received %llu bytes from its peers, lacks %.0f", what,
@@ -302,6 +304,93 @@ void exchange_case (bool single, bool is_complex, tilemm_op op_a, tilemm_op op_b
   mock_cuda_peer_access (-1, -1, 1);
 }
 
+// The emulated product on `devices` GPUs (its pass of statistics, then its pass of products, a
+// strip a GPU), peers on and off, one GPU slow or not, against GPU 0 alone: bitwise equal; the
+// operand every strip holds read once from the host with peers (each GPU its share, the rest
+// copied from the others: the figures' host reads 1.0), once per GPU without; the plan says
+// which in words.
+void emulated_case (bool single, bool is_complex, tilemm_op op_a, tilemm_op op_b, int64_t m,
+                    int64_t n, int64_t k, int devices)
+{
+  CHECK_CASE ("%d GPUs, emulated: %s%s %s x %s %lldx%lldx%lld: each operand once from the host, "
+              "the shared one's shares from peers (all from the host without them), bitwise one "
+              "GPU's", devices, single ? "single" : "double", is_complex ? " complex" : "",
+              op_name (op_a), op_name (op_b), (long long) m, (long long) n, (long long) k);
+  const operands x = make (single, is_complex, m, n, k, op_a, op_b);
+  const outcome one = call (x, op_a, op_b, 1, false, nullptr, true, true);
+  CHECK (one.status == TILEMM_OK && one.d.emulated, "one GPU: %s (%s), emulated %d",
+         tilemm_strerror (one.status), one.detail, one.d.emulated);
+  for (int variant = 0; variant < 3; variant++)
+    {
+      const bool peers = variant != 1, slow = variant == 2;
+      const char *what = slow ? "peers, the last GPU slow" : peers ? "peers" : "no peers";
+      mock_cuda_peer_access (-1, -1, peers);
+      if (slow)
+        mock_cuda_slow_device (devices - 1, 300);
+      const outcome many = call (x, op_a, op_b, devices, false, nullptr, peers, true);
+      const outcome again = call (x, op_a, op_b, devices, true, nullptr, peers, true);
+      mock_cuda_slow_device (-1, 0);
+      mock_cuda_peer_access (-1, -1, 1);
+      CHECK (many.status == TILEMM_OK && again.status == TILEMM_OK, "%s: %s (%s)", what,
+             tilemm_strerror (many.status != TILEMM_OK ? many.status : again.status),
+             many.status != TILEMM_OK ? many.detail : again.detail);
+      if (many.status != TILEMM_OK || again.status != TILEMM_OK || one.status != TILEMM_OK)
+        continue;
+      CHECK (many.c == one.c && again.c == one.c, "%s: not bitwise one GPU's product (%d, %d)",
+             what, many.c == one.c, again.c == one.c);
+      const tilemm_call_plan &p = many.d.plan;
+      const tilemm_exchange_plan &e = p.emu_exchange;
+      CHECK (!p.emu_one_pass && p.emu_workers == devices && many.ran.emu_passes == 2,
+             "%s: %d emulated workers of %d GPUs, %d passes", what, p.emu_workers, devices,
+             many.ran.emu_passes);
+      CHECK (e.path == (peers ? TILEMM_EXCHANGE_PEER : TILEMM_EXCHANGE_HOST)
+               && (e.which == TILEMM_KEEP_A || e.which == TILEMM_KEEP_B)
+               && (!peers || e.shares == devices),
+             "%s: the plan's emulated path %d, op(%c), %d shares", what, (int) e.path,
+             e.which == TILEMM_KEEP_A ? 'A' : 'B', e.shares);
+      if (e.which != TILEMM_KEEP_A && e.which != TILEMM_KEEP_B)
+        continue;
+      const bool keep_a = e.which == TILEMM_KEEP_A;
+      const double shared = operand_bytes (p, keep_a), own = operand_bytes (p, !keep_a);
+      char text[8192];
+      tilemm_decision_describe (&many.d, text, sizeof text);
+      char said[64];
+      snprintf (said, sizeof said, "emulated_exchange: %s", peers ? (keep_a ? "op(A) in" : "op(B) in")
+                                                                  : "host staging for every GPU");
+      CHECK (strstr (text, said) != NULL, "%s: the plan in words does not say \"%s\":\n%s", what,
+             said, text);
+      for (const outcome *o : { &many, &again })
+        {
+          double up = 0, peer = 0;
+          for (int d = 0; d < DEVICES; d++)
+            {
+              up += (double) o->up[d];
+              peer += (double) o->peer[d];
+            }
+          const double want = own + (peers ? 1 : devices) * shared;
+          CHECK (up == want && o->st.bytes_up == up && o->st.operand_bytes == own + shared,
+                 "%s: %.0f bytes from the host (the figures %.0f), want %.0f: host reads %g", what,
+                 up, o->st.bytes_up, want,
+                 o->st.operand_bytes > 0 ? o->st.bytes_up / o->st.operand_bytes : 0.0);
+          CHECK (!peers || o->st.bytes_up == o->st.operand_bytes,
+                 "%s: host reads %g, not 1", what,
+                 o->st.operand_bytes > 0 ? o->st.bytes_up / o->st.operand_bytes : 0.0);
+          for (int w = 0; w < devices; w++)
+            {
+              const int d = p.emu_devices.device[w];
+              const double lacks = peers ? shared - share_bytes (p, w, e) : 0;
+              CHECK ((double) o->peer[d] == lacks,
+                     "%s: GPU %d received %llu bytes from its peers, lacks %.0f", what, d,
+                     o->peer[d], lacks);
+            }
+          CHECK (o->st.bytes_peer == peer, "%s: the figures' peer bytes %.0f, the runtime's %.0f",
+                 what, o->st.bytes_peer, peer);
+        }
+      CHECK (mock_cuda_pending_ops () == 0, "%s: %zu operations left queued", what,
+             mock_cuda_pending_ops ());
+    }
+}
+
 // One pair of GPUs that cannot reach each other (one way): the plan takes the host's path for
 // every GPU, and says why.
 void one_pair_apart (int devices)
@@ -328,18 +417,23 @@ void one_pair_apart (int devices)
          "the plan in words does not say the host's path:\n%s", text);
 }
 
-// A GPU failing part way (its n-th copy, a share's upload or a peer copy): the product fails
-// naming it, nothing is left held (device or pinned) or queued, the next product is right.
-void failing_case (int devices)
+// A GPU failing part way (its n-th copy, a share's upload or a peer copy; emulated: in either
+// pass): the product fails naming it (or, where the failure came after the GPU's last copy, is
+// right), nothing is left held (device or pinned) or queued, the next product is right.
+void failing_case (int devices, bool emulated = false)
 {
-  CHECK_CASE ("%d GPUs with peers: one failing part way fails the product cleanly", devices);
-  const operands x = make (false, false, 320, 90, 40, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE);
-  const outcome one = call (x, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, 1);
+  CHECK_CASE ("%d GPUs with peers%s: one failing part way fails the product cleanly", devices,
+              emulated ? ", emulated" : "");
+  const operands x = emulated ? make (false, false, 70, 600, 30, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE)
+                              : make (false, false, 320, 90, 40, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE);
+  const outcome one = call (x, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, 1, false, nullptr, true,
+                            emulated);
   for (int failing : { 0, devices - 1 })
     for (int after : { 0, 1, 2, 4, 7 })
       {
         mock_cuda_fail_device (failing, after);
-        const outcome failed = call (x, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, devices);
+        const outcome failed = call (x, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, devices, false,
+                                     nullptr, true, emulated);
         mock_cuda_fail_device (-1, 0);
         char name[64];
         snprintf (name, sizeof name, "GPU %d (worker %d)", failing, failing);
@@ -356,7 +450,8 @@ void failing_case (int devices)
                mock_cuda_device_bytes (), mock_cuda_pinned_bytes ());
         CHECK (mock_cuda_pending_ops () == 0, "after GPU %d failed: %zu operations queued",
                failing, mock_cuda_pending_ops ());
-        const outcome next = call (x, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, devices, true);
+        const outcome next = call (x, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, devices, true, nullptr,
+                                   true, emulated);
         CHECK (next.status == TILEMM_OK && next.c == one.c, "the next product: %s, bitwise %d",
                next.detail, next.c == one.c);
       }
@@ -618,6 +713,15 @@ int main ()
       if (devices > 2)
         one_pair_apart (devices);
       failing_case (devices);
+      // The emulated product: op(A) shared (strips of C's columns), op(B) shared (of its rows),
+      // transposed and conjugated operands, single, complex.
+      emulated_case (false, false, TILEMM_OP_NONE, TILEMM_OP_NONE, 67, 700, 37, devices);
+      emulated_case (false, false, TILEMM_OP_NONE, TILEMM_OP_NONE, 700, 67, 37, devices);
+      emulated_case (false, false, TILEMM_OP_TRANSPOSE, TILEMM_OP_TRANSPOSE, 70, 650, 29, devices);
+      emulated_case (false, false, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, 650, 70, 29, devices);
+      emulated_case (true, false, TILEMM_OP_NONE, TILEMM_OP_TRANSPOSE, 600, 90, 25, devices);
+      emulated_case (false, true, TILEMM_OP_CTRANSPOSE, TILEMM_OP_NONE, 50, 600, 21, devices);
+      failing_case (devices, true);
     }
   tilemm_cuda_release ();
   CHECK_CASE ("nothing held at the end");

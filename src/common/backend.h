@@ -285,6 +285,14 @@ typedef struct tilemm_backend_ops {
    * the machine's facts; NULL where the backend has none. */
   tilemm_status (*int8_rate) (int device, int64_t n, int gemm, double *ops_per_s,
                               tilemm_error *err);
+  /* `share` for the emulated precision's pass of statistics, where the call plan's emu_exchange
+   * is TILEMM_EXCHANGE_PEER: the worker's share of the operand its panel holds whole up from the
+   * host and published, the others copied from their owners' devices into the place its panel
+   * reads the operand from (its statistics wait for every share, on the host for those not yet
+   * published); NULL where the backend has no peers. */
+  tilemm_status (*emu_share) (void *state, int worker, tilemm_op op_a, const tilemm_view *a,
+                              tilemm_op op_b, const tilemm_view *b,
+                              struct tilemm_exchange_s *exchange, tilemm_error *err);
 } tilemm_backend_ops;
 
 /* The tables the build has (src/exec/backends.c): the CPU's always, the GPU's in a CUDA build,

@@ -260,6 +260,38 @@ static void plan_exchange (tilemm_call_plan *p, const tilemm_device_facts *gpu)
                              keep_a ? p->k : p->n, &p->workers, gpu);
 }
 
+/* How the operand every emulated GPU worker's strip holds whole reaches the workers
+ * (exchange_plan.h), as the native product's kept operand does: where emu_queue is one strip a
+ * worker, each all of op(A)'s rows (strips of C's columns) or all of op(B)'s columns (of its
+ * rows), each worker reads its share from the host and copies the others' from their GPUs, or,
+ * where a pair of them cannot reach each other, every worker reads all of it from the host.
+ * The shares cut it as the native exchange cuts it (op(B)'s columns, op(A)'s inner dimension),
+ * in one step of the whole operand: op(x) packed, as an emulated panel holds it.  What crosses
+ * between GPUs is that operand in the product's type, not its int8 residues: those are a byte
+ * an element for each modulus (7 to 20 of them, against an element's 4 or 8 bytes), and the
+ * moduli are known only after the pass of statistics, which reads the operand whole.  Worker w
+ * runs strip w, the one whose share it sends (and on the host's path too: a worker that took
+ * two strips would compute them one after the other, and send the second's operands again). */
+static void plan_emu_exchange (tilemm_call_plan *p, tilemm_backend backend,
+                               const tilemm_device_facts *gpu)
+{
+  memset (&p->emu_exchange, 0, sizeof p->emu_exchange);
+  memset (p->emu_first, 0, sizeof p->emu_first);
+  const tilemm_plan *q = &p->emu_queue;
+  if (backend != TILEMM_BACKEND_CUDA || p->emu_one_pass || p->emu_workers < 2 || p->m < 1
+      || p->n < 1 || p->k < 1 || tilemm_plan_panel_count (q) != p->emu_workers)
+    return;
+  const tilemm_keep keeps = q->panel_cols >= p->m   ? TILEMM_KEEP_A
+                            : q->panel_rows >= p->n ? TILEMM_KEEP_B
+                                                    : TILEMM_KEEP_NONE;
+  const int keep_a = keeps == TILEMM_KEEP_A;
+  tilemm_exchange_plan_make (&p->emu_exchange, keeps, keep_a ? p->m : p->n, keep_a ? p->k : p->n,
+                             &p->emu_devices, gpu);
+  if (p->emu_exchange.path != TILEMM_EXCHANGE_NONE)
+    for (int w = 0; w <= p->emu_workers; w++)
+      p->emu_first[w] = w;
+}
+
 /* The emulated precision's panels, workers and passes for the product p->m × p->n × p->k. */
 static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
                                     const tilemm_emu_options *emu, size_t asked,
@@ -299,6 +331,7 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
                             tilemm_model_copy_saturating_threads (p->facts), p->emu_teams);
   p->emu_one_pass = (p->emu_workers <= 1 && tilemm_plan_panel_count (&p->emu_panels) <= 1)
                     || p->k == 0;
+  plan_emu_exchange (p, backend, gpu);
   const int64_t panel_rows = p->emu_panels.panel_cols < p->m ? p->emu_panels.panel_cols : p->m;
   const int64_t panel_cols = p->emu_panels.panel_rows < p->n ? p->emu_panels.panel_rows : p->n;
   p->emu_block_cols = tilemm_emu_result_block_cols (p->type, panel_rows, panel_cols, chunk_bytes);
@@ -714,22 +747,23 @@ static void say_teams (text *t, const char *name, const tilemm_copy_team *teams,
 
 /* The kept operand's path: "exchange: op(B) in 2 shares of its columns, each read once from the
  * host (GPU 0: 0-49, GPU 1: 50-99), the others' shares copied from their GPUs (peer access)". */
-static void say_exchange (text *t, const tilemm_exchange_plan *x, const tilemm_workers *w)
+static void say_exchange (text *t, const char *label, const tilemm_exchange_plan *x,
+                          const tilemm_workers *w)
 {
   const char *name = x->which == TILEMM_KEEP_A ? "op(A)" : "op(B)";
   if (x->path == TILEMM_EXCHANGE_NONE)
     {
-      say (t, "exchange: none (each GPU's operands from the host)\n");
+      say (t, "%s: none (each GPU's operands from the host)\n", label);
       return;
     }
   if (x->path == TILEMM_EXCHANGE_HOST)
     {
-      say (t, "exchange: host staging for every GPU: each reads all of %s from the host (GPU %d "
+      say (t, "%s: host staging for every GPU: each reads all of %s from the host (GPU %d "
               "cannot read GPU %d's memory: no peer access)\n",
-           name, x->apart_to, x->apart_from);
+           label, name, x->apart_to, x->apart_from);
       return;
     }
-  say (t, "exchange: %s in %d shares of its %s, each read once from the host (", name,
+  say (t, "%s: %s in %d shares of its %s, each read once from the host (", label, name,
        x->shares, x->which == TILEMM_KEEP_A ? "columns (k)" : "columns");
   for (int s = 0; s < x->shares; s++)
     {
@@ -796,7 +830,7 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
           say (&t, ")\n");
         }
       say_teams (&t, "copy_teams", p->teams, &p->workers);
-      say_exchange (&t, &p->exchange, &p->workers);
+      say_exchange (&t, "exchange", &p->exchange, &p->workers);
     }
   if (emulated)
     {
@@ -823,6 +857,8 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
                  "each one's B sent while the one before computes\n",
                  (long long) p->emu_pipe_first, (long long) p->emu_pipe_cols);
           say_teams (&t, "emulated_copy_teams", p->emu_teams, &p->emu_devices);
+          if (p->emu_workers > 1)
+            say_exchange (&t, "emulated_exchange", &p->emu_exchange, &p->emu_devices);
         }
       say (&t, "emulated_on_range: %s\n",
            p->emu_on_range == TILEMM_EMU_RANGE_NATIVE

@@ -108,6 +108,15 @@ typedef struct {
                                     that took it in the pass of statistics (its data kept on its
                                     device between the passes)                              */
   tilemm_copy_team emu_teams[TILEMM_MAX_WORKERS];  /* the emulated workers' copy teams      */
+  tilemm_exchange_plan emu_exchange;  /* where every strip of emu_queue holds one operand whole
+                                    on several GPUs: how it reaches them (exchange_plan.h, cut
+                                    as the native exchange cuts it: op(B)'s columns, op(A)'s
+                                    inner dimension; its step the whole operand, as an emulated
+                                    panel holds it); NONE otherwise                           */
+  int64_t emu_first[TILEMM_MAX_WORKERS + 1];  /* with emu_exchange (PEER or HOST): worker w
+                                    runs the pass of statistics' strips emu_first[w] ..
+                                    emu_first[w + 1] - 1, its own (its share is what it
+                                    sends); all 0: each strip to the first worker free      */
   int emu_one_pass;              /* one panel on one device: statistics, plan and product on
                                     data uploaded once; else a pass of statistics over every
                                     panel, the plan, a pass of products                      */

@@ -364,6 +364,21 @@ tilemm_status cuda_emu_stats (void *state, int worker, const tilemm_emu_options 
   });
 }
 
+/* Before worker `worker`'s pass of statistics: its share of the operand every emulated worker
+ * holds up and published, the others' copied in from their devices (emulated_exchange.cu). */
+tilemm_status cuda_emu_share (void *state, int worker, tilemm_op op_a, const tilemm_view *a,
+                              tilemm_op op_b, const tilemm_view *b, tilemm_exchange *exchange,
+                              tilemm_error *err)
+{
+  product_state *s = (product_state *) state;
+  if (!s->plan)
+    return tilemm_error_set (err, TILEMM_EINVAL, "GPU emulated share: no call plan");
+  emu_stage stage = { emu_stage::STATS, nullptr, nullptr, 0, gemm_of (s), nullptr };
+  emulated_most (s, stage);
+  return emu_share (ws_pool[worker], worker, s->plan, stage, op_a, a, op_b, b, exchange,
+                    &s->st[worker], err);
+}
+
 tilemm_status cuda_emu_product (void *state, int worker, const tilemm_emu_plan *plan,
                                 tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                                 const tilemm_view *b, const tilemm_view *c,
@@ -437,6 +452,7 @@ const tilemm_backend_ops tilemm_cuda_backend_ops = {
   cuda_links,
   cuda_share,
   cuda_int8_rate,
+  cuda_emu_share,
 };
 
 } /* extern "C" */

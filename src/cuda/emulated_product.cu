@@ -19,6 +19,27 @@ namespace tilemm_cuda {
  * device computes the next.  pass NULL: the whole scheme (statistics, the plan, the product;
  * *used gets the plan); else pass->kind says: the statistics only, merged into *stats, or the
  * product under pass->plan. */
+tilemm_status emu_reserve (workspace &ws, const emu_stage &stage, tilemm_type type, tilemm_op op_a,
+                           tilemm_op op_b, int64_t m, int64_t n, int64_t k, tilemm_error *err)
+{
+  const size_t es = tilemm_type_size (type);
+  const int64_t ka = k > 0 ? k : 1;
+  const bool stats_only = stage.kind == emu_stage::STATS;
+  /* The workspace for the largest panel the worker may take (stage.most_*), and with C from the
+   * pass of statistics on: the pass of products then grows nothing, and finds the operands. */
+  const int64_t mm = m > stage.most_m ? m : stage.most_m, nn = n > stage.most_n ? n : stage.most_n;
+  const size_t b_bytes = es * (size_t) ka * (size_t) nn, a_bytes = es * (size_t) mm * (size_t) ka;
+  const bool keeping = stage.product != 0;
+  const size_t bytes[NBUF] = { b_bytes, a_bytes,
+                               stats_only && !keeping ? 0 : es * (size_t) mm * (size_t) nn,
+                               op_b != TILEMM_OP_NONE ? b_bytes : 0,
+                               op_a != TILEMM_OP_NONE ? a_bytes : 0 };
+  /* C's blocks: one event each, from the ring the pipeline's steps use. */
+  const int64_t block_cols = stage.block_cols > 0 && stage.block_cols < n ? stage.block_cols : n;
+  const int blocks = (int) ((nn + block_cols - 1) / (block_cols > 0 ? block_cols : 1));
+  return workspace_reserve (ws, bytes, (size_t) blocks, err);
+}
+
 tilemm_status emu_panel (workspace &ws, const emu_stage &stage, tilemm_op op_a,
                          const tilemm_view *a,
                          tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
@@ -33,19 +54,11 @@ tilemm_status emu_panel (workspace &ws, const emu_stage &stage, tilemm_op op_a,
   memset (used, 0, sizeof *used);
   if (m == 0 || n == 0)
     return TILEMM_OK;
-  /* The workspace for the largest panel the worker may take (stage.most_*), and with C from the
-   * pass of statistics on: the pass of products then grows nothing, and finds the operands. */
   const int64_t mm = m > stage.most_m ? m : stage.most_m, nn = n > stage.most_n ? n : stage.most_n;
-  const size_t b_bytes = es * (size_t) ka * (size_t) nn, a_bytes = es * (size_t) mm * (size_t) ka;
   const bool keeping = stage.product != 0;
-  const size_t bytes[NBUF] = { b_bytes, a_bytes,
-                               stats_only && !keeping ? 0 : es * (size_t) mm * (size_t) nn,
-                               op_b != TILEMM_OP_NONE ? b_bytes : 0,
-                               op_a != TILEMM_OP_NONE ? a_bytes : 0 };
-  /* C's blocks: one event each, from the ring the pipeline's steps use. */
   const int64_t block_cols = stage.block_cols > 0 && stage.block_cols < n ? stage.block_cols : n;
   const int blocks = (int) ((nn + block_cols - 1) / block_cols);
-  tilemm_status status = workspace_reserve (ws, bytes, (size_t) blocks, err);
+  tilemm_status status = emu_reserve (ws, stage, type, op_a, op_b, m, n, k, err);
   if (status != TILEMM_OK)
     return status;
   /* This panel's operands, still on the device from this worker's pass of statistics: not sent
@@ -54,6 +67,11 @@ tilemm_status emu_panel (workspace &ws, const emu_stage &stage, tilemm_op op_a,
   const kept_operand mine_b = kept_of (stage.product, TILEMM_KEEP_B, op_b, b, -1, k);
   const bool kept = keeping && same_kept (ws.kept_y, mine_a) && same_kept (ws.kept_x, mine_b);
   ws.kept_x.product = ws.kept_y.product = 0;
+  /* The operand the workers share, in place as op(x) from the exchange (emu_share: this
+   * worker's share from the host, the others' on their way from their GPUs): not sent, nor
+   * transposed, here. */
+  const bool a_in = keeping && !kept && k > 0 && emu_shared_here (ws, stage, TILEMM_KEEP_A, op_a, a);
+  const bool b_in = keeping && !kept && k > 0 && emu_shared_here (ws, stage, TILEMM_KEEP_B, op_b, b);
   /* The scheme's arena, sized before it (the scheme allocates nothing), for the largest panel. */
   const tilemm_emu_cuda_setup setup = { stage.gemm, 0, stage.branches, nullptr };
   size_t arena[4];
@@ -74,20 +92,30 @@ tilemm_status emu_panel (workspace &ws, const emu_stage &stage, tilemm_op op_a,
    * statistics), C coming back (while the device computes its later blocks). */
   auto t0 = std::chrono::steady_clock::now ();
   if (k > 0 && !kept
-      && ((status = stage_up (ws, *a, ws.buffer[BUF_Y], st, err)) != TILEMM_OK
-          || (status = stage_up (ws, *b, ws.buffer[BUF_X], st, err)) != TILEMM_OK))
+      && ((!a_in && (status = stage_up (ws, *a, ws.buffer[BUF_Y], st, err)) != TILEMM_OK)
+          || (!b_in && (status = stage_up (ws, *b, ws.buffer[BUF_X], st, err)) != TILEMM_OK)))
+    return status;
+  /* The shared operand's shares not yet on their way (their owners still sending theirs from
+   * the host) waited for now, after this panel's own operand went up: the statistics read it
+   * whole. */
+  if ((a_in || b_in) && (status = await_shares (ws, st, err)) != TILEMM_OK)
     return status;
   st->upload_ms += ms_since (t0);
   t0 = std::chrono::steady_clock::now ();
   cudaStream_t s = ws.comp[0];
   CUDA_TRY (cudaEventRecord (ws.t_begin, ws.up), "cudaEventRecord");
   CUDA_TRY (cudaStreamWaitEvent (s, ws.t_begin, 0), "cudaStreamWaitEvent");
+  if ((a_in || b_in) && (status = emu_wait_shares (ws, s, err)) != TILEMM_OK)
+    return status;
   const void *a_ready = ws.buffer[op_a != TILEMM_OP_NONE ? BUF_YT : BUF_Y];
   const void *b_ready = ws.buffer[op_b != TILEMM_OP_NONE ? BUF_XT : BUF_X];
   if (k > 0 && !kept
-      && ((status = operand_on_device (ws, op_a, a, BUF_Y, BUF_YT, s, &a_ready, err)) != TILEMM_OK
-          || (status = operand_on_device (ws, op_b, b, BUF_X, BUF_XT, s, &b_ready,
-                                          err)) != TILEMM_OK))
+      && ((!a_in
+           && (status = operand_on_device (ws, op_a, a, BUF_Y, BUF_YT, s, &a_ready, err))
+                != TILEMM_OK)
+          || (!b_in
+              && (status = operand_on_device (ws, op_b, b, BUF_X, BUF_XT, s, &b_ready, err))
+                   != TILEMM_OK)))
     return status;
   if (keeping)
     {

@@ -106,6 +106,8 @@ struct workspace
   tilemm_view arriving_stored;          /* the shared operand as stored, whole               */
   tilemm_op arriving_op;
   int64_t arriving_m, arriving_k;
+  char *arriving_base;                  /* where the operand lies whole (its shares in place) */
+  void *arriving_scratch;               /* a transposed share's piece up as stored, here first */
   bool arriving_pending[TILEMM_MAX_WORKERS];  /* share s: its copy in not yet enqueued     */
   int arriving_left;                    /* how many are pending                              */
   share_handle published;            /* this worker's share, as the others see it  */
@@ -335,6 +337,21 @@ tilemm_status share_operand (workspace &ws, int worker, const tilemm_call_plan *
                              unsigned long long product, tilemm_op op_a, const tilemm_view *a,
                              tilemm_op op_b, const tilemm_view *b, tilemm_exchange *exchange,
                              tilemm_cuda_stats *st, tilemm_error *err);
+/* peer_exchange.cu: share_operand's work for any operand laid out as the plan's exchange `x`
+ * cuts it (kept_geometry: op(x)ᵀ in x->step's runs; a step of the whole extent is op(x) packed,
+ * as an emulated panel holds it): worker `worker`'s share of `stored` (op(x) = op(stored), whole)
+ * up from the host into `base` (through `scratch`, a piece as stored, where `op` transposes),
+ * published on `exchange`, and every other share already published copied from its owner's
+ * device on ws.peer; ws.arriving is then `product`. */
+tilemm_status publish_share (workspace &ws, int worker, const tilemm_exchange_plan *x,
+                             unsigned long long product, int64_t m, int64_t k, tilemm_op op,
+                             const tilemm_view *stored, char *base, void *scratch,
+                             tilemm_exchange *exchange, tilemm_cuda_stats *st, tilemm_error *err);
+/* peer_exchange.cu: every share of product ws.arriving not yet copied in waited for on the host
+ * (its owner's publication, or its absence: then read from the host), its copy enqueued; for a
+ * panel that needs the whole operand before anything (an emulated panel's statistics).
+ * TILEMM_EINTERRUPTED once the product stops. */
+tilemm_status await_shares (workspace &ws, tilemm_cuda_stats *st, tilemm_error *err);
 /* peer_exchange.cu: the shares of product ws.arriving not yet copied in whose owners have
  * published them since (or will not: those read from the host), their copies enqueued now,
  * without waiting for the others; TILEMM_EINTERRUPTED once the product stops. */
@@ -359,6 +376,27 @@ tilemm_status emu_panel (workspace &ws, const emu_stage &stage, tilemm_op op_a,
                          tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
                          const tilemm_stop *stop, tilemm_emu_stats *stats, tilemm_emu_plan *used,
                          tilemm_cuda_stats *st, tilemm_error *err);
+
+/* emulated_product.cu: the workspace of an m×n×k panel of `stage` (and of the largest the worker
+ * may take: stage.most_*), as emu_panel makes it. */
+tilemm_status emu_reserve (workspace &ws, const emu_stage &stage, tilemm_type type, tilemm_op op_a,
+                           tilemm_op op_b, int64_t m, int64_t n, int64_t k, tilemm_error *err);
+
+/* emulated_exchange.cu: before worker `worker`'s pass of statistics (stage: its STATS stage),
+ * its share of the operand the plan's emu_exchange shares (TILEMM_EXCHANGE_PEER; a and b as
+ * stored, whole) up from the host as op(x) into the buffer its panels read it from, published
+ * on `exchange`, the shares already published copied in from their owners' devices. */
+tilemm_status emu_share (workspace &ws, int worker, const tilemm_call_plan *plan,
+                         const emu_stage &stage, tilemm_op op_a, const tilemm_view *a,
+                         tilemm_op op_b, const tilemm_view *b, tilemm_exchange *exchange,
+                         tilemm_cuda_stats *st, tilemm_error *err);
+/* emulated_exchange.cu: whether operand `which` of a panel of stage.product (v: as stored, op)
+ * is the one emu_share put in place: not sent, nor transposed, by the panel. */
+bool emu_shared_here (const workspace &ws, const emu_stage &stage, tilemm_keep which, tilemm_op op,
+                      const tilemm_view *v);
+/* emulated_exchange.cu: stream s waits for every other share's copy (all enqueued:
+ * await_shares); the exchange of the product then ends for this worker. */
+tilemm_status emu_wait_shares (workspace &ws, cudaStream_t s, tilemm_error *err);
 
 /* emulated_pipeline.cu: an emulated product of one pass (stage.kind WHOLE) in panels of C, the
  * first of first_cols columns, the others of panel_cols (the call plan's emu_pipe_first and

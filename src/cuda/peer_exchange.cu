@@ -122,12 +122,10 @@ tilemm_status copy_share_in (workspace &ws, const kept_geometry &g, int o, int g
                              const void *handle, tilemm_cuda_stats *st, tilemm_error *err)
 {
   const tilemm_exchange_plan &x = *ws.arriving_plan;
-  const bool keep_a = g.which == TILEMM_KEEP_A;
-  char *const base = (char *) ws.buffer[keep_a ? BUF_Y : BUF_X];
+  char *const base = ws.arriving_base;
   if (got == TILEMM_SHARE_ABSENT)
     {
-      /* (The kept operand's own scratch: the pipeline uploads only the other operand.) */
-      void *const scratch = ws.buffer[keep_a ? BUF_YT : BUF_XT];
+      void *const scratch = ws.arriving_scratch;
       const tilemm_status status = upload_share (ws, g, base, scratch, x.first[o],
                                                  x.first[o + 1], st, err);
       if (status != TILEMM_OK)
@@ -187,6 +185,24 @@ tilemm_status receive_shares (workspace &ws, tilemm_cuda_stats *st, tilemm_error
   return TILEMM_OK;
 }
 
+tilemm_status await_shares (workspace &ws, tilemm_cuda_stats *st, tilemm_error *err)
+{
+  if (ws.arriving == 0)
+    return TILEMM_OK;
+  /* Each missing share waited for on the host (published, absent, or the product stopping),
+   * then every one of them copied in. */
+  for (int o = 0; o < TILEMM_MAX_WORKERS && ws.arriving_left > 0; o++)
+    if (ws.arriving_pending[o])
+      {
+        const void *handle = nullptr;
+        tilemm_exchange_await (ws.arriving_exchange, o, &handle);
+      }
+  const tilemm_status status = receive_shares (ws, st, err);
+  if (status == TILEMM_OK && ws.arriving_left > 0)   /* cannot happen: every one answered */
+    return tilemm_error_set (err, TILEMM_EINVAL, "%d shares never came", ws.arriving_left);
+  return status;
+}
+
 bool shares_enqueued (const workspace &ws, int64_t begin, int64_t end)
 {
   if (ws.arriving == 0 || ws.arriving_left == 0)
@@ -221,33 +237,50 @@ tilemm_status share_operand (workspace &ws, int worker, const tilemm_call_plan *
   if ((keep_a ? sc : sr) != x.step)
     return tilemm_error_set (err, TILEMM_EINVAL, "the exchange's steps (%lld) are not the "
                              "panels' (%lld)", (long long) x.step, (long long) (keep_a ? sc : sr));
-  ws.arriving_plan = &x;
+  /* Its share up from the host into the buffer the pipeline keeps the operand in (a transposed
+   * one through that operand's own scratch: the pipeline uploads only the other operand), the
+   * others' arriving; the operand kept as a panel of this product keeps it (pipeline.cu). */
+  status = publish_share (ws, worker, &x, product, plan->m, plan->k, keep_a ? op_a : op_b,
+                          keep_a ? a : b, (char *) ws.buffer[keep_a ? BUF_Y : BUF_X],
+                          ws.buffer[keep_a ? BUF_YT : BUF_XT], exchange, st, err);
+  const tilemm_view whole = keep_a ? tilemm_view_op_sub (op_a, a, 0, 0, plan->m, plan->k)
+                                   : tilemm_view_op_sub (op_b, b, 0, 0, plan->k, plan->n);
+  if (status == TILEMM_OK)
+    (keep_a ? ws.kept_y : ws.kept_x)
+      = kept_of (product, x.which, keep_a ? op_a : op_b, &whole, x.step, plan->k);
+  return status;
+}
+
+tilemm_status publish_share (workspace &ws, int worker, const tilemm_exchange_plan *x,
+                             unsigned long long product, int64_t m, int64_t k, tilemm_op op,
+                             const tilemm_view *stored, char *base, void *scratch,
+                             tilemm_exchange *exchange, tilemm_cuda_stats *st, tilemm_error *err)
+{
+  ws.arriving = 0;
+  ws.arriving_plan = x;
   ws.arriving_worker = worker;
   ws.arriving_exchange = exchange;
-  ws.arriving_stored = *(keep_a ? a : b);
-  ws.arriving_op = keep_a ? op_a : op_b;
-  ws.arriving_m = plan->m;
-  ws.arriving_k = plan->k;
+  ws.arriving_stored = *stored;
+  ws.arriving_op = op;
+  ws.arriving_m = m;
+  ws.arriving_k = k;
+  ws.arriving_base = base;
+  ws.arriving_scratch = scratch;
   const kept_geometry g = arriving_geometry (ws);
-  char *const base = (char *) ws.buffer[keep_a ? BUF_Y : BUF_X];
-  void *const scratch = ws.buffer[keep_a ? BUF_YT : BUF_XT];
   /* Its own share up, then published: the others copy it once its event has happened. */
-  status = upload_share (ws, g, base, scratch, x.first[worker], x.first[worker + 1], st, err);
+  tilemm_status status = upload_share (ws, g, base, scratch, x->first[worker],
+                                       x->first[worker + 1], st, err);
   if (status != TILEMM_OK)
     return status;
   CUDA_TRY (cudaEventRecord (ws.share_up, ws.up), "cudaEventRecord");
   ws.published = { ws.device, base, ws.share_up };
   tilemm_exchange_publish (exchange, worker, &ws.published);
-  /* The operand is kept as a panel of this product keeps it (pipeline.cu), the others' shares
-   * arriving: those published by now copied in at once, the rest as they are published. */
-  const tilemm_view whole = keep_a ? tilemm_view_op_sub (op_a, a, 0, 0, plan->m, plan->k)
-                                   : tilemm_view_op_sub (op_b, b, 0, 0, plan->k, plan->n);
-  (keep_a ? ws.kept_y : ws.kept_x)
-    = kept_of (product, x.which, keep_a ? op_a : op_b, &whole, x.step, plan->k);
+  /* The others' shares: those published by now copied in at once, the rest as they are
+   * published. */
   ws.arriving_left = 0;
   for (int o = 0; o < TILEMM_MAX_WORKERS; o++)
     {
-      ws.arriving_pending[o] = o < x.shares && o != worker && x.first[o + 1] > x.first[o];
+      ws.arriving_pending[o] = o < x->shares && o != worker && x->first[o + 1] > x->first[o];
       ws.arriving_left += ws.arriving_pending[o];
     }
   ws.arriving = product;

@@ -79,6 +79,11 @@ tilemm_status tilemm_exec_emulated (tilemm_backend backend, const tilemm_call_pl
   job.emu_options = options;
   job.emu_stats = stats;
   job.took = took;
+  /* The operand every worker's strip holds whole, as the plan's exchange says: with peers,
+   * each worker sends its share from the host (before its pass of statistics, which waits for
+   * the others' from their GPUs); each runs the strips the plan gives it, if it gives them. */
+  job.exchange = &p->emu_exchange;
+  job.owner_first = p->emu_workers > 1 && p->emu_first[p->emu_workers] > 0 ? p->emu_first : NULL;
   tilemm_multi_report report;
   status = tilemm_job_run (&job, stop, &report, err);
   ran->emu_passes = 1;
@@ -96,6 +101,7 @@ tilemm_status tilemm_exec_emulated (tilemm_backend backend, const tilemm_call_pl
           job.kind = TILEMM_JOB_EMU_PRODUCT;
           job.emu_plan = used;
           job.owner = took;
+          job.owner_first = NULL;
           job.took = NULL;
           status = tilemm_job_run (&job, stop, &report, err);
           ran->emu_passes = 2;

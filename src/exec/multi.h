@@ -67,9 +67,11 @@ typedef struct {
   int *took;                               /* NULL, or where each panel's worker is
                                               written (a panel none took: -1)            */
   const tilemm_exchange_plan *exchange;    /* NULL, or how the operand every worker keeps
-                                              reaches them (TILEMM_JOB_NATIVE): on
+                                              reaches them (TILEMM_JOB_NATIVE, and
+                                              TILEMM_JOB_EMU_STATS): on
                                               TILEMM_EXCHANGE_PEER each worker runs the
-                                              table's `share` before its first panel     */
+                                              table's `share` (`emu_share`) before its
+                                              first panel                                */
   const tilemm_emu_options *emu_options;   /* TILEMM_JOB_EMU_STATS                     */
   tilemm_emu_stats *emu_stats;             /* TILEMM_JOB_EMU_STATS: one per worker     */
   const tilemm_emu_plan *emu_plan;         /* TILEMM_JOB_EMU_PRODUCT                   */

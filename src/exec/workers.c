@@ -197,7 +197,8 @@ static void worker_work (multi_run *run, int w)
    * between its steps: this thread waits for no other worker): every worker that runs
    * publishes its share, panels or none, so none waits for a share that never comes. */
   if (run->exchanging && !atomic_load (&run->stop)
-      && job->ops->share (job->state, w, job->op_a, job->a, job->op_b, job->b, &run->exchange, &e)
+      && (job->kind == TILEMM_JOB_EMU_STATS ? job->ops->emu_share : job->ops->share) (
+           job->state, w, job->op_a, job->a, job->op_b, job->b, &run->exchange, &e)
            != TILEMM_OK)
     {
       if (e.status == TILEMM_OK)
@@ -307,8 +308,9 @@ tilemm_status tilemm_job_run (const tilemm_job *job, const tilemm_stop *stop,
     }
   const int count = job->workers->count;
   int running = 0, interrupted = 0;
-  run.exchanging = job->kind == TILEMM_JOB_NATIVE && count > 1 && job->exchange && job->ops->share
-                   && job->exchange->path == TILEMM_EXCHANGE_PEER;
+  run.exchanging = count > 1 && job->exchange && job->exchange->path == TILEMM_EXCHANGE_PEER
+                   && ((job->kind == TILEMM_JOB_NATIVE && job->ops->share)
+                       || (job->kind == TILEMM_JOB_EMU_STATS && job->ops->emu_share));
   if (run.exchanging && tilemm_exchange_init (&run.exchange, count) != 0)
     {
       pthread_cond_destroy (&run.changed);
