@@ -392,6 +392,19 @@ rule_no_int8_gemm_chosen_below_the_plan () {
     | grep -vE 'TILEMM_EMU_GEMM_WGMMA[[:space:]]*&&[[:space:]]*!tilemm_emu_cuda_wgmma_runs[[:space:]]*\([[:space:]]*\)[[:space:]]*\)?$'
 }
 
+# ---------------------------------------------------------------- the batched kernel
+
+# The batched kernel a GPU batch's pages run is the batch plan's (common/batch_plan.c:
+# tilemm_batch_plan.gpu_kernel, from one page as the kernels see it): cuda/ hands the launcher the
+# plan's kernel and no other, and the launcher (kernels/batched.cu) runs the one named: no test of
+# a page's size (m * n against a bound, TILEMM_BATCHED_SMALL_PAGE) chooses one there.
+rule_no_batched_kernel_chosen_below_the_plan () {
+  code_of $(layer_files cuda) | grep -E '\btilemm_batched_launch[[:space:]]*\(' \
+    | grep -vE '\btilemm_batched_launch[[:space:]]*\([[:space:]]*job->plan->gpu_kernel[[:space:]]*,'
+  code_of "$src/kernels/batched.cu" \
+    | grep -E '\b(m|n)[[:space:]]*\*[[:space:]]*(m|n)\b[[:space:]]*(<|>)|(<|>)=?[[:space:]]*(m|n)[[:space:]]*\*[[:space:]]*(m|n)\b|\bTILEMM_BATCHED_SMALL_PAGE\b'
+}
+
 # Each rule prints the lines that break it; a rule that prints nothing passes.
 for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_kernels_read_no_environment rule_kernels_keep_no_state \
@@ -404,7 +417,7 @@ for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_settings_reach_backends_in_the_plan rule_every_setting_documented \
             rule_decision_measures_nothing rule_no_team_sized_from_live_host_facts \
             rule_cpu_variant_detected_in_the_facts_only rule_calibration_read_at_the_call_start \
-            rule_no_int8_gemm_chosen_below_the_plan; do
+            rule_no_int8_gemm_chosen_below_the_plan rule_no_batched_kernel_chosen_below_the_plan; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"
