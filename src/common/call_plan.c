@@ -261,6 +261,15 @@ static void plan_exchange (tilemm_call_plan *p, const tilemm_device_facts *gpu)
 }
 
 /* The emulated precision's panels, workers and passes for the product p->m × p->n × p->k. */
+/* The statistics' int8 GEMM for the modular GEMMs' `gemm` on a product of `type` with inner
+ * dimension k: the scheme's real problem sums 2k terms for a complex product (its parts side by
+ * side), padded as the GEMM reads them, in chunks of the GEMM's whole k-chunk. */
+static tilemm_emu_gemm stats_gemm (tilemm_emu_gemm gemm, tilemm_type type, int64_t k)
+{
+  const int64_t inner = tilemm_type_is_complex (type) ? 2 * k : k;
+  return tilemm_emu_stats_gemm (gemm, tilemm_emu_padded_k (inner), TILEMM_EMU_KCHUNK_TILES);
+}
+
 static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
                                     const tilemm_emu_options *emu, size_t asked,
                                     const tilemm_call_settings *settings,
@@ -343,6 +352,7 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
       p->type, p->m, p->emu_pipe_cols > p->emu_pipe_first ? p->emu_pipe_cols : p->emu_pipe_first,
       chunk_bytes);
   p->emu_gemm = tilemm_emu_gemm_named (settings->emu_gemm, gpu->wgmma);
+  p->emu_stats_gemm = stats_gemm (p->emu_gemm, p->type, p->k);
   /* The branches the statistics may take: an explicit count of moduli promises nothing, so
    * where it cannot carry the data the native product serves (and says so); the rule's moduli
    * promise the bound, kept by the exact split. */
@@ -545,6 +555,7 @@ tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *p, const tilem
   p->emu_block_cols = tilemm_emu_result_block_cols (given->type, rows, cols,
                                                     facts->staging_chunk_bytes);
   p->emu_gemm = tilemm_emu_gemm_named (settings->emu_gemm, facts->wgmma);
+  p->emu_stats_gemm = stats_gemm (p->emu_gemm, given->type, given->k);
   /* Each GPU worker's host copy team, as a call's plan sizes it (no machine facts to cap it). */
   if (given->backend == TILEMM_BACKEND_CUDA)
     tilemm_plan_copy_teams (&call_facts->host, facts, &p->emu_devices, facts->copy_threads,
@@ -690,6 +701,14 @@ static const char *op_name (tilemm_op op)
   return op == TILEMM_OP_NONE ? "none" : op == TILEMM_OP_TRANSPOSE ? "transpose" : "ctranspose";
 }
 
+static const char *gemm_name (tilemm_emu_gemm gemm)
+{
+  return gemm == TILEMM_EMU_GEMM_V2      ? "v2 (mma.sync)"
+         : gemm == TILEMM_EMU_GEMM_BIG   ? "big (mma.sync)"
+         : gemm == TILEMM_EMU_GEMM_SMALL ? "small (mma.sync)"
+                                         : "wgmma";
+}
+
 static void say_panels (text *t, const char *name, const tilemm_plan *q)
 {
   say (t, "%s: %lld panel(s) of %lld x %lld (rows x cols of C)\n", name,
@@ -810,11 +829,8 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
            p->emu_one_pass ? "one (statistics, plan and product on data sent once)"
                            : "two (statistics of every panel, then products)",
            p->emu_workers);
-      say (&t, "emulated_gemm: %s\n",
-           p->emu_gemm == TILEMM_EMU_GEMM_V2      ? "v2 (mma.sync)"
-           : p->emu_gemm == TILEMM_EMU_GEMM_BIG   ? "big (mma.sync)"
-           : p->emu_gemm == TILEMM_EMU_GEMM_SMALL ? "small (mma.sync)"
-                                                  : "wgmma");
+      say (&t, "emulated_gemm: %s\n", gemm_name (p->emu_gemm));
+      say (&t, "emulated_stats_gemm: %s\n", gemm_name (p->emu_stats_gemm));
       if (backend == TILEMM_BACKEND_CUDA)
         {
           say (&t, "emulated_blocks: %lld columns\n", (long long) p->emu_block_cols);

@@ -111,8 +111,12 @@ typedef struct {
   int emu_one_pass;              /* one panel on one device: statistics, plan and product on
                                     data uploaded once; else a pass of statistics over every
                                     panel, the plan, a pass of products                      */
-  tilemm_emu_gemm emu_gemm;      /* the int8 GEMM: wgmma where the device runs it, unless
-                                    TILEMM_EMU_IMMA names another (the call's settings)      */
+  tilemm_emu_gemm emu_gemm;      /* the int8 GEMM of the modular GEMMs: wgmma where the
+                                    device runs it, unless TILEMM_EMU_IMMA names another (the
+                                    call's settings)                                         */
+  tilemm_emu_gemm emu_stats_gemm;  /* the int8 GEMM of the statistics' GEMM: emu_gemm, or v2
+                                    where wgmma would need k in several chunks (the product's
+                                    real inner dimension, padded: tilemm_emu_stats_gemm)     */
   int64_t emu_block_cols;        /* the GPU brings C back in blocks of these many columns    */
   int64_t emu_pipe_first;        /* one pass on the GPU: a first panel of C of these many
                                     columns (0: one panel, not pipelined), ...               */
