@@ -405,6 +405,16 @@ rule_no_batched_kernel_chosen_below_the_plan () {
     | grep -E '\b(m|n)[[:space:]]*\*[[:space:]]*(m|n)\b[[:space:]]*(<|>)|(<|>)=?[[:space:]]*(m|n)[[:space:]]*\*[[:space:]]*(m|n)\b|\bTILEMM_BATCHED_SMALL_PAGE\b'
 }
 
+# The staging's sizes are the plan's (common/copy_team.c, tilemm_plan_staging: the chunks, the
+# size from which a result's pages are prepared, the units a view travels in): the files of cuda/
+# that stage (pipeline.cu, staging.cu, batch_product.cu, peer_exchange.cu, transposed_product.cu)
+# write no byte size of their own (a KiB, MiB or GiB shift).
+rule_staging_sizes_are_the_plans () {
+  code_of "$src/cuda/pipeline.cu" "$src/cuda/staging.cu" "$src/cuda/batch_product.cu" \
+          "$src/cuda/peer_exchange.cu" "$src/cuda/transposed_product.cu" \
+    | grep -E '<<[[:space:]]*(10|20|30)\b'
+}
+
 # Each rule prints the lines that break it; a rule that prints nothing passes.
 for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_kernels_read_no_environment rule_kernels_keep_no_state \
@@ -417,7 +427,8 @@ for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_settings_reach_backends_in_the_plan rule_every_setting_documented \
             rule_decision_measures_nothing rule_no_team_sized_from_live_host_facts \
             rule_cpu_variant_detected_in_the_facts_only rule_calibration_read_at_the_call_start \
-            rule_no_int8_gemm_chosen_below_the_plan rule_no_batched_kernel_chosen_below_the_plan; do
+            rule_no_int8_gemm_chosen_below_the_plan rule_no_batched_kernel_chosen_below_the_plan \
+            rule_staging_sizes_are_the_plans; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"

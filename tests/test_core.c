@@ -2360,8 +2360,12 @@ static void test_call_plan_launches (void)
       CHECK (status != TILEMM_OK
                || (p.staging.chunks == settings.staging_chunks
                    && p.staging.chunk_bytes == settings.staging_chunk_bytes
-                   && p.staging.prepare_result_bytes > 0 && p.on_simulated == (p.simulated > 1)),
-             "the plan's staging: %d chunks of %zu bytes", p.staging.chunks, p.staging.chunk_bytes);
+                   && p.staging.prepare_result_bytes > 0 && p.on_simulated == (p.simulated > 1)
+                   && p.staging.units_per_view == 16
+                   && p.staging.least_unit_bytes == (size_t) 256 << 10),
+             "the plan's staging: %d chunks of %zu bytes, units %d a view of at least %zu bytes",
+             p.staging.chunks, p.staging.chunk_bytes, p.staging.units_per_view,
+             p.staging.least_unit_bytes);
       unsetenv ("TILEMM_STEP_COLS");
       unsetenv ("TILEMM_STEP_ROWS");
       CHECK (status == TILEMM_OK, "tilemm_call_plan_make: %s", err.detail);

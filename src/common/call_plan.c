@@ -815,6 +815,9 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
           say (&t, ")\n");
         }
       say_teams (&t, "copy_teams", p->teams, &p->workers);
+      say (&t, "staging: %d chunks of %zu bytes each way, a view in about %d units of %zu bytes "
+           "or more\n", p->staging.chunks, p->staging.chunk_bytes, p->staging.units_per_view,
+           p->staging.least_unit_bytes);
       say_exchange (&t, &p->exchange, &p->workers);
     }
   if (emulated)
