@@ -415,6 +415,18 @@ rule_staging_sizes_are_the_plans () {
     | grep -E '<<[[:space:]]*(10|20|30)\b'
 }
 
+# The devices' properties are facts, gathered where the facts are (cuda/device.cu: the probe, each
+# device's information and memory budget; cuda/backend_ops.cu: cuda_facts, the peers; cuda/
+# links.cu: the links measured for the machine's facts; kernels/imma_wgmma.cu: whether the wgmma
+# GEMM runs here, the facts' wgmma, and its persistent grid of one block a multiprocessor): no
+# other file of cuda/ or kernels/ asks a device's properties, its memory or its peers, so nothing
+# that runs a plan reads the device as it is now to choose.  Allowed: the files named.
+rule_device_facts_gathered_in_the_facts_only () {
+  code_of $(layer_files cuda kernels) \
+    | grep -E '\b(cudaGetDeviceProperties|cudaDeviceGetAttribute|cudaMemGetInfo|cudaDeviceCanAccessPeer|cudaGetDeviceCount|cudaDriverGetVersion|cudaRuntimeGetVersion)[[:space:]]*\(' \
+    | grep -vE "^$src/(cuda/(device|backend_ops|links)|kernels/imma_wgmma)\.cu:"
+}
+
 # Each rule prints the lines that break it; a rule that prints nothing passes.
 for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_kernels_read_no_environment rule_kernels_keep_no_state \
@@ -428,7 +440,7 @@ for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_decision_measures_nothing rule_no_team_sized_from_live_host_facts \
             rule_cpu_variant_detected_in_the_facts_only rule_calibration_read_at_the_call_start \
             rule_no_int8_gemm_chosen_below_the_plan rule_no_batched_kernel_chosen_below_the_plan \
-            rule_staging_sizes_are_the_plans; do
+            rule_staging_sizes_are_the_plans rule_device_facts_gathered_in_the_facts_only; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"

@@ -72,7 +72,6 @@ struct share_handle
 struct workspace
 {
   int device;
-  int cc_major;                      /* the device's compute capability (major)    */
   cudaStream_t up, down, comp[NCOMP];
   cudaStream_t peer;                 /* the others' shares copied in from their devices */
   bool events;                       /* the fixed events below exist              */
