@@ -405,14 +405,15 @@ rule_no_batched_kernel_chosen_below_the_plan () {
     | grep -E '\b(m|n)[[:space:]]*\*[[:space:]]*(m|n)\b[[:space:]]*(<|>)|(<|>)=?[[:space:]]*(m|n)[[:space:]]*\*[[:space:]]*(m|n)\b|\bTILEMM_BATCHED_SMALL_PAGE\b'
 }
 
-# The staging's sizes are the plan's (common/copy_team.c, tilemm_plan_staging: the chunks, the
-# size from which a result's pages are prepared, the units a view travels in): the files of cuda/
-# that stage (pipeline.cu, staging.cu, batch_product.cu, peer_exchange.cu, transposed_product.cu)
-# write no byte size of their own (a KiB, MiB or GiB shift).
-rule_staging_sizes_are_the_plans () {
-  code_of "$src/cuda/pipeline.cu" "$src/cuda/staging.cu" "$src/cuda/batch_product.cu" \
-          "$src/cuda/peer_exchange.cu" "$src/cuda/transposed_product.cu" \
-    | grep -E '<<[[:space:]]*(10|20|30)\b'
+# The sizes cuda/ works with are the plan's (common/copy_team.c, tilemm_plan_staging: the
+# staging's chunks, the size from which a result's pages are prepared, the units a view travels
+# in; common/call_plan.c, tilemm_facts_budget: the memory a product may hold, the driver's margin
+# taken off the facts' free memory): no file of cuda/ writes a byte size of its own (a KiB, MiB
+# or GiB shift).  Allowed: cuda/links.cu (the size of the copies that measure the links, for
+# the machine's facts).
+rule_cuda_sizes_are_the_plans () {
+  code_of $(layer_files cuda) | grep -E '<<[[:space:]]*(10|20|30)\b' \
+    | grep -vE "^$src/cuda/links\.cu:"
 }
 
 # The devices' properties are facts, gathered where the facts are (cuda/device.cu: the probe, each
@@ -440,7 +441,7 @@ for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_decision_measures_nothing rule_no_team_sized_from_live_host_facts \
             rule_cpu_variant_detected_in_the_facts_only rule_calibration_read_at_the_call_start \
             rule_no_int8_gemm_chosen_below_the_plan rule_no_batched_kernel_chosen_below_the_plan \
-            rule_staging_sizes_are_the_plans rule_device_facts_gathered_in_the_facts_only; do
+            rule_cuda_sizes_are_the_plans rule_device_facts_gathered_in_the_facts_only; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"

@@ -2408,6 +2408,35 @@ static void test_call_plan_launches (void)
     }
 }
 
+/* The memory a product may hold on a GPU is the plan's (tilemm_facts_budget): the facts carry
+ * the device's free memory (with tilemm's workspaces) and its whole memory, as asked; the
+ * driver's margin (a twentieth of the card, 256 MiB at least) is taken off here, not in the
+ * backend. */
+static void test_facts_budget (void)
+{
+  CHECK_CASE ("the device budget: the facts' free memory less the plan's margin");
+  const size_t gib = (size_t) 1 << 30, mib = (size_t) 1 << 20;
+  tilemm_device_facts f;
+  memset (&f, 0, sizeof f);
+  f.count = 4;
+  for (int i = 0; i < 4; i++)
+    f.device[i] = i;
+  f.memory_total[0] = 80 * gib, f.memory_free[0] = 70 * gib;   /* a twentieth: 4 GiB */
+  f.memory_total[1] = 2 * gib, f.memory_free[1] = gib;         /* 256 MiB at least */
+  f.memory_total[2] = 8 * gib, f.memory_free[2] = 100 * mib;   /* under the margin: 1 */
+  f.memory_total[3] = 0, f.memory_free[3] = 0;                 /* not asked */
+  CHECK (tilemm_facts_budget (&f, 0) == 0, "not measured (budgets 0): no budget");
+  f.budgets = 1;
+  CHECK (tilemm_facts_budget (&f, 0) == 66 * gib, "80 GiB card, 70 free: %zu",
+         tilemm_facts_budget (&f, 0));
+  CHECK (tilemm_facts_budget (&f, 1) == gib - 256 * mib, "2 GiB card, 1 free: %zu",
+         tilemm_facts_budget (&f, 1));
+  CHECK (tilemm_facts_budget (&f, 2) == 1, "less free than the margin: 1, %zu",
+         tilemm_facts_budget (&f, 2));
+  CHECK (tilemm_facts_budget (&f, 3) == 0, "not asked: no budget");
+  CHECK (tilemm_facts_budget (&f, 7) == 0, "not a device of the facts: no budget");
+}
+
 int main (void)
 {
   const double start = wall_seconds ();
@@ -2424,6 +2453,7 @@ int main (void)
   test_plan_one_panel ();
   test_plan_launches ();
   test_call_plan_launches ();
+  test_facts_budget ();
   test_emulated_branches ();
   test_plan_small_products ();
   test_plan_panels ();

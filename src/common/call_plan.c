@@ -33,7 +33,15 @@ size_t tilemm_facts_budget (const tilemm_device_facts *facts, int device)
     return 0;
   for (int i = 0; i < facts->count; i++)
     if (facts->device[i] == device)
-      return facts->budget[i];
+      {
+        const size_t total = facts->memory_total[i], usable = facts->memory_free[i];
+        if (total == 0)
+          return 0;
+        size_t margin = total / TILEMM_DEVICE_MARGIN_PARTS;
+        if (margin < TILEMM_DEVICE_MARGIN_LEAST)
+          margin = TILEMM_DEVICE_MARGIN_LEAST;
+        return usable > margin ? usable - margin : 1;
+      }
   return 0;
 }
 

@@ -204,7 +204,7 @@ tilemm_status tilemm_call_plan_queue (tilemm_call_plan *plan, tilemm_backend bac
                                       const tilemm_call_facts *facts);
 
 /* Whether a product of `bytes` (its operands and result) is large enough that the plan needs
- * the GPU's memory budget (tilemm_device_facts.budget). */
+ * the GPU's memory budget (tilemm_facts_budget). */
 int tilemm_call_plan_needs_budget (double bytes);
 
 /* The plan in words, one decision a line ("name: value"), into buf (truncated to size). */
