@@ -428,6 +428,23 @@ rule_device_facts_gathered_in_the_facts_only () {
     | grep -vE "^$src/(cuda/(device|backend_ops|links)|kernels/imma_wgmma)\.cu:"
 }
 
+# A host job's team is the plan's, not sized where the job runs: the executor's files that run a
+# plan, the backends and the kernels apply no rule of team_size.h (tilemm_team_size,
+# tilemm_parts_team, tilemm_parts_cols_per_piece belong to the plans: a split's parts, the call
+# plan's split_team and join_team).  Allowed, as open items of docs/review-decisions.md (a6-a11:
+# each job's team still sized from the plan's cap where it runs): exec/batch.c,
+# exec/blas_request.c, cpu/backend_cpu.c, cpu/emulated_cpu.c; and exec/parts.c's pieces of
+# columns (tilemm_parts_cols_per_piece: the same rule the plan sized the team with).
+rule_no_team_sized_below_the_plan () {
+  code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
+          "$src/exec/emulated_passes.c" "$src/exec/parts.c" "$src/exec/blas_request.c" \
+          $(layer_files cpu cuda kernels) \
+    | grep -E '\btilemm_(team_size|parts_team|parts_cols_per_piece)[[:space:]]*\(' \
+    | grep -vE "^$src/(exec/(batch|blas_request)|cpu/(backend_cpu|emulated_cpu))\.c:" \
+    | grep -vE "^$src/exec/parts\.c:.*\btilemm_parts_cols_per_piece[[:space:]]*\(" \
+    | grep -E '\btilemm_(team_size|parts_team)[[:space:]]*\(|\btilemm_parts_cols_per_piece[[:space:]]*\('
+}
+
 # Each rule prints the lines that break it; a rule that prints nothing passes.
 for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_kernels_read_no_environment rule_kernels_keep_no_state \
@@ -441,7 +458,8 @@ for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_decision_measures_nothing rule_no_team_sized_from_live_host_facts \
             rule_cpu_variant_detected_in_the_facts_only rule_calibration_read_at_the_call_start \
             rule_no_int8_gemm_chosen_below_the_plan rule_no_batched_kernel_chosen_below_the_plan \
-            rule_cuda_sizes_are_the_plans rule_device_facts_gathered_in_the_facts_only; do
+            rule_cuda_sizes_are_the_plans rule_device_facts_gathered_in_the_facts_only \
+            rule_no_team_sized_below_the_plan; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"

@@ -645,6 +645,20 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
       p->op_a = TILEMM_OP_TRANSPOSE;
     }
   p->host_threads = tilemm_team_threads_left (facts->host.threads);
+  if (p->split != TILEMM_SPLIT_NONE)
+    {
+      /* The complex operand as stored (exec/run.c copies it apart as stored: B k×n, or n×k
+       * where transposed; A k×m, transposed or not), and C (m×n). */
+      const int single = route->compute_type == TILEMM_SINGLE;
+      const int64_t rows = p->split == TILEMM_SPLIT_B && op_b == TILEMM_OP_NONE ? route->k
+                           : p->split == TILEMM_SPLIT_B                       ? route->n
+                                                                              : route->k;
+      const int64_t cols = p->split == TILEMM_SPLIT_B && op_b == TILEMM_OP_NONE ? route->n
+                           : p->split == TILEMM_SPLIT_B                       ? route->k
+                                                                              : route->m;
+      p->split_team = tilemm_parts_team (p->host_threads, single, rows, cols);
+      p->join_team = tilemm_parts_team (p->host_threads, single, route->m, route->n);
+    }
   p->sim_faults = settings->sim_faults;
   p->fault = settings->fault;
   tilemm_plan_staging (settings, &p->staging);
@@ -781,6 +795,8 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
        p->split == TILEMM_SPLIT_B   ? ", B split into parts"
        : p->split == TILEMM_SPLIT_A ? ", A split into parts"
                                     : "");
+  if (p->split != TILEMM_SPLIT_NONE)
+    say (&t, "split_parts: apart on %d thread(s), joined on %d\n", p->split_team, p->join_team);
   say (&t, "precision: %s\n", emulated ? "emulated" : "native");
   say (&t, "device_limit: %zu\n", p->device_limit);
   say (&t, "variant: %d (tiles %d x %d x %d, pad %d)%s\n", p->native.variant, p->native.tile_rows,

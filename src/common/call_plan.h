@@ -71,6 +71,9 @@ typedef struct {
                             (native.threads), a split's parts apart and back, the emulated CPU
                             scheme's loops (emu_branches.threads), a BLAS call's update of C;
                             tilemm_team_threads_left of the host's facts; 0: one             */
+  int split_team;        /* a split operand's parts copied apart (split != NONE): the host
+                            threads that copy pays for (tilemm_parts_team, team_size.h) ...  */
+  int join_team;         /* ... and the product's halves joined into C (m×n)                  */
   tilemm_plan native;    /* the native product: variant, tiles, panels under device_limit (a
                             transposed product on the GPU: its ops, their scratch counted),
                             steps, slots                                                     */
