@@ -392,6 +392,59 @@ rule_no_int8_gemm_chosen_below_the_plan () {
     | grep -vE 'TILEMM_EMU_GEMM_WGMMA[[:space:]]*&&[[:space:]]*!tilemm_emu_cuda_wgmma_runs[[:space:]]*\([[:space:]]*\)[[:space:]]*\)?$'
 }
 
+# ---------------------------------------------------------------- the batched kernel
+
+# The batched kernel a GPU batch's pages run is the batch plan's (common/batch_plan.c:
+# tilemm_batch_plan.gpu_kernel, from one page as the kernels see it): cuda/ hands the launcher the
+# plan's kernel and no other, and the launcher (kernels/batched.cu) runs the one named: no test of
+# a page's size (m * n against a bound, TILEMM_BATCHED_SMALL_PAGE) chooses one there.
+rule_no_batched_kernel_chosen_below_the_plan () {
+  code_of $(layer_files cuda) | grep -E '\btilemm_batched_launch[[:space:]]*\(' \
+    | grep -vE '\btilemm_batched_launch[[:space:]]*\([[:space:]]*job->plan->gpu_kernel[[:space:]]*,'
+  code_of "$src/kernels/batched.cu" \
+    | grep -E '\b(m|n)[[:space:]]*\*[[:space:]]*(m|n)\b[[:space:]]*(<|>)|(<|>)=?[[:space:]]*(m|n)[[:space:]]*\*[[:space:]]*(m|n)\b|\bTILEMM_BATCHED_SMALL_PAGE\b'
+}
+
+# The sizes cuda/ works with are the plan's (common/copy_team.c, tilemm_plan_staging: the
+# staging's chunks, the size from which a result's pages are prepared, the units a view travels
+# in; common/call_plan.c, tilemm_facts_budget: the memory a product may hold, the driver's margin
+# taken off the facts' free memory): no file of cuda/ writes a byte size of its own (a KiB, MiB
+# or GiB shift).  Allowed: cuda/links.cu (the size of the copies that measure the links, for
+# the machine's facts).
+rule_cuda_sizes_are_the_plans () {
+  code_of $(layer_files cuda) | grep -E '<<[[:space:]]*(10|20|30)\b' \
+    | grep -vE "^$src/cuda/links\.cu:"
+}
+
+# The devices' properties are facts, gathered where the facts are (cuda/device.cu: the probe, each
+# device's information and memory budget; cuda/backend_ops.cu: cuda_facts, the peers; cuda/
+# links.cu: the links measured for the machine's facts; kernels/imma_wgmma.cu: whether the wgmma
+# GEMM runs here, the facts' wgmma, and its persistent grid of one block a multiprocessor): no
+# other file of cuda/ or kernels/ asks a device's properties, its memory or its peers, so nothing
+# that runs a plan reads the device as it is now to choose.  Allowed: the files named.
+rule_device_facts_gathered_in_the_facts_only () {
+  code_of $(layer_files cuda kernels) \
+    | grep -E '\b(cudaGetDeviceProperties|cudaDeviceGetAttribute|cudaMemGetInfo|cudaDeviceCanAccessPeer|cudaGetDeviceCount|cudaDriverGetVersion|cudaRuntimeGetVersion)[[:space:]]*\(' \
+    | grep -vE "^$src/(cuda/(device|backend_ops|links)|kernels/imma_wgmma)\.cu:"
+}
+
+# A host job's team is the plan's, not sized where the job runs: the executor's files that run a
+# plan, the backends and the kernels apply no rule of team_size.h (tilemm_team_size,
+# tilemm_parts_team, tilemm_parts_cols_per_piece belong to the plans: a split's parts, the call
+# plan's split_team and join_team).  Allowed, as open items of docs/review-decisions.md (a6-a11:
+# each job's team still sized from the plan's cap where it runs): exec/batch.c,
+# exec/blas_request.c, cpu/backend_cpu.c, cpu/emulated_cpu.c; and exec/parts.c's pieces of
+# columns (tilemm_parts_cols_per_piece: the same rule the plan sized the team with).
+rule_no_team_sized_below_the_plan () {
+  code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
+          "$src/exec/emulated_passes.c" "$src/exec/parts.c" "$src/exec/blas_request.c" \
+          $(layer_files cpu cuda kernels) \
+    | grep -E '\btilemm_(team_size|parts_team|parts_cols_per_piece)[[:space:]]*\(' \
+    | grep -vE "^$src/(exec/(batch|blas_request)|cpu/(backend_cpu|emulated_cpu))\.c:" \
+    | grep -vE "^$src/exec/parts\.c:.*\btilemm_parts_cols_per_piece[[:space:]]*\(" \
+    | grep -E '\btilemm_(team_size|parts_team)[[:space:]]*\(|\btilemm_parts_cols_per_piece[[:space:]]*\('
+}
+
 # Each rule prints the lines that break it; a rule that prints nothing passes.
 for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_kernels_read_no_environment rule_kernels_keep_no_state \
@@ -404,7 +457,9 @@ for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_settings_reach_backends_in_the_plan rule_every_setting_documented \
             rule_decision_measures_nothing rule_no_team_sized_from_live_host_facts \
             rule_cpu_variant_detected_in_the_facts_only rule_calibration_read_at_the_call_start \
-            rule_no_int8_gemm_chosen_below_the_plan; do
+            rule_no_int8_gemm_chosen_below_the_plan rule_no_batched_kernel_chosen_below_the_plan \
+            rule_cuda_sizes_are_the_plans rule_device_facts_gathered_in_the_facts_only \
+            rule_no_team_sized_below_the_plan; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"

@@ -2360,8 +2360,12 @@ static void test_call_plan_launches (void)
       CHECK (status != TILEMM_OK
                || (p.staging.chunks == settings.staging_chunks
                    && p.staging.chunk_bytes == settings.staging_chunk_bytes
-                   && p.staging.prepare_result_bytes > 0 && p.on_simulated == (p.simulated > 1)),
-             "the plan's staging: %d chunks of %zu bytes", p.staging.chunks, p.staging.chunk_bytes);
+                   && p.staging.prepare_result_bytes > 0 && p.on_simulated == (p.simulated > 1)
+                   && p.staging.units_per_view == 16
+                   && p.staging.least_unit_bytes == (size_t) 256 << 10),
+             "the plan's staging: %d chunks of %zu bytes, units %d a view of at least %zu bytes",
+             p.staging.chunks, p.staging.chunk_bytes, p.staging.units_per_view,
+             p.staging.least_unit_bytes);
       unsetenv ("TILEMM_STEP_COLS");
       unsetenv ("TILEMM_STEP_ROWS");
       CHECK (status == TILEMM_OK, "tilemm_call_plan_make: %s", err.detail);
@@ -2404,6 +2408,88 @@ static void test_call_plan_launches (void)
     }
 }
 
+/* The memory a product may hold on a GPU is the plan's (tilemm_facts_budget): the facts carry
+ * the device's free memory (with tilemm's workspaces) and its whole memory, as asked; the
+ * driver's margin (a twentieth of the card, 256 MiB at least) is taken off here, not in the
+ * backend. */
+static void test_facts_budget (void)
+{
+  CHECK_CASE ("the device budget: the facts' free memory less the plan's margin");
+  const size_t gib = (size_t) 1 << 30, mib = (size_t) 1 << 20;
+  tilemm_device_facts f;
+  memset (&f, 0, sizeof f);
+  f.count = 4;
+  for (int i = 0; i < 4; i++)
+    f.device[i] = i;
+  f.memory_total[0] = 80 * gib, f.memory_free[0] = 70 * gib;   /* a twentieth: 4 GiB */
+  f.memory_total[1] = 2 * gib, f.memory_free[1] = gib;         /* 256 MiB at least */
+  f.memory_total[2] = 8 * gib, f.memory_free[2] = 100 * mib;   /* under the margin: 1 */
+  f.memory_total[3] = 0, f.memory_free[3] = 0;                 /* not asked */
+  CHECK (tilemm_facts_budget (&f, 0) == 0, "not measured (budgets 0): no budget");
+  f.budgets = 1;
+  CHECK (tilemm_facts_budget (&f, 0) == 66 * gib, "80 GiB card, 70 free: %zu",
+         tilemm_facts_budget (&f, 0));
+  CHECK (tilemm_facts_budget (&f, 1) == gib - 256 * mib, "2 GiB card, 1 free: %zu",
+         tilemm_facts_budget (&f, 1));
+  CHECK (tilemm_facts_budget (&f, 2) == 1, "less free than the margin: 1, %zu",
+         tilemm_facts_budget (&f, 2));
+  CHECK (tilemm_facts_budget (&f, 3) == 0, "not asked: no budget");
+  CHECK (tilemm_facts_budget (&f, 7) == 0, "not a device of the facts: no budget");
+}
+
+/* A split operand's parts apart and the product's halves back (exec/run.c) run on the teams the
+ * call plan names (split_team, join_team: tilemm_parts_team of host_threads), not on a team the
+ * executor sizes: a small product's copies on one thread, a large one's on the plan's threads. */
+static void test_split_teams (void)
+{
+  CHECK_CASE ("the call plan names the teams of a split operand's parts");
+  struct { int64_t m, n, k; tilemm_op op_b; int b_split, split_team, join_team; } cases[] = {
+    { 10, 10, 10, TILEMM_OP_NONE, 1, 1, 1 },
+    { 2000, 2000, 2000, TILEMM_OP_NONE, 1, 15, 15 },
+    { 2000, 2000, 2000, TILEMM_OP_TRANSPOSE, 1, 15, 15 },
+    { 2000, 3, 2000, TILEMM_OP_NONE, 1, 1, 1 },     /* 3 columns of 32 KB: one piece */
+    { 2000, 2000, 2000, TILEMM_OP_NONE, 0, 15, 15 }, /* A split */
+    { 64, 64, 64, TILEMM_OP_NONE, 0, 1, 1 },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      tilemm_route route;
+      memset (&route, 0, sizeof route);
+      route.action = TILEMM_ROUTE_COMPUTE;
+      route.compute_type = TILEMM_DOUBLE;
+      route.m = cases[i].m, route.n = cases[i].n, route.k = cases[i].k;
+      route.b_split = cases[i].b_split;
+      route.a_split = !cases[i].b_split;
+      tilemm_options opt;
+      tilemm_options_init (&opt);
+      tilemm_call_settings settings;
+      tilemm_call_settings_read (&settings);
+      tilemm_call_facts facts;
+      memset (&facts, 0, sizeof facts);
+      facts.host.threads = 16;   /* 15 left to the teams (tilemm_team_threads_left) */
+      tilemm_emu_options emu;
+      tilemm_emu_default_options (&emu, TILEMM_DOUBLE);
+      tilemm_call_plan p;
+      tilemm_error err = { TILEMM_OK, "" };
+      const tilemm_op op_a = cases[i].b_split ? TILEMM_OP_NONE : TILEMM_OP_TRANSPOSE;
+      const tilemm_status st = tilemm_call_plan_make (&p, &route, TILEMM_BACKEND_CPU, op_a,
+                                                      cases[i].op_b, 0, &emu, &opt, &settings,
+                                                      &facts, &err);
+      CHECK (st == TILEMM_OK && p.split == (cases[i].b_split ? TILEMM_SPLIT_B : TILEMM_SPLIT_A)
+               && p.split_team == cases[i].split_team && p.join_team == cases[i].join_team,
+             "%lld x %lld x %lld, %s split: teams %d and %d, want %d and %d (%s)",
+             (long long) cases[i].m, (long long) cases[i].n, (long long) cases[i].k,
+             cases[i].b_split ? "B" : "A", p.split_team, p.join_team, cases[i].split_team,
+             cases[i].join_team, err.detail);
+      char text[8192];
+      tilemm_call_plan_describe (&p, TILEMM_BACKEND_CPU, 0, &emu, text, sizeof text);
+      char want[96];
+      snprintf (want, sizeof want, "split_parts: apart on %d thread(s), joined on %d",
+                cases[i].split_team, cases[i].join_team);
+      CHECK (strstr (text, want) != NULL, "the plan in words: %s", want);
+    }
+}
+
 int main (void)
 {
   const double start = wall_seconds ();
@@ -2420,6 +2506,8 @@ int main (void)
   test_plan_one_panel ();
   test_plan_launches ();
   test_call_plan_launches ();
+  test_facts_budget ();
+  test_split_teams ();
   test_emulated_branches ();
   test_plan_small_products ();
   test_plan_panels ();

@@ -1250,6 +1250,72 @@ void emulated_pipeline_rule (void)
          "n < 512");
 }
 
+// The int8 GEMMs of the emulated scheme are the call plan's: the modular GEMMs' (emu_gemm: wgmma
+// where the facts say the device runs it, else v2) and the statistics' (emu_stats_gemm: v2 where
+// wgmma would need the product's real inner dimension, 2k for a complex one, in several k-chunks),
+// and the plan in words names both.  No GEMM is left for the backend to choose from the shape.
+void emulated_gemms_planned (void)
+{
+  CHECK_CASE ("plan: the emulated scheme's int8 GEMMs, the modular and the statistics', named");
+  const int64_t most = (int64_t) TILEMM_EMU_KCHUNK_TILES * 64;   // one launch's padded k
+  struct
+  {
+    int complex_type, wgmma;
+    int64_t k;
+    tilemm_emu_gemm gemm, stats;
+  } cases[] = {
+    { 0, 1, 64, TILEMM_EMU_GEMM_WGMMA, TILEMM_EMU_GEMM_WGMMA },
+    { 0, 1, most, TILEMM_EMU_GEMM_WGMMA, TILEMM_EMU_GEMM_WGMMA },
+    { 0, 1, most + 1, TILEMM_EMU_GEMM_WGMMA, TILEMM_EMU_GEMM_V2 },
+    { 1, 1, most / 2, TILEMM_EMU_GEMM_WGMMA, TILEMM_EMU_GEMM_WGMMA },
+    { 1, 1, most / 2 + 1, TILEMM_EMU_GEMM_WGMMA, TILEMM_EMU_GEMM_V2 },
+    { 0, 0, most + 1, TILEMM_EMU_GEMM_V2, TILEMM_EMU_GEMM_V2 },
+    { 1, 0, 64, TILEMM_EMU_GEMM_V2, TILEMM_EMU_GEMM_V2 },
+  };
+  for (const auto &c : cases)
+    {
+      tilemm_operand a, b;
+      memset (&a, 0, sizeof a);
+      a.cls = TILEMM_CLASS_DOUBLE;
+      a.is_complex = c.complex_type;
+      a.ndims = 2;
+      b = a;
+      a.rows = 8, a.cols = c.k;
+      b.rows = c.k, b.cols = 8;
+      tilemm_options opt;
+      tilemm_options_init (&opt);
+      opt.backend = TILEMM_CHOOSE_GPU;
+      opt.precision = TILEMM_PRECISION_EMULATED;
+      tilemm_decision d;
+      tilemm_error err = { TILEMM_OK, "" };
+      tilemm_status status = tilemm_decide_op (&a, TILEMM_OP_NONE, &b, TILEMM_OP_NONE, &opt, &d,
+                                               &err);
+      CHECK (status == TILEMM_OK && d.action == TILEMM_DO_COMPUTE, "decide: %s (%s)",
+             tilemm_strerror (status), err.detail);
+      if (status != TILEMM_OK || d.action != TILEMM_DO_COMPUTE)
+        continue;
+      tilemm_call_facts facts;
+      memset (&facts, 0, sizeof facts);
+      tilemm_backend_facts (TILEMM_BACKEND_CPU, 0, &facts.cpu);
+      tilemm_backend_facts (TILEMM_BACKEND_CUDA, 0, &facts.gpu);
+      facts.gpu.wgmma = c.wgmma;
+      tilemm_call_settings settings;
+      tilemm_call_settings_read (&settings);
+      settings.emu_gemm[0] = '\0';
+      status = tilemm_call_plan_make (&d.plan, &d.route, TILEMM_BACKEND_CUDA, d.op_a, d.op_b, 1,
+                                      &d.emu, &opt, &settings, &facts, &err);
+      CHECK (status == TILEMM_OK && d.plan.emu_gemm == c.gemm && d.plan.emu_stats_gemm == c.stats,
+             "%s k %lld, wgmma %s: GEMMs %d and %d, want %d and %d (%s)",
+             c.complex_type ? "complex" : "real", (long long) c.k, c.wgmma ? "runs" : "does not",
+             (int) d.plan.emu_gemm, (int) d.plan.emu_stats_gemm, (int) c.gemm, (int) c.stats,
+             err.detail);
+      char text[16384];
+      tilemm_call_plan_describe (&d.plan, TILEMM_BACKEND_CUDA, 1, &d.emu, text, sizeof text);
+      const char *want = c.stats == TILEMM_EMU_GEMM_V2 ? "emulated_stats_gemm: v2" : "emulated_stats_gemm: wgmma";
+      CHECK (strstr (text, want) != NULL, "the plan in words: %s", want);
+    }
+}
+
 // The model behind the rule on the built-in facts (an H100's): a real product keeps A's work
 // between its panels, so a tall one (m = 16 n) pipelines; the complex product of the same shape
 // repeats A's pass (about 66 GB at the device's rate, 26 ms) for 8 ms of B's upload hidden, and
@@ -1290,6 +1356,7 @@ int main ()
   emulated_passes_on_simulated_devices ();
   calibration_on_the_stand_in ();
   emulated_pipeline_rule ();
+  emulated_gemms_planned ();
   emulated_pipeline_model ();
   if (getenv ("TILEMM_TEST_NO_EMULATED") == NULL)
     {

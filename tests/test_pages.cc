@@ -39,6 +39,7 @@ extern "C" void mock_cuda_reset_peak (void);
 extern "C" unsigned long long mock_kernels_launches (int variant);
 extern "C" unsigned long long mock_kernels_transposes (void);
 extern "C" unsigned long long mock_batched_launches (void);
+extern "C" unsigned long long mock_batched_kernel_launches (int kernel);
 #endif
 #ifndef TILEMM_TEST_MOCK
 static size_t mock_cuda_device_bytes (void) { return 0; }
@@ -269,8 +270,20 @@ void one_case (const char *label, tilemm_backend_choice choice, size_t max_devic
   std::vector<unsigned char> z (z_count * (single ? 4 : 8) * (r.result_complex ? 2 : 1) + 1, 0xA5);
   if (max_device_bytes > 0)
     tilemm_cuda_release ();   // what the panels hold, alone
+#ifdef TILEMM_TEST_MOCK
+  const unsigned long long named0 = mock_batched_kernel_launches (batch.plan.gpu_kernel);
+  const unsigned long long other0 = mock_batched_kernel_launches (!batch.plan.gpu_kernel);
+#endif
   st = tilemm_batch_run (&batch, &options, xb.data (), yb.data (), z.data (), &err);
   CHECK (st == TILEMM_OK, "%s", err.detail);
+#ifdef TILEMM_TEST_MOCK
+  // The batched kernel that ran is the one the plan names (kernels/batched.cu chooses none).
+  if (st == TILEMM_OK && batch.plan.backend == TILEMM_BACKEND_CUDA && !batch.plan.per_page
+      && r.m > 0 && r.n > 0 && batch.shape.z_pages > 0)
+    CHECK (mock_batched_kernel_launches (batch.plan.gpu_kernel) > named0
+             && mock_batched_kernel_launches (!batch.plan.gpu_kernel) == other0,
+           "the plan's batched kernel (%d) ran, no other", (int) batch.plan.gpu_kernel);
+#endif
   if (max_device_bytes > 0)
     CHECK (tilemm_cuda_bytes_held () <= max_device_bytes, "%zu device bytes held, limit %zu",
            tilemm_cuda_bytes_held (), max_device_bytes);
@@ -591,6 +604,37 @@ int main (void)
     CHECK (!tilemm_batch_page_alone (&r, NULL), "384x384 (k 64) pages alone");
     CHECK (tilemm_batch_plan_make (&r, 1000, 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0, 0, -1, NULL, &plan, &err) == TILEMM_OK
              && !plan.per_page && plan.pages_per_panel == 1000, "GPU: small pages batched");
+  }
+
+  CHECK_CASE ("plan: the batched kernel a GPU batch runs, named by the plan");
+  {
+    // Pages of at most TILEMM_BATCHED_SMALL_PAGE elements of Z as the kernels see them (pairs
+    // and splits counted) run the small-pages kernel, larger ones the tiled one.
+    tilemm_batch_plan plan;
+    struct { int64_t m, n; int pairs, b_split; tilemm_batched_kernel want; } k[] = {
+      { 4, 8, 0, 0, TILEMM_BATCHED_SMALL }, { 5, 7, 0, 0, TILEMM_BATCHED_TILED },
+      { 1, 1, 0, 0, TILEMM_BATCHED_SMALL }, { 4, 4, 1, 0, TILEMM_BATCHED_SMALL },
+      { 4, 5, 1, 0, TILEMM_BATCHED_TILED }, { 4, 5, 0, 1, TILEMM_BATCHED_TILED },
+      { 64, 64, 0, 0, TILEMM_BATCHED_TILED } };
+    for (const auto &c : k)
+      {
+        tilemm_route r = square_route (TILEMM_DOUBLE, 8);
+        r.m = c.m, r.n = c.n, r.k = 3;
+        r.a_as_pairs = c.pairs;
+        r.b_split = c.b_split;
+        CHECK (tilemm_batch_plan_make (&r, 1000, 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0,
+                                       0, 0, NULL, &plan, &err) == TILEMM_OK
+                 && plan.backend == TILEMM_BACKEND_CUDA && plan.gpu_kernel == c.want,
+               "%lldx%lld pages (pairs %d, B split %d): kernel %d, want %d", (long long) c.m,
+               (long long) c.n, c.pairs, c.b_split, (int) plan.gpu_kernel, (int) c.want);
+      }
+    tilemm_batch b;
+    memset (&b, 0, sizeof b);
+    b.action = TILEMM_BATCH_COMPUTE;
+    b.plan = plan;
+    char text[8192];
+    tilemm_batch_describe (&b, text, sizeof text);
+    CHECK (strstr (text, "gpu_kernel: tiled") != NULL, "the plan in words names it: %s", text);
   }
 
   CHECK_CASE ("plan: a tiny batch on one thread, a larger one on every thread but the reserved");

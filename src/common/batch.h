@@ -59,6 +59,18 @@ void tilemm_batch_sources (const tilemm_batch_shape *shape, int64_t z_page, int6
  * page on the CPU knows it. */
 #define TILEMM_BATCH_SMALL_PAGE_WORK 4096
 
+/* The batched kernel a GPU batch's pages run (kernels/batched.h), named by the plan: a thread an
+ * element of Z across pages for pages of at most TILEMM_BATCHED_SMALL_PAGE elements (one page is
+ * too little work for a block), else a block a 32×32 tile of a page through shared memory.
+ * Either computes every page (each element summed in increasing k); the launcher runs the one
+ * named, and chooses none. */
+typedef enum {
+  TILEMM_BATCHED_TILED = 0,
+  TILEMM_BATCHED_SMALL,
+  TILEMM_BATCHED_NKERNELS
+} tilemm_batched_kernel;
+#define TILEMM_BATCHED_SMALL_PAGE 32
+
 /* How a batch runs. */
 typedef struct tilemm_batch_plan_s {
   tilemm_backend backend;
@@ -74,6 +86,8 @@ typedef struct tilemm_batch_plan_s {
                                 (team_size.h; 1 for a batch too small to gain from more)      */
   int64_t pages_per_poll;    /* CPU: pages between two polls of the host's stop (each group a
                                 job of the host pool, about 20 ms of work a thread)           */
+  tilemm_batched_kernel gpu_kernel;  /* GPU, pages as one batch: the batched kernel they run,
+                                from one page as the kernels see it (pairs and splits counted) */
   int copy_threads;          /* GPU: the host threads that copy pages into and out of the
                                 staging: 1 for a batch under 64 MiB (a team's wake-up can cost
                                 more than its copies: milliseconds where another library's

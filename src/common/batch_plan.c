@@ -307,6 +307,8 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
   plan->pages_per_panel = pages;
   plan->backend = TILEMM_BACKEND_CPU;
   plan->copy_threads = 0;
+  plan->gpu_kernel = route_rows (route) * route_cols (route) <= TILEMM_BATCHED_SMALL_PAGE
+                       ? TILEMM_BATCHED_SMALL : TILEMM_BATCHED_TILED;
   memset (&plan->workers, 0, sizeof plan->workers);
   plan->workers.count = 1;
   plan->devices_named = 0;

@@ -33,7 +33,15 @@ size_t tilemm_facts_budget (const tilemm_device_facts *facts, int device)
     return 0;
   for (int i = 0; i < facts->count; i++)
     if (facts->device[i] == device)
-      return facts->budget[i];
+      {
+        const size_t total = facts->memory_total[i], usable = facts->memory_free[i];
+        if (total == 0)
+          return 0;
+        size_t margin = total / TILEMM_DEVICE_MARGIN_PARTS;
+        if (margin < TILEMM_DEVICE_MARGIN_LEAST)
+          margin = TILEMM_DEVICE_MARGIN_LEAST;
+        return usable > margin ? usable - margin : 1;
+      }
   return 0;
 }
 
@@ -293,6 +301,15 @@ static void plan_emu_exchange (tilemm_call_plan *p, tilemm_backend backend,
 }
 
 /* The emulated precision's panels, workers and passes for the product p->m × p->n × p->k. */
+/* The statistics' int8 GEMM for the modular GEMMs' `gemm` on a product of `type` with inner
+ * dimension k: the scheme's real problem sums 2k terms for a complex product (its parts side by
+ * side), padded as the GEMM reads them, in chunks of the GEMM's whole k-chunk. */
+static tilemm_emu_gemm stats_gemm (tilemm_emu_gemm gemm, tilemm_type type, int64_t k)
+{
+  const int64_t inner = tilemm_type_is_complex (type) ? 2 * k : k;
+  return tilemm_emu_stats_gemm (gemm, tilemm_emu_padded_k (inner), TILEMM_EMU_KCHUNK_TILES);
+}
+
 static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
                                     const tilemm_emu_options *emu, size_t asked,
                                     const tilemm_call_settings *settings,
@@ -376,6 +393,7 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
       p->type, p->m, p->emu_pipe_cols > p->emu_pipe_first ? p->emu_pipe_cols : p->emu_pipe_first,
       chunk_bytes);
   p->emu_gemm = tilemm_emu_gemm_named (settings->emu_gemm, gpu->wgmma);
+  p->emu_stats_gemm = stats_gemm (p->emu_gemm, p->type, p->k);
   /* The branches the statistics may take: an explicit count of moduli promises nothing, so
    * where it cannot carry the data the native product serves (and says so); the rule's moduli
    * promise the bound, kept by the exact split. */
@@ -578,6 +596,7 @@ tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *p, const tilem
   p->emu_block_cols = tilemm_emu_result_block_cols (given->type, rows, cols,
                                                     facts->staging_chunk_bytes);
   p->emu_gemm = tilemm_emu_gemm_named (settings->emu_gemm, facts->wgmma);
+  p->emu_stats_gemm = stats_gemm (p->emu_gemm, given->type, given->k);
   /* Each GPU worker's host copy team, as a call's plan sizes it (no machine facts to cap it). */
   if (given->backend == TILEMM_BACKEND_CUDA)
     tilemm_plan_copy_teams (&call_facts->host, facts, &p->emu_devices, facts->copy_threads,
@@ -659,6 +678,20 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
       p->op_a = TILEMM_OP_TRANSPOSE;
     }
   p->host_threads = tilemm_team_threads_left (facts->host.threads);
+  if (p->split != TILEMM_SPLIT_NONE)
+    {
+      /* The complex operand as stored (exec/run.c copies it apart as stored: B k×n, or n×k
+       * where transposed; A k×m, transposed or not), and C (m×n). */
+      const int single = route->compute_type == TILEMM_SINGLE;
+      const int64_t rows = p->split == TILEMM_SPLIT_B && op_b == TILEMM_OP_NONE ? route->k
+                           : p->split == TILEMM_SPLIT_B                       ? route->n
+                                                                              : route->k;
+      const int64_t cols = p->split == TILEMM_SPLIT_B && op_b == TILEMM_OP_NONE ? route->n
+                           : p->split == TILEMM_SPLIT_B                       ? route->k
+                                                                              : route->m;
+      p->split_team = tilemm_parts_team (p->host_threads, single, rows, cols);
+      p->join_team = tilemm_parts_team (p->host_threads, single, route->m, route->n);
+    }
   p->sim_faults = settings->sim_faults;
   p->fault = settings->fault;
   tilemm_plan_staging (settings, &p->staging);
@@ -721,6 +754,14 @@ static void say (text *t, const char *fmt, ...)
 static const char *op_name (tilemm_op op)
 {
   return op == TILEMM_OP_NONE ? "none" : op == TILEMM_OP_TRANSPOSE ? "transpose" : "ctranspose";
+}
+
+static const char *gemm_name (tilemm_emu_gemm gemm)
+{
+  return gemm == TILEMM_EMU_GEMM_V2      ? "v2 (mma.sync)"
+         : gemm == TILEMM_EMU_GEMM_BIG   ? "big (mma.sync)"
+         : gemm == TILEMM_EMU_GEMM_SMALL ? "small (mma.sync)"
+                                         : "wgmma";
 }
 
 static void say_panels (text *t, const char *name, const tilemm_plan *q)
@@ -788,6 +829,8 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
        p->split == TILEMM_SPLIT_B   ? ", B split into parts"
        : p->split == TILEMM_SPLIT_A ? ", A split into parts"
                                     : "");
+  if (p->split != TILEMM_SPLIT_NONE)
+    say (&t, "split_parts: apart on %d thread(s), joined on %d\n", p->split_team, p->join_team);
   say (&t, "precision: %s\n", emulated ? "emulated" : "native");
   say (&t, "device_limit: %zu\n", p->device_limit);
   say (&t, "variant: %d (tiles %d x %d x %d, pad %d)%s\n", p->native.variant, p->native.tile_rows,
@@ -830,6 +873,9 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
           say (&t, ")\n");
         }
       say_teams (&t, "copy_teams", p->teams, &p->workers);
+      say (&t, "staging: %d chunks of %zu bytes each way, a view in about %d units of %zu bytes "
+           "or more\n", p->staging.chunks, p->staging.chunk_bytes, p->staging.units_per_view,
+           p->staging.least_unit_bytes);
       say_exchange (&t, "exchange", &p->exchange, &p->workers);
     }
   if (emulated)
@@ -844,11 +890,8 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
            p->emu_one_pass ? "one (statistics, plan and product on data sent once)"
                            : "two (statistics of every panel, then products)",
            p->emu_workers);
-      say (&t, "emulated_gemm: %s\n",
-           p->emu_gemm == TILEMM_EMU_GEMM_V2      ? "v2 (mma.sync)"
-           : p->emu_gemm == TILEMM_EMU_GEMM_BIG   ? "big (mma.sync)"
-           : p->emu_gemm == TILEMM_EMU_GEMM_SMALL ? "small (mma.sync)"
-                                                  : "wgmma");
+      say (&t, "emulated_gemm: %s\n", gemm_name (p->emu_gemm));
+      say (&t, "emulated_stats_gemm: %s\n", gemm_name (p->emu_stats_gemm));
       if (backend == TILEMM_BACKEND_CUDA)
         {
           say (&t, "emulated_blocks: %lld columns\n", (long long) p->emu_block_cols);

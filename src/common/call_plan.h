@@ -71,6 +71,9 @@ typedef struct {
                             (native.threads), a split's parts apart and back, the emulated CPU
                             scheme's loops (emu_branches.threads), a BLAS call's update of C;
                             tilemm_team_threads_left of the host's facts; 0: one             */
+  int split_team;        /* a split operand's parts copied apart (split != NONE): the host
+                            threads that copy pays for (tilemm_parts_team, team_size.h) ...  */
+  int join_team;         /* ... and the product's halves joined into C (m×n)                  */
   tilemm_plan native;    /* the native product: variant, tiles, panels under device_limit (a
                             transposed product on the GPU: its ops, their scratch counted),
                             steps, slots                                                     */
@@ -120,8 +123,12 @@ typedef struct {
   int emu_one_pass;              /* one panel on one device: statistics, plan and product on
                                     data uploaded once; else a pass of statistics over every
                                     panel, the plan, a pass of products                      */
-  tilemm_emu_gemm emu_gemm;      /* the int8 GEMM: wgmma where the device runs it, unless
-                                    TILEMM_EMU_IMMA names another (the call's settings)      */
+  tilemm_emu_gemm emu_gemm;      /* the int8 GEMM of the modular GEMMs: wgmma where the
+                                    device runs it, unless TILEMM_EMU_IMMA names another (the
+                                    call's settings)                                         */
+  tilemm_emu_gemm emu_stats_gemm;  /* the int8 GEMM of the statistics' GEMM: emu_gemm, or v2
+                                    where wgmma would need k in several chunks (the product's
+                                    real inner dimension, padded: tilemm_emu_stats_gemm)     */
   int64_t emu_block_cols;        /* the GPU brings C back in blocks of these many columns    */
   int64_t emu_pipe_first;        /* one pass on the GPU: a first panel of C of these many
                                     columns (0: one panel, not pipelined), ...               */
@@ -209,7 +216,7 @@ tilemm_status tilemm_call_plan_queue (tilemm_call_plan *plan, tilemm_backend bac
                                       const tilemm_call_facts *facts);
 
 /* Whether a product of `bytes` (its operands and result) is large enough that the plan needs
- * the GPU's memory budget (tilemm_device_facts.budget). */
+ * the GPU's memory budget (tilemm_facts_budget). */
 int tilemm_call_plan_needs_budget (double bytes);
 
 /* The plan in words, one decision a line ("name: value"), into buf (truncated to size). */

@@ -136,6 +136,12 @@ void tilemm_plan_copy_teams (const tilemm_host_facts *whole_host, const tilemm_d
  * more than the faults it saves. */
 static const size_t PREPARE_RESULT_BYTES = (size_t) 8 << 20;
 
+/* The units a product's views travel in through the staging: about 16 a view, so that a small
+ * product's copies overlap its transfers too, none under 256 KiB (each unit's copy and transfer
+ * have a fixed cost) and none over a chunk. */
+enum { STAGING_UNITS_PER_VIEW = 16 };
+static const size_t STAGING_LEAST_UNIT_BYTES = (size_t) 256 << 10;
+
 void tilemm_plan_staging (const struct tilemm_call_settings_s *settings, tilemm_staging_plan *plan)
 {
   const int chunks = settings->staging_chunks;
@@ -145,4 +151,6 @@ void tilemm_plan_staging (const struct tilemm_call_settings_s *settings, tilemm_
   plan->prepare_result_bytes = PREPARE_RESULT_BYTES;
   plan->huge_pages = settings->huge_pages;
   plan->prefault_threads = settings->prefault_threads;
+  plan->units_per_view = STAGING_UNITS_PER_VIEW;
+  plan->least_unit_bytes = STAGING_LEAST_UNIT_BYTES;
 }

@@ -65,6 +65,10 @@ typedef struct tilemm_staging_plan_s {
   int huge_pages;              /* ... asked as huge pages                                     */
   int prefault_threads;        /* ... and faulted in by this many threads (0: none), no more
                                   than the worker's copy team                                 */
+  int units_per_view;          /* a product's operands (and its result) travel in about this
+                                  many units each, so that a small product pipelines too ...  */
+  size_t least_unit_bytes;     /* ... each of at least this many bytes (a copy's fixed cost)
+                                  and at most chunk_bytes                                     */
 } tilemm_staging_plan;
 
 /* The staging of a call from the settings its plan was made with (tilemm_settings.h: the

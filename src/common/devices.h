@@ -49,10 +49,13 @@ typedef struct {
   int device[TILEMM_MAX_WORKERS];      /* ... their ordinals ...                             */
   int cc_major[TILEMM_MAX_WORKERS];    /* ... and compute capabilities (major)               */
   int current;                         /* the caller's device (-1: none)                     */
-  int budgets;                         /* 1 when budget[] was measured (large products only) */
-  size_t budget[TILEMM_MAX_WORKERS];   /* device bytes one product may hold on device[i]
-                                          now: its free memory plus what tilemm's workspaces
-                                          hold there, less a margin for the driver          */
+  int budgets;                         /* 1 when the memories below were asked (large
+                                          products only)                                    */
+  size_t memory_free[TILEMM_MAX_WORKERS];   /* device[i]'s memory free now plus what tilemm's
+                                          workspaces hold there ...                         */
+  size_t memory_total[TILEMM_MAX_WORKERS];  /* ... and its whole memory (0: not asked); the
+                                          budget a product may hold is the plan's
+                                          (tilemm_facts_budget: less the driver's margin)   */
   size_t staging_chunk_bytes;          /* one pinned staging chunk (the GPU's bus unit)     */
   int copy_threads;                    /* the staging's setting of host copy threads
                                           (TILEMM_COPY_THREADS; 0: none)                    */
@@ -89,7 +92,12 @@ typedef struct {
                     stream of its own, a share from each); 0 where some pair cannot reach */
 } tilemm_link_rates;
 
-/* The budget of device ordinal `device` in *facts (0 when not measured or not there). */
+/* The budget of device ordinal `device` in *facts: the device bytes one product may hold there,
+ * its free memory and tilemm's workspaces' less a margin for the driver, other libraries and
+ * fragmentation (TILEMM_DEVICE_MARGIN_PARTS-th of the card, TILEMM_DEVICE_MARGIN_LEAST at least),
+ * 1 at least; 0 when not asked or not there (no budget). */
+#define TILEMM_DEVICE_MARGIN_PARTS 20
+#define TILEMM_DEVICE_MARGIN_LEAST ((size_t) 256 << 20)
 size_t tilemm_facts_budget (const tilemm_device_facts *facts, int device);
 
 #ifdef __cplusplus

@@ -83,7 +83,7 @@ void cuda_facts (int with_budgets, tilemm_device_facts *facts)
   if (with_budgets)
     {
       for (int i = 0; i < usable.count; i++)
-        facts->budget[i] = memory_budget (usable.device[i]);
+        device_memory (usable.device[i], &facts->memory_free[i], &facts->memory_total[i]);
       facts->budgets = 1;
     }
 }

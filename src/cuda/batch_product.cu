@@ -142,7 +142,7 @@ tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t fir
       CUDA_TRY (cudaEventRecord (ws.ring[EV_X][slot], ws.up), "cudaEventRecord");
       CUDA_TRY (cudaStreamWaitEvent (cs, ws.ring[EV_X][slot], 0), "cudaStreamWaitEvent");
       const tilemm_batched_pages map = device_map (s, p.first, p.x_lo, p.y_lo);
-      status = tilemm_batched_launch (job->type, job->op_a, job->op_b, job->m, job->n, job->k,
+      status = tilemm_batched_launch (job->plan->gpu_kernel, job->type, job->op_a, job->op_b, job->m, job->n, job->k,
                                       x_dev, job->x_page, y_dev, job->y_page, z_dev, p.count,
                                       &map, cs, err);
       if (status != TILEMM_OK)

@@ -155,13 +155,15 @@ tilemm_status device_info (int index, tilemm_device_info *info, tilemm_error *er
   return status;
 }
 
-/* Device bytes one product may hold on `device` now: its free memory plus what tilemm's
- * workspaces hold there, less a margin for the driver, other libraries and fragmentation (5% of
- * the card, 256 MiB at least).  0 when it cannot be asked.  Called with ws_mutex held. */
-size_t memory_budget (int device)
+/* The memory of `device` now, for the facts: *usable its free memory plus what tilemm's
+ * workspaces hold there, *total the card's; both 0 when it cannot be asked.  The budget a
+ * product may hold (the driver's margin taken off) is the plan's: tilemm_facts_budget
+ * (common/call_plan.c).  Called with ws_mutex held. */
+void device_memory (int device, size_t *usable, size_t *total)
 {
   int current = -1;
   size_t free_bytes = 0, total_bytes = 0;
+  *usable = *total = 0;
   if (cudaGetDevice (&current) != cudaSuccess
       || (current != device && cudaSetDevice (device) != cudaSuccess)
       || cudaMemGetInfo (&free_bytes, &total_bytes) != cudaSuccess)
@@ -169,18 +171,16 @@ size_t memory_budget (int device)
       cudaGetLastError ();
       if (current >= 0)
         cudaSetDevice (current);
-      return 0;
+      return;
     }
   if (current != device)
     cudaSetDevice (current);
-  size_t usable = free_bytes;
+  size_t held = free_bytes;
   for (const workspace &w : ws_pool)
     if (w.device == device)
-      usable += workspace_bytes (w);
-  size_t margin = total_bytes / 20;
-  if (margin < ((size_t) 256 << 20))
-    margin = (size_t) 256 << 20;
-  return usable > margin ? usable - margin : 1;
+      held += workspace_bytes (w);
+  *usable = held;
+  *total = total_bytes;
 }
 
 /* Where device `device` sits: its PCI device's NUMA node and the CPUs near it, from sysfs; -1

@@ -72,7 +72,6 @@ struct share_handle
 struct workspace
 {
   int device;
-  int cc_major;                      /* the device's compute capability (major)    */
   cudaStream_t up, down, comp[NCOMP];
   cudaStream_t peer;                 /* the others' shares copied in from their devices */
   bool events;                       /* the fixed events below exist              */
@@ -138,7 +137,7 @@ tilemm_status locked_probe (tilemm_error *err);
 int device_count (void);
 int current_device (void);
 tilemm_status device_info (int index, tilemm_device_info *info, tilemm_error *err);
-size_t memory_budget (int device);
+void device_memory (int device, size_t *usable, size_t *total);
 /* links.cu: each GPU's pinned copies alone and all at once (takes ws_mutex). */
 tilemm_status cuda_links (const tilemm_workers *devices, tilemm_link_rates *rates,
                           tilemm_error *err);

@@ -318,11 +318,12 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
   unsigned char *const up_stage = ws.pinned;
   unsigned char *const down_stage = ws.pinned + (size_t) cfg.chunks * cfg.chunk_bytes;
   const int nup = cfg.chunks, ndown = cfg.chunks;
-  /* Units: about 16 per operand, so small products pipeline too; at most a chunk. */
+  /* Units: the plan's (staging: units_per_view of a view, least_unit_bytes each at least, a
+   * chunk at most). */
   auto unit_size = [&] (double total) {
-    double u = total / 16;
-    if (u < (double) (256u << 10))
-      u = (double) (256u << 10);
+    double u = total / (cfg.units_per_view > 0 ? cfg.units_per_view : 1);
+    if (u < (double) cfg.least_unit_bytes)
+      u = (double) cfg.least_unit_bytes;
     return u > (double) cfg.chunk_bytes ? cfg.chunk_bytes : (size_t) u;
   };
   const size_t up_unit = unit_size ((double) es * (double) k * (double) (m + n));

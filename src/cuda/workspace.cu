@@ -194,11 +194,7 @@ tilemm_status workspace_reserve (workspace &ws, const size_t bytes[NBUF], size_t
           workspace_free (ws);
           CUDA_TRY (cudaSetDevice (device), "cudaSetDevice(%d)", device);
         }
-      int cc_major = 0; /* the launches' fallback reads it (kernel_launch.cu) */
-      CUDA_TRY (cudaDeviceGetAttribute (&cc_major, cudaDevAttrComputeCapabilityMajor, device),
-                "cudaDeviceGetAttribute(compute capability)");
       ws.device = device;
-      ws.cc_major = cc_major;
     }
   cudaStream_t *streams[] = { &ws.up, &ws.down, &ws.comp[0], &ws.comp[1], &ws.peer };
   for (cudaStream_t *s : streams)

@@ -118,14 +118,16 @@ static void page_parts_run (page_parts *j, int64_t pages, int threads)
       tilemm_host_pool_run (team, pages, page_parts_at, j);
       return;
     }
+  const int page_team = tilemm_parts_team (threads, j->single, j->rows, j->cols);
   for (int64_t p = 0; p < pages; p++)
     {
       const unsigned char *from = (const unsigned char *) j->from + (size_t) p * j->from_page;
       unsigned char *to = (unsigned char *) j->to + (size_t) p * j->to_page;
       if (j->join)
-        tilemm_join_parts_on (threads, j->single, from, j->rows, j->cols, j->stacked, to);
+        tilemm_join_parts_on (page_team, j->single, from, j->rows, j->cols, j->stacked, to);
       else
-        tilemm_split_parts_on (threads, j->single, from, j->rows, j->cols, j->stacked, j->sign, to);
+        tilemm_split_parts_on (page_team, j->single, from, j->rows, j->cols, j->stacked, j->sign,
+                               to);
     }
 }
 

@@ -489,6 +489,10 @@ void tilemm_batch_describe (const tilemm_batch *batch, char *buf, size_t size)
                              tilemm_backend_name (p->backend), p->per_page,
                              (long long) p->pages_per_panel, p->parallel_pages, p->threads,
                              p->copy_threads, (long long) p->pages_per_poll);
+  if (p->backend == TILEMM_BACKEND_CUDA && !p->per_page && used < size)
+    used += (size_t) snprintf (buf + used, size - used, "gpu_kernel: %s\n",
+                               p->gpu_kernel == TILEMM_BATCHED_SMALL ? "small pages (a thread an element)"
+                                                                     : "tiled (a block a 32x32 tile)");
   if ((p->per_page || batch->decision.emulated) && used < size)
     {
       used += (size_t) snprintf (buf + used, size - used, "each page:\n");

@@ -58,32 +58,29 @@ static void parts_at (void *arg, int64_t index, int member)
       }
 }
 
-/* The job over the pool: about 256 KiB of the matrix an index, on the threads the copy pays for
- * of the plan's `threads` (team_size.h; 0: one). */
-static void parts_run (parts_job *p, int threads)
+/* The job over the pool on the plan's team (tilemm_parts_team), in its pieces of columns
+ * (tilemm_parts_cols_per_piece: team_size.h). */
+static void parts_run (parts_job *p, int team)
 {
-  const size_t bytes = 2 * p->count * (p->single ? sizeof (float) : sizeof (double));
-  const size_t col_bytes = bytes / (p->cols > 0 ? p->cols : 1);
-  p->per = col_bytes >= (256u << 10) || col_bytes == 0 ? 1 : (256u << 10) / col_bytes;
+  p->per = (size_t) tilemm_parts_cols_per_piece (p->single, (int64_t) p->rows, (int64_t) p->cols);
   const int64_t pieces = (int64_t) ((p->cols + p->per - 1) / p->per);
-  const double one_thread_s = 2.0 * (double) bytes / TILEMM_TEAM_THREAD_BYTES_PER_S;
-  tilemm_host_pool_run (tilemm_team_size (threads, pieces, one_thread_s), pieces, parts_at, p);
+  tilemm_host_pool_run (team > 1 ? team : 1, pieces, parts_at, p);
 }
 
-void tilemm_split_parts_on (int threads, int single, const void *z, int64_t rows, int64_t cols,
+void tilemm_split_parts_on (int team, int single, const void *z, int64_t rows, int64_t cols,
                             int stacked, double sign, void *out)
 {
   parts_job p = { single, stacked, 0, z, out, (size_t) rows, (size_t) cols,
                   (size_t) rows * (size_t) cols, 1, sign };
-  parts_run (&p, threads);
+  parts_run (&p, team);
 }
 
-void tilemm_join_parts_on (int threads, int single, const void *p, int64_t m, int64_t n,
+void tilemm_join_parts_on (int team, int single, const void *p, int64_t m, int64_t n,
                            int stacked, void *c)
 {
   parts_job j = { single, stacked, 1, p, c, (size_t) m, (size_t) n, (size_t) m * (size_t) n, 1,
                   1.0 };
-  parts_run (&j, threads);
+  parts_run (&j, team);
 }
 
 /* A real and a complex operand as mtimes multiplies them where it takes two real products

@@ -45,12 +45,12 @@ static tilemm_status run_split (const tilemm_decision *decision, const tilemm_op
   /* B untransposed: side by side; B transposed: stacked (so that its transpose is side by side);
    * A: side by side, read transposed as stacked. */
   const int stacked_in = split_b && op != TILEMM_OP_NONE;
-  tilemm_split_parts_on (p->host_threads, single, split_b ? b : a, rows, cols, stacked_in, sign,
+  tilemm_split_parts_on (p->split_team, single, split_b ? b : a, rows, cols, stacked_in, sign,
                          parts);
   const tilemm_status status = split_b ? run_real (decision, options, a, parts, product, err)
                                        : run_real (decision, options, parts, b, product, err);
   if (status == TILEMM_OK)
-    tilemm_join_parts_on (p->host_threads, single, product, r->m, r->n, !split_b, c);
+    tilemm_join_parts_on (p->join_team, single, product, r->m, r->n, !split_b, c);
   free (parts);
   free (product);
   return status;

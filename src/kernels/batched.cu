@@ -2,9 +2,10 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  *
- * Two shapes of work.  Small pages (m·n ≤ 32): a thread per element of Z, consecutive threads
+ * Two kernels; the batch plan names which (batch_plan.c: gpu_kernel).  Small pages (m·n ≤ 32,
+ * TILEMM_BATCHED_SMALL): a thread per element of Z, consecutive threads
  * on consecutive elements across pages, so a block of 256 threads computes eight or more pages
- * and the loads of neighbouring pages coalesce.  Larger pages: a block of 32×8 threads per 32×32
+ * and the loads of neighbouring pages coalesce.  Larger pages (TILEMM_BATCHED_TILED): a block of 32×8 threads per 32×32
  * tile of a page, op(X)'s and op(Y)'s 32×32 tiles through shared memory (read as stored,
  * transposed and conjugated as they load), each thread four elements of Z.
  */
@@ -151,12 +152,12 @@ __global__ void tiled_pages (int op_a, int op_b, int64_t m, int64_t n, int64_t k
 }
 
 template <typename E>
-tilemm_status launch (int op_a, int op_b, int64_t m, int64_t n, int64_t k, const void *x,
+tilemm_status launch (tilemm_batched_kernel kernel, int op_a, int op_b, int64_t m, int64_t n, int64_t k, const void *x,
                       int64_t x_page, const void *y, int64_t y_page, void *z, int64_t pages,
                       const tilemm_batched_pages &map, cudaStream_t stream, tilemm_error *err)
 {
   typedef typename E::type T;
-  if (m * n <= 32)
+  if (kernel == TILEMM_BATCHED_SMALL)
     {
       const int64_t total = m * n * pages;
       const int threads = 256;
@@ -186,28 +187,32 @@ tilemm_status launch (int op_a, int op_b, int64_t m, int64_t n, int64_t k, const
 
 } // namespace
 
-extern "C" tilemm_status tilemm_batched_launch (tilemm_type type, tilemm_op op_a, tilemm_op op_b,
+extern "C" tilemm_status tilemm_batched_launch (tilemm_batched_kernel kernel, tilemm_type type,
+                                                tilemm_op op_a, tilemm_op op_b,
                                                 int64_t m, int64_t n, int64_t k, const void *x,
                                                 int64_t x_page, const void *y, int64_t y_page,
                                                 void *z, int64_t pages,
                                                 const tilemm_batched_pages *map,
                                                 cudaStream_t stream, tilemm_error *err)
 {
+  if ((int) kernel < 0 || kernel >= TILEMM_BATCHED_NKERNELS)
+    return tilemm_error_set (err, TILEMM_EINVAL, "batched kernel: no kernel %d (the plan names "
+                             "one: batch.h)", (int) kernel);
   if (pages <= 0 || m <= 0 || n <= 0)
     return TILEMM_OK;
   switch (type)
     {
     case TILEMM_SINGLE:
-      return launch<elem<float, false>> (op_a, op_b, m, n, k, x, x_page, y, y_page, z, pages,
+      return launch<elem<float, false>> (kernel, op_a, op_b, m, n, k, x, x_page, y, y_page, z, pages,
                                          *map, stream, err);
     case TILEMM_DOUBLE:
-      return launch<elem<double, false>> (op_a, op_b, m, n, k, x, x_page, y, y_page, z, pages,
+      return launch<elem<double, false>> (kernel, op_a, op_b, m, n, k, x, x_page, y, y_page, z, pages,
                                           *map, stream, err);
     case TILEMM_COMPLEX_SINGLE:
-      return launch<elem<float, true>> (op_a, op_b, m, n, k, x, x_page, y, y_page, z, pages,
+      return launch<elem<float, true>> (kernel, op_a, op_b, m, n, k, x, x_page, y, y_page, z, pages,
                                         *map, stream, err);
     case TILEMM_COMPLEX_DOUBLE:
-      return launch<elem<double, true>> (op_a, op_b, m, n, k, x, x_page, y, y_page, z, pages,
+      return launch<elem<double, true>> (kernel, op_a, op_b, m, n, k, x, x_page, y, y_page, z, pages,
                                          *map, stream, err);
     default:
       return tilemm_error_set (err, TILEMM_ETYPE, "batched kernel: unknown type %d", (int) type);

@@ -85,17 +85,28 @@ extern "C" unsigned long long mock_batched_launches (void)
   return batched_launches.load ();
 }
 
-extern "C" tilemm_status tilemm_batched_launch (tilemm_type type, tilemm_op op_a, tilemm_op op_b,
+// Launches of each batched kernel the caller named (tests that the plan's kernel is the one run).
+std::atomic<unsigned long long> kernel_launches[TILEMM_BATCHED_NKERNELS];
+
+extern "C" unsigned long long mock_batched_kernel_launches (int kernel)
+{
+  return kernel >= 0 && kernel < TILEMM_BATCHED_NKERNELS ? kernel_launches[kernel].load () : 0;
+}
+
+extern "C" tilemm_status tilemm_batched_launch (tilemm_batched_kernel kernel, tilemm_type type,
+                                                tilemm_op op_a, tilemm_op op_b,
                                                 int64_t m, int64_t n, int64_t k, const void *x,
                                                 int64_t x_page, const void *y, int64_t y_page,
                                                 void *z, int64_t pages,
                                                 const tilemm_batched_pages *map,
                                                 cudaStream_t stream, tilemm_error *err)
 {
-  (void) err;
+  if ((int) kernel < 0 || kernel >= TILEMM_BATCHED_NKERNELS)
+    return tilemm_error_set (err, TILEMM_EINVAL, "batched kernel: no kernel %d", (int) kernel);
   if (pages <= 0 || m <= 0 || n <= 0)
     return TILEMM_OK;
   batched_launches++;
+  kernel_launches[kernel]++;
   mock_cuda_enqueue (stream, run_batched,
                      new batched{ type, op_a, op_b, m, n, k, x, y, z, x_page, y_page, pages,
                                   *map });
