@@ -431,7 +431,7 @@ rule_device_facts_gathered_in_the_facts_only () {
 # A host job's team is the plan's, not sized where the job runs: the executor's files that run a
 # plan, the backends and the kernels apply no rule of team_size.h (tilemm_team_size,
 # tilemm_parts_team, tilemm_parts_cols_per_piece belong to the plans: a split's parts, the call
-# plan's split_team and join_team).  Allowed, as open items of docs/review-decisions.md (a6-a11:
+# plan's split_team and join_team).  Allowed, as open items of doc/review-decisions.md (a6-a11:
 # each job's team still sized from the plan's cap where it runs): exec/batch.c,
 # exec/blas_request.c, cpu/backend_cpu.c, cpu/emulated_cpu.c; and exec/parts.c's pieces of
 # columns (tilemm_parts_cols_per_piece: the same rule the plan sized the team with).
