@@ -22,7 +22,7 @@
 #   emu6      issue 43: the emulated double product at 8192 and 16384 on [0] and [0 1] (medians
 #             of 3, bitwise GPU 0's, host reads: 1.00 where each operand is read once), the plan
 # Results: $OUT/STEP.tgz.  Run on a GPU machine so far: host, multi, checks, cpubist, four, ab,
-# pkgtest; emucheck, grid, emu, multi5 and emu6 are written but not yet run there.
+# pkgtest, multi5, emu6; emucheck, grid and emu are written but not yet run there.
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 set -u
