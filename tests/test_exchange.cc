@@ -170,6 +170,21 @@ outcome call (const operands &x, tilemm_op op_a, tilemm_op op_b, int devices, bo
   return o;
 }
 
+// A product on several GPUs run twice (the second on the workspaces the first left) beside one
+// GPU's: both ran, and both are bitwise one GPU's.  False where any of them did not run (nothing
+// more of it to check).
+bool twice_as_one (const outcome &many, const outcome &again, const outcome &one, const char *what)
+{
+  CHECK (many.status == TILEMM_OK && again.status == TILEMM_OK, "%s: %s (%s)", what,
+         tilemm_strerror (many.status != TILEMM_OK ? many.status : again.status),
+         many.status != TILEMM_OK ? many.detail : again.detail);
+  if (many.status != TILEMM_OK || again.status != TILEMM_OK || one.status != TILEMM_OK)
+    return false;
+  CHECK (many.c == one.c && again.c == one.c, "%s: not bitwise one GPU's product (%d, %d)",
+         what, many.c == one.c, again.c == one.c);
+  return true;
+}
+
 // Bytes of an operand as the backend runs it (after the route's pairs and splits).
 double operand_bytes (const tilemm_call_plan &p, bool of_a)
 {
@@ -281,13 +296,8 @@ void exchange_case (bool single, bool is_complex, tilemm_op op_a, tilemm_op op_b
       // The same again on the workspaces it left: nothing of the last product taken for this one.
       const outcome again = call (x, op_a, op_b, devices, true);
       const char *what = peers ? "peers" : "no peers";
-      CHECK (many.status == TILEMM_OK && again.status == TILEMM_OK, "%s: %s (%s)", what,
-             tilemm_strerror (many.status != TILEMM_OK ? many.status : again.status),
-             many.status != TILEMM_OK ? many.detail : again.detail);
-      if (many.status != TILEMM_OK || again.status != TILEMM_OK || one.status != TILEMM_OK)
+      if (!twice_as_one (many, again, one, what))
         continue;
-      CHECK (many.c == one.c && again.c == one.c, "%s: not bitwise one GPU's product (%d, %d)",
-             what, many.c == one.c, again.c == one.c);
       CHECK (many.d.plan.workers.count == devices, "%s: the plan takes %d of %d GPUs", what,
              many.d.plan.workers.count, devices);
       // Each GPU ran the strips given to it, no other.
@@ -331,13 +341,8 @@ void emulated_case (bool single, bool is_complex, tilemm_op op_a, tilemm_op op_b
       const outcome again = call (x, op_a, op_b, devices, true, nullptr, peers, true);
       mock_cuda_slow_device (-1, 0);
       mock_cuda_peer_access (-1, -1, 1);
-      CHECK (many.status == TILEMM_OK && again.status == TILEMM_OK, "%s: %s (%s)", what,
-             tilemm_strerror (many.status != TILEMM_OK ? many.status : again.status),
-             many.status != TILEMM_OK ? many.detail : again.detail);
-      if (many.status != TILEMM_OK || again.status != TILEMM_OK || one.status != TILEMM_OK)
+      if (!twice_as_one (many, again, one, what))
         continue;
-      CHECK (many.c == one.c && again.c == one.c, "%s: not bitwise one GPU's product (%d, %d)",
-             what, many.c == one.c, again.c == one.c);
       const tilemm_call_plan &p = many.d.plan;
       const tilemm_exchange_plan &e = p.emu_exchange;
       CHECK (!p.emu_one_pass && p.emu_workers == devices && many.ran.emu_passes == 2,
