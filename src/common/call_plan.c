@@ -300,7 +300,6 @@ static void plan_emu_exchange (tilemm_call_plan *p, tilemm_backend backend,
       p->emu_first[w] = w;
 }
 
-/* The emulated precision's panels, workers and passes for the product p->m × p->n × p->k. */
 /* The statistics' int8 GEMM for the modular GEMMs' `gemm` on a product of `type` with inner
  * dimension k: the scheme's real problem sums 2k terms for a complex product (its parts side by
  * side), padded as the GEMM reads them, in chunks of the GEMM's whole k-chunk. */
@@ -310,6 +309,7 @@ static tilemm_emu_gemm stats_gemm (tilemm_emu_gemm gemm, tilemm_type type, int64
   return tilemm_emu_stats_gemm (gemm, tilemm_emu_padded_k (inner), TILEMM_EMU_KCHUNK_TILES);
 }
 
+/* The emulated precision's panels, workers and passes for the product p->m × p->n × p->k. */
 static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
                                     const tilemm_emu_options *emu, size_t asked,
                                     const tilemm_call_settings *settings,

@@ -11,14 +11,8 @@ using namespace tilemm_cuda;
 
 namespace tilemm_cuda {
 
-/* One panel of an emulated product (emulated.h) C = op_a(A)·op_b(B) on the calling thread's
- * workspace: A and B go up as stored through the pinned staging into the workspace's buffers
- * (a transposed operand is then transposed on the device, as the native product's), the scheme
- * runs on the device in the workspace's arena, C comes back through the staging in column
- * blocks, each as soon as the device has finished it (tilemm_emu_result_block_cols), while the
- * device computes the next.  pass NULL: the whole scheme (statistics, the plan, the product;
- * *used gets the plan); else pass->kind says: the statistics only, merged into *stats, or the
- * product under pass->plan. */
+/* The workspace for the largest emulated panel this worker may take (executor.h), made before
+ * its first panel (and by emu_share before the exchange puts the shared operand in it). */
 tilemm_status emu_reserve (workspace &ws, const emu_stage &stage, tilemm_type type, tilemm_op op_a,
                            tilemm_op op_b, int64_t m, int64_t n, int64_t k, tilemm_error *err)
 {
@@ -40,6 +34,14 @@ tilemm_status emu_reserve (workspace &ws, const emu_stage &stage, tilemm_type ty
   return workspace_reserve (ws, bytes, (size_t) blocks, err);
 }
 
+/* One panel of an emulated product (emulated.h) C = op_a(A)·op_b(B) on the calling thread's
+ * workspace: A and B go up as stored through the pinned staging into the workspace's buffers
+ * (a transposed operand is then transposed on the device, as the native product's), the scheme
+ * runs on the device in the workspace's arena, C comes back through the staging in column
+ * blocks, each as soon as the device has finished it (tilemm_emu_result_block_cols), while the
+ * device computes the next.  pass NULL: the whole scheme (statistics, the plan, the product;
+ * *used gets the plan); else pass->kind says: the statistics only, merged into *stats, or the
+ * product under pass->plan. */
 tilemm_status emu_panel (workspace &ws, const emu_stage &stage, tilemm_op op_a,
                          const tilemm_view *a,
                          tilemm_op op_b, const tilemm_view *b, const tilemm_view *c,
