@@ -110,6 +110,99 @@ static void test_team_each_once (void)
   free (jobs);
 }
 
+/* ---------------------------------------------------------------- where the members run */
+
+enum { PLACED_MOST = 8 };
+
+typedef struct {
+  atomic_int cpu[PLACED_MOST];       /* where each member ran its last index */
+  atomic_int claimed[PLACED_MOST];
+} where_job;
+
+static void where_index (void *arg, int64_t index, int member)
+{
+  (void) index;
+  where_job *j = (where_job *) arg;
+  busy_for (2e-4);   /* long enough that the helpers join before the caller is done */
+  atomic_store (&j->cpu[member], tilemm_current_cpu ());
+  atomic_fetch_add (&j->claimed[member], 1);
+}
+
+/* Each helper on a CPU of its own after the caller's (host_team.h): the rule itself, then a team's
+ * helpers seen running where it puts them, none on the caller's CPU and no two on one.  Left to
+ * the system, helpers woken while other threads held the cores shared the caller's. */
+static void test_team_placement (void)
+{
+  CHECK_CASE ("host team: the placement rule (each helper after the caller's CPU, round the set)");
+  tilemm_cpu_set four, sparse, none;
+  tilemm_cpu_set_clear (&four);
+  tilemm_cpu_set_clear (&sparse);
+  tilemm_cpu_set_clear (&none);
+  for (int c = 0; c < 4; c++)
+    tilemm_cpu_set_add (&four, c);
+  tilemm_cpu_set_add (&sparse, 2);
+  tilemm_cpu_set_add (&sparse, 5);
+  tilemm_cpu_set_add (&sparse, 9);
+  CHECK (tilemm_team_member_cpu (&four, 1, 1) == 2 && tilemm_team_member_cpu (&four, 1, 2) == 3
+           && tilemm_team_member_cpu (&four, 1, 3) == 0,
+         "four CPUs, the caller on 1: members 1-3 on %d %d %d, not 2 3 0",
+         tilemm_team_member_cpu (&four, 1, 1), tilemm_team_member_cpu (&four, 1, 2),
+         tilemm_team_member_cpu (&four, 1, 3));
+  CHECK (tilemm_team_member_cpu (&sparse, 5, 1) == 9 && tilemm_team_member_cpu (&sparse, 5, 2) == 2
+           && tilemm_team_member_cpu (&sparse, 5, 3) == 5,
+         "CPUs 2 5 9, the caller on 5: members 1-3 on %d %d %d, not 9 2 5 (round the set)",
+         tilemm_team_member_cpu (&sparse, 5, 1), tilemm_team_member_cpu (&sparse, 5, 2),
+         tilemm_team_member_cpu (&sparse, 5, 3));
+  CHECK (tilemm_team_member_cpu (&sparse, 7, 1) == 2 && tilemm_team_member_cpu (&sparse, -1, 2) == 5,
+         "the caller outside the set or unknown: from the set's first");
+  CHECK (tilemm_team_member_cpu (&none, 0, 1) == -1 && tilemm_team_member_cpu (&four, 0, 0) == -1,
+         "no CPUs, or member 0 (the caller): none");
+
+  CHECK_CASE ("host team: each helper runs on its own CPU, none on the caller's");
+  tilemm_cpu_set mine;
+  const int cpus = tilemm_thread_cpus (&mine) ? tilemm_cpu_set_count (&mine) : 0;
+  if (cpus < 2 || tilemm_current_cpu () < 0)
+    {
+      check_skip ("team placement", "fewer than two CPUs here, or the system does not say which");
+      return;
+    }
+  const int members = cpus < PLACED_MOST ? cpus : PLACED_MOST;
+  tilemm_host_team *team = tilemm_host_team_start (members, NULL);
+  CHECK (team && tilemm_host_team_size (team) == members, "a team of %d",
+         tilemm_host_team_size (team));
+  int seen = 0, wrong = 0, tries = 0;
+  for (; tries < 50 && seen == 0; tries++)
+    {
+      where_job j;
+      for (int m = 0; m < PLACED_MOST; m++)
+        atomic_init (&j.cpu[m], -1), atomic_init (&j.claimed[m], 0);
+      const int caller = tilemm_current_cpu ();
+      tilemm_host_team_each (team, members, 20 * (int64_t) members, where_index, &j);
+      if (tilemm_current_cpu () != caller)
+        continue;   /* the caller moved: the helpers may have been placed for either CPU */
+      for (int m = 1; m < members; m++)
+        {
+          if (atomic_load (&j.claimed[m]) == 0)
+            continue;
+          seen++;
+          const int placed = tilemm_host_team_member_placed (team, m);
+          const int want = tilemm_team_member_cpu (&mine, caller, m);
+          if (placed != want || atomic_load (&j.cpu[m]) != want || want == caller)
+            {
+              if (wrong++ == 0)
+                printf ("  member %d of %d: placed on %d, ran on %d, its CPU %d (the caller on "
+                        "%d)\n", m, members, placed, atomic_load (&j.cpu[m]), want, caller);
+            }
+          for (int o = 1; o < m; o++)
+            if (atomic_load (&j.claimed[o]) > 0 && atomic_load (&j.cpu[o]) == atomic_load (&j.cpu[m]))
+              wrong++;
+        }
+    }
+  CHECK (seen > 0, "no helper joined a job in %d tries", tries);
+  CHECK (wrong == 0, "%d helpers ran elsewhere than their own CPU after the caller's", wrong);
+  tilemm_host_team_stop (team);
+}
+
 /* ---------------------------------------------------------------- a late member */
 
 enum { LATE_COUNT = 240, LATE_TEAM = 4 };
@@ -583,6 +676,7 @@ int main (int argc, char **argv)
     }
   const int quick = argc > 1 && strcmp (argv[1], "quick") == 0;
   test_team_each_once ();
+  test_team_placement ();
   test_pool ();
   test_team_size ();
   if (!quick)

@@ -286,3 +286,28 @@ int tilemm_pin_thread (const tilemm_cpu_set *cpus)
   return 0;
 #endif
 }
+
+int tilemm_current_cpu (void)
+{
+#if defined(__linux__)
+  return sched_getcpu ();
+#else
+  return -1;
+#endif
+}
+
+int tilemm_thread_cpus (tilemm_cpu_set *cpus)
+{
+  return allowed_cpus (cpus);
+}
+
+void tilemm_name_thread (const char *name)
+{
+#if defined(__linux__)
+  char cut[16];
+  snprintf (cut, sizeof cut, "%s", name);
+  pthread_setname_np (pthread_self (), cut);
+#else
+  (void) name;
+#endif
+}

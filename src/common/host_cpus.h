@@ -101,6 +101,18 @@ int tilemm_pci_local_cpus (const char *sysfs, const char *bus_id, tilemm_cpu_set
  * CPU outside the process's mask): the thread is then left as it was. */
 int tilemm_pin_thread (const tilemm_cpu_set *cpus);
 
+/* The CPU the calling thread runs on now (it may move right after); -1 where the system does not
+ * say. */
+int tilemm_current_cpu (void);
+
+/* The CPUs the calling thread may run on (its affinity mask): 1 and *cpus filled; 0 and *cpus
+ * empty where the system does not say. */
+int tilemm_thread_cpus (tilemm_cpu_set *cpus);
+
+/* Names the calling thread (at most 15 characters; longer names are cut), so that a look at the
+ * process's threads (top -H, /proc/PID/task) tells tilemm's apart from the host BLAS's. */
+void tilemm_name_thread (const char *name);
+
 #ifdef __cplusplus
 }
 #endif

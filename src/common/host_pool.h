@@ -8,8 +8,9 @@
  * shares), their idle threads spun beside the host BLAS's own spinning threads, and a parallel
  * region was sized at run time, not by the plan.  The pool is one team of host_team.h (dynamic
  * jobs: a late thread holds back only the index it claimed; idle threads spin briefly, yielding,
- * then sleep), made on first use, kept between calls, grown when a larger team is asked and never
- * larger than the CPUs of the process's affinity mask.  The team of each job is the caller's,
+ * then sleep; each helper on a CPU of its own next to the caller's), made on first use, kept
+ * between calls, grown when a larger team is asked and never larger than the CPUs of the
+ * process's affinity mask.  The team of each job is the caller's,
  * which takes it from its plan (team_size.h).
  *
  * Two threads at once: one job holds the pool at a time; a job asked while the pool is busy (a

@@ -63,11 +63,14 @@ typedef struct {
   pthread_t thread;
   pthread_cond_t wake;           /* where it sleeps, under the team's lock                  */
   int sleeping;                  /* under the team's lock                                   */
+  int placed_for;                /* the caller's CPU it was last placed for (-1: none)      */
+  atomic_int placed;             /* the CPU it was moved to (-1: none)                      */
 } helper_slot;
 
 struct tilemm_host_team {
   int threads;                   /* members: the caller and the helpers started             */
-  tilemm_cpu_set cpus;
+  tilemm_cpu_set cpus;           /* as asked (empty: anywhere), for tilemm_host_team_fits   */
+  tilemm_cpu_set places;         /* where the members go (tilemm_team_member_cpu)           */
   pid_t pid;                     /* the process the helpers live in                         */
   helper_slot *slot;             /* threads - 1 of them: member i is slot[i - 1]            */
   pthread_mutex_t lock;          /* guards the slots' `sleeping` and the sleeps             */
@@ -78,6 +81,7 @@ struct tilemm_host_team {
   void *arg;
   int64_t count;
   int members;
+  int caller_cpu;                /* where the caller ran as it opened the job (-1: unknown) */
   atomic_int_fast64_t next;      /* the next index to claim                                 */
   atomic_uint_fast64_t state;    /* job number × 2, + 1 while the job is open              */
   atomic_int active;             /* helpers inside the job                                  */
@@ -120,11 +124,49 @@ static uint_fast64_t wait_for_job (tilemm_host_team *t, helper_slot *s, uint_fas
   return state;
 }
 
+int tilemm_team_member_cpu (const tilemm_cpu_set *cpus, int caller_cpu, int member)
+{
+  const int count = tilemm_cpu_set_count (cpus);
+  if (count == 0 || member < 1)
+    return -1;
+  int at = member - 1;   /* the caller's CPU not in the set: from its first */
+  if (caller_cpu >= 0 && tilemm_cpu_set_has (cpus, caller_cpu))
+    {
+      at = member;   /* ... else from the caller's place in it */
+      for (int cpu = 0; cpu < caller_cpu; cpu++)
+        at += tilemm_cpu_set_has (cpus, cpu);
+    }
+  at %= count;
+  return tilemm_cpu_set_nth (cpus, at);
+}
+
+int tilemm_host_team_member_placed (const tilemm_host_team *t, int member)
+{
+  return t && member >= 1 && member < t->threads ? atomic_load (&t->slot[member - 1].placed) : -1;
+}
+
+/* Moves the helper to its CPU for the open job's caller, where that caller runs elsewhere than
+ * the last one it was placed for (a system call only then). */
+static void place_helper (tilemm_host_team *t, helper_slot *s)
+{
+  if (t->caller_cpu == s->placed_for)
+    return;
+  s->placed_for = t->caller_cpu;
+  const int cpu = tilemm_team_member_cpu (&t->places, t->caller_cpu, s->member);
+  if (cpu < 0 || cpu == atomic_load (&s->placed))
+    return;
+  tilemm_cpu_set one;
+  tilemm_cpu_set_clear (&one);
+  tilemm_cpu_set_add (&one, cpu);
+  atomic_store (&s->placed, tilemm_pin_thread (&one) ? cpu : -1);
+}
+
 static void *helper_main (void *p)
 {
   helper_slot *s = (helper_slot *) p;
   tilemm_host_team *t = s->team;
   tilemm_pin_thread (&t->cpus);
+  tilemm_name_thread ("tilemm-team");
   uint_fast64_t seen = 0;
   for (;;)
     {
@@ -136,7 +178,10 @@ static void *helper_main (void *p)
         continue;   /* it closed before this helper looked: nothing of it is read */
       atomic_fetch_add (&t->active, 1);
       if (atomic_load (&t->state) == state && s->member < t->members)
-        claim_all (t, s->member);
+        {
+          place_helper (t, s);
+          claim_all (t, s->member);
+        }
       atomic_fetch_sub (&t->active, 1);
     }
 }
@@ -150,6 +195,10 @@ tilemm_host_team *tilemm_host_team_start (int threads, const tilemm_cpu_set *cpu
     threads = 1;
   if (cpus)
     t->cpus = *cpus;
+  if (tilemm_cpu_set_count (&t->cpus) > 0)
+    t->places = t->cpus;
+  else
+    tilemm_thread_cpus (&t->places);
   t->pid = getpid ();
   t->threads = 1;
   atomic_init (&t->sleepers, 0);
@@ -174,6 +223,8 @@ tilemm_host_team *tilemm_host_team_start (int threads, const tilemm_cpu_set *cpu
       helper_slot *s = &t->slot[i - 1];
       s->team = t;
       s->member = i;
+      s->placed_for = -1;
+      atomic_init (&s->placed, -1);
       if (pthread_cond_init (&s->wake, NULL) != 0)
         break;
       if (pthread_create (&s->thread, sized ? &attr : NULL, helper_main, s) != 0)
@@ -243,6 +294,7 @@ void tilemm_host_team_each (tilemm_host_team *t, int members, int64_t count, til
   t->arg = arg;
   t->count = count;
   t->members = members;
+  t->caller_cpu = tilemm_current_cpu ();
   atomic_store (&t->next, 0);
   const uint_fast64_t job = (atomic_load (&t->state) >> 1) + 1;
   atomic_store (&t->state, job * 2 + 1);

@@ -18,6 +18,15 @@
  * it and never reads its arguments.  The helpers wait for work by spinning a little (yielding
  * the core as they spin: jobs come back to back while a product streams), then sleep.  After a
  * fork the child has no helpers: a job there runs every index on the calling thread.
+ *
+ * Where the members run: each helper on a CPU of its own, the one `member` places after the
+ * caller's CPU in the team's CPUs (tilemm_team_member_cpu), moved there when it joins a job whose
+ * caller runs elsewhere than before.  Left to the system, a helper woken while every core was busy
+ * (another library's threads yielding in a loop after each of its calls) was put on its waker's
+ * core and stayed there: its later wake-ups went where it last ran, and it ran too little for the
+ * system to move it.  A whole team then shared the caller's core, and the CPU backend ran at one
+ * thread's speed for the rest of the process (bench/RESULTS.md).  A helper pinned to a core that
+ * another thread holds claims nothing until it runs, so the others take its share.
  */
 #ifndef TILEMM_HOST_TEAM_H
 #define TILEMM_HOST_TEAM_H
@@ -32,8 +41,8 @@ extern "C" {
 
 typedef struct tilemm_host_team tilemm_host_team;
 
-/* A team of `threads` members (the caller and threads - 1 helpers), its helpers pinned to `cpus`
- * (empty: unpinned).  Fewer helpers where the system gives fewer threads (tilemm_host_team_size
+/* A team of `threads` members (the caller and threads - 1 helpers), its helpers on `cpus` (empty:
+ * the CPUs the starting thread may run on), each on one of them (tilemm_team_member_cpu).  Fewer helpers where the system gives fewer threads (tilemm_host_team_size
  * says how many members it has); NULL where there is no memory for it. */
 tilemm_host_team *tilemm_host_team_start (int threads, const tilemm_cpu_set *cpus);
 
@@ -52,6 +61,15 @@ int tilemm_host_team_fits (const tilemm_host_team *team, int threads, const tile
  * per member).  Returns when every index is done.  A NULL team, members <= 1, count <= 1 or a
  * forked child: every index on the caller, in order, as member 0.  Not for two callers at once
  * on one team (host_pool.h shares one between threads). */
+/* The CPU member `member` (>= 1) of a team on `cpus` runs on while its caller runs on
+ * `caller_cpu`: the member-th CPU of `cpus` after the caller's, round the set (from the set's
+ * first where the caller's is not in it, or unknown: -1).  -1 for an empty set.  Pure. */
+int tilemm_team_member_cpu (const tilemm_cpu_set *cpus, int caller_cpu, int member);
+
+/* The CPU helper `member` of the team was last moved to (-1: none yet, or the system refused);
+ * for tests. */
+int tilemm_host_team_member_placed (const tilemm_host_team *team, int member);
+
 typedef void (*tilemm_team_fn) (void *arg, int64_t index, int member);
 void tilemm_host_team_each (tilemm_host_team *team, int members, int64_t count, tilemm_team_fn fn,
                             void *arg);
