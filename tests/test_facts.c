@@ -124,6 +124,7 @@ static void made_up (tilemm_machine_facts *f)
   f->cpu_small_page_s = 1.5e-8;
   f->cpu_page_s = 2.5e-7;
   f->cpu_thread_flops_per_s = 7e9;
+  f->cpu_small_flops_per_s = 1.75e9;
   f->cpu_region_s = 3.5e-5;
   f->threads = 8;
   f->copy_points = 4;
@@ -251,6 +252,7 @@ static void test_text (void)
   }
   CHECK (near (g.measured_s, 1.25, 1e-9) && near (g.others_cpu_share, 0.125, 1e-9) && g.host_measured && g.cpu_measured && g.gpu_measured
            && g.threads == 8 && near (g.cpu_thread_flops_per_s, 7e9, 1e-9)
+           && near (g.cpu_small_flops_per_s, 1.75e9, 1e-9)
            && near (g.cpu_page_s, 2.5e-7, 1e-8) && near (g.cpu_small_page_s, 1.5e-8, 1e-8)
            && near (g.cpu_region_s, 3.5e-5, 1e-8),
          "the CPU's facts");
@@ -397,6 +399,23 @@ static void test_ways (void)
   CHECK (near (c.seconds[TILEMM_WAY_GPU], one, 1e-12), "two GPUs slower: one GPU's time");
   tilemm_model_ways (&f, TILEMM_DOUBLE, bytes, flops, flops, 0, &c);
   CHECK (isinf (c.seconds[TILEMM_WAY_GPU]) && c.best == TILEMM_WAY_CPU, "no GPU: not a way");
+
+  CHECK_CASE ("model: a batch's small pages at the direct loops' rate, the others at the tiled");
+  {
+    const double f16 = tilemm_model_flops (TILEMM_DOUBLE, 16, 16, 16);
+    const double f24 = tilemm_model_flops (TILEMM_DOUBLE, 24, 24, 24);
+    const double s16 = tilemm_batch_cpu_page_s (&f, TILEMM_DOUBLE, 16, 16, 16);
+    const double s24 = tilemm_batch_cpu_page_s (&f, TILEMM_DOUBLE, 24, 24, 24);
+    CHECK (near (s16, f.cpu_small_page_s + f16 / f.cpu_small_flops_per_s, 1e-12),
+           "a 16 x 16 page (direct): %g us, not %g", 1e6 * s16,
+           1e6 * (f.cpu_small_page_s + f16 / f.cpu_small_flops_per_s));
+    CHECK (near (s24, f.cpu_page_s + f24 / f.cpu_thread_flops_per_s, 1e-12),
+           "a 24 x 24 page (tiled): %g us", 1e6 * s24);
+    CHECK (near (tilemm_batch_cpu_page_s (&f, TILEMM_COMPLEX_DOUBLE, 8, 8, 8),
+                 f.cpu_page_s + tilemm_model_flops (TILEMM_COMPLEX_DOUBLE, 8, 8, 8)
+                                  / f.cpu_thread_flops_per_s, 1e-12),
+           "a small complex page: the tiled path's");
+  }
 
   CHECK_CASE ("model: a way whose runs now and then take far longer costs its loop's mean");
   {

@@ -171,7 +171,9 @@ double tilemm_batch_cpu_page_s (const tilemm_machine_facts *facts, tilemm_type t
   const int small
     = !tilemm_type_is_complex (type) && m * n * k <= TILEMM_BATCH_SMALL_PAGE_WORK;
   return tilemm_model_cpu_page_s (facts, small)
-         + tilemm_model_flops (type, m, n, k) / tilemm_model_cpu_thread_flops_per_s (facts);
+         + tilemm_model_flops (type, m, n, k)
+             / (small ? tilemm_model_cpu_small_flops_per_s (facts)
+                      : tilemm_model_cpu_thread_flops_per_s (facts));
 }
 
 /* Seconds the batch takes on the CPU on one thread. */

@@ -153,6 +153,12 @@ double tilemm_model_cpu_thread_flops_per_s (const tilemm_machine_facts *facts)
   return rate_or_builtin (f->cpu_thread_flops_per_s, tilemm_facts_builtin ()->cpu_thread_flops_per_s);
 }
 
+double tilemm_model_cpu_small_flops_per_s (const tilemm_machine_facts *facts)
+{
+  const tilemm_machine_facts *f = facts_or_builtin (facts);
+  return rate_or_builtin (f->cpu_small_flops_per_s, tilemm_facts_builtin ()->cpu_small_flops_per_s);
+}
+
 double tilemm_model_cpu_region_s (const tilemm_machine_facts *facts)
 {
   const tilemm_machine_facts *f = facts_or_builtin (facts);

@@ -79,6 +79,8 @@ double tilemm_model_cpu_s (const tilemm_machine_facts *facts, tilemm_type type, 
  * real page, computed directly), and one thread's rate while every thread works. */
 double tilemm_model_cpu_page_s (const tilemm_machine_facts *facts, int small);
 double tilemm_model_cpu_thread_flops_per_s (const tilemm_machine_facts *facts);
+/* ... and the small pages' direct loops' rate on one thread while every thread works. */
+double tilemm_model_cpu_small_flops_per_s (const tilemm_machine_facts *facts);
 
 /* Seconds a parallel region's start and barrier take on the host's threads (work shorter than
  * this on one thread is not worth spreading). */

@@ -99,6 +99,7 @@ static const tilemm_machine_facts builtin = {
   .cpu_small_page_s = 2.0e-8,
   .cpu_page_s = 3.0e-7,
   .cpu_thread_flops_per_s = 3.0e9,
+  .cpu_small_flops_per_s = 1.0e9,
   .cpu_region_s = 1.0e-4,
   .gpus = 1,
   .gpu_call_s = 1.0e-4,
@@ -183,7 +184,7 @@ const char *tilemm_facts_origin_name (tilemm_facts_origin origin)
 /* ---------------------------------------------------------------- as text */
 
 /* The format's first line; a file with another is measured again. */
-static const char FORMAT_LINE[] = "tilemm-machine-facts 2";
+static const char FORMAT_LINE[] = "tilemm-machine-facts 3";
 
 typedef struct {
   char *buf;
@@ -267,8 +268,8 @@ size_t tilemm_facts_print (const tilemm_machine_facts *f, char *buf, size_t size
         out (&o, "curve %s %d", CURVE_NAMES[which], t);
         print_curve_body (&o, curve_named ((tilemm_machine_facts *) f, which, t));
       }
-  out (&o, "cpu_batch %.9g %.9g %.9g\n", f->cpu_small_page_s, f->cpu_page_s,
-       f->cpu_thread_flops_per_s);
+  out (&o, "cpu_batch %.9g %.9g %.9g %.9g\n", f->cpu_small_page_s, f->cpu_page_s,
+       f->cpu_thread_flops_per_s, f->cpu_small_flops_per_s);
   out (&o, "cpu_region %.9g\n", f->cpu_region_s);
   out (&o, "threads %d\n", f->threads);
   out (&o, "copy %d", f->copy_points);
@@ -449,10 +450,11 @@ static int parse_line (tilemm_machine_facts *f, const char *line, size_t *key_us
     }
   if (NAMED ("cpu_batch"))
     {
-      double x[3];
-      if (!read_doubles (&p, x, 3))
+      double x[4];
+      if (!read_doubles (&p, x, 4))
         return 0;
       f->cpu_small_page_s = x[0], f->cpu_page_s = x[1], f->cpu_thread_flops_per_s = x[2];
+      f->cpu_small_flops_per_s = x[3];
       return 1;
     }
   if (NAMED ("cpu_region"))

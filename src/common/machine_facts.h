@@ -110,8 +110,9 @@ typedef struct tilemm_machine_facts_s {
   int cpu_measured;
   tilemm_curve cpu[TILEMM_NTYPES];
   /* The CPU's batched path (pages): one page's fixed cost (small real pages, computed directly,
-   * and the others), and one thread's rate while every thread works. */
-  double cpu_small_page_s, cpu_page_s, cpu_thread_flops_per_s;
+   * and the others), and one thread's rate while every thread works (the tiled pages'; the
+   * small pages' direct loops run at a rate of their own, several times lower). */
+  double cpu_small_page_s, cpu_page_s, cpu_thread_flops_per_s, cpu_small_flops_per_s;
   double cpu_region_s;  /* a parallel region's start and barrier on every thread, its threads
                            woken from a pause (work shorter than this stays on one thread)   */
   int threads;          /* the host's threads (OpenMP's)                                  */

@@ -374,18 +374,26 @@ static double host_page_point (void *ctx, tilemm_type type, int64_t n, int runs,
   return s / (double) pages;
 }
 
-/* The CPU's batched path: pages too small to be tiled, then two sizes of tiled pages, each run
- * over every thread; a page's cost on one thread is the batch's time times the threads over the
- * pages, a fixed part and the flops at one thread's rate. */
+/* The CPU's batched path: two sizes of pages too small to be tiled (computed directly), then two
+ * sizes of tiled pages, each run over every thread; a page's cost on one thread is the batch's
+ * time times the threads over the pages, a fixed part and the flops at one thread's rate, each
+ * path its own (the direct loops run several times below the tiled kernels' rate: priced at the
+ * tiled rate, a batch of 16 x 16 pages was put on the CPU at a third of its time). */
 static int measure_cpu_batch (tilemm_machine_facts *f, tilemm_error *err)
 {
   const double threads = (double) f->threads;
-  const int64_t small_pages = 20000, mid_pages = 2000, large_pages = 200;
+  const int64_t small_pages = 20000, direct_pages = 4000, mid_pages = 2000, large_pages = 200;
   const double small = own_batch_s (TILEMM_CHOOSE_CPU, TILEMM_DOUBLE, 4, 4, 4, small_pages, 3, err);
+  /* The largest direct page: DIRECT_SIDE^3 multiply-adds, no more than the direct path takes. */
+  enum { DIRECT_SIDE = 16 };
+  _Static_assert (DIRECT_SIDE * DIRECT_SIDE * DIRECT_SIDE <= TILEMM_BATCH_SMALL_PAGE_WORK,
+                  "the direct pages' second size is computed directly");
+  const double direct = own_batch_s (TILEMM_CHOOSE_CPU, TILEMM_DOUBLE, DIRECT_SIDE, DIRECT_SIDE,
+                                     DIRECT_SIDE, direct_pages, 3, err);
   const double mid = own_batch_s (TILEMM_CHOOSE_CPU, TILEMM_DOUBLE, 24, 24, 24, mid_pages, 3, err);
   const double large = own_batch_s (TILEMM_CHOOSE_CPU, TILEMM_DOUBLE, 96, 96, 96, large_pages, 3,
                                     err);
-  if (!(small > 0 && mid > 0 && large > 0))
+  if (!(small > 0 && direct > 0 && mid > 0 && large > 0))
     return 0;
   const double fm = tilemm_model_flops (TILEMM_DOUBLE, 24, 24, 24);
   const double fl = tilemm_model_flops (TILEMM_DOUBLE, 96, 96, 96);
@@ -397,9 +405,17 @@ static int measure_cpu_batch (tilemm_machine_facts *f, tilemm_error *err)
   double fixed = pm - fm * per_flop;
   f->cpu_thread_flops_per_s = 1.0 / per_flop;
   f->cpu_page_s = fixed > 1e-9 ? fixed : 1e-9;
-  const double ps = small * threads / (double) small_pages
-                    - tilemm_model_flops (TILEMM_DOUBLE, 4, 4, 4) * per_flop;
-  f->cpu_small_page_s = ps > 1e-10 ? ps : 1e-10;
+  /* The direct path: ps = fixed + f4 / rate, pd = fixed + f16 / rate. */
+  const double f4 = tilemm_model_flops (TILEMM_DOUBLE, 4, 4, 4);
+  const double f16 = tilemm_model_flops (TILEMM_DOUBLE, DIRECT_SIDE, DIRECT_SIDE, DIRECT_SIDE);
+  const double ps = small * threads / (double) small_pages;
+  const double pd = direct * threads / (double) direct_pages;
+  double small_per_flop = (pd - ps) / (f16 - f4);
+  if (!(small_per_flop > 0))
+    small_per_flop = pd / f16;
+  const double small_fixed = ps - f4 * small_per_flop;
+  f->cpu_small_flops_per_s = 1.0 / small_per_flop;
+  f->cpu_small_page_s = small_fixed > 1e-10 ? small_fixed : 1e-10;
   /* A batch of a few pages a thread, as a call makes it: what its region costs beyond the
    * pages' share, where that is more than the bare region's (measure_region). */
   if (f->threads > 1)

@@ -264,11 +264,12 @@ static mxArray *calibration_struct (const tilemm_machine_facts *f)
   mxSetField (s, 0, "cpu_measured", logical (f->cpu_measured));
   mxSetField (s, 0, "cpu", curves_struct (f->cpu));
   static const char *batch_fields[] = { "small_page_seconds", "page_seconds", "thread_gflops",
-                                        "region_seconds" };
-  mxArray *b = mxCreateStructMatrix (1, 1, 4, batch_fields);
+                                        "small_thread_gflops", "region_seconds" };
+  mxArray *b = mxCreateStructMatrix (1, 1, 5, batch_fields);
   mxSetField (b, 0, "small_page_seconds", mxCreateDoubleScalar (f->cpu_small_page_s));
   mxSetField (b, 0, "page_seconds", mxCreateDoubleScalar (f->cpu_page_s));
   mxSetField (b, 0, "thread_gflops", mxCreateDoubleScalar (f->cpu_thread_flops_per_s * 1e-9));
+  mxSetField (b, 0, "small_thread_gflops", mxCreateDoubleScalar (f->cpu_small_flops_per_s * 1e-9));
   mxSetField (b, 0, "region_seconds", mxCreateDoubleScalar (f->cpu_region_s));
   mxSetField (s, 0, "cpu_batch", b);
   mxSetField (s, 0, "threads", mxCreateDoubleScalar (f->threads));

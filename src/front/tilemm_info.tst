@@ -127,6 +127,7 @@
 %!     assert (strncmp (c.host_blas.name, "openblas", 8), c.host_blas.name);
 %!   endif
 %!   assert (c.cpu_batch.thread_gflops > 0 && c.cpu_batch.page_seconds > 0);
+%!   assert (c.cpu_batch.small_thread_gflops > 0);
 %!   assert (c.gpu.measured, getfield (tilemm_info (), "gpu_usable"));
 %!   if (c.gpu.measured)
 %!     assert (c.gpu.count >= 1 && all (c.gpu.kernel_tflops > 0));
