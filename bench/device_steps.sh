@@ -19,6 +19,8 @@
 #   emu       issue 44: emulated_octave, bench_emulated (ours) and GEMMul8 v3
 #   multi5    issues 43/45: calibration's every-GPU times (gpu_all_one / gpu_all_every) beside
 #             Octave's [0], [0 1] and the default at 4096, 8192, 16384 and single 16384
+#   episode   issue 41: bench/cpu_after_blas.m and `test tilemm_info` (the facts' check) in PROCS
+#             fresh processes each, .gpu/before.tar.xz's tree and this one alternating
 #   emu6      issue 43: the emulated double product at 8192 and 16384 on [0] and [0 1] (medians
 #             of 3, bitwise GPU 0's, host reads: 1.00 where each operand is read once), the plan
 # Results: $OUT/STEP.tgz.  Run on a GPU machine so far: host, multi, checks, cpubist, four, ab,
@@ -131,6 +133,19 @@ case $step in
         for (i = 0; i < $4; i++) { n = int (exp (log ($(5 + 3 * i) / 2) / 3) + 0.5); t[$1, n] = 1e3 * $(6 + 3 * i); ns[n] = 1 } }
       $1 == "gpu_peer" || $1 == "gpu_all" || $1 == "gpu_filled" { print "  " $0 }
       END { for (n in ns) printf "  n %5d  one %8.3f  every %8.3f  ratio %.2f\n", n, t["gpu_all_one", n], t["gpu_all_every", n], t["gpu_all_every", n] / t["gpu_all_one", n] }' | sort -k2 -n
+    ;;
+  episode)
+    # issue 41: the CPU backend right after an OpenBLAS `*` in fresh processes, before and after
+    # a change of the host teams; each tree with facts of its own (its first process measures).
+    mkdir -p /tmp/before && tar -C /tmp/before -xJf .gpu/before.tar.xz
+    for p in $(seq 1 ${PROCS:-8}); do
+      for t in before after; do
+        d=$root/src; [ $t = before ] && d=/tmp/before/src
+        export TILEMM_CALIBRATION_DIR=/tmp/facts-$t
+        r=$(timeout 60 octave-cli --no-gui --norc --quiet --eval "addpath ('$d'); addpath ('$root/bench'); cpu_after_blas ([256 512], 9); [ok, all] = test ('tilemm_info', 'quiet'); printf ('tilemm_info %d of %d\\n', ok, all);" 2>&1 | grep "^cpu_after_blas\|^tilemm_info\|failed\|model says" | tr '\n' ' ')
+        echo "$t process $p: $r" | tee -a $R/episode.txt
+      done
+    done
     ;;
   emu6)
     # issue 43's emulated line: one Octave process a line (bench/multi_gpu.m: a warm-up, the
