@@ -2437,6 +2437,24 @@ static void test_facts_budget (void)
   CHECK (tilemm_facts_budget (&f, 7) == 0, "not a device of the facts: no budget");
 }
 
+/* The CPU's call plan of `route` (op_a, op_b) on a host of 16 threads (15 left to the teams,
+ * tilemm_team_threads_left), the call's settings and the default options. */
+static tilemm_status cpu_call_plan_16 (const tilemm_route *route, tilemm_op op_a, tilemm_op op_b,
+                                       tilemm_call_plan *p, tilemm_error *err)
+{
+  tilemm_options opt;
+  tilemm_options_init (&opt);
+  tilemm_call_settings settings;
+  tilemm_call_settings_read (&settings);
+  tilemm_call_facts facts;
+  memset (&facts, 0, sizeof facts);
+  facts.host.threads = 16;
+  tilemm_emu_options emu;
+  tilemm_emu_default_options (&emu, TILEMM_DOUBLE);
+  return tilemm_call_plan_make (p, route, TILEMM_BACKEND_CPU, op_a, op_b, 0, &emu, &opt,
+                                &settings, &facts, err);
+}
+
 /* A split operand's parts apart and the product's halves back (exec/run.c) run on the teams the
  * call plan names (split_team, join_team: tilemm_parts_team of host_threads), not on a team the
  * executor sizes: a small product's copies on one thread, a large one's on the plan's threads. */
@@ -2460,21 +2478,12 @@ static void test_split_teams (void)
       route.m = cases[i].m, route.n = cases[i].n, route.k = cases[i].k;
       route.b_split = cases[i].b_split;
       route.a_split = !cases[i].b_split;
-      tilemm_options opt;
-      tilemm_options_init (&opt);
-      tilemm_call_settings settings;
-      tilemm_call_settings_read (&settings);
-      tilemm_call_facts facts;
-      memset (&facts, 0, sizeof facts);
-      facts.host.threads = 16;   /* 15 left to the teams (tilemm_team_threads_left) */
-      tilemm_emu_options emu;
-      tilemm_emu_default_options (&emu, TILEMM_DOUBLE);
       tilemm_call_plan p;
       tilemm_error err = { TILEMM_OK, "" };
       const tilemm_op op_a = cases[i].b_split ? TILEMM_OP_NONE : TILEMM_OP_TRANSPOSE;
-      const tilemm_status st = tilemm_call_plan_make (&p, &route, TILEMM_BACKEND_CPU, op_a,
-                                                      cases[i].op_b, 0, &emu, &opt, &settings,
-                                                      &facts, &err);
+      const tilemm_status st = cpu_call_plan_16 (&route, op_a, cases[i].op_b, &p, &err);
+      tilemm_emu_options emu;
+      tilemm_emu_default_options (&emu, TILEMM_DOUBLE);
       CHECK (st == TILEMM_OK && p.split == (cases[i].b_split ? TILEMM_SPLIT_B : TILEMM_SPLIT_A)
                && p.split_team == cases[i].split_team && p.join_team == cases[i].join_team,
              "%lld x %lld x %lld, %s split: teams %d and %d, want %d and %d (%s)",
@@ -2646,20 +2655,9 @@ static void test_host_job_teams (void)
         route.compute_type = cases[i].type;
         route.result_complex = tilemm_type_is_complex (cases[i].type);
         route.m = cases[i].m, route.n = cases[i].n, route.k = 5;
-        tilemm_options opt;
-        tilemm_options_init (&opt);
-        tilemm_call_settings settings;
-        tilemm_call_settings_read (&settings);
-        tilemm_call_facts facts;
-        memset (&facts, 0, sizeof facts);
-        facts.host.threads = 16;   /* 15 left to the teams (tilemm_team_threads_left) */
-        tilemm_emu_options emu;
-        tilemm_emu_default_options (&emu, TILEMM_DOUBLE);
         tilemm_call_plan p;
         tilemm_error err = { TILEMM_OK, "" };
-        const tilemm_status st = tilemm_call_plan_make (&p, &route, TILEMM_BACKEND_CPU,
-                                                        TILEMM_OP_NONE, TILEMM_OP_NONE, 0, &emu,
-                                                        &opt, &settings, &facts, &err);
+        const tilemm_status st = cpu_call_plan_16 (&route, TILEMM_OP_NONE, TILEMM_OP_NONE, &p, &err);
         CHECK (st == TILEMM_OK && p.update_team == cases[i].team && p.update_columns == 8,
                "%s %lld x %lld: update on %d in pieces of %lld columns, want %d in 8 (%s)",
                tilemm_type_name (cases[i].type), (long long) cases[i].m, (long long) cases[i].n,
