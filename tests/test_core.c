@@ -2437,6 +2437,24 @@ static void test_facts_budget (void)
   CHECK (tilemm_facts_budget (&f, 7) == 0, "not a device of the facts: no budget");
 }
 
+/* The CPU's call plan of `route` (op_a, op_b) on a host of 16 threads (15 left to the teams,
+ * tilemm_team_threads_left), the call's settings and the default options. */
+static tilemm_status cpu_call_plan_16 (const tilemm_route *route, tilemm_op op_a, tilemm_op op_b,
+                                       tilemm_call_plan *p, tilemm_error *err)
+{
+  tilemm_options opt;
+  tilemm_options_init (&opt);
+  tilemm_call_settings settings;
+  tilemm_call_settings_read (&settings);
+  tilemm_call_facts facts;
+  memset (&facts, 0, sizeof facts);
+  facts.host.threads = 16;
+  tilemm_emu_options emu;
+  tilemm_emu_default_options (&emu, TILEMM_DOUBLE);
+  return tilemm_call_plan_make (p, route, TILEMM_BACKEND_CPU, op_a, op_b, 0, &emu, &opt,
+                                &settings, &facts, err);
+}
+
 /* A split operand's parts apart and the product's halves back (exec/run.c) run on the teams the
  * call plan names (split_team, join_team: tilemm_parts_team of host_threads), not on a team the
  * executor sizes: a small product's copies on one thread, a large one's on the plan's threads. */
@@ -2460,21 +2478,12 @@ static void test_split_teams (void)
       route.m = cases[i].m, route.n = cases[i].n, route.k = cases[i].k;
       route.b_split = cases[i].b_split;
       route.a_split = !cases[i].b_split;
-      tilemm_options opt;
-      tilemm_options_init (&opt);
-      tilemm_call_settings settings;
-      tilemm_call_settings_read (&settings);
-      tilemm_call_facts facts;
-      memset (&facts, 0, sizeof facts);
-      facts.host.threads = 16;   /* 15 left to the teams (tilemm_team_threads_left) */
-      tilemm_emu_options emu;
-      tilemm_emu_default_options (&emu, TILEMM_DOUBLE);
       tilemm_call_plan p;
       tilemm_error err = { TILEMM_OK, "" };
       const tilemm_op op_a = cases[i].b_split ? TILEMM_OP_NONE : TILEMM_OP_TRANSPOSE;
-      const tilemm_status st = tilemm_call_plan_make (&p, &route, TILEMM_BACKEND_CPU, op_a,
-                                                      cases[i].op_b, 0, &emu, &opt, &settings,
-                                                      &facts, &err);
+      const tilemm_status st = cpu_call_plan_16 (&route, op_a, cases[i].op_b, &p, &err);
+      tilemm_emu_options emu;
+      tilemm_emu_default_options (&emu, TILEMM_DOUBLE);
       CHECK (st == TILEMM_OK && p.split == (cases[i].b_split ? TILEMM_SPLIT_B : TILEMM_SPLIT_A)
                && p.split_team == cases[i].split_team && p.join_team == cases[i].join_team,
              "%lld x %lld x %lld, %s split: teams %d and %d, want %d and %d (%s)",
@@ -2488,6 +2497,173 @@ static void test_split_teams (void)
                 cases[i].split_team, cases[i].join_team);
       CHECK (strstr (text, want) != NULL, "the plan in words: %s", want);
     }
+}
+
+/* The teams and pieces of the host jobs around a product (a batch's split pages and mirror, the
+ * CPU batch's claims of the pool, a BLAS call's update of C) are the plans', by the rule of
+ * team_size.h on each job's pieces and bytes (8 threads for the batch, 15 for the call). */
+static void test_host_job_teams (void)
+{
+  CHECK_CASE ("the batch plan names the teams of a split batch's pages apart and back");
+  {
+    /* m = n = k, pages; want: apart and back alike (Y's pages are Z's shape here). */
+    struct { int64_t mnk, pages; int over_pages, team, page_team; } cases[] = {
+      { 10, 100, 1, 3, 1 },    /* 100 pages of 1600 bytes: 0.32 ms, 3 threads, a page each */
+      { 10, 2, 1, 1, 1 },      /* 2 tiny pages: one thread                                  */
+      { 1000, 2, 0, 2, 8 },    /* 2 pages of 16 MB: page after page, each on 8              */
+      { 1000, 8, 1, 8, 1 },    /* as many pages as threads: a page each                     */
+      { 100, 2, 0, 2, 1 },     /* 2 pages of 160 KB: page after page, each one piece        */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+      {
+        tilemm_route r;
+        memset (&r, 0, sizeof r);
+        r.action = TILEMM_ROUTE_COMPUTE;
+        r.compute_type = TILEMM_DOUBLE;
+        r.result_complex = 1;
+        r.b_split = 1;
+        r.m = r.n = r.k = cases[i].mnk;
+        tilemm_batch_shape shape;
+        memset (&shape, 0, sizeof shape);
+        shape.m = shape.n = shape.k = cases[i].mnk;
+        shape.x_rows = shape.x_cols = shape.y_rows = shape.y_cols = cases[i].mnk;
+        shape.x_pages = 1;
+        shape.y_pages = shape.z_pages = cases[i].pages;
+        tilemm_batch_plan bp;
+        memset (&bp, 0, sizeof bp);
+        bp.threads = 8;
+        tilemm_batch_plan_host_jobs (&bp, &r, &shape);
+        const tilemm_batch_parts *apart = &bp.split_parts, *back = &bp.join_parts;
+        CHECK (apart->over_pages == cases[i].over_pages && apart->team == cases[i].team
+                 && (cases[i].over_pages || apart->page_team == cases[i].page_team)
+                 && back->over_pages == apart->over_pages && back->team == apart->team
+                 && back->page_team == apart->page_team,
+               "%lld pages of %lld^3: apart %s on %d (a page on %d), back %s on %d (%d); want %s "
+               "on %d (%d)",
+               (long long) cases[i].pages, (long long) cases[i].mnk,
+               apart->over_pages ? "a page each" : "page after page", apart->team,
+               apart->page_team, back->over_pages ? "a page each" : "page after page",
+               back->team, back->page_team, cases[i].over_pages ? "a page each" : "page after page",
+               cases[i].team, cases[i].page_team);
+      }
+  }
+
+  CHECK_CASE ("the batch plan names the team of the mirror of X'*X pages");
+  {
+    /* n×n pages of Z; want the mirror's team on 8 threads. */
+    struct { int64_t n, pages; int complex_result, mirror, team; } cases[] = {
+      { 500, 10, 0, TILEMM_MIRROR_SYMMETRIC, 8 },    /* 20 MB: every thread          */
+      { 100, 3, 0, TILEMM_MIRROR_SYMMETRIC, 2 },     /* 0.24 ms: 2 threads           */
+      { 100, 2, 0, TILEMM_MIRROR_SYMMETRIC, 1 },     /* 0.16 ms: one                 */
+      { 100, 2, 1, TILEMM_MIRROR_HERMITIAN, 2 },     /* complex: twice the bytes     */
+      { 500, 10, 0, TILEMM_MIRROR_NONE, 1 },         /* no mirror                    */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+      {
+        tilemm_route r;
+        memset (&r, 0, sizeof r);
+        r.action = TILEMM_ROUTE_COMPUTE;
+        r.compute_type = cases[i].complex_result ? TILEMM_COMPLEX_DOUBLE : TILEMM_DOUBLE;
+        r.result_complex = cases[i].complex_result;
+        r.mirror = (tilemm_mirror) cases[i].mirror;
+        r.m = r.n = cases[i].n;
+        r.k = 7;
+        tilemm_batch_shape shape;
+        memset (&shape, 0, sizeof shape);
+        shape.m = shape.n = cases[i].n;
+        shape.z_pages = shape.x_pages = shape.y_pages = cases[i].pages;
+        tilemm_batch_plan bp;
+        memset (&bp, 0, sizeof bp);
+        bp.threads = 8;
+        tilemm_batch_plan_host_jobs (&bp, &r, &shape);
+        CHECK (bp.mirror_team == cases[i].team, "%lld pages %lld x %lld%s: mirror on %d, want %d",
+               (long long) cases[i].pages, (long long) cases[i].n, (long long) cases[i].n,
+               cases[i].complex_result ? " complex" : "", bp.mirror_team, cases[i].team);
+      }
+  }
+
+  CHECK_CASE ("the batch plan names the pages a claim of the pool takes on the CPU");
+  {
+    struct { int64_t mnk, pages; int64_t per_index; } cases[] = {
+      { 8, 200, TILEMM_BATCH_DIRECT_PER_INDEX },   /* small real pages, computed directly */
+      { 40, 200, TILEMM_BATCH_TILED_PER_INDEX },   /* through the tiled backend           */
+      { 500, 2, 0 },                               /* page after page: no claims of pages */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+      {
+        tilemm_route r;
+        memset (&r, 0, sizeof r);
+        r.action = TILEMM_ROUTE_COMPUTE;
+        r.compute_type = TILEMM_DOUBLE;
+        r.m = r.n = r.k = cases[i].mnk;
+        tilemm_batch_plan bp;
+        tilemm_error err = { TILEMM_OK, "" };
+        const tilemm_status s = tilemm_batch_plan_make (&r, cases[i].pages, 8, TILEMM_CPU_ISA_DEFAULT,
+                                                        TILEMM_CHOOSE_CPU, 0, 0, 0, 0, NULL, &bp,
+                                                        &err);
+        CHECK (s == TILEMM_OK && bp.pages_per_index == cases[i].per_index,
+               "%lld pages of %lld^3: %lld pages a claim (parallel %d, direct %d), want %lld",
+               (long long) cases[i].pages, (long long) cases[i].mnk,
+               (long long) bp.pages_per_index, bp.parallel_pages, bp.direct_pages,
+               (long long) cases[i].per_index);
+      }
+  }
+
+  CHECK_CASE ("the CPU plan names the batches of a panel's tiles and their teams");
+  {
+    /* threads, tiles down × across, polled, the batch from `first`: want its tiles and team. */
+    struct { int threads; int64_t down, across; int polled; int64_t first, count; int team; } cases[] = {
+      { 4, 10, 3, 0, 0, 30, 4 },    /* no stop: one batch of every tile                     */
+      { 4, 10, 3, 1, 0, 18, 4 },    /* polled: whole rows of at least 4 tiles a thread      */
+      { 4, 10, 3, 1, 18, 12, 4 },   /* the last batch: the rows left                        */
+      { 4, 1, 2, 0, 0, 2, 2 },      /* fewer tiles than threads: a thread a tile            */
+      { 0, 2, 3, 1, 0, 6, 1 },      /* a plan without threads: one, 4 tiles, whole rows     */
+      { 8, 4, 40, 1, 120, 40, 8 },  /* a row wider than the batch's tiles: a row a batch    */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+      {
+        tilemm_plan plan;
+        memset (&plan, 0, sizeof plan);
+        plan.backend = TILEMM_BACKEND_CPU;
+        plan.threads = cases[i].threads;
+        int team = -1;
+        const int64_t count = tilemm_plan_cpu_tile_batch (&plan, cases[i].down, cases[i].across,
+                                                          cases[i].polled, cases[i].first, &team);
+        CHECK (count == cases[i].count && team == cases[i].team,
+               "%d threads, %lld x %lld tiles%s, from %lld: %lld tiles on %d, want %lld on %d",
+               cases[i].threads, (long long) cases[i].down, (long long) cases[i].across,
+               cases[i].polled ? " polled" : "", (long long) cases[i].first, (long long) count,
+               team, (long long) cases[i].count, cases[i].team);
+      }
+  }
+
+  CHECK_CASE ("the call plan names the team and pieces of a BLAS call's update of C");
+  {
+    struct { tilemm_type type; int64_t m, n; int team; } cases[] = {
+      { TILEMM_DOUBLE, 10, 10, 1 },            /* 2.4 KB                            */
+      { TILEMM_DOUBLE, 2000, 2000, 15 },       /* 96 MB: every thread left          */
+      { TILEMM_DOUBLE, 2000, 16, 2 },          /* two pieces of 8 columns           */
+      { TILEMM_DOUBLE, 200, 200, 9 },          /* 0.96 ms: 9 threads                */
+      { TILEMM_COMPLEX_SINGLE, 200, 200, 9 },  /* the same bytes                    */
+      { TILEMM_SINGLE, 200, 200, 4 },          /* half of them                      */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+      {
+        tilemm_route route;
+        memset (&route, 0, sizeof route);
+        route.action = TILEMM_ROUTE_COMPUTE;
+        route.compute_type = cases[i].type;
+        route.result_complex = tilemm_type_is_complex (cases[i].type);
+        route.m = cases[i].m, route.n = cases[i].n, route.k = 5;
+        tilemm_call_plan p;
+        tilemm_error err = { TILEMM_OK, "" };
+        const tilemm_status st = cpu_call_plan_16 (&route, TILEMM_OP_NONE, TILEMM_OP_NONE, &p, &err);
+        CHECK (st == TILEMM_OK && p.update_team == cases[i].team && p.update_columns == 8,
+               "%s %lld x %lld: update on %d in pieces of %lld columns, want %d in 8 (%s)",
+               tilemm_type_name (cases[i].type), (long long) cases[i].m, (long long) cases[i].n,
+               p.update_team, (long long) p.update_columns, cases[i].team, err.detail);
+      }
+  }
 }
 
 int main (void)
@@ -2508,6 +2684,7 @@ int main (void)
   test_call_plan_launches ();
   test_facts_budget ();
   test_split_teams ();
+  test_host_job_teams ();
   test_emulated_branches ();
   test_plan_small_products ();
   test_plan_panels ();

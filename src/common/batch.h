@@ -71,6 +71,16 @@ typedef enum {
 } tilemm_batched_kernel;
 #define TILEMM_BATCHED_SMALL_PAGE 32
 
+/* A split batch's pages of parts (exec/batch.c: a complex operand's pages copied apart, or the
+ * product's pages joined back, parts.h), as the plan cut them (tilemm_batch_plan_host_jobs):
+ * a page an index of the pool over `team` threads, or page after page, each over `page_team`
+ * (a few large pages: fewer pages than threads). */
+typedef struct {
+  int over_pages;   /* 1: the pages over the team, each on one thread; 0: page after page     */
+  int team;         /* over_pages: the pool's team over the pages                             */
+  int page_team;    /* page after page: each page's parts over this many threads              */
+} tilemm_batch_parts;
+
 /* How a batch runs. */
 typedef struct tilemm_batch_plan_s {
   tilemm_backend backend;
@@ -120,7 +130,19 @@ typedef struct tilemm_batch_plan_s {
                                 TILEMM_BATCH_SMALL_PAGE_WORK multiply-adds, computed directly
                                 (without the tiled backend's entry, whose fixed cost is many
                                 times theirs)                                                 */
+  int64_t pages_per_index;   /* CPU, pages spread over the threads: the pages one claim of the
+                                pool takes (TILEMM_BATCH_DIRECT_PER_INDEX direct pages: one is
+                                too little work to hand out alone; else
+                                TILEMM_BATCH_TILED_PER_INDEX); 0 elsewhere                     */
+  /* The executor's host jobs around the pages (exec/batch.c), each team the plan's
+   * (tilemm_batch_plan_host_jobs, team_size.h): a split operand's pages apart and the product's
+   * pages back (route a_split, b_split), the mirror of X'·X pages (route.mirror). */
+  tilemm_batch_parts split_parts, join_parts;
+  int mirror_team;
 } tilemm_batch_plan;
+
+#define TILEMM_BATCH_DIRECT_PER_INDEX 64
+#define TILEMM_BATCH_TILED_PER_INDEX 16
 
 /* The plan of a batch of `pages` products of one page's route (m, n, k in the route's terms: a
  * complex page read as pairs or split counts twice), on a host of `threads` threads whose CPU
@@ -139,6 +161,13 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
                                       size_t max_device_bytes, size_t device_bytes,
                                       int pages_alone, const tilemm_machine_facts *facts,
                                       tilemm_batch_plan *plan, tilemm_error *err);
+
+/* The teams of the executor's host jobs around a batch's pages (split_parts, join_parts,
+ * mirror_team) of a plan made by tilemm_batch_plan_make for this route and shape, on its
+ * `threads`: the one rule of team_size.h on each job's pieces (pages, a page's columns) and
+ * bytes.  Pure. */
+void tilemm_batch_plan_host_jobs (tilemm_batch_plan *plan, const tilemm_route *route,
+                                  const tilemm_batch_shape *shape);
 
 /* The GPU's devices of a batch planned for the GPU (backend CUDA): how many of `available`
  * (named: the user named them) it is spread over, its queue's chunks of pages, whether pages

@@ -292,6 +292,10 @@ static tilemm_status cpu_page_plan (const tilemm_route *route, size_t max_device
   plan->direct_pages = !tilemm_type_is_complex (plan->page.type)
                        && (double) plan->page.m * (double) plan->page.n * (double) plan->page.k
                             <= TILEMM_BATCH_SMALL_PAGE_WORK;
+  plan->pages_per_index
+    = plan->parallel_pages ? (plan->direct_pages ? TILEMM_BATCH_DIRECT_PER_INDEX
+                                                 : TILEMM_BATCH_TILED_PER_INDEX)
+                           : 0;
   return tilemm_error_set (err, TILEMM_OK, NULL);
 }
 
@@ -318,6 +322,11 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
   plan->pages_over_devices = 0;
   memset (plan->teams, 0, sizeof plan->teams);
   memset (plan->chunk_pages, 0, sizeof plan->chunk_pages);
+  plan->direct_pages = 0;
+  plan->pages_per_index = 0;
+  memset (&plan->split_parts, 0, sizeof plan->split_parts);
+  memset (&plan->join_parts, 0, sizeof plan->join_parts);
+  plan->mirror_team = 1;
   plan->fault.kind = -1;   /* none: the caller arms the call's (tilemm_decide_batch) */
   plan->fault.nth = 0;
   /* TILEMM_PAGES_ALONE=1 (0) runs every batch's pages alone (none), for tests and to measure
@@ -371,6 +380,52 @@ tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, 
   if (plan->pages_per_panel < 1)
     plan->pages_per_panel = 1;
   return tilemm_error_set (err, TILEMM_OK, NULL);
+}
+
+/* ---------------------------------------------------------------- host jobs around the pages */
+
+/* `pages` pages of a rows×cols complex matrix (of single or double) each, copied apart or
+ * joined (every page's bytes read and written): a page an index where the pages keep the
+ * threads busy (as many pages as threads) or one thread is all the copy pays for; else page
+ * after page, each over the team its parts pay for (tilemm_parts_team). */
+static tilemm_batch_parts pages_parts (int threads, int single, int64_t pages, int64_t rows,
+                                       int64_t cols)
+{
+  tilemm_batch_parts parts;
+  const double page_bytes
+    = 2.0 * (double) rows * (double) cols * (double) (single ? sizeof (float) : sizeof (double));
+  const double one_thread_s = 2.0 * page_bytes * (double) pages / TILEMM_TEAM_THREAD_BYTES_PER_S;
+  parts.team = tilemm_team_size (threads, pages, one_thread_s);
+  parts.over_pages = pages >= (int64_t) (threads > 1 ? threads : 1) || parts.team <= 1;
+  parts.page_team = parts.over_pages ? 1 : tilemm_parts_team (threads, single, rows, cols);
+  return parts;
+}
+
+void tilemm_batch_plan_host_jobs (tilemm_batch_plan *plan, const tilemm_route *route,
+                                  const tilemm_batch_shape *shape)
+{
+  const int threads = plan->threads;
+  const int single = route->compute_type == TILEMM_SINGLE
+                     || route->compute_type == TILEMM_COMPLEX_SINGLE;
+  memset (&plan->split_parts, 0, sizeof plan->split_parts);
+  memset (&plan->join_parts, 0, sizeof plan->join_parts);
+  if (route->b_split || route->a_split)
+    {
+      /* The complex operand's pages as stored, and Z's (m×n). */
+      const int split_y = route->b_split;
+      plan->split_parts
+        = pages_parts (threads, single, split_y ? shape->y_pages : shape->x_pages,
+                       split_y ? shape->y_rows : shape->x_rows,
+                       split_y ? shape->y_cols : shape->x_cols);
+      plan->join_parts = pages_parts (threads, single, shape->z_pages, route->m, route->n);
+    }
+  /* Each page's triangle mirrored: Z's bytes, once each, in Z's element type. */
+  const size_t es = (route->result_complex ? 2 : 1) * (single ? sizeof (float) : sizeof (double));
+  const double bytes = (double) shape->z_pages * (double) route->m * (double) route->m * (double) es;
+  plan->mirror_team = route->mirror != TILEMM_MIRROR_NONE
+                        ? tilemm_team_size (threads, shape->z_pages,
+                                            bytes / TILEMM_TEAM_THREAD_BYTES_PER_S)
+                        : 1;
 }
 
 /* ---------------------------------------------------------------- several GPUs, panels */

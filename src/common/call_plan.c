@@ -542,6 +542,9 @@ void tilemm_call_plan_around (tilemm_call_plan *p, const tilemm_plan *given, til
   p->op_b = op_b;
   p->device_limit = limit;
   p->host_threads = given->threads;   /* the low-level plan's (0: one) */
+  p->update_columns = TILEMM_UPDATE_COLUMNS;
+  p->update_team = tilemm_update_team (p->host_threads, tilemm_type_size (given->type),
+                                       given->m, given->n);
   p->native = *given;
   p->queue = *given;
   for (int r = 0; r < 2; r++)
@@ -575,6 +578,8 @@ tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *p, const tilem
   const tilemm_device_facts *facts = &call_facts->gpu;
   tilemm_call_plan_around (p, given, op_a, op_b, 0, settings);
   p->host_threads = tilemm_team_threads_left (call_facts->host.threads);
+  p->update_team = tilemm_update_team (p->host_threads, tilemm_type_size (given->type),
+                                       given->m, given->n);
   p->devices_named = named;
   p->emu_devices.device[0] = facts->current >= 0 ? facts->current : 0;
   if (workers && workers->count > 1)
@@ -678,6 +683,9 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
       p->op_a = TILEMM_OP_TRANSPOSE;
     }
   p->host_threads = tilemm_team_threads_left (facts->host.threads);
+  p->update_columns = TILEMM_UPDATE_COLUMNS;
+  p->update_team = tilemm_update_team (p->host_threads, tilemm_type_size (route->compute_type),
+                                       route->m, route->n);
   if (p->split != TILEMM_SPLIT_NONE)
     {
       /* The complex operand as stored (exec/run.c copies it apart as stored: B k×n, or n×k

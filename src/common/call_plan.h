@@ -74,6 +74,10 @@ typedef struct {
   int split_team;        /* a split operand's parts copied apart (split != NONE): the host
                             threads that copy pays for (tilemm_parts_team, team_size.h) ...  */
   int join_team;         /* ... and the product's halves joined into C (m×n)                  */
+  int update_team;       /* a BLAS call's update of C (m×n, the route's type: exec/blas_request.c)
+                            in pieces of update_columns columns: the host threads it pays for
+                            (tilemm_update_team, team_size.h)                                */
+  int64_t update_columns;
   tilemm_plan native;    /* the native product: variant, tiles, panels under device_limit (a
                             transposed product on the GPU: its ops, their scratch counted),
                             steps, slots                                                     */

@@ -305,14 +305,20 @@ typedef struct {
 /* C := alpha·P + beta·C over the request's block or triangle, in the element type's own
  * arithmetic as the reference BLAS does (P m×n with leading dimension ldp; NULL: P is C itself,
  * beta 0 then); beta 0 never reads C; herk's diagonal keeps no imaginary part.  Columns in
- * parallel for a large C, on as many of `threads` as the work pays for (team_size.h): the call
- * plan's host_threads, or tilemm_decide_host_threads's where there is no product. */
+ * pieces of `columns` over `team` threads of the host pool: the call plan's update_columns and
+ * update_team, or tilemm_decide_update's where there is no product. */
 void tilemm_blas_update (const tilemm_blas_request *request, tilemm_scalar alpha, const void *p,
-                         int64_t ldp, tilemm_scalar beta, int threads);
+                         int64_t ldp, tilemm_scalar beta, int team, int64_t columns);
 
 /* C := beta·C over the request's block or triangle (beta 0 writes zeros without reading C): the
- * reference's alpha = 0 and k = 0 branches; on `threads` as tilemm_blas_update. */
-void tilemm_blas_scale_c (const tilemm_blas_request *request, int threads);
+ * reference's alpha = 0 and k = 0 branches; on `team` in pieces of `columns` as
+ * tilemm_blas_update. */
+void tilemm_blas_scale_c (const tilemm_blas_request *request, int team, int64_t columns);
+
+/* The team and the pieces (*team, *columns) of the update of the request's C where there is no
+ * product and so no call plan (C scaled): the decision's (exec/decide.c), the rule of
+ * team_size.h (tilemm_update_team) on the host's threads (tilemm_decide_host_threads). */
+void tilemm_decide_update (const tilemm_blas_request *request, int *team, int64_t *columns);
 
 /* The host threads for host work of the BLAS library that is no product (C scaled with no
  * product, the process's memset of a large block): work of `pieces` pieces taking `one_thread_s`

@@ -58,6 +58,21 @@ int tilemm_plan_cpu_threads (const tilemm_plan *plan, const tilemm_machine_facts
   return tilemm_team_size (host_threads, tiles, flops / thread_flops_per_s (facts));
 }
 
+int64_t tilemm_plan_cpu_tile_batch (const tilemm_plan *plan, int64_t tiles_down,
+                                    int64_t tiles_across, int polled, int64_t first, int *team)
+{
+  const int threads = plan->threads > 0 ? plan->threads : 1;
+  const int64_t ntiles = tiles_down * tiles_across;
+  int64_t batch = ntiles;
+  if (polled && tiles_across > 0)
+    batch = tilemm_ceil_div (TILEMM_CPU_POLL_TILES_PER_THREAD * (int64_t) threads, tiles_across)
+            * tiles_across;
+  const int64_t count = ntiles - first < batch ? ntiles - first : batch;
+  /* No more threads than tiles (the plan sized them to the whole panel). */
+  *team = tilemm_team_size (threads, count, INFINITY);
+  return count;
+}
+
 /* Blocks a variant's tiles cut the product into (the kernels' Cᵀ is n × m; for a complex type
  * run as a real product, n × 2m reals). */
 static int64_t cuda_blocks (const tilemm_plan *plan, const tilemm_cuda_variant *v)

@@ -50,3 +50,13 @@ int tilemm_parts_team (int threads, int single, int64_t rows, int64_t cols)
   const double one_thread_s = 2.0 * parts_bytes (single, rows, cols) / TILEMM_TEAM_THREAD_BYTES_PER_S;
   return tilemm_team_size (threads, pieces, one_thread_s);
 }
+
+int tilemm_update_team (int threads, size_t element_bytes, int64_t m, int64_t n)
+{
+  if (n <= 0)
+    return 1;
+  const int64_t pieces = (n + TILEMM_UPDATE_COLUMNS - 1) / TILEMM_UPDATE_COLUMNS;
+  /* P read, C read and written. */
+  const double bytes = 3.0 * (double) m * (double) n * (double) element_bytes;
+  return tilemm_team_size (threads, pieces, bytes / TILEMM_TEAM_THREAD_BYTES_PER_S);
+}

@@ -14,6 +14,7 @@
 #ifndef TILEMM_TEAM_SIZE_H
 #define TILEMM_TEAM_SIZE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -56,6 +57,14 @@ int tilemm_team_threads_left (int threads);
 #define TILEMM_PARTS_PIECE_BYTES ((size_t) 256 << 10)
 int64_t tilemm_parts_cols_per_piece (int single, int64_t rows, int64_t cols);
 int tilemm_parts_team (int threads, int single, int64_t rows, int64_t cols);
+
+/* A BLAS call's update of C (exec/blas_request.c: C := alpha·P + beta·C over C's m×n block of
+ * `element_bytes` elements) in pieces of TILEMM_UPDATE_COLUMNS columns, and the team it pays
+ * for of `threads` (P read, C read and written at TILEMM_TEAM_THREAD_BYTES_PER_S).  The plan's:
+ * the call plan's update_team and update_columns, or the decision's with no product
+ * (tilemm_decide_update). */
+#define TILEMM_UPDATE_COLUMNS 8
+int tilemm_update_team (int threads, size_t element_bytes, int64_t m, int64_t n);
 
 #ifdef __cplusplus
 }

@@ -222,6 +222,16 @@ tilemm_status tilemm_plan_make (tilemm_plan *plan, tilemm_backend backend, tilem
 int tilemm_plan_cpu_threads (const tilemm_plan *plan, const struct tilemm_machine_facts_s *facts,
                              int host_threads);
 
+/* The CPU backend's tiles of one panel of `plan` (tiles_down × tiles_across block tiles, taken
+ * row by row) in the plan's batches: the batch from tile `first` holds the returned count of
+ * tiles and runs on *team threads.  Without a stop to poll (polled 0), one batch of every tile;
+ * with one, batches of whole tile rows of at least TILEMM_CPU_POLL_TILES_PER_THREAD tiles a
+ * thread of plan->threads, the stop polled between them (a thread that left a job early would
+ * hold back none).  *team: plan->threads (0: one), no more than the batch's tiles.  Pure. */
+#define TILEMM_CPU_POLL_TILES_PER_THREAD 4
+int64_t tilemm_plan_cpu_tile_batch (const tilemm_plan *plan, int64_t tiles_down,
+                                    int64_t tiles_across, int polled, int64_t first, int *team);
+
 /* tilemm_plan_make for C = op_a(A)·op_b(B): on the GPU (backend CUDA) the plan records the
  * transposed operands and counts their scratch (a step's piece as stored) in its panels and
  * device bytes; on the CPU the ops change nothing. */

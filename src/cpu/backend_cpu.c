@@ -22,7 +22,6 @@
  * AVX2 variant is compiled without the FMA instructions besides.  tests/test_core.c compares every
  * variant the machine runs bitwise against the default.
  */
-#include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -31,7 +30,6 @@
 #include "batch.h"
 #include "cpu_isa.h"
 #include "host_pool.h"
-#include "team_size.h"
 #include "tilemm.h"
 
 #ifdef __clang__
@@ -55,7 +53,6 @@ typedef struct {
   int bt_swap, at_swap;   /* read (c, r) for (r, c): the operand is transposed          */
   int bt_conj, at_conj;   /* negate imaginary parts as they load: conjugate transposed  */
   int64_t tile_rows, tile_cols, tile_depth;
-  int threads;
 } cpu_operands;
 
 static int round_up (int value, int multiple)
@@ -131,13 +128,6 @@ static int cpu_tiles_fit (const tilemm_plan *plan)
          && plan->tile_depth <= depth_max;
 }
 
-/* The plan's threads (plan.c sizes them to the product on the host's threads); a plan made
- * without the host's facts: one. */
-static int cpu_threads (const tilemm_plan *plan)
-{
-  return plan->threads > 0 ? plan->threads : 1;
-}
-
 /* The operands of one panel: sub-views of A, B and C (the guide's GetSubMatrix), read row-major.
  * Panel (row, col, rows, cols) of Cᵀ is C(col…, row…) = A(col…, :) · B(:, row…). */
 static cpu_operands cpu_panel_operands (const tilemm_plan *plan, const tilemm_panel *panel,
@@ -161,7 +151,6 @@ static cpu_operands cpu_panel_operands (const tilemm_plan *plan, const tilemm_pa
   op.tile_rows = plan->tile_rows;
   op.tile_cols = plan->tile_cols;
   op.tile_depth = plan->tile_depth;
-  op.threads = cpu_threads (plan);
   return op;
 }
 
@@ -186,26 +175,25 @@ static void cpu_tile_at (void *arg, int64_t index, int member)
 }
 
 /* Every block tile of one panel, spread over the threads, each by tile (the kernel of the type
- * and variant).  With a stop callback the tiles go in batches of whole tile rows (4 tiles a
- * thread or more), and the callback is polled on this thread between batches: it need not be
- * thread-safe, and no thread leaves a job early.  Returns 1 when stopped. */
-static int cpu_panel (const cpu_operands *op, cpu_tile_fn *tile, const tilemm_stop *stop)
+ * and variant), in the plan's batches on the plan's teams (tilemm_plan_cpu_tile_batch): with a
+ * stop callback, whole tile rows, the callback polled on this thread between batches (it need
+ * not be thread-safe, and no thread leaves a job early).  Returns 1 when stopped. */
+static int cpu_panel (const tilemm_plan *plan, const cpu_operands *op, cpu_tile_fn *tile,
+                      const tilemm_stop *stop)
 {
   const int64_t tiles_down = tilemm_ceil_div (op->ct.height, op->tile_rows);
   const int64_t tiles_across = tilemm_ceil_div (op->ct.width, op->tile_cols);
   const int64_t ntiles = tiles_down * tiles_across;
-  int64_t batch = ntiles;
-  if (stop && stop->should_stop)
-    batch = tilemm_ceil_div (4 * (int64_t) op->threads, tiles_across) * tiles_across;
-  for (int64_t first = 0; first < ntiles; first += batch)
+  const int polled = stop && stop->should_stop;
+  int64_t count;
+  for (int64_t first = 0; first < ntiles; first += count)
     {
       if (first > 0 && tilemm_stop_requested (stop))
         return 1;
-      const int64_t last = ntiles - first < batch ? ntiles : first + batch;
+      int team;
+      count = tilemm_plan_cpu_tile_batch (plan, tiles_down, tiles_across, polled, first, &team);
       const tile_batch b = { op, tile, first, tiles_across };
-      /* No more threads than tiles (the plan sized them to the whole panel). */
-      tilemm_host_pool_run (tilemm_team_size (op->threads, last - first, INFINITY), last - first,
-                            cpu_tile_at, (void *) &b);
+      tilemm_host_pool_run (team, count, cpu_tile_at, (void *) &b);
     }
   return 0;
 }
@@ -293,7 +281,7 @@ tilemm_status tilemm_cpu_multiply_isa (tilemm_cpu_isa isa, const tilemm_plan *pl
         return tilemm_error_set (err, TILEMM_EINVAL, "cpu backend: panel %lld of %lld missing",
                                  (long long) i, (long long) npanels);
       const cpu_operands op = cpu_panel_operands (plan, &panel, op_a, a, op_b, b, c);
-      if ((i > 0 && tilemm_stop_requested (stop)) || cpu_panel (&op, tile, stop))
+      if ((i > 0 && tilemm_stop_requested (stop)) || cpu_panel (plan, &op, tile, stop))
         return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted in panel %lld of %lld",
                                  (long long) i + 1, (long long) npanels);
     }

@@ -67,10 +67,9 @@ static tilemm_status cpu_page (const tilemm_batch_job *job, const tilemm_plan *p
 SMALL_PAGES (small_pages_s, float)
 SMALL_PAGES (small_pages_d, double)
 
-/* Pages [first, last) of a job spread over the host pool: small real pages in blocks (one page
- * is too little work to hand out alone), others in groups through the tiled backend on one
- * thread each (the page plan's threads are 1); the first failure kept. */
-enum { DIRECT_BLOCK = 64, PAGE_GROUP = 16 };
+/* Pages [first, last) of a job spread over the host pool, the plan's pages_per_index a claim:
+ * small real pages directly, others through the tiled backend on one thread each (the page
+ * plan's threads are 1); the first failure kept. */
 typedef struct {
   const tilemm_batch_job *job;
   const tilemm_plan *plan;
@@ -150,7 +149,7 @@ tilemm_status tilemm_cpu_multiply_batch (void *state, int worker, const tilemm_b
       j.plan = plan;
       j.first = first;
       j.last = pages - first < group ? pages : first + group;
-      j.per_index = bplan->direct_pages ? DIRECT_BLOCK : PAGE_GROUP;
+      j.per_index = bplan->pages_per_index > 0 ? bplan->pages_per_index : 1;
       atomic_init (&j.failed, 0);
       j.status = TILEMM_OK;
       j.error.status = TILEMM_OK;

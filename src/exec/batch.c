@@ -14,7 +14,6 @@
 #include "host_pool.h"
 #include "multi.h"
 #include "parts.h"
-#include "team_size.h"
 
 static tilemm_type real_of (tilemm_type type)
 {
@@ -85,8 +84,8 @@ static tilemm_status native_batch (const tilemm_batch_job *job, const tilemm_bat
 
 
 /* Each page of a split batch's complex operand apart, or of its product back together (parts.h),
- * over the host pool: a page an index where the pages keep the batch plan's threads busy, else
- * page after page, each over the threads. */
+ * over the host pool as the batch plan cut them (tilemm_batch_parts): a page an index, or page
+ * after page, each over the plan's team. */
 typedef struct {
   int single, join, stacked;
   double sign;
@@ -108,26 +107,22 @@ static void page_parts_at (void *arg, int64_t page, int member)
     tilemm_split_parts_on (1, j->single, from, j->rows, j->cols, j->stacked, j->sign, to);
 }
 
-static void page_parts_run (page_parts *j, int64_t pages, int threads)
+static void page_parts_run (page_parts *j, int64_t pages, const tilemm_batch_parts *cut)
 {
-  const double one_thread_s
-    = 2.0 * (double) j->from_page * (double) pages / TILEMM_TEAM_THREAD_BYTES_PER_S;
-  const int team = tilemm_team_size (threads, pages, one_thread_s);
-  if (pages >= (int64_t) (threads > 1 ? threads : 1) || team <= 1)
+  if (cut->over_pages)
     {
-      tilemm_host_pool_run (team, pages, page_parts_at, j);
+      tilemm_host_pool_run (cut->team, pages, page_parts_at, j);
       return;
     }
-  const int page_team = tilemm_parts_team (threads, j->single, j->rows, j->cols);
   for (int64_t p = 0; p < pages; p++)
     {
       const unsigned char *from = (const unsigned char *) j->from + (size_t) p * j->from_page;
       unsigned char *to = (unsigned char *) j->to + (size_t) p * j->to_page;
       if (j->join)
-        tilemm_join_parts_on (page_team, j->single, from, j->rows, j->cols, j->stacked, to);
+        tilemm_join_parts_on (cut->page_team, j->single, from, j->rows, j->cols, j->stacked, to);
       else
-        tilemm_split_parts_on (page_team, j->single, from, j->rows, j->cols, j->stacked, j->sign,
-                               to);
+        tilemm_split_parts_on (cut->page_team, j->single, from, j->rows, j->cols, j->stacked,
+                               j->sign, to);
     }
 }
 
@@ -165,7 +160,7 @@ static tilemm_status split_batch (const tilemm_batch *batch, const tilemm_option
   const void *from = split_y ? y : x;
   page_parts split = { single, 0, stacked_in, negate ? -1.0 : 1.0, from, parts,
                        part_page * es, part_page * es, rows, cols };
-  page_parts_run (&split, stored_pages, batch->plan.threads);
+  page_parts_run (&split, stored_pages, &batch->plan.split_parts);
   tilemm_batch_job job;
   job.type = type;
   job.shape = s;
@@ -195,7 +190,7 @@ static tilemm_status split_batch (const tilemm_batch *batch, const tilemm_option
     {
       page_parts join = { single, 1, !split_y, 1.0, product, z, product_page * es,
                           product_page * es, r->m, r->n };
-      page_parts_run (&join, s->z_pages, batch->plan.threads);
+      page_parts_run (&join, s->z_pages, &batch->plan.join_parts);
     }
   free (parts);
   free (product);
@@ -248,13 +243,12 @@ static void mirror_page (void *arg, int64_t p, int member)
     }
 }
 
+/* On the plan's team (mirror_team). */
 static void mirror_pages (tilemm_type type, void *z, int64_t n, int64_t pages, int hermitian,
-                          int threads)
+                          int team)
 {
   const mirror_job m = { type, z, n, hermitian };
-  const double bytes = (double) pages * (double) n * (double) n * (double) tilemm_type_size (type);
-  tilemm_host_pool_run (tilemm_team_size (threads, pages, bytes / TILEMM_TEAM_THREAD_BYTES_PER_S),
-                        pages, mirror_page, (void *) &m);
+  tilemm_host_pool_run (team, pages, mirror_page, (void *) &m);
 }
 
 /* Pages one by one (emulated pages, and pages that run alone), each as tilemm (X page, op_a,
@@ -330,6 +324,6 @@ tilemm_status tilemm_batch_run (const tilemm_batch *batch, const tilemm_options 
     }
   if (status == TILEMM_OK && r->mirror != TILEMM_MIRROR_NONE)
     mirror_pages (r->result_complex ? complex_of (type) : real_of (type), z, r->m, s->z_pages,
-                  r->mirror == TILEMM_MIRROR_HERMITIAN, batch->plan.threads);
+                  r->mirror == TILEMM_MIRROR_HERMITIAN, batch->plan.mirror_team);
   return status;
 }

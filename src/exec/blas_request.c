@@ -11,7 +11,6 @@
 
 #include "front.h"
 #include "host_pool.h"
-#include "team_size.h"
 
 static int is_zero (tilemm_scalar s)
 {
@@ -30,14 +29,16 @@ static void row_range (const tilemm_blas_request *call, int64_t j, int64_t *firs
 /* Over the call's block or triangle, in the element type's own arithmetic as the reference
  * does.  P == NULL means P is C itself (beta is 0 then).  beta = 0 never reads C.  Columns in
  * parallel for large C, on the host pool (the update is memory-bound, one thread cannot keep up
- * with the GPU): a BLAS call holds no plan, so the team is the one rule's on the host's facts
- * (team_size.h). */
+ * with the GPU), in the pieces and on the team the caller hands over: the call plan's
+ * (update_columns, update_team), or the decision's where there is no product
+ * (tilemm_decide_update). */
 typedef struct update_job update_job;
 struct update_job {
   const tilemm_blas_request *call;
   tilemm_scalar alpha, beta;
   const void *p;
   int64_t ldp;
+  int64_t per;   /* columns a claim of the pool's job */
   void (*columns) (const update_job *u, int64_t first, int64_t last);
 };
 
@@ -110,21 +111,18 @@ DEFINE_UPDATE_REAL (update_d, double)
 DEFINE_UPDATE_COMPLEX (update_c, float)
 DEFINE_UPDATE_COMPLEX (update_z, double)
 
-/* Columns a claim of the pool's job. */
-enum { UPDATE_COLUMNS = 8 };
-
 static void update_at (void *arg, int64_t index, int member)
 {
   (void) member;
   const update_job *u = (const update_job *) arg;
-  const int64_t first = index * UPDATE_COLUMNS, n = u->call->n;
-  u->columns (u, first, n - first < UPDATE_COLUMNS ? n : first + UPDATE_COLUMNS);
+  const int64_t first = index * u->per, n = u->call->n;
+  u->columns (u, first, n - first < u->per ? n : first + u->per);
 }
 
 void tilemm_blas_update (const tilemm_blas_request *call, tilemm_scalar alpha, const void *p,
-                         int64_t ldp, tilemm_scalar beta, int threads)
+                         int64_t ldp, tilemm_scalar beta, int team, int64_t columns)
 {
-  update_job u = { call, alpha, beta, p, ldp, update_z };
+  update_job u = { call, alpha, beta, p, ldp, columns > 0 ? columns : 1, update_z };
   switch (call->type)
     {
     case TILEMM_SINGLE:
@@ -141,15 +139,10 @@ void tilemm_blas_update (const tilemm_blas_request *call, tilemm_scalar alpha, c
     }
   if (call->n <= 0)
     return;
-  const int64_t pieces = (call->n + UPDATE_COLUMNS - 1) / UPDATE_COLUMNS;
-  /* P read, C read and written. */
-  const double bytes = 3.0 * (double) call->m * (double) call->n
-                       * (double) tilemm_type_size (call->type);
-  tilemm_host_pool_run (tilemm_team_size (threads, pieces, bytes / TILEMM_TEAM_THREAD_BYTES_PER_S),
-                        pieces, update_at, &u);
+  tilemm_host_pool_run (team, (call->n + u.per - 1) / u.per, update_at, &u);
 }
 
-void tilemm_blas_scale_c (const tilemm_blas_request *call, int threads)
+void tilemm_blas_scale_c (const tilemm_blas_request *call, int team, int64_t columns)
 {
   const tilemm_scalar zero = { 0, 0 };
   if (is_zero (call->beta))
@@ -165,7 +158,7 @@ void tilemm_blas_scale_c (const tilemm_blas_request *call, int threads)
       return;
     }
   /* beta·C is alpha·P with alpha = beta and P = C itself, and no beta term. */
-  tilemm_blas_update (call, call->beta, NULL, call->ldc, zero, threads);
+  tilemm_blas_update (call, call->beta, NULL, call->ldc, zero, team, columns);
 }
 
 /* ---------------------------------------------------------------- the last resort */

@@ -10,6 +10,7 @@
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -123,6 +124,13 @@ int tilemm_decide_host_threads (int64_t pieces, double one_thread_s)
   tilemm_host_facts host;
   tilemm_host_facts_gather (&host);
   return tilemm_team_size (tilemm_team_threads_left (host.threads), pieces, one_thread_s);
+}
+
+void tilemm_decide_update (const tilemm_blas_request *request, int *team, int64_t *columns)
+{
+  *columns = TILEMM_UPDATE_COLUMNS;
+  *team = tilemm_update_team (tilemm_decide_host_threads (INT64_MAX, INFINITY),
+                              tilemm_type_size (request->type), request->m, request->n);
 }
 
 /* The facts a plan is made of: the CPU's, and the GPU's when it may run the product (`with_gpu`:
@@ -379,6 +387,7 @@ tilemm_status tilemm_decide_batch_with (const tilemm_options *options,
                                    settings.pages_alone, machine, &batch->plan, err);
   if (status != TILEMM_OK)
     return status;
+  tilemm_batch_plan_host_jobs (&batch->plan, r, s);
   batch->plan.fault = settings.fault;
   tilemm_plan_staging (&settings, &batch->plan.staging);
   if (chooses_auto (options) && !d->emulated)

@@ -52,8 +52,11 @@ static double now (void)
 
 void blas_scale_c (const blas_call *call)
 {
-  /* No product, no plan: the decision's threads for host work, each job no more than it pays for. */
-  tilemm_blas_scale_c (&call->req, tilemm_decide_host_threads (INT64_MAX, INFINITY));
+  /* No product, no plan: the decision's team for the update. */
+  int team;
+  int64_t columns;
+  tilemm_decide_update (&call->req, &team, &columns);
+  tilemm_blas_scale_c (&call->req, team, columns);
 }
 
 static int is_zero (tilemm_scalar s)
@@ -225,10 +228,10 @@ static attempt by_tilemm (const blas_call *call, const tilemm_options *options, 
       t_run = now ();
       if (!in_place)
         tilemm_blas_update (&call->req, call->req.alpha, p, call->req.m, call->req.beta,
-                            decision.plan.host_threads);
+                            decision.plan.update_team, decision.plan.update_columns);
       else if (!is_one (call->req.alpha))
         tilemm_blas_update (&call->req, call->req.alpha, NULL, call->req.ldc, call->req.beta,
-                            decision.plan.host_threads);
+                            decision.plan.update_team, decision.plan.update_columns);
       *place = decision.backend == TILEMM_BACKEND_CUDA ? BLAS_ON_GPU : BLAS_ON_CPU;
     }
   free (copy_a);
