@@ -539,6 +539,14 @@ int main (void)
                 false, { 3, 2, 700 }, TILEMM_OP_NONE);
       one_case ("1x1 results", choice, 0, true, false, { 1, 5, 40 }, TILEMM_OP_NONE, false, false,
                 { 5, 1, 40 }, TILEMM_OP_NONE);
+      // Small real pages computed directly: a column in blocks of 16 rows and the rows left over
+      // (X as stored), one element at a time (X transposed); single and double.
+      one_case ("direct pages, rows in blocks", choice, 0, false, false, { 37, 6, 30 },
+                TILEMM_OP_NONE, false, false, { 6, 11, 30 }, TILEMM_OP_NONE);
+      one_case ("direct pages, rows in blocks", choice, 0, false, true, { 16, 16, 9 },
+                TILEMM_OP_NONE, false, true, { 16, 16, 9 }, TILEMM_OP_NONE);
+      one_case ("direct pages, X transposed", choice, 0, false, false, { 6, 37, 30 },
+                TILEMM_OP_TRANSPOSE, false, false, { 11, 6, 30 }, TILEMM_OP_TRANSPOSE);
       one_case ("larger than a tile", choice, 0, false, false, { 70, 40, 3 }, TILEMM_OP_TRANSPOSE,
                 false, false, { 70, 33, 3 }, TILEMM_OP_NONE);
       // Panels of pages: a limit that holds a few pages at a time.

@@ -37,7 +37,12 @@ static tilemm_status cpu_page (const tilemm_batch_job *job, const tilemm_plan *p
  * tiled backend's entry, whose fixed cost (its panel, its tile buffers, a parallel region of one
  * thread) is many times such a page's work.  The same sums as the backend's: each element from
  * zero, one multiply-add per k in increasing k, in the element's type (no fused multiply-add:
- * the core is compiled as ISO C, without contraction). */
+ * the core is compiled as ISO C, without contraction).  Where X's columns are contiguous, a
+ * column of Z is summed SMALL_ROWS rows at a time, k outermost: each element's sum is still its
+ * own, in the same order, but the rows' sums are independent, so they run side by side in vector
+ * lanes instead of as one chain of dependent additions per element; the rows left over (and a
+ * transposed X) one element at a time. */
+enum { SMALL_ROWS = 16 };
 #define SMALL_PAGES(NAME, REAL)                                                               \
   static void NAME (const tilemm_batch_job *job, int64_t first, int64_t last)                \
   {                                                                                           \
@@ -55,13 +60,31 @@ static tilemm_status cpu_page (const tilemm_batch_job *job, const tilemm_plan *p
         const REAL *y = (const REAL *) job->y + yp * job->y_page;                             \
         REAL *z = (REAL *) job->z + p * job->z_page;                                          \
         for (int64_t j = 0; j < n; j++)                                                       \
-          for (int64_t i = 0; i < m; i++)                                                     \
-            {                                                                                 \
-              REAL acc = 0;                                                                   \
-              for (int64_t l = 0; l < k; l++)                                                 \
-                acc += x[i * xi + l * xl] * y[l * yl + j * yj];                               \
-              z[i + j * m] = acc;                                                             \
-            }                                                                                 \
+          {                                                                                   \
+            int64_t i = 0;                                                                    \
+            for (; xi == 1 && i + SMALL_ROWS <= m; i += SMALL_ROWS)                           \
+              {                                                                               \
+                REAL acc[SMALL_ROWS];                                                         \
+                for (int r = 0; r < SMALL_ROWS; r++)                                          \
+                  acc[r] = 0;                                                                 \
+                for (int64_t l = 0; l < k; l++)                                               \
+                  {                                                                           \
+                    const REAL b = y[l * yl + j * yj];                                        \
+                    const REAL *a = x + i + l * xl;                                           \
+                    for (int r = 0; r < SMALL_ROWS; r++)                                      \
+                      acc[r] += a[r] * b;                                                     \
+                  }                                                                           \
+                for (int r = 0; r < SMALL_ROWS; r++)                                          \
+                  z[i + r + j * m] = acc[r];                                                  \
+              }                                                                               \
+            for (; i < m; i++)                                                                \
+              {                                                                               \
+                REAL acc = 0;                                                                 \
+                for (int64_t l = 0; l < k; l++)                                               \
+                  acc += x[i * xi + l * xl] * y[l * yl + j * yj];                             \
+                z[i + j * m] = acc;                                                           \
+              }                                                                               \
+          }                                                                                   \
       }                                                                                       \
   }
 SMALL_PAGES (small_pages_s, float)
