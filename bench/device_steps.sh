@@ -19,6 +19,9 @@
 #   emu       issue 44: emulated_octave, bench_emulated (ours) and GEMMul8 v3
 #   multi5    issues 43/45: calibration's every-GPU times (gpu_all_one / gpu_all_every) beside
 #             Octave's [0], [0 1] and the default at 4096, 8192, 16384 and single 16384
+#   gputests  the GPU's C test programs built here (.gpu/gputests.tar.xz: test_cuda,
+#             test_emulated_cuda, test_emulated_panels, test_pages_gpu, test_leaks_gpu), side by
+#             side, each its summary line (a short check of a change below the GPU's entry points)
 #   episode   issue 41: bench/cpu_after_blas.m and `test tilemm_info` (the facts' check) in PROCS
 #             fresh processes each, .gpu/before.tar.xz's tree and this one alternating
 #   emu6      issue 43: the emulated double product at 8192 and 16384 on [0] and [0 1] (medians
@@ -133,6 +136,20 @@ case $step in
         for (i = 0; i < $4; i++) { n = int (exp (log ($(5 + 3 * i) / 2) / 3) + 0.5); t[$1, n] = 1e3 * $(6 + 3 * i); ns[n] = 1 } }
       $1 == "gpu_peer" || $1 == "gpu_all" || $1 == "gpu_filled" { print "  " $0 }
       END { for (n in ns) printf "  n %5d  one %8.3f  every %8.3f  ratio %.2f\n", n, t["gpu_all_one", n], t["gpu_all_every", n], t["gpu_all_every", n] / t["gpu_all_one", n] }' | sort -k2 -n
+    ;;
+  gputests)
+    tar -C src -xJf .gpu/gputests.tar.xz
+    # As tests/gpu-checks.sh runs them: those that measure the GPU's free memory alone.
+    for t in test_cuda test_emulated_cuda test_pages_gpu; do
+      ( timeout ${GPUTESTS_S:-240} src/$t > $R/$t.log 2>&1 ) &
+    done
+    wait
+    timeout 200 src/test_leaks_gpu > $R/test_leaks_gpu.log 2>&1
+    timeout 200 src/test_emulated_panels > $R/test_emulated_panels.log 2>&1
+    for t in test_cuda test_emulated_cuda test_emulated_panels test_pages_gpu test_leaks_gpu; do
+      grep -h "^FAIL" $R/$t.log | head -5
+      tail -n 1 $R/$t.log
+    done
     ;;
   episode)
     # issue 41: the CPU backend right after an OpenBLAS `*` in fresh processes, before and after
