@@ -433,15 +433,14 @@ rule_device_facts_gathered_in_the_facts_only () {
 # tilemm_parts_team, tilemm_update_team, tilemm_parts_cols_per_piece belong to the plans: a
 # split's parts, split_team and join_team; a BLAS call's update, update_team; a batch's split
 # pages and mirror, split_parts, join_parts, mirror_team; the CPU backend's tile batches,
-# tilemm_plan_cpu_tile_batch).  Allowed: exec/parts.c's pieces of columns
-# (tilemm_parts_cols_per_piece: the same rule the plan sized the team with), and, as open in
-# doc/review-decisions.md, cpu/emulated_cpu.c (a11).
+# tilemm_plan_cpu_tile_batch; the emulated CPU scheme's loops, tilemm_emu_loop_plan).  Allowed:
+# exec/parts.c's pieces of columns (tilemm_parts_cols_per_piece: the same rule the plan sized
+# the team with).
 rule_no_team_sized_below_the_plan () {
   code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
           "$src/exec/emulated_passes.c" "$src/exec/parts.c" "$src/exec/blas_request.c" \
           $(layer_files cpu cuda kernels) \
     | grep -E '\btilemm_(team_size|parts_team|update_team|parts_cols_per_piece)[[:space:]]*\(' \
-    | grep -vE "^$src/cpu/emulated_cpu\.c:" \
     | grep -vE "^$src/exec/parts\.c:.*\btilemm_parts_cols_per_piece[[:space:]]*\(" \
     | grep -E '\btilemm_(team_size|parts_team|update_team)[[:space:]]*\(|\btilemm_parts_cols_per_piece[[:space:]]*\('
 }
@@ -449,15 +448,14 @@ rule_no_team_sized_below_the_plan () {
 # Nor is a job's work priced or cut into pieces where it runs: the rule's rates and least share
 # (TILEMM_TEAM_THREAD_BYTES_PER_S, _FLOPS_PER_S, TILEMM_TEAM_MIN_SHARE_S) and the plans' piece
 # sizes (TILEMM_PARTS_PIECE_BYTES, TILEMM_UPDATE_COLUMNS, TILEMM_BATCH_*_PER_INDEX,
-# TILEMM_CPU_POLL_TILES_PER_THREAD) are read in the plans' layer and the decision only, not in
-# the executor's run files, the backends or the kernels.  Allowed, as open (a11):
-# cpu/emulated_cpu.c.
+# TILEMM_CPU_POLL_TILES_PER_THREAD; the emulated CPU scheme's TILEMM_EMU_STEP_S and
+# TILEMM_EMU_CHUNKS_PER_THREAD) are read in the plans' layer and the decision only, not in the
+# executor's run files, the backends or the kernels.
 rule_no_job_priced_below_the_plan () {
   code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
           "$src/exec/emulated_passes.c" "$src/exec/parts.c" "$src/exec/blas_request.c" \
           $(layer_files cpu cuda kernels) \
-    | grep -E '\bTILEMM_(TEAM_THREAD_(BYTES|FLOPS)_PER_S|TEAM_MIN_SHARE_S|PARTS_PIECE_BYTES|UPDATE_COLUMNS|BATCH_[A-Z]+_PER_INDEX|CPU_POLL_TILES_PER_THREAD)\b' \
-    | grep -vE "^$src/cpu/emulated_cpu\.c:"
+    | grep -E '\bTILEMM_(TEAM_THREAD_(BYTES|FLOPS)_PER_S|TEAM_MIN_SHARE_S|PARTS_PIECE_BYTES|UPDATE_COLUMNS|BATCH_[A-Z]+_PER_INDEX|CPU_POLL_TILES_PER_THREAD|EMU_STEP_S|EMU_CHUNKS_PER_THREAD)\b'
 }
 
 # Each rule prints the lines that break it; a rule that prints nothing passes.
