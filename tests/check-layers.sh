@@ -388,7 +388,7 @@ rule_cpu_variant_detected_in_the_facts_only () {
 # where the device cannot run it (`&& !tilemm_emu_cuda_wgmma_runs ()`: an error, not a switch).
 rule_no_int8_gemm_chosen_below_the_plan () {
   code_of $(layer_files kernels cuda) \
-    | grep -E '\bTILEMM_EMU_GEMM_[A-Z0-9_]+[[:space:]]*&&|&&[^;]*\bTILEMM_EMU_GEMM_[A-Z0-9_]+|\btilemm_emu_gemm_named[[:space:]]*\(|\blaunch_imma_auto\b' \
+    | grep -E '\bTILEMM_EMU_GEMM_[A-Z0-9_]+[[:space:]]*&&|&&[^;]*\bTILEMM_EMU_GEMM_[A-Z0-9_]+|\btilemm_emu_gemm_named[[:space:]]*\(|\btilemm_emu_(plan_)?stats_gemm[[:space:]]*\(|\blaunch_imma_auto\b' \
     | grep -vE 'TILEMM_EMU_GEMM_WGMMA[[:space:]]*&&[[:space:]]*!tilemm_emu_cuda_wgmma_runs[[:space:]]*\([[:space:]]*\)[[:space:]]*\)?$'
 }
 
@@ -426,6 +426,16 @@ rule_device_facts_gathered_in_the_facts_only () {
   code_of $(layer_files cuda kernels) \
     | grep -E '\b(cudaGetDeviceProperties|cudaDeviceGetAttribute|cudaMemGetInfo|cudaDeviceCanAccessPeer|cudaGetDeviceCount|cudaDriverGetVersion|cudaRuntimeGetVersion)[[:space:]]*\(' \
     | grep -vE "^$src/(cuda/(device|backend_ops|links)|kernels/imma_wgmma)\.cu:"
+}
+
+# The multiprocessors a device has are a fact, gathered with the others (cuda/device.cu:
+# usable_devices, into tilemm_device_facts.multiprocessors; tilemm_device_info): the call plan
+# hands the wgmma GEMM's persistent grid (emu_gemm_blocks) to the launch through the setup and
+# the launch's arguments, so no other file of cuda/ or kernels/ asks the runtime for it.
+rule_multiprocessors_gathered_in_the_facts_only () {
+  code_of $(layer_files cuda kernels) \
+    | grep -E '\b(cudaDevAttrMultiProcessorCount|multiProcessorCount)\b' \
+    | grep -vE "^$src/cuda/device\.cu:"
 }
 
 # A host job's team is the plan's, not sized where the job runs: the executor's files that run a
@@ -472,7 +482,8 @@ for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_cpu_variant_detected_in_the_facts_only rule_calibration_read_at_the_call_start \
             rule_no_int8_gemm_chosen_below_the_plan rule_no_batched_kernel_chosen_below_the_plan \
             rule_cuda_sizes_are_the_plans rule_device_facts_gathered_in_the_facts_only \
-            rule_no_team_sized_below_the_plan rule_no_job_priced_below_the_plan; do
+            rule_no_team_sized_below_the_plan rule_no_job_priced_below_the_plan \
+            rule_multiprocessors_gathered_in_the_facts_only; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"
