@@ -196,13 +196,14 @@ rule_backends_call_nothing_above () {
 # tilemm_*plan*_make*, tilemm_call_plan_*, tilemm_model_*, tilemm_*_pays, the ways, the launches'
 # and the copy teams' plans, the batch's cuts, ...), and of the other headers of common/ those
 # named as the policy's (POLICY_NAMES: the plans of tilemm.h and devices.h, the emulated
-# precision's rule tilemm_emu_decide* and its panels' plan); less what a backend reads a made
-# plan with (POLICY_READERS: a panel of the plan and its steps, its CPU tile batches, the plan's launch for a shape, a
+# precision's rule tilemm_emu_decide*, its panels' plan and its CPU loops' cuts); less what a
+# backend reads a made plan with (POLICY_READERS: a panel of the plan and its steps, its CPU tile
+# batches, the emulated CPU loops' cuts, the plan's launch for a shape, a
 # batch panel's pages, a plan in words, the shares holding some columns) and what is no decision
 # (a backend's own entry or a size the layers agree on).
 POLICY_HEADERS="plan_unfilled.h call_plan.h batch.h device_model.h ksplit.h copy_team.h exchange_plan.h"
-POLICY_NAMES='tilemm_plan_[a-z0-9_]+|tilemm_emu_(decide|plan|branches)[a-z0-9_]*'
-POLICY_READERS='tilemm_plan_launch_of|tilemm_plan_panel|tilemm_plan_cpu_tile_batch|tilemm_plan_panel_count|tilemm_plan_steps|tilemm_plan_transposed_scratch|tilemm_plan_device_bytes|tilemm_call_plan_describe|tilemm_batch_panel_at|tilemm_batch_chunk_cut|tilemm_batch_sources|tilemm_batch_page_bytes|tilemm_batch_shape_make|tilemm_way_name|tilemm_cpu_multiply_batch|tilemm_cuda_launch_scratch_bytes|tilemm_exchange_shares_of'
+POLICY_NAMES='tilemm_plan_[a-z0-9_]+|tilemm_emu_(decide|plan|branches|loop)[a-z0-9_]*'
+POLICY_READERS='tilemm_plan_launch_of|tilemm_plan_panel|tilemm_plan_cpu_tile_batch|tilemm_emu_loop_plan|tilemm_plan_panel_count|tilemm_plan_steps|tilemm_plan_transposed_scratch|tilemm_plan_device_bytes|tilemm_call_plan_describe|tilemm_batch_panel_at|tilemm_batch_chunk_cut|tilemm_batch_sources|tilemm_batch_page_bytes|tilemm_batch_shape_make|tilemm_way_name|tilemm_cpu_multiply_batch|tilemm_cuda_launch_scratch_bytes|tilemm_exchange_shares_of'
 # Allowed: none (a low-level entry's copy team and a batch chunk's panels, the last two, are the
 # plan's: the call plan's teams, copy_team.c; the batch plan's chunk cuts, batch_plan.c).
 declared_in () {
