@@ -1037,10 +1037,11 @@ static void wgmma_case (const char *name, int64_t m, int64_t n, int64_t k, int p
     ia.moduli[z] = tilemm_emu_moduli[(z * 5) % TILEMM_EMU_MAX_MODULI];
   ia.r = dR; ia.r_plane = m * n; ia.ldr = m;
   tilemm_error err = {};
-  /* the plan's grid, the launch's argument: none given is refused before any work */
-  CHECK (tilemm_emu_wgmma_launch (ia, planes, 0, 0, &err) == TILEMM_EINVAL,
+  /* the plan's grid, in the launch's arguments: none given is refused before any work */
+  CHECK (tilemm_emu_wgmma_launch (ia, planes, 0, &err) == TILEMM_EINVAL,
          "%s: a wgmma launch on a grid of 0 blocks: status not EINVAL (%s)", name, err.detail);
-  const tilemm_status st = tilemm_emu_wgmma_launch (ia, planes, test_gemm_blocks (), 0, &err);
+  ia.blocks = test_gemm_blocks ();
+  const tilemm_status st = tilemm_emu_wgmma_launch (ia, planes, 0, &err);
   const cudaError_t ce = cudaDeviceSynchronize ();
   CHECK (st == TILEMM_OK && ce == cudaSuccess, "%s: status %d (%s), %s", name, (int) st, err.detail,
          cudaGetErrorString (ce));

@@ -60,15 +60,14 @@ tilemm_status encode_map (PFN_cuTensorMapEncodeTiled_v12000 encode, CUtensorMap 
 }
 
 template <int EPI>
-tilemm_status launch (const imma_args &args, int planes, int blocks, cudaStream_t stream,
-                      tilemm_error *err)
+tilemm_status launch (const imma_args &args, int planes, cudaStream_t stream, tilemm_error *err)
 {
   using namespace tilemm_wgmma;
   if (args.m <= 0 || args.n <= 0 || planes <= 0)
     return TILEMM_OK;
-  if (blocks < 1)
+  if (args.blocks < 1)
     return tilemm_error_set (err, TILEMM_EINVAL, "wgmma int8 GEMM: a grid of %d blocks (the plan's "
-                             "multiprocessors)", blocks);
+                             "multiprocessors)", args.blocks);
   /* all of k in one launch: the boxes read zeros (or nothing) past k_end only when k_end = kp */
   if (args.kp % 16 != 0 || args.k_begin != 0 || args.k_end != args.kp || args.m > INT32_MAX
       || args.n > INT32_MAX || args.kp > INT32_MAX || (EPI == IMMA_STATS && planes != 1))
@@ -106,7 +105,7 @@ tilemm_status launch (const imma_args &args, int planes, int blocks, cudaStream_
                                   SMEM_BYTES),
             "cudaFuncSetAttribute(imma_wgmma_kernel)");
   /* persistent: one block a multiprocessor (the plan's count), none idle for want of tiles */
-  const long long grid = wa.order.total < blocks ? wa.order.total : blocks;
+  const long long grid = wa.order.total < args.blocks ? wa.order.total : args.blocks;
   imma_wgmma_kernel<EPI><<<dim3 ((unsigned) grid), dim3 (THREADS), SMEM_BYTES, stream>>> (map_a, map_b, wa);
   CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_LAUNCH, cudaErrorInvalidValue, cudaGetLastError ()),
             "imma_wgmma_kernel launch");
@@ -115,14 +114,13 @@ tilemm_status launch (const imma_args &args, int planes, int blocks, cudaStream_
 
 } /* namespace */
 
-tilemm_status tilemm_emu_wgmma_launch (const imma_args &args, int planes, int blocks,
-                                       cudaStream_t stream, tilemm_error *err)
+tilemm_status tilemm_emu_wgmma_launch (const imma_args &args, int planes, cudaStream_t stream,
+                                       tilemm_error *err)
 {
-  return launch<IMMA_MOD> (args, planes, blocks, stream, err);
+  return launch<IMMA_MOD> (args, planes, stream, err);
 }
 
-tilemm_status tilemm_emu_wgmma_launch_stats (const imma_args &args, int blocks, cudaStream_t stream,
-                                             tilemm_error *err)
+tilemm_status tilemm_emu_wgmma_launch_stats (const imma_args &args, cudaStream_t stream, tilemm_error *err)
 {
-  return launch<IMMA_STATS> (args, 1, blocks, stream, err);
+  return launch<IMMA_STATS> (args, 1, stream, err);
 }
