@@ -196,13 +196,14 @@ rule_backends_call_nothing_above () {
 # tilemm_*plan*_make*, tilemm_call_plan_*, tilemm_model_*, tilemm_*_pays, the ways, the launches'
 # and the copy teams' plans, the batch's cuts, ...), and of the other headers of common/ those
 # named as the policy's (POLICY_NAMES: the plans of tilemm.h and devices.h, the emulated
-# precision's rule tilemm_emu_decide* and its panels' plan); less what a backend reads a made
-# plan with (POLICY_READERS: a panel of the plan and its steps, its CPU tile batches, the plan's launch for a shape, a
+# precision's rule tilemm_emu_decide*, its panels' plan and its CPU loops' cuts); less what a
+# backend reads a made plan with (POLICY_READERS: a panel of the plan and its steps, its CPU tile
+# batches, the emulated CPU loops' cuts, the plan's launch for a shape, a
 # batch panel's pages, a plan in words, the shares holding some columns) and what is no decision
 # (a backend's own entry or a size the layers agree on).
 POLICY_HEADERS="plan_unfilled.h call_plan.h batch.h device_model.h ksplit.h copy_team.h exchange_plan.h"
-POLICY_NAMES='tilemm_plan_[a-z0-9_]+|tilemm_emu_(decide|plan|branches)[a-z0-9_]*'
-POLICY_READERS='tilemm_plan_launch_of|tilemm_plan_panel|tilemm_plan_cpu_tile_batch|tilemm_plan_panel_count|tilemm_plan_steps|tilemm_plan_transposed_scratch|tilemm_plan_device_bytes|tilemm_call_plan_describe|tilemm_batch_panel_at|tilemm_batch_chunk_cut|tilemm_batch_sources|tilemm_batch_page_bytes|tilemm_batch_shape_make|tilemm_way_name|tilemm_cpu_multiply_batch|tilemm_cuda_launch_scratch_bytes|tilemm_exchange_shares_of'
+POLICY_NAMES='tilemm_plan_[a-z0-9_]+|tilemm_emu_(decide|plan|branches|loop)[a-z0-9_]*'
+POLICY_READERS='tilemm_plan_launch_of|tilemm_plan_panel|tilemm_plan_cpu_tile_batch|tilemm_emu_loop_plan|tilemm_plan_panel_count|tilemm_plan_steps|tilemm_plan_transposed_scratch|tilemm_plan_device_bytes|tilemm_call_plan_describe|tilemm_batch_panel_at|tilemm_batch_chunk_cut|tilemm_batch_sources|tilemm_batch_page_bytes|tilemm_batch_shape_make|tilemm_way_name|tilemm_cpu_multiply_batch|tilemm_cuda_launch_scratch_bytes|tilemm_exchange_shares_of'
 # Allowed: none (a low-level entry's copy team and a batch chunk's panels, the last two, are the
 # plan's: the call plan's teams, copy_team.c; the batch plan's chunk cuts, batch_plan.c).
 declared_in () {
@@ -388,7 +389,7 @@ rule_cpu_variant_detected_in_the_facts_only () {
 # where the device cannot run it (`&& !tilemm_emu_cuda_wgmma_runs ()`: an error, not a switch).
 rule_no_int8_gemm_chosen_below_the_plan () {
   code_of $(layer_files kernels cuda) \
-    | grep -E '\bTILEMM_EMU_GEMM_[A-Z0-9_]+[[:space:]]*&&|&&[^;]*\bTILEMM_EMU_GEMM_[A-Z0-9_]+|\btilemm_emu_gemm_named[[:space:]]*\(|\blaunch_imma_auto\b' \
+    | grep -E '\bTILEMM_EMU_GEMM_[A-Z0-9_]+[[:space:]]*&&|&&[^;]*\bTILEMM_EMU_GEMM_[A-Z0-9_]+|\btilemm_emu_gemm_named[[:space:]]*\(|\btilemm_emu_(plan_)?stats_gemm[[:space:]]*\(|\blaunch_imma_auto\b' \
     | grep -vE 'TILEMM_EMU_GEMM_WGMMA[[:space:]]*&&[[:space:]]*!tilemm_emu_cuda_wgmma_runs[[:space:]]*\([[:space:]]*\)[[:space:]]*\)?$'
 }
 
@@ -428,20 +429,29 @@ rule_device_facts_gathered_in_the_facts_only () {
     | grep -vE "^$src/(cuda/(device|backend_ops|links)|kernels/imma_wgmma)\.cu:"
 }
 
+# The multiprocessors a device has are a fact, gathered with the others (cuda/device.cu:
+# usable_devices, into tilemm_device_facts.multiprocessors; tilemm_device_info): the call plan
+# hands the wgmma GEMM's persistent grid (emu_gemm_blocks) to the launch through the setup and
+# the launch's arguments, so no other file of cuda/ or kernels/ asks the runtime for it.
+rule_multiprocessors_gathered_in_the_facts_only () {
+  code_of $(layer_files cuda kernels) \
+    | grep -E '\b(cudaDevAttrMultiProcessorCount|multiProcessorCount)\b' \
+    | grep -vE "^$src/cuda/device\.cu:"
+}
+
 # A host job's team is the plan's, not sized where the job runs: the executor's files that run a
 # plan, the backends and the kernels apply no rule of team_size.h (tilemm_team_size,
 # tilemm_parts_team, tilemm_update_team, tilemm_parts_cols_per_piece belong to the plans: a
 # split's parts, split_team and join_team; a BLAS call's update, update_team; a batch's split
 # pages and mirror, split_parts, join_parts, mirror_team; the CPU backend's tile batches,
-# tilemm_plan_cpu_tile_batch).  Allowed: exec/parts.c's pieces of columns
-# (tilemm_parts_cols_per_piece: the same rule the plan sized the team with), and, as open in
-# doc/review-decisions.md, cpu/emulated_cpu.c (a11).
+# tilemm_plan_cpu_tile_batch; the emulated CPU scheme's loops, tilemm_emu_loop_plan).  Allowed:
+# exec/parts.c's pieces of columns (tilemm_parts_cols_per_piece: the same rule the plan sized
+# the team with).
 rule_no_team_sized_below_the_plan () {
   code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
           "$src/exec/emulated_passes.c" "$src/exec/parts.c" "$src/exec/blas_request.c" \
           $(layer_files cpu cuda kernels) \
     | grep -E '\btilemm_(team_size|parts_team|update_team|parts_cols_per_piece)[[:space:]]*\(' \
-    | grep -vE "^$src/cpu/emulated_cpu\.c:" \
     | grep -vE "^$src/exec/parts\.c:.*\btilemm_parts_cols_per_piece[[:space:]]*\(" \
     | grep -E '\btilemm_(team_size|parts_team|update_team)[[:space:]]*\(|\btilemm_parts_cols_per_piece[[:space:]]*\('
 }
@@ -449,15 +459,14 @@ rule_no_team_sized_below_the_plan () {
 # Nor is a job's work priced or cut into pieces where it runs: the rule's rates and least share
 # (TILEMM_TEAM_THREAD_BYTES_PER_S, _FLOPS_PER_S, TILEMM_TEAM_MIN_SHARE_S) and the plans' piece
 # sizes (TILEMM_PARTS_PIECE_BYTES, TILEMM_UPDATE_COLUMNS, TILEMM_BATCH_*_PER_INDEX,
-# TILEMM_CPU_POLL_TILES_PER_THREAD) are read in the plans' layer and the decision only, not in
-# the executor's run files, the backends or the kernels.  Allowed, as open (a11):
-# cpu/emulated_cpu.c.
+# TILEMM_CPU_POLL_TILES_PER_THREAD; the emulated CPU scheme's TILEMM_EMU_STEP_S and
+# TILEMM_EMU_CHUNKS_PER_THREAD) are read in the plans' layer and the decision only, not in the
+# executor's run files, the backends or the kernels.
 rule_no_job_priced_below_the_plan () {
   code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
           "$src/exec/emulated_passes.c" "$src/exec/parts.c" "$src/exec/blas_request.c" \
           $(layer_files cpu cuda kernels) \
-    | grep -E '\bTILEMM_(TEAM_THREAD_(BYTES|FLOPS)_PER_S|TEAM_MIN_SHARE_S|PARTS_PIECE_BYTES|UPDATE_COLUMNS|BATCH_[A-Z]+_PER_INDEX|CPU_POLL_TILES_PER_THREAD)\b' \
-    | grep -vE "^$src/cpu/emulated_cpu\.c:"
+    | grep -E '\bTILEMM_(TEAM_THREAD_(BYTES|FLOPS)_PER_S|TEAM_MIN_SHARE_S|PARTS_PIECE_BYTES|UPDATE_COLUMNS|BATCH_[A-Z]+_PER_INDEX|CPU_POLL_TILES_PER_THREAD|EMU_STEP_S|EMU_CHUNKS_PER_THREAD)\b'
 }
 
 # Each rule prints the lines that break it; a rule that prints nothing passes.
@@ -474,7 +483,8 @@ for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_cpu_variant_detected_in_the_facts_only rule_calibration_read_at_the_call_start \
             rule_no_int8_gemm_chosen_below_the_plan rule_no_batched_kernel_chosen_below_the_plan \
             rule_cuda_sizes_are_the_plans rule_device_facts_gathered_in_the_facts_only \
-            rule_no_team_sized_below_the_plan rule_no_job_priced_below_the_plan; do
+            rule_no_team_sized_below_the_plan rule_no_job_priced_below_the_plan \
+            rule_multiprocessors_gathered_in_the_facts_only; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"

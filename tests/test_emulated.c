@@ -16,6 +16,7 @@
 #include "check.h"
 #include "test_random.h"
 #include "emulated.h"
+#include "team_size.h"
 #include "tilemm.h"
 
 
@@ -779,6 +780,66 @@ static void test_complex (void)
     }
 }
 
+/* The CPU scheme's loops are cut by the plan (tilemm_emu_loop_plan): each loop's team is what
+ * its items' work pays for by the one rule (team_size.h), each item's work the loop's own (the
+ * table below states it apart from the plan's), TILEMM_EMU_CHUNKS_PER_THREAD chunks a thread,
+ * and the pair values' work grows with the branch's moduli. */
+static void test_loop_plan (void)
+{
+  static const tilemm_emu_loop loops[] = {
+    TILEMM_EMU_LOOP_GATHER, TILEMM_EMU_LOOP_EXPONENTS, TILEMM_EMU_LOOP_NONFINITE,
+    TILEMM_EMU_LOOP_QUANTIZE, TILEMM_EMU_LOOP_RATIOS, TILEMM_EMU_LOOP_RESIDUES,
+    TILEMM_EMU_LOOP_DOTS, TILEMM_EMU_LOOP_PAIRS, TILEMM_EMU_LOOP_EXACT };
+  static const int threads[] = { 0, 1, 4, 64 };
+  static const int64_t shapes[][3] = {   /* items, m, k */
+    { 1, 1, 1 }, { 7, 3, 5 }, { 100, 64, 64 }, { 2000, 500, 3000 }, { 100000, 4096, 4096 },
+    { 1 << 22, 1, 1 } };
+  CHECK_CASE ("the CPU scheme's loops: each cut as its work pays for");
+  CHECK (TILEMM_EMU_LOOPS == (int) (sizeof loops / sizeof loops[0]), "every loop tested");
+  for (size_t l = 0; l < sizeof loops / sizeof loops[0]; l++)
+    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++)
+      for (size_t h = 0; h < sizeof shapes / sizeof shapes[0]; h++)
+        for (int moduli = 1; moduli <= TILEMM_EMU_MAX_MODULI; moduli += 23)
+          {
+            const int64_t items = shapes[h][0], m = shapes[h][1], k = shapes[h][2];
+            const double dm = (double) m, dk = (double) k;
+            double steps = 1.0;
+            switch (loops[l])
+              {
+              case TILEMM_EMU_LOOP_GATHER: case TILEMM_EMU_LOOP_EXPONENTS: steps = dk; break;
+              case TILEMM_EMU_LOOP_QUANTIZE: steps = 4 * dk; break;
+              case TILEMM_EMU_LOOP_RESIDUES: steps = 8 * dk; break;
+              case TILEMM_EMU_LOOP_RATIOS: case TILEMM_EMU_LOOP_DOTS: steps = dm * dk; break;
+              case TILEMM_EMU_LOOP_PAIRS: steps = 16 * dm * moduli; break;
+              case TILEMM_EMU_LOOP_EXACT: steps = 8 * dm * dk; break;
+              default: break;
+              }
+            const int team = tilemm_team_size (threads[t], items,
+                                               (double) items * steps * TILEMM_EMU_STEP_S);
+            int64_t per = items;
+            if (team > 1)
+              per = items / (TILEMM_EMU_CHUNKS_PER_THREAD * team) > 0
+                      ? items / (TILEMM_EMU_CHUNKS_PER_THREAD * team) : 1;
+            const tilemm_emu_loop_cut cut
+              = tilemm_emu_loop_plan (threads[t], loops[l], items, m, k, moduli);
+            CHECK (cut.team == team && cut.per == per && cut.chunks == (items + per - 1) / per
+                     && cut.team <= (threads[t] > 1 ? threads[t] : 1),
+                   "loop %d, %d threads, %lld items (m %lld, k %lld), %d moduli: team %d per "
+                   "%lld chunks %lld, want %d %lld", (int) loops[l], threads[t],
+                   (long long) items, (long long) m, (long long) k, moduli, cut.team,
+                   (long long) cut.per, (long long) cut.chunks, team, (long long) per);
+          }
+  /* The pair values of 512 columns of 64 rows: one modulus pays for fewer threads than 24. */
+  CHECK_CASE ("the CPU scheme's loops: the pair values' team grows with the branch's moduli");
+  const tilemm_emu_loop_cut one = tilemm_emu_loop_plan (64, TILEMM_EMU_LOOP_PAIRS, 512, 64, 0, 1);
+  const tilemm_emu_loop_cut all
+    = tilemm_emu_loop_plan (64, TILEMM_EMU_LOOP_PAIRS, 512, 64, 0, TILEMM_EMU_MAX_MODULI);
+  CHECK (one.team < all.team && all.team > 1, "pair values: team %d with 1 modulus, %d with %d",
+         one.team, all.team, TILEMM_EMU_MAX_MODULI);
+  const tilemm_emu_loop_cut none = tilemm_emu_loop_plan (8, TILEMM_EMU_LOOP_DOTS, 0, 64, 64, 0);
+  CHECK (none.chunks == 0 && none.team == 1, "no items: no chunk (%lld)", (long long) none.chunks);
+}
+
 /* Strided views (leading dimensions larger than the rows) give the same bits as contiguous
  * ones; tilemm_emu_run_cpu with the decided plan gives the same bits as the backend entry;
  * the statistics and C do not depend on the thread count. */
@@ -945,6 +1006,7 @@ int main (void)
   test_single ();
   test_complex ();
   test_views_plans_threads ();
+  test_loop_plan ();
   test_extremes ();
   return check_summary ("test_emulated");
 }

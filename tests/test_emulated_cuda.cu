@@ -166,14 +166,32 @@ struct shape
  * complex_case make: 0, one block. */
 static int64_t block_cols = 0;
 
-/* What the executor decides for a call, as these tests decide it: the int8 GEMM that
- * TILEMM_EMU_IMMA names (the cases set it; wgmma only where it runs), k-chunks of `chunk` 64-byte
- * tiles (0: the real ones), and the options' rule deciding the plan. */
-static tilemm_emu_cuda_setup test_setup (int64_t chunk, const tilemm_emu_branches *branches)
+/* The current device's multiprocessors: the facts' count, which the call plan hands the wgmma
+ * GEMM's grid (emu_gemm_blocks); asked here as a test making its own plan (1 where the runtime
+ * does not say). */
+static int test_gemm_blocks ()
 {
-  const tilemm_emu_cuda_setup setup = { tilemm_emu_gemm_named (getenv ("TILEMM_EMU_IMMA"),
-                                                               tilemm_emu_cuda_wgmma_runs ()),
-                                        chunk, branches, nullptr };
+  int dev = 0;
+  cudaDeviceProp prop;
+  if (cudaGetDevice (&dev) != cudaSuccess || cudaGetDeviceProperties (&prop, dev) != cudaSuccess
+      || prop.multiProcessorCount < 1)
+    return 1;
+  return prop.multiProcessorCount;
+}
+
+/* What the executor decides for a call of `type` with inner dimension k, as these tests decide
+ * it: the int8 GEMM that TILEMM_EMU_IMMA names (the cases set it; wgmma only where it runs),
+ * k-chunks of `chunk` 64-byte tiles (0: the real ones), the statistics' GEMM the plan's function
+ * names for that k and k-chunk (tilemm_emu_plan_stats_gemm, as the call plan's emu_stats_gemm),
+ * the wgmma GEMM's grid, and the options' rule deciding the plan. */
+static tilemm_emu_cuda_setup test_setup (int64_t chunk, const tilemm_emu_branches *branches,
+                                         tilemm_type type, int64_t k)
+{
+  const tilemm_emu_gemm gemm = tilemm_emu_gemm_named (getenv ("TILEMM_EMU_IMMA"),
+                                                      tilemm_emu_cuda_wgmma_runs ());
+  const tilemm_emu_cuda_setup setup = { gemm, chunk, branches, nullptr,
+                                        tilemm_emu_plan_stats_gemm (gemm, type, k, chunk),
+                                        test_gemm_blocks () };
   return setup;
 }
 
@@ -282,7 +300,8 @@ static void run_case (const char *name, shape s, data_kind kind, int forced_modu
   tilemm_emu_stats st;
   tilemm_error err = {};
   const tilemm_emu_branches branches = branches_of (&opt);
-  const tilemm_emu_cuda_setup setup = test_setup (chunk_override, &branches);
+  const tilemm_emu_cuda_setup setup
+    = test_setup (chunk_override, &branches, single ? TILEMM_SINGLE : TILEMM_DOUBLE, k);
   test_arena (arena, single ? TILEMM_SINGLE : TILEMM_DOUBLE, m, n, k, &opt, TILEMM_EMU_RUN_WHOLE,
               chunk_override);
   const tilemm_emu_cuda_blocks blocks = { block_cols, nullptr, 0 };
@@ -852,7 +871,7 @@ static void complex_case (const char *name, int64_t m, int64_t n, int64_t k, int
   tilemm_error err = {};
   const tilemm_emu_cuda_blocks blocks = { block_cols, nullptr, 0 };
   const tilemm_emu_branches branches = branches_of (&opt);
-  const tilemm_emu_cuda_setup setup = test_setup (0, &branches);
+  const tilemm_emu_cuda_setup setup = test_setup (0, &branches, type, k);
   tilemm_emu_cuda_arena arena;
   test_arena (arena, type, m, n, k, &opt, TILEMM_EMU_RUN_WHOLE, 0);
   const tilemm_status status = tilemm_emu_cuda_run (&opt, &setup, type, m, n, k, dA, lda, dB, ldb, dC, ldc, nullptr,
@@ -1018,6 +1037,10 @@ static void wgmma_case (const char *name, int64_t m, int64_t n, int64_t k, int p
     ia.moduli[z] = tilemm_emu_moduli[(z * 5) % TILEMM_EMU_MAX_MODULI];
   ia.r = dR; ia.r_plane = m * n; ia.ldr = m;
   tilemm_error err = {};
+  /* the plan's grid, in the launch's arguments: none given is refused before any work */
+  CHECK (tilemm_emu_wgmma_launch (ia, planes, 0, &err) == TILEMM_EINVAL,
+         "%s: a wgmma launch on a grid of 0 blocks: status not EINVAL (%s)", name, err.detail);
+  ia.blocks = test_gemm_blocks ();
   const tilemm_status st = tilemm_emu_wgmma_launch (ia, planes, 0, &err);
   const cudaError_t ce = cudaDeviceSynchronize ();
   CHECK (st == TILEMM_OK && ce == cudaSuccess, "%s: status %d (%s), %s", name, (int) st, err.detail,
@@ -1173,8 +1196,9 @@ static void stats_case (const char *name, int64_t m, int64_t n, int64_t k, bool 
   const int64_t step = chunk > 0 ? 64 * (int64_t) chunk : kp;
   /* the statistics' GEMM as the plan names it for these chunks (tilemm_emu_stats_gemm) */
   const int64_t chunk_tiles = chunk > 0 ? chunk : TILEMM_EMU_KCHUNK_TILES;
-  const tilemm_emu_gpu::gemm_choice gc
-    = { tilemm_emu_stats_gemm (test_setup (0, nullptr).gemm, kp, chunk_tiles), chunk_tiles };
+  const tilemm_emu_gemm stats_gemm
+    = tilemm_emu_stats_gemm (test_setup (0, nullptr, TILEMM_DOUBLE, 0).gemm, kp, chunk_tiles);
+  const tilemm_emu_gpu::gemm_choice gc = { stats_gemm, chunk_tiles, stats_gemm, test_gemm_blocks () };
   tilemm_status st = TILEMM_OK;
   tilemm_error err = {};
   for (int64_t k0 = 0; k0 < kp && st == TILEMM_OK; k0 += step)
@@ -1294,7 +1318,7 @@ static void host_entry_cases ()
   cudaMemcpy (dB, B.data (), 8 * k * n, cudaMemcpyHostToDevice);
   tilemm_emu_plan p2;
   const tilemm_emu_branches branches = branches_of (nullptr);
-  const tilemm_emu_cuda_setup setup = test_setup (0, &branches);
+  const tilemm_emu_cuda_setup setup = test_setup (0, &branches, TILEMM_DOUBLE, k);
   tilemm_emu_cuda_arena arena;
   test_arena (arena, TILEMM_DOUBLE, m, n, k, nullptr, TILEMM_EMU_RUN_WHOLE, 0);
   s = tilemm_emu_cuda_run (nullptr, &setup, TILEMM_DOUBLE, m, n, k, dA, m, dB, k, dC, m, nullptr, nullptr, &p2,
@@ -1369,7 +1393,7 @@ static void kept_a_case (const char *name, int64_t m, int64_t n, int64_t k, int6
   {
     tilemm_emu_cuda_arena arena = {};
     test_arena (arena, TILEMM_DOUBLE, m, n, k, &opt, TILEMM_EMU_RUN_WHOLE, chunk);
-    const tilemm_emu_cuda_setup setup = test_setup (chunk, &branches);
+    const tilemm_emu_cuda_setup setup = test_setup (chunk, &branches, TILEMM_DOUBLE, k);
     CHECK (tilemm_emu_cuda_run (&opt, &setup, TILEMM_DOUBLE, m, n, k, dA, lda, dB, ldb, dR, ldc,
                                 nullptr, nullptr, &whole, nullptr, nullptr, &arena, nullptr, &err)
              == TILEMM_OK && whole.verdict == TILEMM_EMU_OK,
@@ -1387,7 +1411,7 @@ static void kept_a_case (const char *name, int64_t m, int64_t n, int64_t k, int6
       arena.bytes[s] = need[s];
   tilemm_emu_cuda_keep keep;
   memset (&keep, 0, sizeof keep);
-  tilemm_emu_cuda_setup setup = test_setup (chunk, &branches);
+  tilemm_emu_cuda_setup setup = test_setup (chunk, &branches, TILEMM_DOUBLE, k);
   setup.keep = &keep;
   const int panels = 1 + (int) ((n - first + cols - 1) / cols);
   auto j0 = [&] (int p) { return p == 0 ? (int64_t) 0 : first + (int64_t) (p - 1) * cols; };
@@ -1496,7 +1520,7 @@ static void arena_cases ()
       tilemm_emu_default_options (&opt, type);
       opt.moduli = 10;
       const tilemm_emu_branches branches = branches_of (&opt);
-      const tilemm_emu_cuda_setup setup = test_setup (0, &branches);
+      const tilemm_emu_cuda_setup setup = test_setup (0, &branches, type, k);
       tilemm_emu_cuda_arena arena;
       test_arena (arena, type, m, n, k, &opt, TILEMM_EMU_RUN_WHOLE, 0);
       tilemm_emu_plan used;
@@ -1562,6 +1586,65 @@ static void count_imma (const void *kernel)
   count_of<imma_small> (kernel, TILEMM_EMU_GEMM_SMALL);
 }
 #endif
+
+/* The statistics' GEMM is the setup's (the call plan's emu_stats_gemm), launched as named: the
+ * scheme chooses none from k.  A setup naming wgmma for statistics whose k needs chunks (a k-chunk
+ * of one 64-byte tile, k = 300) is refused by the wgmma launch, wherever wgmma runs or not (the
+ * rule would have taken v2 and run); under the emulation, one naming the 128×128 tiles of 8 warps
+ * beside v2's modular GEMMs launches those for the statistics. */
+static void stats_gemm_cases ()
+{
+  const int64_t m = 33, n = 40, k = 300;
+  std::vector<double> A ((size_t) (m * k)), B ((size_t) (k * n));
+  for (double &x : A) x = nrand ();
+  for (double &x : B) x = nrand ();
+  double *dA = nullptr, *dB = nullptr;
+  cudaMalloc ((void **) &dA, 8 * A.size ());
+  cudaMalloc ((void **) &dB, 8 * B.size ());
+  cudaMemcpy (dA, A.data (), 8 * A.size (), cudaMemcpyHostToDevice);
+  cudaMemcpy (dB, B.data (), 8 * B.size (), cudaMemcpyHostToDevice);
+  tilemm_emu_options opt;
+  tilemm_emu_default_options (&opt, TILEMM_DOUBLE);   /* the certified rule: the ratios' GEMM */
+  const tilemm_emu_gemm gemm
+    = tilemm_emu_cuda_wgmma_runs () ? TILEMM_EMU_GEMM_WGMMA : TILEMM_EMU_GEMM_V2;
+  {
+    tilemm_emu_cuda_arena arena;
+    test_arena (arena, TILEMM_DOUBLE, m, n, k, &opt, TILEMM_EMU_RUN_STATS, 1);
+    const tilemm_emu_cuda_setup setup = { gemm, 1, nullptr, nullptr, TILEMM_EMU_GEMM_WGMMA,
+                                          test_gemm_blocks () };
+    tilemm_emu_stats st;
+    tilemm_error err = {};
+    const tilemm_status s = tilemm_emu_cuda_stats (&opt, &setup, TILEMM_DOUBLE, m, n, k, dA, m, dB,
+                                                   k, nullptr, &st, &arena, &err);
+    CHECK (s == TILEMM_EINVAL && strstr (err.detail, "wgmma") != nullptr,
+           "statistics' GEMM named wgmma where k needs chunks: status %d (%s), not refused",
+           (int) s, err.detail);
+    test_arena_free (arena);
+  }
+#ifdef TILEMM_EMULATE
+  {
+    tilemm_emu_on_launch = count_imma;
+    tilemm_emu_cuda_arena arena;
+    test_arena (arena, TILEMM_DOUBLE, m, n, k, &opt, TILEMM_EMU_RUN_STATS, 0);
+    const tilemm_emu_cuda_setup setup = { TILEMM_EMU_GEMM_V2, 0, nullptr, nullptr,
+                                          TILEMM_EMU_GEMM_SMALL, test_gemm_blocks () };
+    unsigned long long before[4][2];
+    memcpy (before, imma_launches, sizeof before);
+    tilemm_emu_stats st;
+    tilemm_error err = {};
+    const tilemm_status s = tilemm_emu_cuda_stats (&opt, &setup, TILEMM_DOUBLE, m, n, k, dA, m, dB,
+                                                   k, nullptr, &st, &arena, &err);
+    const unsigned long long small = imma_launches[TILEMM_EMU_GEMM_SMALL][0] - before[TILEMM_EMU_GEMM_SMALL][0];
+    const unsigned long long v2 = imma_launches[TILEMM_EMU_GEMM_V2][0] - before[TILEMM_EMU_GEMM_V2][0];
+    CHECK (s == TILEMM_OK && small > 0 && v2 == 0,
+           "statistics' GEMM named small beside v2: status %d (%s), %llu small and %llu v2 "
+           "launches of the statistics", (int) s, err.detail, small, v2);
+    test_arena_free (arena);
+  }
+#endif
+  cudaFree (dA);
+  cudaFree (dB);
+}
 
 static void named_gemm_cases ()
 {
@@ -1715,6 +1798,7 @@ int main (int argc, char **argv)
       run_case<float> (name, c.s, c.kind, c.moduli, c.chunk);
     }
   named_gemm_cases ();
+  stats_gemm_cases ();
   /* the 128×256 tiles on small shapes too */
   setenv ("TILEMM_EMU_IMMA", "big", 1);
   run_case<double> ("double 129x131x67 big tiles", { 129, 131, 67, 0, 0, 0 }, NORMAL, 0, 0);

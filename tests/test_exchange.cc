@@ -314,6 +314,33 @@ void exchange_case (bool single, bool is_complex, tilemm_op op_a, tilemm_op op_b
   mock_cuda_peer_access (-1, -1, 1);
 }
 
+// The emulated scheme's calls since forget_setups: on each emulated worker's device, the setup
+// carried the call plan's statistics' GEMM and that worker's wgmma grid (the plan's, from the
+// facts: the device's own multiprocessors, each stand-in GPU a count of its own).
+void forget_setups ()
+{
+  int g, b;
+  for (int d = 0; d < DEVICES; d++)
+    mock_emu_setup_seen (d, &g, &b);
+}
+
+void check_setups (const tilemm_call_plan &p, const char *what)
+{
+  for (int w = 0; w < p.emu_workers; w++)
+    {
+      const int d = p.emu_devices.device[w];
+      int stats_gemm = -1, blocks = -1;
+      const int calls = mock_emu_setup_seen (d, &stats_gemm, &blocks);
+      CHECK (p.emu_gemm_blocks[w] == mock_cuda_multiprocessors (d),
+             "%s: the plan's grid on worker %d (GPU %d): %d blocks, the GPU has %d "
+             "multiprocessors", what, w, d, p.emu_gemm_blocks[w], mock_cuda_multiprocessors (d));
+      CHECK (calls > 0 && stats_gemm == (int) p.emu_stats_gemm && blocks == p.emu_gemm_blocks[w],
+             "%s: GPU %d: %d calls of the scheme, the last one's statistics' GEMM %d and grid %d; "
+             "the plan's %d and %d", what, d, calls, stats_gemm, blocks, (int) p.emu_stats_gemm,
+             p.emu_gemm_blocks[w]);
+    }
+}
+
 // The emulated product on `devices` GPUs (its pass of statistics, then its pass of products, a
 // strip a GPU), peers on and off, one GPU slow or not, against GPU 0 alone: bitwise equal; the
 // operand every strip holds read once from the host with peers (each GPU its share, the rest
@@ -327,9 +354,11 @@ void emulated_case (bool single, bool is_complex, tilemm_op op_a, tilemm_op op_b
               "GPU's", devices, single ? "single" : "double", is_complex ? " complex" : "",
               op_name (op_a), op_name (op_b), (long long) m, (long long) n, (long long) k);
   const operands x = make (single, is_complex, m, n, k, op_a, op_b);
+  forget_setups ();
   const outcome one = call (x, op_a, op_b, 1, false, nullptr, true, true);
   CHECK (one.status == TILEMM_OK && one.d.emulated, "one GPU: %s (%s), emulated %d",
          tilemm_strerror (one.status), one.detail, one.d.emulated);
+  check_setups (one.d.plan, "one GPU");
   for (int variant = 0; variant < 3; variant++)
     {
       const bool peers = variant != 1, slow = variant == 2;
@@ -337,6 +366,7 @@ void emulated_case (bool single, bool is_complex, tilemm_op op_a, tilemm_op op_b
       mock_cuda_peer_access (-1, -1, peers);
       if (slow)
         mock_cuda_slow_device (devices - 1, 300);
+      forget_setups ();
       const outcome many = call (x, op_a, op_b, devices, false, nullptr, peers, true);
       const outcome again = call (x, op_a, op_b, devices, true, nullptr, peers, true);
       mock_cuda_slow_device (-1, 0);
@@ -344,6 +374,7 @@ void emulated_case (bool single, bool is_complex, tilemm_op op_a, tilemm_op op_b
       if (!twice_as_one (many, again, one, what))
         continue;
       const tilemm_call_plan &p = many.d.plan;
+      check_setups (p, what);
       const tilemm_exchange_plan &e = p.emu_exchange;
       CHECK (!p.emu_one_pass && p.emu_workers == devices && many.ran.emu_passes == 2,
              "%s: %d emulated workers of %d GPUs, %d passes", what, p.emu_workers, devices,

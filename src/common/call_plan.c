@@ -305,8 +305,20 @@ static void plan_emu_exchange (tilemm_call_plan *p, tilemm_backend backend,
  * side), padded as the GEMM reads them, in chunks of the GEMM's whole k-chunk. */
 static tilemm_emu_gemm stats_gemm (tilemm_emu_gemm gemm, tilemm_type type, int64_t k)
 {
-  const int64_t inner = tilemm_type_is_complex (type) ? 2 * k : k;
-  return tilemm_emu_stats_gemm (gemm, tilemm_emu_padded_k (inner), TILEMM_EMU_KCHUNK_TILES);
+  return tilemm_emu_plan_stats_gemm (gemm, type, k, TILEMM_EMU_KCHUNK_TILES);
+}
+
+/* The wgmma GEMM's persistent grid on each emulated worker: one block a multiprocessor of the
+ * worker's device, as the facts gathered them. */
+static void gemm_blocks (tilemm_call_plan *p, const tilemm_device_facts *gpu)
+{
+  for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
+    {
+      p->emu_gemm_blocks[w] = 0;
+      for (int i = 0; i < gpu->count && i < TILEMM_MAX_WORKERS; i++)
+        if (gpu->device[i] == p->emu_devices.device[w])
+          p->emu_gemm_blocks[w] = gpu->multiprocessors[i];
+    }
 }
 
 /* The emulated precision's panels, workers and passes for the product p->m × p->n × p->k. */
@@ -394,6 +406,7 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
       chunk_bytes);
   p->emu_gemm = tilemm_emu_gemm_named (settings->emu_gemm, gpu->wgmma);
   p->emu_stats_gemm = stats_gemm (p->emu_gemm, p->type, p->k);
+  gemm_blocks (p, gpu);
   /* The branches the statistics may take: an explicit count of moduli promises nothing, so
    * where it cannot carry the data the native product serves (and says so); the rule's moduli
    * promise the bound, kept by the exact split. */
@@ -602,6 +615,7 @@ tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *p, const tilem
                                                     facts->staging_chunk_bytes);
   p->emu_gemm = tilemm_emu_gemm_named (settings->emu_gemm, facts->wgmma);
   p->emu_stats_gemm = stats_gemm (p->emu_gemm, given->type, given->k);
+  gemm_blocks (p, facts);
   /* Each GPU worker's host copy team, as a call's plan sizes it (no machine facts to cap it). */
   if (given->backend == TILEMM_BACKEND_CUDA)
     tilemm_plan_copy_teams (&call_facts->host, facts, &p->emu_devices, facts->copy_threads,

@@ -47,7 +47,9 @@ typedef struct {
   int total;                           /* devices seen, usable or not                        */
   int count;                           /* usable devices, in ordinal order ...               */
   int device[TILEMM_MAX_WORKERS];      /* ... their ordinals ...                             */
-  int cc_major[TILEMM_MAX_WORKERS];    /* ... and compute capabilities (major)               */
+  int cc_major[TILEMM_MAX_WORKERS];    /* ... and compute capabilities (major) ...           */
+  int multiprocessors[TILEMM_MAX_WORKERS]; /* ... and multiprocessors (the wgmma GEMM's
+                                          persistent grid: the plan's emu_gemm_blocks)       */
   int current;                         /* the caller's device (-1: none)                     */
   int budgets;                         /* 1 when the memories below were asked (large
                                           products only)                                    */

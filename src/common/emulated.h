@@ -259,6 +259,53 @@ void tilemm_emu_quantize (double x, int exponent, int *lo, int *hi);
  * overflow to ±Inf. */
 double tilemm_emu_big_to_float (const uint64_t mag[4], int negative, int exponent, int single);
 
+/* ---- the CPU scheme's loops: their teams and chunks, the plan's (emulated_plan.c) ---- */
+
+/* The loops of the CPU scheme (emulated_cpu.c) over one real problem m×k · k×n, each over items
+ * of a fixed work in inner steps (an element read, a multiply-add of bytes):
+ *   GATHER     a row of op(A) (or column of op(B)) into the K-major copies: k steps (the
+ *              product's k: a complex element's parts are one step);
+ *   EXPONENTS  a row's largest magnitude: k steps;      NONFINITE  an element: 1 step;
+ *   QUANTIZE   a row's lo values and sums: 4k steps;     RATIOS     a column of pairs: m·k;
+ *   RESIDUES   a row's residues for one modulus: 8k;     DOTS       a column of pairs, one
+ *              modulus: m·k;  PAIRS  a column's CRT: 16·m·moduli (the branch's N);
+ *   EXACT      a column of exact entries: 8·m·k. */
+typedef enum {
+  TILEMM_EMU_LOOP_GATHER = 0,
+  TILEMM_EMU_LOOP_EXPONENTS,
+  TILEMM_EMU_LOOP_NONFINITE,
+  TILEMM_EMU_LOOP_QUANTIZE,
+  TILEMM_EMU_LOOP_RATIOS,
+  TILEMM_EMU_LOOP_RESIDUES,
+  TILEMM_EMU_LOOP_DOTS,
+  TILEMM_EMU_LOOP_PAIRS,
+  TILEMM_EMU_LOOP_EXACT,
+  TILEMM_EMU_LOOPS
+} tilemm_emu_loop;
+
+/* Seconds of one thread per inner step of a loop, on the fast side: the team is sized by it
+ * (team_size.h). */
+#define TILEMM_EMU_STEP_S 0.25e-9
+/* Chunks per thread of a loop's team: a late thread holds back one chunk. */
+#define TILEMM_EMU_CHUNKS_PER_THREAD 8
+
+/* How one loop runs on the host pool: `team` threads claim `chunks` chunks of `per` items
+ * (the last one shorter). */
+typedef struct {
+  int team;
+  int64_t per, chunks;
+} tilemm_emu_loop_cut;
+
+/* The cut of loop `loop` over `items` items (rows, columns or elements, as the loop says) of a
+ * real problem of m rows and inner dimension k (the product's k for GATHER), under a branch of
+ * `moduli` moduli (PAIRS only), on at most `threads` threads (the plan's: tilemm_emu_branches.
+ * threads, tilemm_emu_plan.threads; 0: one): the team its work pays for (tilemm_team_size) and
+ * TILEMM_EMU_CHUNKS_PER_THREAD chunks a thread (one chunk for a team of one).  Pure: every input
+ * is the plan's (its threads, its panels' shapes, its branches' moduli), so the CPU scheme sizes
+ * no team of its own.  items ≤ 0: no chunk. */
+tilemm_emu_loop_cut tilemm_emu_loop_plan (int threads, tilemm_emu_loop loop, int64_t items,
+                                          int64_t m, int64_t k, int moduli);
+
 /* ---- the CPU implementation (emulated_cpu.c), also the reference the GPU's tests compare with ---- */
 
 /* Steps 1–2 on the CPU: the statistics of C = A·B (views of one type, A m×k, B k×n; a complex

@@ -29,6 +29,14 @@ tilemm_emu_gemm tilemm_emu_stats_gemm (tilemm_emu_gemm gemm, int64_t kp, int64_t
   return gemm;
 }
 
+tilemm_emu_gemm tilemm_emu_plan_stats_gemm (tilemm_emu_gemm gemm, tilemm_type type, int64_t k,
+                                            int64_t chunk_tiles)
+{
+  const int64_t inner = tilemm_type_is_complex (type) ? 2 * k : k;
+  return tilemm_emu_stats_gemm (gemm, tilemm_emu_padded_k (inner),
+                                chunk_tiles > 0 ? chunk_tiles : TILEMM_EMU_KCHUNK_TILES);
+}
+
 tilemm_emu_stats_layout tilemm_emu_layout_stats (int64_t m, int64_t n, int64_t kp, int with_lo,
                                                  int with_s64)
 {

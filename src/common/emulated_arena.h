@@ -40,6 +40,13 @@ tilemm_emu_gemm tilemm_emu_gemm_named (const char *name, int wgmma_runs);
  * sums in S's slot); every other GEMM runs its own.  Both compute the same exact int32 sums.
  * Decided here from the shape alone; the launchers run the GEMM named and switch to none. */
 tilemm_emu_gemm tilemm_emu_stats_gemm (tilemm_emu_gemm gemm, int64_t kp, int64_t chunk_tiles);
+/* The same for a product of `type` with inner dimension k: the scheme's real problem sums 2k
+ * terms for a complex product (its parts side by side), padded as the GEMM reads them, in
+ * k-chunks of chunk_tiles 64-byte tiles (0: the real one, TILEMM_EMU_KCHUNK_TILES).  What the
+ * call plan names (emu_stats_gemm) and what a caller with a shorter k-chunk (a test) hands the
+ * scheme in its setup. */
+tilemm_emu_gemm tilemm_emu_plan_stats_gemm (tilemm_emu_gemm gemm, tilemm_type type, int64_t k,
+                                            int64_t chunk_tiles);
 
 /* What a call runs (emulated_scheme.h): the whole scheme, the statistics only, or the product
  * under a plan made elsewhere. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "emulated.h"
+#include "team_size.h"
 
 
 /* 256 = 2^8, 255 = 3·5·17, 253 = 11·23, 247 = 13·19, 217 = 7·31, the others prime. */
@@ -275,4 +276,50 @@ int tilemm_emu_typical_moduli (const tilemm_emu_options *options, int64_t inner)
   tilemm_emu_plan plan;
   tilemm_emu_decide (options, &typical, &plan);
   return plan.verdict == TILEMM_EMU_OK ? plan.moduli : 0;
+}
+
+/* ---------------------------------------------------------------- the CPU scheme's loops */
+
+/* Inner steps of one item of `loop` (emulated.h, tilemm_emu_loop). */
+static double loop_steps (tilemm_emu_loop loop, int64_t m, int64_t k, int moduli)
+{
+  const double dm = (double) m, dk = (double) k;
+  switch (loop)
+    {
+    case TILEMM_EMU_LOOP_GATHER:
+    case TILEMM_EMU_LOOP_EXPONENTS:
+      return dk;
+    case TILEMM_EMU_LOOP_QUANTIZE:
+      return 4.0 * dk;
+    case TILEMM_EMU_LOOP_RATIOS:
+    case TILEMM_EMU_LOOP_DOTS:
+      return dm * dk;
+    case TILEMM_EMU_LOOP_RESIDUES:
+      return 8.0 * dk;
+    case TILEMM_EMU_LOOP_PAIRS:
+      return dm * 16.0 * (double) moduli;
+    case TILEMM_EMU_LOOP_EXACT:
+      return dm * dk * 8.0;
+    default:   /* TILEMM_EMU_LOOP_NONFINITE */
+      return 1.0;
+    }
+}
+
+tilemm_emu_loop_cut tilemm_emu_loop_plan (int threads, tilemm_emu_loop loop, int64_t items,
+                                          int64_t m, int64_t k, int moduli)
+{
+  tilemm_emu_loop_cut cut = { 1, 1, 0 };
+  if (items <= 0)
+    return cut;
+  const double steps = loop_steps (loop, m, k, moduli);
+  const double work_s = (double) items * (steps > 1 ? steps : 1) * TILEMM_EMU_STEP_S;
+  cut.team = tilemm_team_size (threads, items, work_s);
+  cut.per = items;
+  if (cut.team > 1)
+    {
+      cut.per = items / (TILEMM_EMU_CHUNKS_PER_THREAD * (int64_t) cut.team);
+      cut.per = cut.per > 0 ? cut.per : 1;
+    }
+  cut.chunks = (items + cut.per - 1) / cut.per;
+  return cut;
 }

@@ -7,8 +7,9 @@
  * double copies of its operands: row i of A at a + i·k, column j of B at b + j·k (single data
  * is exact in double).  Everything the plan is decided from is an exact integer, so the thread
  * count changes no bit of the statistics nor of C.  The loops run on the host pool (host_pool.h),
- * on as many threads as their work pays for (team_size.h).  Ported from the tested CPU reference of
- * wip/ozaki (without its inner-dimension rebalancing, which the contract does not have).
+ * in the chunks and on the teams the plan cuts for them (tilemm_emu_loop_plan, emulated.h).
+ * Ported from the tested CPU reference of wip/ozaki (without its inner-dimension rebalancing,
+ * which the contract does not have).
  */
 #include <math.h>
 #include <pthread.h>
@@ -21,7 +22,6 @@
 #include "emulated.h"
 #include "exact_dot.h"
 #include "host_pool.h"
-#include "team_size.h"
 
 typedef unsigned __int128 emu_u128;
 
@@ -172,10 +172,6 @@ typedef struct {
 
 /* ---------------------------------------------------------------- the loops, on the host pool */
 
-/* Seconds of one thread per inner step of a loop (an element read, a multiply-add of bytes), on
- * the fast side: the team is sized by it (team_size.h). */
-#define EMU_STEP_S 0.25e-9
-
 /* body (ctx, first, last): items [first, last) of a loop. */
 typedef void emu_body (void *ctx, int64_t first, int64_t last);
 
@@ -193,22 +189,17 @@ static void emu_chunk (void *arg, int64_t index, int member)
   l->body (l->ctx, first, l->count - first < l->per ? l->count : first + l->per);
 }
 
-/* body over [0, count) of items of `steps` inner steps each, in chunks the pool's threads claim
- * (a few per thread, so that a late thread holds back one chunk), on as many threads as the
- * work pays for of the plan's `threads` (tilemm_emu_branches.threads; 0: one). */
-static void emu_for (int threads, int64_t count, double steps, emu_body *body, void *ctx)
+/* body over [0, count) of the items of `loop` (of a real problem of m rows and inner dimension
+ * k, a branch of `moduli` moduli: emulated.h, tilemm_emu_loop), in the chunks and on the team the
+ * plan's cut gives of the plan's `threads` (tilemm_emu_loop_plan; 0: one). */
+static void emu_for (int threads, tilemm_emu_loop loop, int64_t count, int64_t m, int64_t k,
+                     int moduli, emu_body *body, void *ctx)
 {
   if (count <= 0)
     return;
-  const double work_s = (double) count * (steps > 1 ? steps : 1) * EMU_STEP_S;
-  const int team = tilemm_team_size (threads, count, work_s);
-  emu_loop l = { body, ctx, count, count };
-  if (team > 1)
-    {
-      l.per = count / (8 * (int64_t) team);
-      l.per = l.per > 0 ? l.per : 1;
-    }
-  tilemm_host_pool_run (team, (count + l.per - 1) / l.per, emu_chunk, &l);
+  const tilemm_emu_loop_cut cut = tilemm_emu_loop_plan (threads, loop, count, m, k, moduli);
+  emu_loop l = { body, ctx, count, cut.per };
+  tilemm_host_pool_run (cut.team, cut.chunks, emu_chunk, &l);
 }
 
 /* The real problems of a product (one, or two for a complex one) and what they share. */
@@ -309,7 +300,7 @@ static void gather (int threads, tilemm_op op, const tilemm_view *v, int operand
                     int64_t k, int complex_type, double *out[2])
 {
   gather_job g = { op, v, operand_b, complex_type, k, out };
-  emu_for (threads, count, (double) k, gather_rows, &g);
+  emu_for (threads, TILEMM_EMU_LOOP_GATHER, count, 0, k, 0, gather_rows, &g);
 }
 
 /* The real problems of C = op_a(A)·op_b(B).  Complex: Re C = [Ar −Ai]·[Br; Bi],
@@ -373,7 +364,7 @@ static void exponents_of (void *ctx, int64_t first, int64_t last)
 static void row_exponents (int threads, const double *x, int64_t count, int64_t k, int *e)
 {
   exponents_job j = { x, k, e };
-  emu_for (threads, count, (double) k, exponents_of, &j);
+  emu_for (threads, TILEMM_EMU_LOOP_EXPONENTS, count, 0, k, 0, exponents_of, &j);
 }
 
 typedef struct {
@@ -396,7 +387,7 @@ static int any_nonfinite (int threads, const double *x, size_t count)
   nonfinite_job j;
   j.x = x;
   atomic_init (&j.bad, 0);
-  emu_for (threads, (int64_t) count, 1.0, nonfinite_in, &j);
+  emu_for (threads, TILEMM_EMU_LOOP_NONFINITE, (int64_t) count, 0, 0, 0, nonfinite_in, &j);
   return atomic_load (&j.bad);
 }
 
@@ -438,7 +429,7 @@ static void quantize_rows (int threads, const double *x, int64_t count, int64_t 
                            uint8_t *lo, int64_t *sum, int64_t *sum_sq)
 {
   quantize_job j = { x, k, e, lo, sum, sum_sq };
-  emu_for (threads, count, 4.0 * (double) k, quantize_of, &j);
+  emu_for (threads, TILEMM_EMU_LOOP_QUANTIZE, count, 0, k, 0, quantize_of, &j);
 }
 
 /* Σ_p x[p]·y[p] of unsigned bytes < 128 (lo values), exact: int32 chunks, int64 total. */
@@ -607,7 +598,7 @@ static void pair_ratios (const emu_problem *p, const emu_quant *q, int carried, 
   r.rb = *rb_out;
   /* Without a lock to merge under, the columns go on this thread alone. */
   r.locked = pthread_mutex_init (&r.lock, NULL) == 0;
-  emu_for (r.locked ? p->threads : 1, p->n, (double) p->m * (double) p->k, ratios_of, &r);
+  emu_for (r.locked ? p->threads : 1, TILEMM_EMU_LOOP_RATIOS, p->n, p->m, p->k, 0, ratios_of, &r);
   if (r.locked)
     pthread_mutex_destroy (&r.lock);
   *ra_out = r.ra;
@@ -680,7 +671,7 @@ static void row_residues (int threads, const double *x, int64_t count, int64_t k
                           int bits, int m, int8_t *r)
 {
   residues_job j = { x, k, e, bits, m, r };
-  emu_for (threads, count, 8.0 * (double) k, residues_of, &j);
+  emu_for (threads, TILEMM_EMU_LOOP_RESIDUES, count, 0, k, 0, residues_of, &j);
 }
 
 /* Part `part` (0 real, 1 imaginary) of C(i, j) := v (rounded to single already when single). */
@@ -771,10 +762,10 @@ static tilemm_status problem_run (const tilemm_emu_plan *plan, const emu_problem
           row_residues (p->threads, p->b, p->n, p->k, eb, plan->pb, ml, rb);
           q.l = l;
           q.ml = ml;
-          emu_for (p->threads, p->n, (double) p->m * (double) p->k, residue_dots, &q);
+          emu_for (p->threads, TILEMM_EMU_LOOP_DOTS, p->n, p->m, p->k, 0, residue_dots, &q);
         }
       if (status == TILEMM_OK)
-        emu_for (p->threads, p->n, (double) p->m * 16.0 * (double) nmod, pair_values, &q);
+        emu_for (p->threads, TILEMM_EMU_LOOP_PAIRS, p->n, p->m, 0, nmod, pair_values, &q);
     }
   free (ea);
   free (eb);
@@ -986,7 +977,7 @@ static void exact_columns (void *ctx, int64_t first, int64_t last)
 static void run_exact (const emu_problems *ps, const uint8_t *exact, const tilemm_view *c)
 {
   exact_job x = { ps, exact, c };
-  emu_for (ps->p[0].threads, ps->p[0].n, (double) ps->p[0].m * (double) ps->p[0].k * 8.0,
+  emu_for (ps->p[0].threads, TILEMM_EMU_LOOP_EXACT, ps->p[0].n, ps->p[0].m, ps->p[0].k, 0,
            exact_columns, &x);
 }
 

@@ -55,7 +55,8 @@ void cuda_facts (int with_budgets, tilemm_device_facts *facts)
     }
   facts->usable = 1;
   tilemm_workers usable;
-  usable_devices (&usable, facts->cc_major, &facts->total, facts->numa_node, facts->local_cpus);
+  usable_devices (&usable, facts->cc_major, &facts->total, facts->numa_node, facts->local_cpus,
+                  facts->multiprocessors);
   facts->count = usable.count;
   for (int i = 0; i < usable.count; i++)
     facts->device[i] = usable.device[i];
@@ -350,12 +351,24 @@ tilemm_emu_gemm gemm_of (const product_state *s)
   return s->plan->emu_gemm;
 }
 
+/* The statistics' int8 GEMM the call's plan chose, and the wgmma GEMM's grid on `worker`. */
+tilemm_emu_gemm stats_gemm_of (const product_state *s)
+{
+  return s->plan->emu_stats_gemm;
+}
+
+int gemm_blocks_of (const product_state *s, int worker)
+{
+  return worker >= 0 && worker < TILEMM_MAX_WORKERS ? s->plan->emu_gemm_blocks[worker] : 0;
+}
+
 tilemm_status cuda_emu_stats (void *state, int worker, const tilemm_emu_options *options,
                               tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                               const tilemm_view *b, tilemm_emu_stats *stats, tilemm_error *err)
 {
   product_state *s = (product_state *) state;
-  emu_stage stage = { emu_stage::STATS, options, nullptr, 0, gemm_of (s), nullptr };
+  emu_stage stage = { emu_stage::STATS, options, nullptr, 0, gemm_of (s), nullptr,
+                      stats_gemm_of (s), gemm_blocks_of (s, worker) };
   emulated_most (s, stage);
   tilemm_emu_plan used;
   return timed_panel (s, worker, [&] (tilemm_cuda_stats *st) {
@@ -373,7 +386,8 @@ tilemm_status cuda_emu_share (void *state, int worker, tilemm_op op_a, const til
   product_state *s = (product_state *) state;
   if (!s->plan)
     return tilemm_error_set (err, TILEMM_EINVAL, "GPU emulated share: no call plan");
-  emu_stage stage = { emu_stage::STATS, nullptr, nullptr, 0, gemm_of (s), nullptr };
+  emu_stage stage = { emu_stage::STATS, nullptr, nullptr, 0, gemm_of (s), nullptr,
+                      stats_gemm_of (s), gemm_blocks_of (s, worker) };
   emulated_most (s, stage);
   return emu_share (ws_pool[worker], worker, s->plan, stage, op_a, a, op_b, b, exchange,
                     &s->st[worker], err);
@@ -385,7 +399,8 @@ tilemm_status cuda_emu_product (void *state, int worker, const tilemm_emu_plan *
                                 const tilemm_stop *stop, tilemm_emu_plan *used, tilemm_error *err)
 {
   product_state *s = (product_state *) state;
-  emu_stage stage = { emu_stage::PRODUCT, nullptr, plan, block_cols_of (s), gemm_of (s), nullptr };
+  emu_stage stage = { emu_stage::PRODUCT, nullptr, plan, block_cols_of (s), gemm_of (s), nullptr,
+                      stats_gemm_of (s), gemm_blocks_of (s, worker) };
   emulated_most (s, stage);
   return timed_panel (s, worker, [&] (tilemm_cuda_stats *st) {
     return emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, c, stop, nullptr, used, st, err);
@@ -399,7 +414,8 @@ tilemm_status cuda_emu_whole (void *state, int worker, const tilemm_emu_options 
                               tilemm_error *err)
 {
   product_state *s = (product_state *) state;
-  emu_stage stage = { emu_stage::WHOLE, options, nullptr, block_cols_of (s), gemm_of (s), branches };
+  emu_stage stage = { emu_stage::WHOLE, options, nullptr, block_cols_of (s), gemm_of (s), branches,
+                      stats_gemm_of (s), gemm_blocks_of (s, worker) };
   /* the plan's panels of C */
   const int64_t first = s->plan ? s->plan->emu_pipe_first : 0;
   const int64_t pipe = s->plan ? s->plan->emu_pipe_cols : 0;

@@ -197,15 +197,16 @@ static void locality (int device, int *node, tilemm_cpu_set *cpus)
     }
 }
 
-/* The usable devices (compute capability new enough), their capabilities and where they sit
- * (NUMA node, near CPUs), asked once like the probe (the devices a process sees do not
+/* The usable devices (compute capability new enough), their capabilities, multiprocessors and
+ * where they sit (NUMA node, near CPUs), asked once like the probe (the devices a process sees do not
  * change): every GPU call asks, and a properties query costs far more than a small product
  * takes.  *total: every device seen.  Called with ws_mutex held. */
 int usable_devices (tilemm_workers *workers, int *cc_major, int *total, int *numa_node,
-                    tilemm_cpu_set *local_cpus)
+                    tilemm_cpu_set *local_cpus, int *multiprocessors)
 {
   static tilemm_workers usable;
   static int usable_cc[TILEMM_MAX_WORKERS];
+  static int usable_sms[TILEMM_MAX_WORKERS];
   static int usable_node[TILEMM_MAX_WORKERS];
   static tilemm_cpu_set usable_cpus[TILEMM_MAX_WORKERS];
   static int seen = 0;
@@ -228,6 +229,7 @@ int usable_devices (tilemm_workers *workers, int *cc_major, int *total, int *num
               && prop.major * 10 + prop.minor >= TILEMM_CUDA_MIN_CC)
             {
               usable_cc[usable.count] = prop.major;
+              usable_sms[usable.count] = prop.multiProcessorCount;
               locality (d, &usable_node[usable.count], &usable_cpus[usable.count]);
               usable.device[usable.count++] = d;
             }
@@ -244,8 +246,21 @@ int usable_devices (tilemm_workers *workers, int *cc_major, int *total, int *num
         numa_node[i] = usable_node[i];
       if (local_cpus)
         local_cpus[i] = usable_cpus[i];
+      if (multiprocessors)
+        multiprocessors[i] = usable_sms[i];
     }
   return workers->count;
+}
+
+int device_multiprocessors (int device)
+{
+  tilemm_workers usable;
+  int cc[TILEMM_MAX_WORKERS], sms[TILEMM_MAX_WORKERS], total = 0;
+  usable_devices (&usable, cc, &total, nullptr, nullptr, sms);
+  for (int i = 0; i < usable.count; i++)
+    if (usable.device[i] == device)
+      return sms[i];
+  return 0;
 }
 
 } /* namespace tilemm_cuda */

@@ -191,7 +191,8 @@ tilemm_status emu_pipelined (workspace &ws, const emu_stage &stage, int64_t firs
   emu_pipe pp = { ws, stage, op_a, op_b, a, b, c, type, es, m, n, k, k,
                   m > 1 ? m : 1, first_cols, panel_cols, block_cols, panels, blocks_per_panel,
                   nullptr, (char *) ws.buffer[BUF_X], (char *) ws.buffer[BUF_C],
-                  { stage.gemm, 0, stage.branches, keeps_a ? &keep : nullptr }, st, err };
+                  { stage.gemm, 0, stage.branches, keeps_a ? &keep : nullptr, stage.stats_gemm,
+                    stage.gemm_blocks }, st, err };
   st->panels++;
   /* A whole (every panel reads all of it), transposed on ws.up where it is. */
   auto t0 = std::chrono::steady_clock::now ();

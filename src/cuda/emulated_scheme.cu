@@ -218,8 +218,8 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, const gemm_choice &gc,
     st = launch_quantize<T> (false, b, n, k, ldb, kp, eb, lob, sb, qb, stream, err);
   if (st == TILEMM_OK && automatic)
     {
-      /* the statistics' GEMM the plan names for this kp (one launch or chunks) */
-      const gemm_choice gs = { tilemm_emu_stats_gemm (gc.gemm, kp, gc.chunk_tiles), gc.chunk_tiles };
+      /* the statistics' GEMM the plan names (one launch or chunks) */
+      const gemm_choice gs = { gc.stats_gemm, gc.chunk_tiles, gc.stats_gemm, gc.blocks };
       st = launch_stats_gemm (gs, loa, lob, m, n, kp, (int64_t *) (base1 + l1.s64), sa, sb, ea, eb,
                               ratio, stream, err);
     }
@@ -520,9 +520,17 @@ tilemm_status run_entry (const run_request &rq, const tilemm_emu_options *option
   if (rq.gc.gemm == TILEMM_EMU_GEMM_WGMMA && !tilemm_emu_cuda_wgmma_runs ())
     return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: the wgmma GEMM was chosen "
                              "for a device or build that cannot run it");
-  if ((int) rq.gc.gemm < TILEMM_EMU_GEMM_WGMMA || (int) rq.gc.gemm > TILEMM_EMU_GEMM_SMALL)
-    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: no int8 GEMM %d",
-                             (int) rq.gc.gemm);
+  if ((int) rq.gc.gemm < TILEMM_EMU_GEMM_WGMMA || (int) rq.gc.gemm > TILEMM_EMU_GEMM_SMALL
+      || (int) rq.gc.stats_gemm < TILEMM_EMU_GEMM_WGMMA
+      || (int) rq.gc.stats_gemm > TILEMM_EMU_GEMM_SMALL)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: no int8 GEMM %d (statistics' %d)",
+                             (int) rq.gc.gemm, (int) rq.gc.stats_gemm);
+  /* a refusal before any work, not a switch: the wgmma GEMM runs on the plan's grid or not at all */
+  const bool wgmma_named = rq.gc.gemm == TILEMM_EMU_GEMM_WGMMA || rq.gc.stats_gemm == TILEMM_EMU_GEMM_WGMMA;
+  if (wgmma_named && rq.gc.blocks < 1)
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated product: the wgmma GEMM has no grid "
+                             "(gemm_blocks %d: the plan's, from the device's multiprocessors)",
+                             rq.gc.blocks);
   tilemm_emu_options opt;
   if (options)
     opt = *options;
@@ -581,13 +589,16 @@ tilemm_status run_entry (const run_request &rq, const tilemm_emu_options *option
 static tilemm_emu_gpu::run_request request (tilemm_emu_gpu::run_mode mode, const tilemm_emu_plan *given,
                                             const tilemm_emu_cuda_setup *setup)
 {
-  tilemm_emu_gpu::run_request rq = { mode, given, nullptr, { TILEMM_EMU_GEMM_V2, 0 }, nullptr };
+  tilemm_emu_gpu::run_request rq = { mode, given, nullptr, { TILEMM_EMU_GEMM_V2, 0, TILEMM_EMU_GEMM_V2, 0 },
+                                      nullptr };
   if (setup)
     {
       rq.branches = setup->branches;
       rq.keep = setup->keep;
       rq.gc.gemm = setup->gemm;
       rq.gc.chunk_tiles = setup->chunk_tiles > 0 ? setup->chunk_tiles : TILEMM_EMU_KCHUNK_TILES;
+      rq.gc.stats_gemm = setup->stats_gemm;
+      rq.gc.blocks = setup->gemm_blocks;
     }
   else
     rq.gc.chunk_tiles = -1; /* no setup: refused by run_entry */
@@ -616,6 +627,9 @@ extern "C" tilemm_status tilemm_emu_cuda_time_gemm (const tilemm_emu_cuda_setup 
     return tilemm_error_set (err, TILEMM_EINVAL, "emulated GEMM timing: bad setup or sizes");
   if (rq.gc.gemm == TILEMM_EMU_GEMM_WGMMA && !tilemm_emu_cuda_wgmma_runs ())
     return tilemm_error_set (err, TILEMM_EINVAL, "emulated GEMM timing: no wgmma here");
+  const bool wgmma_named = rq.gc.gemm == TILEMM_EMU_GEMM_WGMMA;
+  if (wgmma_named && rq.gc.blocks < 1)   /* a refusal, as above */
+    return tilemm_error_set (err, TILEMM_EINVAL, "emulated GEMM timing: the wgmma GEMM has no grid");
   const int64_t kp = tilemm_emu_padded_k (k);
   const tilemm_emu_product_layout l = tilemm_emu_layout_product (m, n, kp, moduli);
   char *base = nullptr;

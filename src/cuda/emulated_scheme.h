@@ -41,15 +41,21 @@ typedef struct {
 /* What the caller decided for a call: the int8 GEMM (TILEMM_EMU_GEMM_WGMMA only where
  * tilemm_emu_cuda_wgmma_runs), the GEMM's k-chunk in 64-byte tiles (0: the real one,
  * TILEMM_EMU_KCHUNK_TILES; the tests shorten it to exercise the chunks on small k; the arena's
- * size depends on it), and for tilemm_emu_cuda_run the call plan's branches (emulated.h) among
+ * size depends on it), for tilemm_emu_cuda_run the call plan's branches (emulated.h) among
  * which the statistics select the moduli (tilemm_emu_select: no rule applied here), so the call
- * stays one pass on data uploaded once. */
+ * stays one pass on data uploaded once, the statistics' GEMM (the call plan's emu_stats_gemm:
+ * tilemm_emu_plan_stats_gemm for this k and k-chunk; launched as named, an error where it cannot
+ * run) and the wgmma GEMM's persistent grid (the call plan's emu_gemm_blocks: one block a
+ * multiprocessor of the device; below 1, a wgmma GEMM is refused).  The scheme reads no device
+ * attribute and chooses no GEMM. */
 typedef struct tilemm_emu_cuda_keep tilemm_emu_cuda_keep;
 typedef struct {
   tilemm_emu_gemm gemm;
   int64_t chunk_tiles;
   const tilemm_emu_branches *branches;
   tilemm_emu_cuda_keep *keep; /* NULL: every call does A's part anew (see below) */
+  tilemm_emu_gemm stats_gemm;
+  int gemm_blocks;
 } tilemm_emu_cuda_setup;
 
 /* A's work kept between calls on the same real A (the panels of C's columns of one product,

@@ -142,7 +142,10 @@ void device_memory (int device, size_t *usable, size_t *total);
 tilemm_status cuda_links (const tilemm_workers *devices, tilemm_link_rates *rates,
                           tilemm_error *err);
 int usable_devices (tilemm_workers *workers, int *cc_major, int *total, int *numa_node,
-                    tilemm_cpu_set *local_cpus);
+                    tilemm_cpu_set *local_cpus, int *multiprocessors);
+/* device.cu: the multiprocessors of device `device` as the facts gather them (usable_devices;
+ * 0: not a usable device).  Called with ws_mutex held. */
+int device_multiprocessors (int device);
 /* int8_rate.cu: the emulated int8 GEMM's rate on `device` (int8 operations a second, 0 where
  * not timed), n×n×n at the certified rule's typical moduli; the GEMM `gemm` (tilemm_emu_gemm).
  * Takes ws_mutex. */
@@ -320,6 +323,8 @@ struct emu_stage
   int64_t block_cols;
   tilemm_emu_gemm gemm;
   const tilemm_emu_branches *branches;  /* WHOLE: the call plan's */
+  tilemm_emu_gemm stats_gemm;         /* the call plan's emu_stats_gemm                      */
+  int gemm_blocks;                    /* the call plan's emu_gemm_blocks of the worker        */
   int64_t most_m = 0, most_n = 0;     /* the largest panel the worker may take (0: this one's):
                                          its workspace made for it at once                  */
   unsigned long long product = 0;     /* STATS, PRODUCT of several workers: the product whose

@@ -62,7 +62,10 @@ tilemm_status cuda_int8_rate (int device, int64_t n, int gemm, double *ops_per_s
                              cudaMalloc (&r.arena.base[1], bytes[1])),
             "cudaMalloc(int8 GEMM timing, %zu bytes)", bytes[1]);
   r.arena.bytes[1] = bytes[1];
-  const tilemm_emu_cuda_setup setup = { (tilemm_emu_gemm) gemm, 0, nullptr, nullptr };
+  /* The GEMMs only (no statistics: their GEMM is never launched); the wgmma GEMM's grid one
+   * block a multiprocessor, as the facts gather them. */
+  const tilemm_emu_cuda_setup setup = { (tilemm_emu_gemm) gemm, 0, nullptr, nullptr,
+                                        (tilemm_emu_gemm) gemm, device_multiprocessors (device) };
   double best = 0;
   for (int round = 0; round < RATE_ROUNDS; round++)
     {

@@ -78,7 +78,7 @@ tilemm_status launch_imma (const imma_args &args, int planes, cudaStream_t strea
 }
 
 /* The int8 GEMM the caller's plan named (gc.gemm: tilemm_emu_gemm_named for the modular GEMMs,
- * tilemm_emu_stats_gemm for the statistics'), launched as named: one it cannot run here (wgmma in
+ * tilemm_emu_stats_gemm for the statistics'; wgmma on the plan's grid, gc.blocks), launched as named: one it cannot run here (wgmma in
  * the host emulation, or for a k range or shape it refuses) is an error, never another kernel. */
 template <int EPI>
 tilemm_status launch_imma_named (const gemm_choice &gc, const imma_args &args, int planes,
@@ -90,11 +90,15 @@ tilemm_status launch_imma_named (const gemm_choice &gc, const imma_args &args, i
 #ifdef TILEMM_EMULATE
       return tilemm_error_set (err, TILEMM_EINVAL, "int8 GEMM: wgmma named, not in the host emulation");
 #else
-      if (EPI == IMMA_MOD)
-        return tilemm_emu_wgmma_launch (args, planes, stream, err);
-      if (planes != 1)
-        return tilemm_error_set (err, TILEMM_EINVAL, "wgmma statistics GEMM: %d planes", planes);
-      return tilemm_emu_wgmma_launch_stats (args, stream, err);
+      {
+        imma_args wa = args;
+        wa.blocks = gc.blocks;   /* the plan's grid */
+        if (EPI == IMMA_MOD)
+          return tilemm_emu_wgmma_launch (wa, planes, stream, err);
+        if (planes != 1)
+          return tilemm_error_set (err, TILEMM_EINVAL, "wgmma statistics GEMM: %d planes", planes);
+        return tilemm_emu_wgmma_launch_stats (wa, stream, err);
+      }
 #endif
     case TILEMM_EMU_GEMM_V2:
       return launch_imma<imma_v2, EPI> (args, planes, stream, err);

@@ -21,11 +21,14 @@
 
 namespace tilemm_emu_gpu {
 
-/* The caller's int8 GEMM and its k-chunk in 64-byte tiles (tilemm_emu_cuda_setup). */
+/* The caller's int8 GEMM, its k-chunk in 64-byte tiles, the statistics' GEMM and the wgmma
+ * GEMM's persistent grid (tilemm_emu_cuda_setup: the call plan's). */
 struct gemm_choice
 {
   tilemm_emu_gemm gemm;
   int64_t chunk_tiles;
+  tilemm_emu_gemm stats_gemm;
+  int blocks;
 };
 
 /* Step 1: the largest magnitude of each row of A (m×k, lda) into amax_a[0 .. m) and of each

@@ -65,6 +65,9 @@ tilemm_status launch (const imma_args &args, int planes, cudaStream_t stream, ti
   using namespace tilemm_wgmma;
   if (args.m <= 0 || args.n <= 0 || planes <= 0)
     return TILEMM_OK;
+  if (args.blocks < 1)
+    return tilemm_error_set (err, TILEMM_EINVAL, "wgmma int8 GEMM: a grid of %d blocks (the plan's "
+                             "multiprocessors)", args.blocks);
   /* all of k in one launch: the boxes read zeros (or nothing) past k_end only when k_end = kp */
   if (args.kp % 16 != 0 || args.k_begin != 0 || args.k_end != args.kp || args.m > INT32_MAX
       || args.n > INT32_MAX || args.kp > INT32_MAX || (EPI == IMMA_STATS && planes != 1))
@@ -97,16 +100,13 @@ tilemm_status launch (const imma_args &args, int planes, cudaStream_t stream, ti
   wa.chunk_steps = c > 0 ? c : 1;
   wa.order = make_order (args.m, args.n, planes);
 
-  int dev = 0, sms = 0;
-  CUDA_TRY (cudaGetDevice (&dev), "cudaGetDevice");
-  CUDA_TRY (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev),
-            "cudaDeviceGetAttribute(multiprocessors)");
   /* Set at every launch: the attribute belongs to the current device's context. */
   CUDA_TRY (cudaFuncSetAttribute ((const void *) imma_wgmma_kernel<EPI>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   SMEM_BYTES),
             "cudaFuncSetAttribute(imma_wgmma_kernel)");
-  const long long blocks = wa.order.total < sms ? wa.order.total : sms;
-  imma_wgmma_kernel<EPI><<<dim3 ((unsigned) blocks), dim3 (THREADS), SMEM_BYTES, stream>>> (map_a, map_b, wa);
+  /* persistent: one block a multiprocessor (the plan's count), none idle for want of tiles */
+  const long long grid = wa.order.total < args.blocks ? wa.order.total : args.blocks;
+  imma_wgmma_kernel<EPI><<<dim3 ((unsigned) grid), dim3 (THREADS), SMEM_BYTES, stream>>> (map_a, map_b, wa);
   CUDA_TRY (TILEMM_FAULT_OR (TILEMM_FAULT_LAUNCH, cudaErrorInvalidValue, cudaGetLastError ()),
             "imma_wgmma_kernel launch");
   return TILEMM_OK;

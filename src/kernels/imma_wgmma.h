@@ -18,12 +18,15 @@
 bool tilemm_emu_wgmma_usable ();
 
 /* The MOD epilogue of imma_kernel (kernels_imma.cuh) for `planes` planes on `stream`: the same
- * fields of args, the same R.  args.chunk_tiles counts 64-byte tiles, as for imma_kernel. */
+ * fields of args, the same R.  args.chunk_tiles counts 64-byte tiles, as for imma_kernel.  The
+ * persistent grid takes at most args.blocks blocks (the plan's: one a multiprocessor of the
+ * device, call_plan.h emu_gemm_blocks; below 1: TILEMM_EINVAL); the launch reads no device
+ * attribute. */
 tilemm_status tilemm_emu_wgmma_launch (const imma_args &args, int planes, cudaStream_t stream,
                                        tilemm_error *err);
 
 /* The STATS epilogue of imma_kernel for one plane, for a launch that sums all of k (k_begin 0,
- * k_end kp; TILEMM_EINVAL otherwise). */
+ * k_end kp; TILEMM_EINVAL otherwise), on at most args.blocks blocks as above. */
 tilemm_status tilemm_emu_wgmma_launch_stats (const imma_args &args, cudaStream_t stream, tilemm_error *err);
 
 #endif

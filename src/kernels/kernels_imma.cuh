@@ -92,6 +92,10 @@ struct imma_args
   const int64_t *sa, *sb;
   const int *ea, *eb;
   unsigned long long *ratio_bits;
+  /* The wgmma GEMM's persistent grid: at most this many blocks (the plan's, one a multiprocessor
+   * of the device: call_plan.h emu_gemm_blocks; below 1 its launch is refused).  The mma.sync
+   * kernels' grid is their tiles'. */
+  int blocks;
 };
 
 __device__ __forceinline__ void imma_16x8x32 (int (&c)[4], const unsigned (&a)[4],

@@ -20,6 +20,32 @@ int tilemm_emu_cuda_wgmma_runs (void)
   return 0;
 }
 
+/* What the last setup handed to the scheme on each device named (the device current at the
+ * call): the statistics' GEMM and the wgmma GEMM's grid, for the tests (mock_emu_setup_seen). */
+#define SEEN_DEVICES 16
+static struct {
+  int calls, stats_gemm, gemm_blocks;
+} seen[SEEN_DEVICES];
+
+static void see (const tilemm_emu_cuda_setup *setup)
+{
+  int d = 0;
+  if (!setup || cudaGetDevice (&d) != cudaSuccess || d < 0 || d >= SEEN_DEVICES)
+    return;
+  __atomic_add_fetch (&seen[d].calls, 1, __ATOMIC_SEQ_CST);
+  __atomic_store_n (&seen[d].stats_gemm, (int) setup->stats_gemm, __ATOMIC_SEQ_CST);
+  __atomic_store_n (&seen[d].gemm_blocks, setup->gemm_blocks, __ATOMIC_SEQ_CST);
+}
+
+int mock_emu_setup_seen (int device, int *stats_gemm, int *gemm_blocks)
+{
+  if (device < 0 || device >= SEEN_DEVICES)
+    return 0;
+  *stats_gemm = __atomic_load_n (&seen[device].stats_gemm, __ATOMIC_SEQ_CST);
+  *gemm_blocks = __atomic_load_n (&seen[device].gemm_blocks, __ATOMIC_SEQ_CST);
+  return __atomic_exchange_n (&seen[device].calls, 0, __ATOMIC_SEQ_CST);
+}
+
 /* Device operands as views: A m×k (lda), B k×n (ldb), C m×n (ldc), column-major. */
 static void views (tilemm_type type, int64_t m, int64_t n, int64_t k, const void *a, int64_t lda,
                    const void *b, int64_t ldb, void *c, int64_t ldc, tilemm_view *va,
@@ -98,6 +124,7 @@ tilemm_status tilemm_emu_cuda_run (const tilemm_emu_options *options,
                                    const tilemm_emu_cuda_blocks *blocks, tilemm_error *err)
 {
   (void) stop; (void) arena;
+  see (setup);
   if (times)
     memset (times, 0, sizeof *times);
   tilemm_emu_stats st;
@@ -122,7 +149,8 @@ tilemm_status tilemm_emu_cuda_stats (const tilemm_emu_options *options,
                                      int64_t ldb, void *stream, tilemm_emu_stats *stats,
                                      const tilemm_emu_cuda_arena *arena, tilemm_error *err)
 {
-  (void) options; (void) setup; (void) arena;
+  (void) options; (void) arena;
+  see (setup);
   return stats_now (type, m, n, k, a, lda, b, ldb, stream, stats, err);
 }
 
@@ -135,7 +163,8 @@ tilemm_status tilemm_emu_cuda_run_plan (const tilemm_emu_plan *plan,
                                         const tilemm_emu_cuda_arena *arena,
                                         const tilemm_emu_cuda_blocks *blocks, tilemm_error *err)
 {
-  (void) setup; (void) stop; (void) arena;
+  (void) stop; (void) arena;
+  see (setup);
   if (times)
     memset (times, 0, sizeof *times);
   *used = *plan;

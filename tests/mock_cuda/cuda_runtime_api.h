@@ -150,6 +150,11 @@ unsigned long long mock_cuda_host_to_device_bytes (int device);
 unsigned long long mock_cuda_peer_bytes (int device);
 /* Launches of the stand-in kernel (mock_kernels.cc) with inconsistent shapes. */
 int mock_kernels_bad_launches (void);
+/* The stand-in's multiprocessors of `device` (cudaGetDeviceProperties: each device its own). */
+int mock_cuda_multiprocessors (int device);
+/* The emulated scheme's stand-in (cuda_op_none.c): the calls on `device` since the last ask, and
+ * the last one's setup: its statistics' GEMM and the wgmma GEMM's grid. */
+int mock_emu_setup_seen (int device, int *stats_gemm, int *gemm_blocks);
 
 #ifdef __cplusplus
 }

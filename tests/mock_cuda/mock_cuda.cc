@@ -212,8 +212,12 @@ cudaError_t cudaGetDeviceProperties (struct cudaDeviceProp *p, int d)
   p->totalGlobalMem = memory_total;
   p->major = 9;
   p->minor = 0;
-  p->multiProcessorCount = 132;
+  p->multiProcessorCount = mock_cuda_multiprocessors (d);
   return cudaSuccess;
+}
+int mock_cuda_multiprocessors (int device)
+{
+  return 132 - 4 * device;   /* each device its own, so a count from another device shows */
 }
 cudaError_t cudaDeviceGetAttribute (int *value, enum cudaDeviceAttr attr, int d)
 {
