@@ -155,6 +155,15 @@ __global__ void count_differences (const uint8_t *a, const uint8_t *b, size_t n,
   if (mine)
     atomicAdd (bad, mine);
 }
+/* Device 0's multiprocessors: the wgmma GEMM's persistent grid, as the call plan hands it
+ * (emu_gemm_blocks, from the device facts). */
+static int bench_gemm_blocks ()
+{
+  cudaDeviceProp prop;
+  return cudaGetDeviceProperties (&prop, 0) == cudaSuccess && prop.multiProcessorCount > 0
+           ? prop.multiProcessorCount : 1;
+}
+
 static unsigned long long differences (const void *a, const void *b, size_t n)
 {
   unsigned long long *d, h = 0;
@@ -364,8 +373,11 @@ static void stats_pass (int64_t n, int runs)
   ia.s64 = s64; ia.sa = sa; ia.sb = sb; ia.ea = ea; ia.eb = eb; ia.ratio_bits = ratio;
   tilemm_error err = {};
   /* the default int8 GEMM at the real k-chunk, as the executor's plan chooses it */
-  const tilemm_emu_gpu::gemm_choice gc = { tilemm_emu_gemm_named (nullptr, tilemm_emu_cuda_wgmma_runs ()), TILEMM_EMU_KCHUNK_TILES };
-  const tilemm_emu_gpu::gemm_choice gs = { tilemm_emu_stats_gemm (gc.gemm, kp, gc.chunk_tiles), gc.chunk_tiles };
+  const tilemm_emu_gemm named = tilemm_emu_gemm_named (nullptr, tilemm_emu_cuda_wgmma_runs ());
+  const tilemm_emu_gemm stats = tilemm_emu_stats_gemm (named, kp, TILEMM_EMU_KCHUNK_TILES);
+  const tilemm_emu_gpu::gemm_choice gc = { named, TILEMM_EMU_KCHUNK_TILES, stats, bench_gemm_blocks () };
+  const tilemm_emu_gpu::gemm_choice gs = { stats, gc.chunk_tiles, stats, gc.blocks };
+  ia.blocks = gc.blocks;   /* the wgmma launch below takes its grid from its arguments */
   const double ts = median_ms ([&] (int) {
     CUDA_OK (cudaMemsetAsync (ratio, 0, 16));
     if (tilemm_emu_gpu::launch_imma_named<IMMA_STATS> (gs, ia, 1, 0, &err) != TILEMM_OK)
@@ -576,16 +588,19 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
    * real k-chunk, the options' rule; the arena sized before the timed calls. */
   tilemm_emu_branches branches;   /* as the call's plan holds them */
   tilemm_emu_branches_make (&opt, &branches);
-  const tilemm_emu_cuda_setup setup = { tilemm_emu_gemm_named (getenv ("TILEMM_EMU_IMMA"),
-                                                               tilemm_emu_cuda_wgmma_runs ()),
-                                        0, &branches, nullptr };
+  const tilemm_emu_gemm gemm = tilemm_emu_gemm_named (getenv ("TILEMM_EMU_IMMA"),
+                                                      tilemm_emu_cuda_wgmma_runs ());
+  const tilemm_emu_gemm stats_gemm
+    = tilemm_emu_plan_stats_gemm (gemm, dbl ? TILEMM_DOUBLE : TILEMM_SINGLE, k, 0);
+  const tilemm_emu_cuda_setup setup = { gemm, 0, &branches, nullptr, stats_gemm, bench_gemm_blocks () };
   {
     size_t need[4];
     tilemm_emu_cuda_arena_need (dbl ? TILEMM_DOUBLE : TILEMM_SINGLE, m, n, k, &opt, 0, TILEMM_EMU_RUN_WHOLE, 0,
                                 need);
     arena_grow (arena, need);
   }
-  const tilemm_emu_cuda_setup setup_nm = { setup.gemm, 0, &branches_nm, nullptr };
+  const tilemm_emu_cuda_setup setup_nm = { setup.gemm, 0, &branches_nm, nullptr, setup.stats_gemm,
+                                           setup.gemm_blocks };
   /* rule 1: the native-matching one; a verdict other than OK (wide-range data the moduli cannot
    * carry: tilemm's call then splits or goes native) is reported, not timed. */
   bool carried[2] = { true, true };
