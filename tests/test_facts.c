@@ -417,6 +417,46 @@ static void test_ways (void)
            "a small complex page: the tiled path's");
   }
 
+  CHECK_CASE ("model: a GPU batch beyond the calibrated bytes streams at a plain product's rate");
+  {
+    /* (The made-up facts: a plain product's operands at 25 GB/s, the batches' fitted 17.) */
+    const double cb = TILEMM_BATCH_CALIBRATED_BYTES;
+    const double beyond = tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 3 * cb, 0)
+                          - tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 2 * cb, 0);
+    const double within = tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 0.5 * cb, 0)
+                          - tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 0.25 * cb, 0);
+    CHECK (near (beyond, cb / f.gpu_bus_bytes_per_s, 1e-9),
+           "beyond: %g ms a calibrated size, not %g", 1e3 * beyond, 1e3 * cb / f.gpu_bus_bytes_per_s);
+    CHECK (near (within, 0.25 * cb / f.gpu_batch_bus_bytes_per_s, 1e-9),
+           "within: %g ms a quarter, not %g", 1e3 * within,
+           1e3 * 0.25 * cb / f.gpu_batch_bus_bytes_per_s);
+  }
+
+  CHECK_CASE ("model: a CPU batch whose result is new memory pays its pages, a smaller one not");
+  {
+    tilemm_machine_facts e = f;
+    memset (e.copy_fresh_bytes_per_s, 0, sizeof e.copy_fresh_bytes_per_s);
+    tilemm_machine_facts fresh = e;
+    for (int i = 0; i < fresh.copy_points; i++)
+      fresh.copy_fresh_bytes_per_s[i] = 2e9 * (i + 1);
+    tilemm_route r;
+    memset (&r, 0, sizeof r);
+    r.action = TILEMM_ROUTE_COMPUTE;
+    r.compute_type = TILEMM_DOUBLE;
+    r.m = r.n = r.k = 16;
+    const int64_t big = (int64_t) ceil (TILEMM_BATCH_FRESH_RESULT_BYTES / (8.0 * 16 * 16));
+    double with[3], without[3];
+    tilemm_batch_ways (&r, big, 1, 0, &fresh, with);
+    tilemm_batch_ways (&r, big, 1, 0, &e, without);
+    const double pages_s = (double) big * 8.0 * 16 * 16 / 2e9;   /* one thread: 2 GB/s */
+    CHECK (near (with[TILEMM_WAY_CPU] - without[TILEMM_WAY_CPU], pages_s, 1e-9),
+           "a %g MiB result: %g ms more, not %g", (double) big * 2048 / (1 << 20),
+           1e3 * (with[TILEMM_WAY_CPU] - without[TILEMM_WAY_CPU]), 1e3 * pages_s);
+    tilemm_batch_ways (&r, big - 1, 1, 0, &fresh, with);
+    tilemm_batch_ways (&r, big - 1, 1, 0, &e, without);
+    CHECK (with[TILEMM_WAY_CPU] == without[TILEMM_WAY_CPU], "a result a page smaller: nothing more");
+  }
+
   CHECK_CASE ("model: a way whose runs now and then take far longer costs its loop's mean");
   {
     /* At 256: the CPU backend's typical run 1 ms but 5x that on average (another pool's

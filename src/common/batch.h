@@ -59,6 +59,12 @@ void tilemm_batch_sources (const tilemm_batch_shape *shape, int64_t z_page, int6
  * page on the CPU knows it. */
 #define TILEMM_BATCH_SMALL_PAGE_WORK 4096
 
+/* A batch's result of at least this many bytes is new memory from the system at each call (the C
+ * library maps an allocation beyond its largest threshold, 32 MiB for glibc's malloc, and gives
+ * it back when freed), each page faulted in as the batch first writes it: the CPU's batch pays
+ * that at the host's rate into fresh pages.  A smaller result reuses memory the process freed. */
+#define TILEMM_BATCH_FRESH_RESULT_BYTES ((double) (32 << 20))
+
 /* The batched kernel a GPU batch's pages run (kernels/batched.h), named by the plan: a thread an
  * element of Z across pages for pages of at most TILEMM_BATCHED_SMALL_PAGE elements (one page is
  * too little work for a block), else a block a 32×32 tile of a page through shared memory.

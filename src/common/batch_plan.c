@@ -139,6 +139,12 @@ double tilemm_batch_page_bytes (const tilemm_route *route)
   return es * (m * k + k * n + m * n);
 }
 
+/* One page of the result, as the kernels write it. */
+static double result_page_bytes (const tilemm_route *route)
+{
+  return (double) tilemm_type_size (route->compute_type) * route_rows (route) * route_cols (route);
+}
+
 static double batch_flops (const tilemm_route *route, int64_t pages)
 {
   return (double) pages
@@ -206,7 +212,13 @@ static double cpu_batch_s (const tilemm_route *route, int64_t pages, int threads
 {
   const double one = cpu_one_thread_s (route, pages, facts);
   const int team = batch_threads (route, pages, threads, facts);
-  return team <= 1 ? one : one / (double) team + tilemm_model_cpu_region_s (facts);
+  const double compute = team <= 1 ? one : one / (double) team + tilemm_model_cpu_region_s (facts);
+  /* A large result's pages faulted in by the team as it writes them (the calibration's batches
+   * are smaller: their results reuse freed memory). */
+  const double result = (double) pages * result_page_bytes (route);
+  const double fresh
+    = facts ? tilemm_model_copy_rate (facts, facts->copy_fresh_bytes_per_s, (double) team) : 0;
+  return compute + (result >= TILEMM_BATCH_FRESH_RESULT_BYTES && fresh > 0 ? result / fresh : 0);
 }
 
 /* Seconds the batch takes on the GPU: pages run alone pay one call each; a batch, one call. */

@@ -49,6 +49,29 @@ double tilemm_model_bus_s (const tilemm_machine_facts *facts, double bytes)
                                   tilemm_facts_builtin ()->gpu_bus_bytes_per_s);
 }
 
+/* The copy curve `rate` (by team size) at a team of `threads`: the largest measured team no
+ * larger, a smaller team than any measured in proportion to the smallest; 0 where nothing was
+ * measured. */
+double tilemm_model_copy_rate (const tilemm_machine_facts *f, const double *rate, double threads)
+{
+  double at = 0;
+  int below = -1, smallest = -1;
+  for (int i = 0; i < f->copy_points && i < TILEMM_COPY_POINTS; i++)
+    {
+      if (!(rate[i] > 0) || f->copy_threads[i] < 1)
+        continue;
+      if (smallest < 0 || f->copy_threads[i] < f->copy_threads[smallest])
+        smallest = i;
+      if (f->copy_threads[i] <= threads && (below < 0 || f->copy_threads[i] > f->copy_threads[below]))
+        below = i;
+    }
+  if (below >= 0)
+    at = rate[below];
+  else if (smallest >= 0)
+    at = rate[smallest] * threads / (double) f->copy_threads[smallest];
+  return at;
+}
+
 double tilemm_model_step_s (const tilemm_machine_facts *facts)
 {
   return facts_or_builtin (facts)->gpu_step_s;
@@ -112,8 +135,20 @@ double tilemm_model_gpu_batch_s (const tilemm_machine_facts *facts, tilemm_type 
   const tilemm_machine_facts *f = facts_or_builtin (facts);
   const double first = bytes < f->gpu_first_bytes ? bytes : f->gpu_first_bytes;
   const double first_s = f->gpu_first_bytes_per_s > 0 ? first / f->gpu_first_bytes_per_s : 0;
-  const double bus_s = f->gpu_batch_bus_bytes_per_s > 0 ? (bytes - first) / f->gpu_batch_bus_bytes_per_s
-                                                       : tilemm_model_bus_s (f, bytes - first);
+  /* The fitted rate over the bytes the calibration timed; beyond them, no slower than a plain
+   * product's operands stream (the fitted line's rate, from batches of up to TILEMM_BATCH_
+   * CALIBRATED_BYTES, carries their fixed costs per byte: priced at it, a batch of 600 MB came out
+   * twice what it ran). */
+  const double rest = bytes - first;
+  double bus_s = tilemm_model_bus_s (f, rest);
+  if (f->gpu_batch_bus_bytes_per_s > 0)
+    {
+      const double within = rest < TILEMM_BATCH_CALIBRATED_BYTES ? rest : TILEMM_BATCH_CALIBRATED_BYTES;
+      const double plain = rate_or_builtin (f->gpu_bus_bytes_per_s,
+                                            tilemm_facts_builtin ()->gpu_bus_bytes_per_s);
+      const double stream = plain > f->gpu_batch_bus_bytes_per_s ? plain : f->gpu_batch_bus_bytes_per_s;
+      bus_s = within / f->gpu_batch_bus_bytes_per_s + (rest - within) / stream;
+    }
   return rate_or_builtin (f->gpu_batch_call_s, tilemm_facts_builtin ()->gpu_batch_call_s) + first_s
          + bus_s + tilemm_model_gpu_batch_kernel_s (f, type, flops);
 }

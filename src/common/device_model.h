@@ -55,6 +55,11 @@ double tilemm_model_gpu_call_s (const tilemm_machine_facts *facts, tilemm_type t
 double tilemm_model_gpu_emulated_s (const tilemm_machine_facts *facts, tilemm_type type,
                                     double bytes, double m, double n, double k, int moduli);
 
+/* The bytes of the largest batch the calibration times on a GPU (exec/calibrate.c,
+ * measure_gpu_batch: 200 pages of 128 x 128 double, three arrays): the fitted line's bytes' rate
+ * holds up to there; beyond, a larger batch streams as a plain product's operands do. */
+#define TILEMM_BATCH_CALIBRATED_BYTES (3.0 * 8.0 * 128.0 * 128.0 * 200.0)
+
 /* Seconds a batch of pages takes on one GPU (the batched kernels): its fixed cost, its bytes
  * over the bus, its flops at the batched kernels' rate. */
 double tilemm_model_gpu_batch_s (const tilemm_machine_facts *facts, tilemm_type type,
@@ -74,6 +79,12 @@ double tilemm_model_host_page_s (const tilemm_machine_facts *facts, tilemm_type 
 /* Seconds tilemm's CPU backend takes for one plain product on the host's threads; INFINITY
  * where the facts do not know (the built-in model). */
 double tilemm_model_cpu_s (const tilemm_machine_facts *facts, tilemm_type type, double flops);
+
+/* The host's copy curve `rate` (the facts' copy_bytes_per_s or copy_fresh_bytes_per_s, by team
+ * size) at a team of `threads`: the largest measured team no larger, a smaller team than any
+ * measured in proportion to the smallest; 0 where nothing was measured. */
+double tilemm_model_copy_rate (const tilemm_machine_facts *facts, const double *rate,
+                               double threads);
 
 /* The CPU's batched path: seconds one page's fixed cost takes on one thread (`small`: a small
  * real page, computed directly), and one thread's rate while every thread works. */

@@ -12,29 +12,6 @@ static const tilemm_machine_facts *facts_or_builtin (const tilemm_machine_facts 
   return f ? f : tilemm_facts_builtin ();
 }
 
-/* The copy curve `rate` (by team size) at a team of `threads`: the largest measured team no
- * larger, a smaller team than any measured in proportion to the smallest; 0 where nothing was
- * measured. */
-static double copy_rate (const tilemm_machine_facts *f, const double *rate, double threads)
-{
-  double at = 0;
-  int below = -1, smallest = -1;
-  for (int i = 0; i < f->copy_points && i < TILEMM_COPY_POINTS; i++)
-    {
-      if (!(rate[i] > 0) || f->copy_threads[i] < 1)
-        continue;
-      if (smallest < 0 || f->copy_threads[i] < f->copy_threads[smallest])
-        smallest = i;
-      if (f->copy_threads[i] <= threads && (below < 0 || f->copy_threads[i] > f->copy_threads[below]))
-        below = i;
-    }
-  if (below >= 0)
-    at = rate[below];
-  else if (smallest >= 0)
-    at = rate[smallest] * threads / (double) f->copy_threads[smallest];
-  return at;
-}
-
 /* The best the copy curve `rate` reached with any team (the host's memory: every team together
  * copies no faster). */
 static double copy_best (const tilemm_machine_facts *f, const double *rate)
@@ -50,7 +27,7 @@ static double copy_best (const tilemm_machine_facts *f, const double *rate)
 static double teams_rate (const tilemm_machine_facts *f, const double *rate, int gpus,
                           double threads)
 {
-  const double each = copy_rate (f, rate, threads / gpus > 1 ? threads / gpus : 1);
+  const double each = tilemm_model_copy_rate (f, rate, threads / gpus > 1 ? threads / gpus : 1);
   const double best = copy_best (f, rate);
   return gpus * each < best ? gpus * each : best;
 }
