@@ -209,6 +209,70 @@ static void one_case (tilemm_type type, int64_t m, int64_t n, int64_t k, int gpu
   drop (&p);
 }
 
+/* The table the emulated passes run on is the plan's (emu_on_simulated), the simulated devices'
+ * where its native product runs on them (on_simulated), one device's too, unless the passes are
+ * one.  Device 0 set to fail as its worker starts tells the tables apart: only the simulated
+ * devices' table fails. */
+static void simulated_table (void)
+{
+  problem p;
+  make (&p, TILEMM_DOUBLE, 97, 83, 130);
+  tilemm_error err;
+  tilemm_emu_plan used;
+  int64_t panels;
+  CHECK_CASE ("simulated table: cpu, whole");
+  CHECK (run (&p, TILEMM_BACKEND_CPU, 0, NULL, p.whole, &panels, &used, &err) == TILEMM_OK,
+         "%s", err.detail);
+  const size_t quarter = sizeof (double) * (size_t) (97 * 130 + 130 * 83 + 97 * 83) / 4;
+  tilemm_emu_options opt;
+  tilemm_emu_default_options (&opt, TILEMM_DOUBLE);
+  tilemm_call_settings settings;
+  tilemm_call_settings_read (&settings);
+  tilemm_call_facts facts;
+  memset (&facts, 0, sizeof facts);
+  tilemm_sim_faults fail;
+  tilemm_sim_faults_none (&fail);
+  fail.fail_device = 0;
+  fail.fail_after = 0;
+  tilemm_view vc;
+  tilemm_view_init (&vc, p.type, p.m, p.n, p.m, p.other);
+  for (int whole = 0; whole < 2; whole++)
+    {
+      tilemm_plan plan;
+      CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, p.type, p.m, p.n, p.k, NULL)
+               == TILEMM_OK
+               && tilemm_emu_plan_panels (&plan, &opt, TILEMM_OP_NONE, TILEMM_OP_NONE,
+                                          whole ? 0 : quarter)
+                    == TILEMM_OK,
+             "simulated table: plan");
+      tilemm_call_plan cp;
+      CHECK (tilemm_call_plan_emulated_around (&cp, &plan, TILEMM_OP_NONE, TILEMM_OP_NONE, NULL,
+                                               0, &facts, &settings)
+               == TILEMM_OK,
+             "simulated table: tilemm_call_plan_emulated_around");
+      tilemm_call_plan_simulated (&cp, 1, &fail);
+      tilemm_emu_branches_make (&opt, &cp.emu_branches);
+      cp.emu_branches.threads = cp.host_threads;
+      CHECK_CASE ("simulated table: one simulated device, %s", whole ? "one pass" : "panels");
+      CHECK (cp.on_simulated == 1 && cp.emu_one_pass == whole && cp.emu_on_simulated == !whole,
+             "on_simulated %d, emu_one_pass %d: emu_on_simulated %d", cp.on_simulated,
+             cp.emu_one_pass, cp.emu_on_simulated);
+      /* The plan's table: the simulated devices' fails (its device 0 does), the CPU's runs. */
+      for (int on = 0; on < 2 - whole; on++)
+        {
+          cp.emu_on_simulated = whole ? 0 : !on;
+          memset (p.other, 0x7f, p.bytes);
+          const tilemm_status st = tilemm_exec_emulated (TILEMM_BACKEND_CPU, &cp, &opt, &p.va,
+                                                         &p.vb, &vc, NULL, &used, NULL, &err);
+          CHECK (cp.emu_on_simulated ? st == TILEMM_ECUDA
+                                     : st == TILEMM_OK && memcmp (p.whole, p.other, p.bytes) == 0,
+                 "%s, emu_on_simulated %d: status %d (%s)", whole ? "one pass" : "panels",
+                 cp.emu_on_simulated, (int) st, st == TILEMM_OK ? "" : err.detail);
+        }
+    }
+  drop (&p);
+}
+
 /* The native product with transposed operands on two workers of one GPU against one device:
  * each worker transposes its panels' stored rows or columns on its own (src/cuda/transposed_product.cu). */
 static void gpu_transposed_workers (void)
@@ -377,6 +441,7 @@ int main (void)
   setvbuf (stdout, NULL, _IOLBF, 0); /* a run cut short by a timeout still shows how far it got */
   test_seed (20261124);
   result_blocks ();
+  simulated_table ();
   const int gpu = tilemm_cuda_probe (NULL) == TILEMM_OK;
   if (!gpu)
     printf ("SKIP: no usable GPU: the GPU cases of test_emulated_panels\n");

@@ -321,6 +321,13 @@ static void gemm_blocks (tilemm_call_plan *p, const tilemm_device_facts *gpu)
     }
 }
 
+/* The table of the emulated passes: the simulated devices' where the native product runs on
+ * them (on_simulated), unless the passes are one (the simulated devices' table has none). */
+static void plan_emu_table (tilemm_call_plan *p)
+{
+  p->emu_on_simulated = p->on_simulated && !p->emu_one_pass;
+}
+
 /* The emulated precision's panels, workers and passes for the product p->m × p->n × p->k. */
 static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
                                     const tilemm_emu_options *emu, size_t asked,
@@ -360,6 +367,7 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
                             tilemm_model_copy_saturating_threads (p->facts), p->emu_teams);
   p->emu_one_pass = (p->emu_workers <= 1 && tilemm_plan_panel_count (&p->emu_panels) <= 1)
                     || p->k == 0;
+  plan_emu_table (p);
   plan_emu_exchange (p, backend, gpu);
   const int64_t panel_rows = p->emu_panels.panel_cols < p->m ? p->emu_panels.panel_cols : p->m;
   const int64_t panel_cols = p->emu_panels.panel_rows < p->n ? p->emu_panels.panel_rows : p->n;
@@ -580,6 +588,7 @@ void tilemm_call_plan_simulated (tilemm_call_plan *p, int devices,
   p->simulated = devices;
   p->on_simulated = 1;
   p->sim_faults = *faults;
+  plan_emu_table (p);
 }
 
 tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *p, const tilemm_plan *given,
@@ -609,6 +618,7 @@ tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *p, const tilem
     }
   p->emu_one_pass
     = (p->emu_workers <= 1 && tilemm_plan_panel_count (given) <= 1) || given->k == 0;
+  plan_emu_table (p);
   const int64_t rows = given->panel_cols < given->m ? given->panel_cols : given->m;
   const int64_t cols = given->panel_rows < given->n ? given->panel_rows : given->n;
   p->emu_block_cols = tilemm_emu_result_block_cols (given->type, rows, cols,

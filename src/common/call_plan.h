@@ -127,6 +127,9 @@ typedef struct {
   int emu_one_pass;              /* one panel on one device: statistics, plan and product on
                                     data uploaded once; else a pass of statistics over every
                                     panel, the plan, a pass of products                      */
+  int emu_on_simulated;          /* the passes run on the simulated devices' table: where the
+                                    native product does (on_simulated), over several panels
+                                    (that table has no one pass)                             */
   tilemm_emu_gemm emu_gemm;      /* the int8 GEMM of the modular GEMMs: wgmma where the
                                     device runs it, unless TILEMM_EMU_IMMA names another (the
                                     call's settings)                                         */

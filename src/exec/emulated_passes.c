@@ -36,9 +36,9 @@ tilemm_status tilemm_exec_emulated (tilemm_backend backend, const tilemm_call_pl
     ran = &none;
   ran->emu_passes = 0;
   ran->emu_workers = 0;
-  /* The simulated devices' table for passes over several (one pass runs on one device). */
+  /* The plan's table: the simulated devices' or the backend's (emu_on_simulated). */
   tilemm_job job;
-  tilemm_status status = tilemm_exec_begin (backend, p->simulated > 1 && !p->emu_one_pass, p,
+  tilemm_status status = tilemm_exec_begin (backend, p->emu_on_simulated, p,
                                             TILEMM_JOB_EMU_STATS, a, b, c, &job, err);
   if (status != TILEMM_OK)
     return status;
