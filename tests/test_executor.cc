@@ -54,6 +54,8 @@ extern "C" char *getenv (const char *name) noexcept
 
 #include "test_random.h"
 
+extern "C" unsigned long long mock_batched_launches (void);   // mock_batched.cc
+
 namespace
 {
 // Uniform in [-1, 1): the tests' generator (test_random.h).
@@ -808,6 +810,75 @@ static void batch_describe_reads_only_its_decision ()
   CHECK (strstr (text, "auto: host loop") != NULL, "the batch's text has no ways:\n%s", text);
 }
 
+// An emulated batch's plan says its pages run alone (per_page: exec/decide.c sets it for every
+// emulated batch, there being no emulated batched kernel), its text too, and the batch is bitwise
+// the loop of its pages' products.  The executor routes by the plan alone (exec/batch.c): the
+// emulated decision under a plan that says batched (a native batch's of the same shape) runs the
+// batched kernels.
+namespace
+{
+void emulated_batch_runs_as_its_plan_says ()
+{
+  const int64_t dims[] = { 24, 24, 3 };
+  const tilemm_operand page = { TILEMM_CLASS_DOUBLE, 0, 0, 3, 24, 24, 0, NULL, 0 };
+  const std::vector<unsigned char> x = random_data (24 * 24 * 3, false);
+  const std::vector<unsigned char> y = random_data (24 * 24 * 3, false);
+  const size_t page_bytes = 24 * 24 * 8;
+  for (tilemm_backend_choice choice : { TILEMM_CHOOSE_CPU, TILEMM_CHOOSE_GPU })
+    {
+      const bool gpu = choice == TILEMM_CHOOSE_GPU;
+      CHECK_CASE ("an emulated batch on the %s runs its pages alone, as its plan says",
+                  gpu ? "gpu" : "cpu");
+      tilemm_options opt = native_options (choice);
+      opt.precision = TILEMM_PRECISION_EMULATED;
+      tilemm_error err = { TILEMM_OK, "" };
+      tilemm_batch batch;
+      setenv ("TILEMM_PAGES_ALONE", "0", 1);   // not alone by the settings: by the precision
+      tilemm_status st = tilemm_decide_batch (&page, 3, dims, TILEMM_OP_NONE, &page, 3, dims,
+                                              TILEMM_OP_NONE, &opt, &batch, &err);
+      CHECK (st == TILEMM_OK && batch.action == TILEMM_BATCH_COMPUTE && batch.decision.emulated,
+             "decide: %s", err.detail);
+      if (st != TILEMM_OK || batch.action != TILEMM_BATCH_COMPUTE)
+        {
+          unsetenv ("TILEMM_PAGES_ALONE");
+          continue;
+        }
+      CHECK (batch.plan.per_page == 1 && !batch.plan.pages_over_devices,
+             "the plan: per_page %d, over devices %d", batch.plan.per_page,
+             batch.plan.pages_over_devices);
+      char text[1 << 14];
+      tilemm_batch_describe (&batch, text, sizeof text);
+      CHECK (strstr (text, "per_page: 1\n") != NULL && strstr (text, "each page:\n") != NULL,
+             "the plan in words:\n%s", text);
+      std::vector<unsigned char> z (3 * page_bytes, 0x5A), loop (3 * page_bytes, 0xA5);
+      st = tilemm_batch_run (&batch, &opt, x.data (), y.data (), z.data (), &err);
+      CHECK (st == TILEMM_OK, "run: %s", err.detail);
+      for (int p = 0; p < 3 && st == TILEMM_OK; p++)
+        st = tilemm_run (&batch.decision, &opt, x.data () + p * page_bytes,
+                         y.data () + p * page_bytes, loop.data () + p * page_bytes, &err);
+      CHECK (st == TILEMM_OK && z == loop, "not bitwise the loop of its pages: %s", err.detail);
+      if (gpu)
+        {
+          CHECK_CASE ("the batch's route is its plan's: an emulated decision, a batched plan");
+          tilemm_batch batched;
+          opt.precision = TILEMM_PRECISION_NATIVE;
+          st = tilemm_decide_batch (&page, 3, dims, TILEMM_OP_NONE, &page, 3, dims,
+                                    TILEMM_OP_NONE, &opt, &batched, &err);
+          CHECK (st == TILEMM_OK && !batched.plan.per_page
+                   && batched.plan.backend == TILEMM_BACKEND_CUDA,
+                 "the native batch: %s (per_page %d)", err.detail, batched.plan.per_page);
+          batched.decision = batch.decision;
+          const unsigned long long before = mock_batched_launches ();
+          if (st == TILEMM_OK)
+            st = tilemm_batch_run (&batched, &opt, x.data (), y.data (), z.data (), &err);
+          CHECK (st == TILEMM_OK && mock_batched_launches () > before,
+                 "%llu batched launches: %s", mock_batched_launches () - before, err.detail);
+        }
+      unsetenv ("TILEMM_PAGES_ALONE");
+    }
+}
+} // namespace
+
 // pagemtimes' "auto" hands pages to the host's own `*` where the model finds the loop of it
 // fastest (a page or a few of 128x128: our CPU team and the GPU's call cost more), and only
 // there: not where "cpu" or "gpu" is asked, not in emulated precision, not for many small
@@ -1351,6 +1422,7 @@ int main ()
   auto_batch_decides_before_the_facts ();
   auto_batch_hands_pages_to_the_host ();
   batch_describe_reads_only_its_decision ();
+  emulated_batch_runs_as_its_plan_says ();
   batch_copy_team ();
   precision_read_once ();
   emulated_passes_on_simulated_devices ();

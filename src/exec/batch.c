@@ -1,8 +1,8 @@
 /* batch.c — a batch of pages run (see batch_run.h): the native pages as one batch through the
  * backend's table (its `batch`: the CPU's pages over the host pool's threads, cpu/batch_cpu.c; the GPU's
  * batched product, cuda/batch_product.cu); real and complex pages that `*` takes as two real
- * products split once for the whole batch; emulated pages and pages that run alone (the plan's
- * per_page) one by one through tilemm_run with the page's call plan.
+ * products split once for the whole batch; pages that run alone (the plan's per_page, every
+ * emulated batch's) one by one through tilemm_run with the page's call plan.
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
@@ -296,7 +296,7 @@ tilemm_status tilemm_batch_run (const tilemm_batch *batch, const tilemm_options 
   const size_t z_bytes = (size_t) r->m * (size_t) r->n * tilemm_type_size (z_type);
   /* (Pages that run alone spread over several GPUs take the batch's path below: their splits
    * and mirror once for the batch, each page a plain product on one device.) */
-  if (batch->decision.emulated || (batch->plan.per_page && !batch->plan.pages_over_devices))
+  if (batch->plan.per_page && !batch->plan.pages_over_devices)
     return pages_alone (batch, options, x, y, z, x_bytes, y_bytes, z_bytes, err);
 
   tilemm_status status;

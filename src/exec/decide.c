@@ -377,6 +377,8 @@ tilemm_status tilemm_decide_batch_with (const tilemm_options *options,
     return tilemm_error_set (err, TILEMM_ENOGPU, "%s", facts.gpu.why);
   tilemm_call_settings settings;
   tilemm_call_settings_read (&settings);
+  /* An emulated batch runs its pages alone (each an emulated product of its own plan, there is
+   * no emulated batched kernel): the batch plan says so in per_page. */
   status = tilemm_batch_plan_make (r, s->z_pages, facts.host.threads, facts.host.cpu_isa,
                                    options->backend,
                                    facts.gpu.usable,
@@ -384,7 +386,8 @@ tilemm_status tilemm_decide_batch_with (const tilemm_options *options,
                                    facts.gpu.usable ? tilemm_facts_budget (&facts.gpu,
                                                                            facts.gpu.current)
                                                     : 0,
-                                   settings.pages_alone, machine, &batch->plan, err);
+                                   d->emulated ? 1 : settings.pages_alone, machine,
+                                   &batch->plan, err);
   if (status != TILEMM_OK)
     return status;
   tilemm_batch_plan_host_jobs (&batch->plan, r, s);
@@ -424,7 +427,7 @@ tilemm_status tilemm_decide_batch_with (const tilemm_options *options,
     }
   /* Pages one by one: each page's call plan, as a plain call of its shape on that backend gets
    * it (the same facts, limit and devices). */
-  if (batch->plan.per_page || d->emulated)
+  if (batch->plan.per_page)
     return tilemm_call_plan_make (&d->plan, r, d->backend, op_a, op_b, d->emulated, &d->emu,
                                   options, &settings, &facts, err);
   return tilemm_error_set (err, TILEMM_OK, NULL);
@@ -502,7 +505,7 @@ void tilemm_batch_describe (const tilemm_batch *batch, char *buf, size_t size)
     used += (size_t) snprintf (buf + used, size - used, "gpu_kernel: %s\n",
                                p->gpu_kernel == TILEMM_BATCHED_SMALL ? "small pages (a thread an element)"
                                                                      : "tiled (a block a 32x32 tile)");
-  if ((p->per_page || batch->decision.emulated) && used < size)
+  if (p->per_page && used < size)
     {
       used += (size_t) snprintf (buf + used, size - used, "each page:\n");
       if (used < size)
