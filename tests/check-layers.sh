@@ -351,13 +351,18 @@ rule_host_threads_are_the_pools () {
 # for a front end's host work that has no plan) and count no CPUs (sysconf's processors,
 # get_nprocs, the affinity mask, OpenMP's counts, hardware_concurrency).  Allowed: common/
 # host_cpus.c (the facts' gathering itself) and host_pool.c (the pool's ceiling, the mask's CPUs:
-# the threads it may start, never a job's team, which its caller takes from its plan).
+# the threads it may start, never a job's team, which its caller takes from its plan); host_team.c
+# (a team's own size).  A live team's or the pool's size (tilemm_host_team_size,
+# tilemm_host_pool_size) taken as a job's threads is sizing from the host as it is now too.  Still
+# open (doc/review-decisions.md, r2): parallel_copy.c's copy of `threads < 1` on the team's size,
+# allowed by its exact text until the staging plan names each copy's members.
 rule_no_team_sized_from_live_host_facts () {
   code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
           "$src/exec/emulated_passes.c" "$src/exec/parts.c" "$src/exec/blas_request.c" \
           $(layer_files cpu cuda kernels common) \
-    | grep -E '\btilemm_(host_facts_gather|decide_host_threads|team_size_here)[[:space:]]*\(|\bsysconf[[:space:]]*\([[:space:]]*_SC_NPROCESSORS|\bget_nprocs(_conf)?[[:space:]]*\(|\b(sched|pthread)_getaffinity(_np)?[[:space:]]*\(|\bomp_get_(max_threads|num_threads|num_procs)[[:space:]]*\(|\bhardware_concurrency[[:space:]]*\(' \
-    | grep -vE "^$src/common/(host_cpus|host_pool)\.c:"
+    | grep -E '\btilemm_(host_facts_gather|decide_host_threads|team_size_here|host_team_size|host_pool_size)[[:space:]]*\(|\bsysconf[[:space:]]*\([[:space:]]*_SC_NPROCESSORS|\bget_nprocs(_conf)?[[:space:]]*\(|\b(sched|pthread)_getaffinity(_np)?[[:space:]]*\(|\bomp_get_(max_threads|num_threads|num_procs)[[:space:]]*\(|\bhardware_concurrency[[:space:]]*\(' \
+    | grep -vE "^$src/common/(host_cpus|host_pool|host_team)\.c:" \
+    | grep -vE "^$src/common/parallel_copy\.c:[0-9]+:[[:space:]]*threads = tilemm_host_team_size \(team\);$"
 }
 
 # ---------------------------------------------------------------- the CPU's variants
@@ -459,14 +464,23 @@ rule_multiprocessors_gathered_in_the_facts_only () {
 # pages and mirror, split_parts, join_parts, mirror_team; the CPU backend's tile batches,
 # tilemm_plan_cpu_tile_batch; the emulated CPU scheme's loops, tilemm_emu_loop_plan).  Allowed:
 # exec/parts.c's pieces of columns (tilemm_parts_cols_per_piece: the same rule the plan sized
-# the team with).
+# the team with).  The helpers of common/ that the backends call as a plan runs (parallel_copy.c,
+# host_pool.c, host_team.c, host_pages.c) are scanned with them, and tilemm_team_threads_left
+# (the threads a plan's teams may take) is the plan's too.  Still open (doc/review-decisions.md,
+# r2): parallel_copy.c's members a copy, allowed by its exact text until the staging plan names
+# them.
+common_run_files () {
+  printf '%s\n' "$src/common/parallel_copy.c" "$src/common/host_pool.c" \
+    "$src/common/host_team.c" "$src/common/host_pages.c"
+}
+
 rule_no_team_sized_below_the_plan () {
   code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
           "$src/exec/emulated_passes.c" "$src/exec/parts.c" "$src/exec/blas_request.c" \
-          $(layer_files cpu cuda kernels) \
-    | grep -E '\btilemm_(team_size|parts_team|update_team|parts_cols_per_piece)[[:space:]]*\(' \
+          $(common_run_files) $(layer_files cpu cuda kernels) \
+    | grep -E '\btilemm_(team_size|team_threads_left|parts_team|update_team|parts_cols_per_piece)[[:space:]]*\(' \
     | grep -vE "^$src/exec/parts\.c:.*\btilemm_parts_cols_per_piece[[:space:]]*\(" \
-    | grep -E '\btilemm_(team_size|parts_team|update_team)[[:space:]]*\(|\btilemm_parts_cols_per_piece[[:space:]]*\('
+    | grep -vE "^$src/common/parallel_copy\.c:[0-9]+:[[:space:]]*: tilemm_team_size \(threads, \(int64_t\) \(j\.total / PARALLEL_COPY_LEAST_PIECE\),$"
 }
 
 # Nor is a job's work priced or cut into pieces where it runs: the rule's rates and least share
@@ -474,12 +488,15 @@ rule_no_team_sized_below_the_plan () {
 # sizes (TILEMM_PARTS_PIECE_BYTES, TILEMM_UPDATE_COLUMNS, TILEMM_BATCH_*_PER_INDEX,
 # TILEMM_CPU_POLL_TILES_PER_THREAD; the emulated CPU scheme's TILEMM_EMU_STEP_S and
 # TILEMM_EMU_CHUNKS_PER_THREAD) are read in the plans' layer and the decision only, not in the
-# executor's run files, the backends or the kernels.
+# executor's run files, the common/ helpers they and the backends call (common_run_files), the
+# backends or the kernels.  Still open (doc/review-decisions.md, r2): parallel_copy.c's price of
+# a copy, allowed by its exact text.
 rule_no_job_priced_below_the_plan () {
   code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
           "$src/exec/emulated_passes.c" "$src/exec/parts.c" "$src/exec/blas_request.c" \
-          $(layer_files cpu cuda kernels) \
-    | grep -E '\bTILEMM_(TEAM_THREAD_(BYTES|FLOPS)_PER_S|TEAM_MIN_SHARE_S|PARTS_PIECE_BYTES|UPDATE_COLUMNS|BATCH_[A-Z]+_PER_INDEX|CPU_POLL_TILES_PER_THREAD|EMU_STEP_S|EMU_CHUNKS_PER_THREAD)\b'
+          $(common_run_files) $(layer_files cpu cuda kernels) \
+    | grep -E '\bTILEMM_(TEAM_THREAD_(BYTES|FLOPS)_PER_S|TEAM_MIN_SHARE_S|PARTS_PIECE_BYTES|UPDATE_COLUMNS|BATCH_[A-Z]+_PER_INDEX|CPU_POLL_TILES_PER_THREAD|EMU_STEP_S|EMU_CHUNKS_PER_THREAD)\b' \
+    | grep -vE "^$src/common/parallel_copy\.c:[0-9]+:[[:space:]]*\(double\) j\.total / TILEMM_TEAM_THREAD_BYTES_PER_S\);$"
 }
 
 # Each rule prints the lines that break it; a rule that prints nothing passes.
