@@ -374,6 +374,19 @@ static double host_page_point (void *ctx, tilemm_type type, int64_t n, int runs,
   return s / (double) pages;
 }
 
+/* A page's cost on one thread, fixed + flops · per_flop, through two sizes' (seconds a page,
+ * flops a page): p1 = fixed + f1 · per_flop, p2 = fixed + f2 · per_flop; the larger size's
+ * ratio alone where the two say nothing sensible (a rate not above zero). */
+static void fit_page_cost (double p1, double f1, double p2, double f2, double *per_flop,
+                           double *fixed)
+{
+  double pf = (p2 - p1) / (f2 - f1);
+  if (!(pf > 0))
+    pf = p2 / f2;
+  *per_flop = pf;
+  *fixed = p1 - f1 * pf;
+}
+
 /* The CPU's batched path: two sizes of pages too small to be tiled (computed directly), then two
  * sizes of tiled pages, each run over every thread; a page's cost on one thread is the batch's
  * time times the threads over the pages, a fixed part and the flops at one thread's rate, each
@@ -395,27 +408,18 @@ static int measure_cpu_batch (tilemm_machine_facts *f, tilemm_error *err)
                                     err);
   if (!(small > 0 && direct > 0 && mid > 0 && large > 0))
     return 0;
-  const double fm = tilemm_model_flops (TILEMM_DOUBLE, 24, 24, 24);
-  const double fl = tilemm_model_flops (TILEMM_DOUBLE, 96, 96, 96);
-  const double pm = mid * threads / (double) mid_pages, pl = large * threads / (double) large_pages;
-  /* pm = fixed + fm / rate, pl = fixed + fl / rate. */
-  double per_flop = (pl - pm) / (fl - fm);
-  if (!(per_flop > 0))
-    per_flop = pl / fl;
-  double fixed = pm - fm * per_flop;
+  double per_flop, fixed;
+  fit_page_cost (mid * threads / (double) mid_pages, tilemm_model_flops (TILEMM_DOUBLE, 24, 24, 24),
+                 large * threads / (double) large_pages,
+                 tilemm_model_flops (TILEMM_DOUBLE, 96, 96, 96), &per_flop, &fixed);
   f->cpu_thread_flops_per_s = 1.0 / per_flop;
   f->cpu_page_s = fixed > 1e-9 ? fixed : 1e-9;
-  /* The direct path: ps = fixed + f4 / rate, pd = fixed + f16 / rate. */
-  const double f4 = tilemm_model_flops (TILEMM_DOUBLE, 4, 4, 4);
-  const double f16 = tilemm_model_flops (TILEMM_DOUBLE, DIRECT_SIDE, DIRECT_SIDE, DIRECT_SIDE);
-  const double ps = small * threads / (double) small_pages;
-  const double pd = direct * threads / (double) direct_pages;
-  double small_per_flop = (pd - ps) / (f16 - f4);
-  if (!(small_per_flop > 0))
-    small_per_flop = pd / f16;
-  const double small_fixed = ps - f4 * small_per_flop;
-  f->cpu_small_flops_per_s = 1.0 / small_per_flop;
-  f->cpu_small_page_s = small_fixed > 1e-10 ? small_fixed : 1e-10;
+  fit_page_cost (small * threads / (double) small_pages, tilemm_model_flops (TILEMM_DOUBLE, 4, 4, 4),
+                 direct * threads / (double) direct_pages,
+                 tilemm_model_flops (TILEMM_DOUBLE, DIRECT_SIDE, DIRECT_SIDE, DIRECT_SIDE),
+                 &per_flop, &fixed);
+  f->cpu_small_flops_per_s = 1.0 / per_flop;
+  f->cpu_small_page_s = fixed > 1e-10 ? fixed : 1e-10;
   /* A batch of a few pages a thread, as a call makes it: what its region costs beyond the
    * pages' share, where that is more than the bare region's (measure_region). */
   if (f->threads > 1)
