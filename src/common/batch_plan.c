@@ -404,9 +404,8 @@ static tilemm_batch_parts pages_parts (int threads, int single, int64_t pages, i
                                        int64_t cols)
 {
   tilemm_batch_parts parts;
-  const double page_bytes
-    = 2.0 * (double) rows * (double) cols * (double) (single ? sizeof (float) : sizeof (double));
-  const double one_thread_s = 2.0 * page_bytes * (double) pages / TILEMM_TEAM_THREAD_BYTES_PER_S;
+  const double one_thread_s = 2.0 * tilemm_parts_bytes (single, rows, cols) * (double) pages
+                              / TILEMM_TEAM_THREAD_BYTES_PER_S;
   parts.team = tilemm_team_size (threads, pages, one_thread_s);
   parts.over_pages = pages >= (int64_t) (threads > 1 ? threads : 1) || parts.team <= 1;
   parts.page_team = parts.over_pages ? 1 : tilemm_parts_team (threads, single, rows, cols);

@@ -28,15 +28,14 @@ int tilemm_team_threads_left (int threads)
   return left > 1 ? left : 1;
 }
 
-/* The bytes of a rows×cols complex matrix of single or double. */
-static double parts_bytes (int single, int64_t rows, int64_t cols)
+double tilemm_parts_bytes (int single, int64_t rows, int64_t cols)
 {
   return 2.0 * (double) rows * (double) cols * (single ? sizeof (float) : sizeof (double));
 }
 
 int64_t tilemm_parts_cols_per_piece (int single, int64_t rows, int64_t cols)
 {
-  const double col_bytes = cols > 0 ? parts_bytes (single, rows, cols) / (double) cols : 0.0;
+  const double col_bytes = cols > 0 ? tilemm_parts_bytes (single, rows, cols) / (double) cols : 0.0;
   if (col_bytes >= (double) TILEMM_PARTS_PIECE_BYTES || col_bytes <= 0.0)
     return 1;
   return (int64_t) ((double) TILEMM_PARTS_PIECE_BYTES / col_bytes);
@@ -47,7 +46,7 @@ int tilemm_parts_team (int threads, int single, int64_t rows, int64_t cols)
   const int64_t per = tilemm_parts_cols_per_piece (single, rows, cols);
   const int64_t pieces = (cols + per - 1) / per;
   /* read and written */
-  const double one_thread_s = 2.0 * parts_bytes (single, rows, cols) / TILEMM_TEAM_THREAD_BYTES_PER_S;
+  const double one_thread_s = 2.0 * tilemm_parts_bytes (single, rows, cols) / TILEMM_TEAM_THREAD_BYTES_PER_S;
   return tilemm_team_size (threads, pieces, one_thread_s);
 }
 

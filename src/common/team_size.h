@@ -55,6 +55,8 @@ int tilemm_team_threads_left (int threads);
  * copy pays for of `threads` (tilemm_parts_team: its pieces, its bytes read and written at
  * TILEMM_TEAM_THREAD_BYTES_PER_S).  The plan's: the call plan's split_team and join_team. */
 #define TILEMM_PARTS_PIECE_BYTES ((size_t) 256 << 10)
+/* The bytes of a rows×cols complex matrix of single or double. */
+double tilemm_parts_bytes (int single, int64_t rows, int64_t cols);
 int64_t tilemm_parts_cols_per_piece (int single, int64_t rows, int64_t cols);
 int tilemm_parts_team (int threads, int single, int64_t rows, int64_t cols);
 
