@@ -26,6 +26,8 @@
 #             fresh processes each, .gpu/before.tar.xz's tree and this one alternating
 #   emu6      issue 43: the emulated double product at 8192 and 16384 on [0] and [0 1] (medians
 #             of 3, bitwise GPU 0's, host reads: 1.00 where each operand is read once), the plan
+#   blasepisode  issue 41: Octave's `*` after each of tilemm's ways (bench/blas_after_ways.m) and
+#             `test tilemm_info` in PROCS fresh processes, with where every thread ran
 # Results: $OUT/STEP.tgz.  Run on a GPU machine so far: host, multi, checks, cpubist, four, ab,
 # pkgtest, multi5, emu6; emucheck, grid and emu are written but not yet run there.
 #
@@ -149,6 +151,17 @@ case $step in
     for t in test_cuda test_emulated_cuda test_emulated_panels test_pages_gpu test_leaks_gpu; do
       grep -h "^FAIL" $R/$t.log | head -5
       tail -n 1 $R/$t.log
+    done
+    ;;
+  blasepisode)
+    # issue 41: Octave's own `*` as tilemm_info's facts check times it (after tilemm's ways), in
+    # fresh processes, with each thread's CPU and context switches (bench/blas_after_ways.m); then
+    # the check itself.  The first process measures the facts.
+    export TILEMM_CALIBRATION_DIR=/tmp/facts-blas
+    for p in $(seq 1 ${PROCS:-6}); do
+      timeout 90 octave-cli --no-gui --norc --quiet --eval "addpath ('$root/src'); addpath ('$root/bench'); blas_after_ways (256, 9); [ok, all] = test ('tilemm_info', 'quiet'); printf ('tilemm_info %d of %d\\n', ok, all);" > $R/blasepisode-$p.txt 2>&1
+      echo "process $p: $(grep "^blas_after_ways\|^tilemm_info\|model says" $R/blasepisode-$p.txt | tr '\n' ' ')"
+      awk '$1 == "thread" { n[$3]++; cpus[$3] = cpus[$3] " " $5; inv[$3] += $10 } END { for (k in n) printf "  %-16s %3d threads, involuntary switches %d, CPUs:%s\n", k, n[k], inv[k], cpus[k] }' $R/blasepisode-$p.txt
     done
     ;;
   episode)

@@ -9,6 +9,7 @@
 #   source .gpu/setup.sh && bench/multi-gpu.sh tilemm-0.1.0.tar.gz     (on the GPU machine)
 #   bench/multi-gpu.sh --build-only tilemm-0.1.0.tar.gz    (the build step alone, anywhere)
 #   bench/multi-gpu.sh --from-build DIR                    (lines on a tree already built)
+#   bench/multi-gpu.sh --table RESULTS.txt                 (the table again, here)
 #   bench/multi-gpu.sh --plot RESULTS.txt PLOT.png         (the plot again, here: gnuplot, else
 #                                                           an SVG written by awk)
 # The lines (the default; PARTS picks some, e.g. PARTS="sweep pages"):
@@ -126,26 +127,40 @@ GP
 
 # ---------------------------------------------------------------- the table
 table () {
+  # One column a configuration, in the order the lines ran; "best" is the fastest explicit one
+  # (the default is measured against it), "best vs [0]" its speedup over one GPU.
   local txt=$1
   awk '
     $1 == "multi-gpu" { key = $2 " " $3 " " $4; c = $5
       ms[key "|" c] = $6; same[key "|" c] = $9; ran[key "|" c] = $10
-      if (!(key in seen)) { seen[key] = 1; order[++n] = key } }
+      if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+      if (!(c in cseen)) { cseen[c] = 1; conf[++nc] = c } }
     END {
-      print "| product | class | size | [0] ms | [0 1] ms | default ms | [0 1] vs [0] | default vs best | bitwise [0 1], default | GPUs (default) |"
-      print "|---|---|---|---|---|---|---|---|---|---|"
+      head = "| product | class | size"; rule = "|---|---|---"
+      for (j = 1; j <= nc; j++) { head = head " | [" (conf[j] == "default" ? "default" : conf[j]) "] ms"; rule = rule "|---" }
+      print head " | best | best vs [0] | default vs best | bitwise (each config) | GPUs (default) |"
+      print rule "|---|---|---|---|---|"
       for (i = 1; i <= n; i++) {
-        k = order[i]; split (k, f, " ")
-        one = ms[k "|0"]; two = ms[k "|0,1"]; def = ms[k "|default"]
-        best = (two != "" && (one == "" || two + 0 < one + 0)) ? two : one
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s, %s | %s |\n", f[1], f[2], f[3], one, two, def,
-          (one != "" && two != "" ? sprintf ("%.2fx", one / two) : ""),
+        k = order[i]; split (k, f, " "); line = "| " f[1] " | " f[2] " | " f[3]
+        best = ""; bestc = ""; bits = ""
+        for (j = 1; j <= nc; j++) {
+          v = ms[k "|" conf[j]]; line = line " | " v
+          if (v != "") bits = bits (bits == "" ? "" : ", ") same[k "|" conf[j]]
+          if (conf[j] != "default" && v != "" && (best == "" || v + 0 < best + 0)) { best = v; bestc = conf[j] }
+        }
+        one = ms[k "|0"]; def = ms[k "|default"]
+        printf "%s | [%s] | %s | %s | %s | %s |\n", line, bestc,
+          (one != "" && best != "" ? sprintf ("%.2fx", one / best) : ""),
           (def != "" && best != "" ? sprintf ("%+.1f%%", 100 * (def - best) / best) : ""),
-          same[k "|0,1"], same[k "|default"], ran[k "|default"]
+          bits, ran[k "|default"]
       }
     }' "$txt"
 }
 
+if [ "${1:-}" = --table ]; then
+  table "${2:?usage: bench/multi-gpu.sh --table RESULTS.txt}"
+  exit
+fi
 if [ "${1:-}" = --plot ]; then
   plot "${2:?usage: bench/multi-gpu.sh --plot RESULTS.txt PLOT.png}" "${3:?PLOT.png}"
   exit $?
@@ -204,6 +219,7 @@ line () {   # $1 what, $2 class, $3 shape (Octave), $4 repeats: one Octave proce
     [ "$what" = blas ] && pre=(env LD_PRELOAD="$lib" TILEMM_BLAS_BACKEND=gpu)
     echo "multi-gpu: $(elapsed) $what $cls $shape on $config" >&2
     "${pre[@]}" timeout "${LINE_TIMEOUT:-120}" octave-cli --no-gui --norc --quiet --eval "
+      crash_dumps_octave_core (false);   # a line cut by its timeout leaves no operands on disk
       addpath ('$tree/src'); addpath ('$tree/inst'); addpath ('$here');
       multi_gpu ('$what', '$cls', $shape, $devices, $reps);" 2>&1 \
       | grep -v "^error: ignoring const execution_exception" | tee -a "$txt"

@@ -1,0 +1,82 @@
+## blas_after_ways (n, rounds) — issue 41's other episode: Octave's own `*` (the host's BLAS)
+## timed as tilemm_info's facts check times it (each round `*`, then tilemm's CPU way, "auto" and
+## the GPU way), then right after each of those ways alone, back to back with itself, and after a
+## pause that lets every pool fall asleep; beside the model's time of `*`.  One line:
+##   blas_after_ways n N model MS check MS star MS after_cpu MS after_auto MS after_gpu MS
+##     after_pause MS
+## (medians of `rounds`; MS of the `*` calls only).  Then one line a thread of this process:
+##   thread TID NAME cpu CPU allowed LIST switches VOLUNTARY INVOLUNTARY
+## where it last ran, on which CPUs it may run and how often it gave up or lost its core: the
+## BLAS's own threads beside tilemm's team ("tilemm-team") and CUDA's.  Run it in several fresh
+## processes (bench/device_steps.sh blasepisode): the episodes it looks for were a whole process's.
+##
+## Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
+function blas_after_ways (n, rounds)
+  A = rand (n);  B = rand (n);
+  D = A * B;  C = tilemm (A, B, "backend", "cpu");
+  gpu = getfield (tilemm_info (), "gpu_usable");
+  if (gpu)
+    C = tilemm (A, B, "backend", "gpu");
+  endif
+  model = NaN;
+  if (exist ("__tilemm_plan__"))
+    tok = regexp (__tilemm_plan__ (A, B), 'auto: host ([^ ]+) ms', "tokens", "once");
+    if (numel (tok) == 1)
+      model = str2double (tok{1});
+    endif
+  endif
+  ways = {@() tilemm(A, B, "backend", "cpu"), @() tilemm(A, B)};
+  if (gpu)
+    ways{end+1} = @() tilemm (A, B, "backend", "gpu");
+  endif
+  ## As the facts' check: each round `*` and then every way once.
+  check = zeros (rounds, 1);
+  for r = 1:rounds
+    tic;  D = A * B;  check(r) = toc;
+    for w = 1:numel (ways)
+      ways{w} ();
+    endfor
+  endfor
+  star = zeros (rounds, 1);
+  for r = 1:rounds
+    tic;  D = A * B;  star(r) = toc;
+  endfor
+  after = NaN (rounds, 3);
+  for w = 1:numel (ways)
+    for r = 1:rounds
+      ways{w} ();
+      tic;  D = A * B;  after(r, w) = toc;
+    endfor
+  endfor
+  paused = zeros (rounds, 1);
+  for r = 1:rounds
+    pause (0.3);
+    tic;  D = A * B;  paused(r) = toc;
+  endfor
+  assert (norm (C - D, 1) <= 1e-12 * norm (D, 1));
+  m = 1e3 * [median(check), median(star), median(after, 1), median(paused)];
+  printf ("blas_after_ways n %d model %.3f check %.3f star %.3f after_cpu %.3f after_auto %.3f after_gpu %.3f after_pause %.3f\n",
+          n, model, m);
+  threads ();
+endfunction
+
+function threads ()
+  tasks = dir ("/proc/self/task");
+  for i = 1:numel (tasks)
+    tid = tasks(i).name;
+    if (tid(1) == ".")
+      continue;
+    endif
+    stat = fileread (sprintf ("/proc/self/task/%s/stat", tid));
+    status = fileread (sprintf ("/proc/self/task/%s/status", tid));
+    close = find (stat == ")", 1, "last");
+    name = stat(find (stat == "(", 1) + 1:close - 1);
+    fields = strsplit (strtrim (stat(close + 2:end)), " ");
+    cpu = fields{37};   # field 39 of stat, counted from the state (field 3)
+    allowed = regexp (status, 'Cpus_allowed_list:\s*(\S+)', "tokens", "once");
+    vol = regexp (status, '\nvoluntary_ctxt_switches:\s*(\d+)', "tokens", "once");
+    invol = regexp (status, 'nonvoluntary_ctxt_switches:\s*(\d+)', "tokens", "once");
+    printf ("thread %s %s cpu %s allowed %s switches %s %s\n", tid, strrep (name, " ", "_"),
+            cpu, allowed{1}, vol{1}, invol{1});
+  endfor
+endfunction
