@@ -26,6 +26,8 @@
 #             fresh processes each, .gpu/before.tar.xz's tree and this one alternating
 #   emu6      issue 43: the emulated double product at 8192 and 16384 on [0] and [0 1] (medians
 #             of 3, bitwise GPU 0's, host reads: 1.00 where each operand is read once), the plan
+#   staging   issues 41/43/45: double 8192, 16384 on GPU 0 and every GPU at TILEMM_STAGING_KB
+#             16384 (the default), 4096, 1024 (STAGING_N, STAGING_KBS)
 #   blasepisode  issue 41: Octave's `*` after each of tilemm's ways (bench/blas_after_ways.m) and
 #             `test tilemm_info` in PROCS fresh processes, with where every thread ran
 # Results: $OUT/STEP.tgz.  Run on a GPU machine so far: host, multi, checks, cpubist, four, ab,
@@ -162,6 +164,23 @@ case $step in
       timeout 90 octave-cli --no-gui --norc --quiet --eval "addpath ('$root/src'); addpath ('$root/bench'); blas_after_ways (256, 9); [ok, all] = test ('tilemm_info', 'quiet'); printf ('tilemm_info %d of %d\\n', ok, all);" > $R/blasepisode-$p.txt 2>&1
       echo "process $p: $(grep "^blas_after_ways\|^tilemm_info\|model says" $R/blasepisode-$p.txt | tr '\n' ' ')"
       awk '$1 == "thread" { n[$3]++; cpus[$3] = cpus[$3] " " $5; inv[$3] += $10 } END { for (k in n) printf "  %-16s %3d threads, involuntary switches %d, CPUs:%s\n", k, n[k], inv[k], cpus[k] }' $R/blasepisode-$p.txt
+    done
+    ;;
+  staging)
+    # issues 41/43/45: the pinned staging chunk against the host's caches.  Each GPU's ring holds
+    # TILEMM_STAGING_CHUNKS (4) chunks each way; a chunk small enough that the ring stays in the
+    # last-level cache would spare host memory the ring's write and read.  Double products on
+    # GPU 0 and on every GPU, one process a line (multi_gpu.m), medians of 3, at each chunk size.
+    export TILEMM_CALIBRATION_DIR=$R/facts
+    all=$(seq -s ' ' 0 $(( $(wc -l < $R/gpu.txt) - 1 )))
+    lscpu | grep -i "model name\|L3\|NUMA node(s)" > $R/cpu.txt; cat $R/cpu.txt
+    for n in ${STAGING_N:-8192 16384}; do
+      for kb in ${STAGING_KBS:-16384 4096 1024}; do
+        configs=("0"); [ "$all" = 0 ] || configs+=("$all")   # every GPU where there are several
+        for d in "${configs[@]}"; do
+          TILEMM_STAGING_KB=$kb timeout ${STAGING_LINE_S:-90} octave-cli --no-gui --norc --quiet --eval "crash_dumps_octave_core (false); addpath ('$root/src'); addpath ('$root/bench'); multi_gpu ('plain', 'double', $n, [$d], 3)" 2>&1 | grep "^multi-gpu \|^multi-gpu-split" | sed "s/^/kb $kb /" | tee -a $R/staging.txt
+        done
+      done
     done
     ;;
   episode)
