@@ -199,11 +199,12 @@ rule_backends_call_nothing_above () {
 # precision's rule tilemm_emu_decide*, its panels' plan and its CPU loops' cuts); less what a
 # backend reads a made plan with (POLICY_READERS: a panel of the plan and its steps, its CPU tile
 # batches, the emulated CPU loops' cuts, the plan's launch for a shape, a
-# batch panel's pages, a plan in words, the shares holding some columns) and what is no decision
+# batch panel's pages, a plan in words, the shares holding some columns, a staging unit's copy
+# members) and what is no decision
 # (a backend's own entry or a size the layers agree on).
 POLICY_HEADERS="plan_unfilled.h call_plan.h batch.h device_model.h ksplit.h copy_team.h exchange_plan.h"
 POLICY_NAMES='tilemm_plan_[a-z0-9_]+|tilemm_emu_(decide|plan|branches|loop)[a-z0-9_]*'
-POLICY_READERS='tilemm_plan_launch_of|tilemm_plan_panel|tilemm_plan_cpu_tile_batch|tilemm_emu_loop_plan|tilemm_plan_panel_count|tilemm_plan_steps|tilemm_plan_transposed_scratch|tilemm_plan_device_bytes|tilemm_call_plan_describe|tilemm_batch_panel_at|tilemm_batch_chunk_cut|tilemm_batch_sources|tilemm_batch_page_bytes|tilemm_batch_shape_make|tilemm_way_name|tilemm_cpu_multiply_batch|tilemm_cuda_launch_scratch_bytes|tilemm_exchange_shares_of'
+POLICY_READERS='tilemm_plan_launch_of|tilemm_plan_panel|tilemm_plan_cpu_tile_batch|tilemm_emu_loop_plan|tilemm_plan_panel_count|tilemm_plan_steps|tilemm_plan_transposed_scratch|tilemm_plan_device_bytes|tilemm_call_plan_describe|tilemm_batch_panel_at|tilemm_batch_chunk_cut|tilemm_batch_sources|tilemm_batch_page_bytes|tilemm_batch_shape_make|tilemm_way_name|tilemm_cpu_multiply_batch|tilemm_cuda_launch_scratch_bytes|tilemm_exchange_shares_of|tilemm_staging_copy_members'
 # Allowed: none (a low-level entry's copy team and a batch chunk's panels, the last two, are the
 # plan's: the call plan's teams, copy_team.c; the batch plan's chunk cuts, batch_plan.c).
 declared_in () {
@@ -353,16 +354,13 @@ rule_host_threads_are_the_pools () {
 # host_cpus.c (the facts' gathering itself) and host_pool.c (the pool's ceiling, the mask's CPUs:
 # the threads it may start, never a job's team, which its caller takes from its plan); host_team.c
 # (a team's own size).  A live team's or the pool's size (tilemm_host_team_size,
-# tilemm_host_pool_size) taken as a job's threads is sizing from the host as it is now too.  Still
-# open (doc/review-decisions.md, r2): parallel_copy.c's copy of `threads < 1` on the team's size,
-# allowed by its exact text until the staging plan names each copy's members.
+# tilemm_host_pool_size) taken as a job's threads is sizing from the host as it is now too.
 rule_no_team_sized_from_live_host_facts () {
   code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
           "$src/exec/emulated_passes.c" "$src/exec/parts.c" "$src/exec/blas_request.c" \
           $(layer_files cpu cuda kernels common) \
     | grep -E '\btilemm_(host_facts_gather|decide_host_threads|team_size_here|host_team_size|host_pool_size)[[:space:]]*\(|\bsysconf[[:space:]]*\([[:space:]]*_SC_NPROCESSORS|\bget_nprocs(_conf)?[[:space:]]*\(|\b(sched|pthread)_getaffinity(_np)?[[:space:]]*\(|\bomp_get_(max_threads|num_threads|num_procs)[[:space:]]*\(|\bhardware_concurrency[[:space:]]*\(' \
-    | grep -vE "^$src/common/(host_cpus|host_pool|host_team)\.c:" \
-    | grep -vE "^$src/common/parallel_copy\.c:[0-9]+:[[:space:]]*threads = tilemm_host_team_size \(team\);$"
+    | grep -vE "^$src/common/(host_cpus|host_pool|host_team)\.c:"
 }
 
 # ---------------------------------------------------------------- the CPU's variants
@@ -466,9 +464,8 @@ rule_multiprocessors_gathered_in_the_facts_only () {
 # exec/parts.c's pieces of columns (tilemm_parts_cols_per_piece: the same rule the plan sized
 # the team with).  The helpers of common/ that the backends call as a plan runs (parallel_copy.c,
 # host_pool.c, host_team.c, host_pages.c) are scanned with them, and tilemm_team_threads_left
-# (the threads a plan's teams may take) is the plan's too.  Still open (doc/review-decisions.md,
-# r2): parallel_copy.c's members a copy, allowed by its exact text until the staging plan names
-# them.
+# (the threads a plan's teams may take) is the plan's too: parallel_copy.c copies on the members
+# it is handed (the staging's: tilemm_staging_copy_members, a reader of the staging plan).
 common_run_files () {
   printf '%s\n' "$src/common/parallel_copy.c" "$src/common/host_pool.c" \
     "$src/common/host_team.c" "$src/common/host_pages.c"
@@ -479,8 +476,7 @@ rule_no_team_sized_below_the_plan () {
           "$src/exec/emulated_passes.c" "$src/exec/parts.c" "$src/exec/blas_request.c" \
           $(common_run_files) $(layer_files cpu cuda kernels) \
     | grep -E '\btilemm_(team_size|team_threads_left|parts_team|update_team|parts_cols_per_piece)[[:space:]]*\(' \
-    | grep -vE "^$src/exec/parts\.c:.*\btilemm_parts_cols_per_piece[[:space:]]*\(" \
-    | grep -vE "^$src/common/parallel_copy\.c:[0-9]+:[[:space:]]*: tilemm_team_size \(threads, \(int64_t\) \(j\.total / PARALLEL_COPY_LEAST_PIECE\),$"
+    | grep -vE "^$src/exec/parts\.c:.*\btilemm_parts_cols_per_piece[[:space:]]*\("
 }
 
 # Nor is a job's work priced or cut into pieces where it runs: the rule's rates and least share
@@ -489,14 +485,12 @@ rule_no_team_sized_below_the_plan () {
 # TILEMM_CPU_POLL_TILES_PER_THREAD; the emulated CPU scheme's TILEMM_EMU_STEP_S and
 # TILEMM_EMU_CHUNKS_PER_THREAD) are read in the plans' layer and the decision only, not in the
 # executor's run files, the common/ helpers they and the backends call (common_run_files), the
-# backends or the kernels.  Still open (doc/review-decisions.md, r2): parallel_copy.c's price of
-# a copy, allowed by its exact text.
+# backends or the kernels.  Allowed: none.
 rule_no_job_priced_below_the_plan () {
   code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
           "$src/exec/emulated_passes.c" "$src/exec/parts.c" "$src/exec/blas_request.c" \
           $(common_run_files) $(layer_files cpu cuda kernels) \
-    | grep -E '\bTILEMM_(TEAM_THREAD_(BYTES|FLOPS)_PER_S|TEAM_MIN_SHARE_S|PARTS_PIECE_BYTES|UPDATE_COLUMNS|BATCH_[A-Z]+_PER_INDEX|CPU_POLL_TILES_PER_THREAD|EMU_STEP_S|EMU_CHUNKS_PER_THREAD)\b' \
-    | grep -vE "^$src/common/parallel_copy\.c:[0-9]+:[[:space:]]*\(double\) j\.total / TILEMM_TEAM_THREAD_BYTES_PER_S\);$"
+    | grep -E '\bTILEMM_(TEAM_THREAD_(BYTES|FLOPS)_PER_S|TEAM_MIN_SHARE_S|PARTS_PIECE_BYTES|UPDATE_COLUMNS|BATCH_[A-Z]+_PER_INDEX|CPU_POLL_TILES_PER_THREAD|EMU_STEP_S|EMU_CHUNKS_PER_THREAD)\b'
 }
 
 # Each rule prints the lines that break it; a rule that prints nothing passes.
