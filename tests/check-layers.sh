@@ -173,13 +173,23 @@ external_defined_in () {
 # Lines of the files (and headers) of layer(s) $1 that call one of the names on stdin: indented
 # lines (a line at column 0 declares or defines, in this code's style; common/'s headers declare
 # the executor's entries, the interfaces between the layers).
+# Files after $1 are scanned too (exec_run_files).
 calls_of_names () {
-  local names pattern
+  local names pattern layers=$1
+  shift
   names=$(cat)
   [ -n "$names" ] || return 0
   pattern='\b('$(echo "$names" | paste -sd '|')')[[:space:]]*\('
-  code_of $(layer_files $1) $(for d in $1; do find "$src/$d" -type f \( -name '*.h' -o -name '*.cuh' \); done | sort) \
+  code_of $(layer_files $layers) $(for d in $layers; do find "$src/$d" -type f \( -name '*.h' -o -name '*.cuh' \); done | sort) "$@" \
     | grep -E "$pattern" | grep -vE '^[^:]+:[0-9]+:[A-Za-z_]' || true
+}
+
+# The executor's files that run a made plan (the rest of exec/ decides, calibrates or is a
+# low-level entry that makes its own plan): they select among the plan's fields and branches and
+# call the backends, as the backends run what they are handed.
+exec_run_files () {
+  printf '%s\n' "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
+    "$src/exec/emulated_passes.c" "$src/exec/parts.c" "$src/exec/blas_request.c"
 }
 
 # The backends, the kernels and the bottom layer call nothing of the executor or the front ends:
@@ -190,8 +200,8 @@ rule_backends_call_nothing_above () {
   external_defined_in exec front | calls_of_names "cpu cuda kernels common"
 }
 
-# The decision is the plan's: the backends and the kernels make no plan, read no cost and apply
-# no rule of the policy.  The policy's functions are found in their declarations, not written
+# The decision is the plan's: the backends, the kernels and the executor's files that run a plan
+# (exec_run_files) make no plan, read no cost and apply no rule of the policy.  The policy's functions are found in their declarations, not written
 # here: every function the headers of the plans and the cost model declare (POLICY_HEADERS:
 # tilemm_*plan*_make*, tilemm_call_plan_*, tilemm_model_*, tilemm_*_pays, the ways, the launches'
 # and the copy teams' plans, the batch's cuts, ...), and of the other headers of common/ those
@@ -219,7 +229,7 @@ policy_functions () {
   } | grep -vxE "$POLICY_READERS" | sort -u
 }
 rule_no_policy_below_the_plan () {
-  policy_functions | calls_of_names "cpu cuda kernels"
+  policy_functions | calls_of_names "cpu cuda kernels" $(exec_run_files)
 }
 
 # ---------------------------------------------------------------- the environment
@@ -286,13 +296,12 @@ rule_decision_measures_nothing () {
     | grep -E '\btilemm_(machine_facts_(with|for|measure)|calibrate[a-z_]*)[[:space:]]*\('
 }
 
-# No plan is made below the decision: the executor's files that run a call's plan (run.c,
-# native.c, workers.c, batch.c, emulated_passes.c), the backends and the kernels call no plan
+# No plan is made below the decision: the executor's files that run a call's plan
+# (exec_run_files), the backends and the kernels call no plan
 # constructor and apply no rule of "auto".  The decision (exec/decide.c), the low-level entries
 # that make their own call's plan (exec/multiply.c, exec/devices.c) and common/ may.
 rule_no_plan_made_below_the_decision () {
-  code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
-          "$src/exec/emulated_passes.c" $(layer_files cpu cuda kernels) \
+  code_of $(exec_run_files) $(layer_files cpu cuda kernels) \
     | grep -E '\btilemm_(plan_make(_op)?|plan_for_panel|plan_workers|plan_unfilled_[a-z_]+|plan_launches|plan_copy_teams|plan_staging|call_plan_(make|queue|around|emulated_around|simulated)|batch_plan_(make|devices)|emu_plan_[a-z_]+|plan_[a-z_]*gpu_pays|batch_[a-z_]+_pays|batch_page_alone)[[:space:]]*\('
 }
 
@@ -356,8 +365,7 @@ rule_host_threads_are_the_pools () {
 # (a team's own size).  A live team's or the pool's size (tilemm_host_team_size,
 # tilemm_host_pool_size) taken as a job's threads is sizing from the host as it is now too.
 rule_no_team_sized_from_live_host_facts () {
-  code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
-          "$src/exec/emulated_passes.c" "$src/exec/parts.c" "$src/exec/blas_request.c" \
+  code_of $(exec_run_files) \
           $(layer_files cpu cuda kernels common) \
     | grep -E '\btilemm_(host_facts_gather|decide_host_threads|team_size_here|host_team_size|host_pool_size)[[:space:]]*\(|\bsysconf[[:space:]]*\([[:space:]]*_SC_NPROCESSORS|\bget_nprocs(_conf)?[[:space:]]*\(|\b(sched|pthread)_getaffinity(_np)?[[:space:]]*\(|\bomp_get_(max_threads|num_threads|num_procs)[[:space:]]*\(|\bhardware_concurrency[[:space:]]*\(' \
     | grep -vE "^$src/common/(host_cpus|host_pool|host_team)\.c:"
@@ -472,8 +480,7 @@ common_run_files () {
 }
 
 rule_no_team_sized_below_the_plan () {
-  code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
-          "$src/exec/emulated_passes.c" "$src/exec/parts.c" "$src/exec/blas_request.c" \
+  code_of $(exec_run_files) \
           $(common_run_files) $(layer_files cpu cuda kernels) \
     | grep -E '\btilemm_(team_size|team_threads_left|parts_team|update_team|parts_cols_per_piece)[[:space:]]*\(' \
     | grep -vE "^$src/exec/parts\.c:.*\btilemm_parts_cols_per_piece[[:space:]]*\("
@@ -487,8 +494,7 @@ rule_no_team_sized_below_the_plan () {
 # executor's run files, the common/ helpers they and the backends call (common_run_files), the
 # backends or the kernels.  Allowed: none.
 rule_no_job_priced_below_the_plan () {
-  code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
-          "$src/exec/emulated_passes.c" "$src/exec/parts.c" "$src/exec/blas_request.c" \
+  code_of $(exec_run_files) \
           $(common_run_files) $(layer_files cpu cuda kernels) \
     | grep -E '\bTILEMM_(TEAM_THREAD_(BYTES|FLOPS)_PER_S|TEAM_MIN_SHARE_S|PARTS_PIECE_BYTES|UPDATE_COLUMNS|BATCH_[A-Z]+_PER_INDEX|CPU_POLL_TILES_PER_THREAD|EMU_STEP_S|EMU_CHUNKS_PER_THREAD)\b'
 }
