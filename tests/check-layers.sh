@@ -445,11 +445,15 @@ rule_cuda_sizes_are_the_plans () {
 # device's information and memory budget; cuda/backend_ops.cu: cuda_facts, the peers; cuda/
 # links.cu: the links measured for the machine's facts; kernels/imma_wgmma.cu: whether the wgmma
 # GEMM runs here, the facts' wgmma, and its persistent grid of one block a multiprocessor): no
-# other file of cuda/ or kernels/ asks a device's properties, its memory or its peers, so nothing
-# that runs a plan reads the device as it is now to choose.  Allowed: the files named.
+# other file of cuda/ or kernels/, nor the executor's files that run a plan (exec_run_files),
+# asks a device's properties, its limits, its memory or its peers, so nothing that runs a plan
+# reads the device as it is now to choose.  The runtime's queries, its occupancy calculator
+# (cudaOccupancy*: the blocks a multiprocessor holds), a kernel's attributes, the driver API's
+# (cuDeviceGetAttribute, cuMemGetInfo) and NVML's (nvml*: clocks, power, memory) alike; none of
+# the last ones is used today.  Allowed: the files named.
 rule_device_facts_gathered_in_the_facts_only () {
-  code_of $(layer_files cuda kernels) \
-    | grep -E '\b(cudaGetDeviceProperties|cudaDeviceGetAttribute|cudaMemGetInfo|cudaDeviceCanAccessPeer|cudaGetDeviceCount|cudaDriverGetVersion|cudaRuntimeGetVersion)[[:space:]]*\(' \
+  code_of $(layer_files cuda kernels) $(exec_run_files) \
+    | grep -E '\b(cudaGetDeviceProperties|cudaDeviceGetAttribute|cudaMemGetInfo|cudaDeviceCanAccessPeer|cudaGetDeviceCount|cudaDriverGetVersion|cudaRuntimeGetVersion|cudaOccupancy[A-Za-z]*|cudaFuncGetAttributes|cudaDeviceGetLimit|cudaDeviceGetP2PAttribute|cuDeviceGetAttribute|cuMemGetInfo(_v2)?|nvml[A-Z][A-Za-z0-9]*)[[:space:]]*\(' \
     | grep -vE "^$src/(cuda/(device|backend_ops|links)|kernels/imma_wgmma)\.cu:"
 }
 
