@@ -457,14 +457,63 @@ rule_device_facts_gathered_in_the_facts_only () {
     | grep -vE "^$src/(cuda/(device|backend_ops|links)|kernels/imma_wgmma)\.cu:"
 }
 
+# Lines "file:line: text" on stdin that write a count of tiles, blocks, multiprocessors (SMs) or
+# waves against a number (compared, defined, set), a number of 16 or more that is neither a
+# power of two nor one less.
+multiprocessor_numbers () {
+  awk 'function pow2ish (n,   m) {
+         m = n + 0
+         if (m < 16) return 1
+         while (m > 1 && m % 2 == 0) m = m / 2
+         if (m == 1) return 1
+         m = n + 1
+         while (m > 1 && m % 2 == 0) m = m / 2
+         return m == 1
+       }
+       {
+         code = $0; sub (/^[^:]*:[0-9]+:/, "", code); rest = tolower (code)
+         count = "[a-z_0-9.>-]*(tiles|blocks|sms|multiprocessors|waves)[a-z_0-9]*[]) ]*"
+         lit = "[( ]*[0-9][0-9ul *+]*"
+         op = " *(<=|>=|==|!=|<|>|=) *"
+         def = "#[ ]*define[ ]+[a-z_0-9]*(blocks|sms|multiprocessors|waves)[a-z_0-9]*[ (]+[0-9]+"
+         while (match (rest, count op lit) || match (rest, lit op count) || match (rest, def))
+           {
+             piece = substr (rest, RSTART, RLENGTH)
+             rest = substr (rest, RSTART + RLENGTH)
+             gsub (/[^0-9]+/, " ", piece)
+             k = split (piece, num, " ")
+             for (i = 1; i <= k; i++)
+               if (!pow2ish (num[i])) { print; next }
+           }
+       }'
+}
+
 # The multiprocessors a device has are a fact, gathered with the others (cuda/device.cu:
 # usable_devices, into tilemm_device_facts.multiprocessors; tilemm_device_info): the call plan
 # hands the wgmma GEMM's persistent grid (emu_gemm_blocks) to the launch through the setup and
-# the launch's arguments, so no other file of cuda/ or kernels/ asks the runtime for it.
+# the launch's arguments, so no other file of cuda/ or kernels/ asks the runtime for it.  Nor is
+# a count of multiprocessors written as a number (a card's 132, two waves of it 264): no count of
+# tiles, blocks, multiprocessors (SMs) or waves is compared with, defined as or set to an integer
+# (or a product or sum of integers) in common/, cuda/, kernels/ or the executor's run files,
+# except a power of two or one less (a tile's size, a grid's limit) and numbers under 16
+# (multiprocessor_numbers).  Allowed: common/cuda_variants.h's TILEMM_CUDA_SMALL_BLOCKS, the
+# variant table's fill point (the blocks below which the preferred tiles leave an H100's
+# multiprocessors idle): it is in the plan's layer, and tilemm_plan_make, which reads it, is made
+# without device facts (low-level entries, tests and the panel model call it with none), so the
+# facts' `multiprocessors` cannot reach it without a new argument through every plan entry.
+# Still open (doc/review-decisions.md, r1): emulated_scheme.cu's `tiles < 264`, allowed by its
+# exact text as in no_int8_gemm_chosen_below_the_plan.
 rule_multiprocessors_gathered_in_the_facts_only () {
   code_of $(layer_files cuda kernels) \
     | grep -E '\b(cudaDevAttrMultiProcessorCount|multiProcessorCount)\b' \
     | grep -vE "^$src/cuda/device\.cu:"
+  code_of $(layer_files common cuda kernels) \
+          $(find "$src/common" "$src/cuda" "$src/kernels" -type f \( -name '*.h' -o -name '*.cuh' \) | sort) \
+          $(exec_run_files) \
+    | multiprocessor_numbers \
+    | grep -vE "^$src/common/cuda_variants\.h:[0-9]+:#define TILEMM_CUDA_SMALL_BLOCKS 132$" \
+    | grep -vE "^$src/cuda/emulated_scheme\.cu:[0-9]+:[[:space:]]*const int per_launch = gc\.gemm == TILEMM_EMU_GEMM_WGMMA \|\| tiles < 264 \? N : 1;$" \
+    | sort -u
 }
 
 # A host job's team is the plan's, not sized where the job runs: the executor's files that run a
