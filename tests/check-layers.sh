@@ -173,13 +173,23 @@ external_defined_in () {
 # Lines of the files (and headers) of layer(s) $1 that call one of the names on stdin: indented
 # lines (a line at column 0 declares or defines, in this code's style; common/'s headers declare
 # the executor's entries, the interfaces between the layers).
+# Files after $1 are scanned too (exec_run_files).
 calls_of_names () {
-  local names pattern
+  local names pattern layers=$1
+  shift
   names=$(cat)
   [ -n "$names" ] || return 0
   pattern='\b('$(echo "$names" | paste -sd '|')')[[:space:]]*\('
-  code_of $(layer_files $1) $(for d in $1; do find "$src/$d" -type f \( -name '*.h' -o -name '*.cuh' \); done | sort) \
+  code_of $(layer_files $layers) $(for d in $layers; do find "$src/$d" -type f \( -name '*.h' -o -name '*.cuh' \); done | sort) "$@" \
     | grep -E "$pattern" | grep -vE '^[^:]+:[0-9]+:[A-Za-z_]' || true
+}
+
+# The executor's files that run a made plan (the rest of exec/ decides, calibrates or is a
+# low-level entry that makes its own plan): they select among the plan's fields and branches and
+# call the backends, as the backends run what they are handed.
+exec_run_files () {
+  printf '%s\n' "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
+    "$src/exec/emulated_passes.c" "$src/exec/parts.c" "$src/exec/blas_request.c"
 }
 
 # The backends, the kernels and the bottom layer call nothing of the executor or the front ends:
@@ -190,8 +200,8 @@ rule_backends_call_nothing_above () {
   external_defined_in exec front | calls_of_names "cpu cuda kernels common"
 }
 
-# The decision is the plan's: the backends and the kernels make no plan, read no cost and apply
-# no rule of the policy.  The policy's functions are found in their declarations, not written
+# The decision is the plan's: the backends, the kernels and the executor's files that run a plan
+# (exec_run_files) make no plan, read no cost and apply no rule of the policy.  The policy's functions are found in their declarations, not written
 # here: every function the headers of the plans and the cost model declare (POLICY_HEADERS:
 # tilemm_*plan*_make*, tilemm_call_plan_*, tilemm_model_*, tilemm_*_pays, the ways, the launches'
 # and the copy teams' plans, the batch's cuts, ...), and of the other headers of common/ those
@@ -199,11 +209,12 @@ rule_backends_call_nothing_above () {
 # precision's rule tilemm_emu_decide*, its panels' plan and its CPU loops' cuts); less what a
 # backend reads a made plan with (POLICY_READERS: a panel of the plan and its steps, its CPU tile
 # batches, the emulated CPU loops' cuts, the plan's launch for a shape, a
-# batch panel's pages, a plan in words, the shares holding some columns) and what is no decision
+# batch panel's pages, a plan in words, the shares holding some columns, a staging unit's copy
+# members) and what is no decision
 # (a backend's own entry or a size the layers agree on).
 POLICY_HEADERS="plan_unfilled.h call_plan.h batch.h device_model.h ksplit.h copy_team.h exchange_plan.h"
 POLICY_NAMES='tilemm_plan_[a-z0-9_]+|tilemm_emu_(decide|plan|branches|loop)[a-z0-9_]*'
-POLICY_READERS='tilemm_plan_launch_of|tilemm_plan_panel|tilemm_plan_cpu_tile_batch|tilemm_emu_loop_plan|tilemm_plan_panel_count|tilemm_plan_steps|tilemm_plan_transposed_scratch|tilemm_plan_device_bytes|tilemm_call_plan_describe|tilemm_batch_panel_at|tilemm_batch_chunk_cut|tilemm_batch_sources|tilemm_batch_page_bytes|tilemm_batch_shape_make|tilemm_way_name|tilemm_cpu_multiply_batch|tilemm_cuda_launch_scratch_bytes|tilemm_exchange_shares_of'
+POLICY_READERS='tilemm_plan_launch_of|tilemm_plan_panel|tilemm_plan_cpu_tile_batch|tilemm_emu_loop_plan|tilemm_plan_panel_count|tilemm_plan_steps|tilemm_plan_transposed_scratch|tilemm_plan_device_bytes|tilemm_call_plan_describe|tilemm_batch_panel_at|tilemm_batch_chunk_cut|tilemm_batch_sources|tilemm_batch_page_bytes|tilemm_batch_shape_make|tilemm_way_name|tilemm_cpu_multiply_batch|tilemm_cuda_launch_scratch_bytes|tilemm_exchange_shares_of|tilemm_staging_copy_members'
 # Allowed: none (a low-level entry's copy team and a batch chunk's panels, the last two, are the
 # plan's: the call plan's teams, copy_team.c; the batch plan's chunk cuts, batch_plan.c).
 declared_in () {
@@ -218,7 +229,7 @@ policy_functions () {
   } | grep -vxE "$POLICY_READERS" | sort -u
 }
 rule_no_policy_below_the_plan () {
-  policy_functions | calls_of_names "cpu cuda kernels"
+  policy_functions | calls_of_names "cpu cuda kernels" $(exec_run_files)
 }
 
 # ---------------------------------------------------------------- the environment
@@ -285,13 +296,12 @@ rule_decision_measures_nothing () {
     | grep -E '\btilemm_(machine_facts_(with|for|measure)|calibrate[a-z_]*)[[:space:]]*\('
 }
 
-# No plan is made below the decision: the executor's files that run a call's plan (run.c,
-# native.c, workers.c, batch.c, emulated_passes.c), the backends and the kernels call no plan
+# No plan is made below the decision: the executor's files that run a call's plan
+# (exec_run_files), the backends and the kernels call no plan
 # constructor and apply no rule of "auto".  The decision (exec/decide.c), the low-level entries
 # that make their own call's plan (exec/multiply.c, exec/devices.c) and common/ may.
 rule_no_plan_made_below_the_decision () {
-  code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
-          "$src/exec/emulated_passes.c" $(layer_files cpu cuda kernels) \
+  code_of $(exec_run_files) $(layer_files cpu cuda kernels) \
     | grep -E '\btilemm_(plan_make(_op)?|plan_for_panel|plan_workers|plan_unfilled_[a-z_]+|plan_launches|plan_copy_teams|plan_staging|call_plan_(make|queue|around|emulated_around|simulated)|batch_plan_(make|devices)|emu_plan_[a-z_]+|plan_[a-z_]*gpu_pays|batch_[a-z_]+_pays|batch_page_alone)[[:space:]]*\('
 }
 
@@ -353,16 +363,12 @@ rule_host_threads_are_the_pools () {
 # host_cpus.c (the facts' gathering itself) and host_pool.c (the pool's ceiling, the mask's CPUs:
 # the threads it may start, never a job's team, which its caller takes from its plan); host_team.c
 # (a team's own size).  A live team's or the pool's size (tilemm_host_team_size,
-# tilemm_host_pool_size) taken as a job's threads is sizing from the host as it is now too.  Still
-# open (doc/review-decisions.md, r2): parallel_copy.c's copy of `threads < 1` on the team's size,
-# allowed by its exact text until the staging plan names each copy's members.
+# tilemm_host_pool_size) taken as a job's threads is sizing from the host as it is now too.
 rule_no_team_sized_from_live_host_facts () {
-  code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
-          "$src/exec/emulated_passes.c" "$src/exec/parts.c" "$src/exec/blas_request.c" \
+  code_of $(exec_run_files) \
           $(layer_files cpu cuda kernels common) \
     | grep -E '\btilemm_(host_facts_gather|decide_host_threads|team_size_here|host_team_size|host_pool_size)[[:space:]]*\(|\bsysconf[[:space:]]*\([[:space:]]*_SC_NPROCESSORS|\bget_nprocs(_conf)?[[:space:]]*\(|\b(sched|pthread)_getaffinity(_np)?[[:space:]]*\(|\bomp_get_(max_threads|num_threads|num_procs)[[:space:]]*\(|\bhardware_concurrency[[:space:]]*\(' \
-    | grep -vE "^$src/common/(host_cpus|host_pool|host_team)\.c:" \
-    | grep -vE "^$src/common/parallel_copy\.c:[0-9]+:[[:space:]]*threads = tilemm_host_team_size \(team\);$"
+    | grep -vE "^$src/common/(host_cpus|host_pool|host_team)\.c:"
 }
 
 # ---------------------------------------------------------------- the CPU's variants
@@ -439,22 +445,75 @@ rule_cuda_sizes_are_the_plans () {
 # device's information and memory budget; cuda/backend_ops.cu: cuda_facts, the peers; cuda/
 # links.cu: the links measured for the machine's facts; kernels/imma_wgmma.cu: whether the wgmma
 # GEMM runs here, the facts' wgmma, and its persistent grid of one block a multiprocessor): no
-# other file of cuda/ or kernels/ asks a device's properties, its memory or its peers, so nothing
-# that runs a plan reads the device as it is now to choose.  Allowed: the files named.
+# other file of cuda/ or kernels/, nor the executor's files that run a plan (exec_run_files),
+# asks a device's properties, its limits, its memory or its peers, so nothing that runs a plan
+# reads the device as it is now to choose.  The runtime's queries, its occupancy calculator
+# (cudaOccupancy*: the blocks a multiprocessor holds), a kernel's attributes, the driver API's
+# (cuDeviceGetAttribute, cuMemGetInfo) and NVML's (nvml*: clocks, power, memory) alike; none of
+# the last ones is used today.  Allowed: the files named.
 rule_device_facts_gathered_in_the_facts_only () {
-  code_of $(layer_files cuda kernels) \
-    | grep -E '\b(cudaGetDeviceProperties|cudaDeviceGetAttribute|cudaMemGetInfo|cudaDeviceCanAccessPeer|cudaGetDeviceCount|cudaDriverGetVersion|cudaRuntimeGetVersion)[[:space:]]*\(' \
+  code_of $(layer_files cuda kernels) $(exec_run_files) \
+    | grep -E '\b(cudaGetDeviceProperties|cudaDeviceGetAttribute|cudaMemGetInfo|cudaDeviceCanAccessPeer|cudaGetDeviceCount|cudaDriverGetVersion|cudaRuntimeGetVersion|cudaOccupancy[A-Za-z]*|cudaFuncGetAttributes|cudaDeviceGetLimit|cudaDeviceGetP2PAttribute|cuDeviceGetAttribute|cuMemGetInfo(_v2)?|nvml[A-Z][A-Za-z0-9]*)[[:space:]]*\(' \
     | grep -vE "^$src/(cuda/(device|backend_ops|links)|kernels/imma_wgmma)\.cu:"
+}
+
+# Lines "file:line: text" on stdin that write a count of tiles, blocks, multiprocessors (SMs) or
+# waves against a number (compared, defined, set), a number of 16 or more that is neither a
+# power of two nor one less.
+multiprocessor_numbers () {
+  awk 'function pow2ish (n,   m) {
+         m = n + 0
+         if (m < 16) return 1
+         while (m > 1 && m % 2 == 0) m = m / 2
+         if (m == 1) return 1
+         m = n + 1
+         while (m > 1 && m % 2 == 0) m = m / 2
+         return m == 1
+       }
+       {
+         code = $0; sub (/^[^:]*:[0-9]+:/, "", code); rest = tolower (code)
+         count = "[a-z_0-9.>-]*(tiles|blocks|sms|multiprocessors|waves)[a-z_0-9]*[]) ]*"
+         lit = "[( ]*[0-9][0-9ul *+]*"
+         op = " *(<=|>=|==|!=|<|>|=) *"
+         def = "#[ ]*define[ ]+[a-z_0-9]*(blocks|sms|multiprocessors|waves)[a-z_0-9]*[ (]+[0-9]+"
+         while (match (rest, count op lit) || match (rest, lit op count) || match (rest, def))
+           {
+             piece = substr (rest, RSTART, RLENGTH)
+             rest = substr (rest, RSTART + RLENGTH)
+             gsub (/[^0-9]+/, " ", piece)
+             k = split (piece, num, " ")
+             for (i = 1; i <= k; i++)
+               if (!pow2ish (num[i])) { print; next }
+           }
+       }'
 }
 
 # The multiprocessors a device has are a fact, gathered with the others (cuda/device.cu:
 # usable_devices, into tilemm_device_facts.multiprocessors; tilemm_device_info): the call plan
 # hands the wgmma GEMM's persistent grid (emu_gemm_blocks) to the launch through the setup and
-# the launch's arguments, so no other file of cuda/ or kernels/ asks the runtime for it.
+# the launch's arguments, so no other file of cuda/ or kernels/ asks the runtime for it.  Nor is
+# a count of multiprocessors written as a number (a card's 132, two waves of it 264): no count of
+# tiles, blocks, multiprocessors (SMs) or waves is compared with, defined as or set to an integer
+# (or a product or sum of integers) in common/, cuda/, kernels/ or the executor's run files,
+# except a power of two or one less (a tile's size, a grid's limit) and numbers under 16
+# (multiprocessor_numbers).  Allowed: common/cuda_variants.h's TILEMM_CUDA_SMALL_BLOCKS, the
+# variant table's fill point (the blocks below which the preferred tiles leave an H100's
+# multiprocessors idle): it is in the plan's layer, and tilemm_plan_make, which reads it, is made
+# without device facts (low-level entries, tests and the panel model call it with none), so the
+# facts' `multiprocessors` cannot reach it without a new argument through every plan entry.
+# Still open (doc/review-decisions.md, r1): emulated_scheme.cu's `tiles < 264`, allowed by its
+# exact text as in no_int8_gemm_chosen_below_the_plan.
 rule_multiprocessors_gathered_in_the_facts_only () {
   code_of $(layer_files cuda kernels) \
     | grep -E '\b(cudaDevAttrMultiProcessorCount|multiProcessorCount)\b' \
     | grep -vE "^$src/cuda/device\.cu:"
+  code_of $(layer_files common cuda kernels) \
+          $(find "$src/common" "$src/cuda" "$src/kernels" -type f \( -name '*.h' -o -name '*.cuh' \) | sort) \
+          $(exec_run_files) \
+    | multiprocessor_numbers \
+    | grep -vE "^$src/common/cuda_variants\.h:[0-9]+:#define TILEMM_CUDA_SMALL_BLOCKS 132$" \
+    | grep -vE "^$src/cuda/emulated_scheme\.cu:[0-9]+:[[:space:]]*const int per_launch = gc\.gemm == TILEMM_EMU_GEMM_WGMMA \|\| tiles < 264 \? N : 1;$" \
+    | sort -u
 }
 
 # A host job's team is the plan's, not sized where the job runs: the executor's files that run a
@@ -466,21 +525,18 @@ rule_multiprocessors_gathered_in_the_facts_only () {
 # exec/parts.c's pieces of columns (tilemm_parts_cols_per_piece: the same rule the plan sized
 # the team with).  The helpers of common/ that the backends call as a plan runs (parallel_copy.c,
 # host_pool.c, host_team.c, host_pages.c) are scanned with them, and tilemm_team_threads_left
-# (the threads a plan's teams may take) is the plan's too.  Still open (doc/review-decisions.md,
-# r2): parallel_copy.c's members a copy, allowed by its exact text until the staging plan names
-# them.
+# (the threads a plan's teams may take) is the plan's too: parallel_copy.c copies on the members
+# it is handed (the staging's: tilemm_staging_copy_members, a reader of the staging plan).
 common_run_files () {
   printf '%s\n' "$src/common/parallel_copy.c" "$src/common/host_pool.c" \
     "$src/common/host_team.c" "$src/common/host_pages.c"
 }
 
 rule_no_team_sized_below_the_plan () {
-  code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
-          "$src/exec/emulated_passes.c" "$src/exec/parts.c" "$src/exec/blas_request.c" \
+  code_of $(exec_run_files) \
           $(common_run_files) $(layer_files cpu cuda kernels) \
     | grep -E '\btilemm_(team_size|team_threads_left|parts_team|update_team|parts_cols_per_piece)[[:space:]]*\(' \
-    | grep -vE "^$src/exec/parts\.c:.*\btilemm_parts_cols_per_piece[[:space:]]*\(" \
-    | grep -vE "^$src/common/parallel_copy\.c:[0-9]+:[[:space:]]*: tilemm_team_size \(threads, \(int64_t\) \(j\.total / PARALLEL_COPY_LEAST_PIECE\),$"
+    | grep -vE "^$src/exec/parts\.c:.*\btilemm_parts_cols_per_piece[[:space:]]*\("
 }
 
 # Nor is a job's work priced or cut into pieces where it runs: the rule's rates and least share
@@ -489,14 +545,11 @@ rule_no_team_sized_below_the_plan () {
 # TILEMM_CPU_POLL_TILES_PER_THREAD; the emulated CPU scheme's TILEMM_EMU_STEP_S and
 # TILEMM_EMU_CHUNKS_PER_THREAD) are read in the plans' layer and the decision only, not in the
 # executor's run files, the common/ helpers they and the backends call (common_run_files), the
-# backends or the kernels.  Still open (doc/review-decisions.md, r2): parallel_copy.c's price of
-# a copy, allowed by its exact text.
+# backends or the kernels.  Allowed: none.
 rule_no_job_priced_below_the_plan () {
-  code_of "$src/exec/run.c" "$src/exec/native.c" "$src/exec/workers.c" "$src/exec/batch.c" \
-          "$src/exec/emulated_passes.c" "$src/exec/parts.c" "$src/exec/blas_request.c" \
+  code_of $(exec_run_files) \
           $(common_run_files) $(layer_files cpu cuda kernels) \
-    | grep -E '\bTILEMM_(TEAM_THREAD_(BYTES|FLOPS)_PER_S|TEAM_MIN_SHARE_S|PARTS_PIECE_BYTES|UPDATE_COLUMNS|BATCH_[A-Z]+_PER_INDEX|CPU_POLL_TILES_PER_THREAD|EMU_STEP_S|EMU_CHUNKS_PER_THREAD)\b' \
-    | grep -vE "^$src/common/parallel_copy\.c:[0-9]+:[[:space:]]*\(double\) j\.total / TILEMM_TEAM_THREAD_BYTES_PER_S\);$"
+    | grep -E '\bTILEMM_(TEAM_THREAD_(BYTES|FLOPS)_PER_S|TEAM_MIN_SHARE_S|PARTS_PIECE_BYTES|UPDATE_COLUMNS|BATCH_[A-Z]+_PER_INDEX|CPU_POLL_TILES_PER_THREAD|EMU_STEP_S|EMU_CHUNKS_PER_THREAD)\b'
 }
 
 # Each rule prints the lines that break it; a rule that prints nothing passes.

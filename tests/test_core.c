@@ -30,6 +30,8 @@
 #include "host_pages.h"
 #include "host_team.h"
 #include "parallel_copy.h"
+#include "team_size.h"
+#include "tilemm_settings.h"
 #include "tilemm.h"
 
 #define TEST_STRINGISE_(x) #x
@@ -1704,15 +1706,17 @@ static void test_parallel_copy (void)
     size_t row_bytes, cols, src_pitch, dst_pitch;
     int threads;
   } cases[] = {
-    { 1000, 7, 1000, 1000, 0 },        /* contiguous, small: one thread                 */
-    { 5 << 20, 2, 5 << 20, 5 << 20, 0 }, /* contiguous, 10 MiB on the team                */
-    { 3 << 20, 3, 3 << 20, 3 << 20, 0 }, /* contiguous, 9 MiB in 1 MiB pieces            */
+    { 1000, 7, 1000, 1000, 1 },        /* contiguous, small: one thread                 */
+    { 5 << 20, 2, 5 << 20, 5 << 20, 4 }, /* contiguous, 10 MiB on the team                */
+    { 3 << 20, 3, 3 << 20, 3 << 20, 4 }, /* contiguous, 9 MiB in 1 MiB pieces            */
     { 4096, 600, 4104, 4096, 2 },      /* packing columns (host stride > rows)          */
-    { 4093, 700, 4093, 4100, 0 },      /* unpacking into a strided destination           */
+    { 4093, 700, 4093, 4100, 4 },      /* unpacking into a strided destination           */
     { 12345, 99, 12400, 12350, 1 },    /* one thread asked for                           */
-    { 4096, 2049, 4096, 4096, 0 },     /* contiguous, 8 MiB + 4 KiB: huge-page pieces   */
+    { 4096, 2049, 4096, 4096, 4 },     /* contiguous, 8 MiB + 4 KiB: huge-page pieces   */
     { 4096, 1500, 4104, 8192, 3 },     /* strided, 12 MiB spanned: huge-page columns    */
-    { 3000, 3001, 3000, 3000, 0 },     /* contiguous 9 MB, its first piece partial      */
+    { 3000, 3001, 3000, 3000, 4 },     /* contiguous 9 MB, its first piece partial      */
+    { 1000, 7, 1000, 1000, 3 },        /* small, yet on the 3 members it is handed      */
+    { 4096, 256, 4096, 4096, 0 },      /* members 0: the calling thread alone           */
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
     {
@@ -1733,12 +1737,18 @@ static void test_parallel_copy (void)
         src[i] = (unsigned char) (i * 2654435761u >> 13);
       memset (dst, 0xA5, dst_len);
       /* (Cases from 6 on also through the copy into a result's huge pages.) */
+      /* The copy runs on exactly the members it is handed (none of its own count: r2). */
+      const int handed = cases[c].threads < 1 ? 1 : cases[c].threads;
+      int ran;
       if (c >= 6)
-        tilemm_parallel_copy_into_huge (team, cases[c].threads, dst, cases[c].dst_pitch, src,
-                                        cases[c].src_pitch, cases[c].row_bytes, cases[c].cols);
+        ran = tilemm_parallel_copy_into_huge (team, cases[c].threads, dst, cases[c].dst_pitch, src,
+                                              cases[c].src_pitch, cases[c].row_bytes,
+                                              cases[c].cols);
       else
-        tilemm_parallel_copy_2d (c % 2 ? team : NULL, cases[c].threads, dst, cases[c].dst_pitch,
-                                 src, cases[c].src_pitch, cases[c].row_bytes, cases[c].cols);
+        ran = tilemm_parallel_copy_2d (c % 2 ? team : NULL, cases[c].threads, dst,
+                                       cases[c].dst_pitch, src, cases[c].src_pitch,
+                                       cases[c].row_bytes, cases[c].cols);
+      CHECK (ran == handed, "ran on %d members, handed %d", ran, handed);
       size_t wrong = 0, touched = 0;
       for (size_t j = 0; j < cases[c].cols; j++)
         {
@@ -1753,6 +1763,65 @@ static void test_parallel_copy (void)
       free (dst);
     }
   tilemm_host_team_stop (team);
+}
+
+/* The members a staging unit's copy takes are the plan's (tilemm_staging_copy_members, from the
+ * staging plan and the worker's copy team), and the same as the rule parallel_copy.c applied
+ * itself before (r2): one below 1 MiB, else the team rule on the unit's 64 KiB pieces and its
+ * bytes at TILEMM_TEAM_THREAD_BYTES_PER_S; a team of 0 threads (none planned) one.  Written out
+ * here as it was, so that a change to either the plan's rule or its figures shows. */
+static int copy_members_before (int threads, size_t bytes)
+{
+  if (threads < 1)
+    threads = 1; /* (was: the live team's size; a worker without a team has one member) */
+  return bytes < ((size_t) 1 << 20)
+           ? 1
+           : tilemm_team_size (threads, (int64_t) (bytes / ((size_t) 64 << 10)),
+                               (double) bytes / 1.0e9);
+}
+
+static void test_staging_copy_members (void)
+{
+  tilemm_call_settings settings;
+  memset (&settings, 0, sizeof settings);
+  settings.staging_chunk_bytes = (size_t) 8 << 20;
+  settings.staging_chunks = 4;
+  tilemm_staging_plan staging;
+  tilemm_plan_staging (&settings, &staging);
+  static const int teams[] = { 0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 64, 255 };
+  static const size_t sizes[] = {
+    0, 1, 4096, (256 << 10) - 1, 256 << 10, (1 << 20) - 1, 1 << 20, (1 << 20) + 1,
+    1100000, 1500000, 2 << 20, 3 << 20, (4 << 20) + 4096, 8 << 20, 16 << 20, 64 << 20,
+    (size_t) 1 << 30,
+  };
+  int cases = 0, wrong = 0;
+  for (size_t t = 0; t < sizeof teams / sizeof teams[0]; t++)
+    for (size_t b = 0; b < sizeof sizes / sizeof sizes[0]; b++)
+      {
+        const int planned = tilemm_staging_copy_members (&staging, teams[t], sizes[b]);
+        const int before = copy_members_before (teams[t], sizes[b]);
+        cases++;
+        if (planned != before)
+          {
+            wrong++;
+            CHECK_CASE ("staging copy members: team %d, %zu bytes", teams[t], sizes[b]);
+            CHECK (0, "the plan names %d members, the rule before %d", planned, before);
+          }
+      }
+  CHECK_CASE ("staging copy members: %d cases of team and bytes as before", cases);
+  CHECK (wrong == 0, "%d of %d differ", wrong, cases);
+  /* A few written out: under 1 MiB alone; 1 MiB pays for 10 threads (1e-4 s each at 1 GB/s);
+   * a chunk of 8 MiB takes a team of 16 whole. */
+  CHECK_CASE ("staging copy members: points written out");
+  CHECK (tilemm_staging_copy_members (&staging, 16, (1 << 20) - 1) == 1
+           && tilemm_staging_copy_members (&staging, 16, 1 << 20) == 10
+           && tilemm_staging_copy_members (&staging, 4, 1 << 20) == 4
+           && tilemm_staging_copy_members (&staging, 16, 8 << 20) == 16
+           && staging.copy_alone_bytes == (size_t) 1 << 20,
+         "%d %d %d %d, alone under %zu", tilemm_staging_copy_members (&staging, 16, (1 << 20) - 1),
+         tilemm_staging_copy_members (&staging, 16, 1 << 20),
+         tilemm_staging_copy_members (&staging, 4, 1 << 20),
+         tilemm_staging_copy_members (&staging, 16, 8 << 20), staging.copy_alone_bytes);
 }
 
 static double wall_seconds (void)
@@ -2706,6 +2775,7 @@ int main (void)
   test_exhaustive_small_double ();
   test_large_products ();
   test_parallel_copy ();
+  test_staging_copy_members ();
   printf ("test_core: %.1f s\n", wall_seconds () - start);
   return check_summary ("test_core");
 }

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "copy_team.h"
+#include "parallel_copy.h"
+#include "team_size.h"
 #include "tilemm_settings.h"
 
 /* The CPUs near device ordinal `device` in the facts (empty where unknown). */
@@ -141,6 +143,8 @@ static const size_t PREPARE_RESULT_BYTES = (size_t) 8 << 20;
  * have a fixed cost) and none over a chunk. */
 enum { STAGING_UNITS_PER_VIEW = 16 };
 static const size_t STAGING_LEAST_UNIT_BYTES = (size_t) 256 << 10;
+/* Below this many bytes one thread copies faster than it wakes a team. */
+static const size_t STAGING_COPY_ALONE_BYTES = (size_t) 1 << 20;
 
 void tilemm_plan_staging (const struct tilemm_call_settings_s *settings, tilemm_staging_plan *plan)
 {
@@ -153,4 +157,14 @@ void tilemm_plan_staging (const struct tilemm_call_settings_s *settings, tilemm_
   plan->prefault_threads = settings->prefault_threads;
   plan->units_per_view = STAGING_UNITS_PER_VIEW;
   plan->least_unit_bytes = STAGING_LEAST_UNIT_BYTES;
+  plan->copy_alone_bytes = STAGING_COPY_ALONE_BYTES;
+}
+
+int tilemm_staging_copy_members (const tilemm_staging_plan *staging, int team_threads,
+                                 size_t bytes)
+{
+  if (bytes < staging->copy_alone_bytes)
+    return 1;
+  return tilemm_team_size (team_threads, (int64_t) (bytes / TILEMM_COPY_LEAST_PIECE_BYTES),
+                           (double) bytes / TILEMM_TEAM_THREAD_BYTES_PER_S);
 }

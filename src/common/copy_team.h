@@ -69,12 +69,24 @@ typedef struct tilemm_staging_plan_s {
                                   many units each, so that a small product pipelines too ...  */
   size_t least_unit_bytes;     /* ... each of at least this many bytes (a copy's fixed cost)
                                   and at most chunk_bytes                                     */
+  size_t copy_alone_bytes;     /* a unit's host copy under this many bytes is the worker's
+                                  thread's alone (below it, waking the team costs more than it
+                                  saves); from it on, tilemm_staging_copy_members              */
 } tilemm_staging_plan;
 
 /* The staging of a call from the settings its plan was made with (tilemm_settings.h: the
  * process's staging settings, as the call read them). */
 struct tilemm_call_settings_s;
 void tilemm_plan_staging (const struct tilemm_call_settings_s *settings, tilemm_staging_plan *plan);
+
+/* The members of a worker's copy team of `team_threads` (its tilemm_copy_team's threads) that
+ * copy one unit of `bytes` through the staging: 1 under staging->copy_alone_bytes, else the
+ * team rule's (tilemm_team_size: the unit's pieces of TILEMM_COPY_LEAST_PIECE_BYTES, its bytes
+ * at TILEMM_TEAM_THREAD_BYTES_PER_S), no more than the team.  A pure reader of the plan (its
+ * staging and its team), as tilemm_plan_panel is of its panels: every input is the plan's, and
+ * the staging hands the count to the copy (tilemm_parallel_copy_2d), which runs exactly that. */
+int tilemm_staging_copy_members (const tilemm_staging_plan *staging, int team_threads,
+                                 size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -6,20 +6,19 @@
 #include <string.h>
 
 #include "parallel_copy.h"
-#include "team_size.h"
 
-/* Below this many bytes a single thread is faster than waking a team.  A copy is cut into
- * PIECES_A_MEMBER pieces a member (none under PARALLEL_COPY_LEAST_PIECE bytes): members take
- * pieces as they come, so the last piece is a small share of the copy (a staging chunk of 16
- * pieces on 15 members took two pieces' time, nearly twice its even share), and a member the
- * system does not schedule holds back one small piece only.  A copy of HUGE_PAGE_BYTES or more
- * is cut instead at the destination's huge-page boundaries, a piece a huge page: a result's
- * pages are asked as huge pages (staging.cu), and the first thread to touch one faults and
- * clears all of it while every other thread touching it waits, so pieces smaller than a huge
- * page had the whole team queue on one page at a time (tilemm_parallel_copy_into_huge: into a
- * result; into the pinned ring the small pieces keep every member busy). */
-enum { PARALLEL_COPY_MIN_BYTES = 1 << 20, PARALLEL_COPY_LEAST_PIECE = 64 << 10,
-       PIECES_A_MEMBER = 8, HUGE_PAGE_BYTES = 2 << 20 };
+/* A copy is cut into PIECES_A_MEMBER pieces a member it is handed (none under
+ * TILEMM_COPY_LEAST_PIECE_BYTES): members take pieces as they come, so the last piece is a small
+ * share of the copy (a staging chunk of 16 pieces on 15 members took two pieces' time, nearly
+ * twice its even share), and a member the system does not schedule holds back one small piece
+ * only.  A copy of HUGE_PAGE_BYTES or more is cut instead at the destination's huge-page
+ * boundaries, a piece a huge page: a result's pages are asked as huge pages (staging.cu), and the
+ * first thread to touch one faults and clears all of it while every other thread touching it
+ * waits, so pieces smaller than a huge page had the whole team queue on one page at a time
+ * (tilemm_parallel_copy_into_huge: into a result; into the pinned ring the small pieces keep every
+ * member busy).  How many members copy is not decided here: the caller hands the count (the
+ * staging's from its plan, tilemm_staging_copy_members; calibration's, the count it measures). */
+enum { PIECES_A_MEMBER = 8, HUGE_PAGE_BYTES = 2 << 20 };
 
 /* One copy, cut into pieces: of a contiguous block, the bytes from `first_end` on in `piece`s
  * (piece 0: those before first_end), or `per_piece` columns. */
@@ -48,7 +47,7 @@ static void copy_piece (void *arg, int64_t piece, int member)
     memcpy (j->dst + c * j->dst_pitch, j->src + c * j->src_pitch, j->row_bytes);
 }
 
-static void copy_2d (tilemm_host_team *team, int threads, void *dst, size_t dst_pitch,
+static int copy_2d (tilemm_host_team *team, int members, void *dst, size_t dst_pitch,
                      const void *src, size_t src_pitch, size_t row_bytes, size_t cols, int huge)
 {
   copy_job j;
@@ -59,18 +58,13 @@ static void copy_2d (tilemm_host_team *team, int threads, void *dst, size_t dst_
   j.row_bytes = row_bytes;
   j.cols = cols;
   j.total = row_bytes * cols;
+  if (members < 1)
+    members = 1;
   if (j.total == 0)
-    return;
+    return members;
   j.contiguous = dst_pitch == row_bytes && src_pitch == row_bytes;
-  if (threads < 1)
-    threads = tilemm_host_team_size (team);
-  const int members
-    = j.total < PARALLEL_COPY_MIN_BYTES
-        ? 1
-        : tilemm_team_size (threads, (int64_t) (j.total / PARALLEL_COPY_LEAST_PIECE),
-                            (double) j.total / TILEMM_TEAM_THREAD_BYTES_PER_S);
   size_t piece = j.total / ((size_t) members * PIECES_A_MEMBER);
-  piece = piece < PARALLEL_COPY_LEAST_PIECE ? PARALLEL_COPY_LEAST_PIECE : piece;
+  piece = piece < TILEMM_COPY_LEAST_PIECE_BYTES ? TILEMM_COPY_LEAST_PIECE_BYTES : piece;
   piece = (piece + 4095) & ~(size_t) 4095;   /* whole pages of the destination a piece */
   const int whole_huge_pages = huge && j.total >= 2 * (size_t) HUGE_PAGE_BYTES;
   if (whole_huge_pages)
@@ -87,17 +81,18 @@ static void copy_2d (tilemm_host_team *team, int threads, void *dst, size_t dst_
     = j.contiguous ? 1 + (int64_t) ((j.total - j.first_end + piece - 1) / piece)
                    : (int64_t) ((cols + j.per_piece - 1) / j.per_piece);
   tilemm_host_team_each (team, members, pieces, copy_piece, &j);
+  return members;
 }
 
-void tilemm_parallel_copy_2d (tilemm_host_team *team, int threads, void *dst, size_t dst_pitch,
-                              const void *src, size_t src_pitch, size_t row_bytes, size_t cols)
+int tilemm_parallel_copy_2d (tilemm_host_team *team, int members, void *dst, size_t dst_pitch,
+                             const void *src, size_t src_pitch, size_t row_bytes, size_t cols)
 {
-  copy_2d (team, threads, dst, dst_pitch, src, src_pitch, row_bytes, cols, 0);
+  return copy_2d (team, members, dst, dst_pitch, src, src_pitch, row_bytes, cols, 0);
 }
 
-void tilemm_parallel_copy_into_huge (tilemm_host_team *team, int threads, void *dst,
-                                     size_t dst_pitch, const void *src, size_t src_pitch,
-                                     size_t row_bytes, size_t cols)
+int tilemm_parallel_copy_into_huge (tilemm_host_team *team, int members, void *dst,
+                                    size_t dst_pitch, const void *src, size_t src_pitch,
+                                    size_t row_bytes, size_t cols)
 {
-  copy_2d (team, threads, dst, dst_pitch, src, src_pitch, row_bytes, cols, 1);
+  return copy_2d (team, members, dst, dst_pitch, src, src_pitch, row_bytes, cols, 1);
 }

@@ -258,8 +258,8 @@ tilemm_status send_unit (workspace &ws, const piece &p, const unit &u, int chunk
 tilemm_status fetch_unit (workspace &ws, const piece &p, const unit &u, int chunk,
                           unsigned char *stage,
                           tilemm_cuda_stats *st, tilemm_error *err);
-/* The host copies of the staging run on ws's copy team (workspace_team), ws.team_threads
- * members at most; into_result: the destination is a result's (its pages faulted in by this
+/* The host copies of the staging run on ws's copy team (workspace_team), on the members the
+ * plan names for each (tilemm_staging_copy_members: ws.staging, ws.team_threads); into_result: the destination is a result's (its pages faulted in by this
  * copy, as huge pages: tilemm_parallel_copy_into_huge). */
 void copy_on_team (workspace &ws, void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
                    size_t row_bytes, size_t cols, bool into_result);

@@ -53,12 +53,13 @@ piece piece_of (const tilemm_view &v, void *dev, size_t es)
 void copy_on_team (workspace &ws, void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
                    size_t row_bytes, size_t cols, bool into_result)
 {
+  /* The members the plan names for a unit of these bytes on this worker's team. */
+  const int members = tilemm_staging_copy_members (&ws.staging, ws.team_threads, row_bytes * cols);
   if (into_result)
-    tilemm_parallel_copy_into_huge (ws.team, ws.team_threads, dst, dst_pitch, src, src_pitch,
-                                    row_bytes, cols);
+    tilemm_parallel_copy_into_huge (ws.team, members, dst, dst_pitch, src, src_pitch, row_bytes,
+                                    cols);
   else
-    tilemm_parallel_copy_2d (ws.team, ws.team_threads, dst, dst_pitch, src, src_pitch, row_bytes,
-                             cols);
+    tilemm_parallel_copy_2d (ws.team, members, dst, dst_pitch, src, src_pitch, row_bytes, cols);
 }
 
 /* One unit of a piece through upload chunk `stage` (chunk number `chunk`): host threads copy it
