@@ -552,6 +552,20 @@ rule_no_job_priced_below_the_plan () {
     | grep -E '\bTILEMM_(TEAM_THREAD_(BYTES|FLOPS)_PER_S|TEAM_MIN_SHARE_S|PARTS_PIECE_BYTES|UPDATE_COLUMNS|BATCH_[A-Z]+_PER_INDEX|CPU_POLL_TILES_PER_THREAD|EMU_STEP_S|EMU_CHUNKS_PER_THREAD)\b'
 }
 
+# The CPU's emulated scheme runs its loops on the plan's team (the branches' or the emulated plan's
+# `threads`): no call of its loops (problems_make, emu_for, tilemm_emu_stats_cpu_planned) is handed
+# a team written as a number, and the CPU's and the simulated devices' tables reach the
+# statistics only as the plan says (tilemm_emu_stats_cpu_planned), not through the entries that
+# know no plan (tilemm_emu_stats_cpu, _op).  Allowed: the no-plan entry itself, on the caller's
+# thread by definition (emulated_cpu.c, review r5).
+rule_cpu_emulated_loops_run_the_plans_team () {
+  code_of $(layer_files cpu) \
+    | grep -E '\b(problems_make|emu_for|tilemm_emu_stats_cpu_planned)[[:space:]]*\([[:space:]]*[0-9]+[[:space:]]*,' \
+    | grep -vE "^$src/cpu/emulated_cpu\.c:[0-9]+:[[:space:]]*return tilemm_emu_stats_cpu_planned \(1, 1, op_a, a, op_b, b, st, err\);$"
+  code_of "$src/cpu/backend_cpu.c" "$src/cpu/simulated.c" \
+    | grep -E '\btilemm_emu_stats_cpu(_op)?[[:space:]]*\('
+}
+
 # Each rule prints the lines that break it; a rule that prints nothing passes.
 for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_kernels_read_no_environment rule_kernels_keep_no_state \
@@ -567,7 +581,8 @@ for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_no_int8_gemm_chosen_below_the_plan rule_no_batched_kernel_chosen_below_the_plan \
             rule_cuda_sizes_are_the_plans rule_device_facts_gathered_in_the_facts_only \
             rule_no_team_sized_below_the_plan rule_no_job_priced_below_the_plan \
-            rule_multiprocessors_gathered_in_the_facts_only; do
+            rule_multiprocessors_gathered_in_the_facts_only \
+            rule_cpu_emulated_loops_run_the_plans_team; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"

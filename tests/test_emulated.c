@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "call_plan.h"
 #include "check.h"
 #include "test_random.h"
 #include "emulated.h"
@@ -993,6 +994,72 @@ static void test_extremes (void)
 #endif
 }
 
+/* The pass of statistics of a two-pass emulated product on the CPU's and the simulated devices'
+ * tables runs as the call's plan says: on its branches' team, and S with the ratios only where the
+ * branches need them (review r5).  Bitwise the statistics without a plan wherever computed. */
+extern const tilemm_backend_ops tilemm_cpu_backend_ops;
+
+static void test_stats_as_the_plan_says (void)
+{
+  const int m = 37, n = 29, k = 300;
+  double *a = malloc (sizeof (double) * m * k), *b = malloc (sizeof (double) * k * n);
+  for (int i = 0; i < m * k; i++)
+    a[i] = nrand ();
+  for (int i = 0; i < k * n; i++)
+    b[i] = ldexp (nrand (), i % 9);
+  tilemm_view va, vb;
+  tilemm_view_init (&va, TILEMM_DOUBLE, m, k, m, a);
+  tilemm_view_init (&vb, TILEMM_DOUBLE, k, n, k, b);
+  tilemm_error err = { TILEMM_OK, "" };
+  tilemm_emu_stats whole;
+  CHECK (tilemm_emu_stats_cpu (&va, &vb, &whole, &err) == TILEMM_OK && whole.ratio_a > 0
+           && whole.ratio_b > 0,
+         "the statistics without a plan: %s", err.detail);
+  tilemm_emu_options options;
+  tilemm_emu_default_options (&options, TILEMM_DOUBLE);
+  const tilemm_backend_ops *tables[2] = { &tilemm_cpu_backend_ops, &tilemm_sim_backend_ops };
+  for (int t = 0; t < 2; t++)
+    for (int threads = 1; threads <= 3; threads += 2)
+      for (int ratios = 0; ratios <= 1; ratios++)
+        {
+          CHECK_CASE ("%s table: the statistics on %d threads, ratios %s", tables[t]->name,
+                      threads, ratios ? "needed" : "not needed");
+          tilemm_call_plan *plan = calloc (1, sizeof *plan);
+          plan->emu_branches.threads = threads;
+          plan->emu_branches.needs_ratios = ratios;
+          plan->sim_faults.fail_device = plan->sim_faults.slow_device = -1;   /* none */
+          void *state = NULL;
+          tilemm_emu_stats st;
+          memset (&st, 0x5a, sizeof st);   /* poison: every field must be written */
+          const int begun = tables[t]->begin (plan, &state, &err) == TILEMM_OK;
+          CHECK (begun, "begin: %s", err.detail);
+          if (begun)
+            {
+              const tilemm_status s = tables[t]->emu_stats (state, 0, &options, TILEMM_OP_NONE, &va,
+                                                            TILEMM_OP_NONE, &vb, &st, &err);
+              CHECK (s == TILEMM_OK, "stats: %s", err.detail);
+              CHECK (st.max_qa == whole.max_qa && st.max_qb == whole.max_qb
+                       && st.inner == whole.inner && st.nonfinite == whole.nonfinite,
+                     "the maxima differ from the statistics without a plan");
+              if (ratios)
+                CHECK (st.ratio_a == whole.ratio_a && st.ratio_b == whole.ratio_b,
+                       "ratios %.17g %.17g, without a plan %.17g %.17g", st.ratio_a, st.ratio_b,
+                       whole.ratio_a, whole.ratio_b);
+              else
+                CHECK (st.ratio_a == 0 && st.ratio_b == 0,
+                       "ratios computed where the plan needs none: %g %g", st.ratio_a, st.ratio_b);
+              tables[t]->end (state, s);
+            }
+          free (plan);
+        }
+  CHECK_CASE ("cpu table: no call plan, a clear error");
+  void *state = NULL;
+  CHECK (tilemm_cpu_backend_ops.begin (NULL, &state, &err) == TILEMM_EINVAL, "status %d",
+         (int) err.status);
+  free (a);
+  free (b);
+}
+
 int main (void)
 {
   test_tables ();
@@ -1008,5 +1075,6 @@ int main (void)
   test_views_plans_threads ();
   test_loop_plan ();
   test_extremes ();
+  test_stats_as_the_plan_says ();
   return check_summary ("test_emulated");
 }

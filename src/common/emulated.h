@@ -318,6 +318,14 @@ tilemm_status tilemm_emu_stats_cpu_op (tilemm_op op_a, const tilemm_view *a, til
                                        const tilemm_view *b, tilemm_emu_stats *st,
                                        tilemm_error *err);
 
+/* tilemm_emu_stats_cpu_op as a call's plan runs it: its loops on the plan's `threads` (the
+ * branches' team, emu_branches.threads; 0 or 1: the caller alone), and S with the ratios only
+ * where `with_ratios` (the branches' needs_ratios; without, ratio_a = ratio_b = 0). */
+tilemm_status tilemm_emu_stats_cpu_planned (int threads, int with_ratios, tilemm_op op_a,
+                                            const tilemm_view *a, tilemm_op op_b,
+                                            const tilemm_view *b, tilemm_emu_stats *st,
+                                            tilemm_error *err);
+
 /* Steps 4–7 on the CPU with a GIVEN plan (verdict TILEMM_EMU_OK, else TILEMM_EINVAL): C = A·B
  * written whole.  With the plan tilemm_emu_decide gives, bitwise the emulated product of any
  * backend. */

@@ -28,6 +28,7 @@
 
 #include "backend.h"
 #include "batch.h"
+#include "call_plan.h"
 #include "cpu_isa.h"
 #include "host_pool.h"
 #include "tilemm.h"
@@ -304,10 +305,13 @@ static void cpu_facts (int with_budgets, tilemm_device_facts *facts)
   facts->current = 0;
 }
 
+/* The state is the call's plan (config), which the emulated statistics read: the CPU holds
+ * nothing of its own between the operations. */
 static tilemm_status cpu_begin (const void *config, void **state, tilemm_error *err)
 {
-  (void) config;
-  *state = NULL;
+  if (!config)
+    return tilemm_error_set (err, TILEMM_EINVAL, "cpu backend: no call plan");
+  *state = (void *) config;
   return tilemm_error_set (err, TILEMM_OK, NULL);
 }
 
@@ -332,10 +336,11 @@ static tilemm_status cpu_emu_stats (void *state, int worker, const tilemm_emu_op
                                     const tilemm_view *b, tilemm_emu_stats *stats,
                                     tilemm_error *err)
 {
-  (void) state;
   (void) worker;
-  (void) options;
-  return tilemm_emu_stats_cpu_op (op_a, a, op_b, b, stats, err);
+  (void) options;   /* the plan's branches say what the statistics must give */
+  const tilemm_call_plan *plan = (const tilemm_call_plan *) state;
+  return tilemm_emu_stats_cpu_planned (plan->emu_branches.threads, plan->emu_branches.needs_ratios,
+                                       op_a, a, op_b, b, stats, err);
 }
 
 static tilemm_status cpu_emu_product (void *state, int worker, const tilemm_emu_plan *plan,

@@ -824,13 +824,22 @@ tilemm_status tilemm_emu_stats_cpu_op (tilemm_op op_a, const tilemm_view *a, til
                                        const tilemm_view *b, tilemm_emu_stats *st,
                                        tilemm_error *err)
 {
+  /* No plan: everything the statistics can say, on the caller's thread. */
+  return tilemm_emu_stats_cpu_planned (1, 1, op_a, a, op_b, b, st, err);
+}
+
+tilemm_status tilemm_emu_stats_cpu_planned (int threads, int with_ratios, tilemm_op op_a,
+                                            const tilemm_view *a, tilemm_op op_b,
+                                            const tilemm_view *b, tilemm_emu_stats *st,
+                                            tilemm_error *err)
+{
   tilemm_status s = check_views (op_a, a, op_b, b, NULL, err);
   if (s != TILEMM_OK)
     return s;
   emu_problems ps;
-  if ((s = problems_make (0, op_a, a, op_b, b, &ps, err)) != TILEMM_OK)
+  if ((s = problems_make (threads, op_a, a, op_b, b, &ps, err)) != TILEMM_OK)
     return s;
-  s = stats_of (&ps, 1, st, err);
+  s = stats_of (&ps, with_ratios, st, err);
   problems_free (&ps);
   return s == TILEMM_OK ? tilemm_error_set (err, TILEMM_OK, NULL) : s;
 }

@@ -31,6 +31,7 @@ typedef struct {
 
 /* One product's simulated devices (sim_begin makes it, sim_end frees it). */
 typedef struct {
+  const tilemm_call_plan *plan;   /* the call's, whose emulated branches the statistics read */
   tilemm_sim_faults faults;
   sim_device dev[TILEMM_MAX_WORKERS];
   int64_t panels_done[TILEMM_MAX_WORKERS];
@@ -56,7 +57,8 @@ static tilemm_status sim_begin (const void *config, void **state, tilemm_error *
   sim_state *s = calloc (1, sizeof *s);
   if (!s)
     return tilemm_error_set (err, TILEMM_ENOMEM, "no memory for the simulated devices");
-  s->faults = ((const tilemm_call_plan *) config)->sim_faults;
+  s->plan = (const tilemm_call_plan *) config;
+  s->faults = s->plan->sim_faults;
   *state = s;
   return TILEMM_OK;
 }
@@ -191,7 +193,10 @@ static tilemm_status sim_emu_stats (void *state, int worker, const tilemm_emu_op
   tilemm_status status = sim_upload (s, worker, a, b, NULL, &va, &vb, NULL, err);
   if (status != TILEMM_OK)
     return status;
-  if ((status = tilemm_emu_stats_cpu_op (op_a, &va, op_b, &vb, stats, err)) == TILEMM_OK)
+  if ((status = tilemm_emu_stats_cpu_planned (s->plan->emu_branches.threads,
+                                              s->plan->emu_branches.needs_ratios, op_a, &va, op_b,
+                                              &vb, stats, err))
+      == TILEMM_OK)
     s->panels_done[worker]++;
   return status;
 }
