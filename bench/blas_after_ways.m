@@ -7,8 +7,13 @@
 ## (medians of `rounds`; MS of the `*` calls only).  Then one line a thread of this process:
 ##   thread TID NAME cpu CPU allowed LIST switches VOLUNTARY INVOLUNTARY
 ## where it last ran, on which CPUs it may run and how often it gave up or lost its core: the
-## BLAS's own threads beside tilemm's team ("tilemm-team") and CUDA's.  Run it in several fresh
-## processes (bench/device_steps.sh blasepisode): the episodes it looks for were a whole process's.
+## BLAS's own threads beside tilemm's team ("tilemm-team") and CUDA's.  Before those, what each
+## thread ran (its CPU time, /proc's schedstat) while the process sat idle 0.3 s, and during 200
+## `*` back to back:
+##   idle_busy TID NAME MS          (a thread that ran over 1 ms while nothing was asked of it)
+##   star_threads N of M MS_EACH... (the threads that ran over 1 ms during the `*` calls)
+## Run it in several fresh processes (bench/device_steps.sh blasepisode): the episodes it looks
+## for were a whole process's.
 ##
 ## Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 function blas_after_ways (n, rounds)
@@ -57,7 +62,44 @@ function blas_after_ways (n, rounds)
   m = 1e3 * [median(check), median(star), median(after, 1), median(paused)];
   printf ("blas_after_ways n %d model %.3f check %.3f star %.3f after_cpu %.3f after_auto %.3f after_gpu %.3f after_pause %.3f\n",
           n, model, m);
+  [tid, name, before] = runtimes ();
+  pause (0.3);
+  [tid2, name2, after] = runtimes ();
+  [common, i, j] = intersect (tid, tid2);
+  ran = (after(j) - before(i)) / 1e6;
+  for q = find (ran(:)' > 1)
+    printf ("idle_busy %d %s %.1f\n", common(q), name{i(q)}, ran(q));
+  endfor
+  [tid, name, before] = runtimes ();
+  tic;
+  for r = 1:200
+    D = A * B;
+  endfor
+  took = toc;
+  [tid2, name2, after] = runtimes ();
+  [common, i, j] = intersect (tid, tid2);
+  ran = (after(j) - before(i)) / 1e6;
+  worked = sort (ran(ran > 1), "descend");
+  printf ("star_threads %d of %d (200 calls, %.3f ms each) ms:%s\n", numel (worked), numel (common),
+          1e3 * took / 200, sprintf (" %.0f", worked));
   threads ();
+endfunction
+
+## Each thread's id, name and time on a CPU so far (ns; /proc/self/task/TID/schedstat's first
+## field, NaN where the kernel keeps no schedstat).
+function [tid, name, ns] = runtimes ()
+  tasks = dir ("/proc/self/task");
+  tasks = tasks(! strncmp ({tasks.name}, ".", 1));
+  tid = zeros (numel (tasks), 1);  ns = NaN (numel (tasks), 1);  name = cell (numel (tasks), 1);
+  for i = 1:numel (tasks)
+    tid(i) = str2double (tasks(i).name);
+    name{i} = strtrim (fileread (sprintf ("/proc/self/task/%s/comm", tasks(i).name)));
+    [f, msg] = fopen (sprintf ("/proc/self/task/%s/schedstat", tasks(i).name), "r");
+    if (f >= 0)
+      ns(i) = fscanf (f, "%f", 1);
+      fclose (f);
+    endif
+  endfor
 endfunction
 
 function threads ()

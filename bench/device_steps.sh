@@ -3,7 +3,7 @@
 # one per device command (each under its 10-minute limit), run from the repository root on the GPU
 # machine with .gpu carried: .gpu/setup.sh (shared/docs/gpu-machine.md), .gpu/built.tar.xz (this
 # tree built here: tar -cJf .gpu/built.tar.xz src/tilemm.oct src/tilemm_info.mex src/tilemm_info.m
-# src/mex src/libtilemm_blas.so src/FILES src/PKG_ADD), and for some steps .gpu/tilemm-0.1.0.tar.gz
+# src/mex src/libtilemm_blas.so src/FILES src/PKG_ADD src/tilemm.cc-tst), and for some steps .gpu/tilemm-0.1.0.tar.gz
 # (make dist), .gpu/base.tar.xz (another tree built the same way), .gpu/blas-test
 # (tools/pack-blas-tester), .gpu/emubin.tar.xz (bench_emulated and the GEMMul8 peer).  Steps:
 #   host      issue 41: bench/host_steady.sh first steady copies cpu bist (+ the first call on GPU 0
@@ -161,8 +161,11 @@ case $step in
     # the check itself.  The first process measures the facts.
     export TILEMM_CALIBRATION_DIR=/tmp/facts-blas
     for p in $(seq 1 ${PROCS:-6}); do
-      timeout 90 octave-cli --no-gui --norc --quiet --eval "addpath ('$root/src'); addpath ('$root/bench'); blas_after_ways (256, 9); [ok, all] = test ('tilemm_info', 'quiet'); printf ('tilemm_info %d of %d\\n', ok, all);" > $R/blasepisode-$p.txt 2>&1
-      echo "process $p: $(grep "^blas_after_ways\|^tilemm_info\|model says" $R/blasepisode-$p.txt | tr '\n' ' ')"
+      # AFTER_TESTS=1: first tilemm's own BIST in the same process (src/tilemm.cc-tst, in
+      # built.tar.xz), as `pkg test` runs it before tilemm_info's check.
+      pre=""; [ "${AFTER_TESTS:-0}" = 1 ] && pre="addpath ('$root/tests'); addpath ('$root/inst'); [ok, all] = test ('tilemm', 'quiet'); printf ('tilemm %d of %d\\n', ok, all);"
+      timeout ${EPISODE_S:-90} octave-cli --no-gui --norc --quiet --eval "addpath ('$root/src'); addpath ('$root/bench'); $pre blas_after_ways (256, 9); [ok, all] = test ('tilemm_info', 'quiet'); printf ('tilemm_info %d of %d\\n', ok, all);" > $R/blasepisode-$p.txt 2>&1
+      echo "process $p: $(grep "^blas_after_ways\|^tilemm \|^tilemm_info\|model says\|^star_threads\|^idle_busy" $R/blasepisode-$p.txt | tr '\n' ' ')"
       awk '$1 == "thread" { n[$3]++; cpus[$3] = cpus[$3] " " $5; inv[$3] += $10 } END { for (k in n) printf "  %-16s %3d threads, involuntary switches %d, CPUs:%s\n", k, n[k], inv[k], cpus[k] }' $R/blasepisode-$p.txt
     done
     ;;
