@@ -1321,6 +1321,42 @@ void emulated_pipeline_rule (void)
          "n < 512");
 }
 
+// The decision and the GPU call plan of an emulated double product 8 x k x 8 (complex_type: of
+// complex operands), on the stand-in's facts as `adjust` leaves them, without TILEMM_EMU_IMMA.
+// TILEMM_EINVAL where the decision did not compute (a failed check).
+tilemm_status emulated_gpu_plan (int complex_type, int64_t k, tilemm_decision &d,
+                                 const std::function<void (tilemm_call_facts &)> &adjust,
+                                 tilemm_error &err)
+{
+  tilemm_operand a, b;
+  memset (&a, 0, sizeof a);
+  a.cls = TILEMM_CLASS_DOUBLE;
+  a.is_complex = complex_type;
+  a.ndims = 2;
+  b = a;
+  a.rows = 8, a.cols = k;
+  b.rows = k, b.cols = 8;
+  tilemm_options opt;
+  tilemm_options_init (&opt);
+  opt.backend = TILEMM_CHOOSE_GPU;
+  opt.precision = TILEMM_PRECISION_EMULATED;
+  tilemm_status status = tilemm_decide_op (&a, TILEMM_OP_NONE, &b, TILEMM_OP_NONE, &opt, &d, &err);
+  CHECK (status == TILEMM_OK && d.action == TILEMM_DO_COMPUTE, "decide: %s (%s)",
+         tilemm_strerror (status), err.detail);
+  if (status != TILEMM_OK || d.action != TILEMM_DO_COMPUTE)
+    return TILEMM_EINVAL;
+  tilemm_call_facts facts;
+  memset (&facts, 0, sizeof facts);
+  tilemm_backend_facts (TILEMM_BACKEND_CPU, 0, &facts.cpu);
+  tilemm_backend_facts (TILEMM_BACKEND_CUDA, 0, &facts.gpu);
+  adjust (facts);
+  tilemm_call_settings settings;
+  tilemm_call_settings_read (&settings);
+  settings.emu_gemm[0] = '\0';
+  return tilemm_call_plan_make (&d.plan, &d.route, TILEMM_BACKEND_CUDA, d.op_a, d.op_b, 1, &d.emu,
+                                &opt, &settings, &facts, &err);
+}
+
 // The int8 GEMMs of the emulated scheme are the call plan's: the modular GEMMs' (emu_gemm: wgmma
 // where the facts say the device runs it, else v2) and the statistics' (emu_stats_gemm: v2 where
 // wgmma would need the product's real inner dimension, 2k for a complex one, in several k-chunks),
@@ -1345,41 +1381,17 @@ void emulated_gemms_planned (void)
   };
   for (const auto &c : cases)
     {
-      tilemm_operand a, b;
-      memset (&a, 0, sizeof a);
-      a.cls = TILEMM_CLASS_DOUBLE;
-      a.is_complex = c.complex_type;
-      a.ndims = 2;
-      b = a;
-      a.rows = 8, a.cols = c.k;
-      b.rows = c.k, b.cols = 8;
-      tilemm_options opt;
-      tilemm_options_init (&opt);
-      opt.backend = TILEMM_CHOOSE_GPU;
-      opt.precision = TILEMM_PRECISION_EMULATED;
       tilemm_decision d;
       tilemm_error err = { TILEMM_OK, "" };
-      tilemm_status status = tilemm_decide_op (&a, TILEMM_OP_NONE, &b, TILEMM_OP_NONE, &opt, &d,
-                                               &err);
-      CHECK (status == TILEMM_OK && d.action == TILEMM_DO_COMPUTE, "decide: %s (%s)",
-             tilemm_strerror (status), err.detail);
-      if (status != TILEMM_OK || d.action != TILEMM_DO_COMPUTE)
-        continue;
-      tilemm_call_facts facts;
-      memset (&facts, 0, sizeof facts);
-      tilemm_backend_facts (TILEMM_BACKEND_CPU, 0, &facts.cpu);
-      tilemm_backend_facts (TILEMM_BACKEND_CUDA, 0, &facts.gpu);
-      facts.gpu.wgmma = c.wgmma;
-      tilemm_call_settings settings;
-      tilemm_call_settings_read (&settings);
-      settings.emu_gemm[0] = '\0';
-      status = tilemm_call_plan_make (&d.plan, &d.route, TILEMM_BACKEND_CUDA, d.op_a, d.op_b, 1,
-                                      &d.emu, &opt, &settings, &facts, &err);
+      const tilemm_status status = emulated_gpu_plan (
+        c.complex_type, c.k, d, [&] (tilemm_call_facts &f) { f.gpu.wgmma = c.wgmma; }, err);
       CHECK (status == TILEMM_OK && d.plan.emu_gemm == c.gemm && d.plan.emu_stats_gemm == c.stats,
              "%s k %lld, wgmma %s: GEMMs %d and %d, want %d and %d (%s)",
              c.complex_type ? "complex" : "real", (long long) c.k, c.wgmma ? "runs" : "does not",
              (int) d.plan.emu_gemm, (int) d.plan.emu_stats_gemm, (int) c.gemm, (int) c.stats,
              err.detail);
+      if (status != TILEMM_OK)
+        continue;
       char text[16384];
       tilemm_call_plan_describe (&d.plan, TILEMM_BACKEND_CUDA, 1, &d.emu, text, sizeof text);
       const char *want = c.stats == TILEMM_EMU_GEMM_V2 ? "emulated_stats_gemm: v2" : "emulated_stats_gemm: wgmma";
@@ -1416,42 +1428,19 @@ void emulated_moduli_per_launch_planned (void)
   };
   for (const auto &c : cases)
     {
-      tilemm_operand a, b;
-      memset (&a, 0, sizeof a);
-      a.cls = TILEMM_CLASS_DOUBLE;
-      a.ndims = 2;
-      b = a;
-      a.rows = 64, a.cols = 64;
-      b.rows = 64, b.cols = 64;
-      tilemm_options opt;
-      tilemm_options_init (&opt);
-      opt.backend = TILEMM_CHOOSE_GPU;
-      opt.precision = TILEMM_PRECISION_EMULATED;
       tilemm_decision d;
       tilemm_error err = { TILEMM_OK, "" };
-      tilemm_status status = tilemm_decide_op (&a, TILEMM_OP_NONE, &b, TILEMM_OP_NONE, &opt, &d,
-                                               &err);
-      CHECK (status == TILEMM_OK && d.action == TILEMM_DO_COMPUTE, "decide: %s (%s)",
+      const tilemm_status status = emulated_gpu_plan (0, 64, d, [&] (tilemm_call_facts &f) {
+        f.gpu.wgmma = c.wgmma;
+        for (int i = 0; i < TILEMM_MAX_WORKERS; i++)
+          {
+            f.gpu.multiprocessors[i] = c.sms;
+            if (!c.named)
+              f.gpu.device[i] = TILEMM_MAX_WORKERS + 7;   // no worker's device
+          }
+      }, err);
+      CHECK (status == TILEMM_OK, "plan: %s (%s)",
              tilemm_strerror (status), err.detail);
-      if (status != TILEMM_OK || d.action != TILEMM_DO_COMPUTE)
-        continue;
-      tilemm_call_facts facts;
-      memset (&facts, 0, sizeof facts);
-      tilemm_backend_facts (TILEMM_BACKEND_CPU, 0, &facts.cpu);
-      tilemm_backend_facts (TILEMM_BACKEND_CUDA, 0, &facts.gpu);
-      facts.gpu.wgmma = c.wgmma;
-      for (int i = 0; i < TILEMM_MAX_WORKERS; i++)
-        {
-          facts.gpu.multiprocessors[i] = c.sms;
-          if (!c.named)
-            facts.gpu.device[i] = TILEMM_MAX_WORKERS + 7;   // no worker's device
-        }
-      tilemm_call_settings settings;
-      tilemm_call_settings_read (&settings);
-      settings.emu_gemm[0] = '\0';
-      status = tilemm_call_plan_make (&d.plan, &d.route, TILEMM_BACKEND_CUDA, d.op_a, d.op_b, 1,
-                                      &d.emu, &opt, &settings, &facts, &err);
-      CHECK (status == TILEMM_OK, "plan: %s (%s)", tilemm_strerror (status), err.detail);
       if (status != TILEMM_OK)
         continue;
       const int sms = d.plan.emu_multiprocessors[0];
