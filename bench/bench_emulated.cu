@@ -375,8 +375,9 @@ static void stats_pass (int64_t n, int runs)
   /* the default int8 GEMM at the real k-chunk, as the executor's plan chooses it */
   const tilemm_emu_gemm named = tilemm_emu_gemm_named (nullptr, tilemm_emu_cuda_wgmma_runs ());
   const tilemm_emu_gemm stats = tilemm_emu_stats_gemm (named, kp, TILEMM_EMU_KCHUNK_TILES);
-  const tilemm_emu_gpu::gemm_choice gc = { named, TILEMM_EMU_KCHUNK_TILES, stats, bench_gemm_blocks () };
-  const tilemm_emu_gpu::gemm_choice gs = { stats, gc.chunk_tiles, stats, gc.blocks };
+  const tilemm_emu_gpu::gemm_choice gc = { named, TILEMM_EMU_KCHUNK_TILES, stats, bench_gemm_blocks (),
+                                           bench_gemm_blocks () };
+  const tilemm_emu_gpu::gemm_choice gs = { stats, gc.chunk_tiles, stats, gc.blocks, gc.blocks };
   ia.blocks = gc.blocks;   /* the wgmma launch below takes its grid from its arguments */
   const double ts = median_ms ([&] (int) {
     CUDA_OK (cudaMemsetAsync (ratio, 0, 16));
@@ -592,7 +593,8 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
                                                       tilemm_emu_cuda_wgmma_runs ());
   const tilemm_emu_gemm stats_gemm
     = tilemm_emu_plan_stats_gemm (gemm, dbl ? TILEMM_DOUBLE : TILEMM_SINGLE, k, 0);
-  const tilemm_emu_cuda_setup setup = { gemm, 0, &branches, nullptr, stats_gemm, bench_gemm_blocks () };
+  const tilemm_emu_cuda_setup setup = { gemm, 0, &branches, nullptr, stats_gemm, bench_gemm_blocks (),
+                                        bench_gemm_blocks () };
   {
     size_t need[4];
     tilemm_emu_cuda_arena_need (dbl ? TILEMM_DOUBLE : TILEMM_SINGLE, m, n, k, &opt, 0, TILEMM_EMU_RUN_WHOLE, 0,
@@ -600,7 +602,7 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
     arena_grow (arena, need);
   }
   const tilemm_emu_cuda_setup setup_nm = { setup.gemm, 0, &branches_nm, nullptr, setup.stats_gemm,
-                                           setup.gemm_blocks };
+                                           setup.gemm_blocks, setup.multiprocessors };
   /* rule 1: the native-matching one; a verdict other than OK (wide-range data the moduli cannot
    * carry: tilemm's call then splits or goes native) is reported, not timed. */
   bool carried[2] = { true, true };

@@ -210,11 +210,11 @@ rule_backends_call_nothing_above () {
 # backend reads a made plan with (POLICY_READERS: a panel of the plan and its steps, its CPU tile
 # batches, the emulated CPU loops' cuts, the plan's launch for a shape, a
 # batch panel's pages, a plan in words, the shares holding some columns, a staging unit's copy
-# members) and what is no decision
+# members, the moduli a modular GEMM launch takes for a block) and what is no decision
 # (a backend's own entry or a size the layers agree on).
 POLICY_HEADERS="plan_unfilled.h call_plan.h batch.h device_model.h ksplit.h copy_team.h exchange_plan.h"
 POLICY_NAMES='tilemm_plan_[a-z0-9_]+|tilemm_emu_(decide|plan|branches|loop)[a-z0-9_]*'
-POLICY_READERS='tilemm_plan_launch_of|tilemm_plan_panel|tilemm_plan_cpu_tile_batch|tilemm_emu_loop_plan|tilemm_plan_panel_count|tilemm_plan_steps|tilemm_plan_transposed_scratch|tilemm_plan_device_bytes|tilemm_call_plan_describe|tilemm_batch_panel_at|tilemm_batch_chunk_cut|tilemm_batch_sources|tilemm_batch_page_bytes|tilemm_batch_shape_make|tilemm_way_name|tilemm_cpu_multiply_batch|tilemm_cuda_launch_scratch_bytes|tilemm_exchange_shares_of|tilemm_staging_copy_members'
+POLICY_READERS='tilemm_plan_launch_of|tilemm_plan_panel|tilemm_plan_cpu_tile_batch|tilemm_emu_loop_plan|tilemm_plan_panel_count|tilemm_plan_steps|tilemm_plan_transposed_scratch|tilemm_plan_device_bytes|tilemm_call_plan_describe|tilemm_batch_panel_at|tilemm_batch_chunk_cut|tilemm_batch_sources|tilemm_batch_page_bytes|tilemm_batch_shape_make|tilemm_way_name|tilemm_cpu_multiply_batch|tilemm_cuda_launch_scratch_bytes|tilemm_exchange_shares_of|tilemm_staging_copy_members|tilemm_emu_planes_per_launch'
 # Allowed: none (a low-level entry's copy team and a batch chunk's panels, the last two, are the
 # plan's: the call plan's teams, copy_team.c; the batch plan's chunk cuts, batch_plan.c).
 declared_in () {
@@ -399,10 +399,8 @@ rule_cpu_variant_detected_in_the_facts_only () {
 # a condition on anything but a GEMM (a range check of the names, or whether one of the GEMMs is
 # wgmma, tests names only), no GEMM chosen by name, no launcher that picks one
 # (launch_imma_auto).  Allowed: the refusal of wgmma where the device cannot run it
-# (`&& !tilemm_emu_cuda_wgmma_runs ()`: an error, not a switch).  Still open
-# (doc/review-decisions.md, r1): emulated_scheme.cu's moduli a launch, all of them on the wgmma
-# GEMM or under two waves of 132 multiprocessors' tiles; allowed by its exact text until the
-# plan names it, so that any other such line, or a change to it, breaks the rule.
+# (`&& !tilemm_emu_cuda_wgmma_runs ()`: an error, not a switch).  The moduli a modular GEMM
+# launch takes are the plan's reader's (tilemm_emu_planes_per_launch, common/).
 rule_no_int8_gemm_chosen_below_the_plan () {
   {
     code_of $(layer_files kernels cuda) \
@@ -413,7 +411,6 @@ rule_no_int8_gemm_chosen_below_the_plan () {
                for (i = 1; i <= n; i++)
                  if (tolower (part[i]) !~ /gemm/ && part[i] ~ /[^[:space:]()]/) { print; next } }'
   } | grep -vE 'TILEMM_EMU_GEMM_WGMMA[[:space:]]*&&[[:space:]]*!tilemm_emu_cuda_wgmma_runs[[:space:]]*\([[:space:]]*\)[[:space:]]*\)?$' \
-    | grep -vE "^$src/cuda/emulated_scheme\.cu:[0-9]+:[[:space:]]*const int per_launch = gc\.gemm == TILEMM_EMU_GEMM_WGMMA \|\| tiles < 264 \? N : 1;$" \
     | sort -u
 }
 
@@ -501,8 +498,6 @@ multiprocessor_numbers () {
 # multiprocessors idle): it is in the plan's layer, and tilemm_plan_make, which reads it, is made
 # without device facts (low-level entries, tests and the panel model call it with none), so the
 # facts' `multiprocessors` cannot reach it without a new argument through every plan entry.
-# Still open (doc/review-decisions.md, r1): emulated_scheme.cu's `tiles < 264`, allowed by its
-# exact text as in no_int8_gemm_chosen_below_the_plan.
 rule_multiprocessors_gathered_in_the_facts_only () {
   code_of $(layer_files cuda kernels) \
     | grep -E '\b(cudaDevAttrMultiProcessorCount|multiProcessorCount)\b' \
@@ -512,7 +507,6 @@ rule_multiprocessors_gathered_in_the_facts_only () {
           $(exec_run_files) \
     | multiprocessor_numbers \
     | grep -vE "^$src/common/cuda_variants\.h:[0-9]+:#define TILEMM_CUDA_SMALL_BLOCKS 132$" \
-    | grep -vE "^$src/cuda/emulated_scheme\.cu:[0-9]+:[[:space:]]*const int per_launch = gc\.gemm == TILEMM_EMU_GEMM_WGMMA \|\| tiles < 264 \? N : 1;$" \
     | sort -u
 }
 

@@ -191,7 +191,7 @@ static tilemm_emu_cuda_setup test_setup (int64_t chunk, const tilemm_emu_branche
                                                       tilemm_emu_cuda_wgmma_runs ());
   const tilemm_emu_cuda_setup setup = { gemm, chunk, branches, nullptr,
                                         tilemm_emu_plan_stats_gemm (gemm, type, k, chunk),
-                                        test_gemm_blocks () };
+                                        test_gemm_blocks (), test_gemm_blocks () };
   return setup;
 }
 
@@ -1198,7 +1198,8 @@ static void stats_case (const char *name, int64_t m, int64_t n, int64_t k, bool 
   const int64_t chunk_tiles = chunk > 0 ? chunk : TILEMM_EMU_KCHUNK_TILES;
   const tilemm_emu_gemm stats_gemm
     = tilemm_emu_stats_gemm (test_setup (0, nullptr, TILEMM_DOUBLE, 0).gemm, kp, chunk_tiles);
-  const tilemm_emu_gpu::gemm_choice gc = { stats_gemm, chunk_tiles, stats_gemm, test_gemm_blocks () };
+  const tilemm_emu_gpu::gemm_choice gc = { stats_gemm, chunk_tiles, stats_gemm, test_gemm_blocks (),
+                                           test_gemm_blocks () };
   tilemm_status st = TILEMM_OK;
   tilemm_error err = {};
   for (int64_t k0 = 0; k0 < kp && st == TILEMM_OK; k0 += step)
@@ -1706,6 +1707,92 @@ static void named_gemm_cases ()
 #endif
 }
 
+/* The moduli a modular GEMM launch takes are the setup's (the call plan's multiprocessors, read
+ * through tilemm_emu_planes_per_launch): a product is bitwise the same with all moduli in one
+ * launch (multiprocessors enough for two waves of its tiles) and with one a launch (0: the facts
+ * name none), on v2 and on wgmma where it runs (which takes all always); in C blocks too.  Under
+ * the emulation, the modular launches are counted: one a block, or N a block.  Calibration's
+ * timing of the GEMMs runs on either setup. */
+static void moduli_per_launch_cases ()
+{
+  const int64_t m = 200, n = 300, k = 100;
+  std::vector<double> A ((size_t) (m * k)), B ((size_t) (k * n));
+  for (double &x : A) x = nrand ();
+  for (double &x : B) x = nrand ();
+  double *dA = nullptr, *dB = nullptr, *dC = nullptr;
+  cudaMalloc ((void **) &dA, 8 * A.size ());
+  cudaMalloc ((void **) &dB, 8 * B.size ());
+  cudaMalloc ((void **) &dC, 8 * (size_t) (m * n));
+  cudaMemcpy (dA, A.data (), 8 * A.size (), cudaMemcpyHostToDevice);
+  cudaMemcpy (dB, B.data (), 8 * B.size (), cudaMemcpyHostToDevice);
+  tilemm_emu_options opt;
+  tilemm_emu_default_options (&opt, TILEMM_DOUBLE);
+  const tilemm_emu_branches branches = branches_of (&opt);
+  const bool wgmma = tilemm_emu_cuda_wgmma_runs () != 0;
+  std::vector<double> first;
+  const int blocks_of[] = { 0, 128 };   /* C whole, and C in blocks of 128 columns */
+  for (int g = 0; g < (wgmma ? 2 : 1); g++)
+    for (int many = 0; many <= 1; many++)
+      for (int bw : blocks_of)
+        {
+          const tilemm_emu_gemm gemm = g ? TILEMM_EMU_GEMM_WGMMA : TILEMM_EMU_GEMM_V2;
+          /* 1 << 20 multiprocessors: every block under two waves, all moduli in one launch */
+          const int sms = many ? 1 << 20 : 0;
+          const tilemm_emu_cuda_setup setup = { gemm, 0, &branches, nullptr,
+                                                tilemm_emu_plan_stats_gemm (gemm, TILEMM_DOUBLE, k, 0),
+                                                test_gemm_blocks (), sms };
+          char name[128];
+          snprintf (name, sizeof name, "moduli a launch: %s, %d multiprocessors, blocks of %d",
+                    g ? "wgmma" : "v2", sms, bw);
+          tilemm_emu_cuda_arena arena;
+          test_arena (arena, TILEMM_DOUBLE, m, n, k, &opt, TILEMM_EMU_RUN_WHOLE, 0);
+          const tilemm_emu_cuda_blocks blocks = { bw, nullptr, 0 };
+          tilemm_emu_plan used;
+          tilemm_error err = {};
+          cudaMemset (dC, 0xff, 8 * (size_t) (m * n));
+#ifdef TILEMM_EMULATE
+          tilemm_emu_on_launch = count_imma;
+          unsigned long long before[4][2];
+          memcpy (before, imma_launches, sizeof before);
+#endif
+          const tilemm_status st
+            = tilemm_emu_cuda_run (&opt, &setup, TILEMM_DOUBLE, m, n, k, dA, m, dB, k, dC, m,
+                                   nullptr, nullptr, &used, nullptr, nullptr, &arena, &blocks, &err);
+          CHECK (st == TILEMM_OK && used.verdict == TILEMM_EMU_OK, "%s: status %d (%s)", name,
+                 (int) st, err.detail);
+#ifdef TILEMM_EMULATE
+          {
+            const unsigned long long launched = imma_launches[gemm][1] - before[gemm][1];
+            const unsigned long long c_blocks = bw > 0 ? (n + bw - 1) / bw : 1;
+            const unsigned long long want = c_blocks * (many ? 1 : (unsigned long long) used.moduli);
+            CHECK (launched == want, "%s: %llu modular launches, want %llu (%d moduli)", name,
+                   launched, want, used.moduli);
+          }
+          tilemm_emu_on_launch = nullptr;
+#endif
+          std::vector<double> C ((size_t) (m * n));
+          cudaMemcpy (C.data (), dC, 8 * C.size (), cudaMemcpyDeviceToHost);
+          if (first.empty ())
+            first = C;
+          else
+            CHECK (!memcmp (first.data (), C.data (), 8 * C.size ()),
+                   "%s: C differs bitwise from v2's with one modulus a launch", name);
+          test_arena_free (arena);
+          /* calibration's timing on the same setup: the launches the product would run */
+          tilemm_emu_cuda_arena tarena;
+          test_arena (tarena, TILEMM_DOUBLE, m, n, k, &opt, TILEMM_EMU_RUN_GIVEN, 0);
+          double ms = -1;
+          const tilemm_status ts = tilemm_emu_cuda_time_gemm (&setup, m, n, k, 8, nullptr, &tarena,
+                                                              &ms, &err);
+          CHECK (ts == TILEMM_OK && ms >= 0, "%s: the GEMMs' timing: status %d (%s), %g ms", name,
+                 (int) ts, err.detail, ms);
+          test_arena_free (tarena);
+        }
+  cudaFree (dA);
+  cudaFree (dB);
+  cudaFree (dC);
+}
+
 int main (int argc, char **argv)
 {
   (void) argc, (void) argv;
@@ -1799,6 +1886,7 @@ int main (int argc, char **argv)
     }
   named_gemm_cases ();
   stats_gemm_cases ();
+  moduli_per_launch_cases ();
   /* the 128×256 tiles on small shapes too */
   setenv ("TILEMM_EMU_IMMA", "big", 1);
   run_case<double> ("double 129x131x67 big tiles", { 129, 131, 67, 0, 0, 0 }, NORMAL, 0, 0);

@@ -315,13 +315,14 @@ void exchange_case (bool single, bool is_complex, tilemm_op op_a, tilemm_op op_b
 }
 
 // The emulated scheme's calls since forget_setups: on each emulated worker's device, the setup
-// carried the call plan's statistics' GEMM and that worker's wgmma grid (the plan's, from the
-// facts: the device's own multiprocessors, each stand-in GPU a count of its own).
+// carried the call plan's statistics' GEMM, that worker's wgmma grid and the multiprocessors the
+// moduli a launch follow (the plan's, from the facts: the device's own multiprocessors, each
+// stand-in GPU a count of its own).
 void forget_setups ()
 {
-  int g, b;
+  int g, b, s;
   for (int d = 0; d < DEVICES; d++)
-    mock_emu_setup_seen (d, &g, &b);
+    mock_emu_setup_seen (d, &g, &b, &s);
 }
 
 void check_setups (const tilemm_call_plan &p, const char *what)
@@ -329,8 +330,8 @@ void check_setups (const tilemm_call_plan &p, const char *what)
   for (int w = 0; w < p.emu_workers; w++)
     {
       const int d = p.emu_devices.device[w];
-      int stats_gemm = -1, blocks = -1;
-      const int calls = mock_emu_setup_seen (d, &stats_gemm, &blocks);
+      int stats_gemm = -1, blocks = -1, sms = -1;
+      const int calls = mock_emu_setup_seen (d, &stats_gemm, &blocks, &sms);
       CHECK (p.emu_gemm_blocks[w] == mock_cuda_multiprocessors (d),
              "%s: the plan's grid on worker %d (GPU %d): %d blocks, the GPU has %d "
              "multiprocessors", what, w, d, p.emu_gemm_blocks[w], mock_cuda_multiprocessors (d));
@@ -338,6 +339,11 @@ void check_setups (const tilemm_call_plan &p, const char *what)
              "%s: GPU %d: %d calls of the scheme, the last one's statistics' GEMM %d and grid %d; "
              "the plan's %d and %d", what, d, calls, stats_gemm, blocks, (int) p.emu_stats_gemm,
              p.emu_gemm_blocks[w]);
+      CHECK (p.emu_multiprocessors[w] == mock_cuda_multiprocessors (d)
+               && sms == p.emu_multiprocessors[w],
+             "%s: GPU %d (worker %d): the scheme's setup carried %d multiprocessors, the plan's "
+             "%d, the GPU has %d", what, d, w, sms, p.emu_multiprocessors[w],
+             mock_cuda_multiprocessors (d));
     }
 }
 

@@ -1321,6 +1321,42 @@ void emulated_pipeline_rule (void)
          "n < 512");
 }
 
+// The decision and the GPU call plan of an emulated double product 8 x k x 8 (complex_type: of
+// complex operands), on the stand-in's facts as `adjust` leaves them, without TILEMM_EMU_IMMA.
+// TILEMM_EINVAL where the decision did not compute (a failed check).
+tilemm_status emulated_gpu_plan (int complex_type, int64_t k, tilemm_decision &d,
+                                 const std::function<void (tilemm_call_facts &)> &adjust,
+                                 tilemm_error &err)
+{
+  tilemm_operand a, b;
+  memset (&a, 0, sizeof a);
+  a.cls = TILEMM_CLASS_DOUBLE;
+  a.is_complex = complex_type;
+  a.ndims = 2;
+  b = a;
+  a.rows = 8, a.cols = k;
+  b.rows = k, b.cols = 8;
+  tilemm_options opt;
+  tilemm_options_init (&opt);
+  opt.backend = TILEMM_CHOOSE_GPU;
+  opt.precision = TILEMM_PRECISION_EMULATED;
+  tilemm_status status = tilemm_decide_op (&a, TILEMM_OP_NONE, &b, TILEMM_OP_NONE, &opt, &d, &err);
+  CHECK (status == TILEMM_OK && d.action == TILEMM_DO_COMPUTE, "decide: %s (%s)",
+         tilemm_strerror (status), err.detail);
+  if (status != TILEMM_OK || d.action != TILEMM_DO_COMPUTE)
+    return TILEMM_EINVAL;
+  tilemm_call_facts facts;
+  memset (&facts, 0, sizeof facts);
+  tilemm_backend_facts (TILEMM_BACKEND_CPU, 0, &facts.cpu);
+  tilemm_backend_facts (TILEMM_BACKEND_CUDA, 0, &facts.gpu);
+  adjust (facts);
+  tilemm_call_settings settings;
+  tilemm_call_settings_read (&settings);
+  settings.emu_gemm[0] = '\0';
+  return tilemm_call_plan_make (&d.plan, &d.route, TILEMM_BACKEND_CUDA, d.op_a, d.op_b, 1, &d.emu,
+                                &opt, &settings, &facts, &err);
+}
+
 // The int8 GEMMs of the emulated scheme are the call plan's: the modular GEMMs' (emu_gemm: wgmma
 // where the facts say the device runs it, else v2) and the statistics' (emu_stats_gemm: v2 where
 // wgmma would need the product's real inner dimension, 2k for a complex one, in several k-chunks),
@@ -1345,45 +1381,78 @@ void emulated_gemms_planned (void)
   };
   for (const auto &c : cases)
     {
-      tilemm_operand a, b;
-      memset (&a, 0, sizeof a);
-      a.cls = TILEMM_CLASS_DOUBLE;
-      a.is_complex = c.complex_type;
-      a.ndims = 2;
-      b = a;
-      a.rows = 8, a.cols = c.k;
-      b.rows = c.k, b.cols = 8;
-      tilemm_options opt;
-      tilemm_options_init (&opt);
-      opt.backend = TILEMM_CHOOSE_GPU;
-      opt.precision = TILEMM_PRECISION_EMULATED;
       tilemm_decision d;
       tilemm_error err = { TILEMM_OK, "" };
-      tilemm_status status = tilemm_decide_op (&a, TILEMM_OP_NONE, &b, TILEMM_OP_NONE, &opt, &d,
-                                               &err);
-      CHECK (status == TILEMM_OK && d.action == TILEMM_DO_COMPUTE, "decide: %s (%s)",
-             tilemm_strerror (status), err.detail);
-      if (status != TILEMM_OK || d.action != TILEMM_DO_COMPUTE)
-        continue;
-      tilemm_call_facts facts;
-      memset (&facts, 0, sizeof facts);
-      tilemm_backend_facts (TILEMM_BACKEND_CPU, 0, &facts.cpu);
-      tilemm_backend_facts (TILEMM_BACKEND_CUDA, 0, &facts.gpu);
-      facts.gpu.wgmma = c.wgmma;
-      tilemm_call_settings settings;
-      tilemm_call_settings_read (&settings);
-      settings.emu_gemm[0] = '\0';
-      status = tilemm_call_plan_make (&d.plan, &d.route, TILEMM_BACKEND_CUDA, d.op_a, d.op_b, 1,
-                                      &d.emu, &opt, &settings, &facts, &err);
+      const tilemm_status status = emulated_gpu_plan (
+        c.complex_type, c.k, d, [&] (tilemm_call_facts &f) { f.gpu.wgmma = c.wgmma; }, err);
       CHECK (status == TILEMM_OK && d.plan.emu_gemm == c.gemm && d.plan.emu_stats_gemm == c.stats,
              "%s k %lld, wgmma %s: GEMMs %d and %d, want %d and %d (%s)",
              c.complex_type ? "complex" : "real", (long long) c.k, c.wgmma ? "runs" : "does not",
              (int) d.plan.emu_gemm, (int) d.plan.emu_stats_gemm, (int) c.gemm, (int) c.stats,
              err.detail);
+      if (status != TILEMM_OK)
+        continue;
       char text[16384];
       tilemm_call_plan_describe (&d.plan, TILEMM_BACKEND_CUDA, 1, &d.emu, text, sizeof text);
       const char *want = c.stats == TILEMM_EMU_GEMM_V2 ? "emulated_stats_gemm: v2" : "emulated_stats_gemm: wgmma";
       CHECK (strstr (text, want) != NULL, "the plan in words: %s", want);
+    }
+}
+
+// The moduli a modular GEMM launch takes are the plan's: it holds each emulated worker's
+// multiprocessors from the facts (emu_multiprocessors; 0 where they do not name the device), and
+// its reader for a block's shape (tilemm_emu_planes_per_launch) puts all moduli in one launch on
+// wgmma or where the block's 128x128 tiles are fewer than two waves of them, else one a launch.
+// The switch follows the facts: 263 and 264 tiles on 132 multiprocessors, 131 and 132 on 66.
+void emulated_moduli_per_launch_planned (void)
+{
+  CHECK_CASE ("plan: the moduli a modular GEMM launch takes, from the facts' multiprocessors");
+  const int N = 16;
+  struct
+  {
+    int sms, wgmma, named;   // the facts' multiprocessors; named: the facts name the device
+    int64_t m, cols;         // a block of C
+    int want;                // its moduli a launch
+  } cases[] = {
+    { 132, 0, 1, 263 * 128, 128, N },      // 263 tiles
+    { 132, 0, 1, 132 * 128, 2 * 128, 1 },  // 264
+    { 132, 0, 1, 263 * 128 - 5, 100, N },  // 263 tiles, partial ones counted whole
+    { 132, 0, 1, 132 * 128 + 1, 2 * 128, 1 },  // 133 x 2 = 266 tiles
+    { 66, 0, 1, 131 * 128, 128, N },       // 131
+    { 66, 0, 1, 66 * 128, 2 * 128, 1 },    // 132
+    { 66, 0, 1, 263 * 128, 128, 1 },       // what 132 multiprocessors take whole
+    { 132, 1, 1, 264 * 128, 64 * 128, N }, // wgmma: all, whatever the shape
+    { 66, 1, 1, 132 * 128, 128, N },
+    { 132, 0, 0, 1, 1, 1 },                // no multiprocessors named: one a launch
+    { 132, 1, 0, 264 * 128, 128, N },
+  };
+  for (const auto &c : cases)
+    {
+      tilemm_decision d;
+      tilemm_error err = { TILEMM_OK, "" };
+      const tilemm_status status = emulated_gpu_plan (0, 64, d, [&] (tilemm_call_facts &f) {
+        f.gpu.wgmma = c.wgmma;
+        for (int i = 0; i < TILEMM_MAX_WORKERS; i++)
+          {
+            f.gpu.multiprocessors[i] = c.sms;
+            if (!c.named)
+              f.gpu.device[i] = TILEMM_MAX_WORKERS + 7;   // no worker's device
+          }
+      }, err);
+      CHECK (status == TILEMM_OK, "plan: %s (%s)",
+             tilemm_strerror (status), err.detail);
+      if (status != TILEMM_OK)
+        continue;
+      const int sms = d.plan.emu_multiprocessors[0];
+      CHECK (sms == (c.named ? c.sms : 0) && d.plan.emu_gemm_blocks[0] == sms,
+             "the plan's multiprocessors %d and grid %d of worker 0, the facts' %d%s", sms,
+             d.plan.emu_gemm_blocks[0], c.sms, c.named ? "" : " on no worker's device");
+      const int got = tilemm_emu_planes_per_launch (d.plan.emu_gemm, c.m, c.cols, N, sms);
+      CHECK (got == c.want,
+             "%d multiprocessors%s, %s, a block %lldx%lld (%lld tiles): %d moduli a launch, want %d",
+             c.sms, c.named ? "" : " (not named)", c.wgmma ? "wgmma" : "v2", (long long) c.m,
+             (long long) c.cols, (long long) (((c.m + 127) / 128) * ((c.cols + 127) / 128)), got,
+             c.want);
     }
 }
 
@@ -1429,6 +1498,7 @@ int main ()
   calibration_on_the_stand_in ();
   emulated_pipeline_rule ();
   emulated_gemms_planned ();
+  emulated_moduli_per_launch_planned ();
   emulated_pipeline_model ();
   if (getenv ("TILEMM_TEST_NO_EMULATED") == NULL)
     {

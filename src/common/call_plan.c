@@ -308,16 +308,18 @@ static tilemm_emu_gemm stats_gemm (tilemm_emu_gemm gemm, tilemm_type type, int64
   return tilemm_emu_plan_stats_gemm (gemm, type, k, TILEMM_EMU_KCHUNK_TILES);
 }
 
-/* The wgmma GEMM's persistent grid on each emulated worker: one block a multiprocessor of the
- * worker's device, as the facts gathered them. */
+/* Each emulated worker's multiprocessors, as the facts gathered them for its device (0: they
+ * do not name it), and the wgmma GEMM's persistent grid there: one block a multiprocessor.  The
+ * moduli a modular GEMM launch takes follow them (tilemm_emu_planes_per_launch). */
 static void gemm_blocks (tilemm_call_plan *p, const tilemm_device_facts *gpu)
 {
   for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
     {
-      p->emu_gemm_blocks[w] = 0;
+      p->emu_multiprocessors[w] = 0;
       for (int i = 0; i < gpu->count && i < TILEMM_MAX_WORKERS; i++)
         if (gpu->device[i] == p->emu_devices.device[w])
-          p->emu_gemm_blocks[w] = gpu->multiprocessors[i];
+          p->emu_multiprocessors[w] = gpu->multiprocessors[i];
+      p->emu_gemm_blocks[w] = p->emu_multiprocessors[w];
     }
 }
 

@@ -141,6 +141,10 @@ typedef struct {
                                     its device (emu_devices; the facts' multiprocessors; 0:
                                     the facts do not name the device, and a wgmma launch is
                                     refused)                                                 */
+  int emu_multiprocessors[TILEMM_MAX_WORKERS];  /* emulated worker w's device's multiprocessors
+                                    (the facts'; 0: they do not name it), which the moduli a
+                                    modular GEMM launch takes follow for a block's shape
+                                    (tilemm_emu_planes_per_launch)                            */
   int64_t emu_block_cols;        /* the GPU brings C back in blocks of these many columns    */
   int64_t emu_pipe_first;        /* one pass on the GPU: a first panel of C of these many
                                     columns (0: one panel, not pipelined), ...               */

@@ -37,6 +37,14 @@ tilemm_emu_gemm tilemm_emu_plan_stats_gemm (tilemm_emu_gemm gemm, tilemm_type ty
                                 chunk_tiles > 0 ? chunk_tiles : TILEMM_EMU_KCHUNK_TILES);
 }
 
+int tilemm_emu_planes_per_launch (tilemm_emu_gemm gemm, int64_t m, int64_t cols, int moduli,
+                                  int multiprocessors)
+{
+  const int64_t tiles = tilemm_ceil_div (m, 128) * tilemm_ceil_div (cols, 128);
+  const int64_t two_waves = 2 * (int64_t) (multiprocessors > 0 ? multiprocessors : 0);
+  return gemm == TILEMM_EMU_GEMM_WGMMA || tiles < two_waves ? moduli : 1;
+}
+
 tilemm_emu_stats_layout tilemm_emu_layout_stats (int64_t m, int64_t n, int64_t kp, int with_lo,
                                                  int with_s64)
 {

@@ -48,6 +48,17 @@ tilemm_emu_gemm tilemm_emu_stats_gemm (tilemm_emu_gemm gemm, int64_t kp, int64_t
 tilemm_emu_gemm tilemm_emu_plan_stats_gemm (tilemm_emu_gemm gemm, tilemm_type type, int64_t k,
                                             int64_t chunk_tiles);
 
+/* How many of a block's `moduli` modular GEMMs one launch takes, for a block of C of m rows and
+ * `cols` columns on a device of `multiprocessors` (the call plan's emu_multiprocessors of the
+ * worker; 0: the facts do not name the device): all of them on the wgmma GEMM (its persistent
+ * grid walks the tiles of all its planes, one tail wave in all instead of one a modulus), or when
+ * the block's 128×128 tiles are fewer than two waves of the device's multiprocessors (one
+ * modulus alone would not fill it); else one a launch, so a stop is polled between them.  The
+ * plan's reader for a shape: the product and calibration's timing of the GEMMs launch as it
+ * says.  Each modulus's GEMM is independent: the count changes no bit of the result. */
+int tilemm_emu_planes_per_launch (tilemm_emu_gemm gemm, int64_t m, int64_t cols, int moduli,
+                                  int multiprocessors);
+
 /* What a call runs (emulated_scheme.h): the whole scheme, the statistics only, or the product
  * under a plan made elsewhere. */
 typedef enum {

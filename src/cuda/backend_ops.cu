@@ -362,13 +362,20 @@ int gemm_blocks_of (const product_state *s, int worker)
   return worker >= 0 && worker < TILEMM_MAX_WORKERS ? s->plan->emu_gemm_blocks[worker] : 0;
 }
 
+/* The multiprocessors of `worker`'s device, as the call's plan holds them. */
+int multiprocessors_of (const product_state *s, int worker)
+{
+  return worker >= 0 && worker < TILEMM_MAX_WORKERS ? s->plan->emu_multiprocessors[worker] : 0;
+}
+
 tilemm_status cuda_emu_stats (void *state, int worker, const tilemm_emu_options *options,
                               tilemm_op op_a, const tilemm_view *a, tilemm_op op_b,
                               const tilemm_view *b, tilemm_emu_stats *stats, tilemm_error *err)
 {
   product_state *s = (product_state *) state;
   emu_stage stage = { emu_stage::STATS, options, nullptr, 0, gemm_of (s), nullptr,
-                      stats_gemm_of (s), gemm_blocks_of (s, worker) };
+                      stats_gemm_of (s), gemm_blocks_of (s, worker),
+                      multiprocessors_of (s, worker) };
   emulated_most (s, stage);
   tilemm_emu_plan used;
   return timed_panel (s, worker, [&] (tilemm_cuda_stats *st) {
@@ -387,7 +394,8 @@ tilemm_status cuda_emu_share (void *state, int worker, tilemm_op op_a, const til
   if (!s->plan)
     return tilemm_error_set (err, TILEMM_EINVAL, "GPU emulated share: no call plan");
   emu_stage stage = { emu_stage::STATS, nullptr, nullptr, 0, gemm_of (s), nullptr,
-                      stats_gemm_of (s), gemm_blocks_of (s, worker) };
+                      stats_gemm_of (s), gemm_blocks_of (s, worker),
+                      multiprocessors_of (s, worker) };
   emulated_most (s, stage);
   return emu_share (ws_pool[worker], worker, s->plan, stage, op_a, a, op_b, b, exchange,
                     &s->st[worker], err);
@@ -400,7 +408,8 @@ tilemm_status cuda_emu_product (void *state, int worker, const tilemm_emu_plan *
 {
   product_state *s = (product_state *) state;
   emu_stage stage = { emu_stage::PRODUCT, nullptr, plan, block_cols_of (s), gemm_of (s), nullptr,
-                      stats_gemm_of (s), gemm_blocks_of (s, worker) };
+                      stats_gemm_of (s), gemm_blocks_of (s, worker),
+                      multiprocessors_of (s, worker) };
   emulated_most (s, stage);
   return timed_panel (s, worker, [&] (tilemm_cuda_stats *st) {
     return emu_panel (ws_pool[worker], stage, op_a, a, op_b, b, c, stop, nullptr, used, st, err);
@@ -415,7 +424,8 @@ tilemm_status cuda_emu_whole (void *state, int worker, const tilemm_emu_options 
 {
   product_state *s = (product_state *) state;
   emu_stage stage = { emu_stage::WHOLE, options, nullptr, block_cols_of (s), gemm_of (s), branches,
-                      stats_gemm_of (s), gemm_blocks_of (s, worker) };
+                      stats_gemm_of (s), gemm_blocks_of (s, worker),
+                      multiprocessors_of (s, worker) };
   /* the plan's panels of C */
   const int64_t first = s->plan ? s->plan->emu_pipe_first : 0;
   const int64_t pipe = s->plan ? s->plan->emu_pipe_cols : 0;

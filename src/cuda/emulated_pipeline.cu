@@ -192,7 +192,7 @@ tilemm_status emu_pipelined (workspace &ws, const emu_stage &stage, int64_t firs
                   m > 1 ? m : 1, first_cols, panel_cols, block_cols, panels, blocks_per_panel,
                   nullptr, (char *) ws.buffer[BUF_X], (char *) ws.buffer[BUF_C],
                   { stage.gemm, 0, stage.branches, keeps_a ? &keep : nullptr, stage.stats_gemm,
-                    stage.gemm_blocks }, st, err };
+                    stage.gemm_blocks, stage.multiprocessors }, st, err };
   st->panels++;
   /* A whole (every panel reads all of it), transposed on ws.up where it is. */
   auto t0 = std::chrono::steady_clock::now ();

@@ -76,7 +76,7 @@ tilemm_status emu_panel (workspace &ws, const emu_stage &stage, tilemm_op op_a,
   const bool b_in = keeping && !kept && k > 0 && emu_shared_here (ws, stage, TILEMM_KEEP_B, op_b, b);
   /* The scheme's arena, sized before it (the scheme allocates nothing), for the largest panel. */
   const tilemm_emu_cuda_setup setup = { stage.gemm, 0, stage.branches, nullptr, stage.stats_gemm,
-                                        stage.gemm_blocks };
+                                        stage.gemm_blocks, stage.multiprocessors };
   size_t arena[4];
   tilemm_emu_cuda_arena_need (type, mm, nn, k, stage.options,
                               stage.kind == emu_stage::PRODUCT ? stage.plan->moduli : 0,

@@ -219,7 +219,8 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, const gemm_choice &gc,
   if (st == TILEMM_OK && automatic)
     {
       /* the statistics' GEMM the plan names (one launch or chunks) */
-      const gemm_choice gs = { gc.stats_gemm, gc.chunk_tiles, gc.stats_gemm, gc.blocks };
+      const gemm_choice gs = { gc.stats_gemm, gc.chunk_tiles, gc.stats_gemm, gc.blocks,
+                               gc.multiprocessors };
       st = launch_stats_gemm (gs, loa, lob, m, n, kp, (int64_t *) (base1 + l1.s64), sa, sb, ea, eb,
                               ratio, stream, err);
     }
@@ -255,6 +256,31 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, const gemm_choice &gc,
         memcpy (&stats.ratio_b, &hr[1], 8);
       }
   }
+  return TILEMM_OK;
+}
+
+/* Step 4 for one block of C's `cols` columns: the modular GEMMs of all N moduli, as many a
+ * launch as the plan's reader says for the block's shape and the device (the product and
+ * calibration's timing launch alike); with a stop, polled before each launch but a first one. */
+tilemm_status launch_block_gemms (const gemm_choice &gc, const int8_t *ra, const int8_t *rb,
+                                  int64_t m, int64_t cols, int64_t n, int64_t kp, int N,
+                                  uint8_t *r, cudaStream_t stream, const tilemm_stop *stop,
+                                  bool first, tilemm_error *err)
+{
+  const int per_launch = tilemm_emu_planes_per_launch (gc.gemm, m, cols, N, gc.multiprocessors);
+  for (int z0 = 0; z0 < N; z0 += per_launch)
+    {
+      if ((z0 > 0 || !first) && tilemm_stop_requested (stop))
+        {
+          cudaStreamSynchronize (stream);
+          return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
+        }
+      const int planes = N - z0 < per_launch ? N - z0 : per_launch;
+      const tilemm_status st = launch_mod_gemms (gc, ra, rb, m, cols, n, kp, z0, planes, r,
+                                                 stream, err);
+      if (st != TILEMM_OK)
+        return st;
+    }
   return TILEMM_OK;
 }
 
@@ -310,27 +336,12 @@ tilemm_status stage_product (const tilemm_emu_plan &plan, const gemm_choice &gc,
   for (int64_t j0 = 0; j0 < n; j0 += bc, block++)
     {
       const int64_t cols = n - j0 < bc ? n - j0 : bc;
-      /* 4. the modular GEMMs: all moduli in one launch on the wgmma kernel, or when one modulus
-       * does not fill the GPU; else one launch each (the stop is polled in between) */
-      {
-        const int64_t tiles = tilemm_ceil_div (m, 128) * tilemm_ceil_div (cols, 128);
-        /* The wgmma kernel's persistent grid walks the tiles of all its planes: one launch for
-         * all the moduli leaves one tail wave in all instead of one per modulus. */
-        const int per_launch = gc.gemm == TILEMM_EMU_GEMM_WGMMA || tiles < 264 ? N : 1;
-        for (int z0 = 0; z0 < N; z0 += per_launch)
-          {
-            if ((z0 > 0 || j0 > 0) && tilemm_stop_requested (stop))
-              {
-                cudaStreamSynchronize (stream);
-                return tilemm_error_set (err, TILEMM_EINTERRUPTED, "interrupted");
-              }
-            const int planes = N - z0 < per_launch ? N - z0 : per_launch;
-            st = launch_mod_gemms (gc, ra, rb + j0 * kp, m, cols, n, kp, z0, planes, rr + j0 * m,
-                                   stream, err);
-            if (st != TILEMM_OK)
-              return st;
-          }
-      }
+      /* 4. the modular GEMMs, as many moduli a launch as the plan's reader says (the stop
+       * polled in between) */
+      st = launch_block_gemms (gc, ra, rb + j0 * kp, m, cols, n, kp, N, rr + j0 * m, stream, stop,
+                               j0 == 0, err);
+      if (st != TILEMM_OK)
+        return st;
       if (marks && one_block)
         tm.mark (4, stream);
 
@@ -589,8 +600,8 @@ tilemm_status run_entry (const run_request &rq, const tilemm_emu_options *option
 static tilemm_emu_gpu::run_request request (tilemm_emu_gpu::run_mode mode, const tilemm_emu_plan *given,
                                             const tilemm_emu_cuda_setup *setup)
 {
-  tilemm_emu_gpu::run_request rq = { mode, given, nullptr, { TILEMM_EMU_GEMM_V2, 0, TILEMM_EMU_GEMM_V2, 0 },
-                                      nullptr };
+  tilemm_emu_gpu::run_request rq = { mode, given, nullptr,
+                                      { TILEMM_EMU_GEMM_V2, 0, TILEMM_EMU_GEMM_V2, 0, 0 }, nullptr };
   if (setup)
     {
       rq.branches = setup->branches;
@@ -599,6 +610,7 @@ static tilemm_emu_gpu::run_request request (tilemm_emu_gpu::run_mode mode, const
       rq.gc.chunk_tiles = setup->chunk_tiles > 0 ? setup->chunk_tiles : TILEMM_EMU_KCHUNK_TILES;
       rq.gc.stats_gemm = setup->stats_gemm;
       rq.gc.blocks = setup->gemm_blocks;
+      rq.gc.multiprocessors = setup->multiprocessors;
     }
   else
     rq.gc.chunk_tiles = -1; /* no setup: refused by run_entry */
@@ -639,8 +651,9 @@ extern "C" tilemm_status tilemm_emu_cuda_time_gemm (const tilemm_emu_cuda_setup 
   const cudaStream_t s = (cudaStream_t) stream;
   int8_t *const ra = (int8_t *) (base + l.ra), *const rb = (int8_t *) (base + l.rb);
   uint8_t *const rr = (uint8_t *) (base + l.r);
-  /* Residues of some value (the GEMM's time does not depend on it), then one launch untimed
-   * (the kernel's first launch loads it) and one timed. */
+  /* Residues of some value (the GEMM's time does not depend on it), then the launches untimed
+   * (the kernel's first launch loads it) and timed: as many moduli a launch as the product
+   * would take for a block of this shape (launch_block_gemms). */
   CUDA_TRY (cudaMemsetAsync (ra, 1, (size_t) m * (size_t) kp, s), "cudaMemsetAsync(ra)");
   CUDA_TRY (cudaMemsetAsync (rb, 1, (size_t) n * (size_t) kp, s), "cudaMemsetAsync(rb)");
 #ifndef TILEMM_EMULATE
@@ -652,7 +665,8 @@ extern "C" tilemm_status tilemm_emu_cuda_time_gemm (const tilemm_emu_cuda_setup 
     {
       e = cudaEventRecord (ev[0], s);
       if (e == cudaSuccess)
-        st = tilemm_emu_gpu::launch_mod_gemms (rq.gc, ra, rb, m, n, n, kp, 0, moduli, rr, s, err);
+        st = tilemm_emu_gpu::launch_block_gemms (rq.gc, ra, rb, m, n, n, kp, moduli, rr, s,
+                                                 nullptr, true, err);
       if (e == cudaSuccess && st == TILEMM_OK)
         e = cudaEventRecord (ev[1], s);
     }
@@ -670,7 +684,8 @@ extern "C" tilemm_status tilemm_emu_cuda_time_gemm (const tilemm_emu_cuda_setup 
     return tilemm_cuda_failure (err, e, "timing the emulated GEMM");
   *ms = elapsed;
 #else
-  st = tilemm_emu_gpu::launch_mod_gemms (rq.gc, ra, rb, m, n, n, kp, 0, moduli, rr, s, err);
+  st = tilemm_emu_gpu::launch_block_gemms (rq.gc, ra, rb, m, n, n, kp, moduli, rr, s, nullptr,
+                                           true, err);
   if (st != TILEMM_OK)
     return st;
   CUDA_TRY (cudaStreamSynchronize (s), "cudaStreamSynchronize(emulated GEMM)");

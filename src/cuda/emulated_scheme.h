@@ -45,8 +45,11 @@ typedef struct {
  * which the statistics select the moduli (tilemm_emu_select: no rule applied here), so the call
  * stays one pass on data uploaded once, the statistics' GEMM (the call plan's emu_stats_gemm:
  * tilemm_emu_plan_stats_gemm for this k and k-chunk; launched as named, an error where it cannot
- * run) and the wgmma GEMM's persistent grid (the call plan's emu_gemm_blocks: one block a
- * multiprocessor of the device; below 1, a wgmma GEMM is refused).  The scheme reads no device
+ * run), the wgmma GEMM's persistent grid (the call plan's emu_gemm_blocks: one block a
+ * multiprocessor of the device; below 1, a wgmma GEMM is refused) and the device's
+ * multiprocessors (the call plan's emu_multiprocessors: the moduli a modular GEMM launch takes
+ * follow them and the block's shape, tilemm_emu_planes_per_launch; 0: one modulus a launch
+ * where the GEMM is not wgmma).  The scheme reads no device
  * attribute and chooses no GEMM. */
 typedef struct tilemm_emu_cuda_keep tilemm_emu_cuda_keep;
 typedef struct {
@@ -56,6 +59,7 @@ typedef struct {
   tilemm_emu_cuda_keep *keep; /* NULL: every call does A's part anew (see below) */
   tilemm_emu_gemm stats_gemm;
   int gemm_blocks;
+  int multiprocessors;
 } tilemm_emu_cuda_setup;
 
 /* A's work kept between calls on the same real A (the panels of C's columns of one product,
@@ -81,8 +85,10 @@ struct tilemm_emu_cuda_keep {
 int tilemm_emu_cuda_wgmma_runs (void);
 
 /* The device time of the N modular int8 GEMMs of an m×n product of inner dimension k (the
- * scheme's step 4 on residues of no particular value, in the arena's product slot, on `stream`),
- * into *ms: the int8 rate that the machine's facts keep (calibration's TILEMM_FACTS_INT8). */
+ * scheme's step 4 on residues of no particular value, in the arena's product slot, on `stream`;
+ * as many moduli a launch as the product takes for a block of C of this shape on the setup's
+ * multiprocessors, tilemm_emu_planes_per_launch), into *ms: the int8 rate that the machine's
+ * facts keep (calibration's TILEMM_FACTS_INT8). */
 tilemm_status tilemm_emu_cuda_time_gemm (const tilemm_emu_cuda_setup *setup, int64_t m, int64_t n,
                                          int64_t k, int moduli, void *stream,
                                          const tilemm_emu_cuda_arena *arena, double *ms,

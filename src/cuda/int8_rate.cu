@@ -63,9 +63,11 @@ tilemm_status cuda_int8_rate (int device, int64_t n, int gemm, double *ops_per_s
             "cudaMalloc(int8 GEMM timing, %zu bytes)", bytes[1]);
   r.arena.bytes[1] = bytes[1];
   /* The GEMMs only (no statistics: their GEMM is never launched); the wgmma GEMM's grid one
-   * block a multiprocessor, as the facts gather them. */
+   * block a multiprocessor, and the moduli a launch for the device's multiprocessors, as the
+   * facts gather them and the call plan holds them (emu_gemm_blocks, emu_multiprocessors). */
+  const int multiprocessors = device_multiprocessors (device);
   const tilemm_emu_cuda_setup setup = { (tilemm_emu_gemm) gemm, 0, nullptr, nullptr,
-                                        (tilemm_emu_gemm) gemm, device_multiprocessors (device) };
+                                        (tilemm_emu_gemm) gemm, multiprocessors, multiprocessors };
   double best = 0;
   for (int round = 0; round < RATE_ROUNDS; round++)
     {

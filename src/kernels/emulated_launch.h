@@ -21,14 +21,16 @@
 
 namespace tilemm_emu_gpu {
 
-/* The caller's int8 GEMM, its k-chunk in 64-byte tiles, the statistics' GEMM and the wgmma
- * GEMM's persistent grid (tilemm_emu_cuda_setup: the call plan's). */
+/* The caller's int8 GEMM, its k-chunk in 64-byte tiles, the statistics' GEMM, the wgmma GEMM's
+ * persistent grid and the device's multiprocessors, which the moduli a modular GEMM launch
+ * takes follow (tilemm_emu_planes_per_launch) (tilemm_emu_cuda_setup: the call plan's). */
 struct gemm_choice
 {
   tilemm_emu_gemm gemm;
   int64_t chunk_tiles;
   tilemm_emu_gemm stats_gemm;
   int blocks;
+  int multiprocessors;
 };
 
 /* Step 1: the largest magnitude of each row of A (m×k, lda) into amax_a[0 .. m) and of each

@@ -21,10 +21,11 @@ int tilemm_emu_cuda_wgmma_runs (void)
 }
 
 /* What the last setup handed to the scheme on each device named (the device current at the
- * call): the statistics' GEMM and the wgmma GEMM's grid, for the tests (mock_emu_setup_seen). */
+ * call): the statistics' GEMM, the wgmma GEMM's grid and the device's multiprocessors, for the
+ * tests (mock_emu_setup_seen). */
 #define SEEN_DEVICES 16
 static struct {
-  int calls, stats_gemm, gemm_blocks;
+  int calls, stats_gemm, gemm_blocks, multiprocessors;
 } seen[SEEN_DEVICES];
 
 static void see (const tilemm_emu_cuda_setup *setup)
@@ -35,14 +36,16 @@ static void see (const tilemm_emu_cuda_setup *setup)
   __atomic_add_fetch (&seen[d].calls, 1, __ATOMIC_SEQ_CST);
   __atomic_store_n (&seen[d].stats_gemm, (int) setup->stats_gemm, __ATOMIC_SEQ_CST);
   __atomic_store_n (&seen[d].gemm_blocks, setup->gemm_blocks, __ATOMIC_SEQ_CST);
+  __atomic_store_n (&seen[d].multiprocessors, setup->multiprocessors, __ATOMIC_SEQ_CST);
 }
 
-int mock_emu_setup_seen (int device, int *stats_gemm, int *gemm_blocks)
+int mock_emu_setup_seen (int device, int *stats_gemm, int *gemm_blocks, int *multiprocessors)
 {
   if (device < 0 || device >= SEEN_DEVICES)
     return 0;
   *stats_gemm = __atomic_load_n (&seen[device].stats_gemm, __ATOMIC_SEQ_CST);
   *gemm_blocks = __atomic_load_n (&seen[device].gemm_blocks, __ATOMIC_SEQ_CST);
+  *multiprocessors = __atomic_load_n (&seen[device].multiprocessors, __ATOMIC_SEQ_CST);
   return __atomic_exchange_n (&seen[device].calls, 0, __ATOMIC_SEQ_CST);
 }
 

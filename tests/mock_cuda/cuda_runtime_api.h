@@ -153,8 +153,9 @@ int mock_kernels_bad_launches (void);
 /* The stand-in's multiprocessors of `device` (cudaGetDeviceProperties: each device its own). */
 int mock_cuda_multiprocessors (int device);
 /* The emulated scheme's stand-in (cuda_op_none.c): the calls on `device` since the last ask, and
- * the last one's setup: its statistics' GEMM and the wgmma GEMM's grid. */
-int mock_emu_setup_seen (int device, int *stats_gemm, int *gemm_blocks);
+ * the last one's setup: its statistics' GEMM, the wgmma GEMM's grid and the multiprocessors the
+ * moduli a launch follow. */
+int mock_emu_setup_seen (int device, int *stats_gemm, int *gemm_blocks, int *multiprocessors);
 
 #ifdef __cplusplus
 }
