@@ -23,13 +23,7 @@ function blas_after_ways (n, rounds)
   if (gpu)
     C = tilemm (A, B, "backend", "gpu");
   endif
-  model = NaN;
-  if (exist ("__tilemm_plan__"))
-    tok = regexp (__tilemm_plan__ (A, B), 'auto: host ([^ ]+) ms', "tokens", "once");
-    if (numel (tok) == 1)
-      model = str2double (tok{1});
-    endif
-  endif
+  model = plan_model_ms (A, B, "host");
   ways = {@() tilemm(A, B, "backend", "cpu"), @() tilemm(A, B)};
   if (gpu)
     ways{end+1} = @() tilemm (A, B, "backend", "gpu");

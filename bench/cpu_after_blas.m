@@ -11,13 +11,7 @@ function cpu_after_blas (sizes, rounds)
   for n = sizes
     A = rand (n);  B = rand (n);
     C = tilemm (A, B, "backend", "cpu");  D = A * B;
-    model = NaN;
-    if (exist ("__tilemm_plan__"))
-      tok = regexp (__tilemm_plan__ (A, B), 'auto: host ([^ ]+) ms, cpu ([^ ]+) ms', "tokens", "once");
-      if (numel (tok) == 2)
-        model = str2double (tok{2});
-      endif
-    endif
+    model = plan_model_ms (A, B, "cpu");
     t = zeros (rounds, 2);
     for r = 1:rounds
       tic;  D = A * B;  t(r, 1) = toc;
