@@ -12,7 +12,8 @@
 #   checks    tests/gpu-checks.sh on the release tarball
 #   pkgtest   issue 41: pkg install of the tarball (sm_90), `pkg test tilemm` ROUNDS times (BUDGET s)
 #   cpubist   bench/host_steady.sh first cpu bist
-#   four      issue 45: one, two, four GPUs and the default (SWEEP4, default "8192 16384")
+#   four      issue 45: one, two, four GPUs and the default (SWEEP4, default "8192 16384"; PARTS4;
+#             FOUR_LINE_S, a line's limit: 60 s, 32768 needs about 150)
 #   emucheck  the emulated scheme's GPU tests, the BIST and emulated_octave on the tarball
 #   grid      issue 41: the auto grid (with the model's ways), the ways back to back
 #   ab        issue 42: native and emulated end to end, .gpu/base.tar.xz's tree and this one
@@ -96,7 +97,7 @@ case $step in
   four)
     # issue 45: one, two and four GPUs and the default, double 8192 and 16384, single 16384.
     export TILEMM_CALIBRATION_DIR=$R/facts
-    OUT=$R/m CONFIGS="0;0 1;0 1 2 3;default" SWEEP="${SWEEP4:-8192 16384}" PARTS="sweep single" REPEATS=3 LINE_TIMEOUT=60 timeout ${FOUR_S:-320} bench/multi-gpu.sh --from-build $root > $R/m.log 2>&1
+    OUT=$R/m CONFIGS="0;0 1;0 1 2 3;default" SWEEP="${SWEEP4:-8192 16384}" PARTS="${PARTS4:-sweep single}" REPEATS=3 LINE_TIMEOUT=${FOUR_LINE_S:-60} timeout ${FOUR_S:-320} bench/multi-gpu.sh --from-build $root > $R/m.log 2>&1
     grep "^multi-gpu \|^multi-gpu-split" $R/m/multi-gpu.txt
     grep -h "^gpu_all\|^gpu_peer\|^measured" $R/facts/*.txt 2>/dev/null
     ;;
