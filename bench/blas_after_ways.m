@@ -56,39 +56,50 @@ function blas_after_ways (n, rounds)
   m = 1e3 * [median(check), median(star), median(after, 1), median(paused)];
   printf ("blas_after_ways n %d model %.3f check %.3f star %.3f after_cpu %.3f after_auto %.3f after_gpu %.3f after_pause %.3f\n",
           n, model, m);
-  [tid, name, before] = runtimes ();
-  pause (0.3);
-  [tid2, name2, after] = runtimes ();
-  [common, i, j] = intersect (tid, tid2);
-  ran = (after(j) - before(i)) / 1e6;
+  [tid, name, ran] = ran_during (@() pause (0.3));
   for q = find (ran(:)' > 1)
-    printf ("idle_busy %d %s %.1f\n", common(q), name{i(q)}, ran(q));
+    printf ("idle_busy %d %s %.1f\n", tid(q), name{q}, ran(q));
   endfor
-  [tid, name, before] = runtimes ();
-  tic;
-  for r = 1:200
-    D = A * B;
-  endfor
-  took = toc;
-  [tid2, name2, after] = runtimes ();
-  [common, i, j] = intersect (tid, tid2);
-  ran = (after(j) - before(i)) / 1e6;
+  [tid, name, ran, took] = ran_during (@() star_calls (A, B, 200));
   worked = sort (ran(ran > 1), "descend");
-  printf ("star_threads %d of %d (200 calls, %.3f ms each) ms:%s\n", numel (worked), numel (common),
+  printf ("star_threads %d of %d (200 calls, %.3f ms each) ms:%s\n", numel (worked), numel (tid),
           1e3 * took / 200, sprintf (" %.0f", worked));
   threads ();
+endfunction
+
+## What each thread of this process ran while f () did (ms; threads alive before and after),
+## and the seconds f () took.
+function [tid, name, ms, took] = ran_during (f)
+  [tid, name, before] = runtimes ();
+  tic;
+  f ();
+  took = toc;
+  [tid2, ~, after] = runtimes ();
+  [tid, i, j] = intersect (tid, tid2);
+  name = name(i);
+  ms = (after(j) - before(i)) / 1e6;
+endfunction
+
+function star_calls (A, B, count)
+  for r = 1:count
+    D = A * B;
+  endfor
+endfunction
+
+## This process's threads' ids, as /proc/self/task names them.
+function ids = task_ids ()
+  tasks = dir ("/proc/self/task");
+  ids = {tasks(! strncmp ({tasks.name}, ".", 1)).name};
 endfunction
 
 ## Each thread's id, name and time on a CPU so far (ns; /proc/self/task/TID/schedstat's first
 ## field, NaN where the kernel keeps no schedstat).
 function [tid, name, ns] = runtimes ()
-  tasks = dir ("/proc/self/task");
-  tasks = tasks(! strncmp ({tasks.name}, ".", 1));
-  tid = zeros (numel (tasks), 1);  ns = NaN (numel (tasks), 1);  name = cell (numel (tasks), 1);
-  for i = 1:numel (tasks)
-    tid(i) = str2double (tasks(i).name);
-    name{i} = strtrim (fileread (sprintf ("/proc/self/task/%s/comm", tasks(i).name)));
-    [f, msg] = fopen (sprintf ("/proc/self/task/%s/schedstat", tasks(i).name), "r");
+  ids = task_ids ();
+  tid = str2double (ids(:));  ns = NaN (numel (ids), 1);  name = cell (numel (ids), 1);
+  for i = 1:numel (ids)
+    name{i} = strtrim (fileread (sprintf ("/proc/self/task/%s/comm", ids{i})));
+    f = fopen (sprintf ("/proc/self/task/%s/schedstat", ids{i}), "r");
     if (f >= 0)
       ns(i) = fscanf (f, "%f", 1);
       fclose (f);
@@ -97,12 +108,8 @@ function [tid, name, ns] = runtimes ()
 endfunction
 
 function threads ()
-  tasks = dir ("/proc/self/task");
-  for i = 1:numel (tasks)
-    tid = tasks(i).name;
-    if (tid(1) == ".")
-      continue;
-    endif
+  for id = task_ids ()
+    tid = id{1};
     stat = fileread (sprintf ("/proc/self/task/%s/stat", tid));
     status = fileread (sprintf ("/proc/self/task/%s/status", tid));
     close = find (stat == ")", 1, "last");
