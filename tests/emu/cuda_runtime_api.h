@@ -132,6 +132,7 @@ cudaError_t cudaMemcpy2D (void *dst, size_t dpitch, const void *src, size_t spit
 cudaError_t cudaDeviceSynchronize ();
 cudaError_t cudaMemcpyAsync (void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
                              cudaStream_t s);
+cudaError_t cudaMemset (void *p, int value, size_t bytes);
 cudaError_t cudaMemsetAsync (void *p, int value, size_t bytes, cudaStream_t s);
 cudaError_t cudaMemcpy2DAsync (void *dst, size_t dpitch, const void *src, size_t spitch,
                                size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t s);

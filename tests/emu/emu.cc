@@ -299,6 +299,11 @@ cudaError_t cudaMemcpyAsync (void *dst, const void *src, size_t bytes, cudaMemcp
   memcpy (dst, src, bytes);
   return cudaSuccess;
 }
+cudaError_t cudaMemset (void *p, int value, size_t bytes)
+{
+  memset (p, value, bytes);
+  return cudaSuccess;
+}
 cudaError_t cudaMemsetAsync (void *p, int value, size_t bytes, cudaStream_t)
 {
   memset (p, value, bytes);
