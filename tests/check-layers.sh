@@ -117,6 +117,18 @@ rule_common_calls_nothing_above () {
   calls_into common "exec cpu cuda kernels front"
 }
 
+# The build keeps the layers by its include paths (src/Makefile.in: LAYER_INCLUDES, from
+# sources.mk's TILEMM_INCLUDE_DIRS_FOLDER): a file of src/FOLDER/ finds the headers of its
+# folder and of the layers below it only, so an upward include by name does not compile.  A header
+# named with a path ("../exec/multi.h") is found relative to the including file whatever the
+# include paths, so no include of src/ names a folder or climbs out of one (review g7).
+# Allowed: none (a system header's own folder, <sys/types.h>, is not src/'s).
+rule_includes_name_no_folder () {
+  grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*("[^"]*/[^"]*"|<[^>]*\.\./[^>]*>)' \
+    "$src" --include='*.c' --include='*.h' --include='*.cc' --include='*.cu' --include='*.cuh' \
+    /dev/null
+}
+
 # exec/ reaches the backends only through their tables (backend.h): it calls no function that
 # cpu/, cuda/ or kernels/ define.
 rule_exec_reaches_backends_through_tables () {
@@ -576,7 +588,7 @@ for rule in rule_kernels_allocate_nothing rule_kernels_copy_nothing \
             rule_cuda_sizes_are_the_plans rule_device_facts_gathered_in_the_facts_only \
             rule_no_team_sized_below_the_plan rule_no_job_priced_below_the_plan \
             rule_multiprocessors_gathered_in_the_facts_only \
-            rule_cpu_emulated_loops_run_the_plans_team; do
+            rule_cpu_emulated_loops_run_the_plans_team rule_includes_name_no_folder; do
   broken=$("$rule")
   if [ -n "$broken" ]; then
     echo "$broken" | sed "s#^#FAIL ${rule#rule_}: #"

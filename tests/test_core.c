@@ -28,6 +28,7 @@
 #include "front.h"
 #include "ksplit.h"
 #include "host_pages.h"
+#include "host_pool.h"
 #include "host_team.h"
 #include "parallel_copy.h"
 #include "team_size.h"
@@ -2735,6 +2736,54 @@ static void test_host_job_teams (void)
   }
 }
 
+/* A BLAS call that only zeroes C (alpha = 0 or k = 0, beta = 0: tilemm_blas_scale_c) does it on
+ * the team and in the pieces it is handed (the decision's, tilemm_decide_update), as the update
+ * does, not on the caller's thread alone (review r6); and writes zeros over NaN in the call's
+ * block or triangle only.  The team is seen in the host pool, which grows to a job's members. */
+static void test_blas_zero_fill_on_team (void)
+{
+  CHECK_CASE ("a BLAS call's C := 0 runs on the team the decision names");
+  tilemm_host_facts host;
+  tilemm_host_facts_gather (&host);
+  const int cpus = tilemm_cpu_set_count (&host.cpus);
+  const char uplos[3] = { 0, 'U', 'L' };
+  enum { M = 9, N = 9, LDC = 11 };
+  for (int u = 0; u < 3; u++)
+    for (int team = 1; team <= 2; team++)
+      {
+        double c[LDC * N];
+        for (int e = 0; e < LDC * N; e++)
+          c[e] = NAN;
+        tilemm_blas_request rq;
+        memset (&rq, 0, sizeof rq);
+        rq.type = TILEMM_DOUBLE;
+        rq.uplo = uplos[u];
+        rq.m = M;
+        rq.n = N;
+        rq.c = c;
+        rq.ldc = LDC;
+        tilemm_host_pool_release ();
+        tilemm_blas_scale_c (&rq, team, 2);
+        const int members = tilemm_host_pool_size ();
+        const int want = team > 1 && cpus >= 2 ? 2 : 1;
+        CHECK (members == want, "uplo %c, team %d: the pool has %d members after the fill, want %d",
+               uplos[u] ? uplos[u] : '-', team, members, want);
+        int64_t wrong = 0;
+        for (int j = 0; j < N; j++)
+          for (int i = 0; i < LDC; i++)
+            {
+              const int in = i < M && (uplos[u] != 'U' || i <= j) && (uplos[u] != 'L' || i >= j);
+              const double x = c[i + j * LDC];
+              if (in ? x != 0 : !isnan (x))
+                wrong++;
+            }
+        CHECK (wrong == 0, "uplo %c, team %d: %lld entries wrong", uplos[u] ? uplos[u] : '-',
+               team, (long long) wrong);
+      }
+  if (cpus < 2)
+    printf ("  (one CPU: the team is not seen)\n");
+}
+
 int main (void)
 {
   const double start = wall_seconds ();
@@ -2754,6 +2803,7 @@ int main (void)
   test_facts_budget ();
   test_split_teams ();
   test_host_job_teams ();
+  test_blas_zero_fill_on_team ();
   test_emulated_branches ();
   test_plan_small_products ();
   test_plan_panels ();

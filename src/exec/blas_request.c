@@ -142,19 +142,30 @@ void tilemm_blas_update (const tilemm_blas_request *call, tilemm_scalar alpha, c
   tilemm_host_pool_run (team, (call->n + u.per - 1) / u.per, update_at, &u);
 }
 
+/* beta = 0 with no product: the call's block or triangle of C zeroed, never read. */
+static void zero_columns (const update_job *u, int64_t j0, int64_t j1)
+{
+  const tilemm_blas_request *call = u->call;
+  const size_t es = tilemm_type_size (call->type);
+  for (int64_t j = j0; j < j1; j++)
+    {
+      int64_t first, end;
+      row_range (call, j, &first, &end);
+      memset ((char *) call->c + (size_t) (j * call->ldc + first) * es, 0,
+              (size_t) (end - first) * es);
+    }
+}
+
 void tilemm_blas_scale_c (const tilemm_blas_request *call, int team, int64_t columns)
 {
   const tilemm_scalar zero = { 0, 0 };
   if (is_zero (call->beta))
     {
-      const size_t es = tilemm_type_size (call->type);
-      for (int64_t j = 0; j < call->n; j++)
-        {
-          int64_t first, end;
-          row_range (call, j, &first, &end);
-          memset ((char *) call->c + (size_t) (j * call->ldc + first) * es, 0,
-                  (size_t) (end - first) * es);
-        }
+      /* On the team and in the pieces handed, as the update below (review r6). */
+      const update_job u = { call, zero, zero, NULL, call->ldc, columns > 0 ? columns : 1,
+                             zero_columns };
+      if (call->n > 0)
+        tilemm_host_pool_run (team, (call->n + u.per - 1) / u.per, update_at, (void *) &u);
       return;
     }
   /* beta·C is alpha·P with alpha = beta and P = C itself, and no beta term. */
