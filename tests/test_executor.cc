@@ -1444,9 +1444,10 @@ void emulated_moduli_per_launch_planned (void)
       if (status != TILEMM_OK)
         continue;
       const int sms = d.plan.emu_multiprocessors[0];
-      CHECK (sms == (c.named ? c.sms : 0) && d.plan.emu_gemm_blocks[0] == sms,
-             "the plan's multiprocessors %d and grid %d of worker 0, the facts' %d%s", sms,
-             d.plan.emu_gemm_blocks[0], c.sms, c.named ? "" : " on no worker's device");
+      const int grid = tilemm_emu_gemm_grid (sms);
+      CHECK (sms == (c.named ? c.sms : 0) && grid == sms,
+             "the plan's multiprocessors %d and grid %d of worker 0, the facts' %d%s", sms, grid,
+             c.sms, c.named ? "" : " on no worker's device");
       const int got = tilemm_emu_planes_per_launch (d.plan.emu_gemm, c.m, c.cols, N, sms);
       CHECK (got == c.want,
              "%d multiprocessors%s, %s, a block %lldx%lld (%lld tiles): %d moduli a launch, want %d",

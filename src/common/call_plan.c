@@ -309,9 +309,9 @@ static tilemm_emu_gemm stats_gemm (tilemm_emu_gemm gemm, tilemm_type type, int64
 }
 
 /* Each emulated worker's multiprocessors, as the facts gathered them for its device (0: they
- * do not name it), and the wgmma GEMM's persistent grid there: one block a multiprocessor.  The
- * moduli a modular GEMM launch takes follow them (tilemm_emu_planes_per_launch). */
-static void gemm_blocks (tilemm_call_plan *p, const tilemm_device_facts *gpu)
+ * do not name it).  The wgmma GEMM's persistent grid (tilemm_emu_gemm_grid) and the moduli a
+ * modular GEMM launch takes (tilemm_emu_planes_per_launch) follow them. */
+static void emu_multiprocessors (tilemm_call_plan *p, const tilemm_device_facts *gpu)
 {
   for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
     {
@@ -319,7 +319,6 @@ static void gemm_blocks (tilemm_call_plan *p, const tilemm_device_facts *gpu)
       for (int i = 0; i < gpu->count && i < TILEMM_MAX_WORKERS; i++)
         if (gpu->device[i] == p->emu_devices.device[w])
           p->emu_multiprocessors[w] = gpu->multiprocessors[i];
-      p->emu_gemm_blocks[w] = p->emu_multiprocessors[w];
     }
 }
 
@@ -416,7 +415,7 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
       chunk_bytes);
   p->emu_gemm = tilemm_emu_gemm_named (settings->emu_gemm, gpu->wgmma);
   p->emu_stats_gemm = stats_gemm (p->emu_gemm, p->type, p->k);
-  gemm_blocks (p, gpu);
+  emu_multiprocessors (p, gpu);
   /* The branches the statistics may take: an explicit count of moduli promises nothing, so
    * where it cannot carry the data the native product serves (and says so); the rule's moduli
    * promise the bound, kept by the exact split. */
@@ -627,7 +626,7 @@ tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *p, const tilem
                                                     facts->staging_chunk_bytes);
   p->emu_gemm = tilemm_emu_gemm_named (settings->emu_gemm, facts->wgmma);
   p->emu_stats_gemm = stats_gemm (p->emu_gemm, given->type, given->k);
-  gemm_blocks (p, facts);
+  emu_multiprocessors (p, facts);
   /* Each GPU worker's host copy team, as a call's plan sizes it (no machine facts to cap it). */
   if (given->backend == TILEMM_BACKEND_CUDA)
     tilemm_plan_copy_teams (&call_facts->host, facts, &p->emu_devices, facts->copy_threads,
