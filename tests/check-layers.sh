@@ -494,10 +494,11 @@ multiprocessor_numbers () {
 # (or a product or sum of integers) in common/, cuda/, kernels/ or the executor's run files,
 # except a power of two or one less (a tile's size, a grid's limit) and numbers under 16
 # (multiprocessor_numbers).  Allowed: common/cuda_variants.h's TILEMM_CUDA_SMALL_BLOCKS, the
-# variant table's fill point (the blocks below which the preferred tiles leave an H100's
-# multiprocessors idle): it is in the plan's layer, and tilemm_plan_make, which reads it, is made
-# without device facts (low-level entries, tests and the panel model call it with none), so the
-# facts' `multiprocessors` cannot reach it without a new argument through every plan entry.
+# variant table's fill point where no facts name the GPU (an H100's multiprocessors): the plan
+# reads the facts' count from its limits (tilemm_limits.multiprocessors, the fewest of the call's
+# GPUs, filled by common/call_plan.c) through one helper (plan.c: plan_multiprocessors), and falls
+# back to this define only where the limits carry none (low-level entries, tests and plans made
+# without device facts), so the define is the fallback, in the plan's layer.
 rule_multiprocessors_gathered_in_the_facts_only () {
   code_of $(layer_files cuda kernels) \
     | grep -E '\b(cudaDevAttrMultiProcessorCount|multiProcessorCount)\b' \

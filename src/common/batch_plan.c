@@ -289,7 +289,10 @@ static tilemm_status cpu_page_plan (const tilemm_route *route, size_t max_device
 {
   if (plan->per_page)
     return tilemm_error_set (err, TILEMM_OK, NULL);
-  const tilemm_limits limits = { max_device_bytes, NULL };
+  /* No multiprocessors: a CPU page's plan has no CUDA variant, and its panels' fill model is
+   * the built-in one's as before (the GPU's pages run the batched kernels, chosen by the page's
+   * size, or each page's own call plan, whose limits carry the devices' count). */
+  const tilemm_limits limits = { max_device_bytes, NULL, 0 };
   const tilemm_status status
     = tilemm_plan_make (&plan->page, TILEMM_BACKEND_CPU, route->compute_type,
                         route->a_as_pairs || route->a_split ? 2 * route->m : route->m,
