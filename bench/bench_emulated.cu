@@ -156,7 +156,7 @@ __global__ void count_differences (const uint8_t *a, const uint8_t *b, size_t n,
     atomicAdd (bad, mine);
 }
 /* Device 0's multiprocessors: the wgmma GEMM's persistent grid, as the call plan hands it
- * (emu_gemm_blocks, from the device facts). */
+ * (tilemm_emu_gemm_grid of emu_multiprocessors, from the device facts). */
 static int bench_gemm_blocks ()
 {
   cudaDeviceProp prop;

@@ -226,7 +226,7 @@ rule_backends_call_nothing_above () {
 # (a backend's own entry or a size the layers agree on).
 POLICY_HEADERS="plan_unfilled.h call_plan.h batch.h device_model.h ksplit.h copy_team.h exchange_plan.h"
 POLICY_NAMES='tilemm_plan_[a-z0-9_]+|tilemm_emu_(decide|plan|branches|loop)[a-z0-9_]*'
-POLICY_READERS='tilemm_plan_launch_of|tilemm_plan_panel|tilemm_plan_cpu_tile_batch|tilemm_emu_loop_plan|tilemm_plan_panel_count|tilemm_plan_steps|tilemm_plan_transposed_scratch|tilemm_plan_device_bytes|tilemm_call_plan_describe|tilemm_batch_panel_at|tilemm_batch_chunk_cut|tilemm_batch_sources|tilemm_batch_page_bytes|tilemm_batch_shape_make|tilemm_way_name|tilemm_cpu_multiply_batch|tilemm_cuda_launch_scratch_bytes|tilemm_exchange_shares_of|tilemm_staging_copy_members|tilemm_emu_planes_per_launch'
+POLICY_READERS='tilemm_plan_launch_of|tilemm_plan_panel|tilemm_plan_cpu_tile_batch|tilemm_emu_loop_plan|tilemm_plan_panel_count|tilemm_plan_steps|tilemm_plan_transposed_scratch|tilemm_plan_device_bytes|tilemm_call_plan_describe|tilemm_batch_panel_at|tilemm_batch_chunk_cut|tilemm_batch_sources|tilemm_batch_page_bytes|tilemm_batch_shape_make|tilemm_way_name|tilemm_cpu_multiply_batch|tilemm_cuda_launch_scratch_bytes|tilemm_exchange_shares_of|tilemm_staging_copy_members|tilemm_emu_planes_per_launch|tilemm_emu_gemm_grid'
 # Allowed: none (a low-level entry's copy team and a batch chunk's panels, the last two, are the
 # plan's: the call plan's teams, copy_team.c; the batch plan's chunk cuts, batch_plan.c).
 declared_in () {
@@ -499,17 +499,18 @@ multiprocessor_numbers () {
 
 # The multiprocessors a device has are a fact, gathered with the others (cuda/device.cu:
 # usable_devices, into tilemm_device_facts.multiprocessors; tilemm_device_info): the call plan
-# hands the wgmma GEMM's persistent grid (emu_gemm_blocks) to the launch through the setup and
+# hands the wgmma GEMM's persistent grid (tilemm_emu_gemm_grid of emu_multiprocessors) to the launch through the setup and
 # the launch's arguments, so no other file of cuda/ or kernels/ asks the runtime for it.  Nor is
 # a count of multiprocessors written as a number (a card's 132, two waves of it 264): no count of
 # tiles, blocks, multiprocessors (SMs) or waves is compared with, defined as or set to an integer
 # (or a product or sum of integers) in common/, cuda/, kernels/ or the executor's run files,
 # except a power of two or one less (a tile's size, a grid's limit) and numbers under 16
 # (multiprocessor_numbers).  Allowed: common/cuda_variants.h's TILEMM_CUDA_SMALL_BLOCKS, the
-# variant table's fill point (the blocks below which the preferred tiles leave an H100's
-# multiprocessors idle): it is in the plan's layer, and tilemm_plan_make, which reads it, is made
-# without device facts (low-level entries, tests and the panel model call it with none), so the
-# facts' `multiprocessors` cannot reach it without a new argument through every plan entry.
+# variant table's fill point where no facts name the GPU (an H100's multiprocessors): the plan
+# reads the facts' count from its limits (tilemm_limits.multiprocessors, the fewest of the call's
+# GPUs, filled by common/call_plan.c) through one helper (plan.c: plan_multiprocessors), and falls
+# back to this define only where the limits carry none (low-level entries, tests and plans made
+# without device facts), so the define is the fallback, in the plan's layer.
 rule_multiprocessors_gathered_in_the_facts_only () {
   code_of $(layer_files cuda kernels) \
     | grep -E '\b(cudaDevAttrMultiProcessorCount|multiProcessorCount)\b' \

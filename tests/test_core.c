@@ -23,6 +23,7 @@
 #include "batch.h"
 #include "call_plan.h"
 #include "check.h"
+#include "pages_shape.h"
 #include "cpu_isa.h"
 #include "device_model.h"
 #include "front.h"
@@ -740,6 +741,42 @@ static void test_plan_small_products (void)
       CHECK (plan.variant == cases[i].variant, "variant %d, want %d", plan.variant,
              cases[i].variant);
     }
+  /* The GPU's multiprocessors from the limits (the call plan's, from the devices' facts): 132, an
+   * H100's, chooses as no count does; on a GPU of 16 the preferred tiles fill it sooner (single
+   * 2048: 128 blocks of variant 13, so 13 there; single 1000: 32, so 13 and not the small 7). */
+  static const struct {
+    tilemm_type type;
+    int64_t n;
+    int sms, variant;
+  } filled[] = {
+    { TILEMM_SINGLE, 2048, 132, 6 },  { TILEMM_SINGLE, 2048, 16, 13 },
+    { TILEMM_SINGLE, 1000, 132, 7 },  { TILEMM_SINGLE, 1000, 16, 13 },
+    { TILEMM_COMPLEX_DOUBLE, 512, 132, 10 }, { TILEMM_COMPLEX_DOUBLE, 512, 16, 9 },
+    { TILEMM_SINGLE, 4096, 0, 13 },   { TILEMM_SINGLE, 4097, 132, 6 },
+  };
+  for (size_t i = 0; i < sizeof filled / sizeof filled[0]; i++)
+    {
+      tilemm_plan plan;
+      const tilemm_limits on = { 0, NULL, filled[i].sms };
+      CHECK_CASE ("plan: gpu variant for %s n = %lld on %d multiprocessors",
+                  tilemm_type_name (filled[i].type), (long long) filled[i].n, filled[i].sms);
+      CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, filled[i].type, filled[i].n,
+                               filled[i].n, filled[i].n, &on) == TILEMM_OK, "plan");
+      CHECK (plan.variant == filled[i].variant, "variant %d, want %d", plan.variant,
+             filled[i].variant);
+    }
+  /* Every case above alike with the limits' 132 as with none. */
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      tilemm_plan plan;
+      const tilemm_limits h100 = { 0, NULL, 132 };
+      CHECK_CASE ("plan: gpu variant for %s n = %lld on 132 multiprocessors",
+                  tilemm_type_name (cases[i].type), (long long) cases[i].n);
+      CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, cases[i].type, cases[i].n, cases[i].n,
+                               cases[i].n, &h100) == TILEMM_OK
+               && plan.variant == cases[i].variant,
+             "variant %d, want %d", plan.variant, cases[i].variant);
+    }
   /* A small C with a long k splits k (variant 11); a short k or a C that fills the GPU does not. */
   static const struct {
     tilemm_type type;
@@ -784,7 +821,7 @@ static void test_plan_launches (void)
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     {
       tilemm_plan plan;
-      const tilemm_limits lim = { cases[i].limit, NULL };
+      const tilemm_limits lim = { cases[i].limit, NULL, 0 };
       CHECK_CASE ("plan: launches of %s %s %lldx%lldx%lld, limit %zu",
                   tilemm_backend_name (cases[i].backend), tilemm_type_name (cases[i].type),
                   (long long) cases[i].m, (long long) cases[i].n, (long long) cases[i].k,
@@ -831,8 +868,8 @@ static void test_plan_one_panel (void)
 {
   tilemm_plan plan;
   tilemm_panel panel;
-  const tilemm_limits none = { 0, NULL };
-  const tilemm_limits roomy = { 8 * (37 * 41 + 41 * 53 + 37 * 53), NULL };
+  const tilemm_limits none = { 0, NULL, 0 };
+  const tilemm_limits roomy = { 8 * (37 * 41 + 41 * 53 + 37 * 53), NULL, 0 };
 
   CHECK_CASE ("plan: no limit, a zero limit or a roomy one give one whole panel");
   const tilemm_limits *limits[] = { NULL, &none, &roomy };
@@ -871,7 +908,7 @@ static void check_panel_cover (tilemm_backend backend, tilemm_type type, int64_t
   CHECK_CASE ("plan: %s %s %lldx%lldx%lld in %zu bytes: panels cover C once, each fits",
               tilemm_backend_name (backend), tilemm_type_name (type), (long long) m,
               (long long) k, (long long) n, limit);
-  const tilemm_limits limits = { limit, NULL };
+  const tilemm_limits limits = { limit, NULL, 0 };
   tilemm_plan plan;
   tilemm_status status = tilemm_plan_make (&plan, backend, type, m, n, k, &limits);
   CHECK (status == TILEMM_OK, "status %d", (int) status);
@@ -932,14 +969,14 @@ static void test_plan_panels (void)
   tilemm_plan plan;
   memset (&plan, 0x5A, sizeof plan);
   tilemm_plan before = plan;
-  const tilemm_limits tiny = { 8 * 3001, NULL };
+  const tilemm_limits tiny = { 8 * 3001, NULL, 0 };
   CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_DOUBLE, 5, 7, 1000, &tiny)
            == TILEMM_ELIMIT, "3k+1 doubles cannot hold a row and two slots");
   CHECK (memcmp (&plan, &before, sizeof plan) == 0, "a failed plan leaves *plan alone");
-  const tilemm_limits one_byte = { 1, NULL };
+  const tilemm_limits one_byte = { 1, NULL, 0 };
   CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_SINGLE, 2, 2, 2, &one_byte)
            == TILEMM_EDEVMEM, "one byte");
-  const tilemm_limits whole_k = { 16 * 3002, NULL };
+  const tilemm_limits whole_k = { 16 * 3002, NULL, 0 };
   CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, TILEMM_COMPLEX_DOUBLE, 3, 3, 1000, &tiny)
            == TILEMM_ELIMIT, "complex elements are 16 bytes");
   CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 5, 7, 1000, &tiny)
@@ -1021,7 +1058,7 @@ static void test_plan_streaming (void)
       tilemm_plan plan;
       CHECK_CASE ("plan: gpu double %lld^3 in a quarter of its data streams A a few times",
                   (long long) s);
-      const tilemm_limits lim = { quarter, NULL };
+      const tilemm_limits lim = { quarter, NULL, 0 };
       CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, s, s, s, &lim)
                == TILEMM_OK, "plan");
       const int64_t passes = (s + plan.panel_rows - 1) / plan.panel_rows;
@@ -1035,7 +1072,7 @@ static void test_plan_streaming (void)
     }
   CHECK_CASE ("plan: a limit the whole product fits in gives one panel, as no limit does");
   tilemm_plan a, b;
-  const tilemm_limits exact = { 8 * (size_t) (3 * 300 * 300), NULL };
+  const tilemm_limits exact = { 8 * (size_t) (3 * 300 * 300), NULL, 0 };
   CHECK (tilemm_plan_make (&a, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 300, 300, 300, &exact)
            == TILEMM_OK && tilemm_plan_make (&b, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, 300, 300,
                                               300, NULL) == TILEMM_OK, "plans");
@@ -1506,7 +1543,7 @@ static void check_bitwise_plans (tilemm_type type, int64_t m, int64_t k, int64_t
       memcpy (first, p.c.view.data, p.c.bytes);
       for (int i = 0; i < nlimits; i++)
         {
-          const tilemm_limits lim = { limits[i] * es, NULL };
+          const tilemm_limits lim = { limits[i] * es, NULL, 0 };
           CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CPU, type, m, n, k, &lim) == TILEMM_OK,
                  "plan");
           CHECK (tilemm_plan_panel_count (&plan) > 1, "limit %zu gives one panel", limits[i]);
@@ -1914,7 +1951,7 @@ static void op_case (tilemm_type type, tilemm_op op_a, tilemm_op op_b, int64_t m
   const size_t es = tilemm_type_size (type);
   /* A limit of about a third of the data: several panels. */
   const tilemm_limits limit
-    = { es * (size_t) (m * k + k * n + m * n) / 3 + 64 * es, NULL };
+    = { es * (size_t) (m * k + k * n + m * n) / 3 + 64 * es, NULL, 0 };
   CHECK (tilemm_plan_make (&whole, TILEMM_BACKEND_CPU, type, m, n, k, NULL) == TILEMM_OK, "plan");
   CHECK (tilemm_plan_make (&panels, TILEMM_BACKEND_CPU, type, m, n, k, &limit) == TILEMM_OK,
          "plan with a limit");
@@ -2185,7 +2222,7 @@ static void test_cpu_variant_of_the_plan (void)
       {
         tilemm_batch_plan bp;
         /* Four pages on two threads, none alone: the pages' own plan, on the CPU. */
-        const tilemm_status s = tilemm_batch_plan_make (&r, 4, 2, (tilemm_cpu_isa) isa,
+        const tilemm_status s = tilemm_batch_plan_make (&r, test_pages_shape (&r, 4), 2, (tilemm_cpu_isa) isa,
                                                         TILEMM_CHOOSE_CPU, 0, 0, 0, 0, NULL, &bp,
                                                         &err);
         CHECK (s == TILEMM_OK && bp.page.cpu_isa == isa, "asked %s, the page plan names %s",
@@ -2569,6 +2606,22 @@ static void test_split_teams (void)
     }
 }
 
+/* A batch plan made by its constructor on 8 threads for `route` and `shape` (a host of 9, one
+ * left to the process, copy_team.h; a CPU so slow that every batch pays for all 8). */
+static tilemm_status plan_on_eight (const tilemm_route *route, const tilemm_batch_shape *shape,
+                                    tilemm_batch_plan *bp)
+{
+  tilemm_machine_facts slow = *tilemm_facts_builtin ();
+  slow.cpu_thread_flops_per_s = slow.cpu_small_flops_per_s = 1.0;
+  tilemm_error err = { TILEMM_OK, "" };
+  memset (bp, 0, sizeof *bp);
+  const tilemm_status s = tilemm_batch_plan_make (route, shape, 9, TILEMM_CPU_ISA_DEFAULT,
+                                                  TILEMM_CHOOSE_CPU, 0, 0, 0, 0, &slow, bp, &err);
+  CHECK (s == TILEMM_OK && bp->threads == 8, "the batch plan on %d threads (%s)", bp->threads,
+         err.detail);
+  return s;
+}
+
 /* The teams and pieces of the host jobs around a product (a batch's split pages and mirror, the
  * CPU batch's claims of the pool, a BLAS call's update of C) are the plans', by the rule of
  * team_size.h on each job's pieces and bytes (8 threads for the batch, 15 for the call). */
@@ -2600,9 +2653,8 @@ static void test_host_job_teams (void)
         shape.x_pages = 1;
         shape.y_pages = shape.z_pages = cases[i].pages;
         tilemm_batch_plan bp;
-        memset (&bp, 0, sizeof bp);
-        bp.threads = 8;
-        tilemm_batch_plan_host_jobs (&bp, &r, &shape);
+        if (plan_on_eight (&r, &shape, &bp) != TILEMM_OK)
+          continue;
         const tilemm_batch_parts *apart = &bp.split_parts, *back = &bp.join_parts;
         CHECK (apart->over_pages == cases[i].over_pages && apart->team == cases[i].team
                  && (cases[i].over_pages || apart->page_team == cases[i].page_team)
@@ -2643,9 +2695,8 @@ static void test_host_job_teams (void)
         shape.m = shape.n = cases[i].n;
         shape.z_pages = shape.x_pages = shape.y_pages = cases[i].pages;
         tilemm_batch_plan bp;
-        memset (&bp, 0, sizeof bp);
-        bp.threads = 8;
-        tilemm_batch_plan_host_jobs (&bp, &r, &shape);
+        if (plan_on_eight (&r, &shape, &bp) != TILEMM_OK)
+          continue;
         CHECK (bp.mirror_team == cases[i].team, "%lld pages %lld x %lld%s: mirror on %d, want %d",
                (long long) cases[i].pages, (long long) cases[i].n, (long long) cases[i].n,
                cases[i].complex_result ? " complex" : "", bp.mirror_team, cases[i].team);
@@ -2668,7 +2719,7 @@ static void test_host_job_teams (void)
         r.m = r.n = r.k = cases[i].mnk;
         tilemm_batch_plan bp;
         tilemm_error err = { TILEMM_OK, "" };
-        const tilemm_status s = tilemm_batch_plan_make (&r, cases[i].pages, 8, TILEMM_CPU_ISA_DEFAULT,
+        const tilemm_status s = tilemm_batch_plan_make (&r, test_pages_shape (&r, cases[i].pages), 8, TILEMM_CPU_ISA_DEFAULT,
                                                         TILEMM_CHOOSE_CPU, 0, 0, 0, 0, NULL, &bp,
                                                         &err);
         CHECK (s == TILEMM_OK && bp.pages_per_index == cases[i].per_index,

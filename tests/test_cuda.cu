@@ -679,7 +679,7 @@ static void multiply_case (tilemm_type t, int64_t m, int64_t n, int64_t k, size_
   poison_output (t, cr);
   poison_output (t, c1r);
   tilemm_plan whole, panelled;
-  tilemm_limits lim = { limit, NULL };
+  tilemm_limits lim = { limit, NULL, 0 };
   tilemm_error err = { TILEMM_OK, "" };
   CHECK (tilemm_plan_make (&whole, TILEMM_BACKEND_CUDA, t, m, n, k, NULL) == TILEMM_OK, "plan");
   CHECK (tilemm_plan_make (&panelled, TILEMM_BACKEND_CUDA, t, m, n, k, &lim) == TILEMM_OK,
@@ -911,7 +911,7 @@ static void workers_case (tilemm_type t, int64_t m, int64_t n, int64_t k, const 
   CHECK (tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, t, m, n, k, NULL) == TILEMM_OK, "plan");
   tilemm_status s = tilemm_multiply (&plan, &a, &b, &c1, &err);
   CHECK (s == TILEMM_OK, "one worker: %s", err.detail);
-  const tilemm_limits lim = { limit, NULL };
+  const tilemm_limits lim = { limit, NULL, 0 };
   tilemm_multi_report rep;
   s = tilemm_cuda_multiply_workers (&plan, &lim, &w, 1, &a, &b, &c, NULL, &rep, &err);
   CHECK (s == TILEMM_OK, "workers: %s (%s)", tilemm_strerror (s), err.detail);
@@ -954,7 +954,7 @@ static void workers_failure_case (const tilemm_workers &w)
   /* A warm product first, so there is memory to free. */
   tilemm_status s = tilemm_cuda_multiply_workers (&plan, NULL, &w, 1, &a, &b, &c, NULL, &rep, &err);
   CHECK (s == TILEMM_OK && tilemm_cuda_bytes_held () > 0, "warm-up: %s", err.detail);
-  const tilemm_limits tiny = { 1000, NULL }; /* not even one row of A and B fits */
+  const tilemm_limits tiny = { 1000, NULL, 0 }; /* not even one row of A and B fits */
   const size_t held = tilemm_cuda_bytes_held ();
   s = tilemm_cuda_multiply_workers (&plan, &tiny, &w, 1, &a, &b, &c, NULL, &rep, &err);
   CHECK (s == TILEMM_EDEVMEM, "got %s (%s)", tilemm_strerror (s), err.detail);

@@ -177,7 +177,7 @@ struct shape
 static int64_t block_cols = 0;
 
 /* The current device's multiprocessors: the facts' count, which the call plan hands the wgmma
- * GEMM's grid (emu_gemm_blocks); asked here as a test making its own plan (1 where the runtime
+ * GEMM's grid (tilemm_emu_gemm_grid of emu_multiprocessors); asked here as a test making its own plan (1 where the runtime
  * does not say). */
 static int test_gemm_blocks ()
 {

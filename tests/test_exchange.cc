@@ -332,13 +332,14 @@ void check_setups (const tilemm_call_plan &p, const char *what)
       const int d = p.emu_devices.device[w];
       int stats_gemm = -1, blocks = -1, sms = -1;
       const int calls = mock_emu_setup_seen (d, &stats_gemm, &blocks, &sms);
-      CHECK (p.emu_gemm_blocks[w] == mock_cuda_multiprocessors (d),
+      const int grid = tilemm_emu_gemm_grid (p.emu_multiprocessors[w]);
+      CHECK (grid == mock_cuda_multiprocessors (d),
              "%s: the plan's grid on worker %d (GPU %d): %d blocks, the GPU has %d "
-             "multiprocessors", what, w, d, p.emu_gemm_blocks[w], mock_cuda_multiprocessors (d));
-      CHECK (calls > 0 && stats_gemm == (int) p.emu_stats_gemm && blocks == p.emu_gemm_blocks[w],
+             "multiprocessors", what, w, d, grid, mock_cuda_multiprocessors (d));
+      CHECK (calls > 0 && stats_gemm == (int) p.emu_stats_gemm && blocks == grid,
              "%s: GPU %d: %d calls of the scheme, the last one's statistics' GEMM %d and grid %d; "
              "the plan's %d and %d", what, d, calls, stats_gemm, blocks, (int) p.emu_stats_gemm,
-             p.emu_gemm_blocks[w]);
+             grid);
       CHECK (p.emu_multiprocessors[w] == mock_cuda_multiprocessors (d)
                && sms == p.emu_multiprocessors[w],
              "%s: GPU %d (worker %d): the scheme's setup carried %d multiprocessors, the plan's "

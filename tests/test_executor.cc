@@ -1324,22 +1324,23 @@ void emulated_pipeline_rule (void)
 // The decision and the GPU call plan of an emulated double product 8 x k x 8 (complex_type: of
 // complex operands), on the stand-in's facts as `adjust` leaves them, without TILEMM_EMU_IMMA.
 // TILEMM_EINVAL where the decision did not compute (a failed check).
-tilemm_status emulated_gpu_plan (int complex_type, int64_t k, tilemm_decision &d,
-                                 const std::function<void (tilemm_call_facts &)> &adjust,
-                                 tilemm_error &err)
+tilemm_status gpu_plan_of (tilemm_class cls, int complex_type, int64_t m, int64_t n, int64_t k,
+                           tilemm_precision precision, tilemm_decision &d,
+                           const std::function<void (tilemm_call_facts &)> &adjust,
+                           tilemm_error &err)
 {
   tilemm_operand a, b;
   memset (&a, 0, sizeof a);
-  a.cls = TILEMM_CLASS_DOUBLE;
+  a.cls = cls;
   a.is_complex = complex_type;
   a.ndims = 2;
   b = a;
-  a.rows = 8, a.cols = k;
-  b.rows = k, b.cols = 8;
+  a.rows = m, a.cols = k;
+  b.rows = k, b.cols = n;
   tilemm_options opt;
   tilemm_options_init (&opt);
   opt.backend = TILEMM_CHOOSE_GPU;
-  opt.precision = TILEMM_PRECISION_EMULATED;
+  opt.precision = precision;
   tilemm_status status = tilemm_decide_op (&a, TILEMM_OP_NONE, &b, TILEMM_OP_NONE, &opt, &d, &err);
   CHECK (status == TILEMM_OK && d.action == TILEMM_DO_COMPUTE, "decide: %s (%s)",
          tilemm_strerror (status), err.detail);
@@ -1353,8 +1354,56 @@ tilemm_status emulated_gpu_plan (int complex_type, int64_t k, tilemm_decision &d
   tilemm_call_settings settings;
   tilemm_call_settings_read (&settings);
   settings.emu_gemm[0] = '\0';
-  return tilemm_call_plan_make (&d.plan, &d.route, TILEMM_BACKEND_CUDA, d.op_a, d.op_b, 1, &d.emu,
-                                &opt, &settings, &facts, &err);
+  return tilemm_call_plan_make (&d.plan, &d.route, TILEMM_BACKEND_CUDA, d.op_a, d.op_b,
+                                precision == TILEMM_PRECISION_EMULATED, &d.emu, &opt, &settings,
+                                &facts, &err);
+}
+
+tilemm_status emulated_gpu_plan (int complex_type, int64_t k, tilemm_decision &d,
+                                 const std::function<void (tilemm_call_facts &)> &adjust,
+                                 tilemm_error &err)
+{
+  return gpu_plan_of (TILEMM_CLASS_DOUBLE, complex_type, 8, 8, k, TILEMM_PRECISION_EMULATED, d,
+                      adjust, err);
+}
+
+// The native CUDA variant fills the fewest multiprocessors among the call's GPUs, from their
+// facts (the call plan's limits): single 2048 has 128 blocks of variant 13's tiles, so 6 on
+// 132 (an H100's, and the count where the facts know none), 13 on 16, and 13 on every worker
+// where one GPU of 16 is among the call's 132s (the stand-in's three GPUs here), so that the
+// GPUs' results are bitwise equal.
+void native_variant_from_the_facts (void)
+{
+  CHECK_CASE ("plan: the native CUDA variant for the facts' multiprocessors");
+  struct
+  {
+    int sms, first_sms;   // the facts' multiprocessors (device 0's: first_sms; 0: unknown)
+    int variant;
+  } cases[] = {
+    { 132, 132, 6 }, { 16, 16, 13 }, { 0, 0, 6 }, { 16, 132, 13 }, { 132, 16, 13 },
+  };
+  for (const auto &c : cases)
+    {
+      tilemm_decision d;
+      tilemm_error err = { TILEMM_OK, "" };
+      const tilemm_status status = gpu_plan_of (
+        TILEMM_CLASS_SINGLE, 0, 2048, 2048, 2048, TILEMM_PRECISION_NATIVE, d,
+        [&] (tilemm_call_facts &f) {
+          for (int i = 0; i < TILEMM_MAX_WORKERS; i++)
+            f.gpu.multiprocessors[i] = i == 0 ? c.first_sms : c.sms;
+        }, err);
+      CHECK (status == TILEMM_OK, "plan: %s (%s)", tilemm_strerror (status), err.detail);
+      if (status != TILEMM_OK)
+        continue;
+      int subs_alike = 1;
+      for (int r = 0; r < 2; r++)
+        for (int col = 0; col < 2; col++)
+          subs_alike = subs_alike && d.plan.sub[r][col].variant == d.plan.native.variant;
+      CHECK (d.plan.native.variant == c.variant && subs_alike,
+             "%d multiprocessors (device 0: %d) on %d worker(s): variant %d (panels alike %d), "
+             "want %d", c.sms, c.first_sms, d.plan.workers.count,
+             d.plan.native.variant, subs_alike, c.variant);
+    }
 }
 
 // The int8 GEMMs of the emulated scheme are the call plan's: the modular GEMMs' (emu_gemm: wgmma
@@ -1444,9 +1493,10 @@ void emulated_moduli_per_launch_planned (void)
       if (status != TILEMM_OK)
         continue;
       const int sms = d.plan.emu_multiprocessors[0];
-      CHECK (sms == (c.named ? c.sms : 0) && d.plan.emu_gemm_blocks[0] == sms,
-             "the plan's multiprocessors %d and grid %d of worker 0, the facts' %d%s", sms,
-             d.plan.emu_gemm_blocks[0], c.sms, c.named ? "" : " on no worker's device");
+      const int grid = tilemm_emu_gemm_grid (sms);
+      CHECK (sms == (c.named ? c.sms : 0) && grid == sms,
+             "the plan's multiprocessors %d and grid %d of worker 0, the facts' %d%s", sms, grid,
+             c.sms, c.named ? "" : " on no worker's device");
       const int got = tilemm_emu_planes_per_launch (d.plan.emu_gemm, c.m, c.cols, N, sms);
       CHECK (got == c.want,
              "%d multiprocessors%s, %s, a block %lldx%lld (%lld tiles): %d moduli a launch, want %d",
@@ -1499,6 +1549,7 @@ int main ()
   emulated_pipeline_rule ();
   emulated_gemms_planned ();
   emulated_moduli_per_launch_planned ();
+  native_variant_from_the_facts ();
   emulated_pipeline_model ();
   if (getenv ("TILEMM_TEST_NO_EMULATED") == NULL)
     {

@@ -22,6 +22,7 @@
 #include "backend.h"
 #include "call_plan.h"
 #include "check.h"
+#include "pages_shape.h"
 #include "copy_team.h"
 #include "batch.h"
 #include "device_model.h"
@@ -1154,7 +1155,7 @@ static way_threads plan_threads (int threads, int blas)
   r.m = r.n = r.k = 64;
   tilemm_batch_plan batch;
   tilemm_error err;
-  w.pages = tilemm_batch_plan_make (&r, 1000, threads, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_CPU,
+  w.pages = tilemm_batch_plan_make (&r, test_pages_shape (&r, 1000), threads, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_CPU,
                                     0, 0, 0, -1, &f, &batch, &err) == TILEMM_OK ? batch.threads
                                                                                  : -1;
   /* (The call plan's host_threads, which run.c's parts and the emulated branches take.) */

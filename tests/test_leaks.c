@@ -454,7 +454,7 @@ static void every_fault_and_stop (void)
   tilemm_view_init (&vgood, TILEMM_DOUBLE, m, n, m, good);
   tilemm_view_init (&vc, TILEMM_DOUBLE, m, n, m, c);
   const tilemm_limits limits
-    = { sizeof (double) * (size_t) (m * k + k * n + m * n) / 4, NULL };
+    = { sizeof (double) * (size_t) (m * k + k * n + m * n) / 4, NULL, 0 };
   tilemm_plan plan;
   tilemm_error err = { TILEMM_OK, "" };
   tilemm_status s = tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, TILEMM_DOUBLE, m, n, k, &limits);

@@ -156,7 +156,7 @@ static void test_crossover (void)
          "same kernel");
   CHECK (sub.n == 1000 && sub.m == 3000 && sub.k == 8192, "its size");
   CHECK (tilemm_plan_panel_count (&sub) == 1, "one panel without a limit");
-  const tilemm_limits small = { (size_t) 64 << 20, NULL };
+  const tilemm_limits small = { (size_t) 64 << 20, NULL, 0 };
   CHECK (tilemm_plan_for_panel (&sub, &plan, 4000, 4000, &small) == TILEMM_OK, "under a limit");
   CHECK (tilemm_plan_panel_count (&sub) > 1 && tilemm_plan_device_bytes (&sub) <= small.max_device_bytes,
          "%lld panels in %zu bytes", (long long) tilemm_plan_panel_count (&sub),

@@ -25,6 +25,7 @@
 #include "batch.h"
 #include "batch_run.h"
 #include "check.h"
+#include "pages_shape.h"
 #include "copy_team.h"
 #include "front.h"
 #include "tilemm.h"
@@ -245,7 +246,7 @@ void one_case (const char *label, tilemm_backend_choice choice, size_t max_devic
   CHECK (st == TILEMM_OK && batch.decision.action == TILEMM_DO_COMPUTE, "%s", err.detail);
   if (st != TILEMM_OK || batch.decision.action != TILEMM_DO_COMPUTE)
     return;
-  st = tilemm_batch_plan_make (&batch.decision.route, batch.shape.z_pages, 2, TILEMM_CPU_ISA_DEFAULT, choice, 1,
+  st = tilemm_batch_plan_make (&batch.decision.route, &batch.shape, 2, TILEMM_CPU_ISA_DEFAULT, choice, 1,
                                max_device_bytes, 0, -1, NULL, &batch.plan, &err);
   CHECK (st == TILEMM_OK, "%s", err.detail);
   if (batch.plan.backend == TILEMM_BACKEND_CUDA)
@@ -596,11 +597,11 @@ int main (void)
     tilemm_route r = square_route (TILEMM_DOUBLE, 2048);
     CHECK (tilemm_batch_page_alone (&r, NULL), "2048x2048 double pages batched");
     tilemm_batch_plan plan;
-    CHECK (tilemm_batch_plan_make (&r, 16, 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 8 * 2048 * 2048, 0, -1, NULL, &plan, &err)
+    CHECK (tilemm_batch_plan_make (&r, test_pages_shape (&r, 16), 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 8 * 2048 * 2048, 0, -1, NULL, &plan, &err)
              == TILEMM_OK && plan.per_page && plan.pages_per_panel == 1
              && plan.backend == TILEMM_BACKEND_CUDA,
            "GPU, a limit of a third of a page: %s", err.detail);
-    CHECK (tilemm_batch_plan_make (&r, 100, 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_CPU, 1, 0, 0, -1, NULL, &plan, &err) == TILEMM_OK
+    CHECK (tilemm_batch_plan_make (&r, test_pages_shape (&r, 100), 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_CPU, 1, 0, 0, -1, NULL, &plan, &err) == TILEMM_OK
              && plan.per_page && !plan.parallel_pages && plan.backend == TILEMM_BACKEND_CPU,
            "CPU: pages alone, each on every thread");
     r.compute_type = TILEMM_SINGLE;
@@ -610,7 +611,7 @@ int main (void)
     CHECK (!tilemm_batch_page_alone (&r, NULL), "512x512 pages alone");
     r.m = r.n = 384, r.k = 64;
     CHECK (!tilemm_batch_page_alone (&r, NULL), "384x384 (k 64) pages alone");
-    CHECK (tilemm_batch_plan_make (&r, 1000, 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0, 0, -1, NULL, &plan, &err) == TILEMM_OK
+    CHECK (tilemm_batch_plan_make (&r, test_pages_shape (&r, 1000), 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0, 0, -1, NULL, &plan, &err) == TILEMM_OK
              && !plan.per_page && plan.pages_per_panel == 1000, "GPU: small pages batched");
   }
 
@@ -630,7 +631,7 @@ int main (void)
         r.m = c.m, r.n = c.n, r.k = 3;
         r.a_as_pairs = c.pairs;
         r.b_split = c.b_split;
-        CHECK (tilemm_batch_plan_make (&r, 1000, 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0,
+        CHECK (tilemm_batch_plan_make (&r, test_pages_shape (&r, 1000), 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0,
                                        0, 0, NULL, &plan, &err) == TILEMM_OK
                  && plan.backend == TILEMM_BACKEND_CUDA && plan.gpu_kernel == c.want,
                "%lldx%lld pages (pairs %d, B split %d): kernel %d, want %d", (long long) c.m,
@@ -649,13 +650,13 @@ int main (void)
   {
     tilemm_route r = square_route (TILEMM_DOUBLE, 3);
     tilemm_batch_plan plan;
-    CHECK (tilemm_batch_plan_make (&r, 100, 8, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_CPU, 0, 0, 0, -1, NULL, &plan, &err) == TILEMM_OK
+    CHECK (tilemm_batch_plan_make (&r, test_pages_shape (&r, 100), 8, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_CPU, 0, 0, 0, -1, NULL, &plan, &err) == TILEMM_OK
              && plan.threads == 1, "100 pages of 3x3: %d threads", plan.threads);
-    CHECK (tilemm_batch_plan_make (&r, 100000, 8, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_CPU, 0, 0, 0, -1, NULL, &plan, &err) == TILEMM_OK
+    CHECK (tilemm_batch_plan_make (&r, test_pages_shape (&r, 100000), 8, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_CPU, 0, 0, 0, -1, NULL, &plan, &err) == TILEMM_OK
              && plan.threads == 8 - tilemm_copy_reserved_cpus (8),
            "10^5 pages of 3x3: %d threads", plan.threads);
     r.m = r.n = r.k = 64;
-    CHECK (tilemm_batch_plan_make (&r, 10, 8, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_CPU, 0, 0, 0, -1, NULL, &plan, &err) == TILEMM_OK
+    CHECK (tilemm_batch_plan_make (&r, test_pages_shape (&r, 10), 8, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_CPU, 0, 0, 0, -1, NULL, &plan, &err) == TILEMM_OK
              && plan.threads == 8 - tilemm_copy_reserved_cpus (8),
            "10 pages of 64x64: %d threads", plan.threads);
   }
@@ -664,11 +665,11 @@ int main (void)
   {
     tilemm_route r = square_route (TILEMM_DOUBLE, 100);
     tilemm_batch_plan plan;
-    CHECK (tilemm_batch_plan_make (&r, 10, 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 1000, 0, -1, NULL, &plan, &err)
+    CHECK (tilemm_batch_plan_make (&r, test_pages_shape (&r, 10), 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 1000, 0, -1, NULL, &plan, &err)
              == TILEMM_EDEVMEM, "EDEVMEM");
-    CHECK (tilemm_batch_plan_make (&r, 10, 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 0, 0, 0, -1, NULL, &plan, &err)
+    CHECK (tilemm_batch_plan_make (&r, test_pages_shape (&r, 10), 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 0, 0, 0, -1, NULL, &plan, &err)
              == TILEMM_ENOGPU, "ENOGPU");
-    CHECK (tilemm_batch_plan_make (&r, 10, 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 3 * 8 * 10000 * 4, 0, -1, NULL, &plan, &err)
+    CHECK (tilemm_batch_plan_make (&r, test_pages_shape (&r, 10), 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 3 * 8 * 10000 * 4, 0, -1, NULL, &plan, &err)
              == TILEMM_OK && plan.pages_per_panel == 4, "4 pages a panel: %lld",
            (long long) plan.pages_per_panel);
   }
@@ -687,7 +688,7 @@ int main (void)
     const tilemm_workers two = { 2, { 0, 1 } };
     tilemm_route r = square_route (TILEMM_DOUBLE, 256);
     tilemm_batch_plan plan;
-    CHECK (tilemm_batch_plan_make (&r, 200, 8, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0, 0, -1, NULL, &plan, &err)
+    CHECK (tilemm_batch_plan_make (&r, test_pages_shape (&r, 200), 8, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0, 0, -1, NULL, &plan, &err)
              == TILEMM_OK && !plan.per_page, "200 pages of 256x256 batched");
     tilemm_batch_plan_devices (&plan, &r, 200, &two, 1, &host, &gpu, NULL);
     CHECK (plan.workers.count == 2 && plan.pages_per_chunk == 25 && !plan.pages_over_devices
@@ -695,7 +696,7 @@ int main (void)
            "named [0 1] on 32 CPUs less the two left to the process (copy_team.h): %d GPUs, chunks of %lld, teams %d and %d", plan.workers.count,
            (long long) plan.pages_per_chunk, plan.teams[0].threads, plan.teams[1].threads);
     r = square_route (TILEMM_DOUBLE, 8);
-    tilemm_batch_plan_make (&r, 10, 8, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0, 0, -1, NULL, &plan, &err);
+    tilemm_batch_plan_make (&r, test_pages_shape (&r, 10), 8, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0, 0, -1, NULL, &plan, &err);
     tilemm_batch_plan_devices (&plan, &r, 10, &two, 0, &host, &gpu, NULL);
     CHECK (plan.workers.count == 1 && plan.workers.device[0] == 1 && plan.pages_per_chunk == 10
              && plan.teams[0].threads == 1,
@@ -704,7 +705,7 @@ int main (void)
     r = square_route (TILEMM_DOUBLE, 2048);
     for (int64_t pages : { 3, 4, 9 })
       {
-        tilemm_batch_plan_make (&r, pages, 8, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0, 0, -1, NULL, &plan, &err);
+        tilemm_batch_plan_make (&r, test_pages_shape (&r, pages), 8, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0, 0, -1, NULL, &plan, &err);
         tilemm_batch_plan_devices (&plan, &r, pages, &two, 1, &host, &gpu, NULL);
         const int over = pages != 3;
         CHECK (plan.per_page && plan.pages_over_devices == over
@@ -718,7 +719,7 @@ int main (void)
   {
     tilemm_route r = square_route (TILEMM_DOUBLE, 64);
     tilemm_batch_plan plan;
-    tilemm_batch_plan_make (&r, 1000, 8, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0, 0, -1, NULL, &plan, &err);
+    tilemm_batch_plan_make (&r, test_pages_shape (&r, 1000), 8, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0, 0, -1, NULL, &plan, &err);
     tilemm_host_facts host;
     tilemm_host_facts_gather (&host);
     const tilemm_workers one = { 1, { 0 } }, two = { 2, { 0, 1 } };
@@ -733,7 +734,7 @@ int main (void)
     CHECK (!tilemm_batch_chunk_cut (&plan, 6, &per_panel, &pipelined),
            "no chunk of 6 pages in a one-device queue of 1000");
     tilemm_batch_plan six;
-    tilemm_batch_plan_make (&r, 6, 8, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0, 0, -1, NULL, &six, &err);
+    tilemm_batch_plan_make (&r, test_pages_shape (&r, 6), 8, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0, 0, -1, NULL, &six, &err);
     tilemm_batch_plan_devices (&six, &r, 6, &one, 0, &host, NULL, NULL);
     CHECK (tilemm_batch_chunk_cut (&six, 6, &per_panel, &pipelined) && !pipelined
              && per_panel == six.pages_per_panel,

@@ -142,7 +142,7 @@ bool same_elements (const host_matrix &x, const host_matrix &y)
 tilemm_plan gpu_plan (tilemm_type t, int64_t m, int64_t n, int64_t k, size_t limit)
 {
   tilemm_plan plan;
-  const tilemm_limits lim = { limit, NULL };
+  const tilemm_limits lim = { limit, NULL, 0 };
   const tilemm_status s = tilemm_plan_make (&plan, TILEMM_BACKEND_CUDA, t, m, n, k, &lim);
   CHECK (s == TILEMM_OK, "plan: %s", tilemm_strerror (s));
   plan.variant = 3; // the stand-in kernel's only variant
@@ -267,7 +267,7 @@ void transposed_case (tilemm_type t, int64_t m, int64_t n, int64_t k, tilemm_op 
   const host_matrix a = make (t, m, k, m + 3, true), b = make (t, k, n, k + 1, true);
   const host_matrix sa = stored_as (a, op_a, 2), sb = stored_as (b, op_b, 5);
   tilemm_plan plan;
-  const tilemm_limits lim = { limit, NULL };
+  const tilemm_limits lim = { limit, NULL, 0 };
   tilemm_status s
     = tilemm_plan_make_op (&plan, TILEMM_BACKEND_CUDA, t, m, n, k, op_a, op_b, &lim);
   CHECK (s == TILEMM_OK, "plan: %s", tilemm_strerror (s));
@@ -500,7 +500,7 @@ void interrupt_case (tilemm_backend backend, size_t limit)
   const host_matrix a = make (TILEMM_SINGLE, 300, 200, 300, true);
   const host_matrix b = make (TILEMM_SINGLE, 200, 310, 200, true);
   tilemm_plan plan;
-  const tilemm_limits lim = { limit, NULL };
+  const tilemm_limits lim = { limit, NULL, 0 };
   tilemm_plan_make (&plan, backend, TILEMM_SINGLE, 300, 310, 200, &lim);
   if (backend == TILEMM_BACKEND_CUDA)
     {
@@ -567,7 +567,7 @@ void workers_case (tilemm_type t, int64_t m, int64_t n, int64_t k, int count, si
   w.count = count;
   for (int i = 0; i < count; i++)
     w.device[i] = 0;
-  const tilemm_limits lim = { limit, NULL };
+  const tilemm_limits lim = { limit, NULL, 0 };
   tilemm_multi_report rep;
   s = tilemm_cuda_multiply_workers (&plan, &lim, &w, 1, &a.v, &b.v, &many.v, NULL, &rep, &err);
   CHECK (s == TILEMM_OK, "%d workers: %s", count, err.detail);

@@ -78,7 +78,7 @@ typedef enum {
 #define TILEMM_BATCHED_SMALL_PAGE 32
 
 /* A split batch's pages of parts (exec/batch.c: a complex operand's pages copied apart, or the
- * product's pages joined back, parts.h), as the plan cut them (tilemm_batch_plan_host_jobs):
+ * product's pages joined back, parts.h), as the plan cut them (tilemm_batch_plan_make):
  * a page an index of the pool over `team` threads, or page after page, each over `page_team`
  * (a few large pages: fewer pages than threads). */
 typedef struct {
@@ -141,7 +141,7 @@ typedef struct tilemm_batch_plan_s {
                                 too little work to hand out alone; else
                                 TILEMM_BATCH_TILED_PER_INDEX); 0 elsewhere                     */
   /* The executor's host jobs around the pages (exec/batch.c), each team the plan's
-   * (tilemm_batch_plan_host_jobs, team_size.h): a split operand's pages apart and the product's
+   * (tilemm_batch_plan_make, team_size.h): a split operand's pages apart and the product's
    * pages back (route a_split, b_split), the mirror of X'·X pages (route.mirror). */
   tilemm_batch_parts split_parts, join_parts;
   int mirror_team;
@@ -150,30 +150,27 @@ typedef struct tilemm_batch_plan_s {
 #define TILEMM_BATCH_DIRECT_PER_INDEX 64
 #define TILEMM_BATCH_TILED_PER_INDEX 16
 
-/* The plan of a batch of `pages` products of one page's route (m, n, k in the route's terms: a
- * complex page read as pairs or split counts twice), on a host of `threads` threads whose CPU
- * runs the CPU backend's variant `cpu_isa` (the host's facts, tilemm_host_facts: threads 0, the
- * machine's facts' count, else one; the page's plan names cpu_isa).  choice: "cpu", "gpu" or "auto" (the GPU
- * where the device model says that it pays for the whole batch, tilemm_batch_gpu_pays, and
- * gpu_usable); max_device_bytes: 0 for no limit, else the device bytes a panel of pages may
- * hold (device_bytes: the GPU's memory budget, 0 when unknown).  Pages that run alone
- * (per_page: tilemm_batch_page_alone; pages_alone 1 for every batch, 0 for none, -1 the rule:
- * TILEMM_PAGES_ALONE, from the call's settings) leave the limit to the page's call plan, which
- * the caller makes (tilemm_decide_batch).  A batch on the CPU gets its page's plan (`page`:
- * tilemm_plan_make's errors under the limit).  TILEMM_EDEVMEM when one page of a batched GPU
- * product does not fit the limit; TILEMM_ENOGPU when "gpu" and !gpu_usable. */
-tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, int threads,
-                                      tilemm_cpu_isa cpu_isa, tilemm_backend_choice choice, int gpu_usable,
+/* The plan of a batch of shape->z_pages products of one page's route (m, n, k in the route's
+ * terms: a complex page read as pairs or split counts twice), on a host of `threads` threads
+ * whose CPU runs the CPU backend's variant `cpu_isa` (the host's facts, tilemm_host_facts:
+ * threads 0, the machine's facts' count, else one; the page's plan names cpu_isa).  choice:
+ * "cpu", "gpu" or "auto" (the GPU where the device model says that it pays for the whole batch,
+ * tilemm_batch_gpu_pays, and gpu_usable); max_device_bytes: 0 for no limit, else the device
+ * bytes a panel of pages may hold (device_bytes: the GPU's memory budget, 0 when unknown).
+ * Pages that run alone (per_page: tilemm_batch_page_alone; pages_alone 1 for every batch, 0 for
+ * none, -1 the rule: TILEMM_PAGES_ALONE, from the call's settings) leave the limit to the page's
+ * call plan, which the caller makes (tilemm_decide_batch).  A batch on the CPU gets its page's
+ * plan (`page`: tilemm_plan_make's errors under the limit).  The plan holds the teams of the
+ * executor's host jobs around the pages too (split_parts, join_parts, mirror_team: the one rule
+ * of team_size.h on each job's pieces, from the shape's pages and page sizes, on the plan's
+ * threads), so no caller has a second step to remember.  TILEMM_EDEVMEM when one page of a
+ * batched GPU product does not fit the limit; TILEMM_ENOGPU when "gpu" and !gpu_usable. */
+tilemm_status tilemm_batch_plan_make (const tilemm_route *route, const tilemm_batch_shape *shape,
+                                      int threads, tilemm_cpu_isa cpu_isa,
+                                      tilemm_backend_choice choice, int gpu_usable,
                                       size_t max_device_bytes, size_t device_bytes,
                                       int pages_alone, const tilemm_machine_facts *facts,
                                       tilemm_batch_plan *plan, tilemm_error *err);
-
-/* The teams of the executor's host jobs around a batch's pages (split_parts, join_parts,
- * mirror_team) of a plan made by tilemm_batch_plan_make for this route and shape, on its
- * `threads`: the one rule of team_size.h on each job's pieces (pages, a page's columns) and
- * bytes.  Pure. */
-void tilemm_batch_plan_host_jobs (tilemm_batch_plan *plan, const tilemm_route *route,
-                                  const tilemm_batch_shape *shape);
 
 /* The GPU's devices of a batch planned for the GPU (backend CUDA): how many of `available`
  * (named: the user named them) it is spread over, its queue's chunks of pages, whether pages

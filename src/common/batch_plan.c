@@ -289,7 +289,10 @@ static tilemm_status cpu_page_plan (const tilemm_route *route, size_t max_device
 {
   if (plan->per_page)
     return tilemm_error_set (err, TILEMM_OK, NULL);
-  const tilemm_limits limits = { max_device_bytes, NULL };
+  /* No multiprocessors: a CPU page's plan has no CUDA variant, and its panels' fill model is
+   * the built-in one's as before (the GPU's pages run the batched kernels, chosen by the page's
+   * size, or each page's own call plan, whose limits carry the devices' count). */
+  const tilemm_limits limits = { max_device_bytes, NULL, 0 };
   const tilemm_status status
     = tilemm_plan_make (&plan->page, TILEMM_BACKEND_CPU, route->compute_type,
                         route->a_as_pairs || route->a_split ? 2 * route->m : route->m,
@@ -311,11 +314,13 @@ static tilemm_status cpu_page_plan (const tilemm_route *route, size_t max_device
   return tilemm_error_set (err, TILEMM_OK, NULL);
 }
 
-tilemm_status tilemm_batch_plan_make (const tilemm_route *route, int64_t pages, int threads,
-                                      tilemm_cpu_isa cpu_isa, tilemm_backend_choice choice, int gpu_usable,
-                                      size_t max_device_bytes, size_t device_bytes,
-                                      int pages_alone, const tilemm_machine_facts *facts,
-                                      tilemm_batch_plan *plan, tilemm_error *err)
+/* The plan's pages, backend and page plan (tilemm_batch_plan_make without the host jobs). */
+static tilemm_status batch_plan_pages (const tilemm_route *route, int64_t pages, int threads,
+                                       tilemm_cpu_isa cpu_isa, tilemm_backend_choice choice,
+                                       int gpu_usable, size_t max_device_bytes,
+                                       size_t device_bytes, int pages_alone,
+                                       const tilemm_machine_facts *facts, tilemm_batch_plan *plan,
+                                       tilemm_error *err)
 {
   /* On the CPU (the backend may yet be the GPU: "auto" weighs the CPU on the threads it would
    * take). */
@@ -412,7 +417,10 @@ static tilemm_batch_parts pages_parts (int threads, int single, int64_t pages, i
   return parts;
 }
 
-void tilemm_batch_plan_host_jobs (tilemm_batch_plan *plan, const tilemm_route *route,
+/* The teams of the executor's host jobs around the pages (split_parts, join_parts,
+ * mirror_team) on the plan's `threads`: the one rule of team_size.h on each job's pieces (pages,
+ * a page's columns) and bytes. */
+static void batch_plan_host_jobs (tilemm_batch_plan *plan, const tilemm_route *route,
                                   const tilemm_batch_shape *shape)
 {
   const int threads = plan->threads;
@@ -437,6 +445,22 @@ void tilemm_batch_plan_host_jobs (tilemm_batch_plan *plan, const tilemm_route *r
                         ? tilemm_team_size (threads, shape->z_pages,
                                             bytes / TILEMM_TEAM_THREAD_BYTES_PER_S)
                         : 1;
+}
+
+/* The whole plan in one call: no caller gets a batch plan without its host jobs. */
+tilemm_status tilemm_batch_plan_make (const tilemm_route *route, const tilemm_batch_shape *shape,
+                                      int threads, tilemm_cpu_isa cpu_isa,
+                                      tilemm_backend_choice choice, int gpu_usable,
+                                      size_t max_device_bytes, size_t device_bytes,
+                                      int pages_alone, const tilemm_machine_facts *facts,
+                                      tilemm_batch_plan *plan, tilemm_error *err)
+{
+  const tilemm_status status
+    = batch_plan_pages (route, shape->z_pages, threads, cpu_isa, choice, gpu_usable,
+                        max_device_bytes, device_bytes, pages_alone, facts, plan, err);
+  if (status == TILEMM_OK)
+    batch_plan_host_jobs (plan, route, shape);
+  return status;
 }
 
 /* ---------------------------------------------------------------- several GPUs, panels */

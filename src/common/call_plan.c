@@ -125,15 +125,33 @@ static size_t panel_limit_of (const tilemm_call_plan *p, tilemm_backend backend,
                         worker_share (gpu, &p->workers));
 }
 
+/* The fewest multiprocessors among the call's GPU workers, as the devices' facts gathered them
+ * (0: a CPU call, or facts that name none of them: the plan then fills an H100's): the count
+ * the plans' variant and fill model read (tilemm_limits), the same for every worker so that
+ * each runs one variant and the GPUs' results are bitwise equal. */
+static int workers_multiprocessors (const tilemm_call_plan *p, tilemm_backend backend,
+                                    const tilemm_device_facts *gpu)
+{
+  if (backend != TILEMM_BACKEND_CUDA)
+    return 0;
+  int fewest = 0;
+  for (int w = 0; w < p->workers.count; w++)
+    for (int i = 0; i < gpu->count && i < TILEMM_MAX_WORKERS; i++)
+      if (gpu->device[i] == p->workers.device[w] && gpu->multiprocessors[i] > 0
+          && (fewest == 0 || gpu->multiprocessors[i] < fewest))
+        fewest = gpu->multiprocessors[i];
+  return fewest;
+}
+
 /* The plans of the queue's panels: [in the last panel row][in the last panel column]. */
-static tilemm_status plan_subs (tilemm_call_plan *p, size_t panel_limit)
+static tilemm_status plan_subs (tilemm_call_plan *p, size_t panel_limit, int multiprocessors)
 {
   const tilemm_plan *q = &p->queue;
   const int64_t rows = q->panel_rows < q->n ? q->panel_rows : q->n;
   const int64_t cols = q->panel_cols < q->m ? q->panel_cols : q->m;
   const int64_t last_rows = q->n - (tilemm_ceil_div (q->n, rows > 0 ? rows : 1) - 1) * rows;
   const int64_t last_cols = q->m - (tilemm_ceil_div (q->m, cols > 0 ? cols : 1) - 1) * cols;
-  const tilemm_limits limits = { panel_limit, p->facts };
+  const tilemm_limits limits = { panel_limit, p->facts, multiprocessors };
   for (int r = 0; r < 2; r++)
     for (int c = 0; c < 2; c++)
       {
@@ -221,7 +239,7 @@ static void worker_rates (const tilemm_call_plan *p, double rate[TILEMM_MAX_WORK
  * strip still runs whole on its device (so the workers keep an operand and share it).  Else the
  * queue as it was, each panel to the first worker free: it balances devices whose rates the
  * plan does not know (a device slower than anyone measured takes fewer panels). */
-static tilemm_status plan_owned (tilemm_call_plan *p, size_t panel_limit)
+static tilemm_status plan_owned (tilemm_call_plan *p, size_t panel_limit, int multiprocessors)
 {
   p->queue_owned = 0;
   const tilemm_plan *n = &p->native;
@@ -240,7 +258,7 @@ static tilemm_status plan_owned (tilemm_call_plan *p, size_t panel_limit)
   tilemm_plan subs[2][2];
   memcpy (subs, p->sub, sizeof subs);
   p->queue = queue;
-  tilemm_status status = plan_subs (p, panel_limit);
+  tilemm_status status = plan_subs (p, panel_limit, multiprocessors);
   int whole = status == TILEMM_OK;
   for (int r = 0; r < 2 && whole; r++)
     for (int c = 0; c < 2; c++)
@@ -309,9 +327,9 @@ static tilemm_emu_gemm stats_gemm (tilemm_emu_gemm gemm, tilemm_type type, int64
 }
 
 /* Each emulated worker's multiprocessors, as the facts gathered them for its device (0: they
- * do not name it), and the wgmma GEMM's persistent grid there: one block a multiprocessor.  The
- * moduli a modular GEMM launch takes follow them (tilemm_emu_planes_per_launch). */
-static void gemm_blocks (tilemm_call_plan *p, const tilemm_device_facts *gpu)
+ * do not name it).  The wgmma GEMM's persistent grid (tilemm_emu_gemm_grid) and the moduli a
+ * modular GEMM launch takes (tilemm_emu_planes_per_launch) follow them. */
+static void emu_multiprocessors (tilemm_call_plan *p, const tilemm_device_facts *gpu)
 {
   for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
     {
@@ -319,7 +337,6 @@ static void gemm_blocks (tilemm_call_plan *p, const tilemm_device_facts *gpu)
       for (int i = 0; i < gpu->count && i < TILEMM_MAX_WORKERS; i++)
         if (gpu->device[i] == p->emu_devices.device[w])
           p->emu_multiprocessors[w] = gpu->multiprocessors[i];
-      p->emu_gemm_blocks[w] = p->emu_multiprocessors[w];
     }
 }
 
@@ -416,7 +433,7 @@ static tilemm_status plan_emulated (tilemm_call_plan *p, tilemm_backend backend,
       chunk_bytes);
   p->emu_gemm = tilemm_emu_gemm_named (settings->emu_gemm, gpu->wgmma);
   p->emu_stats_gemm = stats_gemm (p->emu_gemm, p->type, p->k);
-  gemm_blocks (p, gpu);
+  emu_multiprocessors (p, gpu);
   /* The branches the statistics may take: an explicit count of moduli promises nothing, so
    * where it cannot carry the data the native product serves (and says so); the rule's moduli
    * promise the bound, kept by the exact split. */
@@ -542,9 +559,10 @@ static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
           p->sub[r][c] = p->native;
       return TILEMM_OK;
     }
-  tilemm_status status = plan_subs (p, panel_limit);
+  const int multiprocessors = workers_multiprocessors (p, backend, gpu);
+  tilemm_status status = plan_subs (p, panel_limit, multiprocessors);
   if (status == TILEMM_OK && backend == TILEMM_BACKEND_CUDA)
-    status = plan_owned (p, panel_limit);
+    status = plan_owned (p, panel_limit, multiprocessors);
   if (status == TILEMM_OK && backend == TILEMM_BACKEND_CUDA)
     {
       plan_keep (p);
@@ -627,7 +645,7 @@ tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *p, const tilem
                                                     facts->staging_chunk_bytes);
   p->emu_gemm = tilemm_emu_gemm_named (settings->emu_gemm, facts->wgmma);
   p->emu_stats_gemm = stats_gemm (p->emu_gemm, given->type, given->k);
-  gemm_blocks (p, facts);
+  emu_multiprocessors (p, facts);
   /* Each GPU worker's host copy team, as a call's plan sizes it (no machine facts to cap it). */
   if (given->backend == TILEMM_BACKEND_CUDA)
     tilemm_plan_copy_teams (&call_facts->host, facts, &p->emu_devices, facts->copy_threads,
@@ -650,7 +668,8 @@ static tilemm_status plan_native (tilemm_call_plan *p, tilemm_backend backend,
                                   const tilemm_call_settings *settings,
                                   const tilemm_call_facts *facts)
 {
-  const tilemm_limits limits = { p->device_limit, p->facts };
+  const tilemm_limits limits
+    = { p->device_limit, p->facts, workers_multiprocessors (p, backend, &facts->gpu) };
   tilemm_status status = tilemm_plan_unfilled_op (&p->native, backend, p->type, p->m, p->n, p->k,
                                               p->op_a, p->op_b, &limits);
   if (status != TILEMM_OK)

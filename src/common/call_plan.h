@@ -136,15 +136,12 @@ typedef struct {
   tilemm_emu_gemm emu_stats_gemm;  /* the int8 GEMM of the statistics' GEMM: emu_gemm, or v2
                                     where wgmma would need k in several chunks (the product's
                                     real inner dimension, padded: tilemm_emu_stats_gemm)     */
-  int emu_gemm_blocks[TILEMM_MAX_WORKERS];  /* the wgmma GEMM's persistent grid on emulated
-                                    worker w: at most this many blocks, one a multiprocessor of
-                                    its device (emu_devices; the facts' multiprocessors; 0:
-                                    the facts do not name the device, and a wgmma launch is
-                                    refused)                                                 */
   int emu_multiprocessors[TILEMM_MAX_WORKERS];  /* emulated worker w's device's multiprocessors
                                     (the facts'; 0: they do not name it), which the moduli a
                                     modular GEMM launch takes follow for a block's shape
-                                    (tilemm_emu_planes_per_launch)                            */
+                                    (tilemm_emu_planes_per_launch), and the wgmma GEMM's
+                                    persistent grid: one block a multiprocessor
+                                    (tilemm_emu_gemm_grid; 0: a wgmma launch is refused)      */
   int64_t emu_block_cols;        /* the GPU brings C back in blocks of these many columns    */
   int64_t emu_pipe_first;        /* one pass on the GPU: a first panel of C of these many
                                     columns (0: one panel, not pipelined), ...               */

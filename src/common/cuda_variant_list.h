@@ -55,9 +55,10 @@
  *    per 128 FFMAs (variant 6: 4 per 64), aimed at the issue-bound FFMA loop.  Complex single is
  *    the real product on the same bytes (128×128 complex).
  *
- * The plan (plan.c) takes the last PREFERRED row of the type whose tiles number at least
- * TILEMM_CUDA_SMALL_BLOCKS (larger tiles only where packed rows are whole 16-byte chunks), the
- * SMALL one where none does, and the SPLIT one where even the small tiles fill at most a quarter
+ * The plan (plan.c) takes the last PREFERRED row of the type whose tiles number at least the
+ * GPU's multiprocessors (the fewest of the call's GPUs, tilemm_limits.multiprocessors from the
+ * devices' facts; without them TILEMM_CUDA_SMALL_BLOCKS, an H100's 132; larger tiles only where
+ * packed rows are whole 16-byte chunks), the SMALL one where none does, and the SPLIT one where even the small tiles fill at most a quarter
  * of that and k is long.  So single and complex single take 13 for products that fill the GPU
  * with its tiles and 6 or 7 below; real double takes 10 at every size (it measured faster than 9
  * at every size on the H100), complex double 9 or 10.  The measurements behind each choice are

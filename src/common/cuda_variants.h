@@ -32,8 +32,9 @@ typedef struct {
   int fallback;        /* 1: a DMMA kind, run as its register-tiled fallback before sm_80  */
 } tilemm_cuda_variant;
 
-/* Below this many blocks of the preferred variant the GPU is not filled (the H100 has 132 SMs;
- * smaller parts are filled sooner, so they lose nothing by the smaller tiles either). */
+/* Below this many blocks of the preferred variant the GPU is not filled: the fallback where the
+ * plan's limits name no multiprocessors (tilemm_limits.multiprocessors, from the devices'
+ * facts; 0 without them): an H100's 132 SMs. */
 #define TILEMM_CUDA_SMALL_BLOCKS 132
 
 #define TILEMM_TYPE_BIT(t) (1u << (unsigned) (t))

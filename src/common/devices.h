@@ -49,7 +49,7 @@ typedef struct {
   int device[TILEMM_MAX_WORKERS];      /* ... their ordinals ...                             */
   int cc_major[TILEMM_MAX_WORKERS];    /* ... and compute capabilities (major) ...           */
   int multiprocessors[TILEMM_MAX_WORKERS]; /* ... and multiprocessors (the wgmma GEMM's
-                                          persistent grid: the plan's emu_gemm_blocks)       */
+                                          persistent grid: tilemm_emu_gemm_grid of them)     */
   int current;                         /* the caller's device (-1: none)                     */
   int budgets;                         /* 1 when the memories below were asked (large
                                           products only)                                    */

@@ -45,6 +45,11 @@ int tilemm_emu_planes_per_launch (tilemm_emu_gemm gemm, int64_t m, int64_t cols,
   return gemm == TILEMM_EMU_GEMM_WGMMA || tiles < two_waves ? moduli : 1;
 }
 
+int tilemm_emu_gemm_grid (int multiprocessors)
+{
+  return multiprocessors;
+}
+
 tilemm_emu_stats_layout tilemm_emu_layout_stats (int64_t m, int64_t n, int64_t kp, int with_lo,
                                                  int with_s64)
 {

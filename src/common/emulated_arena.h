@@ -59,6 +59,13 @@ tilemm_emu_gemm tilemm_emu_plan_stats_gemm (tilemm_emu_gemm gemm, tilemm_type ty
 int tilemm_emu_planes_per_launch (tilemm_emu_gemm gemm, int64_t m, int64_t cols, int moduli,
                                   int multiprocessors);
 
+/* The wgmma GEMM's persistent grid on a device of `multiprocessors` (the call plan's
+ * emu_multiprocessors of the worker, from the facts): at most this many blocks, one a
+ * multiprocessor; 0 where the facts do not name the device, and a wgmma launch is then refused.
+ * The plan holds the count once; this reader derives the grid from it, for the product
+ * (cuda/backend_ops.cu) and calibration's int8 timing alike. */
+int tilemm_emu_gemm_grid (int multiprocessors);
+
 /* What a call runs (emulated_scheme.h): the whole scheme, the statistics only, or the product
  * under a plan made elsewhere. */
 typedef enum {

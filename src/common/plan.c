@@ -97,14 +97,22 @@ static int plan_rows_whole_chunks (const tilemm_plan *plan)
   return es > 0 && (plan->m * es) % 16 == 0 && (plan->k * es) % 16 == 0;
 }
 
-/* The CUDA variant for the type and shape.  From the table: the preferred one — where a type has
- * several (larger tiles appended later), the last one whose tiles number at least the SMs of an
- * H100, so big products get the big tiles and middling ones keep enough blocks; the
- * preferred_small one (smaller tiles, more blocks) when no preferred tiles number that many;
- * and the preferred_split one (k split among blocks, partials added in a fixed order) when even
- * the small tiles would fill at most a quarter of the SMs and k is long: 64×8192 · 8192×64 has
- * one 64×64 tile, so without a split one SM does all the work. */
-static int plan_cuda_tiles (tilemm_plan *plan)
+/* The multiprocessors a plan fills: the limits' (the fewest of the call's GPUs, from their
+ * facts), else an H100's (TILEMM_CUDA_SMALL_BLOCKS: no limits, or facts that do not name them). */
+static int plan_multiprocessors (const tilemm_limits *limits)
+{
+  return limits && limits->multiprocessors > 0 ? limits->multiprocessors
+                                               : TILEMM_CUDA_SMALL_BLOCKS;
+}
+
+/* The CUDA variant for the type and shape on a GPU of `sms` multiprocessors.  From the table:
+ * the preferred one — where a type has several (larger tiles appended later), the last one
+ * whose tiles number at least the SMs, so big products get the big tiles and middling ones keep
+ * enough blocks; the preferred_small one (smaller tiles, more blocks) when no preferred tiles
+ * number that many; and the preferred_split one (k split among blocks, partials added in a fixed
+ * order) when even the small tiles would fill at most a quarter of the SMs and k is long:
+ * 64×8192 · 8192×64 has one 64×64 tile, so without a split one SM does all the work. */
+static int plan_cuda_tiles (tilemm_plan *plan, int sms)
 {
   const tilemm_cuda_variant *chosen = NULL, *filling = NULL, *small = NULL, *split = NULL;
   for (int i = 0; i < TILEMM_CUDA_NVARIANTS; i++)
@@ -116,7 +124,7 @@ static int plan_cuda_tiles (tilemm_plan *plan)
         {
           if (!chosen)
             chosen = v;
-          if (cuda_blocks (plan, v) >= TILEMM_CUDA_SMALL_BLOCKS
+          if (cuda_blocks (plan, v) >= sms
               && (v->tile_rows * v->tile_cols <= chosen->tile_rows * chosen->tile_cols
                   || plan_rows_whole_chunks (plan)))
             filling = v;
@@ -132,7 +140,7 @@ static int plan_cuda_tiles (tilemm_plan *plan)
     chosen = filling;
   else if (small)
     chosen = small;
-  if (split && cuda_blocks (plan, split) * 4 <= TILEMM_CUDA_SMALL_BLOCKS
+  if (split && cuda_blocks (plan, split) * 4 <= sms
       && plan->k >= TILEMM_CUDA_SPLIT_MIN_K)
     chosen = split;
   plan->variant = chosen->id;
@@ -255,7 +263,8 @@ static tilemm_status plan_panels (tilemm_plan *plan, const tilemm_limits *limits
       const double steps = passes * (double) tilemm_ceil_div (plan->m, sc);
       const double up = es * (k * n + passes * k * m), down = es * m * n;
       const double bus = tilemm_model_bus_s (facts, up > down ? up : down);
-      double fill = (double) (tilemm_ceil_div (pr, tr) * tilemm_ceil_div (sc, tc)) / TILEMM_CUDA_SMALL_BLOCKS;
+      double fill = (double) (tilemm_ceil_div (pr, tr) * tilemm_ceil_div (sc, tc))
+                    / plan_multiprocessors (limits);
       if (fill > 1)
         fill = 1;
       const double compute = tilemm_model_kernel_s (facts, plan->type, flops) / fill;
@@ -386,7 +395,7 @@ tilemm_status tilemm_plan_unfilled_op (tilemm_plan *plan, tilemm_backend backend
       plan_cpu_tiles (&p);
       break;
     case TILEMM_BACKEND_CUDA:
-      if (!plan_cuda_tiles (&p))
+      if (!plan_cuda_tiles (&p, plan_multiprocessors (limits)))
         return TILEMM_EBACKEND;
       break;
     default:

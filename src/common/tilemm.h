@@ -202,6 +202,11 @@ typedef struct {
   const struct tilemm_machine_facts_s *facts; /* the machine's facts the cost model reads to
                                 choose panels and steps (machine_facts.h); NULL: the built-in
                                 model's                                                       */
+  int multiprocessors;       /* the fewest multiprocessors among the GPUs the call may use (the
+                                devices' facts), which the CUDA variant's choice and the panels'
+                                fill model count, so every GPU of a split runs one variant and
+                                the results stay bitwise equal; 0, unknown: an H100's
+                                (TILEMM_CUDA_SMALL_BLOCKS)                                    */
 } tilemm_limits;
 
 /* Chooses variant, tiles, padding and panels for the product.  Pure: no allocation, no device

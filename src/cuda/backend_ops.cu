@@ -351,21 +351,23 @@ tilemm_emu_gemm gemm_of (const product_state *s)
   return s->plan->emu_gemm;
 }
 
-/* The statistics' int8 GEMM the call's plan chose, and the wgmma GEMM's grid on `worker`. */
+/* The statistics' int8 GEMM the call's plan chose. */
 tilemm_emu_gemm stats_gemm_of (const product_state *s)
 {
   return s->plan->emu_stats_gemm;
-}
-
-int gemm_blocks_of (const product_state *s, int worker)
-{
-  return worker >= 0 && worker < TILEMM_MAX_WORKERS ? s->plan->emu_gemm_blocks[worker] : 0;
 }
 
 /* The multiprocessors of `worker`'s device, as the call's plan holds them. */
 int multiprocessors_of (const product_state *s, int worker)
 {
   return worker >= 0 && worker < TILEMM_MAX_WORKERS ? s->plan->emu_multiprocessors[worker] : 0;
+}
+
+/* The wgmma GEMM's persistent grid on `worker`'s device: the plan's reader of its
+ * multiprocessors. */
+int gemm_blocks_of (const product_state *s, int worker)
+{
+  return tilemm_emu_gemm_grid (multiprocessors_of (s, worker));
 }
 
 tilemm_status cuda_emu_stats (void *state, int worker, const tilemm_emu_options *options,

@@ -45,8 +45,9 @@ typedef struct {
  * which the statistics select the moduli (tilemm_emu_select: no rule applied here), so the call
  * stays one pass on data uploaded once, the statistics' GEMM (the call plan's emu_stats_gemm:
  * tilemm_emu_plan_stats_gemm for this k and k-chunk; launched as named, an error where it cannot
- * run), the wgmma GEMM's persistent grid (the call plan's emu_gemm_blocks: one block a
- * multiprocessor of the device; below 1, a wgmma GEMM is refused) and the device's
+ * run), the wgmma GEMM's persistent grid (tilemm_emu_gemm_grid of the call plan's
+ * emu_multiprocessors: one block a multiprocessor of the device; below 1, a wgmma GEMM is
+ * refused) and the device's
  * multiprocessors (the call plan's emu_multiprocessors: the moduli a modular GEMM launch takes
  * follow them and the block's shape, tilemm_emu_planes_per_launch; 0: one modulus a launch
  * where the GEMM is not wgmma).  The scheme reads no device

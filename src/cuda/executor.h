@@ -324,7 +324,7 @@ struct emu_stage
   tilemm_emu_gemm gemm;
   const tilemm_emu_branches *branches;  /* WHOLE: the call plan's */
   tilemm_emu_gemm stats_gemm;         /* the call plan's emu_stats_gemm                      */
-  int gemm_blocks;                    /* the call plan's emu_gemm_blocks of the worker        */
+  int gemm_blocks;                    /* the wgmma grid of the worker: tilemm_emu_gemm_grid   */
   int multiprocessors;                /* the call plan's emu_multiprocessors of the worker    */
   int64_t most_m = 0, most_n = 0;     /* the largest panel the worker may take (0: this one's):
                                          its workspace made for it at once                  */

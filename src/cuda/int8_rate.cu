@@ -64,10 +64,12 @@ tilemm_status cuda_int8_rate (int device, int64_t n, int gemm, double *ops_per_s
   r.arena.bytes[1] = bytes[1];
   /* The GEMMs only (no statistics: their GEMM is never launched); the wgmma GEMM's grid one
    * block a multiprocessor, and the moduli a launch for the device's multiprocessors, as the
-   * facts gather them and the call plan holds them (emu_gemm_blocks, emu_multiprocessors). */
+   * facts gather them and the call plan holds them (emu_multiprocessors, its grid
+   * tilemm_emu_gemm_grid). */
   const int multiprocessors = device_multiprocessors (device);
   const tilemm_emu_cuda_setup setup = { (tilemm_emu_gemm) gemm, 0, nullptr, nullptr,
-                                        (tilemm_emu_gemm) gemm, multiprocessors, multiprocessors };
+                                        (tilemm_emu_gemm) gemm,
+                                        tilemm_emu_gemm_grid (multiprocessors), multiprocessors };
   double best = 0;
   for (int round = 0; round < RATE_ROUNDS; round++)
     {

@@ -379,7 +379,7 @@ tilemm_status tilemm_decide_batch_with (const tilemm_options *options,
   tilemm_call_settings_read (&settings);
   /* An emulated batch runs its pages alone (each an emulated product of its own plan, there is
    * no emulated batched kernel): the batch plan says so in per_page. */
-  status = tilemm_batch_plan_make (r, s->z_pages, facts.host.threads, facts.host.cpu_isa,
+  status = tilemm_batch_plan_make (r, s, facts.host.threads, facts.host.cpu_isa,
                                    options->backend,
                                    facts.gpu.usable,
                                    options->max_device_bytes,
@@ -390,7 +390,6 @@ tilemm_status tilemm_decide_batch_with (const tilemm_options *options,
                                    &batch->plan, err);
   if (status != TILEMM_OK)
     return status;
-  tilemm_batch_plan_host_jobs (&batch->plan, r, s);
   batch->plan.fault = settings.fault;
   tilemm_plan_staging (&settings, &batch->plan.staging);
   if (chooses_auto (options) && !d->emulated)

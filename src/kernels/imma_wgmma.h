@@ -20,7 +20,7 @@ bool tilemm_emu_wgmma_usable ();
 /* The MOD epilogue of imma_kernel (kernels_imma.cuh) for `planes` planes on `stream`: the same
  * fields of args, the same R.  args.chunk_tiles counts 64-byte tiles, as for imma_kernel.  The
  * persistent grid takes at most args.blocks blocks (the plan's: one a multiprocessor of the
- * device, call_plan.h emu_gemm_blocks; below 1: TILEMM_EINVAL); the launch reads no device
+ * device, tilemm_emu_gemm_grid of call_plan.h's emu_multiprocessors; below 1: TILEMM_EINVAL); the launch reads no device
  * attribute. */
 tilemm_status tilemm_emu_wgmma_launch (const imma_args &args, int planes, cudaStream_t stream,
                                        tilemm_error *err);
