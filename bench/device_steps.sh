@@ -108,13 +108,18 @@ case $step in
   ab)
     # issue 42: the native and emulated end-to-end figures before (cff3910, the issue's base) and
     # after (this tree), one machine, one call; each tree in its own processes and facts.
+    # AB_ROUNDS: the two trees alternating, each round a fresh process of each (the host's
+    # process-to-process spread, issue 41, is as large as what is compared); AB_SIZES, AB_EMU=0
+    # (the native lines alone).
     mkdir -p /tmp/base && tar -C /tmp/base -xJf .gpu/base.tar.xz
-    for t in base after; do
-      d=$root/src; [ $t = base ] && d=/tmp/base/src
-      export TILEMM_CALIBRATION_DIR=/tmp/facts-$t
-      echo "== $t"
-      timeout 150 octave-cli --no-gui --norc --quiet --eval "addpath ('$d'); addpath ('$root/bench'); e2e ('$t', [1024 4096 8192], {'double', 'single'}, 5, 'tilemm', 'gpu')" 2>&1 | grep "^e2e " | tee $R/e2e-$t.txt
-      timeout 150 octave-cli --no-gui --norc --quiet --eval "addpath ('$d'); addpath ('$root/bench'); emulated_octave ([8192 16384], 3)" 2>&1 | grep "^emu " | tee $R/emu-$t.txt
+    for round in $(seq ${AB_ROUNDS:-1}); do
+      for t in base after; do
+        d=$root/src; [ $t = base ] && d=/tmp/base/src
+        export TILEMM_CALIBRATION_DIR=/tmp/facts-$t
+        echo "== $t (round $round)"
+        timeout 150 octave-cli --no-gui --norc --quiet --eval "addpath ('$d'); addpath ('$root/bench'); e2e ('$t', [${AB_SIZES:-1024 4096 8192}], {'double', 'single'}, 5, 'tilemm', 'gpu')" 2>&1 | grep "^e2e " | tee -a $R/e2e-$t.txt
+        [ "${AB_EMU:-1}" = 1 ] && timeout 150 octave-cli --no-gui --norc --quiet --eval "addpath ('$d'); addpath ('$root/bench'); emulated_octave ([8192 16384], 3)" 2>&1 | grep "^emu " | tee -a $R/emu-$t.txt
+      done
     done
     ;;
   emu)
