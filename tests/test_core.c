@@ -2562,6 +2562,20 @@ static tilemm_status cpu_call_plan_16 (const tilemm_route *route, tilemm_op op_a
                                 &settings, &facts, err);
 }
 
+/* The same for a BLAS call's product: one type, computed as it is (a plain route). */
+static tilemm_status blas_call_plan_16 (tilemm_type type, int64_t m, int64_t n, int64_t k,
+                                        tilemm_op op_a, tilemm_op op_b, tilemm_call_plan *p,
+                                        tilemm_error *err)
+{
+  tilemm_route route;
+  memset (&route, 0, sizeof route);
+  route.action = TILEMM_ROUTE_COMPUTE;
+  route.compute_type = type;
+  route.result_complex = tilemm_type_is_complex (type);
+  route.m = m, route.n = n, route.k = k;
+  return cpu_call_plan_16 (&route, op_a, op_b, p, err);
+}
+
 /* A split operand's parts apart and the product's halves back (exec/run.c) run on the teams the
  * call plan names (split_team, join_team: tilemm_parts_team of host_threads), not on a team the
  * executor sizes: a small product's copies on one thread, a large one's on the plan's threads. */
@@ -2770,15 +2784,10 @@ static void test_host_job_teams (void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
       {
-        tilemm_route route;
-        memset (&route, 0, sizeof route);
-        route.action = TILEMM_ROUTE_COMPUTE;
-        route.compute_type = cases[i].type;
-        route.result_complex = tilemm_type_is_complex (cases[i].type);
-        route.m = cases[i].m, route.n = cases[i].n, route.k = 5;
         tilemm_call_plan p;
         tilemm_error err = { TILEMM_OK, "" };
-        const tilemm_status st = cpu_call_plan_16 (&route, TILEMM_OP_NONE, TILEMM_OP_NONE, &p, &err);
+        const tilemm_status st = blas_call_plan_16 (cases[i].type, cases[i].m, cases[i].n, 5,
+                                                    TILEMM_OP_NONE, TILEMM_OP_NONE, &p, &err);
         CHECK (st == TILEMM_OK && p.update_team == cases[i].team && p.update_columns == 8,
                "%s %lld x %lld: update on %d in pieces of %lld columns, want %d in 8 (%s)",
                tilemm_type_name (cases[i].type), (long long) cases[i].m, (long long) cases[i].n,
@@ -2807,15 +2816,11 @@ static void test_host_job_teams (void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
       {
-        tilemm_route route;
-        memset (&route, 0, sizeof route);
-        route.action = TILEMM_ROUTE_COMPUTE;
-        route.compute_type = cases[i].type;
-        route.result_complex = tilemm_type_is_complex (cases[i].type);
-        route.m = cases[i].m, route.n = cases[i].n, route.k = cases[i].k;
         tilemm_call_plan p;
         tilemm_error err = { TILEMM_OK, "" };
-        const tilemm_status st = cpu_call_plan_16 (&route, cases[i].op_a, cases[i].op_b, &p, &err);
+        const tilemm_status st = blas_call_plan_16 (cases[i].type, cases[i].m, cases[i].n,
+                                                    cases[i].k, cases[i].op_a, cases[i].op_b, &p,
+                                                    &err);
         CHECK (st == TILEMM_OK && p.pack_team[0] == cases[i].team_a
                  && p.pack_columns[0] == cases[i].cols_a && p.pack_team[1] == cases[i].team_b
                  && p.pack_columns[1] == cases[i].cols_b,
