@@ -10,7 +10,7 @@
 #   test_emulated_cuda, bench_emulated    bench/run-emulated.sh --build-only
 #   bench_kernels (profile)               bench/profile-single.sh --build-only
 #   hostmem, fresh_probe                  nvcc, as their headers say (fresh_probe: bench/fresh.sh)
-#   blas_latency, syrk_mirror, fresh_pages  cc, as their headers say (blas_latency: -lblas)
+#   blas_latency, blas_strided, syrk_mirror, fresh_pages  cc, as their headers say (blas_latency: -lblas)
 #   naive_cublas_mex                      mkoctfile --mex, as bench/e2e.sh builds it
 # The three scripts build into the one $BUILD with BENCH_REUSE=1 (bench/build-common.sh), so the
 # kernels are compiled once; the standalone programs build beside them meanwhile.  Every
@@ -34,7 +34,7 @@ status=0
 
 # The programs this script builds, by source: each bench/*.c and bench/*.cu must be named here.
 PROGRAMS="bench_kernels.cu bench_emulated.cu hostmem.cu fresh_probe.cu blas_latency.c
-  syrk_mirror.c naive_cublas_mex.c fresh_pages.c"
+  blas_strided.c syrk_mirror.c naive_cublas_mex.c fresh_pages.c"
 for f in bench/*.c bench/*.cu; do
   case " $(echo $PROGRAMS) " in
     *" ${f#bench/} "*) ;;
@@ -103,6 +103,9 @@ standalone () {
     ${CC:-cc} -O2 -std=c11 -Wall bench/blas_latency.c -lblas -o "$BUILD/blas_latency" \
       > "$BUILD/blas_latency.log" 2>&1
     report blas_latency "$BUILD/blas_latency.log" $?
+    ${CC:-cc} -O2 -std=c11 -Wall bench/blas_strided.c -lblas -o "$BUILD/blas_strided" \
+      > "$BUILD/blas_strided.log" 2>&1
+    report blas_strided "$BUILD/blas_strided.log" $?
   else
     echo "skipped blas_latency: no BLAS to link (-lblas)"
   fi

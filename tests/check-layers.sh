@@ -525,8 +525,9 @@ rule_multiprocessors_gathered_in_the_facts_only () {
 
 # A host job's team is the plan's, not sized where the job runs: the executor's files that run a
 # plan, the backends and the kernels apply no rule of team_size.h (tilemm_team_size,
-# tilemm_parts_team, tilemm_update_team, tilemm_parts_cols_per_piece belong to the plans: a
-# split's parts, split_team and join_team; a BLAS call's update, update_team; a batch's split
+# tilemm_parts_team, tilemm_update_team, tilemm_parts_cols_per_piece, tilemm_pack_team,
+# tilemm_pack_cols_per_piece belong to the plans: a split's parts, split_team and join_team; a
+# BLAS call's update, update_team; its strided operands packed, pack_team; a batch's split
 # pages and mirror, split_parts, join_parts, mirror_team; the CPU backend's tile batches,
 # tilemm_plan_cpu_tile_batch; the emulated CPU scheme's loops, tilemm_emu_loop_plan).  Allowed:
 # exec/parts.c's pieces of columns (tilemm_parts_cols_per_piece: the same rule the plan sized
@@ -542,7 +543,7 @@ common_run_files () {
 rule_no_team_sized_below_the_plan () {
   code_of $(exec_run_files) \
           $(common_run_files) $(layer_files cpu cuda kernels) \
-    | grep -E '\btilemm_(team_size|team_threads_left|parts_team|update_team|parts_cols_per_piece)[[:space:]]*\(' \
+    | grep -E '\btilemm_(team_size|team_threads_left|parts_team|update_team|parts_cols_per_piece|pack_team|pack_cols_per_piece)[[:space:]]*\(' \
     | grep -vE "^$src/exec/parts\.c:.*\btilemm_parts_cols_per_piece[[:space:]]*\("
 }
 

@@ -2562,6 +2562,20 @@ static tilemm_status cpu_call_plan_16 (const tilemm_route *route, tilemm_op op_a
                                 &settings, &facts, err);
 }
 
+/* The same for a BLAS call's product: one type, computed as it is (a plain route). */
+static tilemm_status blas_call_plan_16 (tilemm_type type, int64_t m, int64_t n, int64_t k,
+                                        tilemm_op op_a, tilemm_op op_b, tilemm_call_plan *p,
+                                        tilemm_error *err)
+{
+  tilemm_route route;
+  memset (&route, 0, sizeof route);
+  route.action = TILEMM_ROUTE_COMPUTE;
+  route.compute_type = type;
+  route.result_complex = tilemm_type_is_complex (type);
+  route.m = m, route.n = n, route.k = k;
+  return cpu_call_plan_16 (&route, op_a, op_b, p, err);
+}
+
 /* A split operand's parts apart and the product's halves back (exec/run.c) run on the teams the
  * call plan names (split_team, join_team: tilemm_parts_team of host_threads), not on a team the
  * executor sizes: a small product's copies on one thread, a large one's on the plan's threads. */
@@ -2770,19 +2784,53 @@ static void test_host_job_teams (void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
       {
-        tilemm_route route;
-        memset (&route, 0, sizeof route);
-        route.action = TILEMM_ROUTE_COMPUTE;
-        route.compute_type = cases[i].type;
-        route.result_complex = tilemm_type_is_complex (cases[i].type);
-        route.m = cases[i].m, route.n = cases[i].n, route.k = 5;
         tilemm_call_plan p;
         tilemm_error err = { TILEMM_OK, "" };
-        const tilemm_status st = cpu_call_plan_16 (&route, TILEMM_OP_NONE, TILEMM_OP_NONE, &p, &err);
+        const tilemm_status st = blas_call_plan_16 (cases[i].type, cases[i].m, cases[i].n, 5,
+                                                    TILEMM_OP_NONE, TILEMM_OP_NONE, &p, &err);
         CHECK (st == TILEMM_OK && p.update_team == cases[i].team && p.update_columns == 8,
                "%s %lld x %lld: update on %d in pieces of %lld columns, want %d in 8 (%s)",
                tilemm_type_name (cases[i].type), (long long) cases[i].m, (long long) cases[i].n,
                p.update_team, (long long) p.update_columns, cases[i].team, err.detail);
+      }
+  }
+
+  CHECK_CASE ("the call plan names the team and pieces of a BLAS call's strided operands packed");
+  {
+    /* A and B as stored (A k×m where op_a transposes, B n×k where op_b does), each in pieces of
+     * 256 KiB of whole columns, on the threads its bytes (read and written) pay for of the 15
+     * a 16-thread host leaves. */
+    struct { tilemm_type type; int64_t m, n, k; tilemm_op op_a, op_b; int team_a; int64_t cols_a;
+             int team_b; int64_t cols_b; } cases[] = {
+      { TILEMM_DOUBLE, 10, 10, 10, TILEMM_OP_NONE, TILEMM_OP_NONE, 1, 3276, 1, 3276 },  /* 1.6 KB */
+      { TILEMM_SINGLE, 100, 100, 100, TILEMM_OP_NONE, TILEMM_OP_NONE, 1, 655, 1, 655 }, /* one piece */
+      { TILEMM_DOUBLE, 2000, 2000, 2000, TILEMM_OP_NONE, TILEMM_OP_NONE, 15, 16, 15, 16 }, /* 64 MB */
+      /* A 2000×2000 as stored; B 200×2000: 13 pieces of 163 columns */
+      { TILEMM_DOUBLE, 2000, 200, 2000, TILEMM_OP_TRANSPOSE, TILEMM_OP_TRANSPOSE, 15, 16, 13, 163 },
+      /* 300×300 complex: 6 pieces of 54 columns */
+      { TILEMM_COMPLEX_DOUBLE, 300, 300, 300, TILEMM_OP_NONE, TILEMM_OP_CTRANSPOSE, 6, 54, 6, 54 },
+      /* thin: A 2000×10 and B 10×2000 (0.32 MB each) are one piece each: one thread */
+      { TILEMM_DOUBLE, 2000, 2000, 10, TILEMM_OP_NONE, TILEMM_OP_NONE, 1, 16, 1, 3276 },
+      /* A 20000×10 and B 20000×2 as stored: a piece a column (160 KB each), a thread each */
+      { TILEMM_DOUBLE, 10, 2, 20000, TILEMM_OP_TRANSPOSE, TILEMM_OP_NONE, 10, 1, 2, 1 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+      {
+        tilemm_call_plan p;
+        tilemm_error err = { TILEMM_OK, "" };
+        const tilemm_status st = blas_call_plan_16 (cases[i].type, cases[i].m, cases[i].n,
+                                                    cases[i].k, cases[i].op_a, cases[i].op_b, &p,
+                                                    &err);
+        CHECK (st == TILEMM_OK && p.pack_team[0] == cases[i].team_a
+                 && p.pack_columns[0] == cases[i].cols_a && p.pack_team[1] == cases[i].team_b
+                 && p.pack_columns[1] == cases[i].cols_b,
+               "%s %lld x %lld x %lld: A packed on %d in %lld columns, B on %d in %lld, want %d "
+               "in %lld and %d in %lld (%s)",
+               tilemm_type_name (cases[i].type), (long long) cases[i].m, (long long) cases[i].n,
+               (long long) cases[i].k, p.pack_team[0], (long long) p.pack_columns[0],
+               p.pack_team[1], (long long) p.pack_columns[1], cases[i].team_a,
+               (long long) cases[i].cols_a, cases[i].team_b, (long long) cases[i].cols_b,
+               err.detail);
       }
   }
 }
@@ -2835,6 +2883,51 @@ static void test_blas_zero_fill_on_team (void)
     printf ("  (one CPU: the team is not seen)\n");
 }
 
+/* A BLAS call's strided operand packed (tilemm_blas_contiguous) on the team and in the pieces it
+ * is handed (the call plan's pack_team and pack_columns), not on the caller's thread alone: the
+ * exact packed matrix, and the team seen in the host pool, as the zero fill's above. */
+static void test_blas_pack_on_team (void)
+{
+  CHECK_CASE ("a BLAS call's strided operand is packed on the team the plan names");
+  tilemm_host_facts host;
+  tilemm_host_facts_gather (&host);
+  const int cpus = tilemm_cpu_set_count (&host.cpus);
+  enum { ROWS = 5, COLS = 9, LD = 7 };
+  const tilemm_type types[2] = { TILEMM_DOUBLE, TILEMM_COMPLEX_SINGLE };
+  for (int t = 0; t < 2; t++)
+    for (int team = 1; team <= 2; team++)
+      {
+        const size_t es = tilemm_type_size (types[t]);
+        unsigned char x[LD * COLS * 16];
+        for (size_t e = 0; e < sizeof x; e++)
+          x[e] = (unsigned char) (e * 37 + 11);
+        void *copy = NULL;
+        tilemm_host_pool_release ();
+        const void *packed = tilemm_blas_contiguous (types[t], x, ROWS, COLS, LD, team, 2, &copy);
+        const int members = tilemm_host_pool_size ();
+        const int want = team > 1 && cpus >= 2 ? 2 : 1;
+        CHECK (packed && packed == copy && members == want,
+               "%s, team %d: packed %p (copy %p), the pool has %d members after it, want %d",
+               tilemm_type_name (types[t]), team, packed, copy, members, want);
+        int64_t wrong = 0;
+        for (int j = 0; packed && j < COLS; j++)
+          if (memcmp ((const char *) packed + (size_t) j * ROWS * es, x + (size_t) j * LD * es,
+                      ROWS * es) != 0)
+            wrong++;
+        CHECK (wrong == 0, "%s, team %d: %lld columns differ from the operand's",
+               tilemm_type_name (types[t]), team, (long long) wrong);
+        free (copy);
+      }
+  /* A contiguous operand is itself, never copied. */
+  double y[6] = { 1, 2, 3, 4, 5, 6 };
+  void *copy = &copy;
+  const void *same = tilemm_blas_contiguous (TILEMM_DOUBLE, y, 3, 2, 3, 2, 2, &copy);
+  CHECK (same == y && copy == NULL, "a contiguous operand: %p (copy %p), want itself", same,
+         copy);
+  if (cpus < 2)
+    printf ("  (one CPU: the team is not seen)\n");
+}
+
 int main (void)
 {
   const double start = wall_seconds ();
@@ -2855,6 +2948,7 @@ int main (void)
   test_split_teams ();
   test_host_job_teams ();
   test_blas_zero_fill_on_team ();
+  test_blas_pack_on_team ();
   test_emulated_branches ();
   test_plan_small_products ();
   test_plan_panels ();

@@ -571,6 +571,24 @@ static tilemm_status plan_queue (tilemm_call_plan *p, tilemm_backend backend,
   return status;
 }
 
+/* A BLAS call's host work around its product (exec/blas_request.c), on the plan's host_threads:
+ * the update of C (m×n) and the pack of a strided operand, A and B as stored (op(A) m×k, op(B)
+ * k×n).  Every plan a BLAS call may get names them: the route's type and shape. */
+static void plan_blas_host (tilemm_call_plan *p, tilemm_type type, int64_t m, int64_t n,
+                            int64_t k, tilemm_op op_a, tilemm_op op_b)
+{
+  const size_t es = tilemm_type_size (type);
+  p->update_columns = TILEMM_UPDATE_COLUMNS;
+  p->update_team = tilemm_update_team (p->host_threads, es, m, n);
+  const int64_t rows[2] = { op_a == TILEMM_OP_NONE ? m : k, op_b == TILEMM_OP_NONE ? k : n };
+  const int64_t cols[2] = { op_a == TILEMM_OP_NONE ? k : m, op_b == TILEMM_OP_NONE ? n : k };
+  for (int i = 0; i < 2; i++)
+    {
+      p->pack_columns[i] = tilemm_pack_cols_per_piece (es, rows[i], cols[i]);
+      p->pack_team[i] = tilemm_pack_team (p->host_threads, es, rows[i], cols[i]);
+    }
+}
+
 void tilemm_call_plan_around (tilemm_call_plan *p, const tilemm_plan *given, tilemm_op op_a,
                               tilemm_op op_b, size_t limit, const tilemm_call_settings *settings)
 {
@@ -583,9 +601,7 @@ void tilemm_call_plan_around (tilemm_call_plan *p, const tilemm_plan *given, til
   p->op_b = op_b;
   p->device_limit = limit;
   p->host_threads = given->threads;   /* the low-level plan's (0: one) */
-  p->update_columns = TILEMM_UPDATE_COLUMNS;
-  p->update_team = tilemm_update_team (p->host_threads, tilemm_type_size (given->type),
-                                       given->m, given->n);
+  plan_blas_host (p, given->type, given->m, given->n, given->k, op_a, op_b);
   p->native = *given;
   p->queue = *given;
   for (int r = 0; r < 2; r++)
@@ -620,8 +636,7 @@ tilemm_status tilemm_call_plan_emulated_around (tilemm_call_plan *p, const tilem
   const tilemm_device_facts *facts = &call_facts->gpu;
   tilemm_call_plan_around (p, given, op_a, op_b, 0, settings);
   p->host_threads = tilemm_team_threads_left (call_facts->host.threads);
-  p->update_team = tilemm_update_team (p->host_threads, tilemm_type_size (given->type),
-                                       given->m, given->n);
+  plan_blas_host (p, given->type, given->m, given->n, given->k, op_a, op_b);
   p->devices_named = named;
   p->emu_devices.device[0] = facts->current >= 0 ? facts->current : 0;
   if (workers && workers->count > 1)
@@ -728,9 +743,7 @@ tilemm_status tilemm_call_plan_make (tilemm_call_plan *p, const tilemm_route *ro
       p->op_a = TILEMM_OP_TRANSPOSE;
     }
   p->host_threads = tilemm_team_threads_left (facts->host.threads);
-  p->update_columns = TILEMM_UPDATE_COLUMNS;
-  p->update_team = tilemm_update_team (p->host_threads, tilemm_type_size (route->compute_type),
-                                       route->m, route->n);
+  plan_blas_host (p, route->compute_type, route->m, route->n, route->k, op_a, op_b);
   if (p->split != TILEMM_SPLIT_NONE)
     {
       /* The complex operand as stored (exec/run.c copies it apart as stored: B k×n, or n×k

@@ -78,6 +78,12 @@ typedef struct {
                             in pieces of update_columns columns: the host threads it pays for
                             (tilemm_update_team, team_size.h)                                */
   int64_t update_columns;
+  int pack_team[2];      /* a BLAS call's strided operand packed ([0] A, [1] B, as stored: A m×k,
+                            k×m where op_a transposes; B k×n, n×k), column by column in pieces
+                            of pack_columns[i] columns: the host threads that copy pays for
+                            (tilemm_pack_team, team_size.h; a contiguous operand is not
+                            copied: its figures go unused)                                   */
+  int64_t pack_columns[2];
   tilemm_plan native;    /* the native product: variant, tiles, panels under device_limit (a
                             transposed product on the GPU: its ops, their scratch counted),
                             steps, slots                                                     */

@@ -327,10 +327,11 @@ void tilemm_decide_update (const tilemm_blas_request *request, int *team, int64_
 int tilemm_decide_host_threads (int64_t pieces, double one_thread_s);
 
 /* A stored operand (rows × cols, leading dimension ld) as tilemm_run takes it: itself when
- * contiguous, else a packed copy (*copy, the caller frees it).  NULL when the copy cannot be
- * allocated. */
+ * contiguous, else a packed copy (*copy, the caller frees it), its columns copied in pieces of
+ * `columns` over `team` threads of the host pool: the call plan's pack_columns and pack_team of
+ * the operand (1: the caller's thread alone).  NULL when the copy cannot be allocated. */
 const void *tilemm_blas_contiguous (tilemm_type type, const void *x, int64_t rows, int64_t cols,
-                                    int64_t ld, void **copy);
+                                    int64_t ld, int team, int64_t columns, void **copy);
 
 /* The whole request element by element, in double or double complex (the last resort: it needs
  * no memory, so it cannot fail). */

@@ -33,21 +33,37 @@ double tilemm_parts_bytes (int single, int64_t rows, int64_t cols)
   return 2.0 * (double) rows * (double) cols * (single ? sizeof (float) : sizeof (double));
 }
 
-int64_t tilemm_parts_cols_per_piece (int single, int64_t rows, int64_t cols)
+int64_t tilemm_pack_cols_per_piece (size_t element_bytes, int64_t rows, int64_t cols)
 {
-  const double col_bytes = cols > 0 ? tilemm_parts_bytes (single, rows, cols) / (double) cols : 0.0;
-  if (col_bytes >= (double) TILEMM_PARTS_PIECE_BYTES || col_bytes <= 0.0)
+  const double col_bytes = (double) rows * (double) element_bytes;
+  if (cols <= 0 || col_bytes >= (double) TILEMM_PARTS_PIECE_BYTES || col_bytes <= 0.0)
     return 1;
   return (int64_t) ((double) TILEMM_PARTS_PIECE_BYTES / col_bytes);
 }
 
+int tilemm_pack_team (int threads, size_t element_bytes, int64_t rows, int64_t cols)
+{
+  const int64_t per = tilemm_pack_cols_per_piece (element_bytes, rows, cols);
+  const int64_t pieces = cols > 0 ? (cols + per - 1) / per : 0;
+  /* read and written */
+  const double bytes = 2.0 * (double) rows * (double) (cols > 0 ? cols : 0) * (double) element_bytes;
+  return tilemm_team_size (threads, pieces, bytes / TILEMM_TEAM_THREAD_BYTES_PER_S);
+}
+
+/* A complex element: its two parts. */
+static size_t complex_bytes (int single)
+{
+  return 2 * (single ? sizeof (float) : sizeof (double));
+}
+
+int64_t tilemm_parts_cols_per_piece (int single, int64_t rows, int64_t cols)
+{
+  return tilemm_pack_cols_per_piece (complex_bytes (single), rows, cols);
+}
+
 int tilemm_parts_team (int threads, int single, int64_t rows, int64_t cols)
 {
-  const int64_t per = tilemm_parts_cols_per_piece (single, rows, cols);
-  const int64_t pieces = (cols + per - 1) / per;
-  /* read and written */
-  const double one_thread_s = 2.0 * tilemm_parts_bytes (single, rows, cols) / TILEMM_TEAM_THREAD_BYTES_PER_S;
-  return tilemm_team_size (threads, pieces, one_thread_s);
+  return tilemm_pack_team (threads, complex_bytes (single), rows, cols);
 }
 
 int tilemm_update_team (int threads, size_t element_bytes, int64_t m, int64_t n)

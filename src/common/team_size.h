@@ -49,12 +49,18 @@ int tilemm_team_size (int threads, int64_t pieces, double one_thread_s);
  * (host_team.h), so a late member holds back one index, not the job. */
 int tilemm_team_threads_left (int threads);
 
-/* A complex matrix's parts copied apart or back (exec/parts.c: a split operand's, a product's):
- * the rows×cols matrix (of single or double) in pieces of whole columns, about
- * TILEMM_PARTS_PIECE_BYTES of the matrix each (tilemm_parts_cols_per_piece), and the team that
- * copy pays for of `threads` (tilemm_parts_team: its pieces, its bytes read and written at
- * TILEMM_TEAM_THREAD_BYTES_PER_S).  The plan's: the call plan's split_team and join_team. */
+/* A rows×cols matrix of `element_bytes` elements copied column by column (a BLAS call's strided
+ * operand packed, exec/blas_request.c): in pieces of whole columns, about
+ * TILEMM_PARTS_PIECE_BYTES of the matrix each (tilemm_pack_cols_per_piece), and the team that
+ * copy pays for of `threads` (tilemm_pack_team: its pieces, its bytes read and written at
+ * TILEMM_TEAM_THREAD_BYTES_PER_S).  The plan's: the call plan's pack_team and pack_columns. */
 #define TILEMM_PARTS_PIECE_BYTES ((size_t) 256 << 10)
+int64_t tilemm_pack_cols_per_piece (size_t element_bytes, int64_t rows, int64_t cols);
+int tilemm_pack_team (int threads, size_t element_bytes, int64_t rows, int64_t cols);
+
+/* A complex matrix's parts copied apart or back (exec/parts.c: a split operand's, a product's):
+ * the same rule as a pack (tilemm_pack_*) on the rows×cols complex matrix (of single or
+ * double).  The plan's: the call plan's split_team and join_team. */
 /* The bytes of a rows×cols complex matrix of single or double. */
 double tilemm_parts_bytes (int single, int64_t rows, int64_t cols);
 int64_t tilemm_parts_cols_per_piece (int single, int64_t rows, int64_t cols);

@@ -255,9 +255,28 @@ void tilemm_blas_loop (const tilemm_blas_request *call)
 }
 
 /* A stored operand as tilemm_run takes it: itself when contiguous, else a packed copy (*copy,
- * to free).  NULL when the copy cannot be allocated. */
+ * to free), its columns copied on the host pool in the pieces and on the team the plan names
+ * (pack_columns, pack_team): a large submatrix's copy is memory-bound, as the update.  NULL when
+ * the copy cannot be allocated. */
+typedef struct {
+  const char *from;
+  char *to;
+  size_t col_bytes, from_pitch;
+  int64_t cols, per;
+} pack_job;
+
+static void pack_at (void *arg, int64_t index, int member)
+{
+  (void) member;
+  const pack_job *p = (const pack_job *) arg;
+  const int64_t first = index * p->per;
+  const int64_t last = p->cols - first < p->per ? p->cols : first + p->per;
+  for (int64_t j = first; j < last; j++)
+    memcpy (p->to + (size_t) j * p->col_bytes, p->from + (size_t) j * p->from_pitch, p->col_bytes);
+}
+
 const void *tilemm_blas_contiguous (tilemm_type type, const void *x, int64_t rows, int64_t cols,
-                               int64_t ld, void **copy)
+                                    int64_t ld, int team, int64_t columns, void **copy)
 {
   *copy = NULL;
   if (ld == rows || cols <= 1)
@@ -266,10 +285,9 @@ const void *tilemm_blas_contiguous (tilemm_type type, const void *x, int64_t row
   char *packed = malloc ((size_t) rows * (size_t) cols * es);
   if (!packed)
     return NULL;
-  for (int64_t j = 0; j < cols; j++)
-    memcpy (packed + (size_t) (j * rows) * es, (const char *) x + (size_t) (j * ld) * es,
-            (size_t) rows * es);
+  const pack_job p = { (const char *) x, packed, (size_t) rows * es, (size_t) ld * es, cols,
+                       columns > 0 ? columns : 1 };
+  tilemm_host_pool_run (team, (cols + p.per - 1) / p.per, pack_at, (void *) &p);
   *copy = packed;
   return packed;
 }
-

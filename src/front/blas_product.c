@@ -194,11 +194,14 @@ static attempt by_tilemm (const blas_call *call, const tilemm_options *options, 
     }
   const double t_decided = now ();
   void *copy_a = NULL, *copy_b = NULL, *scratch = NULL;
-  const void *a = tilemm_blas_contiguous (call->req.type, call->req.a, a_rows, a_cols, call->req.lda, &copy_a);
+  const void *a = tilemm_blas_contiguous (call->req.type, call->req.a, a_rows, a_cols, call->req.lda,
+                                          decision.plan.pack_team[0], decision.plan.pack_columns[0],
+                                          &copy_a);
   const void *b = call->req.b == call->req.a && call->req.ldb == call->req.lda && call->req.op_b != call->req.op_a
                       && a_rows == b_rows
                     ? a   /* syrk, herk: B is A */
                     : tilemm_blas_contiguous (call->req.type, call->req.b, b_rows, b_cols, call->req.ldb,
+                                              decision.plan.pack_team[1], decision.plan.pack_columns[1],
                                               &copy_b);
   const double t_copied = now ();
   /* gemm with beta = 0 on a contiguous C: the product is written straight into C (tilemm writes
