@@ -534,7 +534,8 @@ rule_multiprocessors_gathered_in_the_facts_only () {
 # the team with).  The helpers of common/ that the backends call as a plan runs (parallel_copy.c,
 # host_pool.c, host_team.c, host_pages.c) are scanned with them, and tilemm_team_threads_left
 # (the threads a plan's teams may take) is the plan's too: parallel_copy.c copies on the members
-# it is handed (the staging's: tilemm_staging_copy_members, a reader of the staging plan).
+# it is handed (the staging's: tilemm_staging_copy_members, a reader of the staging plan).  The
+# front ends are scanned too: they pass the plan's teams (the BLAS library's pack and update).
 common_run_files () {
   printf '%s\n' "$src/common/parallel_copy.c" "$src/common/host_pool.c" \
     "$src/common/host_team.c" "$src/common/host_pages.c"
@@ -542,7 +543,7 @@ common_run_files () {
 
 rule_no_team_sized_below_the_plan () {
   code_of $(exec_run_files) \
-          $(common_run_files) $(layer_files cpu cuda kernels) \
+          $(common_run_files) $(layer_files cpu cuda kernels front) \
     | grep -E '\btilemm_(team_size|team_threads_left|parts_team|update_team|parts_cols_per_piece|pack_team|pack_cols_per_piece)[[:space:]]*\(' \
     | grep -vE "^$src/exec/parts\.c:.*\btilemm_parts_cols_per_piece[[:space:]]*\("
 }

@@ -93,8 +93,8 @@ struct imma_args
   const int *ea, *eb;
   unsigned long long *ratio_bits;
   /* The wgmma GEMM's persistent grid: at most this many blocks (the plan's, one a multiprocessor
-   * of the device: call_plan.h emu_gemm_blocks; below 1 its launch is refused).  The mma.sync
-   * kernels' grid is their tiles'. */
+   * of the device: the call plan's emu_multiprocessors through tilemm_emu_gemm_grid; below 1
+   * its launch is refused).  The mma.sync kernels' grid is their tiles'. */
   int blocks;
 };
 
