@@ -10,22 +10,7 @@
  *
  * Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
  */
-#define _POSIX_C_SOURCE 200809L   /* clock_gettime */
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-
-extern void dgemm_ (const char *transa, const char *transb, const int *m, const int *n,
-                    const int *k, const double *alpha, const double *a, const int *lda,
-                    const double *b, const int *ldb, const double *beta, double *c,
-                    const int *ldc);
-
-static double now (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
-}
+#include "blas_bench.h"
 
 int main (int argc, char **argv)
 {
