@@ -125,6 +125,16 @@ static size_t panel_limit_of (const tilemm_call_plan *p, tilemm_backend backend,
                         worker_share (gpu, &p->workers));
 }
 
+/* Device ordinal `device`'s multiprocessors, as the facts gathered them (0: they do not name
+ * it). */
+static int device_multiprocessors (const tilemm_device_facts *gpu, int device)
+{
+  for (int i = 0; i < gpu->count && i < TILEMM_MAX_WORKERS; i++)
+    if (gpu->device[i] == device)
+      return gpu->multiprocessors[i];
+  return 0;
+}
+
 /* The fewest multiprocessors among the call's GPU workers, as the devices' facts gathered them
  * (0: a CPU call, or facts that name none of them: the plan then fills an H100's): the count
  * the plans' variant and fill model read (tilemm_limits), the same for every worker so that
@@ -136,10 +146,11 @@ static int workers_multiprocessors (const tilemm_call_plan *p, tilemm_backend ba
     return 0;
   int fewest = 0;
   for (int w = 0; w < p->workers.count; w++)
-    for (int i = 0; i < gpu->count && i < TILEMM_MAX_WORKERS; i++)
-      if (gpu->device[i] == p->workers.device[w] && gpu->multiprocessors[i] > 0
-          && (fewest == 0 || gpu->multiprocessors[i] < fewest))
-        fewest = gpu->multiprocessors[i];
+    {
+      const int count = device_multiprocessors (gpu, p->workers.device[w]);
+      if (count > 0 && (fewest == 0 || count < fewest))
+        fewest = count;
+    }
   return fewest;
 }
 
@@ -332,12 +343,7 @@ static tilemm_emu_gemm stats_gemm (tilemm_emu_gemm gemm, tilemm_type type, int64
 static void emu_multiprocessors (tilemm_call_plan *p, const tilemm_device_facts *gpu)
 {
   for (int w = 0; w < TILEMM_MAX_WORKERS; w++)
-    {
-      p->emu_multiprocessors[w] = 0;
-      for (int i = 0; i < gpu->count && i < TILEMM_MAX_WORKERS; i++)
-        if (gpu->device[i] == p->emu_devices.device[w])
-          p->emu_multiprocessors[w] = gpu->multiprocessors[i];
-    }
+    p->emu_multiprocessors[w] = device_multiprocessors (gpu, p->emu_devices.device[w]);
 }
 
 /* The table of the emulated passes: the simulated devices' where the native product runs on
