@@ -404,6 +404,52 @@ static void test_pool (void)
   free (j);
 }
 
+/* Ranges of a job (tilemm_host_pool_run_ranges): each item's count of visits, and every range
+ * within [0, count), at most `per` long. */
+enum { RANGE_ITEMS = 1000 };
+typedef struct {
+  atomic_int seen[RANGE_ITEMS];
+  atomic_int bad;
+  int64_t count, per;
+} range_job;
+
+static void range_items (void *ctx, int64_t first, int64_t last)
+{
+  range_job *r = (range_job *) ctx;
+  if (first < 0 || last > r->count || first >= last || last - first > r->per)
+    {
+      atomic_fetch_add (&r->bad, 1);
+      return;
+    }
+  for (int64_t i = first; i < last; i++)
+    atomic_fetch_add (&r->seen[i], 1);
+}
+
+static void test_pool_ranges (void)
+{
+  CHECK_CASE ("host pool: a loop in ranges of the plan's length, every item once");
+  static range_job r;
+  const struct { int threads; int64_t count, per; } cases[] = {
+    { 4, 1000, 7 },  { 4, 1000, 1000 }, { 4, 1000, 1 },   { 3, 999, 10 },  { 1, 37, 5 },
+    { 0, 37, 5 },    { -2, 12, 3 },     { 4, 1, 64 },     { 4, 0, 8 },     { 4, 10, 0 },
+    { 2, 10, -3 },   { 8, 1000, 999 },
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    {
+      memset (&r, 0, sizeof r);
+      r.count = cases[c].count;
+      r.per = cases[c].per > 0 ? cases[c].per : 1;   /* a length under one is one item */
+      tilemm_host_pool_run_ranges (cases[c].threads, r.count, cases[c].per, range_items, &r);
+      int wrong = 0;
+      for (int64_t i = 0; i < RANGE_ITEMS; i++)
+        wrong += atomic_load (&r.seen[i]) != (i < r.count);
+      CHECK (wrong == 0 && atomic_load (&r.bad) == 0,
+             "threads %d, %lld items in ranges of %lld: %d items not run once, %d ranges wrong",
+             cases[c].threads, (long long) cases[c].count, (long long) cases[c].per, wrong,
+             atomic_load (&r.bad));
+    }
+}
+
 /* ---------------------------------------------------------------- teams sized by the plan */
 
 static void test_team_size (void)
@@ -678,6 +724,7 @@ int main (int argc, char **argv)
   test_team_each_once ();
   test_team_placement ();
   test_pool ();
+  test_pool_ranges ();
   test_team_size ();
   if (!quick)
     {

@@ -78,6 +78,29 @@ void tilemm_host_pool_run (int threads, int64_t count, tilemm_team_fn fn, void *
   atomic_store (&held, 0);
 }
 
+typedef struct {
+  tilemm_range_fn *body;
+  void *ctx;
+  int64_t count, per;
+} range_job;
+
+static void range_at (void *arg, int64_t index, int member)
+{
+  (void) member;
+  const range_job *r = (const range_job *) arg;
+  const int64_t first = index * r->per;
+  r->body (r->ctx, first, r->count - first < r->per ? r->count : first + r->per);
+}
+
+void tilemm_host_pool_run_ranges (int threads, int64_t count, int64_t per, tilemm_range_fn *body,
+                                  void *ctx)
+{
+  if (count <= 0)
+    return;
+  range_job r = { body, ctx, count, per > 0 ? per : 1 };
+  tilemm_host_pool_run (threads > 1 ? threads : 1, (count + r.per - 1) / r.per, range_at, &r);
+}
+
 void tilemm_host_pool_release (void)
 {
   int free_pool = 0;

@@ -35,6 +35,14 @@ extern "C" {
  * threads (the caller is member 0; member < threads).  Returns when every index is done. */
 void tilemm_host_pool_run (int threads, int64_t count, tilemm_team_fn fn, void *arg);
 
+/* body (ctx, first, last) over [0, count) in ranges of `per` items ([first, last), the last range
+ * shorter), each range one index of a job of tilemm_host_pool_run on `threads` (at most; one where
+ * fewer than two are asked).  The pieces and the team are the plan's: what a column loop of the
+ * executor or a backend hands the pool. */
+typedef void tilemm_range_fn (void *ctx, int64_t first, int64_t last);
+void tilemm_host_pool_run_ranges (int threads, int64_t count, int64_t per, tilemm_range_fn *body,
+                                  void *ctx);
+
 /* Stops and joins the pool's threads where no job holds the pool (the next job starts it
  * again); the library's unloading does the same. */
 void tilemm_host_pool_release (void);

@@ -96,18 +96,16 @@ SMALL_PAGES (small_pages_d, double)
 typedef struct {
   const tilemm_batch_job *job;
   const tilemm_plan *plan;
-  int64_t first, last, per_index;
+  int64_t first;            /* the group's first page: a range's pages are counted from it */
   atomic_int failed;        /* 0, then 1 once the first failure below is written */
   tilemm_status status;
   tilemm_error error;
 } pages_job;
 
-static void pages_at (void *arg, int64_t index, int member)
+static void pages_range (void *ctx, int64_t from, int64_t to)
 {
-  (void) member;
-  pages_job *j = (pages_job *) arg;
-  const int64_t b = j->first + index * j->per_index;
-  const int64_t end = j->last - b < j->per_index ? j->last : b + j->per_index;
+  pages_job *j = (pages_job *) ctx;
+  const int64_t b = j->first + from, end = j->first + to;
   if (j->job->plan->direct_pages)
     {
       if (j->job->type == TILEMM_SINGLE)
@@ -171,14 +169,12 @@ tilemm_status tilemm_cpu_multiply_batch (void *state, int worker, const tilemm_b
       j.job = job;
       j.plan = plan;
       j.first = first;
-      j.last = pages - first < group ? pages : first + group;
-      j.per_index = bplan->pages_per_index > 0 ? bplan->pages_per_index : 1;
+      const int64_t last = pages - first < group ? pages : first + group;
       atomic_init (&j.failed, 0);
       j.status = TILEMM_OK;
       j.error.status = TILEMM_OK;
       j.error.detail[0] = '\0';
-      tilemm_host_pool_run (threads, (j.last - j.first + j.per_index - 1) / j.per_index, pages_at,
-                            &j);
+      tilemm_host_pool_run_ranges (threads, last - first, bplan->pages_per_index, pages_range, &j);
       if (atomic_load (&j.failed))
         {
           if (err)

@@ -172,34 +172,16 @@ typedef struct {
 
 /* ---------------------------------------------------------------- the loops, on the host pool */
 
-/* body (ctx, first, last): items [first, last) of a loop. */
-typedef void emu_body (void *ctx, int64_t first, int64_t last);
-
-typedef struct {
-  emu_body *body;
-  void *ctx;
-  int64_t count, per;
-} emu_loop;
-
-static void emu_chunk (void *arg, int64_t index, int member)
-{
-  (void) member;
-  const emu_loop *l = (const emu_loop *) arg;
-  const int64_t first = index * l->per;
-  l->body (l->ctx, first, l->count - first < l->per ? l->count : first + l->per);
-}
-
 /* body over [0, count) of the items of `loop` (of a real problem of m rows and inner dimension
  * k, a branch of `moduli` moduli: emulated.h, tilemm_emu_loop), in the chunks and on the team the
  * plan's cut gives of the plan's `threads` (tilemm_emu_loop_plan; 0: one). */
 static void emu_for (int threads, tilemm_emu_loop loop, int64_t count, int64_t m, int64_t k,
-                     int moduli, emu_body *body, void *ctx)
+                     int moduli, tilemm_range_fn *body, void *ctx)
 {
   if (count <= 0)
     return;
   const tilemm_emu_loop_cut cut = tilemm_emu_loop_plan (threads, loop, count, m, k, moduli);
-  emu_loop l = { body, ctx, count, cut.per };
-  tilemm_host_pool_run (cut.team, cut.chunks, emu_chunk, &l);
+  tilemm_host_pool_run_ranges (cut.team, count, cut.per, body, ctx);
 }
 
 /* The real problems of a product (one, or two for a complex one) and what they share. */

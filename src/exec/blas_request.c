@@ -38,7 +38,6 @@ struct update_job {
   tilemm_scalar alpha, beta;
   const void *p;
   int64_t ldp;
-  int64_t per;   /* columns a claim of the pool's job */
   void (*columns) (const update_job *u, int64_t first, int64_t last);
 };
 
@@ -111,18 +110,16 @@ DEFINE_UPDATE_REAL (update_d, double)
 DEFINE_UPDATE_COMPLEX (update_c, float)
 DEFINE_UPDATE_COMPLEX (update_z, double)
 
-static void update_at (void *arg, int64_t index, int member)
+static void update_range (void *ctx, int64_t first, int64_t last)
 {
-  (void) member;
-  const update_job *u = (const update_job *) arg;
-  const int64_t first = index * u->per, n = u->call->n;
-  u->columns (u, first, n - first < u->per ? n : first + u->per);
+  const update_job *u = (const update_job *) ctx;
+  u->columns (u, first, last);
 }
 
 void tilemm_blas_update (const tilemm_blas_request *call, tilemm_scalar alpha, const void *p,
                          int64_t ldp, tilemm_scalar beta, int team, int64_t columns)
 {
-  update_job u = { call, alpha, beta, p, ldp, columns > 0 ? columns : 1, update_z };
+  update_job u = { call, alpha, beta, p, ldp, update_z };
   switch (call->type)
     {
     case TILEMM_SINGLE:
@@ -137,9 +134,7 @@ void tilemm_blas_update (const tilemm_blas_request *call, tilemm_scalar alpha, c
     default:
       break;
     }
-  if (call->n <= 0)
-    return;
-  tilemm_host_pool_run (team, (call->n + u.per - 1) / u.per, update_at, &u);
+  tilemm_host_pool_run_ranges (team, call->n, columns, update_range, &u);
 }
 
 /* beta = 0 with no product: the call's block or triangle of C zeroed, never read. */
@@ -162,10 +157,8 @@ void tilemm_blas_scale_c (const tilemm_blas_request *call, int team, int64_t col
   if (is_zero (call->beta))
     {
       /* On the team and in the pieces handed, as the update below (review r6). */
-      const update_job u = { call, zero, zero, NULL, call->ldc, columns > 0 ? columns : 1,
-                             zero_columns };
-      if (call->n > 0)
-        tilemm_host_pool_run (team, (call->n + u.per - 1) / u.per, update_at, (void *) &u);
+      const update_job u = { call, zero, zero, NULL, call->ldc, zero_columns };
+      tilemm_host_pool_run_ranges (team, call->n, columns, update_range, (void *) &u);
       return;
     }
   /* beta·C is alpha·P with alpha = beta and P = C itself, and no beta term. */
@@ -262,15 +255,11 @@ typedef struct {
   const char *from;
   char *to;
   size_t col_bytes, from_pitch;
-  int64_t cols, per;
 } pack_job;
 
-static void pack_at (void *arg, int64_t index, int member)
+static void pack_range (void *ctx, int64_t first, int64_t last)
 {
-  (void) member;
-  const pack_job *p = (const pack_job *) arg;
-  const int64_t first = index * p->per;
-  const int64_t last = p->cols - first < p->per ? p->cols : first + p->per;
+  const pack_job *p = (const pack_job *) ctx;
   for (int64_t j = first; j < last; j++)
     memcpy (p->to + (size_t) j * p->col_bytes, p->from + (size_t) j * p->from_pitch, p->col_bytes);
 }
@@ -285,9 +274,8 @@ const void *tilemm_blas_contiguous (tilemm_type type, const void *x, int64_t row
   char *packed = malloc ((size_t) rows * (size_t) cols * es);
   if (!packed)
     return NULL;
-  const pack_job p = { (const char *) x, packed, (size_t) rows * es, (size_t) ld * es, cols,
-                       columns > 0 ? columns : 1 };
-  tilemm_host_pool_run (team, (cols + p.per - 1) / p.per, pack_at, (void *) &p);
+  const pack_job p = { (const char *) x, packed, (size_t) rows * es, (size_t) ld * es };
+  tilemm_host_pool_run_ranges (team, cols, columns, pack_range, (void *) &p);
   *copy = packed;
   return packed;
 }

@@ -21,23 +21,19 @@ static void part_positions (size_t i, size_t j, size_t rows, size_t count, int s
   *im_at = stacked ? *re_at + rows : *re_at + count;
 }
 
-/* One split or join over the host pool: columns [index·per, (index+1)·per) of the complex
- * matrix each index. */
+/* One split or join over the host pool, a range of the complex matrix's columns at a time. */
 typedef struct {
   int single, stacked, join;
   const void *from;
   void *to;
-  size_t rows, cols, count, per;
+  size_t rows, cols, count;
   double sign;
 } parts_job;
 
-static void parts_at (void *arg, int64_t index, int member)
+static void parts_range (void *ctx, int64_t first, int64_t last)
 {
-  (void) member;
-  const parts_job *p = (const parts_job *) arg;
-  const size_t first = (size_t) index * p->per;
-  const size_t last = p->cols - first < p->per ? p->cols : first + p->per;
-  for (size_t j = first; j < last; j++)
+  const parts_job *p = (const parts_job *) ctx;
+  for (size_t j = (size_t) first; j < (size_t) last; j++)
     for (size_t i = 0; i < p->rows; i++)
       {
         const size_t at = 2 * (j * p->rows + i);   /* the complex element, interleaved */
@@ -60,26 +56,26 @@ static void parts_at (void *arg, int64_t index, int member)
 
 /* The job over the pool on the plan's team (tilemm_parts_team), in its pieces of columns
  * (tilemm_parts_cols_per_piece: team_size.h). */
-static void parts_run (parts_job *p, int team)
+static void parts_run (const parts_job *p, int team)
 {
-  p->per = (size_t) tilemm_parts_cols_per_piece (p->single, (int64_t) p->rows, (int64_t) p->cols);
-  const int64_t pieces = (int64_t) ((p->cols + p->per - 1) / p->per);
-  tilemm_host_pool_run (team > 1 ? team : 1, pieces, parts_at, p);
+  tilemm_host_pool_run_ranges (team, (int64_t) p->cols,
+                               tilemm_parts_cols_per_piece (p->single, (int64_t) p->rows,
+                                                            (int64_t) p->cols),
+                               parts_range, (void *) p);
 }
 
 void tilemm_split_parts_on (int team, int single, const void *z, int64_t rows, int64_t cols,
                             int stacked, double sign, void *out)
 {
   parts_job p = { single, stacked, 0, z, out, (size_t) rows, (size_t) cols,
-                  (size_t) rows * (size_t) cols, 1, sign };
+                  (size_t) rows * (size_t) cols, sign };
   parts_run (&p, team);
 }
 
 void tilemm_join_parts_on (int team, int single, const void *p, int64_t m, int64_t n,
                            int stacked, void *c)
 {
-  parts_job j = { single, stacked, 1, p, c, (size_t) m, (size_t) n, (size_t) m * (size_t) n, 1,
-                  1.0 };
+  parts_job j = { single, stacked, 1, p, c, (size_t) m, (size_t) n, (size_t) m * (size_t) n, 1.0 };
   parts_run (&j, team);
 }
 
