@@ -17,7 +17,8 @@
 #   emucheck  the emulated scheme's GPU tests, the BIST and emulated_octave on the tarball
 #   grid      issue 41: the auto grid (with the model's ways), the ways back to back
 #   ab        issue 42: native and emulated end to end, .gpu/base.tar.xz's tree and this one
-#   emu       issue 44: emulated_octave, bench_emulated (ours) and GEMMul8 v3
+#   emu       issue 44: emulated_octave, bench_emulated (ours) and GEMMul8 v3 (EMU_OCTAVE,
+#             EMU_TYPES, EMU_SIZES, EMU_PEER_SIZES, EMU_MAIN_S, EMU_PEER_S)
 #   multi5    issues 43/45: calibration's every-GPU times (gpu_all_one / gpu_all_every) beside
 #             Octave's [0], [0 1] and the default at 4096, 8192, 16384 and single 16384
 #   gputests  the GPU's C test programs built here (.gpu/gputests.tar.xz: test_cuda,
@@ -123,14 +124,20 @@ case $step in
     done
     ;;
   emu)
+    # issue 44: the emulated call from Octave (EMU_OCTAVE=0: not), then bench_emulated's tables
+    # (cuBLAS, ours certified and native-matching, uniform and phi = 4 data, errors against the
+    # exact product) for EMU_TYPES (default d; ds: single too) at EMU_SIZES, then GEMMul8 v3.0.5
+    # preloaded on the same data (double fast/accurate 14 and 16; with s, single fast/accurate 7).
     tar -C /tmp -xJf .gpu/emubin.tar.xz   # /tmp/eb/bench_emulated, /tmp/peers/libgemmul8-v3.so
     export TILEMM_CALIBRATION_DIR=/tmp/facts
-    timeout 150 octave-cli --no-gui --norc --quiet --eval "addpath ('$root/src'); addpath ('$root/bench'); emulated_octave ([8192 16384], 3)" 2>&1 | grep -v "^error: ignoring" | tee $R/octave.txt
-    BIN=/tmp/eb/bench_emulated PEERS=/tmp/peers PEER=none timeout 200 bench/run-peers.sh --runs 5 --types d --sizes 4096,8192,16384,65536x64x4096 > $R/bench-main.txt 2>&1
-    tail -60 $R/bench-main.txt
+    if [ "${EMU_OCTAVE:-1}" = 1 ]; then
+      timeout 150 octave-cli --no-gui --norc --quiet --eval "addpath ('$root/src'); addpath ('$root/bench'); emulated_octave ([8192 16384], 3)" 2>&1 | grep -v "^error: ignoring" | tee $R/octave.txt
+    fi
+    BIN=/tmp/eb/bench_emulated PEERS=/tmp/peers PEER=none timeout ${EMU_MAIN_S:-200} bench/run-peers.sh --runs 5 --types ${EMU_TYPES:-d} --sizes ${EMU_SIZES:-4096,8192,16384,65536x64x4096} > $R/bench-main.txt 2>&1
+    tail -80 $R/bench-main.txt
     ln -sfn /tmp/peers .gpu-peers
-    MAIN=0 PEER=v3 BIN=/tmp/eb/bench_emulated PEERS=.gpu-peers timeout 150 bench/run-peers.sh --runs 5 --types d --sizes 8192,16384 > $R/bench-v3.txt 2>&1
-    tail -30 $R/bench-v3.txt
+    MAIN=0 PEER=v3 PEER_TYPES=${EMU_TYPES:-d} BIN=/tmp/eb/bench_emulated PEERS=.gpu-peers timeout ${EMU_PEER_S:-150} bench/run-peers.sh --runs 5 --sizes ${EMU_PEER_SIZES:-8192,16384} > $R/bench-v3.txt 2>&1
+    tail -40 $R/bench-v3.txt
     ;;
   multi5)
     # issues 43/45: does calibration time [0 1] as Octave's calls run it, and does the default

@@ -6,7 +6,9 @@
 # peer's; the data are drawn from the same seeds, so each row's errors are on the same entries).
 #   bench/run-peers.sh [bench_emulated options, e.g. --sizes 4096,8192,16384,65536x64x4096]
 # MAIN=0: the peers only; PEER=v2 or v3: that version only, none: no peer (a GPU command's time
-# limit may want the run in parts).
+# limit may want the run in parts).  PEER_TYPES (default d): the peers' tables for double (14 and
+# 16 moduli) and, with s, single (7 moduli: the single fast-7 the issue compares with, and
+# accurate-7), each fast and accurate.
 # BIN: the bench_emulated binary (bench/run-emulated.sh --build-only builds it into $BUILD);
 # PEERS: the folder holding libgemmul8.so (v2.0.14) and libgemmul8-v3.so (v3.0.5), copied from
 # ../shared/peers into a git-ignored folder sent with the run (../shared/peers/README.md).
@@ -33,12 +35,20 @@ for peer in libgemmul8.so:v2.0.14 libgemmul8-v3.so:v3.0.5; do
     echo "== GEMMul8 $version: $PEERS/$lib missing, skipped"
     continue
   fi
-  for fast in 1 0; do
-    for moduli in 14 16; do
-      mode=$([ $fast = 1 ] && echo fast || echo accurate)
-      echo "== GEMMul8 $version $mode-$moduli (the cuBLAS DGEMM column below)"
-      LD_PRELOAD="$PWD/$PEERS/$lib" GEMMUL8_NUM_MOD_D=$moduli GEMMUL8_FASTMODE_D=$fast \
-        "$BIN" --no-int8 --no-v10 --no-whole --cublas-only --types d "$@" | grep -E '^\|' || true
+  for type in $(echo "${PEER_TYPES:-d}" | sed 's/./& /g'); do
+    case $type in
+      d) counts="14 16" ;;
+      s) counts="7" ;;
+      *) echo "PEER_TYPES: d and/or s, not $type"; exit 1 ;;
+    esac
+    TYPE=$(echo $type | tr ds DS)
+    for fast in 1 0; do
+      for moduli in $counts; do
+        mode=$([ $fast = 1 ] && echo fast || echo accurate)
+        echo "== GEMMul8 $version $type $mode-$moduli (the cuBLAS ${TYPE}GEMM column below)"
+        env LD_PRELOAD="$PWD/$PEERS/$lib" GEMMUL8_NUM_MOD_$TYPE=$moduli GEMMUL8_FASTMODE_$TYPE=$fast \
+          "$BIN" --no-int8 --no-v10 --no-whole --cublas-only --types $type "$@" | grep -E '^\|' || true
+      done
     done
   done
 done
