@@ -156,8 +156,11 @@
 %! ## product of mid size are within a factor of 4 of the same products timed now, and "auto"
 %! ## takes a way within 1.5x (and 0.2 ms) of the fastest one timed now.  Medians of rounds that
 %! ## alternate the ways, as the calibration measured them: another library's spinning threads
-%! ## or a busy machine slow a run now and then, not the median by 4x.  A wrong fact (`*`
-%! ## stored 10 times faster than it is) fails here.
+%! ## or a busy machine slow a run now and then, not the median by 4x.  An episode of the host
+%! ## BLAS's pool can slow every `*` of one attempt's rounds, the rounds after it as fast as the
+%! ## model (bench/RESULTS.md), so the rounds are taken up to three times and one attempt that
+%! ## holds is enough; a wrong fact (`*` stored 10 times faster than it is: tests/facts-check.sh
+%! ## plants it) fails all three.
 %! n = 256;  A = rand (n);  B = rand (n);
 %! text = __tilemm_plan__ (A, B);
 %! tok = regexp (text, 'auto: host ([^ ]+) ms, cpu ([^ ]+) ms, gpu ([^ ]+) ms', "tokens", "once");
@@ -167,19 +170,33 @@
 %! if (getfield (tilemm_info (), "gpu_usable"))
 %!   ways{end+1} = @() tilemm (A, B, "backend", "gpu");
 %! endif
-%! ## Round after round, each way once a round; each way's median.
-%! t = zeros (9, numel (ways));
-%! for round = 1:9
-%!   for w = 1:numel (ways)
-%!     t(round, w) = timed (ways{w});
+%! seen = {};
+%! for attempt = 1:3
+%!   ## Round after round, each way once a round; each way's median.
+%!   t = zeros (9, numel (ways));
+%!   for round = 1:9
+%!     for w = 1:numel (ways)
+%!       t(round, w) = timed (ways{w});
+%!     endfor
 %!   endfor
+%!   t = median (t, 1);
+%!   host = t(1);  cpu = t(2);  auto = t(3);  fastest = min (t([1 2 4:end]));
+%!   wrong = {};
+%!   if (! (model(1) / host > 1/4 && model(1) / host < 4))
+%!     wrong{end+1} = sprintf ("`*`: the model says %.3g ms, it takes %.3g ms", 1e3 * model(1),
+%!                             1e3 * host);
+%!   endif
+%!   if (! (model(2) / cpu > 1/4 && model(2) / cpu < 4))
+%!     wrong{end+1} = sprintf ("cpu: the model says %.3g ms, it takes %.3g ms", 1e3 * model(2),
+%!                             1e3 * cpu);
+%!   endif
+%!   if (! (auto <= 1.5 * fastest + 2e-4))
+%!     wrong{end+1} = sprintf ("auto %.3g ms, the fastest way %.3g ms", 1e3 * auto, 1e3 * fastest);
+%!   endif
+%!   if (isempty (wrong))
+%!     break;
+%!   endif
+%!   seen{end+1} = sprintf ("attempt %d: %s", attempt, strjoin (wrong, "; "));
 %! endfor
-%! t = median (t, 1);
-%! host = t(1);  cpu = t(2);  auto = t(3);  ways = t([1 2 4:end]);
-%! assert (model(1) / host > 1/4 && model(1) / host < 4,
-%!         sprintf ("`*`: the model says %.3g ms, it takes %.3g ms", 1e3 * model(1), 1e3 * host));
-%! assert (model(2) / cpu > 1/4 && model(2) / cpu < 4,
-%!         sprintf ("cpu: the model says %.3g ms, it takes %.3g ms", 1e3 * model(2), 1e3 * cpu));
-%! assert (auto <= 1.5 * min (ways) + 2e-4,
-%!         sprintf ("auto %.3g ms, the fastest way %.3g ms (%s)", 1e3 * auto, 1e3 * min (ways),
-%!                  text));
+%! assert (isempty (wrong), sprintf ("the facts' check failed in every attempt:\n%s\n(%s)",
+%!                                   strjoin (seen, "\n"), text));
