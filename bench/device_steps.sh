@@ -177,7 +177,7 @@ case $step in
       # AFTER_TESTS=1: first tilemm's own BIST in the same process (src/tilemm.cc-tst, in
       # built.tar.xz), as `pkg test` runs it before tilemm_info's check.
       pre=""; [ "${AFTER_TESTS:-0}" = 1 ] && pre="addpath ('$root/tests'); addpath ('$root/inst'); [ok, all] = test ('tilemm', 'quiet'); printf ('tilemm %d of %d\\n', ok, all);"
-      timeout ${EPISODE_S:-90} octave-cli --no-gui --norc --quiet --eval "addpath ('$root/src'); addpath ('$root/bench'); $pre blas_after_ways (256, 9); [ok, all] = test ('tilemm_info', 'quiet'); printf ('tilemm_info %d of %d\\n', ok, all);" > $R/blasepisode-$p.txt 2>&1
+      timeout ${EPISODE_S:-90} octave-cli --no-gui --norc --quiet --eval "addpath ('$root/src'); addpath ('$root/bench'); $pre blas_after_ways (256, 9); [ok, all] = test ('tilemm_info', 'quiet', stdout); printf ('tilemm_info %d of %d\\n', ok, all);" > $R/blasepisode-$p.txt 2>&1
       echo "process $p: $(grep "^blas_after_ways\|^tilemm \|^tilemm_info\|model says\|^star_threads\|^idle_busy\|^traced " $R/blasepisode-$p.txt | tr '\n' ' ')"
       awk '$1 == "thread" { n[$3]++; cpus[$3] = cpus[$3] " " $5; inv[$3] += $10 } END { for (k in n) printf "  %-16s %3d threads, involuntary switches %d, CPUs:%s\n", k, n[k], inv[k], cpus[k] }' $R/blasepisode-$p.txt
     done
@@ -207,7 +207,7 @@ case $step in
       for t in before after; do
         d=$root/src; [ $t = before ] && d=/tmp/before/src
         export TILEMM_CALIBRATION_DIR=/tmp/facts-$t
-        r=$(timeout 60 octave-cli --no-gui --norc --quiet --eval "addpath ('$d'); addpath ('$root/bench'); cpu_after_blas ([256 512], 9); [ok, all] = test ('tilemm_info', 'quiet'); printf ('tilemm_info %d of %d\\n', ok, all);" 2>&1 | grep "^cpu_after_blas\|^tilemm_info\|failed\|model says" | tr '\n' ' ')
+        r=$(timeout 60 octave-cli --no-gui --norc --quiet --eval "addpath ('$d'); addpath ('$root/bench'); cpu_after_blas ([256 512], 9); [ok, all] = test ('tilemm_info', 'quiet', stdout); printf ('tilemm_info %d of %d\\n', ok, all);" 2>&1 | grep "^cpu_after_blas\|^tilemm_info\|failed\|model says" | tr '\n' ' ')
         echo "$t process $p: $r" | tee -a $R/episode.txt
       done
     done
