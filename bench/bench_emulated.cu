@@ -24,9 +24,11 @@
  *      cuBLAS DGEMM with its copies, tilemm's native call, tilemm's emulated call in one panel and
  *      as its plan cuts it (pipelined), and whether the two emulated results are bitwise equal.
  *
- * Usage: bench_emulated [--quick] [--runs N] [--native] [--passes] [--no-int8] [--no-v10] [--types ds]
+ * Usage: bench_emulated [--quick] [--runs N] [--native] [--elementwise] [--passes] [--no-int8] [--no-v10] [--types ds]
  *                       [--sizes 8192,16384] [--no-whole] [--whole-only] [--phi 4]
  *   --native: the emulated products under "accuracy", "native" (TILEMM_EMU_RULE_NATIVE);
+ *   --elementwise: ... under "accuracy", "elementwise" (TILEMM_EMU_RULE_ELEMENTWISE, native
+ *             BLAS's elementwise bound), with each row's sampled entries against that bound;
  *   --passes: only the statistics' GEMM, CRT, conversion and quantization passes alone (and the copy ceiling),
  *             then table 4;
  *   --no-int8: no int8 table (under a preloaded GEMMul8, whose hook would take cuBLAS's int8 call);
@@ -496,8 +498,16 @@ static void imma_row (cublasHandle_t h, int64_t n, int runs)
   cudaFree (a); cudaFree (b); cudaFree (c32); cudaFree (r);
 }
 
-/* The emulated products' options: the certified rule (the default) or "accuracy", "native". */
+/* The emulated products' options: the certified rule (the default), "accuracy", "native" or
+ * "accuracy", "elementwise". */
 static bool native_rule = false;
+static bool elementwise_rule = false;
+
+/* The main column's rule, as its header names it. */
+static const char *main_rule_name ()
+{
+  return native_rule ? "native-matching" : elementwise_rule ? "elementwise" : "certified";
+}
 static bool with_v10 = true; /* time our native double kernel too */
 static double wide_phi = 4.0; /* the wide-range data's phi (--phi) */
 static bool cublas_only = false; /* --cublas-only: the cuBLAS column alone (a preloaded peer's) */
@@ -580,6 +590,8 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
   tilemm_emu_default_options (&opt, dbl ? TILEMM_DOUBLE : TILEMM_SINGLE);
   if (native_rule)
     opt.rule = TILEMM_EMU_RULE_NATIVE;
+  else if (elementwise_rule)
+    opt.rule = TILEMM_EMU_RULE_ELEMENTWISE;
   /* The other rule beside it in the same row: native-matching ("accuracy", "native"). */
   opt_nm = opt;
   opt_nm.rule = TILEMM_EMU_RULE_NATIVE;
@@ -650,6 +662,13 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
   CUDA_OK (cudaMemcpy (hC.data (), C[0], sizeof (T) * m * n, cudaMemcpyDeviceToHost));
   CUDA_OK (cudaMemcpy (hR.data (), Cref, sizeof (T) * m * n, cudaMemcpyDeviceToHost));
   accuracy ae = { 0, 0 }, ab = { 0, 0 }, an = { 0, 0 };
+  /* The elementwise rule's bound (emulated.h, step 3''): u·|C| + 2^-(t+1−s)·(|A||B|), 2^s ≤ k − 1;
+   * its largest share used over the sampled entries (above 1: an entry beyond it). */
+  int bound_s = 0;
+  while (k >= 2 && (double) (k - 1) >= ldexp (1.0, bound_s + 1))
+    bound_s++;
+  const double unit = dbl ? 0x1p-53 : 0x1p-24, below = ldexp (1.0, -((dbl ? 53 : 24) + 1 - bound_s));
+  double bound_used = 0;
   const int samples = k > 8192 ? 1000 : 2000;
   uint64_t z = 12345;
   for (int q = 0; q < samples; q++)
@@ -666,6 +685,8 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
           ab.rel = std::max (ab.rel, e2 / fabs (ref));
           an.rel = std::max (an.rel, e3 / fabs (ref));
         }
+      if (absref != 0)
+        bound_used = std::max (bound_used, e1 / (unit * fabs (ref) + below * absref));
       if (absref != 0)
         {
           ae.norm = std::max (ae.norm, e1 / absref);
@@ -693,6 +714,10 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
     printf ("| %5lldx%5lldx%5lld | %s | %6.2f | %s | %s | %.2e | %.2e |\n",
             (long long) m, (long long) n, (long long) k, phi > 0 ? "phi" : "uniform", flops / t_blas * 1e-9, emu_cols,
             nm_cols, ab.rel, ab.norm);
+  if (elementwise_rule && carried[0])
+    printf ("|   (elementwise bound: the largest error over %d sampled entries is %.3g of "
+            "u|C| + 2^-%d |A||B|%s) |\n", samples, bound_used, (dbl ? 53 : 24) + 1 - bound_s,
+            bound_used <= 1 ? "" : ": BEYOND THE BOUND");
   fflush (stdout);
   if (breakdown && carried[0])
     {
@@ -707,7 +732,7 @@ static void product_row (cublasHandle_t h, shape s, int runs, tilemm_emu_cuda_ar
       const double tot = sum.scan_ms + sum.stats_ms + sum.convert_ms + sum.gemm_ms + sum.crt_ms;
       printf ("\nstages of one emulated %s product %lldx%lldx%lld (%s rule; mean of %d; %d moduli; whole call %.2f ms):\n"
               "  scan %.3f ms | stats %.3f ms | convert %.3f ms | GEMMs %.3f ms (%.0f TOPS int8) | CRT %.3f ms | sum %.3f ms\n\n",
-              dbl ? "double" : "single", (long long) m, (long long) n, (long long) k, native_rule ? "native" : "certified",
+              dbl ? "double" : "single", (long long) m, (long long) n, (long long) k, main_rule_name (),
               reps, plan.moduli, t_emu,
               sum.scan_ms, sum.stats_ms, sum.convert_ms, sum.gemm_ms,
               2.0 * m * n * ((k + 15) / 16 * 16) * plan.moduli / sum.gemm_ms * 1e-9, sum.crt_ms, tot);
@@ -752,7 +777,7 @@ static void tables (cublasHandle_t h, tilemm_emu_cuda_arena *arena, bool int8, b
               "| m x n x k | data | cuBLAS DGEMM | ours v10 | %s | /cuBLAS | moduli | rel err | norm err | "
               "native-matching | moduli | rel err | norm err | rel err cuBLAS | norm err cuBLAS |\n"
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-              wide_phi, native_rule ? "native-matching" : "certified");
+              wide_phi, main_rule_name ());
       for (double phi : { 0.0, wide_phi })
         for (const shape &s : shapes)
           if (!quick || s.m * s.n * s.k <= 8192LL * 8192 * 8192)
@@ -764,7 +789,7 @@ static void tables (cublasHandle_t h, tilemm_emu_cuda_arena *arena, bool int8, b
               "| m x n x k | data | cuBLAS SGEMM | %s | /cuBLAS | moduli | rel err | norm err | "
               "native-matching | moduli | rel err | norm err | rel err cuBLAS | norm err cuBLAS |\n"
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-              native_rule ? "native-matching" : "certified");
+              main_rule_name ());
       for (const shape &s : shapes)
         if (!quick || s.m * s.n * s.k <= 8192LL * 8192 * 8192)
           product_row<float> (h, s, s.m * s.n * s.k > 8192LL * 8192 * 8192 ? 3 : runs, arena, false);
@@ -785,6 +810,8 @@ int main (int argc, char **argv)
       runs = atoi (argv[++i]);
     else if (!strcmp (argv[i], "--native"))
       native_rule = true;
+    else if (!strcmp (argv[i], "--elementwise"))
+      elementwise_rule = true;
     else if (!strcmp (argv[i], "--passes"))
       passes_only = true;
     else if (!strcmp (argv[i], "--no-int8"))
@@ -812,15 +839,23 @@ int main (int argc, char **argv)
         }
     else
       {
-        fprintf (stderr, "usage: %s [--quick] [--runs N] [--native] [--passes] [--no-int8] [--no-v10] [--types ds] "
+        fprintf (stderr, "usage: %s [--quick] [--runs N] [--native] [--elementwise] [--passes] [--no-int8] [--no-v10] [--types ds] "
                  "[--sizes 8192,16384] [--no-whole] [--whole-only] [--phi 4] [--cublas-only]\n", argv[0]);
         return 2;
       }
   const bool want_d = strchr (types, 'd') != nullptr, want_s = strchr (types, 's') != nullptr;
   cudaDeviceProp prop;
   CUDA_OK (cudaGetDeviceProperties (&prop, 0));
+  if (native_rule && elementwise_rule)
+    {
+      fprintf (stderr, "--native and --elementwise: one rule for the main column\n");
+      return 2;
+    }
+  whole_call_accuracy = native_rule ? TILEMM_ACCURACY_NATIVE
+                        : elementwise_rule ? TILEMM_ACCURACY_ELEMENTWISE : 0;
   printf ("bench_emulated on %s (%d SMs), %s rule\n\n", prop.name, prop.multiProcessorCount,
-          native_rule ? "native (\"accuracy\", \"native\")" : "certified");
+          native_rule ? "native (\"accuracy\", \"native\")"
+          : elementwise_rule ? "elementwise (\"accuracy\", \"elementwise\")" : "certified");
   cublasHandle_t h;
   CUBLAS_OK (cublasCreate (&h));
   CUBLAS_OK (cublasSetMathMode (h, CUBLAS_DEFAULT_MATH)); /* IEEE: no TF32 */

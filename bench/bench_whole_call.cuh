@@ -35,6 +35,9 @@ template <typename F> static double host_median_ms (F run, int runs)
 
 /* One tilemm call decided with the environment as it is (its settings: TILEMM_EMU_PIPE_COLS),
  * on the GPU, in `precision`; the decision kept for the timed runs.  *pipe: the plan's panels. */
+/* The emulated calls' "accuracy" (bench_emulated's rule: 0, the certified default). */
+static int whole_call_accuracy = 0;
+
 struct tilemm_call_setup
 {
   tilemm_options o;
@@ -47,6 +50,8 @@ static void tilemm_call_decide (tilemm_call_setup &c, tilemm_precision precision
   tilemm_options_init (&c.o);
   c.o.backend = TILEMM_CHOOSE_GPU;
   c.o.precision = precision;
+  if (precision == TILEMM_PRECISION_EMULATED)
+    c.o.accuracy = whole_call_accuracy;
   const tilemm_operand a = { TILEMM_CLASS_DOUBLE, 0, 0, 2, m, k, 0, NULL, 0 };
   const tilemm_operand b = { TILEMM_CLASS_DOUBLE, 0, 0, 2, k, n, 0, NULL, 0 };
   tilemm_error err = { TILEMM_OK, "" };

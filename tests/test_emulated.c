@@ -690,6 +690,57 @@ static void test_verdicts (void)
     }
 }
 
+/* Step 3'': step 3's widths less s bits each (2^s ≤ k − 1), its moduli from those. */
+static void test_elementwise_rule (void)
+{
+  CHECK_CASE ("the elementwise native rule (step 3''): step 3 less the inner dimension's bits");
+  tilemm_emu_options cert, elem;
+  tilemm_emu_plan pc, pe;
+  tilemm_emu_default_options (&elem, TILEMM_DOUBLE);
+  elem.rule = TILEMM_EMU_RULE_ELEMENTWISE;
+  CHECK (tilemm_emu_needs_ratios (&elem), "the elementwise rule reads S");
+  /* s, the largest with 2^s ≤ k − 1, computed here independently of the plan's loop */
+  const int64_t inner[] = { 1, 2, 3, 4, 5, 9, 1024, 1025, 4096, 16384, 16385, (int64_t) 1 << 31 };
+  const int want_s[] = { 0, 0, 1, 1, 2, 3, 9, 10, 11, 13, 14, 30 };
+  for (int single = 0; single < 2; single++)
+    for (size_t q = 0; q < sizeof inner / sizeof inner[0]; q++)
+      {
+        const tilemm_type type = single ? TILEMM_SINGLE : TILEMM_DOUBLE;
+        tilemm_emu_default_options (&cert, type);
+        tilemm_emu_default_options (&elem, type);
+        elem.rule = TILEMM_EMU_RULE_ELEMENTWISE;
+        /* typical uniform data: νa² = k/3, ratios 2.1 (ratio class 2), and a ratio of a whole
+         * power of two (the shared budget's other end) */
+        const double ratios[2] = { 2.1, 8.0 };
+        for (int r = 0; r < 2; r++)
+          {
+            const int64_t qq = (int64_t) ceil (127.0 * 127.0 * (double) inner[q] / 3.0);
+            tilemm_emu_stats st = { 0, inner[q], qq, qq, ratios[r], ratios[r] };
+            tilemm_emu_decide (&cert, &st, &pc);
+            tilemm_emu_decide (&elem, &st, &pe);
+            const int wa = pc.pa - want_s[q] > 1 ? pc.pa - want_s[q] : 1;
+            const int wb = pc.pb - want_s[q] > 1 ? pc.pb - want_s[q] : 1;
+            const double need = 1.0 + wa + wb + 0.5 * log2 ((double) qq) * 2.0
+                                - 2.0 * log2 (127.0);
+            CHECK (pc.verdict == TILEMM_EMU_OK && pe.verdict == TILEMM_EMU_OK && pe.pa == wa
+                     && pe.pb == wb && pe.log2_product > need
+                     && tilemm_emu_log2_product (pe.moduli - 1) <= need + 1e-9
+                     && pe.moduli <= pc.moduli,
+                   "%s k %lld ratio %g: p %d/%d (want %d/%d), N %d (step 3: p %d/%d, N %d)",
+                   single ? "single" : "double", (long long) inner[q], ratios[r], pe.pa, pe.pb,
+                   wa, wb, pe.moduli, pc.pa, pc.pb, pc.moduli);
+          }
+      }
+  /* the count the issue's comparison rests on: uniform double at k = 16384, 13 moduli against
+   * step 3's 17 */
+  tilemm_emu_default_options (&cert, TILEMM_DOUBLE);
+  tilemm_emu_default_options (&elem, TILEMM_DOUBLE);
+  elem.rule = TILEMM_EMU_RULE_ELEMENTWISE;
+  CHECK (tilemm_emu_typical_moduli (&elem, 16384) == 13 && tilemm_emu_typical_moduli (&cert, 16384) == 17,
+         "typical k = 16384: elementwise %d moduli, certified %d",
+         tilemm_emu_typical_moduli (&elem, 16384), tilemm_emu_typical_moduli (&cert, 16384));
+}
+
 static void test_single (void)
 {
   CHECK_CASE ("single-accurate single products: the guarantee with t = 24");
@@ -1070,6 +1121,7 @@ int main (void)
   test_accuracy ();
   test_verdicts ();
   test_shared_budget ();
+  test_elementwise_rule ();
   test_single ();
   test_complex ();
   test_views_plans_threads ();

@@ -1,7 +1,9 @@
 /* test_emulated_exact.c — the emulated precision's guarantee, entry by entry, against the exact
  * product: |C_emu − C| ≤ u·|C| + 2^-(t+1)·(|A|·|B|) (doc/tilemm.texi, "Emulated precision"),
- * and under "accuracy", "native" |C_emu − C| ≤ u·|C| + (1 + u)·2^-(t+1)·k·‖a_i‖₂‖b_j‖₂
- * (emulated.h, step 3'; k the real problem's inner dimension, 2k for complex),
+ * under "accuracy", "native" |C_emu − C| ≤ u·|C| + (1 + u)·2^-(t+1)·k·‖a_i‖₂‖b_j‖₂
+ * (emulated.h, step 3'; k the real problem's inner dimension, 2k for complex), and under
+ * "accuracy", "elementwise" |C_emu − C| ≤ u·|C| + 2^-(t+1−s)·(|A|·|B|), 2^s ≤ k − 1 (step 3'':
+ * within native BLAS's γ_k·(|A|·|B|)),
  * with C, |A|·|B| and both sides computed as exact integers (GMP), on adversarial matrices: a
  * row meeting a column only through tiny elements, structural zeros, triangular, near-identity,
  * Vandermonde and 2^±30-scaled operands, and NaN/Inf in some rows and columns (whose entries must
@@ -78,9 +80,23 @@ static double element (const operand *x, int64_t i, int64_t j, int part)
 /* Checks entry (i, j), part `part`, of the emulated result e against the exact product: the
  * certified bound, or (native) the native-matching one.  Returns 1 when it meets the bound (or
  * is NaN/Inf exactly where the row or column has one). */
-static int entry_ok (const operand *a, const operand *b, int64_t i, int64_t j, int part,
-                     double e, int target, int native, double *excess)
+enum { RULE_CERTIFIED, RULE_NATIVE, RULE_ELEMENTWISE };
+static const char *const rule_names[] = { "", " (accuracy native)", " (accuracy elementwise)" };
+
+/* Step 3'''s s for a real problem of inner dimension kk: the largest s with 2^s ≤ kk − 1 (0 for
+ * kk ≤ 2), computed here independently of the plan. */
+static int elementwise_bits (int64_t kk)
 {
+  int s = 0;
+  while (kk >= 2 && (double) kk - 1.0 >= exp2 ((double) (s + 1)))
+    s++;
+  return s;
+}
+
+static int entry_ok (const operand *a, const operand *b, int64_t i, int64_t j, int part,
+                     double e, int target, int rule, double *excess)
+{
+  const int native = rule == RULE_NATIVE;
   const int complex_type = tilemm_type_is_complex (a->type);
   const int single = a->type == TILEMM_SINGLE || a->type == TILEMM_COMPLEX_SINGLE;
   const int64_t k = a->op == TILEMM_OP_NONE ? a->cols : a->rows;
@@ -123,7 +139,8 @@ static int entry_ok (const operand *a, const operand *b, int64_t i, int64_t j, i
   int ok;
   if (!native)
     {
-      mpz_fdiv_q_2exp (t, mag, (mp_bitcnt_t) (target + 1));
+      const int s = rule == RULE_ELEMENTWISE ? elementwise_bits ((complex_type ? 2 : 1) * k) : 0;
+      mpz_fdiv_q_2exp (t, mag, (mp_bitcnt_t) (target + 1 - s));
       mpz_add (y, y, t);
       ok = mpz_cmp (x, y) <= 0;
       if (!ok)
@@ -283,12 +300,12 @@ static int native_bits_expected (int target, int64_t kk)
 /* One product op_a(A)·op_b(B), m×n×k, through tilemm_decide/tilemm_run in emulated precision
  * on `backend` ("accuracy", "native" when native), every entry checked against the exact
  * product. */
-static void run_case (const char *backend, int native, tilemm_type type, generator ga,
+static void run_case (const char *backend, int rule, tilemm_type type, generator ga,
                       generator gb, int64_t m, int64_t n, int64_t k, tilemm_op op_a, tilemm_op op_b)
 {
   static const char *op_names[] = { "N", "T", "C" };
   CHECK_CASE ("%s%s %s: %s · %s, %lldx%lldx%lld, op %s%s", backend,
-              native ? " (accuracy native)" : "",
+              rule_names[rule],
               type == TILEMM_DOUBLE ? "double" : type == TILEMM_SINGLE ? "single"
               : type == TILEMM_COMPLEX_DOUBLE ? "complex double" : "complex single",
               gen_name[ga], gen_name[gb], (long long) m, (long long) n, (long long) k,
@@ -312,11 +329,12 @@ static void run_case (const char *backend, int native, tilemm_type type, generat
   tilemm_notice notice = { 0, "", "" };
   tilemm_options_set (&o, "backend", &backend_value, &err);
   tilemm_options_set (&o, "precision", &emulated, &err);
-  if (native)
+  if (rule != RULE_CERTIFIED)
     {
-      const tilemm_value native_value = { TILEMM_VALUE_STRING, "native", 0.0, NULL, 0 };
-      CHECK (tilemm_options_set (&o, "accuracy", &native_value, &err) == TILEMM_OK,
-             "\"accuracy\", \"native\": %s", err.detail);
+      const char *name = rule == RULE_NATIVE ? "native" : "elementwise";
+      const tilemm_value rule_value = { TILEMM_VALUE_STRING, name, 0.0, NULL, 0 };
+      CHECK (tilemm_options_set (&o, "accuracy", &rule_value, &err) == TILEMM_OK,
+             "\"accuracy\", \"%s\": %s", name, err.detail);
     }
   o.notice = &notice;
   tilemm_operand da = { class_of_type (type), complex_type, 0, 2, ar, ac, 0, NULL, 0 };
@@ -343,7 +361,7 @@ static void run_case (const char *backend, int native, tilemm_type type, generat
                                 + (size_t) part;
               const double e = single ? ((float *) c)[at] : ((double *) c)[at];
               double excess = 0;
-              if (!entry_ok (&oa, &ob, i, j, part, e, target, native, &excess))
+              if (!entry_ok (&oa, &ob, i, j, part, e, target, rule, &excess))
                 {
                   bad++;
                   CHECK (0, "entry (%lld, %lld) part %d = %.17g: beyond the bound (x%.3g)",
@@ -401,9 +419,10 @@ static void test_exact_dot (void)
  * product nearly reaches what the plan carries.  The plan's count keeps the bound on every entry;
  * one modulus fewer wraps around (the CRT gives X − M) and must break it, which shows that these
  * data need the count the plan chose, and that the test sees a count too small. */
-static void test_count_is_needed (int64_t k)
+static void test_count_is_needed (int64_t k, int rule)
 {
-  CHECK_CASE ("the count of moduli: 0.99 · 0.99 at k = %lld needs exactly the plan's", (long long) k);
+  CHECK_CASE ("the count of moduli%s: 0.99 · 0.99 at k = %lld needs exactly the plan's",
+              rule_names[rule], (long long) k);
   const int64_t m = 3, n = 2;
   double *a = malloc (sizeof (double) * (size_t) (m * k)), *b = malloc (sizeof (double) * (size_t) (k * n));
   double c[6];
@@ -417,6 +436,8 @@ static void test_count_is_needed (int64_t k)
   tilemm_emu_stats st;
   tilemm_emu_options o;
   tilemm_emu_default_options (&o, TILEMM_DOUBLE);
+  if (rule == RULE_ELEMENTWISE)
+    o.rule = TILEMM_EMU_RULE_ELEMENTWISE;
   tilemm_emu_plan plan;
   CHECK (tilemm_emu_stats_cpu (&va, &vb, &st, &err) == TILEMM_OK, "stats: %s", err.detail);
   tilemm_emu_decide (&o, &st, &plan);
@@ -438,7 +459,7 @@ static void test_count_is_needed (int64_t k)
       double excess = 0;
       for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < m; i++)
-          bad += !entry_ok (&oa, &ob, i, j, 0, c[i + j * m], 53, 0, &excess);
+          bad += !entry_ok (&oa, &ob, i, j, 0, c[i + j * m], 53, rule, &excess);
       if (fewer == 0)
         CHECK (bad == 0, "%d entries beyond the bound with the plan's %d moduli (x%.3g)", bad,
                p.moduli, excess);
@@ -474,12 +495,13 @@ static void run_all (const char *backend)
   }
   const tilemm_type types[4] = { TILEMM_DOUBLE, TILEMM_SINGLE, TILEMM_COMPLEX_DOUBLE,
                                  TILEMM_COMPLEX_SINGLE };
-  /* Rounds 0–2 the certified rule, 3–4 the native one ("accuracy", "native"). */
-  for (int round = 0; round < 5; round++)
+  /* Rounds 0–2 the certified rule, 3–4 the native one ("accuracy", "native"), 5–6 the
+   * elementwise one ("accuracy", "elementwise"). */
+  for (int round = 0; round < 7; round++)
   for (int g = 0; g < GEN_COUNT; g++)
     for (int t = 0; t < 4; t++)
       {
-        const int native = round >= 3;
+        const int rule = round >= 5 ? RULE_ELEMENTWISE : round >= 3 ? RULE_NATIVE : RULE_CERTIFIED;
         if (g == GEN_TIGHT_B)
           continue;                                  /* B of GEN_TIGHT_A */
         if (g == GEN_TIGHT_A)
@@ -487,7 +509,7 @@ static void run_all (const char *backend)
             /* inner dimension 64 (4^3: the rule's 2^h = √k, its bound the tightest) as the real
              * problem sees it; error near half the native bound, the rule's slack */
             const int64_t kt = tilemm_type_is_complex (types[t]) ? 32 : 64;
-            run_case (backend, native, types[t], GEN_TIGHT_A, GEN_TIGHT_B,
+            run_case (backend, rule, types[t], GEN_TIGHT_A, GEN_TIGHT_B,
                       2 + (int64_t) (rnd64 () % 5), 2 + (int64_t) (rnd64 () % 5), kt,
                       TILEMM_OP_NONE, TILEMM_OP_NONE);
             continue;
@@ -501,7 +523,7 @@ static void run_all (const char *backend)
         const int64_t kk = square ? m : k;
         const generator gb = g == GEN_UPPER ? GEN_LOWER : g == GEN_LOWER ? GEN_UPPER
                              : g == GEN_VANDERMONDE ? GEN_NORMAL : (generator) g;
-        run_case (backend, native, types[t], (generator) g, gb, m, square ? m : n, kk,
+        run_case (backend, rule, types[t], (generator) g, gb, m, square ? m : n, kk,
                   square ? TILEMM_OP_NONE : op_a, square ? TILEMM_OP_NONE : op_b);
       }
 }
@@ -512,7 +534,10 @@ int main (int argc, char **argv)
   test_seed (0x2545F4914F6CDD1Dull);
   test_exact_dot ();
   for (int64_t k = 32; k <= 16384; k *= 8)
-    test_count_is_needed (k);
+    {
+      test_count_is_needed (k, RULE_CERTIFIED);
+      test_count_is_needed (k, RULE_ELEMENTWISE);
+    }
   run_all ("cpu");
   tilemm_error probe;
   if (tilemm_cuda_probe (&probe) == TILEMM_OK)

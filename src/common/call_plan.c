@@ -955,6 +955,7 @@ void tilemm_call_plan_describe (const tilemm_call_plan *p, tilemm_backend backen
       say (&t, "emulated_rule: %s, moduli %s%d, target %d bits\n",
            emu->moduli > 0                          ? "explicit"
            : emu->rule == TILEMM_EMU_RULE_NATIVE ? "native-matching"
+           : emu->rule == TILEMM_EMU_RULE_ELEMENTWISE ? "elementwise native bound"
                                                     : "certified",
            emu->moduli > 0 ? "" : "at most ", most_moduli (emu), emu->target_bits);
       say_panels (&t, "emulated_panels", &p->emu_panels);

@@ -82,6 +82,22 @@
  *     log2 k (hi ≤ Q) and 2h > log2 k − 2, log2 M needs less than 2(t + g + 2) + 3: at most 15
  *     moduli for double, 8 for single, whatever k, and the rule never gives TILEMM_EMU_RANGE
  *     for finite data (p ≤ t + g + 2 ≤ TILEMM_EMU_PMAX) under the default max_moduli.
+ *  3''. The elementwise native rule (options.rule = TILEMM_EMU_RULE_ELEMENTWISE, "accuracy",
+ *     "elementwise"; what "precision", "auto" runs): native BLAS's own bound, elementwise,
+ *     |C_native − C| ≤ γ_k·(|A||B|), at the fewest moduli the statistics allow.  Step 3's
+ *     rule at a coarser error: its proof holds for any error exponent E in place of t + g, the
+ *     guarantee then |C_emulated − C| ≤ u·|C| + 2^-E·(|A||B|).  Take E = t + g − s with s the
+ *     largest integer such that 2^s ≤ k − 1 (k = stats.inner ≥ 2; s = 0 for k = 1; an exact
+ *     integer of k), i.e. step 3's widths less s bits each: pa = t + 1 + g − s + ceil(log2
+ *     ratio_a) (at least 1), pb likewise, the shared budget's drop as in step 3, and N from
+ *     log2 M > 1 + pa + pb + log2 νa + log2 νb.  With t = 53 (24 for single), g = 1 and k ≥ 2:
+ *       |C_emulated − C| ≤ u·|C| + 2^(s−54)·(|A||B|) ≤ u·|C| + (k − 1)·(u/2)·(|A||B|)
+ *                        ≤ (1 + (k − 1)/2)·u·(|A||B|) ≤ k·u·(|A||B|) < γ_k·(|A||B|)
+ *     (|C| ≤ |A||B| elementwise; u = 2^-53, single 2^-24), every entry: never worse than the
+ *     native product's bound, where step 3 is 2^s times tighter than it needs to be.  Each bit
+ *     of s is two bits fewer for the moduli: uniform [0, 1) data at k = 16384 (s = 13) need
+ *     about 100 bits, 13 moduli, against step 3's 17 and step 3''s 15 (which needs no S but
+ *     bounds by the norms, not elementwise).  At k = 1 it is step 3.
  *  4. Scaled integers: a'_ip = trunc(a_ip·2^(pa − e_a[i])) (|a'| < 2^pa, int64), b' likewise.
  *  5. Residues: r = a' mod m_l as a symmetric int8 (tilemm_emu_residue), for the first N moduli
  *     of tilemm_emu_moduli.  Stored K-major for both operands (row i of A' contiguous along k,
@@ -131,7 +147,9 @@ typedef enum {
 /* The automatic rule (step 3 or 3'); options.moduli > 0 overrides either. */
 typedef enum {
   TILEMM_EMU_RULE_CERTIFIED = 0, /* step 3: u|C| + 2^-(t+g)·|A||B|, from the statistics S    */
-  TILEMM_EMU_RULE_NATIVE         /* step 3': within 2^-(t+g)·k·‖a_i‖‖b_j‖ before rounding, no S */
+  TILEMM_EMU_RULE_NATIVE,        /* step 3': within 2^-(t+g)·k·‖a_i‖‖b_j‖ before rounding, no S */
+  TILEMM_EMU_RULE_ELEMENTWISE    /* step 3'': u|C| + 2^-(t+g−s)·|A||B|, 2^s ≤ k − 1: native
+                                    BLAS's elementwise bound γ_k·|A||B|, from S               */
 } tilemm_emu_rule;
 
 typedef struct {
@@ -193,6 +211,9 @@ typedef enum {
 typedef struct {
   tilemm_emu_width_class by;
   int needs_ratios;                      /* the statistics S and the ratios are computed      */
+  int less_inner_bits;                   /* BY_RATIO, step 3'': each width less s bits, the
+                                            largest s with 2^s ≤ stats.inner − 1 (at least 1
+                                            bit left)                                         */
   int widths[TILEMM_EMU_WIDTH_CLASSES];  /* the bit width of each class (> TILEMM_EMU_PMAX:
                                             the data's verdict is TILEMM_EMU_RANGE)          */
   int moduli;                            /* BY_MODULI: the count                              */

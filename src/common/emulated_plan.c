@@ -39,7 +39,9 @@ void tilemm_emu_default_options (tilemm_emu_options *options, tilemm_type type)
 
 int tilemm_emu_needs_ratios (const tilemm_emu_options *options)
 {
-  return options->moduli <= 0 && options->rule == TILEMM_EMU_RULE_CERTIFIED;
+  return options->moduli <= 0
+         && (options->rule == TILEMM_EMU_RULE_CERTIFIED
+             || options->rule == TILEMM_EMU_RULE_ELEMENTWISE);
 }
 
 void tilemm_emu_stats_merge (tilemm_emu_stats *into, const tilemm_emu_stats *from)
@@ -157,8 +159,10 @@ void tilemm_emu_branches_make (const tilemm_emu_options *options, tilemm_emu_bra
       return;
     }
   /* Step 3: pa = t + 1 + g + ceil (log2 ratio_a); a ratio of more bits than the classes is
-   * beyond TILEMM_EMU_PMAX for any target (a width class above it says RANGE). */
+   * beyond TILEMM_EMU_PMAX for any target (a width class above it says RANGE).  Step 3'': the
+   * same, less the inner dimension's bits at selection (less_inner_bits). */
   b->by = TILEMM_EMU_WIDTHS_BY_RATIO;
+  b->less_inner_bits = options->rule == TILEMM_EMU_RULE_ELEMENTWISE;
   const int base = options->target_bits + 1 + options->guard_bits;
   for (int c = 0; c < TILEMM_EMU_WIDTH_CLASSES; c++)
     b->widths[c] = base + c;
@@ -172,6 +176,16 @@ static int width_of (const tilemm_emu_branches *b, int cls)
 {
   const int last = TILEMM_EMU_WIDTH_CLASSES - 1;
   return cls <= last ? b->widths[cls < 0 ? 0 : cls] : b->widths[last] + (cls - last);
+}
+
+/* Step 3'''s bits: s, the largest integer with 2^s ≤ inner − 1 (0 for an inner dimension of 1
+ * or 2; an exact integer of k, so every backend gets the same widths from the same k). */
+static int inner_bits (int64_t inner)
+{
+  int s = 0;
+  while (s < 62 && ((int64_t) 2 << s) <= inner - 1)
+    s++;
+  return s;
 }
 
 /* Step 3''s class of an inner dimension: h, the largest integer with 4^h ≤ inner (2^h ≤ √inner;
@@ -240,6 +254,12 @@ void tilemm_emu_select (const tilemm_emu_branches *b, const tilemm_emu_stats *st
         plan->pa--;
       else if (drop == 2)
         plan->pb--;
+      if (b->less_inner_bits)
+        {
+          const int s = inner_bits (stats->inner);
+          plan->pa = plan->pa - s > 1 ? plan->pa - s : 1;
+          plan->pb = plan->pb - s > 1 ? plan->pb - s : 1;
+        }
     }
   if (plan->pa > TILEMM_EMU_PMAX || plan->pb > TILEMM_EMU_PMAX)
     {

@@ -51,6 +51,9 @@ typedef struct {
 /* "accuracy", "native": the native-matching rule of the emulated precision (emulated.h, step
  * 3'), at the type's target bits. */
 #define TILEMM_ACCURACY_NATIVE (-1)
+/* "accuracy", "elementwise": native BLAS's elementwise bound γ_k·|A||B| (emulated.h, step 3''),
+ * at the type's target bits; what "precision", "auto" runs. */
+#define TILEMM_ACCURACY_ELEMENTWISE (-2)
 
 /* The host's own product, as a front end can run it (Octave's `*` from the oct-file or the mex
  * gateway, the next BLAS from the BLAS library): for the machine's facts (exec/calibrate.c). */

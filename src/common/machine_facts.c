@@ -115,7 +115,7 @@ static const tilemm_machine_facts builtin = {
    * was tuned on did not deliver it from Octave (its emulated call does not overlap its
    * transfers), so with this rate the model prices it at best even with the native one and
    * "auto" stays native; calibration's int8 rate (machine_facts.h) decides on a real card. */
-  .gpu_int8_ops_per_s = 4.0e14,
+  .gpu_int8_ops_per_s = 3.0e14,
   .gpu_batch_call_s = 1.0e-4,
   .gpu_batch_flops_per_s = BY_PRECISION (3.7e13, 1.9e13),
 };

@@ -180,8 +180,9 @@ tilemm_status tilemm_precision_in_effect (const tilemm_options *options,
   return TILEMM_OK;
 }
 
-/* "accuracy": target bits 1..53 (the certified rule at fewer bits), or "native" (any case: the
- * native-matching rule at the type's bits, emulated.h step 3'). */
+/* "accuracy": target bits 1..53 (the certified rule at fewer bits), "native" (any case: the
+ * native-matching rule at the type's bits, emulated.h step 3') or "elementwise" (native BLAS's
+ * elementwise bound, step 3''). */
 static tilemm_status set_accuracy (tilemm_options *options, const tilemm_value *value,
                                    tilemm_error *err)
 {
@@ -192,14 +193,20 @@ static tilemm_status set_accuracy (tilemm_options *options, const tilemm_value *
           options->accuracy = TILEMM_ACCURACY_NATIVE;
           return TILEMM_OK;
         }
+      if (value->string && same_ignoring_case (value->string, "elementwise"))
+        {
+          options->accuracy = TILEMM_ACCURACY_ELEMENTWISE;
+          return TILEMM_OK;
+        }
       return tilemm_error_set (err, TILEMM_EOPTION,
-                               "option \"accuracy\" must be \"native\" (the bound native "
-                               "BLAS gives) or a whole number from 1 to 53 (the bits the "
-                               "emulated precision targets: 53 double, 24 single)");
+                               "option \"accuracy\" must be \"elementwise\" (native BLAS's "
+                               "bound, entry by entry), \"native\" (that bound through the "
+                               "norms) or a whole number from 1 to 53 (the bits the emulated "
+                               "precision targets: 53 double, 24 single)");
     }
   return set_whole (&options->accuracy, "accuracy", 1, 53,
                     "the bits the emulated precision targets: 53 double, 24 single; or "
-                    "\"native\"",
+                    "\"native\" or \"elementwise\"",
                     value, err);
 }
 

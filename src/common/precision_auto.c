@@ -11,12 +11,13 @@
 #include "emulated.h"
 #include "precision_auto.h"
 
-/* Whether the certified bound is at least as tight as the native one for inner dimension k.
- * Native BLAS: |C_native − C| ≤ γ_k·(|A||B|), γ_k = k·u/(1 − k·u) ≥ k·u.  The emulated
- * product's: |C_emu − C| ≤ u·|C| + 2^-(t+1)·(|A||B|) ≤ (u + u/2)·(|A||B|) (t + 1 = 54 for double,
- * 25 for single: u/2 each; |C| ≤ |A||B|).  1.5·u ≤ k·u for every k ≥ 2; at k = 1 the native
- * product is one rounding of one product, u·|C|, which the emulated bound does not beat. */
-static int certified_bound_at_least_as_tight (int64_t k)
+/* Whether the emulated bound is at least as tight as the native one for inner dimension k.
+ * Native BLAS: |C_native − C| ≤ γ_k·(|A||B|), γ_k = k·u/(1 − k·u) ≥ k·u.  The elementwise rule's
+ * (emulated.h, step 3''): |C_emu − C| ≤ u·|C| + 2^(s−54)·(|A||B|), 2^s ≤ k − 1 (double; single
+ * alike with u = 2^-24), so at most (1 + (k − 1)/2)·u·(|A||B|) ≤ k·u·(|A||B|) for every k ≥ 2
+ * (|C| ≤ |A||B|); at k = 1 (s = 0, step 3's 1.5·u) the native product is one rounding of one
+ * product, u·|C|, which the emulated bound does not beat. */
+static int emulated_bound_at_least_as_tight (int64_t k)
 {
   return k >= 2;
 }
@@ -26,9 +27,10 @@ void tilemm_plan_precision_auto (const tilemm_machine_facts *facts, tilemm_type 
                                  tilemm_precision_choice *choice)
 {
   memset (choice, 0, sizeof *choice);
+  choice->rule = TILEMM_EMU_RULE_ELEMENTWISE;
   choice->native_s = INFINITY;
   choice->emulated_s = INFINITY;
-  choice->bound_ok = certified_bound_at_least_as_tight (k);
+  choice->bound_ok = emulated_bound_at_least_as_tight (k);
   if ((int) type < 0 || type >= TILEMM_NTYPES || m <= 0 || n <= 0 || k <= 0)
     {
       snprintf (choice->why, sizeof choice->why, "native: an empty product");
@@ -39,6 +41,7 @@ void tilemm_plan_precision_auto (const tilemm_machine_facts *facts, tilemm_type 
   choice->native_s = gpu_only ? ways.seconds[TILEMM_WAY_GPU] : ways.seconds[ways.best];
   tilemm_emu_options options;
   tilemm_emu_default_options (&options, type);
+  options.rule = choice->rule;
   /* a complex product is two real ones of inner dimension 2k (emulated.h) */
   const int64_t inner = tilemm_type_is_complex (type) ? 2 * k : k;
   choice->moduli = tilemm_emu_typical_moduli (&options, inner);

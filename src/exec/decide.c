@@ -48,6 +48,8 @@ static tilemm_status precision_of_call (const tilemm_options *options, tilemm_pr
   emu->moduli = options->moduli;
   if (options->accuracy == TILEMM_ACCURACY_NATIVE)
     emu->rule = TILEMM_EMU_RULE_NATIVE;
+  else if (options->accuracy == TILEMM_ACCURACY_ELEMENTWISE)
+    emu->rule = TILEMM_EMU_RULE_ELEMENTWISE;
   else if (options->accuracy > 0)
     emu->target_bits = options->accuracy;
   return TILEMM_OK;
@@ -71,6 +73,8 @@ static void choose_precision (const tilemm_options *options, tilemm_decision *de
   (void) precision_of_call (options, decision->precision_choice.emulated
                                        ? TILEMM_PRECISION_EMULATED : TILEMM_PRECISION_NATIVE,
                             r->compute_type, decision, NULL);
+  /* ... under the rule "auto" priced it at: native BLAS's own bound, elementwise. */
+  decision->emu.rule = decision->precision_choice.rule;
 }
 
 /* Whether "auto" took the emulated precision for this call. */

@@ -465,7 +465,7 @@
 %!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", "emulated", "accuracy", 54)
 %!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", "emulated", "accuracy", "high")
 %!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", "emulated", "accuracy", "natives")
-%!error <must be "native"> tilemm (ones (2), ones (2), "precision", "emulated", "accuracy", "")
+%!error <must be "elementwise"> tilemm (ones (2), ones (2), "precision", "emulated", "accuracy", "")
 %!error <apply to the emulated precision> tilemm (ones (2), ones (2), "accuracy", "native")
 %!error <not both> tilemm (ones (2), ones (2), "precision", "emulated", "moduli", 4, "accuracy", "native")
 %!error id=tilemm:badoption tilemm (ones (2), ones (2), "precision", "auto", "moduli", 4)
@@ -603,6 +603,57 @@
 %! if (! gpu_usable ())
 %!   assert (tilemm (A, B, "precision", "emulated"), C);   # "auto": the CPU, not `*`
 %! endif
+
+%!function check_elementwise (A, B)
+%!  ## "accuracy", "elementwise" (emulated.h step 3''): every entry within u|C| +
+%!  ## 2^-(t+1-s)·(|A||B|) of the exact product, 2^s the largest power of two not above K - 1
+%!  ## (K = k, 2k for complex): within native BLAS's gamma_K·|A||B|; against ref_split (itself
+%!  ## within u|ref|).
+%!  C = tilemm (A, B, "backend", "cpu", "precision", "emulated", "accuracy", "elementwise");
+%!  R = A * B;
+%!  assert (class (C), class (R));
+%!  assert (size (C), size (R));
+%!  ref = ref_split (A, B);
+%!  u = double (eps (class (R))) / 2;
+%!  t = 53 - 29 * isa (R, "single");
+%!  K = columns (A) * (1 + iscomplex (C));
+%!  s = floor (log2 (max (K - 1, 1)));
+%!  mag = abs (double (real (A))) * abs (double (real (B))) ...
+%!        + abs (double (imag (A))) * abs (double (imag (B)));
+%!  magi = abs (double (real (A))) * abs (double (imag (B))) ...
+%!         + abs (double (imag (A))) * abs (double (real (B)));
+%!  slack = 1 + iscomplex (C);   # |z| against the two parts' bounds
+%!  bound = 2 * u * abs (ref) + slack * 2^-(t + 1 - s) * (mag + magi) + realmin;
+%!  e = abs (double (C) - ref);
+%!  assert (all (e(:) <= bound(:)), sprintf ("elementwise level: error %.3g above its bound",
+%!                                           max (e(:) - bound(:))));
+%!  ## and so within native's own bound, K·u·|A||B| < gamma_K·|A||B| (K >= 2)
+%!  if (K >= 2)
+%!    assert (all (e(:) <= 2 * u * abs (ref(:)) + K * u * slack * (mag(:) + magi(:)) + realmin));
+%!  endif
+%!endfunction
+%!test
+%! ## The elementwise native level: its bound on random, widely scaled, cancelling, single and
+%! ## complex data; fewer bits than the certified rule's; any case of "elementwise".
+%! rand ("state", 15);
+%! A = rnd (40, 1024); B = rnd (1024, 30);
+%! check_elementwise (A, B);
+%! assert (! isequal (tilemm (A, B, "backend", "cpu", "precision", "emulated", "accuracy", "elementwise"),
+%!                    tilemm (A, B, "backend", "cpu", "precision", "emulated")));
+%! check_elementwise (rnd (30, 300) .* 10 .^ (40 * rnd (30, 1)), rnd (300, 20) .* 10 .^ (40 * rnd (1, 20)));
+%! [A, B] = cancelling (16, 2000, 50, 16, "double", 1e8);
+%! check_elementwise (A, B);
+%! check_elementwise (rnd (50, 400, "single"), rnd (400, 40, "single"));
+%! check_elementwise (rnd (30, 200, "double", true), rnd (200, 25, "double", true));
+%! check_elementwise (rnd (30, 200, "single", true), rnd (200, 25, "single", true));
+%! check_elementwise (rnd (5, 1), rnd (1, 4));   # k = 1: the certified rule itself
+%! A = rnd (20, 100); B = rnd (100, 10);
+%! assert (tilemm (A, B, "backend", "cpu", "precision", "emulated", "accuracy", "Elementwise"),
+%!         tilemm (A, B, "backend", "cpu", "precision", "emulated", "accuracy", "elementwise"));
+%! C = tilemm ([1 2^-80 0; 1e16 1 -1e16], [2^-80 1; 1 1; 0 1], "backend", "cpu",
+%!             "precision", "emulated", "accuracy", "elementwise");
+%! assert (all (isfinite (C(:))));
+%! check_elementwise ([1 2^-80 0; 1e16 1 -1e16], [2^-80 1; 1 1; 0 1]);
 
 %!function check_native (A, B)
 %!  ## "accuracy", "native" (emulated.h step 3'): every entry within u|C| + (1 + u)·2^-(t+1)·K·
