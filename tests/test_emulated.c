@@ -718,17 +718,26 @@ static void test_elementwise_rule (void)
             tilemm_emu_stats st = { 0, inner[q], qq, qq, ratios[r], ratios[r] };
             tilemm_emu_decide (&cert, &st, &pc);
             tilemm_emu_decide (&elem, &st, &pe);
+            /* the bound's widths, the count they need, then the widths those moduli carry */
             const int wa = pc.pa - want_s[q] > 1 ? pc.pa - want_s[q] : 1;
             const int wb = pc.pb - want_s[q] > 1 ? pc.pb - want_s[q] : 1;
-            const double need = 1.0 + wa + wb + 0.5 * log2 ((double) qq) * 2.0
-                                - 2.0 * log2 (127.0);
-            CHECK (pc.verdict == TILEMM_EMU_OK && pe.verdict == TILEMM_EMU_OK && pe.pa == wa
-                     && pe.pb == wb && pe.log2_product > need
-                     && tilemm_emu_log2_product (pe.moduli - 1) <= need + 1e-9
-                     && pe.moduli <= pc.moduli,
-                   "%s k %lld ratio %g: p %d/%d (want %d/%d), N %d (step 3: p %d/%d, N %d)",
+            const double log2_nu = log2 ((double) qq) - 2.0 * log2 (127.0);
+            const double need = 1.0 + wa + wb + log2_nu;
+            int count = 1;
+            while (tilemm_emu_log2_product (count) <= need + 1e-9)
+              count++;
+            const double cap = tilemm_emu_log2_product (count);
+            int most = wa + wb;   /* the largest pa + pb the count carries */
+            while (1.0 + (most + 1) + log2_nu + 1e-9 < cap && most + 1 <= 2 * TILEMM_EMU_PMAX)
+              most++;
+            CHECK (pc.verdict == TILEMM_EMU_OK && pe.verdict == TILEMM_EMU_OK
+                     && pe.moduli == count && pe.pa >= wa && pe.pb >= wb
+                     && pe.pa + pe.pb == most && abs (pe.pa - pe.pb) <= abs (wa - wb) + 1
+                     && pe.log2_product > pe.log2_needed && pe.moduli <= pc.moduli,
+                   "%s k %lld ratio %g: p %d/%d (the bound's %d/%d, the count's %d in all), N %d "
+                   "(want %d; step 3: p %d/%d, N %d)",
                    single ? "single" : "double", (long long) inner[q], ratios[r], pe.pa, pe.pb,
-                   wa, wb, pe.moduli, pc.pa, pc.pb, pc.moduli);
+                   wa, wb, most, pe.moduli, count, pc.pa, pc.pb, pc.moduli);
           }
       }
   /* the count the issue's comparison rests on: uniform double at k = 16384, 13 moduli against

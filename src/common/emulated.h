@@ -90,7 +90,10 @@
  *     largest integer such that 2^s ≤ k − 1 (k = stats.inner ≥ 2; s = 0 for k = 1; an exact
  *     integer of k), i.e. step 3's widths less s bits each: pa = t + 1 + g − s + ceil(log2
  *     ratio_a) (at least 1), pb likewise, the shared budget's drop as in step 3, and N from
- *     log2 M > 1 + pa + pb + log2 νa + log2 νb.  With t = 53 (24 for single), g = 1 and k ≥ 2:
+ *     log2 M > 1 + pa + pb + log2 νa + log2 νb; then the widths take what those N moduli carry
+ *     beyond that (a bit at a time to the narrower, none above TILEMM_EMU_PMAX, while log2 M
+ *     stays above the need): the same cost, a smaller error, the same bound (a wider width only
+ *     shrinks the truncation).  With t = 53 (24 for single), g = 1 and k ≥ 2:
  *       |C_emulated − C| ≤ u·|C| + 2^(s−54)·(|A||B|) ≤ u·|C| + (k − 1)·(u/2)·(|A||B|)
  *                        ≤ (1 + (k − 1)/2)·u·(|A||B|) ≤ k·u·(|A||B|) < γ_k·(|A||B|)
  *     (|C| ≤ |A||B| elementwise; u = 2^-53, single 2^-24), every entry: never worse than the

@@ -198,6 +198,26 @@ static int inner_class (int64_t inner)
   return h;
 }
 
+/* Step 3'': the moduli the bound needs carry more bits than its widths use; the widths take
+ * them (pb first, then pa, a bit at a time, none above TILEMM_EMU_PMAX), so the same moduli give
+ * a smaller error at no cost.  Wider widths only shrink the truncation, and M still exceeds what
+ * the integer product needs: the bound holds. */
+static void fill_capacity (tilemm_emu_plan *plan, double log2_nu)
+{
+  while (plan->log2_product > plan->log2_needed + 1.0 + EMU_LOG2_SLACK)
+    {
+      if (plan->pb <= plan->pa && plan->pb < TILEMM_EMU_PMAX)
+        plan->pb++;
+      else if (plan->pa < TILEMM_EMU_PMAX)
+        plan->pa++;
+      else if (plan->pb < TILEMM_EMU_PMAX)
+        plan->pb++;
+      else
+        return;
+      plan->log2_needed = 1.0 + plan->pa + plan->pb + log2_nu;
+    }
+}
+
 void tilemm_emu_select (const tilemm_emu_branches *b, const tilemm_emu_stats *stats,
                         tilemm_emu_plan *plan)
 {
@@ -272,6 +292,8 @@ void tilemm_emu_select (const tilemm_emu_branches *b, const tilemm_emu_stats *st
       {
         plan->moduli = n;
         plan->log2_product = b->capacity[n];
+        if (b->less_inner_bits)
+          fill_capacity (plan, log2_nu);
         return;
       }
   plan->verdict = TILEMM_EMU_RANGE;
