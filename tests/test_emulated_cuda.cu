@@ -957,7 +957,7 @@ static void complex_case (const char *name, int64_t m, int64_t n, int64_t k, int
  * exact and C is rounded once, so any difference is a defect of one side). */
 #ifndef TILEMM_EMULATE /* tilemm_cuda_multiply_emulated: backend_cuda.cu, outside the emulation */
 template <typename T>
-static void backends_case (tilemm_type type, int64_t m, int64_t n, int64_t k, int wide, int native)
+static void backends_case (tilemm_type type, int64_t m, int64_t n, int64_t k, int wide, tilemm_emu_rule rule)
 {
   const int parts = tilemm_type_is_complex (type) ? 2 : 1;
   const int64_t lda = m + 3, ldb = k + 1, ldc = m + 2;
@@ -980,8 +980,9 @@ static void backends_case (tilemm_type type, int64_t m, int64_t n, int64_t k, in
   plan.m = m; plan.n = n; plan.k = k;
   tilemm_emu_options opt;
   tilemm_emu_default_options (&opt, type);
-  if (native)
-    opt.rule = TILEMM_EMU_RULE_NATIVE;   /* "accuracy", "native": the GPU skips the statistics GEMM */
+  /* "accuracy", "native": the GPU skips the statistics GEMM; "elementwise": the widths less the
+   * inner dimension's bits, then filled to the moduli's capacity (emulated.h, step 3'') */
+  opt.rule = rule;
   tilemm_emu_plan pg, pc;
   tilemm_error eg = {}, ec = {};
   const tilemm_emu_branches cpu_branches = branches_of (&opt);
@@ -1004,7 +1005,8 @@ static void backends_case (tilemm_type type, int64_t m, int64_t n, int64_t k, in
     bad += memcmp (&Cg[parts * j * ldc], &Cc[parts * j * ldc], sizeof (T) * parts * m) != 0;
   CHECK (bad == 0, "backends %s %lldx%lldx%lld (%s data, %s rule, %d moduli): %d columns differ",
          tilemm_type_name (type), (long long) m, (long long) n, (long long) k, wide ? "wide" : "normal",
-         native ? "native" : "certified", pg.moduli, bad);
+         rule == TILEMM_EMU_RULE_NATIVE ? "native"
+         : rule == TILEMM_EMU_RULE_ELEMENTWISE ? "elementwise" : "certified", pg.moduli, bad);
 }
 
 #endif
@@ -1292,12 +1294,13 @@ static void backends_cases ()
   const int64_t shapes[][3] = { { 1, 1, 1 }, { 37, 29, 41 }, { 130, 67, 300 }, { 64, 3, 1000 } };
   for (const auto &s : shapes)
     for (int wide = 0; wide < 2; wide++)
-      for (int native = 0; native < 2; native++)
+      for (const tilemm_emu_rule rule : { TILEMM_EMU_RULE_CERTIFIED, TILEMM_EMU_RULE_NATIVE,
+                                          TILEMM_EMU_RULE_ELEMENTWISE })
         {
-          backends_case<double> (TILEMM_DOUBLE, s[0], s[1], s[2], wide, native);
-          backends_case<float> (TILEMM_SINGLE, s[0], s[1], s[2], wide, native);
-          backends_case<double> (TILEMM_COMPLEX_DOUBLE, s[0], s[1], s[2], wide, native);
-          backends_case<float> (TILEMM_COMPLEX_SINGLE, s[0], s[1], s[2], wide, native);
+          backends_case<double> (TILEMM_DOUBLE, s[0], s[1], s[2], wide, rule);
+          backends_case<float> (TILEMM_SINGLE, s[0], s[1], s[2], wide, rule);
+          backends_case<double> (TILEMM_COMPLEX_DOUBLE, s[0], s[1], s[2], wide, rule);
+          backends_case<float> (TILEMM_COMPLEX_SINGLE, s[0], s[1], s[2], wide, rule);
         }
 }
 
