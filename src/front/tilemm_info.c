@@ -99,8 +99,9 @@ static mxArray *precision_struct (int gpu_usable, const tilemm_machine_facts *fa
   const int64_t from = tilemm_plan_precision_auto_from (facts, TILEMM_DOUBLE,
                                                         gpu_usable ? facts->gpus : 0);
   if (from > 0)
-    snprintf (line, sizeof line, "square double products: emulated from n = %lld (the model "
-              "prices it faster on the GPU, its bound at least as tight), native below",
+    snprintf (line, sizeof line, "square double products: emulated from n = %lld (\"accuracy\", "
+              "\"elementwise\": native BLAS's own bound; the model prices it faster on the GPU), "
+              "native below",
               (long long) from);
   else
     snprintf (line, sizeof line, "square double products: native (%s)",
