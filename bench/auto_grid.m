@@ -5,13 +5,12 @@
 ## @code{"cpu"} and @code{"gpu"} (where a GPU is usable) and @code{"auto"}; for page batches of
 ## @var{page_sizes} × @var{page_counts} (no more than @var{most_bytes} of operands and result)
 ## the loop of @code{*} over the pages, @code{pagemtimes} on @code{"cpu"}, @code{"gpu"} and
-## @code{"auto"}.  The ways are timed in rounds, each round every way once in turn, each run
-## after a pause of @var{settle} seconds (default 0.25: a multithreaded BLAS keeps its threads
-## spinning on every core for about a tenth of a second after its last call, the copy teams for
-## less, and they would be timed as part of the next way; 0 times the ways back to back, as a
-## script alternating them sees them); each way's first run not counted (first touch,
-## workspaces); 3 to 7 rounds (fewer once they took a second a way); the median of each way.
-## A cell passes where auto is
+## @code{"auto"}.  Each way is timed on its own: after a pause of @var{settle} seconds (default
+## 0.25: a multithreaded BLAS keeps its threads spinning on every core for about a tenth of a
+## second after its last call, OpenMP's and the copy teams' for less, and they would be timed as
+## part of the next way; 0 times the ways back to back, as a script alternating them sees them),
+## its first run not counted (first touch, workspaces), until it has run @code{7} times or for a
+## second; the median of each way.  A cell passes where auto is
 ## within 10% (or 0.1 ms) of the fastest explicit way and no slower than @code{*} (or its
 ## loop) by more than that.  Beside each cell's times, the cost model's seconds of the three
 ## ways and the way it takes (from the plan's text, @code{__tilemm_plan__} and
@@ -102,36 +101,27 @@ function Z = page_loop (X, Y)
   endfor
 endfunction
 
-## Median seconds of each way (NaN where a way is absent), in rounds that take every way once
-## each, in turn: a slow stretch of the machine then falls on every way alike, not on the one way
-## whose runs it met (timed way after way, auto missed by 14-25% in cells where it ran the very
-## way that was fastest).  Each way's first run is not counted (first touch, workspaces, the
-## facts); each timed run after a pause of `settle` seconds (the threads of the way before it
-## gone to sleep; 0: back to back); 3 to 7 rounds, fewer than 7 once the rounds have taken
-## a second a way.
+## Median seconds of each way (NaN where a way is absent): each way on its own, after a pause
+## of `settle` seconds (the threads of the way before it gone to sleep), its first run not
+## counted (first touch, workspaces, the facts), then until it has run 7 times or for a second.
 function med = time_ways (ways, settle)
   k = numel (ways);
   med = NaN (1, k);
-  present = find (! cellfun (@isempty, ways));
-  for w = present
+  for w = 1:k
+    if (isempty (ways{w}))
+      continue;
+    endif
     if (settle > 0)
       pause (settle);
     endif
     ways{w} ();
+    runs = [];
+    start = tic ();
+    while (numel (runs) < 7 && (numel (runs) < 3 || toc (start) < 1))
+      t0 = tic ();  ways{w} ();  runs(end+1) = toc (t0);
+    endwhile
+    med(w) = median (runs);
   endfor
-  runs = [];
-  start = tic ();
-  while (rows (runs) < 7 && (rows (runs) < 3 || toc (start) < numel (present)))
-    round = NaN (1, k);
-    for w = present
-      if (settle > 0)
-        pause (settle);
-      endif
-      t0 = tic ();  ways{w} ();  round(w) = toc (t0);
-    endfor
-    runs(end+1, :) = round;
-  endwhile
-  med(present) = median (runs(:, present), 1);
 endfunction
 
 ## A cell's times, and the cost model's three ways and its choice as the plan's text gives them
