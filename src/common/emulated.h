@@ -313,11 +313,11 @@ typedef enum {
 /* Chunks per thread of a loop's team: a late thread holds back one chunk. */
 #define TILEMM_EMU_CHUNKS_PER_THREAD 8
 
-/* How one loop runs on the host pool: `team` threads claim `chunks` chunks of `per` items
- * (the last one shorter). */
+/* How one loop runs on the host pool: `team` threads claim chunks of `per` items (the last one
+ * shorter; tilemm_host_pool_run_ranges cuts them). */
 typedef struct {
   int team;
-  int64_t per, chunks;
+  int64_t per;
 } tilemm_emu_loop_cut;
 
 /* The cut of loop `loop` over `items` items (rows, columns or elements, as the loop says) of a
@@ -326,7 +326,7 @@ typedef struct {
  * threads, tilemm_emu_plan.threads; 0: one): the team its work pays for (tilemm_team_size) and
  * TILEMM_EMU_CHUNKS_PER_THREAD chunks a thread (one chunk for a team of one).  Pure: every input
  * is the plan's (its threads, its panels' shapes, its branches' moduli), so the CPU scheme sizes
- * no team of its own.  items ≤ 0: no chunk. */
+ * no team of its own.  items ≤ 0: a team of one, a chunk of one item (the pool then runs none). */
 tilemm_emu_loop_cut tilemm_emu_loop_plan (int threads, tilemm_emu_loop loop, int64_t items,
                                           int64_t m, int64_t k, int moduli);
 

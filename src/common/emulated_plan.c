@@ -350,7 +350,7 @@ static double loop_steps (tilemm_emu_loop loop, int64_t m, int64_t k, int moduli
 tilemm_emu_loop_cut tilemm_emu_loop_plan (int threads, tilemm_emu_loop loop, int64_t items,
                                           int64_t m, int64_t k, int moduli)
 {
-  tilemm_emu_loop_cut cut = { 1, 1, 0 };
+  tilemm_emu_loop_cut cut = { 1, 1 };
   if (items <= 0)
     return cut;
   const double steps = loop_steps (loop, m, k, moduli);
@@ -362,6 +362,5 @@ tilemm_emu_loop_cut tilemm_emu_loop_plan (int threads, tilemm_emu_loop loop, int
       cut.per = items / (TILEMM_EMU_CHUNKS_PER_THREAD * (int64_t) cut.team);
       cut.per = cut.per > 0 ? cut.per : 1;
     }
-  cut.chunks = (items + cut.per - 1) / cut.per;
   return cut;
 }
