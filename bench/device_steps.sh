@@ -18,7 +18,8 @@
 #   grid      issue 41: the auto grid (with the model's ways), the ways back to back
 #   ab        issue 42: native and emulated end to end, .gpu/base.tar.xz's tree and this one
 #   emu       issue 44: emulated_octave, bench_emulated (ours) and GEMMul8 v3 (EMU_OCTAVE,
-#             EMU_TYPES, EMU_SIZES, EMU_PEER_SIZES, EMU_MAIN_S, EMU_PEER_S)
+#             EMU_ACCURACY, EMU_OCTAVE_SIZES/_CLASSES/_REPEATS/_S, EMU_BENCH, EMU_TYPES,
+#             EMU_SIZES, EMU_PEER_SIZES, EMU_MAIN_S, EMU_PEER_S)
 #   multi5    issues 43/45: calibration's every-GPU times (gpu_all_one / gpu_all_every) beside
 #             Octave's [0], [0 1] and the default at 4096, 8192, 16384 and single 16384
 #   gputests  the GPU's C test programs built here (.gpu/gputests.tar.xz: test_cuda,
@@ -128,11 +129,16 @@ case $step in
     # (cuBLAS, ours certified and native-matching, uniform and phi = 4 data, errors against the
     # exact product) for EMU_TYPES (default d; ds: single too) at EMU_SIZES, then GEMMul8 v3.0.5
     # preloaded on the same data (double fast/accurate 14 and 16; with s, single fast/accurate 7).
-    tar -C /tmp -xJf .gpu/emubin.tar.xz   # /tmp/eb/bench_emulated, /tmp/peers/libgemmul8-v3.so
+    # EMU_ACCURACY: the Octave calls' "accuracy" option ("elementwise"; default: the emulated
+    # precision's own rule), EMU_OCTAVE_SIZES, EMU_OCTAVE_CLASSES (an Octave cell, default
+    # {'double','single'}), EMU_OCTAVE_S; EMU_BENCH=0: the Octave calls alone.
     export TILEMM_CALIBRATION_DIR=/tmp/facts
+    classes=${EMU_OCTAVE_CLASSES:-"{'double','single'}"}
     if [ "${EMU_OCTAVE:-1}" = 1 ]; then
-      timeout 150 octave-cli --no-gui --norc --quiet --eval "addpath ('$root/src'); addpath ('$root/bench'); emulated_octave ([8192 16384], 3)" 2>&1 | grep -v "^error: ignoring" | tee $R/octave.txt
+      timeout ${EMU_OCTAVE_S:-150} octave-cli --no-gui --norc --quiet --eval "addpath ('$root/src'); addpath ('$root/bench'); emulated_octave ([${EMU_OCTAVE_SIZES:-8192 16384}], ${EMU_OCTAVE_REPEATS:-3}, '${EMU_ACCURACY:-}', $classes)" 2>&1 | grep -v "^error: ignoring" | tee $R/octave.txt
     fi
+    [ "${EMU_BENCH:-1}" = 1 ] || { cd $OUT && tar -czf $step.tgz $step && rm -rf $step; exit 0; }
+    tar -C /tmp -xJf .gpu/emubin.tar.xz   # /tmp/eb/bench_emulated, /tmp/peers/libgemmul8-v3.so
     BIN=/tmp/eb/bench_emulated PEERS=/tmp/peers PEER=none timeout ${EMU_MAIN_S:-200} bench/run-peers.sh --runs 5 --types ${EMU_TYPES:-d} --sizes ${EMU_SIZES:-4096,8192,16384,65536x64x4096} > $R/bench-main.txt 2>&1
     tail -80 $R/bench-main.txt
     ln -sfn /tmp/peers .gpu-peers
