@@ -6,8 +6,8 @@
 # src/mex src/libtilemm_blas.so src/FILES src/PKG_ADD src/tilemm.cc-tst), and for some steps .gpu/tilemm-0.1.0.tar.gz
 # (make dist), .gpu/base.tar.xz (another tree built the same way), .gpu/blas-test
 # (tools/pack-blas-tester), .gpu/emubin.tar.xz (bench_emulated and the GEMMul8 peer).  Steps:
-#   host      issue 41: bench/host_steady.sh first steady copies cpu bist (+ the first call on GPU 0
-#             alone where there are several)
+#   host      issue 41: bench/host_steady.sh first steady copies cpu bist (HOST_STEPS names others:
+#             alternate) (+ the first call on GPU 0 alone where there are several)
 #   multi     issue 43: bench/multi-gpu.sh --from-build (sweep 256-16384, single, emulated, pages, blas)
 #   checks    tests/gpu-checks.sh on the release tarball
 #   pkgtest   issue 41: pkg install of the tarball (sm_90), `pkg test tilemm` ROUNDS times (BUDGET s)
@@ -47,9 +47,9 @@ nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader > $R/gpu.txt
 echo "== $step on $(head -1 $R/gpu.txt) x$(wc -l < $R/gpu.txt), $(nproc) CPUs, $(date -u +%T)"
 case $step in
   host)
-    bench/host_steady.sh src $R/hs first steady copies cpu bist > $R/hs.log 2>&1
+    bench/host_steady.sh src $R/hs ${HOST_STEPS:-first steady copies cpu bist} > $R/hs.log 2>&1
     cat $R/hs/steady.txt
-    grep -h "^n " $R/hs/steady-*.log
+    grep -h "^n " $R/hs/steady-*.log $R/hs/alt-*.log 2>/dev/null
     if [ "$(wc -l < $R/gpu.txt)" -gt 1 ]; then
       CUDA_VISIBLE_DEVICES=0 bench/host_steady.sh src $R/hs0 first > $R/hs0.log 2>&1
       echo "GPU 0 alone:"; cat $R/hs0/steady.txt

@@ -7,6 +7,11 @@
 #            __tilemm_stats__'s split of the median run)
 #   copies   the same products with TILEMM_COPY_THREADS = each of COPY_SETTINGS (default "4 8 16
 #            24 32", those above the CPUs left out), one process each: the best setting's figure
+#   alternate  PROCS rounds, each a fresh process with the default (unset) and one with each of
+#            ALT_SETTINGS (default "16"), alternating, so that the settings meet the same
+#            stretches of the machine; per setting, the median over its processes of their
+#            medians (the fair "within 1.1x of the best setting": one process a setting, as
+#            `copies` runs, meets whatever the machine does in that one process)
 #   cpu      the CPU backend's double 256 and 512, each call following a `*` of the same size,
 #            median of 21, against the calibrated time (the facts' CPU curve there)
 #   bist     `test tilemm_info` (the facts' check among them) ROUNDS times (default 5), each in a
@@ -74,6 +79,29 @@ for step in $steps; do
         TILEMM_COPY_THREADS=$c octave_run "$products" > "$out/copies-$c.log"
         say "TILEMM_COPY_THREADS=$c: $(grep '^n ' "$out/copies-$c.log" | sed 's/ | .*//' | paste -sd ';')"
       done
+      ;;
+    alternate)
+      for p in $(seq 1 "${PROCS:-5}"); do
+        for c in default ${ALT_SETTINGS:-16}; do
+          [ "$c" = default ] || [ "$c" -le "$cpus" ] || continue
+          if [ "$c" = default ]; then
+            octave_run "$products" > "$out/alt-$c-$p.log"
+          else
+            TILEMM_COPY_THREADS=$c octave_run "$products" > "$out/alt-$c-$p.log"
+          fi
+          say "alternate $c process $p: $(grep '^n ' "$out/alt-$c-$p.log" | sed 's/ | .*//' | paste -sd ';')"
+        done
+      done
+      # per setting and size: the median and the largest of the processes' medians
+      grep -h "^alternate .* process [0-9]*:" "$summary" | awk '
+        { c = $2; line = $0; sub (/^[^:]*: /, "", line); k = split (line, part, ";");
+          for (q = 1; q <= k; q++) { split (part[q], w, " "); v[c, w[2], ++cnt[c, w[2]]] = w[4]; seen[c] = 1; sizes[w[2]] = 1 } }
+        END { for (c in seen) for (n in sizes) { m = cnt[c, n]; if (!m) continue;
+                for (i = 1; i <= m; i++) x[i] = v[c, n, i];
+                for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
+                med = (m % 2) ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2;
+                printf "alternate summary: %s n %s processes %d median of medians %.1f ms, largest %.1f, smallest %.1f\n", c, n, m, med, x[m], x[1] } }' \
+        | sort | while read -r line; do say "$line"; done
       ;;
     cpu)
       octave_run '
