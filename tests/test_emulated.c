@@ -1121,6 +1121,28 @@ static void test_stats_as_the_plan_says (void)
   free (b);
 }
 
+/* Step 2's quantization of `count` lines of length k (element p of line q at x[q·along_q +
+ * p·along_p]): each line's exponent, lo values (lo[q·k + p]) and Σ hi into e, lo, sum. */
+static void quantize_lines (int count, int k, const double *x, size_t along_q, size_t along_p,
+                            int *e, int *lo, int64_t *sum)
+{
+  for (int q = 0; q < count; q++)
+    {
+      double mx = 0;
+      for (int p = 0; p < k; p++)
+        mx = fmax (mx, fabs (x[q * along_q + p * along_p]));
+      e[q] = tilemm_emu_exponent (mx);
+      sum[q] = 0;
+      for (int p = 0; p < k; p++)
+        {
+          int l, h;
+          tilemm_emu_quantize (x[q * along_q + p * along_p], e[q], &l, &h);
+          lo[(size_t) q * k + p] = l;
+          sum[q] += h;
+        }
+    }
+}
+
 /* Step 2's ratios of a real problem (A m×k, B k×n column-major doubles) written out from the
  * quantization alone: per pair S over p ≡ 0 (mod d), over all of k where that is 0, +Inf where
  * both are 0 (emulated.h step 2 and its fallback). */
@@ -1131,34 +1153,8 @@ static void ratios_by_hand (int m, int n, int k, const double *a, const double *
   int *la = malloc (sizeof (int) * (size_t) m * (size_t) k);
   int *lb = malloc (sizeof (int) * (size_t) n * (size_t) k);
   int64_t *sa = calloc ((size_t) m, sizeof (int64_t)), *sb = calloc ((size_t) n, sizeof (int64_t));
-  for (int i = 0; i < m; i++)
-    {
-      double mx = 0;
-      for (int p = 0; p < k; p++)
-        mx = fmax (mx, fabs (a[i + (size_t) p * m]));
-      ea[i] = tilemm_emu_exponent (mx);
-      for (int p = 0; p < k; p++)
-        {
-          int lo, hi;
-          tilemm_emu_quantize (a[i + (size_t) p * m], ea[i], &lo, &hi);
-          la[(size_t) i * k + p] = lo;
-          sa[i] += hi;
-        }
-    }
-  for (int j = 0; j < n; j++)
-    {
-      double mx = 0;
-      for (int p = 0; p < k; p++)
-        mx = fmax (mx, fabs (b[p + (size_t) j * k]));
-      eb[j] = tilemm_emu_exponent (mx);
-      for (int p = 0; p < k; p++)
-        {
-          int lo, hi;
-          tilemm_emu_quantize (b[p + (size_t) j * k], eb[j], &lo, &hi);
-          lb[(size_t) j * k + p] = lo;
-          sb[j] += hi;
-        }
-    }
+  quantize_lines (m, k, a, 1, (size_t) m, ea, la, sa);
+  quantize_lines (n, k, b, (size_t) k, 1, eb, lb, sb);
   *ra = *rb = 0;
   for (int i = 0; i < m; i++)
     for (int j = 0; j < n; j++)
