@@ -1121,6 +1121,147 @@ static void test_stats_as_the_plan_says (void)
   free (b);
 }
 
+/* Step 2's quantization of `count` lines of length k (element p of line q at x[q·along_q +
+ * p·along_p]): each line's exponent, lo values (lo[q·k + p]) and Σ hi into e, lo, sum. */
+static void quantize_lines (int count, int k, const double *x, size_t along_q, size_t along_p,
+                            int *e, int *lo, int64_t *sum)
+{
+  for (int q = 0; q < count; q++)
+    {
+      double mx = 0;
+      for (int p = 0; p < k; p++)
+        mx = fmax (mx, fabs (x[q * along_q + p * along_p]));
+      e[q] = tilemm_emu_exponent (mx);
+      sum[q] = 0;
+      for (int p = 0; p < k; p++)
+        {
+          int l, h;
+          tilemm_emu_quantize (x[q * along_q + p * along_p], e[q], &l, &h);
+          lo[(size_t) q * k + p] = l;
+          sum[q] += h;
+        }
+    }
+}
+
+/* Step 2's ratios of a real problem (A m×k, B k×n column-major doubles) written out from the
+ * quantization alone: per pair S over p ≡ 0 (mod d), over all of k where that is 0, +Inf where
+ * both are 0 (emulated.h step 2 and its fallback). */
+static void ratios_by_hand (int m, int n, int k, const double *a, const double *b, int d,
+                            double *ra, double *rb)
+{
+  int *ea = malloc (sizeof (int) * (size_t) m), *eb = malloc (sizeof (int) * (size_t) n);
+  int *la = malloc (sizeof (int) * (size_t) m * (size_t) k);
+  int *lb = malloc (sizeof (int) * (size_t) n * (size_t) k);
+  int64_t *sa = calloc ((size_t) m, sizeof (int64_t)), *sb = calloc ((size_t) n, sizeof (int64_t));
+  quantize_lines (m, k, a, 1, (size_t) m, ea, la, sa);
+  quantize_lines (n, k, b, (size_t) k, 1, eb, lb, sb);
+  *ra = *rb = 0;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++)
+      {
+        if (ea[i] == TILEMM_EMU_ZERO_ROW || eb[j] == TILEMM_EMU_ZERO_ROW)
+          continue;
+        int64_t S = 0;
+        for (int p = 0; p < k; p += d)
+          S += (int64_t) la[(size_t) i * k + p] * lb[(size_t) j * k + p];
+        if (S == 0)
+          for (int p = 0; p < k; p++)
+            S += (int64_t) la[(size_t) i * k + p] * lb[(size_t) j * k + p];
+        const double xa = S == 0 ? INFINITY : (double) TILEMM_EMU_Q * (double) sb[j] / (double) S;
+        const double xb = S == 0 ? INFINITY : (double) TILEMM_EMU_Q * (double) sa[i] / (double) S;
+        *ra = xa > *ra ? xa : *ra;
+        *rb = xb > *rb ? xb : *rb;
+      }
+  free (ea);
+  free (eb);
+  free (la);
+  free (lb);
+  free (sa);
+  free (sb);
+}
+
+/* Step 2 over the subset p ≡ 0 (mod d) of k: the stride at its boundaries; the CPU's ratios are
+ * those of S over the subset (written out above); data whose nonzeros avoid the subset fall back
+ * to S over all of k, the plan then d = 1's; data whose mass lies on the subset keep it. */
+static void test_stats_stride (void)
+{
+  CHECK_CASE ("the statistics' stride at its boundaries");
+  const int64_t ks[] = { 0, 1, 2047, 2048, 2049, 4095, 4096, 4097, 16384, 1 << 20 };
+  const int want[] = { 1, 1, 1, 2, 2, 2, 4, 4, 4, 4 };
+  for (int q = 0; q < 10; q++)
+    CHECK (tilemm_emu_stats_stride (ks[q]) == want[q], "k = %lld: stride %d, want %d",
+           (long long) ks[q], tilemm_emu_stats_stride (ks[q]), want[q]);
+  enum { DENSE, ODD_P, ON_SUBSET };
+  static const char *const names[] = { "dense", "nonzeros at odd p only",
+                                       "mass on p = 0 mod 4, 2^-20 elsewhere" };
+  const int kks[] = { 4100, 2050, 2047 };
+  for (int kind = DENSE; kind <= ON_SUBSET; kind++)
+    for (int q = 0; q < 3; q++)
+      {
+        const int m = 9, n = 7, k = kks[q], d = tilemm_emu_stats_stride (k);
+        CHECK_CASE ("the statistics over p = 0 mod %d, k = %d: %s", d, k, names[kind]);
+        double *a = malloc (sizeof (double) * (size_t) m * k);
+        double *b = malloc (sizeof (double) * (size_t) k * n);
+        for (int p = 0; p < k; p++)
+          {
+            const double f = kind == ODD_P ? (p % 2 ? 1.0 : 0.0)
+                             : kind == ON_SUBSET ? (p % 4 ? 0x1p-20 : 1.0) : 1.0;
+            for (int i = 0; i < m; i++)
+              a[i + (size_t) p * m] = f * nrand ();
+            for (int j = 0; j < n; j++)
+              b[p + (size_t) j * k] = f * urand ();
+          }
+        tilemm_view va, vb;
+        tilemm_view_init (&va, TILEMM_DOUBLE, m, k, m, a);
+        tilemm_view_init (&vb, TILEMM_DOUBLE, k, n, k, b);
+        tilemm_error err = { TILEMM_OK, "" };
+        tilemm_emu_stats st;
+        CHECK (tilemm_emu_stats_cpu (&va, &vb, &st, &err) == TILEMM_OK, "stats: %s", err.detail);
+        double ra, rb, ra1, rb1;
+        ratios_by_hand (m, n, k, a, b, d, &ra, &rb);
+        ratios_by_hand (m, n, k, a, b, 1, &ra1, &rb1);
+        CHECK (!memcmp (&st.ratio_a, &ra, 8) && !memcmp (&st.ratio_b, &rb, 8),
+               "ratios %.17g %.17g, over the subset by hand %.17g %.17g", st.ratio_a, st.ratio_b,
+               ra, rb);
+        CHECK (isfinite (st.ratio_a) && isfinite (st.ratio_b), "ratios %g %g", st.ratio_a,
+               st.ratio_b);
+        if (kind == ODD_P && d > 1)
+          {
+            /* every pair fell back: the statistics and the plan are d = 1's */
+            CHECK (!memcmp (&st.ratio_a, &ra1, 8) && !memcmp (&st.ratio_b, &rb1, 8),
+                   "ratios %.17g %.17g, over all of k %.17g %.17g", st.ratio_a, st.ratio_b, ra1,
+                   rb1);
+            for (int rule = TILEMM_EMU_RULE_CERTIFIED; rule <= TILEMM_EMU_RULE_ELEMENTWISE; rule++)
+              {
+                tilemm_emu_options o;
+                tilemm_emu_default_options (&o, TILEMM_DOUBLE);
+                o.rule = (tilemm_emu_rule) rule;
+                tilemm_emu_stats full = st;
+                full.ratio_a = ra1;
+                full.ratio_b = rb1;
+                tilemm_emu_plan got, want1;
+                tilemm_emu_decide (&o, &st, &got);
+                tilemm_emu_decide (&o, &full, &want1);
+                CHECK (got.verdict == TILEMM_EMU_OK && got.moduli == want1.moduli
+                         && got.pa == want1.pa && got.pb == want1.pb,
+                       "rule %d: plan (%d, %d moduli, pa %d, pb %d), d = 1's (%d, %d, %d, %d)",
+                       rule, (int) got.verdict, got.moduli, got.pa, got.pb, (int) want1.verdict,
+                       want1.moduli, want1.pa, want1.pb);
+              }
+          }
+        /* dense: the subset's S smaller, its ratios larger; mass on the subset (lo of the
+         * rest 0): the same S, nothing lost */
+        if (d > 1 && kind == DENSE)
+          CHECK (ra > ra1 && rb > rb1, "the subset's ratios %.17g %.17g not above all of k's "
+                 "%.17g %.17g: the subset was not used", ra, rb, ra1, rb1);
+        if (kind == ON_SUBSET)
+          CHECK (ra == ra1 && rb == rb1, "mass on the subset: ratios %.17g %.17g, all of k's "
+                 "%.17g %.17g", ra, rb, ra1, rb1);
+        free (a);
+        free (b);
+      }
+}
+
 int main (void)
 {
   test_tables ();
@@ -1138,5 +1279,6 @@ int main (void)
   test_loop_plan ();
   test_extremes ();
   test_stats_as_the_plan_says ();
+  test_stats_stride ();
   return check_summary ("test_emulated");
 }
