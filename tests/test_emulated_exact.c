@@ -144,12 +144,7 @@ static int entry_ok (const operand *a, const operand *b, int64_t i, int64_t j, i
       mpz_add (y, y, t);
       ok = mpz_cmp (x, y) <= 0;
       if (!ok)
-        {
-          /* from exponents: the two sides in units of 2^-SCALE overflow a double */
-          long ex, ey;
-          const double fx = mpz_get_d_2exp (&ex, x), fy = mpz_get_d_2exp (&ey, y);
-          *excess = fy > 0 ? fx / fy * exp2 ((double) (ex - ey)) : INFINITY;
-        }
+        *excess = mpz_get_d (x) / (mpz_get_d (y) > 0 ? mpz_get_d (y) : 1.0);
     }
   else
     {
@@ -198,30 +193,14 @@ typedef enum {
   GEN_TIGHT_B,         /* row 0: 1; the others 0.999·2^(1 − q), q from p − 4 to p (p the native
                           rule's bits): each scaled value just below an integer, so truncation
                           loses almost a unit in every term, all of one sign */
-  GEN_COUNT,
-  /* The statistics' subset p ≡ 0 (mod d) of k (emulated.h step 2; run_stride_cases, with
-   * operands as stored: A's p its column, B's its row): */
-  GEN_ODD_P_A = GEN_COUNT, /* normal at odd p only: the subset sees zeros (the fallback) */
-  GEN_ODD_P_B,
-  GEN_SUBSET_A,        /* ±0.99999 at p ≡ 0 (mod 4), the signs alternating so that C cancels
-                          to about nothing (u·|C| leaves the bound alone); elsewhere an all-ones
-                          significand below 2^-20 (lo 0: S over the subset is all of S; its
-                          scaled values just below an integer, so truncation loses almost a unit
-                          in each, all of one sign: a plan that believed S larger than it is,
-                          say S·d, is two bits short and breaks the bound) */
-  GEN_SUBSET_B,        /* 0.999 at p ≡ 0 (mod 4), 0.97 elsewhere: with GEN_SUBSET_A, ratio a
-                          just below 4 (S·d would take it below 1: a width two bits short) */
-  GEN_ALL
+  GEN_COUNT
 } generator;
 
-static const char *gen_name[GEN_ALL] = { "normal", "structural zeros", "tiny off-diagonals",
-                                         "upper triangular", "lower triangular",
-                                         "near identity", "Vandermonde", "2^±30 scaled",
-                                         "NaN/Inf rows and columns", "0.99 (tight, A)",
-                                         "just below the native truncation (tight, B)",
-                                         "odd p only (A)", "odd p only (B)",
-                                         "mass on p = 0 mod 4, the rest just below integers",
-                                         "0.999 on p = 0 mod 4, 0.97 elsewhere" };
+static const char *gen_name[GEN_COUNT] = { "normal", "structural zeros", "tiny off-diagonals",
+                                           "upper triangular", "lower triangular",
+                                           "near identity", "Vandermonde", "2^±30 scaled",
+                                           "NaN/Inf rows and columns", "0.99 (tight, A)",
+                                           "just below the native truncation (tight, B)" };
 
 static double gen_value (generator g, int64_t i, int64_t j, int64_t rows, const double *xs,
                          const int *row_exp, const int *col_exp, int tight_bits)
@@ -246,12 +225,6 @@ static double gen_value (generator g, int64_t i, int64_t j, int64_t rows, const 
       return pow (xs[i % rows], (double) j);
     case GEN_SCALED:
       return ldexp (nrand (), row_exp[i] + col_exp[j]);
-    case GEN_ODD_P_A:
-      return j % 2 ? nrand () : 0.0;
-    case GEN_ODD_P_B:
-      return i % 2 ? nrand () : 0.0;
-    case GEN_SUBSET_B:
-      return i % 4 == 0 ? 0.999 : 0.97;
     default:
       return nrand ();
     }
@@ -279,11 +252,7 @@ static void *make_operand (tilemm_type type, int64_t rows, int64_t cols, generat
       for (int part = 0; part <= complex_type; part++)
         {
           double v = gen_value (g, i, j, rows, xs, row_exp, col_exp, tight_bits);
-          if (g == GEN_SUBSET_A)   /* the all-ones significand of the type */
-            v = j % 8 == 0 ? 0.99999 : j % 4 == 0 ? -0.99999
-                : single ? 0x1.fffffep-21 : 0x1.fffffffffffffp-21;
-          if (part == 1 && (g == GEN_TIGHT_A || g == GEN_TIGHT_B || g == GEN_SUBSET_A
-                            || g == GEN_SUBSET_B))
+          if (part == 1 && (g == GEN_TIGHT_A || g == GEN_TIGHT_B))
             v = 0.0;
           else if (part == 1 && g != GEN_VANDERMONDE)
             v = gen_value (g, i, j, rows, xs, row_exp, col_exp, tight_bits)
@@ -502,31 +471,6 @@ static void test_count_is_needed (int64_t k, int rule)
   free (b);
 }
 
-/* The statistics over the subset p ≡ 0 (mod d) of k (emulated.h step 2), every rule, real and
- * complex, double and single: nonzeros at odd p only (the subset sees zeros: S over all of k per
- * pair), and A's mass on the subset with the rest just below integers when scaled (S over the
- * subset is S; a plan that took it for a fraction of S, say S·d, is a width short). */
-static void run_stride_cases (const char *backend)
-{
-  const tilemm_type types[4] = { TILEMM_DOUBLE, TILEMM_SINGLE, TILEMM_COMPLEX_DOUBLE,
-                                 TILEMM_COMPLEX_SINGLE };
-  for (int rule = RULE_CERTIFIED; rule <= RULE_ELEMENTWISE; rule++)
-    for (int t = 0; t < 4; t++)
-      {
-        const int complex_type = tilemm_type_is_complex (types[t]);
-        /* the real problems' inner dimension 4100 (stride 4) or, real, 2050 (stride 2) */
-        const int64_t k4 = complex_type ? 2050 : 4100;
-        const int64_t m = 2 + (int64_t) (rnd64 () % 4), n = 2 + (int64_t) (rnd64 () % 4);
-        run_case (backend, rule, types[t], GEN_ODD_P_A, GEN_ODD_P_B, m, n, k4, TILEMM_OP_NONE,
-                  TILEMM_OP_NONE);
-        run_case (backend, rule, types[t], GEN_SUBSET_A, GEN_SUBSET_B, m, n, k4, TILEMM_OP_NONE,
-                  TILEMM_OP_NONE);
-        if (!complex_type)
-          run_case (backend, rule, types[t], GEN_ODD_P_A, GEN_ODD_P_B, m, n, 2050,
-                    TILEMM_OP_NONE, TILEMM_OP_NONE);
-      }
-}
-
 static void run_all (const char *backend)
 {
   /* The example: a pair of no overlap made the whole product native (C(1,1) = 0). */
@@ -595,13 +539,9 @@ int main (int argc, char **argv)
       test_count_is_needed (k, RULE_ELEMENTWISE);
     }
   run_all ("cpu");
-  run_stride_cases ("cpu");
   tilemm_error probe;
   if (tilemm_cuda_probe (&probe) == TILEMM_OK)
-    {
-      run_all ("gpu");
-      run_stride_cases ("gpu");
-    }
+    run_all ("gpu");
   else
     check_skip ("the same cases on the GPU backend", probe.detail);
   (void) argc;

@@ -16,26 +16,12 @@
  *     Normalized magnitudes â_ip = |a_ip|·2^-e_a[i] and b̂_pj = |b_pj|·2^-e_b[j] lie in [0, 1).
  *  2. Statistics (exact integers; Q = TILEMM_EMU_Q = 127):
  *       lo(x) = floor(Q·x) in [0, Q-1],  hi(x) = ceil(Q·x) in [0, Q]
- *       S_ij   = Σ_{p ≡ 0 mod d} lo(â_ip)·lo(b̂_pj)   (one int8 product: a lower bound of Q²·Σ â b̂;
-                d = tilemm_emu_stats_stride (k): every term is ≥ 0, so a sum over any subset of p
-                is ≤ the sum over all p ≤ Q²·Σ_p â_ip·b̂_pj, and every proof below holds as is)
+ *       S_ij   = Σ_p lo(â_ip)·lo(b̂_pj)     (one int8 product: a lower bound of Q²·Σ â b̂)
  *       sa_i   = Σ_p hi(â_ip),  sb_j = Σ_p hi(b̂_pj)             (upper bounds of Q·Σ â, Q·Σ b̂)
  *       qa_i   = Σ_p hi(â_ip)², qb_j = Σ_p hi(b̂_pj)²            (upper bounds of Q²·‖â_i‖²)
  *     ratio_a = max over nonzero rows i and nonzero columns j of Q·sb_j / S_ij (+Inf where
  *     S_ij = 0), ratio_b = max of Q·sa_i / S_ij; each quotient is one correctly rounded double
  *     division, so its value does not depend on where it was computed.
- *     The stride: the int8 GEMM of S costs as much as one modulus' GEMM at large k; summing over
- *     p ≡ 0 (mod d) costs 1/d of it.  On dense data S shrinks by about d, so each ratio grows by
- *     about d (log2 d bits of each width, 2·log2 d of the need), which the moduli count absorbs
- *     wherever its capacity has that slack (the elementwise rule fills the widths to the moduli's
- *     capacity, so the same count gives the same widths and error).  The fallback, per pair: where
- *     the subset's S_ij is 0 (a nonzero row and column whose terms all avoid the subset), S_ij is
- *     the sum over all p instead (still a lower bound), so no pair is worse off than with d = 1:
- *     ratio = max(max over pairs of S_sub > 0 of the subset's quotient, max over all pairs of the
- *     full S's quotient), the second term computed only where some pair has S_sub = 0 (a pair of
- *     S_sub > 0 has S_full ≥ S_sub, so its full quotient never raises the maximum).  A maximum
- *     over pairs of a quantity of the pair alone: panels, workers and the whole product merge to
- *     the same ratios.  The split (tilemm_emu_multiply_split_cpu) sums over all p (d = 1).
  *  3. Plan (tilemm_emu_decide): bit widths pa = t + 1 + g + ceil(log2 ratio_a), pb likewise
  *     (t = target bits, g = guard bits), then the fewest moduli N whose product M satisfies
  *     log2 M > 1 + pa + pb + log2 νa + log2 νb (νa² = max_i qa_i / Q², νb likewise).  With
@@ -55,9 +41,8 @@
      room: with r ≤ 2^(c−1+s/16) (c = ceil log2 r, s its sixteenth), pa − 1 keeps the sum within
      2^-(t+g)·(2^(s_a/16 − 1) + 2^(s_b/16 − 2)), allowed where that is ≤ 1 − 2^-40
      (tilemm_emu_branches.drop; pb likewise, pa first).  One bit less of pa + pb is one bit less
-     for the moduli: uniform [0, 1) data at k = 4096 with S over all of k (ratios near 2.1) need
-     16 moduli instead of 17; at k = 16384 the need (about 126.5 bits) stays above 16 moduli's
-     125.4.
+     for the moduli: uniform [0, 1) data at k = 4096 (ratios near 2.1) need 16 moduli instead of
+     17; at k = 16384 the need (about 126.5 bits) stays above 16 moduli's 125.4.
      pa or pb above TILEMM_EMU_PMAX, or N
  *     above max_moduli, is TILEMM_EMU_RANGE: the caller then runs
  *     tilemm_emu_multiply_split_cpu, which carries what it can and computes the rest exactly.
@@ -115,8 +100,7 @@
  *     native product's bound, where step 3 is 2^s times tighter than it needs to be.  Each bit
  *     of s is two bits fewer for the moduli: uniform [0, 1) data at k = 16384 (s = 13) need
  *     about 100 bits, 13 moduli, against step 3's 17 and step 3''s 15 (which needs no S but
- *     bounds by the norms, not elementwise); those counts are S over all of k's: over the subset
-     of step 2 (stride 4 there) the ratios near 8.5 make it 14.  At k = 1 it is step 3.
+ *     bounds by the norms, not elementwise).  At k = 1 it is step 3.
  *  4. Scaled integers: a'_ip = trunc(a_ip·2^(pa − e_a[i])) (|a'| < 2^pa, int64), b' likewise.
  *  5. Residues: r = a' mod m_l as a symmetric int8 (tilemm_emu_residue), for the first N moduli
  *     of tilemm_emu_moduli.  Stored K-major for both operands (row i of A' contiguous along k,
@@ -203,11 +187,6 @@ typedef struct {
 
 /* Merges the statistics of one real problem into *into (max of each field, nonfinite or-ed). */
 void tilemm_emu_stats_merge (tilemm_emu_stats *into, const tilemm_emu_stats *from);
-
-/* Step 2's stride d for a real problem of inner dimension k (stats.inner: 2k for a complex
- * product): S sums over p ≡ 0 (mod d) only.  4 where k ≥ 4096, 2 where 2048 ≤ k < 4096, else 1
- * (below, S is cheap against the moduli's GEMMs and the lost bits would cost moduli). */
-int tilemm_emu_stats_stride (int64_t k);
 
 /* Whether the plan needs the ratios (S_ij and the lo matrices of step 2): only the certified
  * automatic rule does; a backend computes neither where this is 0 (the ratios are then 0). */

@@ -63,7 +63,7 @@ tilemm_emu_stats_layout tilemm_emu_layout_stats (int64_t m, int64_t n, int64_t k
   l.amaxb = o; o = align256 (o + 8 * (size_t) n);
   l.eb = o; o = align256 (o + 4 * (size_t) n);
   l.flag = o; o = align256 (o + 4);
-  l.ratio = o; o = align256 (o + 24);
+  l.ratio = o; o = align256 (o + 16);
   l.sb = o; o = align256 (o + 8 * (size_t) n);
   l.qb = o; o = align256 (o + 8 * (size_t) n);
   l.lob = o; o = align256 (o + (with_lo ? (size_t) n * (size_t) kp : 0));
@@ -88,11 +88,6 @@ tilemm_emu_product_layout tilemm_emu_layout_product (int64_t m, int64_t n, int64
 int64_t tilemm_emu_padded_k (int64_t k)
 {
   return k > 0 ? tilemm_ceil_div (k, 16) * 16 : 16;
-}
-
-int64_t tilemm_emu_stats_kp (int64_t k)
-{
-  return tilemm_emu_padded_k (tilemm_ceil_div (k, tilemm_emu_stats_stride (k)));
 }
 
 void tilemm_emu_cuda_arena_need (tilemm_type type, int64_t m, int64_t n, int64_t k,

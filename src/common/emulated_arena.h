@@ -34,7 +34,7 @@ typedef enum {
  * the device and build can run it (else v2 stands in). */
 tilemm_emu_gemm tilemm_emu_gemm_named (const char *name, int wgmma_runs);
 
-/* The int8 GEMM the statistics' GEMM runs where the modular GEMMs run `gemm`, for a GEMM of
+/* The int8 GEMM the statistics' GEMM runs where the modular GEMMs run `gemm`, for a product of
  * padded inner dimension kp summed in k-chunks of chunk_tiles 64-byte tiles: wgmma sums all of k
  * in one launch only, so where k needs several chunks the statistics run v2 (the chunks' partial
  * sums in S's slot); every other GEMM runs its own.  Both compute the same exact int32 sums.
@@ -91,24 +91,15 @@ typedef struct {
   size_t ra, rb, r, total;
 } tilemm_emu_product_layout;
 
-/* For one real problem of m×n with k padded to kp: with_lo where the rule needs the ratios (room
- * for lo over all of k, the fallback's; the subset's is shorter), with_s64 where the statistics'
- * GEMM over all of k runs in chunks of k.  ratio: three words (kernels_imma.cuh). */
+/* For one real problem of m×n with k padded to kp: with_lo where the rule needs the ratios,
+ * with_s64 where the statistics' GEMM runs in chunks of k. */
 tilemm_emu_stats_layout tilemm_emu_layout_stats (int64_t m, int64_t n, int64_t kp, int with_lo,
                                                  int with_s64);
 tilemm_emu_product_layout tilemm_emu_layout_product (int64_t m, int64_t n, int64_t kp,
                                                      int moduli);
 
-/* k of a real problem padded for the int8 GEMM: whole 16-byte rows, at least one.  Also what
- * the statistics' GEMM is named for (tilemm_emu_plan_stats_gemm): the one GEMM serves the
- * subset's shorter k (tilemm_emu_stats_kp) and the fallback's whole k alike. */
+/* k of a real problem padded for the int8 GEMM: whole 16-byte rows, at least one. */
 int64_t tilemm_emu_padded_k (int64_t k);
-
-/* The statistics' GEMM's k for a real problem of inner dimension k: the positions p ≡ 0
- * (mod tilemm_emu_stats_stride (k)), compacted and padded (tilemm_emu_padded_k of their count).
- * Where the subset leaves a pair's S at 0, the scheme sums S over all of k, in rows of
- * tilemm_emu_padded_k (k) (emulated.h step 2, the fallback). */
-int64_t tilemm_emu_stats_kp (int64_t k);
 
 /* The bytes each of the 4 slots of the arena must hold for a call (tilemm_emu_cuda_run and its
  * siblings) on A (m×k), B (k×n) of `type`: slot 0 the statistics (of the real part for complex

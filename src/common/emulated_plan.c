@@ -59,11 +59,6 @@ void tilemm_emu_stats_merge (tilemm_emu_stats *into, const tilemm_emu_stats *fro
     into->ratio_b = from->ratio_b;
 }
 
-int tilemm_emu_stats_stride (int64_t k)
-{
-  return k >= 4096 ? 4 : k >= 2048 ? 2 : 1;
-}
-
 double tilemm_emu_log2_product (int moduli)
 {
   double sum = 0.0;

@@ -414,16 +414,15 @@ static void quantize_rows (int threads, const double *x, int64_t count, int64_t 
   emu_for (threads, TILEMM_EMU_LOOP_QUANTIZE, count, 0, k, 0, quantize_of, &j);
 }
 
-/* Σ x[p]·y[p] over p ≡ 0 (mod stride), p < k, of unsigned bytes < 128 (lo values), exact:
- * int32 chunks (of positions, so of at most TILEMM_EMU_KCHUNK terms), int64 total. */
-static int64_t dot_u8 (const uint8_t *x, const uint8_t *y, int64_t k, int64_t stride)
+/* Σ_p x[p]·y[p] of unsigned bytes < 128 (lo values), exact: int32 chunks, int64 total. */
+static int64_t dot_u8 (const uint8_t *x, const uint8_t *y, int64_t k)
 {
   int64_t total = 0;
-  for (int64_t p0 = 0; p0 < k; p0 += TILEMM_EMU_KCHUNK * stride)
+  for (int64_t p0 = 0; p0 < k; p0 += TILEMM_EMU_KCHUNK)
     {
-      const int64_t pe = p0 + TILEMM_EMU_KCHUNK * stride < k ? p0 + TILEMM_EMU_KCHUNK * stride : k;
+      const int64_t pe = p0 + TILEMM_EMU_KCHUNK < k ? p0 + TILEMM_EMU_KCHUNK : k;
       int32_t s = 0;
-      for (int64_t p = p0; p < pe; p += stride)
+      for (int64_t p = p0; p < pe; p++)
         s += (int32_t) x[p] * (int32_t) y[p];
       total += s;
     }
@@ -496,16 +495,14 @@ static int pair_has_term (const double *x, const double *y, int64_t k)
 }
 
 /* Step 2's ratios over the (row, column) pairs of nonzero rows and columns, merged (max) into
- * *ra and *rb.  exact NULL: every pair counts, S_ij over p ≡ 0 (mod stride), or over all p where
- * that is 0 (emulated.h step 2, the fallback), S_ij = 0 as +Inf (the whole-product rule).
- * Otherwise (stride 1) pairs no plan within TILEMM_EMU_PMAX carries (S_ij = 0 with a nonzero
- * term, or a ratio of more bits than `carried`, the branches' carried_ratio_bits) are marked in
+ * *ra and *rb.  exact NULL: every pair counts, S_ij = 0 as +Inf (the whole-product rule).
+ * Otherwise pairs no plan within TILEMM_EMU_PMAX carries (S_ij = 0 with a nonzero term, or a
+ * ratio of more bits than `carried`, the branches' carried_ratio_bits) are marked in
  * exact[i + j·m] and left out, and pairs of S_ij = 0 with no nonzero term are left out unmarked
  * (exact zeros in any plan). */
 typedef struct {
   const emu_problem *p;
   const emu_quant *q;
-  int64_t stride;
   int carried;
   uint8_t *exact;
   int locked;             /* lock made: chunks may run at once */
@@ -531,9 +528,7 @@ static void ratios_of (void *ctx, int64_t first, int64_t last)
           if (q->ea[i] == TILEMM_EMU_ZERO_ROW)
             continue;
           const size_t row = (size_t) i * (size_t) p->k, at = (size_t) i + (size_t) j * (size_t) p->m;
-          int64_t s = dot_u8 (q->la + row, q->lb + col, p->k, r->stride);
-          if (s == 0 && r->stride > 1)
-            s = dot_u8 (q->la + row, q->lb + col, p->k, 1);
+          const int64_t s = dot_u8 (q->la + row, q->lb + col, p->k);
           double ra_ = HUGE_VAL, rb_ = HUGE_VAL;
           if (s != 0)
             {
@@ -568,9 +563,10 @@ static void ratios_of (void *ctx, int64_t first, int64_t last)
 }
 
 /* Step 2's ratios over the (row, column) pairs of nonzero rows and columns, merged (max) into
- * *ra and *rb (ratios_job says how).  exact NULL: the whole-product rule, S over the problem's
- * stride (tilemm_emu_stats_stride) with the fallback per pair.  Otherwise the split's marking,
- * S over all p (a subset's smaller S would only mark more pairs exact).
+ * *ra and *rb.  exact NULL: every pair counts, S_ij = 0 as +Inf (the whole-product rule).
+ * Otherwise pairs no plan within TILEMM_EMU_PMAX carries (S_ij = 0 with a nonzero term, or a
+ * ratio of more bits than `carried`) are marked in exact[i + j·m] and left out, and pairs of
+ * S_ij = 0 with no nonzero term are left out unmarked (exact zeros in any plan).
  * Column after column, each on one thread. */
 static void pair_ratios (const emu_problem *p, const emu_quant *q, int carried, uint8_t *exact,
                          double *ra_out, double *rb_out)
@@ -578,7 +574,6 @@ static void pair_ratios (const emu_problem *p, const emu_quant *q, int carried, 
   ratios_job r;
   r.p = p;
   r.q = q;
-  r.stride = exact ? 1 : tilemm_emu_stats_stride (p->k);
   r.carried = carried;
   r.exact = exact;
   r.ra = *ra_out;

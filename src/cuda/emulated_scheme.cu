@@ -134,37 +134,6 @@ template <typename T> tilemm_emu_cuda_keep *kept_for (problem<T> &pr)
   return keep;
 }
 
-/* The statistics' fallback (emulated.h step 2): lo(A) and lo(B) over all of k (rows of kp, no
- * sums: those are over all of k already), S over all of k on the statistics' GEMM the plan
- * names (for all of k: tilemm_emu_plan_stats_gemm), its ratios and zero flag into hr[0..2] (on
- * the host, waited for). */
-template <typename T>
-tilemm_status fallback_ratios (const T *a, int64_t m, int64_t lda, const T *b, int64_t n,
-                               int64_t ldb, int64_t k, int64_t kp, const int *ea, const int *eb,
-                               int8_t *loa, int8_t *lob, const unsigned long long *sa,
-                               const unsigned long long *sb, int64_t *s64,
-                               unsigned long long *ratio, const gemm_choice &gc,
-                               cudaStream_t stream, unsigned long long hr[3], tilemm_error *err)
-{
-  CUDA_TRY (cudaMemsetAsync (ratio, 0, 3 * sizeof *ratio, stream), "cudaMemsetAsync(ratios)");
-  tilemm_status st = launch_quantize<T> (true, a, m, k, lda, kp, ea, loa, 1, kp, nullptr, nullptr,
-                                         stream, err);
-  if (st == TILEMM_OK)
-    st = launch_quantize<T> (false, b, n, k, ldb, kp, eb, lob, 1, kp, nullptr, nullptr, stream,
-                             err);
-  if (st != TILEMM_OK)
-    return st;
-  const gemm_choice gs = { gc.stats_gemm, gc.chunk_tiles, gc.stats_gemm, gc.blocks,
-                           gc.multiprocessors };
-  st = launch_stats_gemm (gs, loa, lob, m, n, kp, s64, sa, sb, ea, eb, ratio, stream, err);
-  if (st != TILEMM_OK)
-    return st;
-  CUDA_TRY (cudaMemcpyAsync (hr, ratio, 3 * sizeof *ratio, cudaMemcpyDeviceToHost, stream),
-            "cudaMemcpyAsync(ratios over all of k)");
-  CUDA_TRY (cudaStreamSynchronize (stream), "cudaStreamSynchronize(ratios over all of k)");
-  return TILEMM_OK;
-}
-
 /* Steps 1 and 2 for one problem: p.stats (p.stats.nonfinite set and nothing more done when A or B
  * has NaN or Inf).  Marks the timer at the end of the scan (mark_scan) and of the statistics. */
 template <typename T>
@@ -182,9 +151,6 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, const gemm_choice &gc,
   const int64_t kp = pr.kp = tilemm_emu_padded_k (k);
   const int64_t ktiles = tilemm_ceil_div (kp, 64);
   const bool chunked = ktiles > gc.chunk_tiles;
-  /* S over p ≡ 0 (mod d) in rows of kps (emulated.h step 2); the fallback's over all of k */
-  const int d = tilemm_emu_stats_stride (k);
-  const int64_t kps = tilemm_emu_stats_kp (k);
   /* A's pieces kept from an earlier call on this A (then the lo matrices' room in every mode,
    * so that no call's B lands on a kept lo(A)) */
   tilemm_emu_cuda_keep *const keep = kept_for (pr);
@@ -241,7 +207,7 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, const gemm_choice &gc,
       if (keep)
         keep->sums = keep->lo = 0;
       CUDA_TRY (cudaMemsetAsync (base1 + l1.sa, 0, l1.loa - l1.sa, stream), "cudaMemsetAsync(sums of A)");
-      st = launch_quantize<T> (true, a, m, k, lda, kp, ea, loa, d, kps, sa, qa, stream, err);
+      st = launch_quantize<T> (true, a, m, k, lda, kp, ea, loa, sa, qa, stream, err);
       if (st == TILEMM_OK && keep)
         {
           keep->sums = 1;
@@ -249,13 +215,13 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, const gemm_choice &gc,
         }
     }
   if (st == TILEMM_OK)
-    st = launch_quantize<T> (false, b, n, k, ldb, kp, eb, lob, d, kps, sb, qb, stream, err);
+    st = launch_quantize<T> (false, b, n, k, ldb, kp, eb, lob, sb, qb, stream, err);
   if (st == TILEMM_OK && automatic)
     {
-      /* the statistics' GEMM the plan names (one launch or chunks), over the subset */
+      /* the statistics' GEMM the plan names (one launch or chunks) */
       const gemm_choice gs = { gc.stats_gemm, gc.chunk_tiles, gc.stats_gemm, gc.blocks,
                                gc.multiprocessors };
-      st = launch_stats_gemm (gs, loa, lob, m, n, kps, (int64_t *) (base1 + l1.s64), sa, sb, ea, eb,
+      st = launch_stats_gemm (gs, loa, lob, m, n, kp, (int64_t *) (base1 + l1.s64), sa, sb, ea, eb,
                               ratio, stream, err);
     }
   if (st != TILEMM_OK)
@@ -265,7 +231,7 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, const gemm_choice &gc,
     unsigned long long *hq = (unsigned long long *) malloc (8 * (size_t) (m + n)); /* host */
     if (!hq)
       return tilemm_error_set (err, TILEMM_ENOMEM, "malloc(%zu bytes)", 8 * (size_t) (m + n));
-    unsigned long long hr[3] = { 0, 0, 0 };
+    unsigned long long hr[2] = { 0, 0 };
     cudaError_t e = TILEMM_FAULT_OR (TILEMM_FAULT_MEMCPY, cudaErrorInvalidValue,
                                      cudaMemcpyAsync (hq, qa, 8 * (size_t) m, cudaMemcpyDeviceToHost, stream));
     if (e == cudaSuccess)
@@ -284,24 +250,6 @@ tilemm_status stage_stats (const tilemm_emu_options *opt, const gemm_choice &gc,
     for (int64_t j = 0; j < n; j++)
       stats.max_qb = (int64_t) hq[m + j] > stats.max_qb ? (int64_t) hq[m + j] : stats.max_qb;
     free (hq);
-    if (automatic && hr[2] && d > 1)
-      {
-        /* The fallback (emulated.h step 2): a pair of S = 0 over the subset.  S again over all
-         * of k; the ratios are the larger of the subset's (over its pairs of S > 0) and the full
-         * S's (a pair of S_sub > 0 has the larger S_full, so only the others can raise them):
-         * per pair the quotient of S_sub where positive, of S_full where not, as on the CPU. */
-        const unsigned long long sub[2] = { hr[0], hr[1] };
-        st = fallback_ratios (a, m, lda, b, n, ldb, k, kp, ea, eb, loa, lob, sa, sb,
-                              (int64_t *) (base1 + l1.s64), ratio, gc, stream, hr, err);
-        if (st != TILEMM_OK)
-          return st;
-        for (int w = 0; w < 2; w++)
-          hr[w] = sub[w] > hr[w] ? sub[w] : hr[w];   /* the bits of non-negative doubles */
-        if (keep)
-          keep->lo = 0; /* lo(A) now over all of k: the next call quantizes A's subset again */
-      }
-    if (automatic && hr[2])
-      hr[0] = hr[1] = 0x7ff0000000000000ull; /* S = 0 over all of k: +Inf */
     if (automatic)
       {
         memcpy (&stats.ratio_a, &hr[0], 8);

@@ -76,8 +76,7 @@ struct tilemm_emu_cuda_keep {
   int64_t m, k, lda;
   int exponents;      /* A finite, its rows' exponents in slot 0 */
   int sums;           /* A's rows' sums (Σ hi, Σ hi²) in slot 0 */
-  int lo;             /* lo(A) of the statistics' subset of k in slot 0 (its stride is k's,
-                         tilemm_emu_stats_stride; a fallback over all of k clears this) */
+  int lo;             /* lo(A) in slot 0 */
   int residue_bits;   /* A's residues in slot 1 (planes m·kp apart from its start) at these bits, */
   int residue_moduli; /* for the first this many moduli (0: none) */
 };

@@ -11,11 +11,9 @@
  *   1. scan      the largest magnitude of each row of A and column of B (the bits of |x| as a
  *                double, max by atomicMax: NaN and Inf sort above every finite value, so the
  *                same pass finds them), then e_a, e_b and the non-finite flag;
- *   2. stats     quantize: lo(â) as int8 K-major over the subset p ≡ 0 (mod d) of k, compacted,
- *                Σ hi and Σ hi² over all of k per row of A / column of B (integer atomics:
- *                exact, order-free); S = lo(A)·lo(B)ᵀ on the int8 tensor cores (kernels_imma.cuh,
- *                STATS) with the ratios' maxima over the pairs of S > 0 in its epilogue and a
- *                flag for a pair of S = 0 (the scheme's fallback: S over all of k);
+ *   2. stats     quantize: lo(â) as int8 K-major, Σ hi and Σ hi² per row of A / column of B
+ *                (integer atomics: exact, order-free); S = lo(A)·lo(B)ᵀ on the int8 tensor cores
+ *                (kernels_imma.cuh, STATS) with the ratios' maxima in its epilogue;
  *   3. convert   a' = trunc(a·2^(pa − e_a[i])) (exact ldexp, __double2ll_rz) and its symmetric int8
  *                residues for the N moduli (two FP64 and two integer multiply-adds each, no
  *                division), K-major, rows padded with zeros to kp (a multiple of 16 bytes); A is
@@ -330,17 +328,12 @@ tilemm_status launch_scan (const T *a, int64_t m, int64_t k, int64_t lda, const 
 
 template <typename T>
 tilemm_status launch_quantize (bool of_a, const T *x, int64_t rows, int64_t k, int64_t ld,
-                               int64_t kp, const int *e, int8_t *lo, int lo_stride,
-                               int64_t lo_kp, unsigned long long *sum, unsigned long long *sum2,
-                               cudaStream_t stream, tilemm_error *err)
+                               int64_t kp, const int *e, int8_t *lo, unsigned long long *sum,
+                               unsigned long long *sum2, cudaStream_t stream, tilemm_error *err)
 {
-  if (lo && (lo_stride < 1 || CT % (4 * lo_stride) != 0 || lo_kp % 16 != 0
-             || lo_kp < tilemm_ceil_div (k, lo_stride)))
-    return tilemm_error_set (err, TILEMM_EINVAL, "quantization: lo stride %d, rows of %lld",
-                             lo_stride, (long long) lo_kp);
   convert_args ca = {};
   ca.src = x; ca.rows = rows; ca.k = k; ca.ld = ld; ca.kp = kp; ca.e = e;
-  ca.lo = lo; ca.lo_stride = lo_stride; ca.lo_kp = lo_kp; ca.sum = sum; ca.sum2 = sum2;
+  ca.lo = lo; ca.sum = sum; ca.sum2 = sum2;
   /* QUANT_TILES tiles of k per block: a row's sums take one atomic addition per block */
   const dim3 grid (quant_blocks_k (kp), (unsigned) tilemm_ceil_div (rows, CT));
   if (of_a)
@@ -451,7 +444,7 @@ tilemm_status launch_complex_split (const T *a, int64_t m, int64_t k, int64_t ld
                                          unsigned long long *, int *, int *, int *,             \
                                          cudaStream_t, tilemm_error *);                         \
   template tilemm_status launch_quantize<T> (bool, const T *, int64_t, int64_t, int64_t,        \
-                                             int64_t, const int *, int8_t *, int, int64_t,      \
+                                             int64_t, const int *, int8_t *,                    \
                                              unsigned long long *, unsigned long long *,         \
                                              cudaStream_t, tilemm_error *);                     \
   template tilemm_status launch_residues<T> (bool, const T *, int64_t, int64_t, int64_t,        \

@@ -167,10 +167,8 @@ struct convert_args
   int64_t rows, k, ld, kp;
   const int *e;
   /* QUANT */
-  int8_t *lo;          /* rows × lo_kp, or NULL: the sums only */
-  int lo_stride;       /* lo of p ≡ 0 (mod lo_stride) only, at p / lo_stride (1, 2 or 4) */
-  int64_t lo_kp;       /* lo's row length: tilemm_emu_padded_k (ceil (k / lo_stride)) */
-  unsigned long long *sum, *sum2; /* Σ hi, Σ hi² per row over all of k; NULL: lo only */
+  int8_t *lo;          /* rows × kp, or NULL: the sums only */
+  unsigned long long *sum, *sum2; /* Σ hi, Σ hi² per row */
   /* RESIDUES */
   int bits; /* pa or pb */
   int8_t *out;
@@ -273,26 +271,15 @@ __global__ void __launch_bounds__ (256, 4) convert_kernel (convert_args args)
                   s2 += h * h;
                 }
             }
-          /* lo of the tile's positions p ≡ 0 (mod d), compacted to p / d: CT / d of them a row
-           * (p0 a multiple of CT, so of d), four to a word.  Every word below lo_kp is written:
-           * the tiles reach ptiles·CT/d ≥ kp/d, a multiple of 16 at least ceil (k/d), so ≥ lo_kp,
-           * and the positions past k quantize to 0 (the GEMM's zero padding). */
           if (args.lo)
-            {
-              const int d = args.lo_stride;
-              const int words = CT / 4 / d;
-              for (int w = tid; w < CT * words; w += NT)
-                {
-                  const int lr2 = w / words, c = w % words;
-                  const int64_t rr = r0 + lr2, q = p0 / d + 4 * c;
-                  if (rr >= args.rows || q >= args.lo_kp)
-                    continue;
-                  const unsigned char *const t = tlo + lr2 * QP + 4 * d * c;
-                  *reinterpret_cast<unsigned *> (args.lo + rr * args.lo_kp + q)
-                      = d == 1 ? *reinterpret_cast<const unsigned *> (t)
-                               : pack_bytes (t[0], t[d], t[2 * d], t[3 * d]);
-                }
-            }
+            for (int w = tid; w < CT * CT / 4; w += NT)
+              {
+                const int lr2 = w / (CT / 4), c = w % (CT / 4);
+                const int64_t rr = r0 + lr2, p = p0 + 4 * c;
+                if (rr < args.rows && p < args.kp)
+                  *reinterpret_cast<unsigned *> (args.lo + rr * args.kp + p)
+                      = *reinterpret_cast<const unsigned *> (tlo + lr2 * QP + 4 * c);
+              }
         }
       else
         {
@@ -356,7 +343,7 @@ __global__ void __launch_bounds__ (256, 4) convert_kernel (convert_args args)
         {
           const unsigned long long t1 = part1[4 * tid] + part1[4 * tid + 1] + part1[4 * tid + 2] + part1[4 * tid + 3];
           const unsigned long long t2 = part2[4 * tid] + part2[4 * tid + 1] + part2[4 * tid + 2] + part2[4 * tid + 3];
-          if (t1 && args.sum)
+          if (t1)
             {
               atomicAdd (&args.sum[r], t1);
               atomicAdd (&args.sum2[r], t2);

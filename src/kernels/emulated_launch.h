@@ -42,21 +42,16 @@ tilemm_status launch_scan (const T *a, int64_t m, int64_t k, int64_t lda, const 
                            int64_t ldb, unsigned long long *amax_a, unsigned long long *amax_b,
                            int *ea, int *eb, int *flag, cudaStream_t stream, tilemm_error *err);
 
-/* Step 2's quantization of A's rows (of_a) or B's columns (kp: k padded, tilemm_emu_padded_k):
- * lo(x̂) of the positions p ≡ 0 (mod lo_stride) K-major into lo (NULL: none) at p / lo_stride,
- * rows lo_kp = tilemm_emu_padded_k (ceil (k / lo_stride)) bytes apart (the statistics' GEMM's
- * operands, zero past the subset's length); Σ hi and Σ hi² over all of k of each into sum, sum2
- * (zero on entry; NULL: lo alone).  rows: A's m or B's n; e: their exponents. */
+/* Step 2's quantization of A's rows (of_a) or B's columns: lo(x̂) K-major into lo (NULL: none),
+ * Σ hi and Σ hi² of each into sum, sum2 (zero on entry).  rows: A's m or B's n; e: their
+ * exponents. */
 template <typename T>
 tilemm_status launch_quantize (bool of_a, const T *x, int64_t rows, int64_t k, int64_t ld,
-                               int64_t kp, const int *e, int8_t *lo, int lo_stride,
-                               int64_t lo_kp, unsigned long long *sum, unsigned long long *sum2,
-                               cudaStream_t stream, tilemm_error *err);
+                               int64_t kp, const int *e, int8_t *lo, unsigned long long *sum,
+                               unsigned long long *sum2, cudaStream_t stream, tilemm_error *err);
 
-/* Step 2's int8 GEMM S = lo(A)·lo(B)ᵀ (m × n × kp, kp the lo matrices' row length) in chunks of
- * k (gc), the ratios' maxima over the pairs of S > 0 in its epilogue into ratio[0, 1], ratio[2]
- * set to 1 where a pair of a nonzero row and column has S = 0 (kernels_imma.cuh); s64 (m×n)
- * holds the chunks' partial sums where k needs several. */
+/* Step 2's int8 GEMM S = lo(A)·lo(B)ᵀ (m × n × kp) in chunks of k (gc), the ratios' maxima in its
+ * epilogue into ratio[0, 1]; s64 (m×n) holds the chunks' partial sums where k needs several. */
 tilemm_status launch_stats_gemm (const gemm_choice &gc, const int8_t *loa, const int8_t *lob,
                                  int64_t m, int64_t n, int64_t kp, int64_t *s64,
                                  const unsigned long long *sa, const unsigned long long *sb,

@@ -85,10 +85,8 @@ struct imma_args
   uint8_t *r;
   int64_t r_plane, ldr;
   /* STATS: s64 (m × n, column-major, ld m) holds the sums of the earlier chunks (first: none)
-   * and receives this one's (unless last); on the last chunk the ratios over the pairs of
-   * S_ij > 0 go to ratio_bits[0, 1] (the bits of positive doubles, max by atomicMax), and
-   * ratio_bits[2] becomes 1 where some pair of a nonzero row and column has S_ij = 0 (the
-   * scheme then sums that pair's S over all of k: emulated.h step 2, the fallback). */
+   * and receives this one's (unless last); on the last chunk the ratios go to ratio_bits[0, 1]
+   * (the bits of positive doubles, max by atomicMax). */
   int64_t *s64;
   int first, last;
   const int64_t *sa, *sb;
@@ -136,8 +134,7 @@ __device__ __forceinline__ void ldmatrix_x4 (unsigned (&r)[4], const void *row_a
  * (double) n / (double) d as one element's quotient (bitwise the same maximum).  For a fixed
  * numerator the largest fraction has the smallest S, so a row's (or a column's) candidates
  * reduce to its smallest S first.  S_ij ≥ 0 (a sum of products of lo values in [0, Q − 1]);
- * a pair of S_ij = 0 is left out of the maxima and flagged instead (imma_positive_s): the host
- * makes it +Inf, or sums it over all of k where S ran over a subset of k. */
+ * S_ij = 0 is +Inf, held as 1/0. */
 constexpr unsigned long long IMMA_NONE = ~0ull; /* no pair: an S or a numerator left out */
 
 /* a/b > c/d for b, d not both 0 (0 stands for +Inf with a = 1): a·d > c·b, exactly. */
@@ -181,18 +178,6 @@ __device__ __forceinline__ unsigned long long imma_min_u64 (unsigned long long x
   return x < y ? x : y;
 }
 
-/* A pair's S for the minima: S itself where positive; S = 0 sets *zero and leaves the pair out
- * (IMMA_NONE), so the maxima cover the pairs of S > 0 alone. */
-__device__ __forceinline__ unsigned long long imma_positive_s (int64_t s, bool *zero)
-{
-  if (s == 0)
-    {
-      *zero = true;
-      return IMMA_NONE;
-    }
-  return (unsigned long long) s;
-}
-
 /* *p = max(*p, v) for the bits of non-negative doubles (their order is the integers'). */
 __device__ __forceinline__ void imma_ratio_max (unsigned long long *p, double v)
 {
@@ -214,7 +199,7 @@ __global__ void __launch_bounds__ (Cfg::THREADS, Cfg::MIN_BLOCKS) imma_kernel (i
   static_assert (STAGES >= 2, "a pipeline has two stages or more");
 
   TILEMM_DYNAMIC_SMEM (smem);
-  __shared__ unsigned long long block_ratio[3];
+  __shared__ unsigned long long block_ratio[2];
 
   const int tid = threadIdx.x;
   const int warp = tid / 32, lane = tid % 32;
@@ -413,11 +398,10 @@ __global__ void __launch_bounds__ (Cfg::THREADS, Cfg::MIN_BLOCKS) imma_kernel (i
     }
   else
     {
-      if (tid < 3)
+      if (tid < 2)
         block_ratio[tid] = 0ull;
       __syncthreads ();
       double ra = 0.0, rb = 0.0;
-      bool zero = false; /* a pair of this thread's with S = 0 */
       if (!args.last)
         {
           /* an earlier chunk of k: the running sums only */
@@ -485,9 +469,8 @@ __global__ void __launch_bounds__ (Cfg::THREADS, Cfg::MIN_BLOCKS) imma_kernel (i
                         int64_t s = acc[i][j][2 * h + v];
                         if (!args.first)
                           s += args.s64[row0 + wm * WTM + i * 16 + h * 8 + g + col * args.m];
-                        const unsigned long long x = imma_positive_s (s, &zero);
-                        rmin[i][h] = imma_min_u64 (rmin[i][h], x);
-                        cmin = imma_min_u64 (cmin, x);
+                        rmin[i][h] = imma_min_u64 (rmin[i][h], (unsigned long long) s);
+                        cmin = imma_min_u64 (cmin, (unsigned long long) s);
                       }
                 best_a.offer (cnum, cmin);
               }
@@ -503,10 +486,8 @@ __global__ void __launch_bounds__ (Cfg::THREADS, Cfg::MIN_BLOCKS) imma_kernel (i
         {
           imma_ratio_max (&block_ratio[0], ra);
           imma_ratio_max (&block_ratio[1], rb);
-          if (zero)
-            atomicMax (&block_ratio[2], 1ull);
           __syncthreads ();
-          if (tid < 3)
+          if (tid < 2)
             atomicMax (&args.ratio_bits[tid], block_ratio[tid]);
         }
     }

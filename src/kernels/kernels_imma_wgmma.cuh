@@ -320,7 +320,6 @@ imma_wgmma_kernel (const __grid_constant__ CUtensorMap map_a, const __grid_const
       imma_max_fraction best_a, best_b;
       best_a.init ();
       best_b.init ();
-      bool zero = false; /* STATS: a pair of this thread's with S = 0 (imma_positive_s) */
       for (long long t = blockIdx.x; t < total; t += gridDim.x)
         {
           int z, tm, tn;
@@ -436,8 +435,8 @@ imma_wgmma_kernel (const __grid_constant__ CUtensorMap map_a, const __grid_const
                           if (in1)
                             s1 += args.ia.s64[row_base + 8 + col * m];
                         }
-                      const unsigned long long x0 = in0 ? imma_positive_s (s0, &zero) : IMMA_NONE;
-                      const unsigned long long x1 = in1 ? imma_positive_s (s1, &zero) : IMMA_NONE;
+                      const unsigned long long x0 = in0 ? (unsigned long long) s0 : IMMA_NONE;
+                      const unsigned long long x1 = in1 ? (unsigned long long) s1 : IMMA_NONE;
                       rmin0 = imma_min_u64 (rmin0, x0);
                       rmin1 = imma_min_u64 (rmin1, x1);
                       best_a.offer (cnum, imma_min_u64 (x0, x1));
@@ -506,13 +505,10 @@ imma_wgmma_kernel (const __grid_constant__ CUtensorMap map_a, const __grid_const
               ba = oa > ba ? oa : ba;
               bb = ob > bb ? ob : bb;
             }
-          const bool any_zero = __any_sync (0xFFFFFFFFu, zero);
           if (lane == 0)
             {
               atomicMax (&args.ia.ratio_bits[0], ba);
               atomicMax (&args.ia.ratio_bits[1], bb);
-              if (any_zero)
-                atomicMax (&args.ia.ratio_bits[2], 1ull);
             }
         }
     }
