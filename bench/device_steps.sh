@@ -33,8 +33,9 @@
 #             16384 (the default), 4096, 1024 (STAGING_N, STAGING_KBS)
 #   blasepisode  issue 41: Octave's `*` after each of tilemm's ways (bench/blas_after_ways.m) and
 #             `test tilemm_info` in PROCS fresh processes, with where every thread ran
-# Results: $OUT/STEP.tgz.  Run on a GPU machine so far: host, multi, checks, cpubist, four, ab,
-# pkgtest, multi5, emu6; emucheck, grid and emu are written but not yet run there.
+# Results: $OUT/STEP.tgz.  Run on a GPU machine so far: host (with alternate too), multi,
+# checks, cpubist, four, ab, pkgtest, multi5, emu6, emu, grid, gputests, episode, staging,
+# blasepisode; emucheck is written but not yet run there.
 #
 # Copyright (C) 2026 The tilemm developers.  GPLv3+ (see COPYING).
 set -u
