@@ -138,13 +138,14 @@ case $step in
     if [ "${EMU_OCTAVE:-1}" = 1 ]; then
       timeout ${EMU_OCTAVE_S:-150} octave-cli --no-gui --norc --quiet --eval "addpath ('$root/src'); addpath ('$root/bench'); emulated_octave ([${EMU_OCTAVE_SIZES:-8192 16384}], ${EMU_OCTAVE_REPEATS:-3}, '${EMU_ACCURACY:-}', $classes)" 2>&1 | grep -v "^error: ignoring" | tee $R/octave.txt
     fi
-    [ "${EMU_BENCH:-1}" = 1 ] || { cd $OUT && tar -czf $step.tgz $step && rm -rf $step; exit 0; }
-    tar -C /tmp -xJf .gpu/emubin.tar.xz   # /tmp/eb/bench_emulated, /tmp/peers/libgemmul8-v3.so
-    BIN=/tmp/eb/bench_emulated PEERS=/tmp/peers PEER=none timeout ${EMU_MAIN_S:-200} bench/run-peers.sh --runs 5 --types ${EMU_TYPES:-d} --sizes ${EMU_SIZES:-4096,8192,16384,65536x64x4096} > $R/bench-main.txt 2>&1
-    tail -80 $R/bench-main.txt
-    ln -sfn /tmp/peers .gpu-peers
-    MAIN=0 PEER=v3 PEER_TYPES=${EMU_TYPES:-d} BIN=/tmp/eb/bench_emulated PEERS=.gpu-peers timeout ${EMU_PEER_S:-150} bench/run-peers.sh --runs 5 --sizes ${EMU_PEER_SIZES:-8192,16384} > $R/bench-v3.txt 2>&1
-    tail -40 $R/bench-v3.txt
+    if [ "${EMU_BENCH:-1}" = 1 ]; then
+      tar -C /tmp -xJf .gpu/emubin.tar.xz   # /tmp/eb/bench_emulated, /tmp/peers/libgemmul8-v3.so
+      BIN=/tmp/eb/bench_emulated PEERS=/tmp/peers PEER=none timeout ${EMU_MAIN_S:-200} bench/run-peers.sh --runs 5 --types ${EMU_TYPES:-d} --sizes ${EMU_SIZES:-4096,8192,16384,65536x64x4096} > $R/bench-main.txt 2>&1
+      tail -80 $R/bench-main.txt
+      ln -sfn /tmp/peers .gpu-peers
+      MAIN=0 PEER=v3 PEER_TYPES=${EMU_TYPES:-d} BIN=/tmp/eb/bench_emulated PEERS=.gpu-peers timeout ${EMU_PEER_S:-150} bench/run-peers.sh --runs 5 --sizes ${EMU_PEER_SIZES:-8192,16384} > $R/bench-v3.txt 2>&1
+      tail -40 $R/bench-v3.txt
+    fi
     ;;
   multi5)
     # issues 43/45: does calibration time [0 1] as Octave's calls run it, and does the default

@@ -1,6 +1,7 @@
 ## emulated_octave (SIZES, REPEATS, ACCURACY, CLASSES) — the whole Octave call of the emulated
-## precision beside the native one on the GPU, end to end (tic/toc, median of REPEATS after a warm-up call), with the
-## emulated call's backend time split from __tilemm_stats__ where it reports one.  Fresh random
+## precision beside the native one on the GPU, end to end (tic/toc, median of REPEATS after a
+## warm-up call), with the emulated call's backend time split from __tilemm_stats__ where it
+## reports one.  Fresh random
 ## N(0,1) operands per size; the emulated result is checked against the native one first
 ## (relative to |A||B|, it must be far below the native product's own error bound).  Prints
 ## "emu CLASS N native_ms emulated_ms ratio maxrel" lines (bench/RESULTS.md keeps them).

@@ -81,6 +81,7 @@ for step in $steps; do
       done
       ;;
     alternate)
+      : > "$out/alternate.txt"   # this run's lines alone (steady.txt keeps every run's)
       for p in $(seq 1 "${PROCS:-5}"); do
         for c in default ${ALT_SETTINGS:-16}; do
           [ "$c" = default ] || [ "$c" -le "$cpus" ] || continue
@@ -89,11 +90,12 @@ for step in $steps; do
           else
             TILEMM_COPY_THREADS=$c octave_run "$products" > "$out/alt-$c-$p.log"
           fi
-          say "alternate $c process $p: $(grep '^n ' "$out/alt-$c-$p.log" | sed 's/ | .*//' | paste -sd ';')"
+          say "alternate $c process $p: $(grep '^n ' "$out/alt-$c-$p.log" | sed 's/ | .*//' | paste -sd ';')" \
+            | tee -a "$out/alternate.txt"
         done
       done
-      # per setting and size: the median and the largest of the processes' medians
-      grep -h "^alternate .* process [0-9]*:" "$summary" | awk '
+      # per setting and size: the median, the largest and the smallest of the processes' medians
+      awk '
         { c = $2; line = $0; sub (/^[^:]*: /, "", line); k = split (line, part, ";");
           for (q = 1; q <= k; q++) { split (part[q], w, " "); v[c, w[2], ++cnt[c, w[2]]] = w[4]; seen[c] = 1; sizes[w[2]] = 1 } }
         END { for (c in seen) for (n in sizes) { m = cnt[c, n]; if (!m) continue;
@@ -101,7 +103,7 @@ for step in $steps; do
                 for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
                 med = (m % 2) ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2;
                 printf "alternate summary: %s n %s processes %d median of medians %.1f ms, largest %.1f, smallest %.1f\n", c, n, m, med, x[m], x[1] } }' \
-        | sort | while read -r line; do say "$line"; done
+        "$out/alternate.txt" | sort | while read -r line; do say "$line"; done
       ;;
     cpu)
       octave_run '
