@@ -1800,6 +1800,42 @@ static void test_parallel_copy (void)
       free (src);
       free (dst);
     }
+  /* Copies of every alignment of source and destination and of lengths about the size from
+   * which the copy streams its stores (its head to a 16-byte boundary, its 64-byte body, its
+   * tail): every byte as the source's, none beside the copy written. */
+  CHECK_CASE ("parallel copy: streamed stores at every alignment and length");
+  {
+    static const size_t lengths[] = { 4095, 4096, 4097, 4096 + 63, 4096 + 64 + 15, 65536 + 17,
+                                      (1 << 20) + 5 };
+    enum { MARGIN = 64 };
+    const size_t most = (1 << 20) + 5 + 2 * MARGIN;
+    unsigned char *src = malloc (most), *dst = malloc (most);
+    size_t bad = 0, tried = 0;
+    if (src && dst)
+      {
+        for (size_t i = 0; i < most; i++)
+          src[i] = (unsigned char) (i * 2246822519u >> 11);
+        for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++)
+          for (size_t so = 0; so < 16; so += 5)
+            for (size_t dof = 0; dof < 16; dof++)
+              {
+                const size_t len = lengths[l];
+                memset (dst, 0x5A, len + 2 * MARGIN);
+                tilemm_parallel_copy_2d (dof % 2 ? team : NULL, dof % 3 + 1, dst + MARGIN + dof, len,
+                                         src + so, len, len, 1);
+                int ok = memcmp (dst + MARGIN + dof, src + so, len) == 0;
+                for (size_t g = 0; g < MARGIN + dof; g++)
+                  ok &= dst[g] == 0x5A;
+                for (size_t g = MARGIN + dof + len; g < len + 2 * MARGIN; g++)
+                  ok &= dst[g] == 0x5A;
+                bad += !ok;
+                tried++;
+              }
+      }
+    CHECK (src && dst && tried > 0 && bad == 0, "%zu of %zu copies wrong", bad, tried);
+    free (src);
+    free (dst);
+  }
   tilemm_host_team_stop (team);
 }
 

@@ -5,7 +5,50 @@
 #include <stdint.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "parallel_copy.h"
+
+/* Every copy here writes where the CPU does not read next: into the pinned ring, which a copy
+ * engine reads, or into a result, which the caller reads later, whole.  A cached store first
+ * reads the line it writes (read for ownership): a third of a cached copy's memory traffic, and
+ * the copies of several GPUs' teams together are bound by the host's memory bandwidth.  So a
+ * copy of STREAM_LEAST_BYTES or more is made with stores that bypass the caches (SSE2's
+ * non-temporal stores, on every x86-64), fenced at its end so that they are visible before the
+ * member reports the piece done; elsewhere, and below that size, memcpy. */
+enum { STREAM_LEAST_BYTES = 4096 };
+
+static void copy_bytes (char *dst, const char *src, size_t len)
+{
+#if defined(__SSE2__)
+  if (len >= STREAM_LEAST_BYTES)
+    {
+      const size_t head = (16 - ((uintptr_t) dst & 15)) & 15;
+      memcpy (dst, src, head);
+      dst += head;
+      src += head;
+      len -= head;
+      size_t i = 0;
+      for (; i + 64 <= len; i += 64)
+        {
+          const __m128i a = _mm_loadu_si128 ((const __m128i *) (src + i));
+          const __m128i b = _mm_loadu_si128 ((const __m128i *) (src + i + 16));
+          const __m128i c = _mm_loadu_si128 ((const __m128i *) (src + i + 32));
+          const __m128i d = _mm_loadu_si128 ((const __m128i *) (src + i + 48));
+          _mm_stream_si128 ((__m128i *) (dst + i), a);
+          _mm_stream_si128 ((__m128i *) (dst + i + 16), b);
+          _mm_stream_si128 ((__m128i *) (dst + i + 32), c);
+          _mm_stream_si128 ((__m128i *) (dst + i + 48), d);
+        }
+      memcpy (dst + i, src + i, len - i);
+      _mm_sfence ();
+      return;
+    }
+#endif
+  memcpy (dst, src, len);
+}
 
 /* A copy is cut into PIECES_A_MEMBER pieces a member it is handed (none under
  * TILEMM_COPY_LEAST_PIECE_BYTES): members take pieces as they come, so the last piece is a small
@@ -38,13 +81,13 @@ static void copy_piece (void *arg, int64_t piece, int member)
       const size_t at = piece == 0 ? 0 : j->first_end + (size_t) (piece - 1) * j->piece;
       const size_t end = piece == 0 ? j->first_end : at + j->piece;
       const size_t len = (end < j->total ? end : j->total) - at;
-      memcpy (j->dst + at, j->src + at, len);
+      copy_bytes (j->dst + at, j->src + at, len);
       return;
     }
   const size_t first = (size_t) piece * j->per_piece;
   const size_t last = j->cols - first < j->per_piece ? j->cols : first + j->per_piece;
   for (size_t c = first; c < last; c++)
-    memcpy (j->dst + c * j->dst_pitch, j->src + c * j->src_pitch, j->row_bytes);
+    copy_bytes (j->dst + c * j->dst_pitch, j->src + c * j->src_pitch, j->row_bytes);
 }
 
 static int copy_2d (tilemm_host_team *team, int members, void *dst, size_t dst_pitch,
