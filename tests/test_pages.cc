@@ -246,8 +246,10 @@ void one_case (const char *label, tilemm_backend_choice choice, size_t max_devic
   CHECK (st == TILEMM_OK && batch.decision.action == TILEMM_DO_COMPUTE, "%s", err.detail);
   if (st != TILEMM_OK || batch.decision.action != TILEMM_DO_COMPUTE)
     return;
+  // Batched (pages_alone 0), whatever the rule would say: these cases are the batched path's,
+  // one page among them (TILEMM_PAGES_ALONE=0 runs it so; the rule runs one page alone).
   st = tilemm_batch_plan_make (&batch.decision.route, &batch.shape, 2, TILEMM_CPU_ISA_DEFAULT, choice, 1,
-                               max_device_bytes, 0, -1, NULL, &batch.plan, &err);
+                               max_device_bytes, 0, 0, NULL, &batch.plan, &err);
   CHECK (st == TILEMM_OK, "%s", err.detail);
   if (batch.plan.backend == TILEMM_BACKEND_CUDA)
     {
@@ -595,7 +597,7 @@ int main (void)
   CHECK_CASE ("plan: which pages run alone");
   {
     tilemm_route r = square_route (TILEMM_DOUBLE, 2048);
-    CHECK (tilemm_batch_page_alone (&r, NULL), "2048x2048 double pages batched");
+    CHECK (tilemm_batch_page_alone (&r, 16, NULL), "2048x2048 double pages batched");
     tilemm_batch_plan plan;
     CHECK (tilemm_batch_plan_make (&r, test_pages_shape (&r, 16), 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 8 * 2048 * 2048, 0, -1, NULL, &plan, &err)
              == TILEMM_OK && plan.per_page && plan.pages_per_panel == 1
@@ -605,12 +607,19 @@ int main (void)
              && plan.per_page && !plan.parallel_pages && plan.backend == TILEMM_BACKEND_CPU,
            "CPU: pages alone, each on every thread");
     r.compute_type = TILEMM_SINGLE;
-    CHECK (tilemm_batch_page_alone (&r, NULL), "2048x2048 single pages batched");
+    CHECK (tilemm_batch_page_alone (&r, 16, NULL), "2048x2048 single pages batched");
     r.compute_type = TILEMM_DOUBLE;
     r.m = r.n = r.k = 512;
-    CHECK (!tilemm_batch_page_alone (&r, NULL), "512x512 pages alone");
+    CHECK (!tilemm_batch_page_alone (&r, 16, NULL), "512x512 pages alone");
+    // One page is one product: the plain call's, whatever its size (a batched kernel of one
+    // 256 page ran 1.25x the plain call on an H200: bench/RESULTS.md).
+    CHECK (tilemm_batch_page_alone (&r, 1, NULL), "one 512x512 page alone");
+    CHECK (tilemm_batch_plan_make (&r, test_pages_shape (&r, 1), 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0, 0, -1, NULL, &plan, &err) == TILEMM_OK
+             && plan.per_page && plan.backend == TILEMM_BACKEND_CUDA, "GPU: one page alone");
+    CHECK (tilemm_batch_plan_make (&r, test_pages_shape (&r, 2), 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0, 0, -1, NULL, &plan, &err) == TILEMM_OK
+             && !plan.per_page, "GPU: two 512x512 pages batched");
     r.m = r.n = 384, r.k = 64;
-    CHECK (!tilemm_batch_page_alone (&r, NULL), "384x384 (k 64) pages alone");
+    CHECK (!tilemm_batch_page_alone (&r, 16, NULL), "384x384 (k 64) pages alone");
     CHECK (tilemm_batch_plan_make (&r, test_pages_shape (&r, 1000), 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0, 0, -1, NULL, &plan, &err) == TILEMM_OK
              && !plan.per_page && plan.pages_per_panel == 1000, "GPU: small pages batched");
   }

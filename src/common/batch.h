@@ -198,10 +198,13 @@ int64_t tilemm_batch_panel_at (const tilemm_batch_shape *shape, int64_t first, i
                                double budget, int64_t *x_lo, int64_t *x_hi, int64_t *y_lo,
                                int64_t *y_hi);
 
-/* Whether pages of this route run alone, one plain product each (on either backend): where a
- * page's own GPU call costs, in the device model, little more than its share of a batched one.
- * Pure. */
-int tilemm_batch_page_alone (const tilemm_route *route, const tilemm_machine_facts *facts);
+/* Whether a batch of `pages` pages of this route runs them alone, one plain product each (on
+ * either backend): a batch of one page always (it is one product: the plain call's tiled kernels,
+ * pipeline and GPUs, and its price is the plain call's, which calibration times at every size),
+ * else where a page's own GPU call costs, in the device model, little more than its share of a
+ * batched one.  Pure. */
+int tilemm_batch_page_alone (const tilemm_route *route, int64_t pages,
+                             const tilemm_machine_facts *facts);
 
 /* Seconds one page of `type`, m×k·k×n (in the kernels' terms), takes on one thread of the CPU's
  * batched path while every thread works: the model's page cost and thread rate.  Pure. */

@@ -158,8 +158,11 @@ static double batch_flops (const tilemm_route *route, int64_t pages)
  * bus's latency), and gains the plain product's tiled kernels (tensor cores), its pipeline
  * (copies beside compute), panels under the device limit and several GPUs.  On the CPU the same
  * pages run alone too: each page is then large enough to keep every thread busy by itself. */
-int tilemm_batch_page_alone (const tilemm_route *route, const tilemm_machine_facts *facts)
+int tilemm_batch_page_alone (const tilemm_route *route, int64_t pages,
+                             const tilemm_machine_facts *facts)
 {
+  if (pages == 1)
+    return 1;
   const double flops = batch_flops (route, 1);
   const double bytes = tilemm_batch_page_bytes (route);
   const double alone_s = tilemm_model_gpu_call_s (facts, route->compute_type, bytes, flops);
@@ -227,7 +230,7 @@ static double gpu_batch_s (const tilemm_route *route, int64_t pages,
 {
   const double flops = batch_flops (route, pages);
   const double bytes = (double) pages * tilemm_batch_page_bytes (route);
-  return tilemm_batch_page_alone (route, facts)
+  return tilemm_batch_page_alone (route, pages, facts)
            ? (double) pages * tilemm_model_gpu_call_s (facts, route->compute_type,
                                                        bytes / (double) pages,
                                                        flops / (double) pages)
@@ -349,7 +352,7 @@ static tilemm_status batch_plan_pages (const tilemm_route *route, int64_t pages,
   /* TILEMM_PAGES_ALONE=1 (0) runs every batch's pages alone (none), for tests and to measure
    * both routes: the call's settings. */
   plan->per_page = pages_alone == 0 || pages_alone == 1 ? pages_alone
-                                                        : tilemm_batch_page_alone (route, facts);
+                                                        : tilemm_batch_page_alone (route, pages, facts);
   /* Pages over the threads when there are enough of them to keep every thread busy; else page
    * after page, each one cut into tiles over the threads (a few large pages). */
   plan->parallel_pages
@@ -478,7 +481,7 @@ static double gpu_pages_s (const tilemm_route *route, int64_t pages,
 {
   const double flops = batch_flops (route, pages);
   const double bytes = (double) pages * tilemm_batch_page_bytes (route);
-  return tilemm_batch_page_alone (route, facts)
+  return tilemm_batch_page_alone (route, pages, facts)
            ? gpu_batch_s (route, pages, facts)
            : tilemm_model_bus_s (facts, bytes)
                + tilemm_model_gpu_batch_kernel_s (facts, route->compute_type, flops);

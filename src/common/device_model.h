@@ -56,9 +56,9 @@ double tilemm_model_gpu_emulated_s (const tilemm_machine_facts *facts, tilemm_ty
                                     double bytes, double m, double n, double k, int moduli);
 
 /* The bytes of the largest batch the calibration times on a GPU (exec/calibrate.c,
- * measure_gpu_batch: 200 pages of 128 x 128 double, three arrays): the fitted line's bytes' rate
+ * measure_gpu_batch: 160 pages of 128 x 128 double, three arrays): the fitted line's bytes' rate
  * holds up to there; beyond, a larger batch streams as a plain product's operands do. */
-#define TILEMM_BATCH_CALIBRATED_BYTES (3.0 * 8.0 * 128.0 * 128.0 * 200.0)
+#define TILEMM_BATCH_CALIBRATED_BYTES (3.0 * 8.0 * 128.0 * 128.0 * 160.0)
 
 /* Seconds a batch of pages takes on one GPU (the batched kernels): its fixed cost, its bytes
  * over the bus, its flops at the batched kernels' rate. */

@@ -278,9 +278,11 @@ static double own_product_s (tilemm_backend_choice backend, const tilemm_workers
   return median;
 }
 
-/* The median seconds of `runs` runs of a batch of `pages` pages of m×k by k×n on `backend`. */
-static double own_batch_s (tilemm_backend_choice backend, tilemm_type type, int64_t m, int64_t n,
-                           int64_t k, int64_t pages, int runs, tilemm_error *err)
+/* The median seconds of `runs` runs of a batch of `pages` pages of m×k by k×n on `backend`;
+ * `how` OWN_FRESH_RESULT: each run into a result allocated for it, as pagemtimes' result is (its
+ * pages new where the allocator has none free of that size, as in the call). */
+static double own_batch_s (tilemm_backend_choice backend, int how, tilemm_type type, int64_t m,
+                           int64_t n, int64_t k, int64_t pages, int runs, tilemm_error *err)
 {
   operands o;
   if (!operands_make (&o, type, m, n, k, pages))
@@ -303,14 +305,25 @@ static double own_batch_s (tilemm_backend_choice backend, tilemm_type type, int6
       && batch->action == TILEMM_BATCH_COMPUTE)
     for (int r = -1; r < runs; r++)
       {
+        void *fresh = how & OWN_FRESH_RESULT ? malloc (o.bytes_c ? o.bytes_c : 1) : NULL;
+        if ((how & OWN_FRESH_RESULT) && !fresh)
+          {
+            tilemm_error_set (err, TILEMM_ENOMEM, "out of memory for a batch's result");
+            done = 0;
+            break;
+          }
         const double t0 = tilemm_now_s ();
-        if (tilemm_batch_run (batch, &options, o.a, o.b, o.c, err) != TILEMM_OK)
+        const tilemm_status status
+          = tilemm_batch_run (batch, &options, o.a, o.b, fresh ? fresh : o.c, err);
+        const double t = tilemm_now_s () - t0;
+        free (fresh);
+        if (status != TILEMM_OK)
           {
             done = 0;
             break;
           }
         if (r >= 0)
-          t_runs[done++] = tilemm_now_s () - t0;
+          t_runs[done++] = t;
       }
   if (done > 0)
     best = median_of (t_runs, done);
@@ -396,15 +409,17 @@ static int measure_cpu_batch (tilemm_machine_facts *f, tilemm_error *err)
 {
   const double threads = (double) f->threads;
   const int64_t small_pages = 20000, direct_pages = 4000, mid_pages = 2000, large_pages = 200;
-  const double small = own_batch_s (TILEMM_CHOOSE_CPU, TILEMM_DOUBLE, 4, 4, 4, small_pages, 3, err);
+  const double small
+    = own_batch_s (TILEMM_CHOOSE_CPU, 0, TILEMM_DOUBLE, 4, 4, 4, small_pages, 3, err);
   /* The largest direct page: DIRECT_SIDE^3 multiply-adds, no more than the direct path takes. */
   enum { DIRECT_SIDE = 16 };
   _Static_assert (DIRECT_SIDE * DIRECT_SIDE * DIRECT_SIDE <= TILEMM_BATCH_SMALL_PAGE_WORK,
                   "the direct pages' second size is computed directly");
-  const double direct = own_batch_s (TILEMM_CHOOSE_CPU, TILEMM_DOUBLE, DIRECT_SIDE, DIRECT_SIDE,
+  const double direct = own_batch_s (TILEMM_CHOOSE_CPU, 0, TILEMM_DOUBLE, DIRECT_SIDE, DIRECT_SIDE,
                                      DIRECT_SIDE, direct_pages, 3, err);
-  const double mid = own_batch_s (TILEMM_CHOOSE_CPU, TILEMM_DOUBLE, 24, 24, 24, mid_pages, 3, err);
-  const double large = own_batch_s (TILEMM_CHOOSE_CPU, TILEMM_DOUBLE, 96, 96, 96, large_pages, 3,
+  const double mid
+    = own_batch_s (TILEMM_CHOOSE_CPU, 0, TILEMM_DOUBLE, 24, 24, 24, mid_pages, 3, err);
+  const double large = own_batch_s (TILEMM_CHOOSE_CPU, 0, TILEMM_DOUBLE, 96, 96, 96, large_pages, 3,
                                     err);
   if (!(small > 0 && direct > 0 && mid > 0 && large > 0))
     return 0;
@@ -425,7 +440,7 @@ static int measure_cpu_batch (tilemm_machine_facts *f, tilemm_error *err)
   if (f->threads > 1)
     {
       const int64_t few = 4 * (int64_t) f->threads;
-      const double s = own_batch_s (TILEMM_CHOOSE_CPU, TILEMM_DOUBLE, 16, 16, 16, few, 5, err);
+      const double s = own_batch_s (TILEMM_CHOOSE_CPU, 0, TILEMM_DOUBLE, 16, 16, 16, few, 5, err);
       if (!(s > 0))
         return 0;
       const double share
@@ -752,20 +767,23 @@ static tilemm_status measure_all_gpus (tilemm_machine_facts *f, const gpu_run *g
 }
 
 /* A batch of pages on one GPU at five points (few and many small pages, mid and larger pages):
- * its fixed cost, its bytes' rate and its kernels' rate fitted.  Not measured where a batch
- * cannot run (the model's figures stay). */
+ * its fixed cost, its bytes' rate and its kernels' rate fitted.  As pagemtimes runs them: each
+ * run into a result of its own, and every point under the bytes at which a batch copies with a
+ * team (batch_plan.c), so the line fitted is the one-thread copy's that such batches take (a
+ * larger point blended a team's copies into it, and the model priced a few large pages 1.7x
+ * fast).  Not measured where a batch cannot run (the model's figures stay). */
 static void measure_gpu_batch (tilemm_machine_facts *f)
 {
   enum { POINTS = 5 };
   static const int64_t side[POINTS] = { 16, 16, 64, 128, 256 };
-  static const int64_t pages[POINTS] = { 200, 4000, 500, 200, 40 };
+  static const int64_t pages[POINTS] = { 200, 4000, 500, 160, 40 };
   double bytes[POINTS], flops[POINTS], s[POINTS];
   for (int i = 0; i < POINTS; i++)
     {
       tilemm_error err = { TILEMM_OK, "" };
       const double n = (double) side[i];
-      s[i] = own_batch_s (TILEMM_CHOOSE_GPU, TILEMM_DOUBLE, side[i], side[i], side[i], pages[i], 3,
-                          &err);
+      s[i] = own_batch_s (TILEMM_CHOOSE_GPU, OWN_FRESH_RESULT, TILEMM_DOUBLE, side[i], side[i],
+                          side[i], pages[i], 3, &err);
       if (!(s[i] > 0))
         return;
       bytes[i] = (double) pages[i] * product_bytes (TILEMM_DOUBLE, n);
