@@ -11,19 +11,21 @@
 
 #include "parallel_copy.h"
 
-/* Every copy here writes where the CPU does not read next: into the pinned ring, which a copy
- * engine reads, or into a result, which the caller reads later, whole.  A cached store first
- * reads the line it writes (read for ownership): a third of a cached copy's memory traffic, and
- * the copies of several GPUs' teams together are bound by the host's memory bandwidth.  So a
- * copy of STREAM_LEAST_BYTES or more is made with stores that bypass the caches (SSE2's
- * non-temporal stores, on every x86-64), fenced at its end so that they are visible before the
- * member reports the piece done; elsewhere, and below that size, memcpy. */
+/* A copy into the pinned ring (tilemm_parallel_copy_2d) writes where no CPU reads next: a copy
+ * engine reads it.  A cached store first reads the line it writes (read for ownership): a third
+ * of a cached copy's memory traffic, and the copies of several GPUs' teams together are bound by
+ * the host's memory bandwidth.  So there a piece of STREAM_LEAST_BYTES or more is written with
+ * stores that bypass the caches (SSE2's non-temporal stores, on every x86-64), fenced at its end
+ * so that they are visible before the member reports the piece done.  A copy into a result
+ * (tilemm_parallel_copy_into_huge) goes through the caches (memcpy): the host may read it next (a
+ * split product's parts joined, X'X's upper triangle mirrored, the BLAS library's update of C),
+ * and streamed stores would send it to memory first. */
 enum { STREAM_LEAST_BYTES = 4096 };
 
-static void copy_bytes (char *dst, const char *src, size_t len)
+static void copy_bytes (char *dst, const char *src, size_t len, int stream)
 {
 #if defined(__SSE2__)
-  if (len >= STREAM_LEAST_BYTES)
+  if (stream && len >= STREAM_LEAST_BYTES)
     {
       const size_t head = (16 - ((uintptr_t) dst & 15)) & 15;
       memcpy (dst, src, head);
@@ -47,6 +49,7 @@ static void copy_bytes (char *dst, const char *src, size_t len)
       return;
     }
 #endif
+  (void) stream;
   memcpy (dst, src, len);
 }
 
@@ -70,6 +73,7 @@ typedef struct {
   const char *src;
   size_t dst_pitch, src_pitch, row_bytes, cols, total, per_piece, piece, first_end;
   int contiguous;
+  int stream; /* stores past the caches (copy_bytes) */
 } copy_job;
 
 static void copy_piece (void *arg, int64_t piece, int member)
@@ -81,13 +85,13 @@ static void copy_piece (void *arg, int64_t piece, int member)
       const size_t at = piece == 0 ? 0 : j->first_end + (size_t) (piece - 1) * j->piece;
       const size_t end = piece == 0 ? j->first_end : at + j->piece;
       const size_t len = (end < j->total ? end : j->total) - at;
-      copy_bytes (j->dst + at, j->src + at, len);
+      copy_bytes (j->dst + at, j->src + at, len, j->stream);
       return;
     }
   const size_t first = (size_t) piece * j->per_piece;
   const size_t last = j->cols - first < j->per_piece ? j->cols : first + j->per_piece;
   for (size_t c = first; c < last; c++)
-    copy_bytes (j->dst + c * j->dst_pitch, j->src + c * j->src_pitch, j->row_bytes);
+    copy_bytes (j->dst + c * j->dst_pitch, j->src + c * j->src_pitch, j->row_bytes, j->stream);
 }
 
 static int copy_2d (tilemm_host_team *team, int members, void *dst, size_t dst_pitch,
@@ -101,6 +105,7 @@ static int copy_2d (tilemm_host_team *team, int members, void *dst, size_t dst_p
   j.row_bytes = row_bytes;
   j.cols = cols;
   j.total = row_bytes * cols;
+  j.stream = !huge;
   if (members < 1)
     members = 1;
   if (j.total == 0)

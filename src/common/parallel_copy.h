@@ -25,14 +25,16 @@ extern "C" {
  * thread alone; the team runs the job on no more members than it has).  The copy decides no
  * count of its own: the caller's plan names it (the staging: tilemm_staging_copy_members).  It
  * goes in pieces (of a contiguous block, or whole columns), PIECES_A_MEMBER a member and none
- * under TILEMM_COPY_LEAST_PIECE_BYTES, that the members claim one at a time.  Regions must not
- * overlap.  Returns the members the job was handed to the team with. */
+ * under TILEMM_COPY_LEAST_PIECE_BYTES, that the members claim one at a time, its stores past
+ * the caches (for a destination no CPU reads next: the pinned ring).  Regions must not overlap.
+ * Returns the members the job was handed to the team with. */
 int tilemm_parallel_copy_2d (tilemm_host_team *team, int members, void *dst, size_t dst_pitch,
                              const void *src, size_t src_pitch, size_t row_bytes, size_t cols);
 
 /* The same into a destination whose pages the copy faults in as huge pages (a result's, asked
  * as huge pages by the staging): from 4 MiB up its pieces are the destination's huge pages, so
- * that no two members fault one (the second would wait while the first clears it). */
+ * that no two members fault one (the second would wait while the first clears it); its stores
+ * through the caches (the host may read a result next). */
 int tilemm_parallel_copy_into_huge (tilemm_host_team *team, int members, void *dst,
                                     size_t dst_pitch, const void *src, size_t src_pitch,
                                     size_t row_bytes, size_t cols);
