@@ -613,11 +613,11 @@ int main (void)
     CHECK (!tilemm_batch_page_alone (&r, 16, NULL), "512x512 pages alone");
     // One page is one product: the plain call's, whatever its size (a batched kernel of one
     // 256 page ran 1.25x the plain call on an H200: bench/RESULTS.md).
-    CHECK (tilemm_batch_page_alone (&r, 1, NULL), "one 512x512 page alone");
+    CHECK (tilemm_batch_page_alone (&r, 1, NULL), "one 512x512 page batched");
     CHECK (tilemm_batch_plan_make (&r, test_pages_shape (&r, 1), 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0, 0, -1, NULL, &plan, &err) == TILEMM_OK
-             && plan.per_page && plan.backend == TILEMM_BACKEND_CUDA, "GPU: one page alone");
+             && plan.per_page && plan.backend == TILEMM_BACKEND_CUDA, "GPU: one page batched");
     CHECK (tilemm_batch_plan_make (&r, test_pages_shape (&r, 2), 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0, 0, -1, NULL, &plan, &err) == TILEMM_OK
-             && !plan.per_page, "GPU: two 512x512 pages batched");
+             && !plan.per_page, "GPU: two 512x512 pages alone");
     r.m = r.n = 384, r.k = 64;
     CHECK (!tilemm_batch_page_alone (&r, 16, NULL), "384x384 (k 64) pages alone");
     CHECK (tilemm_batch_plan_make (&r, test_pages_shape (&r, 1000), 2, TILEMM_CPU_ISA_DEFAULT, TILEMM_CHOOSE_GPU, 1, 0, 0, -1, NULL, &plan, &err) == TILEMM_OK
