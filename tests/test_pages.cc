@@ -286,6 +286,17 @@ void one_case (const char *label, tilemm_backend_choice choice, size_t max_devic
     CHECK (mock_batched_kernel_launches (batch.plan.gpu_kernel) > named0
              && mock_batched_kernel_launches (!batch.plan.gpu_kernel) == other0,
            "the plan's batched kernel (%d) ran, no other", (int) batch.plan.gpu_kernel);
+  // Each panel's kernels timed on their own (the stand-in's events say 0.5 ms apart), what
+  // calibration fits the batch's kernel rate to: one figure a panel, none lost or counted twice.
+  if (st == TILEMM_OK && batch.plan.backend == TILEMM_BACKEND_CUDA && !batch.plan.per_page
+      && r.m > 0 && r.n > 0 && batch.shape.z_pages > 0)
+    {
+      tilemm_cuda_stats cs;
+      tilemm_cuda_last_stats (&cs);
+      CHECK (cs.panels > 0 && fabs (cs.kernels_ms - 0.5 * (double) cs.panels) < 1e-9,
+             "%s: the kernels' device time %.3f ms over %lld panels, 0.5 ms each", name,
+             cs.kernels_ms, (long long) cs.panels);
+    }
 #endif
   if (max_device_bytes > 0)
     CHECK (tilemm_cuda_bytes_held () <= max_device_bytes, "%zu device bytes held, limit %zu",
@@ -557,6 +568,9 @@ int main (void)
                 TILEMM_OP_NONE, false, false, { 6, 6, 50 }, TILEMM_OP_TRANSPOSE);
       one_case ("panels, expanded", choice, 3 * 8 * (5 * 5 * 3), false, false, { 5, 5, 1, 6 },
                 TILEMM_OP_NONE, false, false, { 5, 5, 7, 1 }, TILEMM_OP_NONE);
+      // Over the bytes from which a GPU batch runs two panels in flight (batch_plan.c).
+      one_case ("panels in flight", choice, 0, false, false, { 96, 96, 100 }, TILEMM_OP_NONE,
+                false, false, { 96, 96, 100 }, TILEMM_OP_NONE);
     }
   // The GPU's panels two in flight (a batch over 8 MB): the next panel's pages up while one
   // computes, its Z down while the next computes; under a limit, and with expansion.

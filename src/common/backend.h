@@ -173,6 +173,10 @@ typedef struct tilemm_cuda_stats_s {
   int ok;                    /* 1 when the last one succeeded                           */
   double total_ms;           /* entry to return, host clock                             */
   double upload_ms, compute_ms, download_ms;
+  double kernels_ms;         /* the kernels' own device time (CUDA events), summed over
+                                the devices: a plain product's compute, a batch's panels'
+                                kernels without the waits between them; 0 where not
+                                timed (the emulated precision's stages)                  */
   double copy_in_ms;         /* host time spent copying operands into pinned staging    */
   double copy_out_ms;        /* host time spent copying results out of pinned staging   */
   double result_prep_ms;     /* host time preparing the result's pages (huge pages)     */

@@ -147,6 +147,7 @@ tilemm_cuda_stats product_stats (const product_state *s, int workers, tilemm_sta
       if (workers > 1)
         {
           st.copy_in_ms += x.copy_in_ms;
+          st.kernels_ms += x.kernels_ms;
           st.copy_out_ms += x.copy_out_ms;
           st.result_prep_ms += x.result_prep_ms;
           st.bytes_up += x.bytes_up;

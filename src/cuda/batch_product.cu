@@ -108,6 +108,17 @@ tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t fir
   prefault.p = prepare_result (ws, &z_all, st);
   cudaStream_t cs = ws.comp[0];
   const size_t count = panels.size ();
+  /* The kernels' own device time, each panel's between its slot's k_begin and k_end, read once
+   * the panel has come down (its kernel is done, and the slot's events are not yet recorded
+   * again): what calibration fits the batch's kernel rate to, apart from the copies. */
+  double kernels_ms = 0;
+  auto add_kernel_ms = [&] (int slot) {
+    float ms = 0;
+    CUDA_TRY (cudaEventElapsedTime (&ms, ws.k_begin[slot], ws.k_end[slot]),
+              "cudaEventElapsedTime(a batch panel's kernels)");
+    kernels_ms += ms;
+    return TILEMM_OK;
+  };
   for (size_t i = 0; i < count; i++)
     {
       const panel &p = panels[i];
@@ -142,11 +153,13 @@ tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t fir
       CUDA_TRY (cudaEventRecord (ws.ring[EV_X][slot], ws.up), "cudaEventRecord");
       CUDA_TRY (cudaStreamWaitEvent (cs, ws.ring[EV_X][slot], 0), "cudaStreamWaitEvent");
       const tilemm_batched_pages map = device_map (s, p.first, p.x_lo, p.y_lo);
+      CUDA_TRY (cudaEventRecord (ws.k_begin[slot], cs), "cudaEventRecord");
       status = tilemm_batched_launch (job->plan->gpu_kernel, job->type, job->op_a, job->op_b, job->m, job->n, job->k,
                                       x_dev, job->x_page, y_dev, job->y_page, z_dev, p.count,
                                       &map, cs, err);
       if (status != TILEMM_OK)
         return status;
+      CUDA_TRY (cudaEventRecord (ws.k_end[slot], cs), "cudaEventRecord");
       CUDA_TRY (cudaEventRecord (ws.ring[EV_COMP][slot], cs), "cudaEventRecord");
       /* Without a pipeline this panel comes down now; with one, the panel before it. */
       const panel *down = pipelined ? (i >= 1 ? &panels[i - 1] : nullptr) : &p;
@@ -157,7 +170,7 @@ tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t fir
                                pages_view (job->type, job->z, job->z_page, down->first,
                                            down->first + down->count - 1),
                                ws.ring[EV_COMP][down_slot], st, err);
-          if (status != TILEMM_OK)
+          if (status != TILEMM_OK || (status = add_kernel_ms (down_slot)) != TILEMM_OK)
             return status;
         }
       st->compute_ms += ms_since (t0);
@@ -170,9 +183,10 @@ tilemm_status run_batch (workspace &ws, const tilemm_batch_job *job, int64_t fir
                            pages_view (job->type, job->z, job->z_page, last.first,
                                        last.first + last.count - 1),
                            ws.ring[EV_COMP][slot], st, err);
-      if (status != TILEMM_OK)
+      if (status != TILEMM_OK || (status = add_kernel_ms (slot)) != TILEMM_OK)
         return status;
     }
+  st->kernels_ms += kernels_ms;
   return TILEMM_OK;
 }
 

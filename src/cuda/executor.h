@@ -78,6 +78,7 @@ struct workspace
   cudaEvent_t up_ev[MAX_CHUNKS];     /* an upload chunk's copy to the device done  */
   cudaEvent_t down_ev[MAX_CHUNKS];   /* a download chunk's copy from the device done */
   cudaEvent_t t_begin, t_first, t_last; /* timing: entry, first kernel, last kernel */
+  cudaEvent_t k_begin[2], k_end[2];  /* timing: a batch panel's kernels, per slot     */
   cudaEvent_t share_up;              /* this worker's share up (on up)             */
   cudaEvent_t share_in[TILEMM_MAX_WORKERS]; /* share s in from its owner (on peer) */
   cudaEvent_t *ring[NRING];          /* per step, modulo their length: A's rows up,

@@ -587,6 +587,7 @@ tilemm_status run_pipeline (workspace &ws, const tilemm_plan *plan, tilemm_op op
   CUDA_TRY (cudaEventElapsedTime (&comp_ms, ws.t_first, ws.t_last), "cudaEventElapsedTime");
   st->upload_ms += up_ms;
   st->compute_ms += comp_ms;
+  st->kernels_ms += comp_ms;
   {
     const auto t0 = std::chrono::steady_clock::now ();
     tilemm_prefault_finish (prefault.p);

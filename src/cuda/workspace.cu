@@ -80,6 +80,11 @@ void workspace_free (workspace &ws)
       cudaEventDestroy (ws.t_begin);
       cudaEventDestroy (ws.t_first);
       cudaEventDestroy (ws.t_last);
+      for (int i = 0; i < 2; i++)
+        {
+          cudaEventDestroy (ws.k_begin[i]);
+          cudaEventDestroy (ws.k_end[i]);
+        }
       cudaEventDestroy (ws.share_up);
       for (cudaEvent_t e : ws.share_in)
         cudaEventDestroy (e);
@@ -147,15 +152,15 @@ void workspace_drain (workspace &ws)
 tilemm_status create_events (workspace &ws, tilemm_error *err)
 {
   /* The chunks' (both ways) and the shares' (this worker's up, each one's in) without timing,
-   * then the three timed ones. */
-  enum { UNTIMED = 2 * MAX_CHUNKS + 1 + TILEMM_MAX_WORKERS };
-  cudaEvent_t made[UNTIMED + 3];
+   * then the seven timed ones. */
+  enum { UNTIMED = 2 * MAX_CHUNKS + 1 + TILEMM_MAX_WORKERS, TIMED = 7 };
+  cudaEvent_t made[UNTIMED + TIMED];
   int count = 0;
   cudaError_t e = cudaSuccess;
   for (int i = 0; i < UNTIMED && e == cudaSuccess; i++)
     if ((e = cudaEventCreateWithFlags (&made[count], cudaEventDisableTiming)) == cudaSuccess)
       count++;
-  for (int i = 0; i < 3 && e == cudaSuccess; i++)
+  for (int i = 0; i < TIMED && e == cudaSuccess; i++)
     if ((e = cudaEventCreate (&made[count])) == cudaSuccess)
       count++;
   if (e != cudaSuccess)
@@ -175,6 +180,11 @@ tilemm_status create_events (workspace &ws, tilemm_error *err)
   ws.t_begin = made[UNTIMED];
   ws.t_first = made[UNTIMED + 1];
   ws.t_last = made[UNTIMED + 2];
+  for (int i = 0; i < 2; i++)
+    {
+      ws.k_begin[i] = made[UNTIMED + 3 + 2 * i];
+      ws.k_end[i] = made[UNTIMED + 4 + 2 * i];
+    }
   ws.events = true;
   return TILEMM_OK;
 }

@@ -232,6 +232,22 @@ static void own_call_end (own_call *c)
     operands_free (&c->o);
 }
 
+/* The median of s[0 .. done - 1] (done >= 1); *its (may be NULL): the figure `with` gives the
+ * run nearest that median (its device time). */
+static double median_and_its (const double *s, const double *with, int done, double *its)
+{
+  double sorted[MOST_RUNS];
+  memcpy (sorted, s, sizeof s[0] * (size_t) done);
+  const double median = median_of (sorted, done);
+  int at = 0;
+  for (int i = 1; i < done; i++)
+    if (fabs (s[i] - median) < fabs (s[at] - median))
+      at = i;
+  if (its)
+    *its = with[at];
+  return median;
+}
+
 /* The median seconds of `runs` runs (after one not timed) of tilemm's product of `type`, m×k by
  * k×n, on `backend` (its devices), through the decision (on `facts`) and run a call takes; -1
  * where it cannot run, with the reason in *err.  *compute_ms: the GPU's device time of the
@@ -265,25 +281,19 @@ static double own_product_s (tilemm_backend_choice backend, const tilemm_workers
   own_call_end (&c);
   if (done < 1)
     return -1;
-  /* The device time of the run nearest the median. */
-  double sorted[MOST_RUNS];
-  memcpy (sorted, s, sizeof s[0] * (size_t) done);
-  const double median = median_of (sorted, done);
-  int at = 0;
-  for (int i = 1; i < done; i++)
-    if (fabs (s[i] - median) < fabs (s[at] - median))
-      at = i;
-  if (compute_ms)
-    *compute_ms = ms[at];
-  return median;
+  return median_and_its (s, ms, done, compute_ms);
 }
 
 /* The median seconds of `runs` runs of a batch of `pages` pages of m×k by k×n on `backend`;
  * `how` OWN_FRESH_RESULT: each run into a result allocated for it, as pagemtimes' result is (its
- * pages new where the allocator has none free of that size, as in the call). */
+ * pages new where the allocator has none free of that size, as in the call).  *kernels_s (may
+ * be NULL; the GPU's): the median run's kernels' own device time (tilemm_cuda_stats). */
 static double own_batch_s (tilemm_backend_choice backend, int how, tilemm_type type, int64_t m,
-                           int64_t n, int64_t k, int64_t pages, int runs, tilemm_error *err)
+                           int64_t n, int64_t k, int64_t pages, int runs, double *kernels_s,
+                           tilemm_error *err)
 {
+  if (kernels_s)
+    *kernels_s = 0;
   operands o;
   if (!operands_make (&o, type, m, n, k, pages))
     {
@@ -295,7 +305,7 @@ static double own_batch_s (tilemm_backend_choice backend, int how, tilemm_type t
   const tilemm_operand x = operand_of (type, m, k, o.a), y = operand_of (type, k, n, o.b);
   const int64_t xd[3] = { m, k, pages }, yd[3] = { k, n, pages };
   tilemm_batch *batch = malloc (sizeof *batch);
-  double best = -1, t_runs[MOST_RUNS];
+  double best = -1, t_runs[MOST_RUNS], k_runs[MOST_RUNS];
   int done = 0;
   if (runs > MOST_RUNS)
     runs = MOST_RUNS;
@@ -323,10 +333,19 @@ static double own_batch_s (tilemm_backend_choice backend, int how, tilemm_type t
             break;
           }
         if (r >= 0)
-          t_runs[done++] = t;
+          {
+            tilemm_cuda_stats st;
+            k_runs[done] = 0;
+            if (backend == TILEMM_CHOOSE_GPU)
+              {
+                tilemm_cuda_last_stats (&st);
+                k_runs[done] = st.kernels_ms * 1e-3;
+              }
+            t_runs[done++] = t;
+          }
       }
   if (done > 0)
-    best = median_of (t_runs, done);
+    best = median_and_its (t_runs, k_runs, done, kernels_s);
   free (batch);
   operands_free (&o);
   return best;
@@ -410,17 +429,17 @@ static int measure_cpu_batch (tilemm_machine_facts *f, tilemm_error *err)
   const double threads = (double) f->threads;
   const int64_t small_pages = 20000, direct_pages = 4000, mid_pages = 2000, large_pages = 200;
   const double small
-    = own_batch_s (TILEMM_CHOOSE_CPU, 0, TILEMM_DOUBLE, 4, 4, 4, small_pages, 3, err);
+    = own_batch_s (TILEMM_CHOOSE_CPU, 0, TILEMM_DOUBLE, 4, 4, 4, small_pages, 3, NULL, err);
   /* The largest direct page: DIRECT_SIDE^3 multiply-adds, no more than the direct path takes. */
   enum { DIRECT_SIDE = 16 };
   _Static_assert (DIRECT_SIDE * DIRECT_SIDE * DIRECT_SIDE <= TILEMM_BATCH_SMALL_PAGE_WORK,
                   "the direct pages' second size is computed directly");
   const double direct = own_batch_s (TILEMM_CHOOSE_CPU, 0, TILEMM_DOUBLE, DIRECT_SIDE, DIRECT_SIDE,
-                                     DIRECT_SIDE, direct_pages, 3, err);
+                                     DIRECT_SIDE, direct_pages, 3, NULL, err);
   const double mid
-    = own_batch_s (TILEMM_CHOOSE_CPU, 0, TILEMM_DOUBLE, 24, 24, 24, mid_pages, 3, err);
+    = own_batch_s (TILEMM_CHOOSE_CPU, 0, TILEMM_DOUBLE, 24, 24, 24, mid_pages, 3, NULL, err);
   const double large = own_batch_s (TILEMM_CHOOSE_CPU, 0, TILEMM_DOUBLE, 96, 96, 96, large_pages, 3,
-                                    err);
+                                    NULL, err);
   if (!(small > 0 && direct > 0 && mid > 0 && large > 0))
     return 0;
   double per_flop, fixed;
@@ -440,7 +459,7 @@ static int measure_cpu_batch (tilemm_machine_facts *f, tilemm_error *err)
   if (f->threads > 1)
     {
       const int64_t few = 4 * (int64_t) f->threads;
-      const double s = own_batch_s (TILEMM_CHOOSE_CPU, 0, TILEMM_DOUBLE, 16, 16, 16, few, 5, err);
+      const double s = own_batch_s (TILEMM_CHOOSE_CPU, 0, TILEMM_DOUBLE, 16, 16, 16, few, 5, NULL, err);
       if (!(s > 0))
         return 0;
       const double share
@@ -767,30 +786,51 @@ static tilemm_status measure_all_gpus (tilemm_machine_facts *f, const gpu_run *g
 }
 
 /* A batch of pages on one GPU at five points (few and many small pages, mid and larger pages):
- * its fixed cost, its bytes' rate and its kernels' rate fitted.  As pagemtimes runs them: each
- * run into a result of its own, and every point under the bytes at which a batch copies with a
- * team (batch_plan.c), so the line fitted is the one-thread copy's that such batches take (a
- * larger point blended a team's copies into it, and the model priced a few large pages 1.7x
+ * its kernels' rate from their own device time (CUDA events: the best of the points, as a plain
+ * product's), then its fixed cost and its bytes' rate fitted to what is left of each point's
+ * time.  Fitted with the three terms at once, the line was ill-conditioned (the points' bytes
+ * and flops grow together, and the small pages' kernels run below the large pages' rate): the
+ * same machine's facts put the rate at 2.8e12 and at 1.03e14 (bench/RESULTS.md).  The three
+ * terms are fitted together only where the kernels were not timed.  As pagemtimes runs them:
+ * each run into a result of its own, and every point under the bytes at which a batch copies
+ * with a team (batch_plan.c), so the line fitted is the one-thread copy's that such batches take
+ * (a larger point blended a team's copies into it, and the model priced a few large pages 1.7x
  * fast).  Not measured where a batch cannot run (the model's figures stay). */
 static void measure_gpu_batch (tilemm_machine_facts *f)
 {
   enum { POINTS = 5 };
   static const int64_t side[POINTS] = { 16, 16, 64, 128, 256 };
   static const int64_t pages[POINTS] = { 200, 4000, 500, 160, 40 };
-  double bytes[POINTS], flops[POINTS], s[POINTS];
+  double bytes[POINTS], flops[POINTS], s[POINTS], kernels[POINTS], kernel_rate = 0;
   for (int i = 0; i < POINTS; i++)
     {
       tilemm_error err = { TILEMM_OK, "" };
       const double n = (double) side[i];
       s[i] = own_batch_s (TILEMM_CHOOSE_GPU, OWN_FRESH_RESULT, TILEMM_DOUBLE, side[i], side[i],
-                          side[i], pages[i], 3, &err);
+                          side[i], pages[i], 3, &kernels[i], &err);
       if (!(s[i] > 0))
         return;
       bytes[i] = (double) pages[i] * product_bytes (TILEMM_DOUBLE, n);
       flops[i] = (double) pages[i] * tilemm_model_flops (TILEMM_DOUBLE, n, n, n);
+      if (kernels[i] > 0 && flops[i] / kernels[i] > kernel_rate)
+        kernel_rate = flops[i] / kernels[i];
     }
   double c, b, pf;
-  fit_call (bytes, flops, s, POINTS, &c, &b, &pf);
+  if (kernel_rate > 0)
+    {
+      double left[POINTS], zero[POINTS];
+      for (int i = 0; i < POINTS; i++)
+        {
+          left[i] = s[i] - flops[i] / kernel_rate;
+          if (left[i] < 0.05 * s[i])
+            left[i] = 0.05 * s[i];
+          zero[i] = 0;
+        }
+      fit_call (bytes, zero, left, POINTS, &c, &b, &pf);
+      pf = 1.0 / kernel_rate;
+    }
+  else
+    fit_call (bytes, flops, s, POINTS, &c, &b, &pf);
   f->gpu_batch_call_s = c > 1e-6 ? c : 1e-6;
   f->gpu_batch_bus_bytes_per_s = b > 0 ? 1.0 / b : 0;
   const double rate = pf > 0 ? 1.0 / pf : f->gpu_kernel_flops_per_s[TILEMM_DOUBLE];

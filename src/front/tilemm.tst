@@ -1105,7 +1105,7 @@
 %!testif ; is_oct ()
 %! s = __tilemm_stats__ ();
 %! fields = {"calls", "ok", "backend_ms", "upload_ms", "compute_ms", "download_ms", ...
-%!           "copy_in_ms", "copy_out_ms", "result_prep_ms", "bytes_up", "bytes_down", ...
+%!           "kernels_ms", "copy_in_ms", "copy_out_ms", "result_prep_ms", "bytes_up", "bytes_down", ...
 %!           "panels", "steps", "device_bytes_held", "pinned_bytes_held", "device_free", ...
 %!           "device_total"};
 %! assert (all (isfield (s, fields)));
@@ -1123,6 +1123,17 @@
 %! assert (s.ok);
 %! assert (s.upload_ms + s.compute_ms + s.download_ms, s.backend_ms, 1e-9);
 %! assert (all ([s.upload_ms, s.compute_ms, s.download_ms] >= 0));
+%! ## On one device its kernels' own time is the compute window.
+%! if (numel (s.devices) == 1)
+%!   assert (s.kernels_ms, s.compute_ms);
+%! endif
+%!testif ; stats_usable ()
+%! ## A batch's kernels timed on their own: some device time, within the call's.
+%! X = rnd (32, 32, 500); Y = rnd (32, 32, 500);
+%! Z = pagemtimes (X, Y, "backend", "gpu");
+%! s = __tilemm_stats__ ();
+%! assert (s.ok);
+%! assert (s.kernels_ms > 0 && s.kernels_ms <= s.backend_ms);
 %! assert ([s.bytes_up, s.bytes_down], 8 * [1000 * 800 + 800 * 900, 1000 * 900]);
 %! assert (s.device_bytes_held > 0 && s.pinned_bytes_held > 0 && s.device_free > 0);
 %! assert (s.device_free <= s.device_total);

@@ -247,7 +247,10 @@ DEFUN_DLD (__tilemm_stats__, args, ,
            "Fields: @code{calls} (GPU products since tilemm.oct was loaded), @code{ok},\n"
            "@code{backend_ms} (entry to return of the GPU backend), @code{upload_ms},\n"
            "@code{compute_ms} and @code{download_ms} (its critical path: they sum to\n"
-           "@code{backend_ms}), @code{copy_in_ms} and @code{copy_out_ms} (host time in staging\n"
+           "@code{backend_ms}), @code{kernels_ms} (the kernels' own device time: a plain\n"
+           "product's @code{compute_ms}, a batch's panels' kernels without the waits between\n"
+           "them; summed over the devices; 0 for the emulated precision, whose stages are not\n"
+           "timed so), @code{copy_in_ms} and @code{copy_out_ms} (host time in staging\n"
            "copies), @code{result_prep_ms}, @code{bytes_up}, @code{bytes_down},\n"
            "@code{operand_bytes} (op(A) and op(B) as the product holds them), @code{host_reads}\n"
            "(@code{bytes_up} over @code{operand_bytes}: 1 where the host read each operand once,\n"
@@ -294,6 +297,7 @@ DEFUN_DLD (__tilemm_stats__, args, ,
   s.assign ("upload_ms", octave_value (st.upload_ms));
   s.assign ("compute_ms", octave_value (st.compute_ms));
   s.assign ("download_ms", octave_value (st.download_ms));
+  s.assign ("kernels_ms", octave_value (st.kernels_ms));
   s.assign ("copy_in_ms", octave_value (st.copy_in_ms));
   s.assign ("copy_out_ms", octave_value (st.copy_out_ms));
   s.assign ("result_prep_ms", octave_value (st.result_prep_ms));
