@@ -2755,10 +2755,17 @@ static void test_host_job_teams (void)
 
   CHECK_CASE ("the batch plan names the pages a claim of the pool takes on the CPU");
   {
+    /* On a host of 8 threads (a batch's team of 7: tilemm_team_threads_left).  A claim is as
+     * many pages as pay for it, and few enough that each thread has 4 claims of a group at
+     * least: 200 pages of 96^3 in claims of 16 kept 7 threads of 7 busy but for a 13th claim
+     * (13 of 15 on a 16-thread host), and 20 pages of 200^3 two of them. */
     struct { int64_t mnk, pages; int64_t per_index; } cases[] = {
-      { 8, 200, TILEMM_BATCH_DIRECT_PER_INDEX },   /* small real pages, computed directly */
-      { 40, 200, TILEMM_BATCH_TILED_PER_INDEX },   /* through the tiled backend           */
-      { 500, 2, 0 },                               /* page after page: no claims of pages */
+      { 8, 200000, TILEMM_BATCH_DIRECT_PER_INDEX }, /* small real pages, computed directly */
+      { 40, 20000, TILEMM_BATCH_TILED_PER_INDEX },  /* through the tiled backend           */
+      { 96, 200, 7 },                               /* 29 claims: 4 a thread and more      */
+      { 200, 20, 1 },                               /* a page a claim                      */
+      { 96, 4, 0 },                                 /* page after page, tiles over threads */
+      { 500, 2, 0 },                                /* page after page: no claims of pages */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
       {
@@ -2777,6 +2784,17 @@ static void test_host_job_teams (void)
                (long long) cases[i].pages, (long long) cases[i].mnk,
                (long long) bp.pages_per_index, bp.parallel_pages, bp.direct_pages,
                (long long) cases[i].per_index);
+        if (s == TILEMM_OK && bp.parallel_pages && bp.pages_per_index > 0)
+          {
+            const int64_t group = bp.pages_per_poll < cases[i].pages ? bp.pages_per_poll
+                                                                     : cases[i].pages;
+            const int64_t claims = (group + bp.pages_per_index - 1) / bp.pages_per_index;
+            const int64_t want = 4 * (int64_t) bp.threads < group ? 4 * (int64_t) bp.threads : group;
+            CHECK (claims >= want, "%lld pages of %lld^3 on %d threads: %lld claims a group of "
+                   "%lld, want %lld at least", (long long) cases[i].pages,
+                   (long long) cases[i].mnk, bp.threads, (long long) claims, (long long) group,
+                   (long long) want);
+          }
       }
   }
 

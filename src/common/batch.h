@@ -137,9 +137,10 @@ typedef struct tilemm_batch_plan_s {
                                 (without the tiled backend's entry, whose fixed cost is many
                                 times theirs)                                                 */
   int64_t pages_per_index;   /* CPU, pages spread over the threads: the pages one claim of the
-                                pool takes (TILEMM_BATCH_DIRECT_PER_INDEX direct pages: one is
-                                too little work to hand out alone; else
-                                TILEMM_BATCH_TILED_PER_INDEX); 0 elsewhere                     */
+                                pool takes (up to TILEMM_BATCH_DIRECT_PER_INDEX direct pages:
+                                one is too little work to hand out alone; else up to
+                                TILEMM_BATCH_TILED_PER_INDEX), few enough that each thread has
+                                several claims of a group; 0 elsewhere                        */
   /* The executor's host jobs around the pages (exec/batch.c), each team the plan's
    * (tilemm_batch_plan_make, team_size.h): a split operand's pages apart and the product's
    * pages back (route a_split, b_split), the mirror of X'·X pages (route.mirror). */

@@ -22,6 +22,7 @@
  * batch on the GPU against the pages on the host threads, and the plan to keep a tiny batch on
  * one thread and to choose how many pages run between two polls of the host's stop. */
 
+
 /* A GPU batch of fewer bytes (operands and results) than this copies them on one host thread:
  * a team's wake-up costs more than it saves there, and after a call of a multithreaded host BLAS
  * whose threads spin for a while, a team of even two or five threads waited milliseconds for
@@ -282,6 +283,30 @@ static int64_t pages_per_poll (const tilemm_route *route, int threads,
   return pages * (threads > 0 ? threads : 1);
 }
 
+/* Each thread claims at least this many indices of a group of pages, where the group has the
+ * pages for it: the pages spread over every thread, and a thread the system delays holds back
+ * a fraction of its share, not all of it. */
+enum { BATCH_INDICES_PER_THREAD = 4 };
+
+/* The pages one claim of the host pool takes, where the pages spread over the threads (the
+ * plan's threads, pages_per_poll and pages_per_chunk set): as many as make a claim worth its
+ * cost (TILEMM_BATCH_DIRECT_PER_INDEX direct pages, TILEMM_BATCH_TILED_PER_INDEX tiled ones), no
+ * more than leave BATCH_INDICES_PER_THREAD claims a thread in each group, and at least one.  A
+ * fixed count left threads idle: 200 pages in claims of 16 kept 13 of 16 threads busy, 4 pages
+ * on 2 threads one, and calibration's per-thread rate, measured so, priced a few large pages
+ * 1.3x slow (bench/RESULTS.md). */
+static int64_t pages_per_index (const tilemm_batch_plan *plan)
+{
+  const int64_t most
+    = plan->direct_pages ? TILEMM_BATCH_DIRECT_PER_INDEX : TILEMM_BATCH_TILED_PER_INDEX;
+  const int64_t pages = plan->pages_per_chunk > 0 ? plan->pages_per_chunk : 1;
+  const int64_t group
+    = plan->pages_per_poll > 0 && plan->pages_per_poll < pages ? plan->pages_per_poll : pages;
+  const int64_t threads = plan->threads > 1 ? plan->threads : 1;
+  const int64_t per = group / (BATCH_INDICES_PER_THREAD * threads);
+  return per < 1 ? 1 : per > most ? most : per;
+}
+
 /* A batch on the CPU whose pages run as one batch: the tiled backend's plan of one page as the
  * batch runs it (its real pages: a complex page read as pairs or split counts twice, under the
  * limit), on the batch's threads, or on one where the pages spread over them (exec/batch.c runs
@@ -310,10 +335,7 @@ static tilemm_status cpu_page_plan (const tilemm_route *route, size_t max_device
   plan->direct_pages = !tilemm_type_is_complex (plan->page.type)
                        && (double) plan->page.m * (double) plan->page.n * (double) plan->page.k
                             <= TILEMM_BATCH_SMALL_PAGE_WORK;
-  plan->pages_per_index
-    = plan->parallel_pages ? (plan->direct_pages ? TILEMM_BATCH_DIRECT_PER_INDEX
-                                                 : TILEMM_BATCH_TILED_PER_INDEX)
-                           : 0;
+  plan->pages_per_index = plan->parallel_pages ? pages_per_index (plan) : 0;
   return tilemm_error_set (err, TILEMM_OK, NULL);
 }
 
