@@ -418,19 +418,36 @@ static void test_ways (void)
            "a small complex page: the tiled path's");
   }
 
-  CHECK_CASE ("model: a GPU batch beyond the calibrated bytes streams at a plain product's rate");
+  CHECK_CASE ("model: a GPU batch the team copies streams at a plain product's rate, kernels hidden");
   {
     /* (The made-up facts: a plain product's operands at 25 GB/s, the batches' fitted 17.) */
-    const double cb = TILEMM_BATCH_CALIBRATED_BYTES;
-    const double beyond = tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 3 * cb, 0)
-                          - tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 2 * cb, 0);
-    const double within = tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 0.5 * cb, 0)
-                          - tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 0.25 * cb, 0);
-    CHECK (near (beyond, cb / f.gpu_bus_bytes_per_s, 1e-9),
-           "beyond: %g ms a calibrated size, not %g", 1e3 * beyond, 1e3 * cb / f.gpu_bus_bytes_per_s);
-    CHECK (near (within, 0.25 * cb / f.gpu_batch_bus_bytes_per_s, 1e-9),
-           "within: %g ms a quarter, not %g", 1e3 * within,
-           1e3 * 0.25 * cb / f.gpu_batch_bus_bytes_per_s);
+    const double tb = (double) TILEMM_BATCH_COPY_TEAM_MIN_BYTES;
+    const double team = tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 3 * tb, 0)
+                        - tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 2 * tb, 0);
+    const double one = tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 0.5 * tb, 0)
+                       - tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 0.25 * tb, 0);
+    CHECK (near (team, tb / f.gpu_bus_bytes_per_s, 1e-9),
+           "copied by the team: %g ms a team's bytes, not %g", 1e3 * team,
+           1e3 * tb / f.gpu_bus_bytes_per_s);
+    CHECK (near (one, 0.25 * tb / f.gpu_batch_bus_bytes_per_s, 1e-9),
+           "copied on one thread: %g ms a quarter, not %g", 1e3 * one,
+           1e3 * 0.25 * tb / f.gpu_batch_bus_bytes_per_s);
+    /* Every byte at the team's rate, the first ones too: just over the bytes is cheaper than
+     * just under. */
+    CHECK (tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, tb, 0)
+             < tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, tb - 1, 0),
+           "the team's batch priced as the one thread's");
+    /* The team's batch runs its panels in flight: kernels shorter than the copies add nothing,
+     * longer ones are the time; a batch on one thread pays both. */
+    const double rate = f.gpu_batch_flops_per_s[TILEMM_DOUBLE];
+    const double bus = tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 2 * tb, 0);
+    CHECK (tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 2 * tb, 0.5 * (bus - f.gpu_batch_call_s) * rate)
+             == bus, "kernels under the copies: hidden");
+    CHECK (near (tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 2 * tb, 4 * bus * rate),
+                 f.gpu_batch_call_s + 4 * bus, 1e-9), "kernels over the copies: theirs");
+    CHECK (near (tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 0.5 * tb, rate)
+                   - tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 0.5 * tb, 0), 1.0, 1e-9),
+           "on one thread: the kernels' second added");
   }
 
   CHECK_CASE ("model: a CPU batch whose result is new memory pays its pages, a smaller one not");

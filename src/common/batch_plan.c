@@ -23,12 +23,6 @@
  * one thread and to choose how many pages run between two polls of the host's stop. */
 
 
-/* A GPU batch of fewer bytes (operands and results) than this copies them on one host thread:
- * a team's wake-up costs more than it saves there, and after a call of a multithreaded host BLAS
- * whose threads spin for a while, a team of even two or five threads waited milliseconds for
- * cores (bench/RESULTS.md). */
-static const double BATCH_COPY_TEAM_MIN_BYTES = 64.0 * 1024 * 1024;
-
 static void dims_text (char *out, size_t size, int ndims, const int64_t *dims)
 {
   size_t used = 0;
@@ -396,7 +390,7 @@ static tilemm_status batch_plan_pages (const tilemm_route *route, int64_t pages,
   plan->backend = TILEMM_BACKEND_CUDA;
   plan->parallel_pages = 0;
   plan->copy_threads
-    = (double) pages * tilemm_batch_page_bytes (route) < BATCH_COPY_TEAM_MIN_BYTES ? 1 : 0;
+    = (double) pages * tilemm_batch_page_bytes (route) < TILEMM_BATCH_COPY_TEAM_MIN_BYTES ? 1 : 0;
   if (plan->per_page)
     {
       /* Each page is a plain product: its call plan cuts it into panels under the limit. */
@@ -612,7 +606,7 @@ void tilemm_batch_plan_devices (tilemm_batch_plan *plan, const tilemm_route *rou
   plan->workers.count = count;
   tilemm_plan_copy_teams (host, gpu, &plan->workers, gpu ? gpu->copy_threads : 0,
                           tilemm_model_copy_saturating_threads (facts), plan->teams);
-  /* A small batch copies on one thread (BATCH_COPY_TEAM_MIN_BYTES). */
+  /* A small batch copies on one thread (TILEMM_BATCH_COPY_TEAM_MIN_BYTES). */
   if (plan->copy_threads == 1)
     for (int w = 0; w < count; w++)
       plan->teams[w].threads = 1;

@@ -133,24 +133,22 @@ double tilemm_model_gpu_batch_s (const tilemm_machine_facts *facts, tilemm_type 
                                  double bytes, double flops)
 {
   const tilemm_machine_facts *f = facts_or_builtin (facts);
+  const double call_s
+    = rate_or_builtin (f->gpu_batch_call_s, tilemm_facts_builtin ()->gpu_batch_call_s);
+  const double kernel_s = tilemm_model_gpu_batch_kernel_s (f, type, flops);
+  if (bytes >= TILEMM_BATCH_COPY_TEAM_MIN_BYTES)
+    {
+      /* The team copies every byte as a plain product's (pricing the first 63 MB at the one
+       * thread's rate put 1024 x 10 pages at 1.9x what they ran, bench/RESULTS.md). */
+      const double bus_s = tilemm_model_bus_s (f, bytes);
+      return call_s + (bus_s > kernel_s ? bus_s : kernel_s);
+    }
   const double first = bytes < f->gpu_first_bytes ? bytes : f->gpu_first_bytes;
   const double first_s = f->gpu_first_bytes_per_s > 0 ? first / f->gpu_first_bytes_per_s : 0;
-  /* The fitted rate over the bytes the calibration timed; beyond them, no slower than a plain
-   * product's operands stream (the fitted line's rate, from batches of up to TILEMM_BATCH_
-   * CALIBRATED_BYTES, carries their fixed costs per byte: priced at it, a batch of 600 MB came out
-   * twice what it ran). */
   const double rest = bytes - first;
-  double bus_s = tilemm_model_bus_s (f, rest);
-  if (f->gpu_batch_bus_bytes_per_s > 0)
-    {
-      const double within = rest < TILEMM_BATCH_CALIBRATED_BYTES ? rest : TILEMM_BATCH_CALIBRATED_BYTES;
-      const double plain = rate_or_builtin (f->gpu_bus_bytes_per_s,
-                                            tilemm_facts_builtin ()->gpu_bus_bytes_per_s);
-      const double stream = plain > f->gpu_batch_bus_bytes_per_s ? plain : f->gpu_batch_bus_bytes_per_s;
-      bus_s = within / f->gpu_batch_bus_bytes_per_s + (rest - within) / stream;
-    }
-  return rate_or_builtin (f->gpu_batch_call_s, tilemm_facts_builtin ()->gpu_batch_call_s) + first_s
-         + bus_s + tilemm_model_gpu_batch_kernel_s (f, type, flops);
+  const double bus_s = f->gpu_batch_bus_bytes_per_s > 0 ? rest / f->gpu_batch_bus_bytes_per_s
+                                                        : tilemm_model_bus_s (f, rest);
+  return call_s + first_s + bus_s + kernel_s;
 }
 
 double tilemm_model_host_s (const tilemm_machine_facts *facts, tilemm_type type, double flops)

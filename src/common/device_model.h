@@ -55,13 +55,18 @@ double tilemm_model_gpu_call_s (const tilemm_machine_facts *facts, tilemm_type t
 double tilemm_model_gpu_emulated_s (const tilemm_machine_facts *facts, tilemm_type type,
                                     double bytes, double m, double n, double k, int moduli);
 
-/* The bytes of the largest batch the calibration times on a GPU (exec/calibrate.c,
- * measure_gpu_batch: 160 pages of 128 x 128 double, three arrays): the fitted line's bytes' rate
- * holds up to there; beyond, a larger batch streams as a plain product's operands do. */
-#define TILEMM_BATCH_CALIBRATED_BYTES (3.0 * 8.0 * 128.0 * 128.0 * 160.0)
+/* A GPU batch of fewer bytes (operands and results) than this copies them through the staging
+ * on one host thread: a team's wake-up costs more than it saves there, and after a call of a
+ * multithreaded host BLAS whose threads spin for a while, a team of even two or five threads
+ * waited milliseconds for cores (bench/RESULTS.md).  The plan's rule (batch_plan.c) and the
+ * model's: the calibration times batches under it only (exec/calibrate.c). */
+#define TILEMM_BATCH_COPY_TEAM_MIN_BYTES (64LL * 1024 * 1024)
 
-/* Seconds a batch of pages takes on one GPU (the batched kernels): its fixed cost, its bytes
- * over the bus, its flops at the batched kernels' rate. */
+/* Seconds a batch of pages takes on one GPU (the batched kernels): its fixed cost, then, under
+ * TILEMM_BATCH_COPY_TEAM_MIN_BYTES, its bytes at the fitted rate of a batch copied on one thread
+ * and its flops at the batched kernels' rate; from there, its bytes as a plain product's
+ * operands stream (the staging's team, the same rate: tilemm_model_bus_s), its kernels hidden
+ * under them but where they take longer (its panels in flight: batch_plan.c). */
 double tilemm_model_gpu_batch_s (const tilemm_machine_facts *facts, tilemm_type type,
                                  double bytes, double flops);
 

@@ -785,17 +785,24 @@ static tilemm_status measure_all_gpus (tilemm_machine_facts *f, const gpu_run *g
   return TILEMM_OK;
 }
 
-/* A batch of pages on one GPU at five points (few and many small pages, mid and larger pages):
- * its kernels' rate from their own device time (CUDA events: the best of the points, as a plain
- * product's), then its fixed cost and its bytes' rate fitted to what is left of each point's
- * time.  Fitted with the three terms at once, the line was ill-conditioned (the points' bytes
+/* The largest of measure_gpu_batch's points (128 x 128 x 160 and 256 x 256 x 40: three arrays
+ * of double) copies on one thread, as every batch under the team's bytes does. */
+#define GPU_BATCH_LARGEST_BYTES (3LL * 8 * 128 * 128 * 160)
+_Static_assert (GPU_BATCH_LARGEST_BYTES < TILEMM_BATCH_COPY_TEAM_MIN_BYTES,
+                "the GPU batch calibration's points copy on one thread");
+_Static_assert (3LL * 8 * 256 * 256 * 40 <= GPU_BATCH_LARGEST_BYTES, "the largest point is named");
+
+/* A batch of pages on one GPU at five points (few and many small pages, mid and larger pages),
+ * every one under the bytes from which a batch copies with a team (the model prices those as a
+ * plain product's operands): its kernels' rate from their own device time (CUDA events: the best
+ * of the points, as a plain product's), then its fixed cost and its bytes' rate fitted to what is
+ * left of each point's time.  Fitted with the three terms at once, the line was ill-conditioned (the points' bytes
  * and flops grow together, and the small pages' kernels run below the large pages' rate): the
  * same machine's facts put the rate at 2.8e12 and at 1.03e14 (bench/RESULTS.md).  The three
  * terms are fitted together only where the kernels were not timed.  As pagemtimes runs them:
- * each run into a result of its own, and every point under the bytes at which a batch copies
- * with a team (batch_plan.c), so the line fitted is the one-thread copy's that such batches take
- * (a larger point blended a team's copies into it, and the model priced a few large pages 1.7x
- * fast).  Not measured where a batch cannot run (the model's figures stay). */
+ * each run into a result of its own (a larger point blended a team's copies into the line, and
+ * the model priced a few large pages 1.7x fast).  Not measured where a batch cannot run (the
+ * model's figures stay). */
 static void measure_gpu_batch (tilemm_machine_facts *f)
 {
   enum { POINTS = 5 };
