@@ -418,35 +418,52 @@ static void test_ways (void)
            "a small complex page: the tiled path's");
   }
 
-  CHECK_CASE ("model: a GPU batch the team copies streams at a plain product's rate, kernels hidden");
+  CHECK_CASE ("model: a GPU batch the team copies: the longest of its copies, transfers, kernels");
   {
-    /* (The made-up facts: a plain product's operands at 25 GB/s, the batches' fitted 17.) */
+    /* (The made-up facts: the host copies at 20.5 GB/s from 4 threads on (its 8 threads, 7 of
+     * them to a team), nothing measured into new pages; a plain product's transfers at 25 GB/s;
+     * the batches' fitted line 17.) */
     const double tb = (double) TILEMM_BATCH_COPY_TEAM_MIN_BYTES;
-    const double team = tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 3 * tb, 0)
-                        - tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 2 * tb, 0);
-    const double one = tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 0.5 * tb, 0)
-                       - tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 0.25 * tb, 0);
-    CHECK (near (team, tb / f.gpu_bus_bytes_per_s, 1e-9),
-           "copied by the team: %g ms a team's bytes, not %g", 1e3 * team,
-           1e3 * tb / f.gpu_bus_bytes_per_s);
+    const double team = tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 3 * tb, 0, 0)
+                        - tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 2 * tb, 0, 0);
+    const double one = tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 0.5 * tb, 0, 0)
+                       - tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 0.25 * tb, 0, 0);
+    CHECK (near (team, tb / 2.05e10, 1e-9), "copied by the team: %g ms a team's bytes, not %g",
+           1e3 * team, 1e3 * tb / 2.05e10);
     CHECK (near (one, 0.25 * tb / f.gpu_batch_bus_bytes_per_s, 1e-9),
            "copied on one thread: %g ms a quarter, not %g", 1e3 * one,
            1e3 * 0.25 * tb / f.gpu_batch_bus_bytes_per_s);
     /* Every byte at the team's rate, the first ones too: just over the bytes is cheaper than
      * just under. */
-    CHECK (tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, tb, 0)
-             < tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, tb - 1, 0),
+    CHECK (tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, tb, 0, 0)
+             < tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, tb - 1, 0, 0),
            "the team's batch priced as the one thread's");
+    /* The result into new memory at the host's rate there (5 GB/s). */
+    tilemm_machine_facts e = f;
+    for (int i = 0; i < e.copy_points; i++)
+      e.copy_fresh_bytes_per_s[i] = 5e9;
+    const double fresh = tilemm_model_gpu_batch_s (&e, TILEMM_DOUBLE, 2 * tb, tb, 0)
+                         - tilemm_model_gpu_batch_s (&e, TILEMM_DOUBLE, 2 * tb, 0, 0);
+    CHECK (near (fresh, tb / 5e9 - tb / 2.05e10, 1e-9), "a result of a team's bytes: %g ms more, "
+           "not %g", 1e3 * fresh, 1e3 * (tb / 5e9 - tb / 2.05e10));
+    /* Transfers slower than the copies (10 GB/s): theirs. */
+    e = f;
+    e.gpu_bus_bytes_per_s = 1e10;
+    const double slow_bus = tilemm_model_gpu_batch_s (&e, TILEMM_DOUBLE, 3 * tb, 0, 0)
+                            - tilemm_model_gpu_batch_s (&e, TILEMM_DOUBLE, 2 * tb, 0, 0);
+    CHECK (near (slow_bus, tb / 1e10, 1e-9), "the transfers the longest: %g ms, not %g",
+           1e3 * slow_bus, 1e3 * tb / 1e10);
     /* The team's batch runs its panels in flight: kernels shorter than the copies add nothing,
      * longer ones are the time; a batch on one thread pays both. */
     const double rate = f.gpu_batch_flops_per_s[TILEMM_DOUBLE];
-    const double bus = tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 2 * tb, 0);
-    CHECK (tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 2 * tb, 0.5 * (bus - f.gpu_batch_call_s) * rate)
-             == bus, "kernels under the copies: hidden");
-    CHECK (near (tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 2 * tb, 4 * bus * rate),
-                 f.gpu_batch_call_s + 4 * bus, 1e-9), "kernels over the copies: theirs");
-    CHECK (near (tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 0.5 * tb, rate)
-                   - tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 0.5 * tb, 0), 1.0, 1e-9),
+    const double copies = tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 2 * tb, 0, 0);
+    CHECK (tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 2 * tb, 0,
+                                     0.5 * (copies - f.gpu_batch_call_s) * rate)
+             == copies, "kernels under the copies: hidden");
+    CHECK (near (tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 2 * tb, 0, 4 * copies * rate),
+                 f.gpu_batch_call_s + 4 * copies, 1e-9), "kernels over the copies: theirs");
+    CHECK (near (tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 0.5 * tb, 0, rate)
+                   - tilemm_model_gpu_batch_s (&f, TILEMM_DOUBLE, 0.5 * tb, 0, 0), 1.0, 1e-9),
            "on one thread: the kernels' second added");
   }
 

@@ -229,7 +229,8 @@ static double gpu_batch_s (const tilemm_route *route, int64_t pages,
            ? (double) pages * tilemm_model_gpu_call_s (facts, route->compute_type,
                                                        bytes / (double) pages,
                                                        flops / (double) pages)
-           : tilemm_model_gpu_batch_s (facts, route->compute_type, bytes, flops);
+           : tilemm_model_gpu_batch_s (facts, route->compute_type, bytes,
+                                       (double) pages * result_page_bytes (route), flops);
 }
 
 int tilemm_batch_gpu_pays (const tilemm_route *route, int64_t pages, int threads,

@@ -7,6 +7,7 @@
 
 #include "device_model.h"
 #include "gpus_model.h"
+#include "team_size.h"
 
 static const tilemm_machine_facts *facts_or_builtin (const tilemm_machine_facts *f)
 {
@@ -129,8 +130,25 @@ double tilemm_model_gpu_batch_kernel_s (const tilemm_machine_facts *facts, tilem
                                   tilemm_facts_builtin ()->gpu_batch_flops_per_s[t]);
 }
 
+/* Seconds the staging's team takes to copy a batch's operands (resident memory) and its result
+ * (new memory, its pages faulted in by the copies) at the host's measured rates for the team's
+ * threads (the host's less the reserved, no more than saturate its copies: copy_team.c); 0
+ * where the host's copies were not measured. */
+static double batch_team_copy_s (const tilemm_machine_facts *f, double bytes, double result_bytes)
+{
+  double threads = (double) tilemm_team_threads_left (f->threads);
+  const int saturating = tilemm_model_copy_saturating_threads (f);
+  if (saturating > 0 && threads > saturating)
+    threads = saturating;
+  const double resident = tilemm_model_copy_rate (f, f->copy_bytes_per_s, threads);
+  const double fresh = tilemm_model_copy_rate (f, f->copy_fresh_bytes_per_s, threads);
+  if (!(resident > 0))
+    return 0;
+  return (bytes - result_bytes) / resident + result_bytes / (fresh > 0 ? fresh : resident);
+}
+
 double tilemm_model_gpu_batch_s (const tilemm_machine_facts *facts, tilemm_type type,
-                                 double bytes, double flops)
+                                 double bytes, double result_bytes, double flops)
 {
   const tilemm_machine_facts *f = facts_or_builtin (facts);
   const double call_s
@@ -138,10 +156,15 @@ double tilemm_model_gpu_batch_s (const tilemm_machine_facts *facts, tilemm_type 
   const double kernel_s = tilemm_model_gpu_batch_kernel_s (f, type, flops);
   if (bytes >= TILEMM_BATCH_COPY_TEAM_MIN_BYTES)
     {
-      /* The team copies every byte as a plain product's (pricing the first 63 MB at the one
-       * thread's rate put 1024 x 10 pages at 1.9x what they ran, bench/RESULTS.md). */
+      /* The team's copies, the transfers and the kernels of its panels in flight overlap: the
+       * longest of the three.  (Priced as the first 63 MB at the one thread's rate and the rest
+       * at the plain line's, 1024 x 10 pages came out at 1.9x what they ran on one H200 and at
+       * 0.4x on another: that line's bus is the device's transfers, not the host's copies of a
+       * new result; bench/RESULTS.md.) */
+      const double copies_s = batch_team_copy_s (f, bytes, result_bytes);
       const double bus_s = tilemm_model_bus_s (f, bytes);
-      return call_s + (bus_s > kernel_s ? bus_s : kernel_s);
+      const double longest = copies_s > bus_s ? copies_s : bus_s;
+      return call_s + (longest > kernel_s ? longest : kernel_s);
     }
   const double first = bytes < f->gpu_first_bytes ? bytes : f->gpu_first_bytes;
   const double first_s = f->gpu_first_bytes_per_s > 0 ? first / f->gpu_first_bytes_per_s : 0;

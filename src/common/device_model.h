@@ -62,13 +62,15 @@ double tilemm_model_gpu_emulated_s (const tilemm_machine_facts *facts, tilemm_ty
  * model's: the calibration times batches under it only (exec/calibrate.c). */
 #define TILEMM_BATCH_COPY_TEAM_MIN_BYTES (64LL * 1024 * 1024)
 
-/* Seconds a batch of pages takes on one GPU (the batched kernels): its fixed cost, then, under
+/* Seconds a batch of pages takes on one GPU (the batched kernels), `bytes` its operands' and
+ * result's, `result_bytes` of them the result's (new memory): its fixed cost, then, under
  * TILEMM_BATCH_COPY_TEAM_MIN_BYTES, its bytes at the fitted rate of a batch copied on one thread
- * and its flops at the batched kernels' rate; from there, its bytes as a plain product's
- * operands stream (the staging's team, the same rate: tilemm_model_bus_s), its kernels hidden
- * under them but where they take longer (its panels in flight: batch_plan.c). */
+ * and its flops at the batched kernels' rate; from there, the longest of the staging team's
+ * copies (the operands at the host's copy rate, the result at its rate into new pages, for the
+ * team's threads), the transfers (tilemm_model_bus_s) and the kernels: its panels in flight
+ * overlap them (batch_plan.c). */
 double tilemm_model_gpu_batch_s (const tilemm_machine_facts *facts, tilemm_type type,
-                                 double bytes, double flops);
+                                 double bytes, double result_bytes, double flops);
 
 /* Seconds the batched kernels take for `flops` of `type` (a batch's flops, its copies aside). */
 double tilemm_model_gpu_batch_kernel_s (const tilemm_machine_facts *facts, tilemm_type type,
