@@ -11,6 +11,7 @@
  * survive, and the gaps of A and B hold NaN, so reading outside a view shows up in the result.
  */
 #define _POSIX_C_SOURCE 200809L   /* setenv, unsetenv */
+#define _DEFAULT_SOURCE           /* mincore */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -1248,6 +1249,83 @@ static void test_host_pages (void)
     changed += buffer[i] != (unsigned char) (i * 2654435761u >> 13);
   CHECK (changed == 0, "%zu bytes changed", changed);
   free (buffer);
+}
+
+#if defined(__GLIBC__) && defined(__linux__)
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#define FREED_MEMORY_TESTED 1
+
+/* The child of test_keep_freed_memory, a fresh process (its settings read now, as a first call
+ * reads them): a large block written and freed, then one as large: 0 when the second's pages are
+ * in memory already (the first's, kept), 3 when they are new. */
+static int freed_memory_child (void)
+{
+  tilemm_process_settings_get ();
+  const size_t bytes = (size_t) 64 << 20;
+  unsigned char *first = malloc (bytes);
+  if (!first)
+    return 2;
+  /* (Through a pointer the compiler cannot see: a block written and freed at once is a dead
+   * store it may drop.) */
+  void *(*volatile fill) (void *, int, size_t) = memset;
+  fill (first, 1, bytes);
+  free (first);
+  unsigned char *second = malloc (bytes);
+  if (!second)
+    return 2;
+  const size_t page = (size_t) sysconf (_SC_PAGESIZE);
+  const uintptr_t begin = ((uintptr_t) second + page - 1) / page * page;
+  const uintptr_t end = ((uintptr_t) second + bytes) / page * page;
+  const size_t pages = (end - begin) / page;
+  unsigned char *in = malloc (pages);
+  if (!in || mincore ((void *) begin, end - begin, in) != 0)
+    return 2;
+  size_t resident = 0;
+  for (size_t i = 0; i < pages; i++)
+    resident += in[i] & 1;
+  return resident * 10 >= pages * 9 ? 0 : 3;
+}
+
+/* test_core run again as that child, with TILEMM_KEEP_FREED_MEMORY `value` (NULL: unset): its
+ * exit status, -1 where it did not run. */
+static int run_freed_memory_child (const char *value)
+{
+  fflush (NULL);
+  const pid_t pid = fork ();
+  if (pid < 0)
+    return -1;
+  if (pid == 0)
+    {
+      if (value)
+        setenv ("TILEMM_KEEP_FREED_MEMORY", value, 1);
+      else
+        unsetenv ("TILEMM_KEEP_FREED_MEMORY");
+      execl ("/proc/self/exe", "test_core", "--freed-memory-child", (char *) NULL);
+      _exit (127);
+    }
+  int status = 0;
+  if (waitpid (pid, &status, 0) != pid || !WIFEXITED (status))
+    return -1;
+  return WEXITSTATUS (status);
+}
+#endif
+
+static void test_keep_freed_memory (void)
+{
+  CHECK_CASE ("TILEMM_KEEP_FREED_MEMORY=1: a large block freed gives its pages to the next");
+#ifdef FREED_MEMORY_TESTED
+  const int kept = run_freed_memory_child ("1");
+  const int unset = run_freed_memory_child (NULL);
+  const int off = run_freed_memory_child ("0");
+  CHECK (kept == 0, "set: the second block's pages %s", kept == 3 ? "were new" : "not measured");
+  /* The default: the C library gives a large block back, and the next one's pages are new (what
+   * the setting is for; were they kept anyway, the check above could not fail). */
+  CHECK (unset == 3 && off == 3, "unset: %d, 0: %d (3: new pages)", unset, off);
+#else
+  check_skip ("TILEMM_KEEP_FREED_MEMORY", "not glibc on Linux: the setting does nothing here");
+#endif
 }
 
 /* ---------------------------------------------------------------- products */
@@ -2982,8 +3060,15 @@ static void test_blas_pack_on_team (void)
     printf ("  (one CPU: the team is not seen)\n");
 }
 
-int main (void)
+int main (int argc, char **argv)
 {
+#ifdef FREED_MEMORY_TESTED
+  if (argc == 2 && strcmp (argv[1], "--freed-memory-child") == 0)
+    return freed_memory_child ();
+#else
+  (void) argc;
+  (void) argv;
+#endif
   const double start = wall_seconds ();
   test_multiply_op ();
   test_cpu_variants ();
@@ -3012,6 +3097,7 @@ int main (void)
   test_plan_gpu_pays ();
   test_plan_rank_k_gpu_pays ();
   test_host_pages ();
+  test_keep_freed_memory ();
   test_operand_errors ();
   test_checker_catches_errors ();
   test_special_values ();

@@ -9,7 +9,22 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#if defined(__GLIBC__) /* (stdlib.h has said) */
+#include <malloc.h>
+#endif
+
 #include "host_pages.h"
+
+int tilemm_keep_freed_memory (void)
+{
+#if defined(__GLIBC__)
+  /* Both or neither: without the first, a large block is its own mapping, given back at its
+   * free whatever the second says. */
+  return mallopt (M_MMAP_MAX, 0) == 1 && mallopt (M_TRIM_THRESHOLD, -1) == 1;
+#else
+  return 0;
+#endif
+}
 
 #if defined(__linux__)
 #include <pthread.h>

@@ -34,6 +34,16 @@ tilemm_prefault *tilemm_prefault_start (void *data, size_t bytes, int huge, int 
 /* Waits for the threads of tilemm_prefault_start and frees the handle; NULL is fine. */
 void tilemm_prefault_finish (tilemm_prefault *prefault);
 
+/* The C library's malloc (glibc) keeps the large blocks the process frees and gives them to its
+ * next large blocks, their pages still in memory: no mapping of its own for a large block
+ * (M_MMAP_MAX 0) and nothing given back from the heap's top (M_TRIM_THRESHOLD -1).  A result
+ * then reuses the pages a freed one had, and its copy out of the staging skips the faults that
+ * new memory costs (on the GPU machines, virtual machines whose freed pages go back to the host,
+ * most of the copy).  The process keeps the memory it has freed until it exits: a setting for the
+ * user to choose (TILEMM_KEEP_FREED_MEMORY), never the default.  Returns 1 where made, 0 where
+ * the C library has no such settings. */
+int tilemm_keep_freed_memory (void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "front.h"
+#include "host_pages.h"
 #include "tilemm_settings.h"
 
 const char tilemm_usage[] = "usage: C = tilemm (A, B), tilemm (A, tA, B, tB) or "
@@ -450,6 +451,11 @@ static void read_process_settings (void)
   s->host_threads = host_threads_cap ();
   s->huge_pages = (int) env_long ("TILEMM_HUGEPAGES", 1, 0, 1);
   s->prefault_threads = (int) env_long ("TILEMM_PREFAULT_THREADS", 0, 0, 64);
+  s->keep_freed_memory = (int) env_long ("TILEMM_KEEP_FREED_MEMORY", 0, 0, 1);
+  /* A setting of the whole process's allocator: made here, where the process's settings are
+   * read once, before the call that read them allocates its result. */
+  if (s->keep_freed_memory)
+    tilemm_keep_freed_memory ();
   const char *memset_value = getenv ("TILEMM_BLAS_MEMSET");
   s->blas_memset = memset_value && strcmp (memset_value, "0") == 0 ? TILEMM_BLAS_MEMSET_OFF
                    : memset_value && strcmp (memset_value, "huge") == 0 ? TILEMM_BLAS_MEMSET_HUGE

@@ -55,6 +55,10 @@ typedef struct {
   int huge_pages;              /* TILEMM_HUGEPAGES: ask huge pages for a large result (1)      */
   int prefault_threads;        /* TILEMM_PREFAULT_THREADS: threads faulting a large result's
                                   pages in (0: none)                                           */
+  int keep_freed_memory;       /* TILEMM_KEEP_FREED_MEMORY: the C library's malloc keeps the
+                                  large blocks it frees for the next ones (1), as the process
+                                  starts or on its first call (host_pages.h), or returns them
+                                  to the system (0, the default)                               */
   /* The BLAS library (libtilemm_blas.so). */
   tilemm_blas_memset_setting blas_memset;  /* TILEMM_BLAS_MEMSET                              */
   char blas_trace[4096];       /* TILEMM_BLAS_TRACE: the file a process's record is appended
