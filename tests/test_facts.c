@@ -1243,9 +1243,60 @@ static void test_host_teams (void)
     }
 }
 
+/* A host's `*` as calibration meets it: 1 us and 2 GF/s, but its runs of 128 x 128 take 100
+ * times that for 0.1 s from the first (another library's threads busy beside it, then asleep);
+ * no run takes real time. */
+typedef struct {
+  double first_at_128;
+  int calls_at_128;
+} fake_host;
+
+static double fake_host_seconds (void *ctx, tilemm_type type, int64_t m, int64_t n, int64_t k,
+                                 int runs)
+{
+  fake_host *h = ctx;
+  const double s = 1e-6 + tilemm_model_flops (type, (double) m, (double) n, (double) k) / 2e9;
+  if (m != 128)
+    return s;
+  h->calls_at_128 += runs;
+  if (h->first_at_128 == 0)
+    h->first_at_128 = tilemm_now_s ();
+  return tilemm_now_s () - h->first_at_128 < 0.1 ? 100 * s : s;
+}
+
+static void test_ways_out_of_line (void)
+{
+  CHECK_CASE ("calibration: a point far out of line with the last taken again after a pause");
+  fake_host h = { 0, 0 };
+  tilemm_host_product host;
+  memset (&host, 0, sizeof host);
+  host.seconds = fake_host_seconds;
+  host.ctx = &h;
+  tilemm_machine_facts f = *tilemm_facts_builtin ();
+  tilemm_error err = { TILEMM_OK, "" };
+  const tilemm_status st = tilemm_calibrate_parts (&host, TILEMM_FACTS_WAYS (TILEMM_DOUBLE), &f,
+                                                   &err);
+  CHECK (st == TILEMM_OK, "%s", err.detail);
+  const tilemm_curve *c = &f.host[TILEMM_DOUBLE];
+  const double f128 = tilemm_model_flops (TILEMM_DOUBLE, 128, 128, 128);
+  const double f256 = tilemm_model_flops (TILEMM_DOUBLE, 256, 256, 256);
+  int at128 = -1, at256 = -1;
+  for (int i = 0; i < c->points; i++)
+    {
+      at128 = c->flops[i] == f128 ? i : at128;
+      at256 = c->flops[i] == f256 ? i : at256;
+    }
+  const double want = 1e-6 + f128 / 2e9;
+  CHECK (at128 >= 0 && near (c->seconds[at128], want, 1e-9),
+         "the host's 128: %g ms, not %g (%d calls there)", at128 >= 0 ? 1e3 * c->seconds[at128] : -1,
+         1e3 * want, h.calls_at_128);
+  CHECK (at256 >= 0, "the host's curve ended at 128 (%d points)", c->points);
+}
+
 int main (void)
 {
   test_curves ();
+  test_ways_out_of_line ();
   test_text ();
   test_ways ();
   test_auto_follows_facts ();
