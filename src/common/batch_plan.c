@@ -287,9 +287,9 @@ enum { BATCH_INDICES_PER_THREAD = 4 };
  * plan's threads, pages_per_poll and pages_per_chunk set): as many as make a claim worth its
  * cost (TILEMM_BATCH_DIRECT_PER_INDEX direct pages, TILEMM_BATCH_TILED_PER_INDEX tiled ones), no
  * more than leave BATCH_INDICES_PER_THREAD claims a thread in each group, and at least one.  A
- * fixed count left threads idle: 200 pages in claims of 16 kept 13 of 16 threads busy, 4 pages
- * on 2 threads one, and calibration's per-thread rate, measured so, priced a few large pages
- * 1.3x slow (bench/RESULTS.md). */
+ * fixed count left threads idle where a batch had few claims for its threads (a few large pages
+ * ran on one thread), and calibration's per-thread rate, measured so, priced a few large pages
+ * slow (bench/RESULTS.md). */
 static int64_t pages_per_index (const tilemm_batch_plan *plan)
 {
   const int64_t most

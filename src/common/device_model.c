@@ -157,10 +157,9 @@ double tilemm_model_gpu_batch_s (const tilemm_machine_facts *facts, tilemm_type 
   if (bytes >= TILEMM_BATCH_COPY_TEAM_MIN_BYTES)
     {
       /* The team's copies, the transfers and the kernels of its panels in flight overlap: the
-       * longest of the three.  (Priced as the first 63 MB at the one thread's rate and the rest
-       * at the plain line's, 1024 x 10 pages came out at 1.9x what they ran on one H200 and at
-       * 0.4x on another: that line's bus is the device's transfers, not the host's copies of a
-       * new result; bench/RESULTS.md.) */
+       * longest of the three.  (Priced at the plain line's bus, large batches came out far fast
+       * on one machine and far slow on another: that line's bus is the device's transfers, not
+       * the host's copies of a new result; bench/RESULTS.md.) */
       const double copies_s = batch_team_copy_s (f, bytes, result_bytes);
       const double bus_s = tilemm_model_bus_s (f, bytes);
       const double longest = copies_s > bus_s ? copies_s : bus_s;

@@ -793,15 +793,15 @@ _Static_assert (GPU_BATCH_LARGEST_BYTES < TILEMM_BATCH_COPY_TEAM_MIN_BYTES,
 _Static_assert (3LL * 8 * 256 * 256 * 40 <= GPU_BATCH_LARGEST_BYTES, "the largest point is named");
 
 /* A batch of pages on one GPU at five points (few and many small pages, mid and larger pages),
- * every one under the bytes from which a batch copies with a team (the model prices those as a
- * plain product's operands): its kernels' rate from their own device time (CUDA events: the best
- * of the points, as a plain product's), then its fixed cost and its bytes' rate fitted to what is
- * left of each point's time.  Fitted with the three terms at once, the line was ill-conditioned (the points' bytes
- * and flops grow together, and the small pages' kernels run below the large pages' rate): the
- * same machine's facts put the rate at 2.8e12 and at 1.03e14 (bench/RESULTS.md).  The three
- * terms are fitted together only where the kernels were not timed.  As pagemtimes runs them:
+ * every one under the bytes from which a batch copies with a team (the model prices those from
+ * the host's copy rates): its kernels' rate from their own device time (CUDA events: the best of
+ * the points, as a plain product's), then its fixed cost and its bytes' rate fitted to what is
+ * left of each point's time.  Fitted with the three terms at once, the line was ill-conditioned
+ * (the points' bytes and flops grow together, and the small pages' kernels run below the large
+ * pages' rate): two calibrations of one machine put the rate far apart (bench/RESULTS.md).
+ * The three terms are fitted together only where the kernels were not timed.  As pagemtimes runs them:
  * each run into a result of its own (a larger point blended a team's copies into the line, and
- * the model priced a few large pages 1.7x fast).  Not measured where a batch cannot run (the
+ * the model priced a few large pages fast).  Not measured where a batch cannot run (the
  * model's figures stay). */
 static void measure_gpu_batch (tilemm_machine_facts *f)
 {
@@ -1031,9 +1031,10 @@ enum { WAY_HOST, WAY_CPU, WAY_GPU, NWAYS_MEASURED };
  * A point whose median is far out of line with the way's last (more than WAYS_OUT_OF_LINE times
  * the last point's time scaled by the flops) is taken again once, after a pause long enough for
  * another library's idle threads to go to sleep (OpenBLAS's spin about 0.1 s after a call), and
- * the lower median kept: on one H200 the host's `*` of 128 took 6.97 ms in every run of a point
- * (64: 12 us), that point spent the budget, every curve ended at 128, and the model priced a
- * 1024 `*` at 3.6 s (bench/RESULTS.md).  Its time is not the budget's. */
+ * the lower median kept: a point of the host's `*` slowed in every run (another library's
+ * threads beside it) spent the budget, every curve ended there, and the model extrapolated the
+ * larger sizes from it, hundreds of times slow (bench/RESULTS.md).  Its time is not the
+ * budget's. */
 static const double WAYS_BUDGET_S = 0.3;
 static const double WAYS_OUT_OF_LINE = 4.0;
 enum { WAY_RUNS_MOST = 9 };
