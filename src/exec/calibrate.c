@@ -632,6 +632,27 @@ static void fit_call (const double *bytes, const double *flops, const double *s,
     }
 }
 
+/* The fixed cost c and the seconds per byte b of products whose kernels ran at `kernel_rate`:
+ * fit_call's line through what each one's kernels leave of its time (never less than a
+ * twentieth of it: a kernel's rate measured a little high must not leave nothing).  At most
+ * FIT_MOST products. */
+enum { FIT_MOST = 16 };
+static void fit_beside_kernels (const double *bytes, const double *flops, const double *s,
+                                int count, double kernel_rate, double *c, double *b)
+{
+  double left[FIT_MOST], zero[FIT_MOST], unused;
+  if (count > FIT_MOST)
+    count = FIT_MOST;
+  for (int i = 0; i < count; i++)
+    {
+      left[i] = s[i] - flops[i] / kernel_rate;
+      if (left[i] < 0.05 * s[i])
+        left[i] = 0.05 * s[i];
+      zero[i] = 0;
+    }
+  fit_call (bytes, zero, left, count, c, b, &unused);
+}
+
 static double product_bytes (tilemm_type type, double n)
 {
   return (double) tilemm_type_size (type) * 3.0 * n * n;
@@ -641,6 +662,7 @@ static double product_bytes (tilemm_type type, double n)
  * GPU_LEAST points) or the list ends. */
 static const int64_t GPU_SIZES[] = { 128, 256, 512, 1024, 2048, 4096, 8192 };
 enum { GPU_NSIZES = sizeof GPU_SIZES / sizeof GPU_SIZES[0], GPU_LEAST = 3 };
+_Static_assert ((int) GPU_NSIZES <= (int) FIT_MOST, "the plain call's sizes fit fit_beside_kernels");
 static const double GPU_RUN_S = 0.03;
 /* The GPU's end-to-end curves reach this size (the fitted line serves past it). */
 static const int64_t GPU_CURVE_LARGEST = 2048;
@@ -667,7 +689,7 @@ static tilemm_status failed (tilemm_error *err)
 static tilemm_status measure_one_gpu (tilemm_machine_facts *f, gpu_run *g, int largest,
                                       tilemm_error *err)
 {
-  double compute_ms, kernel = 0, left[GPU_NSIZES], zero[GPU_NSIZES];
+  double compute_ms, kernel = 0;
   g->count = 0;
   for (int i = 0; i < GPU_NSIZES && GPU_SIZES[i] <= largest; i++)
     {
@@ -688,15 +710,8 @@ static tilemm_status measure_one_gpu (tilemm_machine_facts *f, gpu_run *g, int l
     return tilemm_error_set (err, TILEMM_ECUDA, "the GPU's kernels were not timed");
   f->gpu_kernel_flops_per_s[TILEMM_DOUBLE] = kernel;
   f->gpu[0].kernel_flops_per_s[TILEMM_DOUBLE] = kernel;
-  for (int i = 0; i < g->count; i++)
-    {
-      left[i] = g->s1[i] - g->flops[i] / kernel;
-      if (left[i] < 0.05 * g->s1[i])
-        left[i] = 0.05 * g->s1[i];
-      zero[i] = 0;
-    }
-  double c, b, unused;
-  fit_call (g->bytes, zero, left, g->count, &c, &b, &unused);
+  double c, b;
+  fit_beside_kernels (g->bytes, g->flops, g->s1, g->count, kernel, &c, &b);
   f->gpu_call_s = c > 1e-6 ? c : 1e-6;
   f->gpu_first_bytes = 0;
   f->gpu_first_bytes_per_s = 0;
@@ -825,15 +840,7 @@ static void measure_gpu_batch (tilemm_machine_facts *f)
   double c, b, pf;
   if (kernel_rate > 0)
     {
-      double left[POINTS], zero[POINTS];
-      for (int i = 0; i < POINTS; i++)
-        {
-          left[i] = s[i] - flops[i] / kernel_rate;
-          if (left[i] < 0.05 * s[i])
-            left[i] = 0.05 * s[i];
-          zero[i] = 0;
-        }
-      fit_call (bytes, zero, left, POINTS, &c, &b, &pf);
+      fit_beside_kernels (bytes, flops, s, POINTS, kernel_rate, &c, &b);
       pf = 1.0 / kernel_rate;
     }
   else
